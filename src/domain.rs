@@ -1,0 +1,99 @@
+//! The guaranteed numeric domain, and the checks that enforce it at the API boundary.
+//!
+//! Every value entering the simulator is checked against these limits; inside them no
+//! fixed-point operation of the tick can overflow (the test suite runs with overflow checks on
+//! and probes the edges). Outside them the call returns [`SimError`] and changes nothing.
+//!
+//! | quantity | allowed |
+//! | --- | --- |
+//! | coordinates (positions, goals, obstacle vertices) | `|x|, |y| ≤ 1,000,000` |
+//! | `radius` | `0.001 ..= 1,000` |
+//! | `max_speed`, `|velocity|`, `|pref_velocity|` | `0 ..= 1,000` (components `≤ 1,000`) |
+//! | `neighbor_dist` | `0 ..= 10,000` |
+//! | `max_neighbors` | `0 ..= 1,024` |
+//! | `time_step` | `0.001 ..= 100` |
+//! | `time_horizon`, `time_horizon_obst` | `0.001 ..= 10,000` |
+//! | velocity scale: `radius / time_step`, `radius / time_horizon`, `radius / time_horizon_obst`, `neighbor_dist / time_horizon` | `≤ 4,096` units/s |
+//!
+//! The velocity-scale row bounds every velocity-space quantity ORCA forms (cut-off centres
+//! `p/τ`, the overlap term `p/Δt`, projections `u`) by about 2¹⁵, so their squares stay below
+//! the scalar's 2³¹. Typical games sit far inside: radius 0.5 at 60 Hz is 30 units/s.
+//! Position-scale products (kd-tree distances, obstacle segment tests) are computed exactly in
+//! `i128`, so coordinates may span the whole ±10⁶ square.
+
+use crate::error::SimError;
+use crate::math::{Fx, Vec2};
+
+/// Largest accepted absolute coordinate.
+pub const MAX_COORD: Fx = Fx::lit("1000000");
+/// Smallest accepted radius.
+pub const MIN_RADIUS: Fx = Fx::lit("0.001");
+/// Largest accepted radius.
+pub const MAX_RADIUS: Fx = Fx::lit("1000");
+/// Largest accepted speed (max speed, velocity and preferred velocity components).
+pub const MAX_SPEED: Fx = Fx::lit("1000");
+/// Largest accepted neighbor distance.
+pub const MAX_NEIGHBOR_DIST: Fx = Fx::lit("10000");
+/// Largest accepted `max_neighbors`.
+pub const MAX_NEIGHBORS: u32 = 1024;
+/// Smallest accepted time step and time horizon.
+pub const MIN_TIME: Fx = Fx::lit("0.001");
+/// Largest accepted time step.
+pub const MAX_TIME_STEP: Fx = Fx::lit("100");
+/// Largest accepted time horizon.
+pub const MAX_TIME_HORIZON: Fx = Fx::lit("10000");
+/// Bound on every length / time ratio the simulator forms, in units per second.
+pub const MAX_VELOCITY_SCALE: i32 = 4096;
+
+pub(crate) fn check_range(
+    v: Fx,
+    lo: Fx,
+    hi: Fx,
+    what: &'static str,
+    allowed: &'static str,
+) -> Result<(), SimError> {
+    if v < lo || v > hi {
+        Err(SimError::OutOfDomain { what, allowed })
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks a point against the coordinate domain.
+pub(crate) fn check_point(p: Vec2, what: &'static str) -> Result<(), SimError> {
+    if p.max_abs_component() > MAX_COORD {
+        Err(SimError::OutOfDomain {
+            what,
+            allowed: "|x|, |y| <= 1,000,000",
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks a velocity against the speed domain.
+pub(crate) fn check_velocity(v: Vec2, what: &'static str) -> Result<(), SimError> {
+    if v.max_abs_component() > MAX_SPEED {
+        Err(SimError::OutOfDomain {
+            what,
+            allowed: "|x|, |y| <= 1,000",
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// `len / time <= MAX_VELOCITY_SCALE`, checked without division.
+pub(crate) fn check_scale(len: Fx, time: Fx, ratio: &'static str) -> Result<(), SimError> {
+    let limit = crate::math::wide_mul(time, Fx::from_num(MAX_VELOCITY_SCALE));
+    if crate::math::wide_mul(len, Fx::ONE) > limit {
+        Err(SimError::VelocityScale { ratio })
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks the time step.
+pub(crate) fn check_time_step(dt: Fx) -> Result<(), SimError> {
+    check_range(dt, MIN_TIME, MAX_TIME_STEP, "time_step", "0.001 ..= 100")
+}

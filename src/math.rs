@@ -1,0 +1,389 @@
+//! Fixed-point scalar and 2-D vector: the numeric core every other module stands on.
+//!
+//! # The scalar
+//! [`Fx`] is `fixed::types::I32F32`: a signed 64-bit integer read as Q32.32, range
+//! ±2,147,483,648 with a resolution of 2⁻³² ≈ 2.3·10⁻¹⁰. Arithmetic is integer arithmetic, so
+//! every operation gives the same bits on every CPU.
+//!
+//! # Rounding, stated once
+//! * `a * b` (from `fixed`): exact i128 product, then an arithmetic shift — rounds toward −∞.
+//! * `a / b` (from `fixed`): truncates toward zero, so `(-a) / b == -(a / b)` exactly.
+//! * [`Vec2::dot`], [`Vec2::det`], [`Vec2::length_squared`]: the two raw products are summed
+//!   exactly in i128 and shifted once (toward −∞): one rounding, not three.
+//! * [`sqrt`] and [`Vec2::length`]: the floor of the exact root (integer square root of the raw
+//!   bits), so `length` of an exact `i128` sum of squares has a single rounding.
+//!
+//! Products of two in-range scalars always fit an `i128` ([`wide_mul`]); comparisons such as
+//! `a² > b²·c²` are done there, exactly, instead of in the scalar where they could overflow.
+//!
+//! # Overflow
+//! The simulator validates its inputs against the domain documented in [`crate::domain`], inside
+//! which no scalar operation here can overflow. `fixed` panics on overflow in debug builds, so the
+//! test suite (run in debug) would catch a violation of that proof.
+
+use fixed::types::I32F32;
+use serde::{Deserialize, Serialize};
+use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
+
+/// The simulation scalar: Q32.32 fixed point (`fixed::types::I32F32`).
+///
+/// Range ±2³¹, resolution 2⁻³² ≈ 2.3·10⁻¹⁰. See the [module docs](self) for rounding rules.
+pub type Fx = I32F32;
+
+/// Number of fraction bits of [`Fx`].
+pub const FRAC_BITS: u32 = 32;
+
+/// RVO2's `RVO_EPSILON` (1e-5), rounded to the nearest [`Fx`] (42,950 ulps).
+pub const EPSILON: Fx = Fx::from_bits(42_950);
+
+/// `1/2` in [`Fx`].
+pub const HALF: Fx = Fx::from_bits(1 << 31);
+
+/// Exact product of two scalars as a raw Q64.64 `i128` (never overflows).
+#[inline]
+#[must_use]
+pub fn wide_mul(a: Fx, b: Fx) -> i128 {
+    i128::from(a.to_bits()) * i128::from(b.to_bits())
+}
+
+/// Converts a raw Q64.64 value back to [`Fx`], rounding toward −∞.
+///
+/// The caller guarantees the value is in range (see [`crate::domain`]); debug builds check it.
+#[inline]
+#[must_use]
+pub fn narrow(wide: i128) -> Fx {
+    let shifted = wide >> FRAC_BITS;
+    debug_assert!(
+        i64::try_from(shifted).is_ok(),
+        "fixed-point overflow: value outside the documented domain"
+    );
+    Fx::from_bits(shifted as i64)
+}
+
+/// Square root, the floor of the exact root. Negative inputs give zero.
+///
+/// Computed as the integer square root of `bits << 32`, so it is exact to the last bit and the
+/// same on every platform.
+#[inline]
+#[must_use]
+pub fn sqrt(a: Fx) -> Fx {
+    if a <= Fx::ZERO {
+        return Fx::ZERO;
+    }
+    Fx::from_bits(((a.to_bits() as u128) << FRAC_BITS).isqrt() as i64)
+}
+
+/// Square root of a raw Q64.64 value (as produced by [`wide_mul`] sums), floored, as [`Fx`].
+///
+/// Negative inputs give zero. One rounding in all: `sqrt(a² + b²)` is exact to the last bit.
+#[inline]
+#[must_use]
+pub fn sqrt_wide(wide: i128) -> Fx {
+    if wide <= 0 {
+        return Fx::ZERO;
+    }
+    let root = (wide as u128).isqrt();
+    debug_assert!(root <= i64::MAX as u128, "fixed-point overflow in sqrt_wide");
+    Fx::from_bits(root as i64)
+}
+
+/// `a²` in [`Fx`] (rounded toward −∞).
+#[inline]
+#[must_use]
+pub fn sqr(a: Fx) -> Fx {
+    narrow(wide_mul(a, a))
+}
+
+/// A 2-D vector of [`Fx`]: positions (world units) and velocities (units per second).
+///
+/// Named like `glam`: [`dot`](Self::dot), [`perp`](Self::perp), [`det`](Self::det) (the 2-D
+/// cross product, glam's `perp_dot`), [`length_squared`](Self::length_squared),
+/// [`try_normalize`](Self::try_normalize). There is deliberately no `Vec2 * Vec2`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Vec2 {
+    /// x component.
+    pub x: Fx,
+    /// y component.
+    pub y: Fx,
+}
+
+impl Vec2 {
+    /// The zero vector.
+    pub const ZERO: Self = Self::new(Fx::ZERO, Fx::ZERO);
+
+    /// Creates a vector from its components.
+    #[inline]
+    #[must_use]
+    pub const fn new(x: Fx, y: Fx) -> Self {
+        Self { x, y }
+    }
+
+    /// Creates a vector from raw Q32.32 bits (`x.to_bits()`, `y.to_bits()`).
+    #[inline]
+    #[must_use]
+    pub const fn from_bits(x: i64, y: i64) -> Self {
+        Self::new(Fx::from_bits(x), Fx::from_bits(y))
+    }
+
+    /// Creates a vector from integers (exact).
+    #[inline]
+    #[must_use]
+    pub fn from_int(x: i32, y: i32) -> Self {
+        Self::new(Fx::from_num(x), Fx::from_num(y))
+    }
+
+    /// Dot product, one rounding toward −∞. See also [`dot_wide`](Self::dot_wide).
+    #[inline]
+    #[must_use]
+    pub fn dot(self, o: Self) -> Fx {
+        narrow(self.dot_wide(o))
+    }
+
+    /// Exact dot product as raw Q64.64 bits.
+    #[inline]
+    #[must_use]
+    pub fn dot_wide(self, o: Self) -> i128 {
+        wide_mul(self.x, o.x) + wide_mul(self.y, o.y)
+    }
+
+    /// 2-D cross product `x·o.y − y·o.x` (RVO2's `det`; positive when `o` is to the left).
+    #[inline]
+    #[must_use]
+    pub fn det(self, o: Self) -> Fx {
+        narrow(self.det_wide(o))
+    }
+
+    /// Exact 2-D cross product as raw Q64.64 bits.
+    #[inline]
+    #[must_use]
+    pub fn det_wide(self, o: Self) -> i128 {
+        wide_mul(self.x, o.y) - wide_mul(self.y, o.x)
+    }
+
+    /// `|self|²`, one rounding toward −∞.
+    #[inline]
+    #[must_use]
+    pub fn length_squared(self) -> Fx {
+        narrow(self.length_squared_wide())
+    }
+
+    /// Exact `|self|²` as raw Q64.64 bits.
+    #[inline]
+    #[must_use]
+    pub fn length_squared_wide(self) -> i128 {
+        self.dot_wide(self)
+    }
+
+    /// `|self|`, the floor of the exact length (a single rounding).
+    #[inline]
+    #[must_use]
+    pub fn length(self) -> Fx {
+        sqrt_wide(self.length_squared_wide())
+    }
+
+    /// The vector rotated by +90°: `(-y, x)`.
+    #[inline]
+    #[must_use]
+    pub fn perp(self) -> Self {
+        Self::new(-self.y, self.x)
+    }
+
+    /// Unit vector in the direction of `self`, or `None` for the zero vector.
+    ///
+    /// Each component is divided by [`length`](Self::length) (truncation toward zero), so
+    /// `(-v).try_normalize() == v.try_normalize().map(|u| -u)` exactly.
+    #[inline]
+    #[must_use]
+    pub fn try_normalize(self) -> Option<Self> {
+        let len = self.length();
+        if len == Fx::ZERO {
+            None
+        } else {
+            Some(self / len)
+        }
+    }
+
+    /// Unit vector in the direction of `self`, or zero for the zero vector.
+    #[inline]
+    #[must_use]
+    pub fn normalize_or_zero(self) -> Self {
+        self.try_normalize().unwrap_or(Self::ZERO)
+    }
+
+    /// Halves both components (arithmetic shift, toward −∞).
+    #[inline]
+    #[must_use]
+    pub fn half(self) -> Self {
+        Self::new(self.x >> 1, self.y >> 1)
+    }
+
+    /// Largest absolute component (`max(|x|, |y|)`), used for domain checks.
+    #[inline]
+    #[must_use]
+    pub fn max_abs_component(self) -> Fx {
+        self.x.abs().max(self.y.abs())
+    }
+
+    /// Converts from `f64` components, rounding to nearest. **User I/O only** — never used by
+    /// the tick. Returns `None` for non-finite or out-of-range input.
+    #[allow(clippy::float_arithmetic)]
+    #[must_use]
+    pub fn from_f64(x: f64, y: f64) -> Option<Self> {
+        Some(Self::new(fx_from_f64(x)?, fx_from_f64(y)?))
+    }
+
+    /// Converts to `f64` components (exact for |value| < 2²¹). **User I/O only.**
+    #[must_use]
+    pub fn to_f64(self) -> (f64, f64) {
+        (self.x.to_num(), self.y.to_num())
+    }
+}
+
+/// Converts an `f64` to [`Fx`], rounding to nearest. **User I/O only** — never used by the tick.
+/// Returns `None` for NaN, infinities and values outside the scalar's range.
+#[must_use]
+pub fn fx_from_f64(v: f64) -> Option<Fx> {
+    Fx::checked_from_num(v)
+}
+
+impl Add for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn add(self, o: Self) -> Self {
+        Self::new(self.x + o.x, self.y + o.y)
+    }
+}
+
+impl AddAssign for Vec2 {
+    #[inline]
+    fn add_assign(&mut self, o: Self) {
+        *self = *self + o;
+    }
+}
+
+impl Sub for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn sub(self, o: Self) -> Self {
+        Self::new(self.x - o.x, self.y - o.y)
+    }
+}
+
+impl SubAssign for Vec2 {
+    #[inline]
+    fn sub_assign(&mut self, o: Self) {
+        *self = *self - o;
+    }
+}
+
+impl Neg for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn neg(self) -> Self {
+        Self::new(-self.x, -self.y)
+    }
+}
+
+/// Scales by a scalar (each component rounded toward −∞).
+impl Mul<Fx> for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn mul(self, s: Fx) -> Self {
+        Self::new(self.x * s, self.y * s)
+    }
+}
+
+/// Divides by a scalar (each component truncated toward zero). Panics on a zero divisor, like
+/// `fixed`; the simulator never divides by a value it has not checked.
+impl Div<Fx> for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn div(self, s: Fx) -> Self {
+        Self::new(self.x / s, self.y / s)
+    }
+}
+
+/// Deterministic unit vector at the angle `turns · 2π`, where `turns` is a fraction of a full
+/// turn in [0, 1) given as raw Q32.32 bits (CORDIC, accurate to about 6·10⁻⁹).
+#[must_use]
+pub fn unit_from_turns(turns: Fx) -> Vec2 {
+    // Map to (−π, π] for CORDIC, whose convergence range is about ±1.74 rad: reduce by quadrant.
+    let turns = turns.frac();
+    let quarter = Fx::from_bits(1 << 30);
+    let quadrant = (turns / quarter).to_num::<i64>() & 3;
+    let rem = turns - quarter * Fx::from_num(quadrant);
+    let angle = rem * Fx::TAU;
+    let (s, c) = cordic::sin_cos(angle);
+    match quadrant {
+        0 => Vec2::new(c, s),
+        1 => Vec2::new(-s, c),
+        2 => Vec2::new(-c, -s),
+        _ => Vec2::new(s, -c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fx(v: f64) -> Fx {
+        fx_from_f64(v).unwrap()
+    }
+
+    #[test]
+    fn sqrt_is_floor_of_exact_root() {
+        assert_eq!(sqrt(Fx::from_num(4)), Fx::from_num(2));
+        assert_eq!(sqrt(Fx::from_num(2)).to_bits(), 6_074_000_999); // floor(sqrt(2)·2³²)
+        assert_eq!(sqrt(Fx::ZERO), Fx::ZERO);
+        assert_eq!(sqrt(Fx::from_num(-1)), Fx::ZERO);
+        // Agrees with fixed's own sqrt (also a floor) on a sweep of values.
+        for bits in [1i64, 3, 1 << 20, 123_456_789_012, i64::MAX] {
+            let v = Fx::from_bits(bits);
+            assert_eq!(sqrt(v), v.sqrt(), "bits {bits}");
+        }
+    }
+
+    #[test]
+    fn length_uses_one_rounding() {
+        let v = Vec2::from_int(3, 4);
+        assert_eq!(v.length(), Fx::from_num(5));
+        assert_eq!(v.length_squared(), Fx::from_num(25));
+        // A length whose square overflows Fx still comes out right via the wide sum.
+        let big = Vec2::from_int(1_500_000_000, 1_500_000_000);
+        assert_eq!(big.length().to_num::<i64>(), 2_121_320_343);
+    }
+
+    #[test]
+    fn normalize_is_sign_symmetric() {
+        let v = Vec2::new(fx(0.3), fx(-1.7));
+        let n = v.try_normalize().unwrap();
+        assert_eq!((-v).try_normalize().unwrap(), -n);
+        let len_err = (n.length() - Fx::ONE).abs();
+        assert!(len_err < Fx::from_bits(8), "unit length error {len_err}");
+        assert_eq!(Vec2::ZERO.try_normalize(), None);
+    }
+
+    #[test]
+    fn det_and_dot_signs() {
+        let x = Vec2::from_int(1, 0);
+        let y = Vec2::from_int(0, 1);
+        assert_eq!(x.det(y), Fx::ONE);
+        assert_eq!(y.det(x), -Fx::ONE);
+        assert_eq!(x.dot(y), Fx::ZERO);
+        assert_eq!(x.perp(), y);
+    }
+
+    #[test]
+    fn unit_from_turns_covers_all_quadrants() {
+        for k in 0..16 {
+            let turns = Fx::from_num(k) / Fx::from_num(16);
+            let u = unit_from_turns(turns);
+            #[allow(clippy::float_arithmetic)]
+            let ang = k as f64 / 16.0 * std::f64::consts::TAU;
+            let (x, y) = u.to_f64();
+            #[allow(clippy::float_arithmetic)]
+            let err = (x - ang.cos()).abs().max((y - ang.sin()).abs());
+            assert!(err < 1e-7, "k={k} err={err}");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! ORCA half-planes induced by other agents (RVO2 `Agent::computeNewVelocity`, first half).
+//!
+//! # Reciprocity is exact
+//! The geometry of a pair is always computed in the frame of the agent with the **lower id**
+//! ("A"); the other agent ("B") takes the exact negation of A's correction `u/2` and of A's line
+//! direction. Mathematically RVO2 gives B exactly this (every branch is odd under swapping the
+//! pair); computing it once makes it true to the last bit, which float RVO2 and naive fixed-point
+//! ports (whose multiplications round toward −∞) do not achieve.
+//!
+//! # Tie conventions (documented, tested)
+//! * Relative velocity exactly at the cut-off centre (`w = 0`, e.g. symmetric head-on at equal
+//!   speeds): the arc midpoint and both legs are equally near. We keep RVO2's choice, the **right
+//!   leg** in A's frame; by exact reciprocity B's correction is the exact opposite, which is B's
+//!   right leg too, so the pair passes (both keep right) instead of stalling.
+//! * Overlapping agents with `w = 0` (identical positions and matching velocities, or velocity
+//!   exactly `p/Δt`): no escape direction exists. A unit vector is derived from the pair's ids
+//!   (SplitMix64 of `(lo << 32) | hi`, as an angle through CORDIC); A is pushed along it and B the
+//!   opposite way. RVO2 divides by zero here.
+
+use super::Line;
+use crate::AgentId;
+use crate::math::{Fx, HALF, Vec2, narrow, sqrt_wide, unit_from_turns, wide_mul};
+
+/// What the line construction needs to know about one agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgentState {
+    /// Stable id (decides the canonical frame and the overlap tie-break).
+    pub id: AgentId,
+    /// Position.
+    pub position: Vec2,
+    /// Current velocity.
+    pub velocity: Vec2,
+    /// Radius.
+    pub radius: Fx,
+}
+
+/// Which ORCA branch produced a line (reported for tests and diagnostics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Branch {
+    /// Relative velocity projects onto the cut-off circle of radius `R/τ`.
+    CutOffCircle,
+    /// Relative velocity projects onto the left leg of the truncated cone.
+    LeftLeg,
+    /// Relative velocity projects onto the right leg (also the `w = 0` tie).
+    RightLeg,
+    /// Agents already overlap: project on the cut-off circle of the time step.
+    Overlap,
+    /// Overlap with no escape direction: the id-derived direction was used.
+    OverlapTieBreak,
+}
+
+/// Correction `u` and line direction in A's frame, plus the branch taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairSolution {
+    /// Smallest change of A's relative velocity that leaves the velocity obstacle.
+    pub u: Vec2,
+    /// Direction of A's ORCA line.
+    pub direction: Vec2,
+    /// Branch taken.
+    pub branch: Branch,
+}
+
+/// Solves the pair in A's frame: `rel_pos = p_B − p_A`, `rel_vel = v_A − v_B`.
+///
+/// `time_horizon` is A's horizon τ; `time_step` is the simulation step Δt; `ids` = (A, B).
+#[must_use]
+pub fn solve_pair(
+    rel_pos: Vec2,
+    rel_vel: Vec2,
+    combined_radius: Fx,
+    time_horizon: Fx,
+    time_step: Fx,
+    ids: (AgentId, AgentId),
+) -> PairSolution {
+    let dist_sq = rel_pos.length_squared_wide();
+    let r_sq = wide_mul(combined_radius, combined_radius);
+
+    if dist_sq > r_sq {
+        // No collision. w: vector from the cut-off centre p/τ to the relative velocity.
+        let w = rel_vel - rel_pos / time_horizon;
+        let w_len_sq = w.length_squared();
+        let dot1 = w.dot(rel_pos);
+        if dot1 < Fx::ZERO && wide_mul(dot1, dot1) > wide_mul(narrow(r_sq), w_len_sq) {
+            // Project on the cut-off circle.
+            let w_len = w.length();
+            let unit_w = w / w_len;
+            return PairSolution {
+                u: unit_w * (combined_radius / time_horizon - w_len),
+                direction: Vec2::new(unit_w.y, -unit_w.x),
+                branch: Branch::CutOffCircle,
+            };
+        }
+        // Project on the legs. leg = |tangent| from A to B's disc.
+        let leg = sqrt_wide(dist_sq - r_sq);
+        let dist_sq_fx = narrow(dist_sq);
+        let (direction, branch) = if rel_pos.det_wide(w) > 0 {
+            // Left leg: rel_pos rotated left by the leg angle, scaled to unit length.
+            let d = Vec2::new(
+                narrow(wide_mul(rel_pos.x, leg) - wide_mul(rel_pos.y, combined_radius)),
+                narrow(wide_mul(rel_pos.x, combined_radius) + wide_mul(rel_pos.y, leg)),
+            );
+            (d / dist_sq_fx, Branch::LeftLeg)
+        } else {
+            // Right leg (also the w = 0 tie, as in RVO2).
+            let d = Vec2::new(
+                narrow(wide_mul(rel_pos.x, leg) + wide_mul(rel_pos.y, combined_radius)),
+                narrow(wide_mul(rel_pos.y, leg) - wide_mul(rel_pos.x, combined_radius)),
+            );
+            (-(d / dist_sq_fx), Branch::RightLeg)
+        };
+        let dot2 = rel_vel.dot(direction);
+        return PairSolution {
+            u: direction * dot2 - rel_vel,
+            direction,
+            branch,
+        };
+    }
+
+    // Collision: project on the cut-off circle of time Δt.
+    let w = rel_vel - rel_pos / time_step;
+    let w_len = w.length();
+    let (unit_w, branch) = match w.try_normalize() {
+        Some(unit) => (unit, Branch::Overlap),
+        None => (tie_break_direction(ids.0, ids.1), Branch::OverlapTieBreak),
+    };
+    PairSolution {
+        u: unit_w * (combined_radius / time_step - w_len),
+        direction: Vec2::new(unit_w.y, -unit_w.x),
+        branch,
+    }
+}
+
+/// Deterministic escape direction for agent `lo` away from `hi` when geometry gives none.
+#[must_use]
+pub fn tie_break_direction(lo: AgentId, hi: AgentId) -> Vec2 {
+    let key = (u64::from(lo.0) << 32) | u64::from(hi.0);
+    let bits = splitmix64(key) >> 32; // 32 random fraction bits: a fraction of a turn
+    unit_from_turns(Fx::from_bits(bits as i64))
+}
+
+/// SplitMix64 finaliser (Steele, Lea, Flood 2014): a fixed, documented integer mix.
+#[must_use]
+pub fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The ORCA line that `other` induces on `me` (RVO2's reciprocal 0.5 responsibility).
+///
+/// `time_horizon` is `me`'s horizon; `time_step` the simulation step.
+#[must_use]
+pub fn agent_line(me: &AgentState, other: &AgentState, time_horizon: Fx, time_step: Fx) -> Line {
+    agent_line_with_branch(me, other, time_horizon, time_step).0
+}
+
+/// [`agent_line`] plus the branch that produced it.
+#[must_use]
+pub fn agent_line_with_branch(
+    me: &AgentState,
+    other: &AgentState,
+    time_horizon: Fx,
+    time_step: Fx,
+) -> (Line, Branch) {
+    let combined_radius = me.radius + other.radius;
+    let me_is_a = me.id < other.id;
+    let (a, b) = if me_is_a { (me, other) } else { (other, me) };
+    let s = solve_pair(
+        b.position - a.position,
+        a.velocity - b.velocity,
+        combined_radius,
+        time_horizon,
+        time_step,
+        (a.id, b.id),
+    );
+    // Half of the correction; B takes the exact negation.
+    let half_u = Vec2::new(s.u.x * HALF, s.u.y * HALF);
+    let line = if me_is_a {
+        Line {
+            point: me.velocity + half_u,
+            direction: s.direction,
+        }
+    } else {
+        Line {
+            point: me.velocity - half_u,
+            direction: -s.direction,
+        }
+    };
+    (line, s.branch)
+}

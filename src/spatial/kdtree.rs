@@ -1,0 +1,263 @@
+//! Agent kd-tree (RVO2 `KdTree`), rebuilt every tick from (position, slot) alone.
+//!
+//! * Build: leaves hold at most [`MAX_LEAF_SIZE`] agents; a node splits its bounding box at the
+//!   midpoint `(min + max) / 2` of its longer side (x when the sides are equal... RVO2 picks x when
+//!   `width > height`, else y) and partitions in place exactly as RVO2 does. The build always
+//!   starts from slot order (= id order), never from last tick's permutation, so the tree is a
+//!   pure function of the current positions.
+//! * Query: the `max_neighbors` smallest keys `(distance², id)` with `distance² < range²`.
+//!   Because the key is a total order, the result does not depend on the tree's layout or the
+//!   order of the visit: translating a scene may change the tree, never the neighbour list.
+//!   Distances are exact `i128` (Q64.64), so the whole coordinate domain is safe.
+
+use crate::math::{Fx, Vec2, wide_mul};
+
+/// Maximum number of agents in a leaf (RVO2's `MAX_LEAF_SIZE`).
+pub const MAX_LEAF_SIZE: usize = 10;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    begin: u32,
+    end: u32,
+    left: u32,
+    right: u32,
+    min: Vec2,
+    max: Vec2,
+}
+
+/// A neighbour found by a query: exact squared distance (raw Q64.64) and slot index.
+pub type NeighborKey = (i128, u32);
+
+/// The agent kd-tree. Holds only reusable buffers between ticks.
+#[derive(Clone, Debug, Default)]
+pub struct AgentTree {
+    order: Vec<u32>,
+    nodes: Vec<Node>,
+}
+
+impl AgentTree {
+    /// Rebuilds the tree over `positions` (indexed by slot). Reuses its buffers.
+    pub fn build(&mut self, positions: &[Vec2]) {
+        self.order.clear();
+        self.order.extend(0..positions.len() as u32);
+        self.nodes.clear();
+        if positions.is_empty() {
+            return;
+        }
+        self.nodes
+            .resize(2 * positions.len() - 1, Node::default());
+        self.build_recursive(positions, 0, positions.len(), 0);
+    }
+
+    fn build_recursive(&mut self, positions: &[Vec2], begin: usize, end: usize, node: usize) {
+        let first = positions[self.order[begin] as usize];
+        let (mut min, mut max) = (first, first);
+        for &slot in &self.order[begin + 1..end] {
+            let p = positions[slot as usize];
+            min = Vec2::new(min.x.min(p.x), min.y.min(p.y));
+            max = Vec2::new(max.x.max(p.x), max.y.max(p.y));
+        }
+        let n = &mut self.nodes[node];
+        n.begin = begin as u32;
+        n.end = end as u32;
+        n.min = min;
+        n.max = max;
+        if end - begin <= MAX_LEAF_SIZE {
+            return;
+        }
+        // Split the longer side at its midpoint (exact: floor of the raw sum / 2).
+        let vertical = max.x - min.x > max.y - min.y;
+        let coord = |p: Vec2| if vertical { p.x } else { p.y };
+        let split = if vertical {
+            Fx::from_bits(((i128::from(min.x.to_bits()) + i128::from(max.x.to_bits())) >> 1) as i64)
+        } else {
+            Fx::from_bits(((i128::from(min.y.to_bits()) + i128::from(max.y.to_bits())) >> 1) as i64)
+        };
+        // RVO2's in-place partition.
+        let (mut left, mut right) = (begin, end);
+        while left < right {
+            while left < right && coord(positions[self.order[left] as usize]) < split {
+                left += 1;
+            }
+            while right > left && coord(positions[self.order[right - 1] as usize]) >= split {
+                right -= 1;
+            }
+            if left < right {
+                self.order.swap(left, right - 1);
+                left += 1;
+                right -= 1;
+            }
+        }
+        let mut left_size = left - begin;
+        if left_size == 0 {
+            left_size = 1;
+        }
+        let left_node = node + 1;
+        let right_node = node + 2 * left_size;
+        self.nodes[node].left = left_node as u32;
+        self.nodes[node].right = right_node as u32;
+        self.build_recursive(positions, begin, begin + left_size, left_node);
+        self.build_recursive(positions, begin + left_size, end, right_node);
+    }
+
+    /// Finds the `max_neighbors` nearest agents to `positions[slot]` with squared distance below
+    /// `range_sq` (raw Q64.64), ordered by `(distance², slot)`, excluding `slot` itself.
+    ///
+    /// `out` is cleared and filled; it keeps its capacity between calls.
+    pub fn query(
+        &self,
+        positions: &[Vec2],
+        slot: u32,
+        range: Fx,
+        max_neighbors: usize,
+        out: &mut Vec<NeighborKey>,
+    ) {
+        out.clear();
+        if self.nodes.is_empty() || max_neighbors == 0 {
+            return;
+        }
+        let mut search = Search {
+            tree: self,
+            positions,
+            slot,
+            center: positions[slot as usize],
+            max: max_neighbors,
+            // Accept keys strictly below (range², 0), i.e. distance² < range² (RVO2).
+            limit: (wide_mul(range, range), 0),
+            out,
+        };
+        search.visit(0);
+    }
+}
+
+struct Search<'a> {
+    tree: &'a AgentTree,
+    positions: &'a [Vec2],
+    slot: u32,
+    center: Vec2,
+    max: usize,
+    limit: NeighborKey,
+    out: &'a mut Vec<NeighborKey>,
+}
+
+impl Search<'_> {
+    /// A subtree can hold a key below the limit only if `(box distance², 0) < limit`.
+    #[inline]
+    fn may_contain(&self, dist_sq: i128) -> bool {
+        (dist_sq, 0) < self.limit
+    }
+
+    fn box_dist_sq(&self, node: &Node) -> i128 {
+        let c = self.center;
+        let dx = (node.min.x - c.x).max(Fx::ZERO) + (c.x - node.max.x).max(Fx::ZERO);
+        let dy = (node.min.y - c.y).max(Fx::ZERO) + (c.y - node.max.y).max(Fx::ZERO);
+        wide_mul(dx, dx) + wide_mul(dy, dy)
+    }
+
+    fn visit(&mut self, node: usize) {
+        let n = self.tree.nodes[node];
+        if (n.end - n.begin) as usize <= MAX_LEAF_SIZE {
+            for i in n.begin..n.end {
+                self.insert(self.tree.order[i as usize]);
+            }
+            return;
+        }
+        let left = &self.tree.nodes[n.left as usize];
+        let right = &self.tree.nodes[n.right as usize];
+        let dl = self.box_dist_sq(left);
+        let dr = self.box_dist_sq(right);
+        // Nearer child first (RVO2), which tightens the limit sooner.
+        let (first, d_first, second, d_second) = if dl < dr {
+            (n.left, dl, n.right, dr)
+        } else {
+            (n.right, dr, n.left, dl)
+        };
+        if self.may_contain(d_first) {
+            self.visit(first as usize);
+            if self.may_contain(d_second) {
+                self.visit(second as usize);
+            }
+        }
+    }
+
+    fn insert(&mut self, other: u32) {
+        if other == self.slot {
+            return;
+        }
+        let key = (
+            (self.positions[other as usize] - self.center).length_squared_wide(),
+            other,
+        );
+        if key >= self.limit {
+            return;
+        }
+        if self.out.len() < self.max {
+            self.out.push(key);
+        }
+        // Insertion sort from the back (RVO2), by the total order (distance², slot).
+        let mut i = self.out.len() - 1;
+        while i != 0 && key < self.out[i - 1] {
+            self.out[i] = self.out[i - 1];
+            i -= 1;
+        }
+        self.out[i] = key;
+        if self.out.len() == self.max {
+            self.limit = self.out[self.out.len() - 1];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute force: all keys below the range, sorted, truncated.
+    fn brute(positions: &[Vec2], slot: u32, range: Fx, max: usize) -> Vec<NeighborKey> {
+        let c = positions[slot as usize];
+        let r2 = wide_mul(range, range);
+        let mut keys: Vec<NeighborKey> = (0..positions.len() as u32)
+            .filter(|&s| s != slot)
+            .map(|s| ((positions[s as usize] - c).length_squared_wide(), s))
+            .filter(|k| k.0 < r2)
+            .collect();
+        keys.sort();
+        keys.truncate(max);
+        keys
+    }
+
+    #[test]
+    fn query_matches_brute_force_with_ties() {
+        // A lattice: many exactly equal distances, so the id tie-break decides membership.
+        let positions: Vec<Vec2> = (0..400)
+            .map(|i| Vec2::from_int(i % 20, i / 20))
+            .collect();
+        let mut tree = AgentTree::default();
+        tree.build(&positions);
+        let mut out = Vec::new();
+        for slot in [0u32, 7, 210, 399] {
+            for (range, max) in [(Fx::from_num(3), 10), (Fx::from_num(2), 4), (Fx::ONE, 100)] {
+                tree.query(&positions, slot, range, max, &mut out);
+                assert_eq!(out, brute(&positions, slot, range, max), "slot {slot}");
+            }
+        }
+    }
+
+    #[test]
+    fn translation_keeps_neighbor_lists() {
+        let positions: Vec<Vec2> = (0..300)
+            .map(|i| Vec2::from_bits((i * 7919 % 1000) << 28, (i * 104_729 % 997) << 28))
+            .collect();
+        let offset = Vec2::from_int(999_000, -999_000);
+        let shifted: Vec<Vec2> = positions.iter().map(|&p| p + offset).collect();
+        let (mut a, mut b) = (AgentTree::default(), AgentTree::default());
+        a.build(&positions);
+        b.build(&shifted);
+        let (mut oa, mut ob) = (Vec::new(), Vec::new());
+        for slot in 0..300 {
+            a.query(&positions, slot, Fx::from_num(200), 10, &mut oa);
+            b.query(&shifted, slot, Fx::from_num(200), 10, &mut ob);
+            assert_eq!(oa, ob);
+            assert_eq!(oa.len(), 10);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Spatial indices: the agent kd-tree (rebuilt every tick from positions and ids).
+
+pub mod kdtree;
