@@ -4,7 +4,7 @@ use crate::agent::{AgentId, AgentParams};
 use crate::domain::{check_point, check_time_step, check_velocity};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
-use crate::obstacle::{ObstacleAgent, ObstacleSet};
+use crate::obstacle::{ObstacleAgent, ObstacleId, ObstacleSet, ObstacleShape};
 use crate::orca::Line;
 use crate::orca::lines::{AgentState, agent_line};
 use crate::orca::lp;
@@ -65,18 +65,18 @@ struct Workspace {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Simulator {
-    time_step: Fx,
-    global_time: Fx,
-    tick: u64,
-    next_id: u32,
-    defaults: AgentParams,
+    pub(crate) time_step: Fx,
+    pub(crate) global_time: Fx,
+    pub(crate) tick: u64,
+    pub(crate) next_id: u32,
+    pub(crate) defaults: AgentParams,
     // Agent state by slot, slots in ascending id order (hot data in parallel vectors).
-    ids: Vec<AgentId>,
-    positions: Vec<Vec2>,
-    velocities: Vec<Vec2>,
-    pref_velocities: Vec<Vec2>,
-    params: Vec<AgentParams>,
-    obstacles: ObstacleSet,
+    pub(crate) ids: Vec<AgentId>,
+    pub(crate) positions: Vec<Vec2>,
+    pub(crate) velocities: Vec<Vec2>,
+    pub(crate) pref_velocities: Vec<Vec2>,
+    pub(crate) params: Vec<AgentParams>,
+    pub(crate) obstacles: ObstacleSet,
     work: Workspace,
 }
 
@@ -485,6 +485,36 @@ impl Simulator {
     #[must_use]
     pub fn tick(&self) -> u64 {
         self.tick
+    }
+
+    /// Adds a static obstacle (see [`ObstacleShape`] for the vertex conventions) and returns its
+    /// stable id. The obstacle tree is rebuilt automatically before the next step.
+    ///
+    /// # Errors
+    /// [`SimError::InvalidObstacle`] or [`SimError::OutOfDomain`]; nothing changes.
+    pub fn add_obstacle(&mut self, shape: ObstacleShape) -> Result<ObstacleId, SimError> {
+        self.obstacles.add(shape)
+    }
+
+    /// Removes an obstacle added earlier.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownObstacle`].
+    pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<(), SimError> {
+        self.obstacles.remove(id)
+    }
+
+    /// Builds the obstacle tree now (RVO2's `processObstacles`). Optional: [`step`](Self::step)
+    /// rebuilds it when the obstacle set changed, so forgetting this call is never an error.
+    pub fn process_obstacles(&mut self) {
+        self.obstacles.ensure_built();
+    }
+
+    /// Whether a disc of `radius` can move in a straight line from `from` to `to` without
+    /// touching an obstacle (RVO2's `queryVisibility`).
+    pub fn query_visibility(&mut self, from: Vec2, to: Vec2, radius: Fx) -> bool {
+        self.obstacles.ensure_built();
+        self.obstacles.query_visibility(from, to, radius)
     }
 
     /// The static obstacles.
