@@ -20,4 +20,5 @@ pub mod spatial;
 pub use agent::{AgentId, AgentParams};
 pub use error::SimError;
 pub use math::{Fx, Vec2};
+pub use obstacle::{ObstacleId, ObstacleShape};
 pub use sim::{Simulator, SimulatorParams};
