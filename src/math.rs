@@ -83,7 +83,10 @@ pub fn sqrt_wide(wide: i128) -> Fx {
         return Fx::ZERO;
     }
     let root = (wide as u128).isqrt();
-    debug_assert!(root <= i64::MAX as u128, "fixed-point overflow in sqrt_wide");
+    debug_assert!(
+        root <= i64::MAX as u128,
+        "fixed-point overflow in sqrt_wide"
+    );
     Fx::from_bits(root as i64)
 }
 

@@ -172,8 +172,7 @@ impl Simulator {
                     .push(agent_line(&me, &other, p.time_horizon, self.time_step));
                 w.neighbor_ids.push(other.id);
             }
-            w.neighbor_ranges
-                .push((start, w.neighbors.len() as u32));
+            w.neighbor_ranges.push((start, w.neighbors.len() as u32));
             w.new_velocities.push(lp::solve(
                 &w.lines,
                 num_obstacle_lines,

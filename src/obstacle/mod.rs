@@ -1,8 +1,8 @@
 //! Static obstacles (placeholder until the obstacle module lands: holds no obstacles).
 
+use crate::AgentId;
 use crate::math::{Fx, Vec2};
 use crate::orca::Line;
-use crate::AgentId;
 use serde::{Deserialize, Serialize};
 
 /// What obstacle-line construction needs to know about the agent.
@@ -46,7 +46,9 @@ impl ObstacleSet {
     /// # Errors
     /// Always [`crate::SimError::InvalidObstacle`] for now.
     pub fn add(&mut self, _shape: ObstacleShape) -> Result<ObstacleId, crate::SimError> {
-        Err(crate::SimError::InvalidObstacle("obstacles not implemented yet"))
+        Err(crate::SimError::InvalidObstacle(
+            "obstacles not implemented yet",
+        ))
     }
 
     /// Removes an obstacle.

@@ -44,8 +44,7 @@ impl AgentTree {
         if positions.is_empty() {
             return;
         }
-        self.nodes
-            .resize(2 * positions.len() - 1, Node::default());
+        self.nodes.resize(2 * positions.len() - 1, Node::default());
         self.build_recursive(positions, 0, positions.len(), 0);
     }
 
@@ -228,9 +227,7 @@ mod tests {
     #[test]
     fn query_matches_brute_force_with_ties() {
         // A lattice: many exactly equal distances, so the id tie-break decides membership.
-        let positions: Vec<Vec2> = (0..400)
-            .map(|i| Vec2::from_int(i % 20, i / 20))
-            .collect();
+        let positions: Vec<Vec2> = (0..400).map(|i| Vec2::from_int(i % 20, i / 20)).collect();
         let mut tree = AgentTree::default();
         tree.build(&positions);
         let mut out = Vec::new();
