@@ -41,7 +41,7 @@
 //! seed = 12345                 # optional, default 12345
 //! center = [100, 0]            # optional
 //!
-//! [[obstacle]]                 # `[[obstacles]]` is accepted too
+//! [[obstacle]]                 # or `obstacles = [{ polygon = ... }, ...]` (one name per file)
 //! polygon = [[1, 1], [2, 1], [2, 2]]   # or polyline = [...]
 //! ```
 //!
