@@ -176,7 +176,7 @@ impl Driver {
             if options.track_clearance {
                 clearance.observe(sim);
             }
-            if options.hash_every != 0 && ticks % options.hash_every == 0 {
+            if options.hash_every != 0 && ticks.is_multiple_of(options.hash_every) {
                 hashes.push((sim.tick(), sim.state_hash()));
             }
             observe(sim);
