@@ -3,7 +3,7 @@
 //!
 //! * [`Scenario`] is the resolved scene: every agent listed with its start, goal and parameters.
 //!   Build one from a TOML file ([`Scenario::load`], [`Scenario::from_toml_str`], format in
-//!   [`file`]) or in code ([`Scenario::rvo2_circle`], [`Scenario::circle`],
+//!   [`file`](mod@file)) or in code ([`Scenario::rvo2_circle`], [`Scenario::circle`],
 //!   [`Scenario::scaling_circle`], [`Scenario::crowd`]). The file generators and these
 //!   constructors call the same functions ([`ring_agents`], [`grid_agents`]), so a scene exists in
 //!   exactly one place.
@@ -311,7 +311,7 @@ impl Scenario {
         s
     }
 
-    /// Parses and validates a scenario in the TOML format described in [`file`].
+    /// Parses and validates a scenario in the TOML format described in [`file`](mod@file).
     ///
     /// # Errors
     /// [`ScenarioError::Parse`] for malformed TOML or unknown fields, [`ScenarioError::Invalid`]
