@@ -21,7 +21,11 @@ fn run_circle() -> RunReport {
 #[test]
 fn circle_250_reaches_goals_within_rvo2_band_twice_identically() {
     let a = run_circle();
-    assert!(a.all_reached, "not every agent arrived in {} ticks", a.ticks);
+    assert!(
+        a.all_reached,
+        "not every agent arrived in {} ticks",
+        a.ticks
+    );
     assert!(
         (3000..=3900).contains(&a.ticks),
         "Circle took {} ticks, outside RVO2's band 3000..=3900",
@@ -50,4 +54,26 @@ fn circle_250_reaches_goals_within_rvo2_band_twice_identically() {
         );
     }
     assert_eq!(a, b);
+
+    // Two more processes (the runner on the fixture file) give the same hashes, tick by tick,
+    // over the first 400 ticks (the approach and the start of the centre crush).
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/scenarios/circle250.toml"
+    );
+    let outputs: Vec<String> = (0..2)
+        .map(|_| {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_lockstep-orca"))
+                .args(["run", fixture, "--ticks", "400", "--hash-every", "1"])
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            String::from_utf8(out.stdout).unwrap()
+        })
+        .collect();
+    assert_eq!(outputs[0], outputs[1], "two processes disagree");
+    for (tick, hash) in &a.hashes[..=400] {
+        let line = format!("hash at tick {tick}: {hash:016x}\n");
+        assert!(outputs[0].contains(&line), "process run lacks `{line}`");
+    }
 }

@@ -561,3 +561,50 @@ fn runner_rejects_bad_arguments_with_exit_code_2() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
+
+/// Brute-force minimum clearance over all pairs of the current state.
+fn brute_min_clearance(sim: &lockstep_orca::Simulator) -> Fx {
+    let ids = sim.agent_ids();
+    let mut best = Fx::MAX;
+    for (i, &a) in ids.iter().enumerate() {
+        let pa = sim.agent_position(a).unwrap();
+        let ra = sim.agent_params(a).unwrap().radius;
+        for &b in &ids[i + 1..] {
+            let d = (sim.agent_position(b).unwrap() - pa).length();
+            best = best.min(d - ra - sim.agent_params(b).unwrap().radius);
+        }
+    }
+    best
+}
+
+#[test]
+fn clearance_tracker_matches_brute_force_on_a_mixed_crowd() {
+    for uniform in [true, false] {
+        let mut s = Scenario::crowd(300);
+        if !uniform {
+            // Radii 0.5 .. 2.0 in a fixed pattern.
+            for (i, a) in s.agents.iter_mut().enumerate() {
+                a.params.radius = Fx::lit("0.5") + Fx::from_num(i % 7) / Fx::from_num(4);
+            }
+        }
+        let (mut sim, driver) = s.build().unwrap();
+        let mut brute: Option<(Fx, u64)> = None;
+        let report = driver
+            .run_with(
+                &mut sim,
+                &RunOptions {
+                    max_ticks: Some(30),
+                    ..RunOptions::default()
+                },
+                |sim| {
+                    let c = brute_min_clearance(sim);
+                    if brute.is_none_or(|(m, _)| c < m) {
+                        brute = Some((c, sim.tick()));
+                    }
+                },
+            )
+            .unwrap();
+        assert_eq!(report.ticks, 30);
+        assert_eq!(report.min_clearance, brute, "uniform radii: {uniform}");
+    }
+}
