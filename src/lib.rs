@@ -14,6 +14,7 @@ pub mod hash;
 pub mod math;
 pub mod obstacle;
 pub mod orca;
+pub mod scenario;
 pub mod sim;
 pub mod spatial;
 
