@@ -66,6 +66,33 @@ pub struct RunReport {
     pub hashes: Vec<(u64, u64)>,
 }
 
+impl RunReport {
+    /// The golden text of a run: what `fixtures/golden/` pins and what the cross-platform check
+    /// compares. Every line is exact (hex hashes, raw Q32.32 bits), so a difference anywhere in
+    /// the trajectory shows up.
+    #[must_use]
+    pub fn golden_text(&self, name: &str) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let _ = writeln!(out, "scenario: {name}");
+        let _ = writeln!(out, "ticks: {}", self.ticks);
+        let _ = writeln!(out, "all_reached: {}", self.all_reached);
+        match self.min_clearance {
+            Some((c, tick)) => {
+                let _ = writeln!(out, "min_clearance: {c} (bits {}, tick {tick})", c.to_bits());
+            }
+            None => {
+                let _ = writeln!(out, "min_clearance: none");
+            }
+        }
+        for (tick, hash) in &self.hashes {
+            let _ = writeln!(out, "hash {tick}: {hash:016x}");
+        }
+        let _ = writeln!(out, "final: {:016x}", self.final_hash);
+        out
+    }
+}
+
 impl Driver {
     pub(super) fn new(scenario: &Scenario, ids: Vec<AgentId>) -> Self {
         let tolerance_sq = scenario
