@@ -166,12 +166,28 @@ pub fn lp3(
                 // Opposite directions: the midpoint.
                 (li.point + lj.point).half()
             } else {
-                let t = clamp_t(
-                    lj.direction
-                        .det(li.point - lj.point)
-                        .saturating_div(determinant),
-                );
-                li.point + li.direction * t
+                // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
+                // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at
+                // the intersection of i and j, which for nearly parallel lines lies up to 2²⁴
+                // away; the rounding of that far point and of the unit direction then shifts
+                // the line near the speed circle by ~|point|·ulp, and LP1's circle intersection
+                // (which assumes a unit direction) misses the circle by ~t²·ulp (measured before
+                // this change: the answer 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶
+                // above the optimum). Same line, anchored instead at its foot from the origin:
+                // N·λ with N = perp(d_j − d_i), λ = (c_j − c_i) / |N|², from exact i128 terms.
+                let e = lj.direction - li.direction;
+                let k = lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point);
+                let n_sq = e.length_squared_wide();
+                // λ as Q32.32 bits, clamped: a line 2²⁴ away is as good as one further out.
+                let limit = i128::from(T_LIMIT.to_bits());
+                // In the domain |c| < 2¹⁵ (Q64.64: < 2⁷⁹), so the shift cannot overflow; beyond
+                // it the line is anyway far away.
+                let lambda = if k.unsigned_abs() < 1 << 94 {
+                    ((k << 32) / n_sq).clamp(-limit, limit)
+                } else {
+                    k.signum() * limit
+                };
+                e.perp() * Fx::from_bits(lambda as i64)
             };
             scratch.push(Line {
                 point,
