@@ -139,7 +139,11 @@ fn intersection(li: &Line, lj: &Line, max_speed: Fx) -> Option<Vec2> {
     }
     let num = lj.direction.det_wide(li.point - lj.point); // Q64.64, exact
     // t = num / den as Q32.32 bits. |t| > |p_i| + r + 1 puts the point outside the circle.
-    let t_bits = num.checked_shl(32)? / den;
+    // In the domain |num| < 2⁸⁰ (points within 2¹⁵ of the origin), so the shift is exact.
+    if num.unsigned_abs() >= 1 << 94 {
+        return None;
+    }
+    let t_bits = (num << 32) / den;
     let bound = i128::from((li.point.length() + max_speed + Fx::ONE).to_bits());
     if t_bits.abs() > bound {
         return None;
