@@ -196,9 +196,17 @@ fn one_step_conformance_with_rvo2() {
     );
 
     // The port is RVO2's computation (validates the port itself) ...
-    assert_eq!(count(&port32_vs_rvo2, 1e-5), 0, "the f32 port must reproduce RVO2");
+    assert_eq!(
+        count(&port32_vs_rvo2, 1e-5),
+        0,
+        "the f32 port must reproduce RVO2"
+    );
     // ... and, run in f64, it is ours up to rounding on every one of the 6,939 velocities.
-    assert_eq!(count(&vs_port64, 1e-6), 0, "we differ from the f64 port of RVO2");
+    assert_eq!(
+        count(&vs_port64, 1e-6),
+        0,
+        "we differ from the f64 port of RVO2"
+    );
 
     let within = total - over(TOLERANCE);
     assert!(
@@ -268,7 +276,10 @@ fn one_step_conformance_with_rvo2() {
             "case {} agent {ai}: RVO2's answer is inside the circle and better than ours",
             scene.case
         );
-        assert!(speed(ours) <= scene.max_speed + 1e-8, "ours leaves the speed circle");
+        assert!(
+            speed(ours) <= scene.max_speed + 1e-8,
+            "ours leaves the speed circle"
+        );
     }
 }
 
@@ -383,7 +394,13 @@ mod rvo2_port {
         F::of(1e-5)
     }
 
-    fn lp1<F: Real>(lines: &[Line<F>], no: usize, radius: F, opt: V<F>, dir_opt: bool) -> Option<V<F>> {
+    fn lp1<F: Real>(
+        lines: &[Line<F>],
+        no: usize,
+        radius: F,
+        opt: V<F>,
+        dir_opt: bool,
+    ) -> Option<V<F>> {
         let l = lines[no];
         let zero = F::of(0.0);
         let dot = l.point.dot(l.dir);
@@ -414,7 +431,11 @@ mod rvo2_port {
         }
         let at = |t: F| l.point + l.dir.scale(t);
         Some(if dir_opt {
-            if opt.dot(l.dir) > zero { at(tr) } else { at(tl) }
+            if opt.dot(l.dir) > zero {
+                at(tr)
+            } else {
+                at(tl)
+            }
         } else {
             let t = l.dir.dot(opt - l.point);
             if t < tl {

@@ -35,7 +35,12 @@ fn load() -> Vec<Vec<(f64, f64)>> {
         let id: usize = f[1].parse().unwrap();
         steps[step][id] = (f[2].parse().unwrap(), f[3].parse().unwrap());
     }
-    assert!(steps.iter().flatten().all(|p| p.0.is_finite() && p.1.is_finite()));
+    assert!(
+        steps
+            .iter()
+            .flatten()
+            .all(|p| p.0.is_finite() && p.1.is_finite())
+    );
     steps
 }
 
@@ -91,6 +96,9 @@ fn circle250_tracks_rvo2_for_100_ticks() {
         first_over(1e-3),
         first_over(1e-2)
     );
-    assert!(worst_100 <= 0.01, "max difference over ticks 1..=100 is {worst_100}");
+    assert!(
+        worst_100 <= 0.01,
+        "max difference over ticks 1..=100 is {worst_100}"
+    );
     assert!(max_diff.iter().all(|d| d.is_finite()));
 }

@@ -85,7 +85,10 @@ struct Problem {
 fn feasible_problem(seed: u64) -> Problem {
     let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
     let r = rng.range(0.5, 3.0);
-    let (qa, qr) = (rng.range(0.0, std::f64::consts::TAU), 0.8 * r * rng.unit().sqrt());
+    let (qa, qr) = (
+        rng.range(0.0, std::f64::consts::TAU),
+        0.8 * r * rng.unit().sqrt(),
+    );
     let q = v(qr * qa.cos(), qr * qa.sin());
     let n = 1 + rng.below(8) as usize;
     let mut axes: Vec<u64> = (0..32).collect();
@@ -305,7 +308,10 @@ fn grid_minimax(lines: &[Line], r: f64) -> f64 {
     let n = 60;
     for i in 0..=n {
         for j in 0..=n {
-            let (x, y) = (r * (2.0 * i as f64 / n as f64 - 1.0), r * (2.0 * j as f64 / n as f64 - 1.0));
+            let (x, y) = (
+                r * (2.0 * i as f64 / n as f64 - 1.0),
+                r * (2.0 * j as f64 / n as f64 - 1.0),
+            );
             if x.hypot(y) <= r {
                 best = best.min(max_violation(&aff, x, y));
             }
@@ -327,7 +333,10 @@ fn lp3_check(p: &Problem) -> Option<(f64, f64, f64)> {
     let got = max_violation(&affine(&p.lines), x, y);
     let best = brute_minimax(&p.lines, r);
     let grid = grid_minimax(&p.lines, r);
-    assert!(best <= grid + 1e-12, "enumeration missed the optimum: {best} > grid {grid}");
+    assert!(
+        best <= grid + 1e-12,
+        "enumeration missed the optimum: {best} > grid {grid}"
+    );
     assert!(best > 0.0, "an infeasible problem has a positive minimax");
     Some((got, best, x.hypot(y) - r))
 }
@@ -360,6 +369,9 @@ fn lp3_vs_minimax_sweep() {
         "LP3 over {checked} infeasible problems: max (its max violation − minimax) {worst_gap:.3e}, \
          max distance outside the speed circle {worst_out:.3e}"
     );
-    assert!(checked > N / 4, "the generator must produce infeasible problems");
+    assert!(
+        checked > N / 4,
+        "the generator must produce infeasible problems"
+    );
     assert!(worst_gap <= LP3_TOLERANCE && worst_out <= LP3_TOLERANCE);
 }

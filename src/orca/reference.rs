@@ -103,9 +103,8 @@ pub fn for_each_candidate(lines: &[Line], max_speed: Fx, pref: Vec2, mut f: impl
     // Interior of the arc: radial projection of pref (pref · r / |pref|, one rounding each).
     let len = pref.length();
     if len > Fx::ZERO {
-        let scale = |c: Fx| {
-            Fx::from_bits((wide_mul(c, max_speed) / i128::from(len.to_bits())) as i64)
-        };
+        let scale =
+            |c: Fx| Fx::from_bits((wide_mul(c, max_speed) / i128::from(len.to_bits())) as i64);
         f(Vec2::new(scale(pref.x), scale(pref.y)));
     }
     for (i, li) in lines.iter().enumerate() {
@@ -114,8 +113,8 @@ pub fn for_each_candidate(lines: &[Line], max_speed: Fx, pref: Vec2, mut f: impl
         f(li.point + li.direction * t);
         // Edge meets arc: |p + t d|² = r² gives t = −p·d ± sqrt((p·d)² + r² − |p|²).
         let dot = li.point.dot(li.direction);
-        let disc = wide_mul(dot, dot) + wide_mul(max_speed, max_speed)
-            - li.point.length_squared_wide();
+        let disc =
+            wide_mul(dot, dot) + wide_mul(max_speed, max_speed) - li.point.length_squared_wide();
         if disc >= 0 {
             let root = sqrt_wide(disc);
             f(li.point + li.direction * (-dot - root));
