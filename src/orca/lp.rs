@@ -173,21 +173,19 @@ pub fn lp3(
                 // the line near the speed circle by ~|point|·ulp, and LP1's circle intersection
                 // (which assumes a unit direction) misses the circle by ~t²·ulp (measured before
                 // this change: the answer 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶
-                // above the optimum). Same line, anchored instead at its foot from the origin:
-                // N·λ with N = perp(d_j − d_i), λ = (c_j − c_i) / |N|², from exact i128 terms.
-                let e = lj.direction - li.direction;
-                let k = lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point);
+                // above the optimum). Same line, anchored instead at its foot from the origin,
+                // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
+                let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
+                // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
+                // distance |k| / |e| is capped, which also keeps every product below in i128.
+                let cap = wide_mul(T_LIMIT, e.length());
+                let k = (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point))
+                    .clamp(-cap, cap);
                 let n_sq = e.length_squared_wide();
-                // λ as Q32.32 bits, clamped: a line 2²⁴ away is as good as one further out.
-                let limit = i128::from(T_LIMIT.to_bits());
-                // In the domain |c| < 2¹⁵ (Q64.64: < 2⁷⁹), so the shift cannot overflow; beyond
-                // it the line is anyway far away.
-                let lambda = if k.unsigned_abs() < 1 << 94 {
-                    ((k << 32) / n_sq).clamp(-limit, limit)
-                } else {
-                    k.signum() * limit
-                };
-                e.perp() * Fx::from_bits(lambda as i64)
+                let n = e.perp();
+                // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64).
+                let foot = |c: Fx| Fx::from_bits(((i128::from(c.to_bits()) * k) / n_sq) as i64);
+                Vec2::new(foot(n.x), foot(n.y))
             };
             scratch.push(Line {
                 point,
