@@ -45,7 +45,8 @@ use proptest::prelude::*;
 
 /// LP2 vs reference, per coordinate, in units of `Fx`'s resolution (2⁻³²).
 const LP2_TOLERANCE_ULPS: i64 = 256;
-/// LP3's maximum violation vs the brute-force minimax, in velocity units.
+/// LP3's maximum violation vs the brute-force minimax, per unit of max speed (velocity units
+/// for speeds up to 1).
 const LP3_TOLERANCE: f64 = 1e-8;
 
 /// Deterministic stream of uniform f64 in [0, 1).
@@ -120,11 +121,31 @@ fn feasible_problem(seed: u64) -> Problem {
 
 fn infeasible_candidate(seed: u64) -> Problem {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xABCD);
-    let r = rng.range(0.5, 3.0);
+    // One problem in four at high speed (up to the domain's 1,000).
+    let r = if rng.below(4) == 0 {
+        rng.range(50.0, 1000.0)
+    } else {
+        rng.range(0.5, 3.0)
+    };
     let n = 2 + rng.below(7) as usize;
-    let lines = (0..n)
-        .map(|_| {
-            let phi = rng.range(0.0, std::f64::consts::TAU);
+    let mut phis: Vec<f64> = (0..n)
+        .map(|_| rng.range(0.0, std::f64::consts::TAU))
+        .collect();
+    if rng.below(2) == 0 {
+        // A nearly parallel (or anti-parallel) pair: 1e-5 .. 1e-3 rad apart (10⁻⁵ is LP3's
+        // parallel threshold).
+        let (i, j) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+        let flip = if rng.below(2) == 0 {
+            0.0
+        } else {
+            std::f64::consts::PI
+        };
+        phis[j] =
+            phis[i] + flip + rng.range(1e-5, 1e-3) * if rng.below(2) == 0 { 1.0 } else { -1.0 };
+    }
+    let lines = phis
+        .iter()
+        .map(|&phi| {
             let rho = rng.range(-0.3 * r, 1.5 * r);
             // Allowed: n · v >= rho with n = (cos φ, sin φ); the left normal of d = (sin φ, −cos φ)
             // is n, and the line passes through rho · n.
@@ -320,9 +341,10 @@ fn grid_minimax(lines: &[Line], r: f64) -> f64 {
     best
 }
 
-/// LP3 (through `lp::solve`, as the simulator calls it) on an infeasible problem:
-/// (its max violation, brute-force minimax, its speed). `None` if LP2 finds the problem feasible.
-fn lp3_check(p: &Problem) -> Option<(f64, f64, f64)> {
+/// LP3 (through `lp::solve`, as the simulator calls it) on an infeasible problem: (its max
+/// violation minus the brute-force minimax, its distance outside the speed circle), both
+/// divided by `max(1, r)`. `None` if LP2 finds the problem feasible.
+fn lp3_check(p: &Problem) -> Option<(f64, f64)> {
     if let Lp2Outcome::Feasible(_) = lp::lp2(&p.lines, p.radius, Objective::Closest(p.pref)) {
         return None;
     }
@@ -338,7 +360,10 @@ fn lp3_check(p: &Problem) -> Option<(f64, f64, f64)> {
         "enumeration missed the optimum: {best} > grid {grid}"
     );
     assert!(best > 0.0, "an infeasible problem has a positive minimax");
-    Some((got, best, x.hypot(y) - r))
+    // Scale-free errors: divided by max(1, r) (unit directions are exact to ~2⁻³², so LP1's
+    // circle intersections are off by ~r·2⁻³²).
+    let scale = r.max(1.0);
+    Some(((got - best) / scale, (x.hypot(y) - r) / scale))
 }
 
 proptest! {
@@ -347,8 +372,8 @@ proptest! {
     #[test]
     fn lp3_minimises_the_maximum_violation(seed in any::<u64>()) {
         let p = infeasible_candidate(seed);
-        if let Some((got, best, outside)) = lp3_check(&p) {
-            prop_assert!(got <= best + LP3_TOLERANCE, "lp3 {got} > minimax {best}: {p:?}");
+        if let Some((gap, outside)) = lp3_check(&p) {
+            prop_assert!(gap <= LP3_TOLERANCE, "lp3 above the minimax by {gap}: {p:?}");
             prop_assert!(outside <= LP3_TOLERANCE, "lp3 answer outside the circle by {outside}");
         }
     }
@@ -357,21 +382,30 @@ proptest! {
 #[test]
 fn lp3_vs_minimax_sweep() {
     const N: u64 = 5_000;
-    let (mut checked, mut worst_gap, mut worst_out) = (0, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    // Worst (gap, outside) for low speeds (r <= 3) and high speeds (r >= 50).
+    let mut worst = [(f64::NEG_INFINITY, f64::NEG_INFINITY); 2];
+    let mut checked = [0; 2];
     for seed in 0..N {
-        if let Some((got, best, outside)) = lp3_check(&infeasible_candidate(seed)) {
-            checked += 1;
-            worst_gap = worst_gap.max(got - best);
-            worst_out = worst_out.max(outside);
+        let p = infeasible_candidate(seed);
+        if let Some((gap, outside)) = lp3_check(&p) {
+            let class = usize::from(p.radius > Fx::from_num(3));
+            checked[class] += 1;
+            worst[class].0 = worst[class].0.max(gap);
+            worst[class].1 = worst[class].1.max(outside);
         }
     }
-    println!(
-        "LP3 over {checked} infeasible problems: max (its max violation − minimax) {worst_gap:.3e}, \
-         max distance outside the speed circle {worst_out:.3e}"
-    );
+    for (class, name) in ["r in [0.5, 3]", "r in [50, 1000]"].iter().enumerate() {
+        println!(
+            "LP3 over {} infeasible problems with {name}, errors / max(1, r): max (its max \
+             violation − minimax) {:.3e}, max distance outside the speed circle {:.3e}",
+            checked[class], worst[class].0, worst[class].1
+        );
+    }
     assert!(
-        checked > N / 4,
+        checked[0] + checked[1] > N / 4,
         "the generator must produce infeasible problems"
     );
-    assert!(worst_gap <= LP3_TOLERANCE && worst_out <= LP3_TOLERANCE);
+    for (gap, outside) in worst {
+        assert!(gap <= LP3_TOLERANCE && outside <= LP3_TOLERANCE);
+    }
 }
