@@ -16,7 +16,12 @@
 //!
 //! *Infeasible problems* (LP3): 2–8 lines, line `i` allowing `{v : n_i · v >= ρ_i}` for a random
 //! unit normal `n_i` and `ρ_i ∈ [-0.3 r, 1.5 r]` (a half-plane that excludes the origin when
-//! `ρ_i > 0`); only seeds where LP2 reports infeasibility are checked.
+//! `ρ_i > 0`); in half of them two lines are made nearly parallel or anti-parallel (1e-5 to 1e-3
+//! rad apart, 1e-5 being LP3's parallel threshold), and one in four has `r ∈ [50, 1000]` (high
+//! speeds, up to the domain's limit) instead of `[0.5, 3]`. Only seeds where LP2 reports
+//! infeasibility are checked. The brute-force minimax enumerates the points where three
+//! violations are equal, where two are equal on the circle, and each line's best circle point;
+//! a 61×61 grid checks the enumeration.
 //!
 //! # Tolerances
 //! * LP2 vs reference: [`LP2_TOLERANCE_ULPS`] = 256 ulps of `Fx` (2⁻²⁴ ≈ 6·10⁻⁸), per
@@ -29,9 +34,12 @@
 //!   win where that candidate is nearer to `pref` than the optimum, i.e. next to it. Measured
 //!   (printed by `lp2_vs_reference_sweep`): at most 9 ulps over 20,000 problems.
 //! * LP3: its answer's maximum violation may exceed the brute-force minimax by at most
-//!   [`LP3_TOLERANCE`] = 1e-8 (≈ 43 ulps), and it may leave the speed circle by at most the same.
-//!   Measured: 1.9·10⁻⁹ and 5.6·10⁻¹⁰. (Before LP3 anchored its projected lines near the origin,
-//!   RVO2's far anchors gave 3.6·10⁻⁶ and 5.3·10⁻⁵ here: this test guards that fix.)
+//!   [`LP3_TOLERANCE`] · max(1, r) = 1e-8 · max(1, r), and it may leave the speed circle by at
+//!   most the same (unit directions are exact to ~2⁻³², so circle intersections are off by
+//!   ~r·2⁻³²). Measured (printed by `lp3_vs_minimax_sweep`), relative to max(1, r): 7.7·10⁻¹⁰ and
+//!   4.2·10⁻¹⁰. With RVO2's anchoring of LP3's projected lines at the far intersection point
+//!   (this crate before commit "LP3: anchor projected lines at their foot…") the same sweep gives
+//!   1.05 and 0.17: this test guards that fix.
 //! * The seed-002 two-half-plane example is exact: both solvers return (0.75, 0.2) to the bit.
 
 #![allow(clippy::float_arithmetic)]
