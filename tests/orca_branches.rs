@@ -362,12 +362,11 @@ proptest! {
 
 /// Tiny `w` (a few ulps): the escape direction must still be a unit vector.
 ///
-/// Fails today: `Vec2::try_normalize` divides by the floored length in ulps, so a vector of a
-/// few ulps normalises to e.g. (−1, 0.333) instead of (−0.949, 0.316) (and (1, 1) for (1, 1)
-/// ulp): the ORCA line is rotated by up to 45° and the push is up to 41 % too strong. Fix
-/// proposed to the lead (normalise after an exact power-of-two upscale, in `src/math.rs`).
+/// Regression: `Vec2::try_normalize` used to divide by the floored length in ulps, so a vector
+/// of a few ulps normalised to e.g. (−1, 0.333) instead of (−0.949, 0.316) (and (1, 1) for
+/// (1, 1) ulp): the ORCA line rotated by up to 45° and the push was up to 41 % too strong. It now
+/// normalises after an exact power-of-two upscale (`src/math.rs`).
 #[test]
-#[ignore = "known defect: Vec2::try_normalize is imprecise for vectors of a few ulps"]
 fn tiny_w_still_gives_unit_directions() {
     let ulp = Fx::from_bits(1);
     // Cut-off branch: p = (4, 0), τ = 2, v = p/τ + (−3, 1) ulps.

@@ -79,7 +79,11 @@ impl RunReport {
         let _ = writeln!(out, "all_reached: {}", self.all_reached);
         match self.min_clearance {
             Some((c, tick)) => {
-                let _ = writeln!(out, "min_clearance: {c} (bits {}, tick {tick})", c.to_bits());
+                let _ = writeln!(
+                    out,
+                    "min_clearance: {c} (bits {}, tick {tick})",
+                    c.to_bits()
+                );
             }
             None => {
                 let _ = writeln!(out, "min_clearance: none");
