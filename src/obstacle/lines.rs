@@ -315,3 +315,229 @@ pub fn obstacle_line(
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Every branch against hand-computed values. Agent at the origin, radius 1, τ = 1, so
+    //! velocity space and position space coincide; numbers worked out in the comments.
+    #![allow(clippy::float_arithmetic)]
+    use super::*;
+    use crate::AgentId;
+
+    fn v(x: f64, y: f64) -> Vec2 {
+        Vec2::from_f64(x, y).unwrap()
+    }
+
+    fn agent(vel: Vec2) -> ObstacleAgent {
+        ObstacleAgent {
+            id: AgentId(0),
+            position: Vec2::ZERO,
+            velocity: vel,
+            radius: Fx::ONE,
+            max_speed: Fx::from_num(2),
+            time_horizon_obst: Fx::ONE,
+        }
+    }
+
+    fn vert(p: Vec2, unit_dir: Vec2, convex: bool, prev_unit_dir: Vec2) -> VertexView {
+        VertexView {
+            point: p,
+            unit_dir,
+            convex,
+            prev_unit_dir,
+        }
+    }
+
+    /// The bottom edge (−1, 2) → (1, 2) of the square [−1, 1] × [2, 4] (counter-clockwise):
+    /// left leg from (−1, 2) is (−0.8, 0.6), right leg from (1, 2) is (0.8, 0.6) (|rel|² = 5,
+    /// leg = 2).
+    fn square_edge() -> (VertexView, VertexView) {
+        (
+            vert(v(-1.0, 2.0), v(1.0, 0.0), true, v(0.0, -1.0)),
+            vert(v(1.0, 2.0), v(0.0, 1.0), true, v(1.0, 0.0)),
+        )
+    }
+
+    /// Asserts `got` is the line through `point` with direction `dir` (within `1e-6`).
+    fn assert_line(got: Option<Line>, point: (f64, f64), dir: (f64, f64)) {
+        let l = got.expect("a line");
+        let (dx, dy) = l.direction.to_f64();
+        assert!(
+            (dx - dir.0).abs() < 1e-6 && (dy - dir.1).abs() < 1e-6,
+            "direction {:?}, want {dir:?}",
+            (dx, dy)
+        );
+        let (px, py) = l.point.to_f64();
+        let off = dx * (point.1 - py) - dy * (point.0 - px);
+        assert!(off.abs() < 1e-6, "point {:?} not on the line through {point:?}", (px, py));
+    }
+
+    #[test]
+    fn left_vertex_collision_gives_line_through_origin() {
+        // s = −(0.6·2.4)/2.4² < 0 and |rel1| = 0.6 <= 1: direction normalize(−0, 0.6) = (0, 1).
+        let a = vert(v(0.6, 0.0), v(1.0, 0.0), true, v(0.0, 1.0));
+        let b = vert(v(3.0, 0.0), v(0.0, 1.0), true, v(1.0, 0.0));
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::LeftVertexCollision);
+        assert_line(l, (0.0, 0.0), (0.0, 1.0));
+        let a = VertexView { convex: false, ..a };
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
+        assert_eq!((l, br), (None, ObstacleBranch::VertexCollisionIgnored));
+    }
+
+    #[test]
+    fn right_vertex_collision_respects_next_edge() {
+        // s = 7.2/5.76 = 1.25 > 1, |rel2| = 0.6; det((−0.6, 0), (0, −1)) = 0.6 >= 0.
+        let a = vert(v(-3.0, 0.0), v(1.0, 0.0), true, v(0.0, 1.0));
+        let b = vert(v(-0.6, 0.0), v(0.0, -1.0), true, v(1.0, 0.0));
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::RightVertexCollision);
+        assert_line(l, (0.0, 0.0), (0.0, -1.0));
+        // The next edge turning the other way takes care of it: no line.
+        let b = VertexView {
+            unit_dir: v(0.0, 1.0),
+            ..b
+        };
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
+        assert_eq!((l, br), (None, ObstacleBranch::VertexCollisionIgnored));
+    }
+
+    #[test]
+    fn segment_collision_follows_the_edge_backwards() {
+        // s = 0.5, distance to the line 0.5 <= 1: direction −unit_dir = (−1, 0).
+        let a = vert(v(-2.0, 0.5), v(1.0, 0.0), true, v(0.0, -1.0));
+        let b = vert(v(2.0, 0.5), v(0.0, 1.0), true, v(1.0, 0.0));
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::SegmentCollision);
+        assert_line(l, (0.0, 0.0), (-1.0, 0.0));
+    }
+
+    #[test]
+    fn cutoff_line_is_edge_shifted_by_radius_over_tau() {
+        // v = (0, 1.5): t = 0.5, both legs behind: the cut-off line y = 2 − r/τ = 1,
+        // direction (−1, 0).
+        let (a, b) = square_edge();
+        let (l, br) = obstacle_line(&agent(v(0.0, 1.5)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::CutoffLine);
+        assert_line(l, (-1.0, 1.0), (-1.0, 0.0));
+        // τ = 2 halves everything: y = (2 − 1)/2.
+        let mut ag = agent(v(0.0, 0.6));
+        ag.time_horizon_obst = Fx::from_num(2);
+        let (l, br) = obstacle_line(&ag, &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::CutoffLine);
+        assert_line(l, (0.0, 0.5), (-1.0, 0.0));
+    }
+
+    #[test]
+    fn cutoff_circles_on_both_sides() {
+        // Left: w = v − c1 = (−0.2, −1): t = −0.4 < 0, tLeft = 0.16 − 0.6 < 0.
+        // unitW = (−0.196116, −0.980581); direction (uW.y, −uW.x); point c1 + uW.
+        let (a, b) = square_edge();
+        let (l, br) = obstacle_line(&agent(v(-1.2, 1.0)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::LeftCutoffCircle);
+        assert_line(l, (-1.196116, 1.019419), (-0.980581, 0.196116));
+        // Right: the mirror image.
+        let (l, br) = obstacle_line(&agent(v(1.2, 1.0)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::RightCutoffCircle);
+        assert_line(l, (1.196116, 1.019419), (-0.980581, -0.196116));
+    }
+
+    #[test]
+    fn legs_from_convex_vertices_pass_through_the_origin() {
+        // v = (−3, 1): t < 0, tLeft = 1 >= 0, right leg behind: left leg (−0.8, 0.6), through
+        // c1 + perp = (−1.6, 1.2), which is on the line through the origin.
+        let (a, b) = square_edge();
+        let (l, br) = obstacle_line(&agent(v(-3.0, 1.0)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::LeftLeg);
+        assert_line(l, (-1.6, 1.2), (-0.8, 0.6));
+        assert_line(l, (0.0, 0.0), (-0.8, 0.6));
+        // Mirror: the right leg (0.8, 0.6), emitted reversed.
+        let (l, br) = obstacle_line(&agent(v(3.0, 1.0)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::RightLeg);
+        assert_line(l, (1.6, 1.2), (-0.8, -0.6));
+    }
+
+    #[test]
+    fn non_convex_vertex_leg_extends_the_cutoff_line() {
+        // Left vertex non-convex: left leg = −unit_dir = (−1, 0) through c1 + (0, −1) = (−1, 1).
+        let (a, b) = square_edge();
+        let a = VertexView { convex: false, ..a };
+        let (l, br) = obstacle_line(&agent(v(-3.0, 1.0)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::LeftLeg);
+        assert_line(l, (-1.0, 1.0), (-1.0, 0.0));
+    }
+
+    #[test]
+    fn foreign_leg_adds_no_line() {
+        // The previous edge continues straight: det((−0.8, 0.6), (−1, 0)) = 0.6 >= 0, so the
+        // left leg is the neighbour's (foreign); the velocity projects on it.
+        let (a, b) = square_edge();
+        let a = VertexView {
+            prev_unit_dir: v(1.0, 0.0),
+            ..a
+        };
+        let (l, br) = obstacle_line(&agent(v(-3.0, 1.0)), &a, &b, &[]);
+        assert_eq!((l, br), (None, ObstacleBranch::ForeignLeg));
+    }
+
+    #[test]
+    fn already_covered_by_a_nearer_line() {
+        // The cut-off line y <= 1 covers the edge at y = 3 (both discs are 1 beyond it).
+        let covering = Line {
+            point: v(0.0, 1.0),
+            direction: v(-1.0, 0.0),
+        };
+        let a = vert(v(-1.0, 3.0), v(1.0, 0.0), true, v(0.0, -1.0));
+        let b = vert(v(1.0, 3.0), v(0.0, 1.0), true, v(1.0, 0.0));
+        let (l, br) = obstacle_line(&agent(v(0.0, 1.5)), &a, &b, &[covering]);
+        assert_eq!((l, br), (None, ObstacleBranch::AlreadyCovered));
+        // A line that does not cover it changes nothing.
+        let other = Line {
+            point: v(0.0, 5.0),
+            direction: v(-1.0, 0.0),
+        };
+        let (_, br) = obstacle_line(&agent(v(0.0, 1.5)), &a, &b, &[other]);
+        assert_ne!(br, ObstacleBranch::AlreadyCovered);
+    }
+
+    #[test]
+    fn oblique_view_takes_both_legs_from_one_vertex() {
+        // Edge (−5, 0.5) → (−2, 0.5): s = 15/9 > 1, distance to the line 0.5 <= 1, |rel2|² =
+        // 4.25: the right vertex defines the obstacle. At v = 0 both legs are behind: left
+        // cut-off circle around c = (−2, 0.5), unitW = (0.970143, −0.242536).
+        let a = vert(v(-5.0, 0.5), v(1.0, 0.0), true, v(0.0, 1.0));
+        let b = vert(v(-2.0, 0.5), v(0.0, -1.0), true, v(1.0, 0.0));
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::LeftCutoffCircle);
+        assert_line(l, (-1.029857, 0.257464), (-0.242536, -0.970143));
+        // v = (−2, 2.5): w = (0, 2) projects on the right leg (−0.730718, 0.682679), emitted
+        // reversed, through the origin.
+        let (l, br) = obstacle_line(&agent(v(-2.0, 2.5)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::RightLeg);
+        assert_line(l, (0.0, 0.0), (0.730718, -0.682679));
+        // Non-convex defining vertex: ignored.
+        let b = VertexView { convex: false, ..b };
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
+        assert_eq!((l, br), (None, ObstacleBranch::ObliqueIgnored));
+        // Mirror case: left vertex defines it (edge (2, 0.5) → (5, 0.5)), non-convex: ignored.
+        let a2 = vert(v(2.0, 0.5), v(1.0, 0.0), false, v(0.0, -1.0));
+        let b2 = vert(v(5.0, 0.5), v(0.0, 1.0), true, v(1.0, 0.0));
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a2, &b2, &[]);
+        assert_eq!((l, br), (None, ObstacleBranch::ObliqueIgnored));
+    }
+
+    #[test]
+    fn far_vertices_stay_in_range() {
+        // A 1.9e6-long edge, τ = r = 2⁻¹⁰: RVO2's velocity-space cut-off centres would be
+        // 1.9e9.
+        let a = vert(v(-950_000.0, 2.0), v(1.0, 0.0), true, v(0.0, -1.0));
+        let b = vert(v(950_000.0, 2.0), v(0.0, 1.0), true, v(1.0, 0.0));
+        let mut ag = agent(v(0.0, 1.5));
+        ag.time_horizon_obst = Fx::from_bits(1 << 22);
+        ag.radius = Fx::from_bits(1 << 22);
+        let (l, br) = obstacle_line(&ag, &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::CutoffLine);
+        // y <= (2 − 2⁻¹⁰)·2¹⁰ = 2047.
+        assert_line(l, (0.0, 2047.0), (-1.0, 0.0));
+    }
+}

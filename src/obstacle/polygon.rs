@@ -79,17 +79,11 @@ pub fn validate(shape: &super::ObstacleShape) -> Result<(), SimError> {
         }
     }
     if closed {
-        let area2: i128 = (0..n)
-            .map(|i| vertices[i].det_wide(vertices[(i + 1) % n]))
-            .sum();
         let all_collinear = (2..n).all(|i| left_of(vertices[0], vertices[1], vertices[i]) == 0);
         if all_collinear {
             return Err(SimError::InvalidObstacle(
                 "degenerate polygon: all vertices are collinear",
             ));
-        }
-        if area2 == 0 {
-            return Err(SimError::InvalidObstacle("polygon has zero signed area"));
         }
     }
     for i in 0..num_edges {
@@ -112,6 +106,14 @@ pub fn validate(shape: &super::ObstacleShape) -> Result<(), SimError> {
             if segments_intersect(a, b, c, d) {
                 return Err(SimError::InvalidObstacle("self-intersection"));
             }
+        }
+    }
+    if closed {
+        let area2: i128 = (0..n)
+            .map(|i| vertices[i].det_wide(vertices[(i + 1) % n]))
+            .sum();
+        if area2 == 0 {
+            return Err(SimError::InvalidObstacle("polygon has zero signed area"));
         }
     }
     Ok(())
