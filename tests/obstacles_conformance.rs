@@ -39,10 +39,10 @@ fn run(case: &Value, nudge: Option<(usize, Vec2)>) -> Vec<(f64, f64)> {
     let mut ids = Vec::new();
     for (k, a) in case["agents"].as_array().unwrap().iter().enumerate() {
         let mut pos = v2(&a["pos"]);
-        if let Some((i, d)) = nudge {
-            if i == k {
-                pos += d;
-            }
+        if let Some((i, d)) = nudge
+            && i == k
+        {
+            pos += d;
         }
         let params = AgentParams {
             radius: fx(&a["radius"]),

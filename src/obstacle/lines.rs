@@ -369,7 +369,11 @@ mod tests {
         );
         let (px, py) = l.point.to_f64();
         let off = dx * (point.1 - py) - dy * (point.0 - px);
-        assert!(off.abs() < 1e-6, "point {:?} not on the line through {point:?}", (px, py));
+        assert!(
+            off.abs() < 1e-6,
+            "point {:?} not on the line through {point:?}",
+            (px, py)
+        );
     }
 
     #[test]

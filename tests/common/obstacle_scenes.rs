@@ -139,14 +139,11 @@ pub fn set_goal_prefs(scene: &mut Scene) {
     }
 }
 
-/// All obstacle edges (directed, as given) with the kind of their obstacle.
-fn edges(
-    sim: &Simulator,
-) -> (
-    Vec<((f64, f64), (f64, f64))>,
-    Vec<Vec<(f64, f64)>>,
-    Vec<Vec<(f64, f64)>>,
-) {
+type Pt = (f64, f64);
+type Outlines = (Vec<(Pt, Pt)>, Vec<Vec<Pt>>, Vec<Vec<Pt>>);
+
+/// All obstacle edges (directed, as given), the solid polygons and the rooms.
+fn edges(sim: &Simulator) -> Outlines {
     let mut e = Vec::new();
     let mut solids = Vec::new();
     let mut rooms = Vec::new();
@@ -392,8 +389,8 @@ pub fn roadmap(seed: u64) -> (Scene, Roadmap) {
     )
 }
 
-/// Roadmap preferred velocities: head for the visible roadmap vertex minimising (distance to it
-/// + its distance to the goal). If none is visible with the full radius (an agent pressed
+/// Roadmap preferred velocities: head for the visible roadmap vertex minimising the distance to
+/// it plus its distance to the goal. If none is visible with the full radius (an agent pressed
 /// against a wall), visibility is retried with half the radius, then with none.
 pub fn set_roadmap_prefs(scene: &mut Scene, map: &Roadmap) {
     let tick = scene.sim.tick();
@@ -557,10 +554,10 @@ impl Corridor {
     /// Spawns (on schedule) and sets prefs; call before each step.
     pub fn prefs(&mut self) {
         let s = &mut self.scene;
-        if s.sim.tick() % 6 == 0 {
+        if s.sim.tick().is_multiple_of(6) {
             for (side, (x, goal_x)) in [(-1.0, 46.0), (41.0, -6.0)].into_iter().enumerate() {
                 let y = 1.5
-                    + if self.spawned[side] % 2 == 0 {
+                    + if self.spawned[side].is_multiple_of(2) {
                         0.4
                     } else {
                         -0.4
