@@ -11,10 +11,11 @@
 //! long edges would overflow [`Fx`] there (`2.9·10⁶ / 0.001`), so every *test* is done in
 //! position space instead — velocities multiplied by `τ`, which changes no sign and no ordering —
 //! with exact `i128` products. Only the emitted lines are velocity-space, and they are bounded:
-//! a leg or cut-off line is stored by its foot point from the origin, `n·c` with `n` the left
-//! normal and `c = (n·(vertex − position) + r) / τ` — the line RVO2 builds, represented by another
-//! of its points. That offset is at most `r/τ` for a tangent leg and `(range − r)/τ = max_speed`
-//! for a cut-off line. Cut-off circle lines keep RVO2's point `(vertex − position + r·ŵ)/τ`,
+//! a leg from a convex vertex is a tangent from the origin, so its line is stored through the
+//! origin exactly (RVO2's point `cutoff + r/τ·perp(d)` is the tangent point, on that line); the
+//! cut-off line and a leg that extends it are stored by their foot point from the origin, `n·c`
+//! with `n` the left normal and `c = (n·(vertex − position) + r) / τ` — the line RVO2 builds,
+//! represented by another of its points, with `|c| <= (range − r)/τ = max_speed`. Cut-off circle lines keep RVO2's point `(vertex − position + r·ŵ)/τ`,
 //! which is bounded because that branch requires the vertex to be within reach.
 
 use super::ObstacleAgent;
@@ -86,7 +87,9 @@ fn right_leg(rel: Vec2, leg: Fx, radius: Fx, dist_sq: i128) -> Vec2 {
 fn offset_line(direction: Vec2, rel: Vec2, radius: Fx, tau: Fx) -> Line {
     let n = direction.perp();
     let c_wide = n.dot_wide(rel) + wide(radius);
-    let c = Fx::from_bits((c_wide / i128::from(tau.to_bits())) as i64);
+    let c = c_wide / i128::from(tau.to_bits());
+    // Bounded by the branch conditions (module docs); saturate rather than wrap regardless.
+    let c = Fx::from_bits(c.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64);
     Line {
         point: n * c,
         direction,
@@ -300,19 +303,26 @@ pub fn obstacle_line(
         if left_foreign {
             return (None, ObstacleBranch::ForeignLeg);
         }
-        (
-            Some(offset_line(left_dir, c1, r, tau)),
-            ObstacleBranch::LeftLeg,
-        )
+        let line = if o1.convex {
+            // A tangent from the origin to the cut-off disc: RVO2's point lies on the line
+            // through the origin, so take the origin exactly.
+            through_origin(left_dir)
+        } else {
+            offset_line(left_dir, c1, r, tau)
+        };
+        (Some(line), ObstacleBranch::LeftLeg)
     } else {
         // Project on the right leg.
         if right_foreign {
             return (None, ObstacleBranch::ForeignLeg);
         }
-        (
-            Some(offset_line(-right_dir, c2, r, tau)),
-            ObstacleBranch::RightLeg,
-        )
+        let line = if o2.convex {
+            // Tangent, through the origin (see the left leg).
+            through_origin(-right_dir)
+        } else {
+            offset_line(-right_dir, c2, r, tau)
+        };
+        (Some(line), ObstacleBranch::RightLeg)
     }
 }
 
