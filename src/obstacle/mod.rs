@@ -257,17 +257,29 @@ impl ObstacleSet {
     /// Appends the ORCA lines of every obstacle edge near `agent` to `out`, in neighbour order
     /// (RVO2's `computeNewVelocity`, first part); returns how many.
     ///
-    /// The search range is RVO2's `time_horizon_obst · max_speed + radius`.
+    /// The search range is RVO2's `time_horizon_obst · max_speed + radius`. See
+    /// [`agent_lines_with`](Self::agent_lines_with) to reuse the neighbour buffer.
     pub fn agent_lines(&self, agent: &ObstacleAgent, out: &mut Vec<Line>) -> usize {
+        self.agent_lines_with(agent, out, &mut Vec::new())
+    }
+
+    /// [`agent_lines`](Self::agent_lines) with a caller-owned neighbour buffer (cleared first),
+    /// so a tick allocates nothing once the buffer is warm.
+    pub fn agent_lines_with(
+        &self,
+        agent: &ObstacleAgent,
+        out: &mut Vec<Line>,
+        neighbors: &mut Vec<(i128, u32)>,
+    ) -> usize {
         self.with_derived(|d| {
             let range = agent
                 .time_horizon_obst
                 .saturating_mul(agent.max_speed)
                 .saturating_add(agent.radius);
-            let mut neighbors = Vec::new();
-            d.bsp.query_edges(agent.position, range, &mut neighbors);
+            neighbors.clear();
+            d.bsp.query_edges(agent.position, range, neighbors);
             let start = out.len();
-            for &(_, edge) in &neighbors {
+            for &(_, edge) in neighbors.iter() {
                 let (v1, v2) = edge_views(&d.arena, edge);
                 if let (Some(line), _) = obstacle_line(agent, &v1, &v2, &out[start..]) {
                     out.push(line);
