@@ -25,4 +25,18 @@ fn main() {
         scene.sim.state_hash(),
         start.elapsed()
     );
+    // Agents still short of their goal, if any.
+    for (i, &id) in scene.sim.agent_ids().iter().enumerate() {
+        let p = scene.sim.agent_position(id).unwrap();
+        let (dx, dy) = (p - scene.goals[i]).to_f64();
+        if dx.hypot(dy) > scene.goal_radius {
+            println!(
+                "  not reached: agent {} at {:?}, goal {:?}, velocity {:?}",
+                id.0,
+                p.to_f64(),
+                scene.goals[i].to_f64(),
+                scene.sim.agent_velocity(id).unwrap().to_f64()
+            );
+        }
+    }
 }
