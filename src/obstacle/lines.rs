@@ -4,7 +4,9 @@
 //! [`obstacle_line`] follows RVO2 branch for branch: the already-covered test, collision with the
 //! left vertex, the right vertex or the segment, the oblique views where one vertex defines both
 //! legs, legs from convex vertices (a non-convex vertex extends the cut-off line), foreign legs,
-//! and the projection on the left/right cut-off circle, the cut-off line or a leg.
+//! and the projection on the left/right cut-off circle, the cut-off line or a leg. One
+//! deliberate difference: the segment-collision test is `0 <= s <= 1` (RVO2: `s < 1`, whose
+//! `s = 1` case takes the square root of a negative number, RVO2 PR #1).
 //!
 //! # Arithmetic
 //! RVO2 works in velocity space, dividing positions by `τ = time_horizon_obst`. Far vertices of
@@ -172,8 +174,11 @@ pub fn obstacle_line(
             );
         }
         return (None, ObstacleBranch::VertexCollisionIgnored);
-    } else if !s_lt_0 && s_num < len_sq && line_within_radius {
-        // Collision with the obstacle segment.
+    } else if !s_lt_0 && !s_gt_1 && line_within_radius {
+        // Collision with the obstacle segment. `s <= 1` (RVO2 has `s < 1`): at exactly `s = 1`
+        // RVO2 falls through to the legs with `|rel2| <= r` and takes the square root of a
+        // negative number (RVO2 PR #1); exact arithmetic reaches `s = 1`, floats practically
+        // never.
         return (
             Some(through_origin(-v1.unit_dir)),
             ObstacleBranch::SegmentCollision,
@@ -421,6 +426,17 @@ mod tests {
         // s = 0.5, distance to the line 0.5 <= 1: direction −unit_dir = (−1, 0).
         let a = vert(v(-2.0, 0.5), v(1.0, 0.0), true, v(0.0, -1.0));
         let b = vert(v(2.0, 0.5), v(0.0, 1.0), true, v(1.0, 0.0));
+        let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::SegmentCollision);
+        assert_line(l, (0.0, 0.0), (-1.0, 0.0));
+    }
+
+    #[test]
+    fn segment_collision_includes_s_equal_one() {
+        // Edge (−2, 0.5) → (0, 0.5): s = 4/4 = 1 exactly, |rel2| = 0.5 <= 1. RVO2's `s < 1`
+        // would fall through to the legs with sqrt(0.25 − 1); here it is a segment collision.
+        let a = vert(v(-2.0, 0.5), v(1.0, 0.0), true, v(0.0, -1.0));
+        let b = vert(v(0.0, 0.5), v(0.0, 1.0), true, v(1.0, 0.0));
         let (l, br) = obstacle_line(&agent(Vec2::ZERO), &a, &b, &[]);
         assert_eq!(br, ObstacleBranch::SegmentCollision);
         assert_line(l, (0.0, 0.0), (-1.0, 0.0));
