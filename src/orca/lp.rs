@@ -156,7 +156,7 @@ pub fn lp3(
         // The result violates line i by more than the current maximum.
         scratch.clear();
         scratch.extend_from_slice(&lines[..num_obstacle_lines]);
-        for lj in &lines[num_obstacle_lines..i] {
+        for lj in &lines[num_obstacle_lines.min(i)..i] {
             let determinant = li.direction.det(lj.direction);
             let point = if determinant.abs() <= EPSILON {
                 // Lines i and j are parallel.
@@ -214,6 +214,21 @@ pub fn solve(
 ) -> Vec2 {
     match lp2(lines, max_speed, Objective::Closest(pref_velocity)) {
         Lp2Outcome::Feasible(v) => v,
+        // The obstacle lines alone are infeasible (an agent squeezed into a gap as wide as
+        // itself, or pressed into a corner): walls come first, so minimise the largest
+        // obstacle-line violation and leave the agents out. RVO2 keeps LP2's partial result
+        // here, which violates a wall.
+        Lp2Outcome::Infeasible {
+            failed_line,
+            partial,
+        } if failed_line < num_obstacle_lines => lp3(
+            &lines[..num_obstacle_lines],
+            0,
+            failed_line,
+            max_speed,
+            partial,
+            scratch,
+        ),
         Lp2Outcome::Infeasible {
             failed_line,
             partial,
