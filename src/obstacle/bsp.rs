@@ -312,33 +312,8 @@ impl Bsp {
         let range_sq = wide_mul(range, range);
         let reach = range.saturating_add(QUERY_SLACK);
         let start = out.len();
-        let mut visited = 0;
-        let mut stack = vec![self.root];
-        while let Some(n) = stack.pop() {
-            if n == NONE {
-                continue;
-            }
-            visited += 1;
-            let node = &self.nodes[n as usize];
-            let l = left_of(node.p1, node.p2, q);
-            let (near, far) = if l >= 0 {
-                (node.left, node.right)
-            } else {
-                (node.right, node.left)
-            };
-            if l.unsigned_abs() < wide_mul(reach, node.len).unsigned_abs() {
-                if l < 0 {
-                    // Try the edge only if the agent is on its right side (can see it).
-                    let d = dist_sq_point_segment(node.p1, node.p2, q);
-                    if d < range_sq {
-                        out.push((d, node.edge));
-                    }
-                }
-                // Try the other side of the line.
-                stack.push(far);
-            }
-            stack.push(near);
-        }
+        // Recursive descent: no heap allocation per query (the tick calls this per agent).
+        let visited = self.query_edges_node(self.root, q, range_sq, reach, out);
         let found = &mut out[start..];
         found.sort_unstable();
         let mut w = start;
@@ -349,6 +324,39 @@ impl Bsp {
             }
         }
         out.truncate(w);
+        visited
+    }
+
+    fn query_edges_node(
+        &self,
+        n: u32,
+        q: Vec2,
+        range_sq: i128,
+        reach: Fx,
+        out: &mut Vec<(i128, u32)>,
+    ) -> usize {
+        if n == NONE {
+            return 0;
+        }
+        let node = &self.nodes[n as usize];
+        let l = left_of(node.p1, node.p2, q);
+        let (near, far) = if l >= 0 {
+            (node.left, node.right)
+        } else {
+            (node.right, node.left)
+        };
+        let mut visited = 1 + self.query_edges_node(near, q, range_sq, reach, out);
+        if l.unsigned_abs() < wide_mul(reach, node.len).unsigned_abs() {
+            if l < 0 {
+                // Try the edge only if the agent is on its right side (can see it).
+                let d = dist_sq_point_segment(node.p1, node.p2, q);
+                if d < range_sq {
+                    out.push((d, node.edge));
+                }
+            }
+            // Try the other side of the line.
+            visited += self.query_edges_node(far, q, range_sq, reach, out);
+        }
         visited
     }
 
