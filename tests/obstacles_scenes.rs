@@ -83,3 +83,32 @@ fn corridor_entered_from_both_ends_holds() {
         mon.report
     );
 }
+
+/// One step, from the door scene's first penetration (tick 688, agent 12, before the exact
+/// foreign-leg test): an agent resting 4 ulps beyond its radius against a two-vertex wall,
+/// sliding along it, asked to move into it. The wall's far-end leg used to round to "foreign",
+/// the wall added no ORCA line, and the agent stepped into the wall.
+#[test]
+fn agent_resting_on_a_wall_cannot_step_into_it() {
+    let mut sim = lockstep_orca::Simulator::new(scenes::crowd_params()).unwrap();
+    sim.add_obstacle(lockstep_orca::ObstacleShape::Polyline(vec![
+        scenes::v(0.0, 0.6),
+        scenes::v(0.0, 5.0),
+    ]))
+    .unwrap();
+    let id = sim
+        .add_agent(lockstep_orca::Vec2::from_bits(
+            -2_147_483_652,
+            2_614_744_367,
+        ))
+        .unwrap();
+    sim.set_agent_velocity(id, lockstep_orca::Vec2::from_bits(6, -97_800_601))
+        .unwrap();
+    sim.set_agent_pref_velocity(id, scenes::v(1.0, -1.0))
+        .unwrap();
+    let mut mon = scenes::Monitor::new(&sim);
+    sim.step().unwrap();
+    mon.observe(&sim);
+    println!("one step: {:?}", mon.report);
+    assert!(mon.report.min_obstacle_clearance >= 0.0, "{:?}", mon.report);
+}
