@@ -112,3 +112,39 @@ fn agent_resting_on_a_wall_cannot_step_into_it() {
     println!("one step: {:?}", mon.report);
     assert!(mon.report.min_obstacle_clearance >= 0.0, "{:?}", mon.report);
 }
+
+/// The mechanism of the Blocks seed-1 jam, alone: two touching agents head-on along the face
+/// x = 10 of a block, each pressed into it by its goal direction and wanting to pass the other.
+/// Each optimum is the corner of the wall line and the agent line ("don't approach"), so
+/// neither moves, perturbation or not: ORCA (and RVO2) has no deadlock resolution.
+#[test]
+fn head_on_pair_against_a_wall_jams() {
+    let mut sim = lockstep_orca::Simulator::new(scenes::blocks_params()).unwrap();
+    sim.add_obstacle(lockstep_orca::ObstacleShape::Polygon(vec![
+        scenes::v(10.0, 40.0),
+        scenes::v(10.0, 10.0),
+        scenes::v(40.0, 10.0),
+        scenes::v(40.0, 40.0),
+    ]))
+    .unwrap();
+    sim.add_agent(scenes::v(8.0, 24.0)).unwrap();
+    sim.add_agent(scenes::v(8.0, 20.0)).unwrap();
+    let mut scene = scenes::Scene {
+        sim,
+        goals: vec![scenes::v(75.0, -75.0), scenes::v(75.0, 75.0)],
+        goal_radius: 20.0,
+        seed: 1,
+    };
+    let start: Vec<_> = [0, 1]
+        .map(|i| scene.sim.agent_position(lockstep_orca::AgentId(i)).unwrap())
+        .to_vec();
+    let r = scenes::run(&mut scene, 2_000, scenes::set_goal_prefs);
+    let end: Vec<_> = [0, 1]
+        .map(|i| scene.sim.agent_position(lockstep_orca::AgentId(i)).unwrap())
+        .to_vec();
+    println!("head-on pair: {start:?} -> {end:?}, {r:?}");
+    assert_eq!(r.reached, 0);
+    // Not a bit moved: both optima are exactly zero.
+    assert_eq!(start, end);
+    assert!(r.min_obstacle_clearance >= CLEARANCE_FLOOR, "{r:?}");
+}
