@@ -4,9 +4,12 @@
 //! [`obstacle_line`] follows RVO2 branch for branch: the already-covered test, collision with the
 //! left vertex, the right vertex or the segment, the oblique views where one vertex defines both
 //! legs, legs from convex vertices (a non-convex vertex extends the cut-off line), foreign legs,
-//! and the projection on the left/right cut-off circle, the cut-off line or a leg. One
-//! deliberate difference: the segment-collision test is `0 <= s <= 1` (RVO2: `s < 1`, whose
-//! `s = 1` case takes the square root of a negative number, RVO2 PR #1).
+//! and the projection on the left/right cut-off circle, the cut-off line or a leg. Two
+//! deliberate differences: the segment-collision test is `0 <= s <= 1` (RVO2: `s < 1`, whose
+//! `s = 1` case takes the square root of a negative number, RVO2 PR #1); and the foreign-leg
+//! test takes the exact sign of RVO2's `det(leg, neighbour direction)` (the leg unrounded,
+//! [`super::geom::tangent_det_sign`]), because at a wall's end an agent resting on the wall
+//! makes that `det` an ulp-sized number and a wrong sign leaves the wall without a line.
 //!
 //! # Arithmetic
 //! RVO2 works in velocity space, dividing positions by `τ = time_horizon_obst`. Far vertices of
