@@ -7,6 +7,7 @@
 //! result is invariant under translation of all inputs.
 
 use crate::math::{Fx, Vec2, wide_mul};
+use std::cmp::Ordering;
 
 /// Bit length of `|v|`.
 #[inline]
@@ -52,6 +53,69 @@ pub fn wide(v: Fx) -> i128 {
 #[must_use]
 pub fn length_ceil(v: Vec2) -> Fx {
     Fx::from_bits(v.length().to_bits().saturating_add(1))
+}
+
+/// The exact 256-bit product of two `u128` values as `(high, low)` halves.
+#[must_use]
+pub fn mul_u128_wide(a: u128, b: u128) -> (u128, u128) {
+    const LO: u128 = u64::MAX as u128;
+    let (a1, a0) = (a >> 64, a & LO);
+    let (b1, b0) = (b >> 64, b & LO);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    // Every partial product is below 2¹²⁸; the middle sum of three 64-bit halves fits too.
+    let mid = (p00 >> 64) + (p01 & LO) + (p10 & LO);
+    let low = (p00 & LO) | (mid << 64);
+    let high = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+    (high, low)
+}
+
+/// Sign of `det(leg, q)` for the **exact** tangent direction `leg` from a point to the disc of
+/// `radius` around a vertex at `rel` from it (`|rel| > radius`), the left tangent when `left`
+/// (RVO2's left leg, [`super::lines`]' `left_leg`) else the right one; `q` is any vector.
+///
+/// The legs are `(√(|rel|² − r²)·rel ± r·perp(rel)) / |rel|²` (+ for the left one), so
+/// `det(leg, q)·|rel|² = l·X ∓ r·Y` with `l = √(|rel|² − r²)`, `X = det(rel, q)`,
+/// `Y = rel · q`. When the two terms have opposite signs their magnitudes compare like
+/// `X² − r²·|q|²`, because `l²X² − r²Y² = |rel|²·X² − r²(X² + Y²) = |rel|²(X² − r²|q|²)`
+/// (Lagrange's identity `X² + Y² = |rel|²|q|²`). Everything is an exact integer: no rounding
+/// decides the sign, unlike `det` of the rounded leg, whose sign is noise when the leg is within
+/// an ulp of `q` or `−q`.
+#[must_use]
+pub fn tangent_det_sign(rel: Vec2, radius: Fx, q: Vec2, left: bool) -> Ordering {
+    let x = rel.det_wide(q);
+    let y = rel.dot_wide(q);
+    // det(leg, q)·|rel|² = l·X + r·Z.
+    let z = if left { -y } else { y };
+    let leg_positive = rel.length_squared_wide() > wide_mul(radius, radius);
+    let sign_a = if leg_positive {
+        x.cmp(&0)
+    } else {
+        Ordering::Equal
+    };
+    let sign_b = if radius > Fx::ZERO {
+        z.cmp(&0)
+    } else {
+        Ordering::Equal
+    };
+    if sign_a == Ordering::Equal || sign_a == sign_b {
+        return if sign_a == Ordering::Equal {
+            sign_b
+        } else {
+            sign_a
+        };
+    }
+    if sign_b == Ordering::Equal {
+        return sign_a;
+    }
+    // Opposite signs: |l·X| against |r·Z| is X² against r²·|q|².
+    let x_sq = mul_u128_wide(x.unsigned_abs(), x.unsigned_abs());
+    let r_sq = wide_mul(radius, radius).unsigned_abs();
+    let rq_sq = mul_u128_wide(r_sq, q.length_squared_wide().unsigned_abs());
+    match x_sq.cmp(&rq_sq) {
+        Ordering::Greater => sign_a,
+        Ordering::Less => sign_b,
+        Ordering::Equal => Ordering::Equal,
+    }
 }
 
 /// Squared distance from `q` to the segment `a b` as raw Q64.64.
@@ -168,6 +232,71 @@ mod tests {
         assert_eq!(
             dist_sq_point_segment(a + o, b + o, v(5, -7) + o),
             wide(Fx::from_num(49))
+        );
+    }
+
+    #[test]
+    fn wide_product_is_exact() {
+        assert_eq!(mul_u128_wide(3, 5), (0, 15));
+        assert_eq!(mul_u128_wide(u128::MAX, u128::MAX), (u128::MAX - 1, 1));
+        assert_eq!(mul_u128_wide(1 << 127, 4), (2, 0));
+        let a = 0x1234_5678_9abc_def0_1122_3344_5566_7788_u128;
+        let b = 0x0fed_cba9_8765_4321_u128;
+        // a·b < 2¹⁸⁸: check against a split by hand (b < 2⁶⁴, so high = (a >> 64)·b >> 64 ...).
+        let (a1, a0) = (a >> 64, a & u128::from(u64::MAX));
+        let low = a0 * b;
+        let high_part = a1 * b + (low >> 64);
+        assert_eq!(
+            mul_u128_wide(a, b),
+            (
+                high_part >> 64,
+                (high_part << 64) | (low & u128::from(u64::MAX))
+            )
+        );
+    }
+
+    #[test]
+    fn tangent_det_sign_matches_hand_computed_legs() {
+        // Disc of radius 1 around rel = (2, 1) (|rel|² = 5, leg 2): left leg (0.6, 0.8), right
+        // leg (1, 0). Integer q (any length) keep every case exact, ties included.
+        let rel = v(2, 1);
+        let r = Fx::ONE;
+        let (lt, eq, gt) = (Ordering::Less, Ordering::Equal, Ordering::Greater);
+        for (q, left_sign, right_sign) in [
+            (v(0, 1), gt, gt),   // 0.6, 1
+            (v(0, -1), lt, lt),  // −0.6, −1
+            (v(1, 0), lt, eq),   // −0.8, 0
+            (v(-3, -4), eq, lt), // 0, −4: q antiparallel to the left leg
+            (v(3, 4), eq, gt),   // 0, 4: q along the left leg
+            (v(2, 1), lt, gt),   // −1, 1
+            (v(4, 1), lt, gt),   // −2.6, 1: opposite-sign terms, decided by X² vs r²|q|²
+            (v(-10, 1), gt, gt), // 8.6, 1
+        ] {
+            assert_eq!(tangent_det_sign(rel, r, q, true), left_sign, "left {q:?}");
+            assert_eq!(
+                tangent_det_sign(rel, r, q, false),
+                right_sign,
+                "right {q:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tangent_det_sign_is_exact_at_a_wall_end() {
+        // A point 4 ulps (δ) beyond r = 1/2 from the line x = 0, 4.4 below the vertex (0, 5):
+        // the left tangent is about (δ/4.4, 1), below one ulp from (0, 1), so the sign of det
+        // with the rounded leg is noise; exactly it is negative.
+        let rel = Vec2::new(Fx::lit("0.5") + Fx::from_bits(4), Fx::lit("4.4"));
+        let q = v(0, -1);
+        assert_eq!(
+            tangent_det_sign(rel, Fx::lit("0.5"), q, true),
+            Ordering::Less
+        );
+        // Exactly at distance r the tangent is parallel to the wall: det is exactly zero.
+        let rel = Vec2::new(Fx::lit("0.5"), Fx::lit("4.4"));
+        assert_eq!(
+            tangent_det_sign(rel, Fx::lit("0.5"), q, true),
+            Ordering::Equal
         );
     }
 

@@ -4,9 +4,12 @@
 //! [`obstacle_line`] follows RVO2 branch for branch: the already-covered test, collision with the
 //! left vertex, the right vertex or the segment, the oblique views where one vertex defines both
 //! legs, legs from convex vertices (a non-convex vertex extends the cut-off line), foreign legs,
-//! and the projection on the left/right cut-off circle, the cut-off line or a leg. One
-//! deliberate difference: the segment-collision test is `0 <= s <= 1` (RVO2: `s < 1`, whose
-//! `s = 1` case takes the square root of a negative number, RVO2 PR #1).
+//! and the projection on the left/right cut-off circle, the cut-off line or a leg. Two
+//! deliberate differences: the segment-collision test is `0 <= s <= 1` (RVO2: `s < 1`, whose
+//! `s = 1` case takes the square root of a negative number, RVO2 PR #1); and the foreign-leg
+//! test takes the exact sign of RVO2's `det(leg, neighbour direction)` (the leg unrounded,
+//! [`super::geom::tangent_det_sign`]), because at a wall's end an agent resting on the wall
+//! makes that `det` an ulp-sized number and a wrong sign leaves the wall without a line.
 //!
 //! # Arithmetic
 //! RVO2 works in velocity space, dividing positions by `τ = time_horizon_obst`. Far vertices of
@@ -21,9 +24,10 @@
 //! which is bounded because that branch requires the vertex to be within reach.
 
 use super::ObstacleAgent;
-use super::geom::{ratio, wide};
+use super::geom::{ratio, tangent_det_sign, wide};
 use crate::math::{EPSILON, Fx, Vec2, sqrt_wide, wide_mul};
 use crate::orca::Line;
+use std::cmp::Ordering;
 
 /// What line construction needs to know about one vertex (and the edge it starts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,24 +234,34 @@ pub fn obstacle_line(
     // Legs can never point into the neighbouring edge at a convex vertex: take the cut-off line
     // of the neighbouring edge instead. If the velocity projects on such a "foreign" leg, no
     // constraint is added.
+    //
+    // RVO2 tests the sign of `det` with the rounded leg. The exact sign is taken instead
+    // ([`tangent_det_sign`]): at the far end of a two-vertex wall (or any polyline end, where the
+    // neighbouring edge is the wall's other side, `−prev_unit_dir = unit_dir`) an agent resting
+    // against the wall at distance `r + δ` has a left leg `≈ (δ/|rel|)`-off antiparallel to
+    // `−prev_unit_dir`: exactly `det < 0` (not foreign), but the rounded leg gives `det >= 0`
+    // for δ of a few ulps. The leg then counted as foreign — a constraint left to the wall's
+    // other side, which never sees the agent — and when the velocity projected on it, the wall
+    // added no line at all and the agent walked into it (2 mm in the door scene). ORCA's cut-off
+    // line holds sliding agents at exactly that distance, so the case is systematic.
+    let c1 = o1.point - agent.position;
+    let c2 = o2.point - agent.position;
     let (mut left_dir, mut right_dir) = (left_dir, right_dir);
     let mut left_foreign = false;
     let mut right_foreign = false;
-    if o1.convex && left_dir.det_wide(-o1.prev_unit_dir) >= 0 {
+    if o1.convex && tangent_det_sign(c1, r, -o1.prev_unit_dir, true) != Ordering::Less {
         // Left leg points into the obstacle.
         left_dir = -o1.prev_unit_dir;
         left_foreign = true;
     }
-    if o2.convex && right_dir.det_wide(o2.unit_dir) <= 0 {
+    if o2.convex && tangent_det_sign(c2, r, o2.unit_dir, false) != Ordering::Greater {
         // Right leg points into the obstacle.
         right_dir = o2.unit_dir;
         right_foreign = true;
     }
 
-    // Cut-off centres, in position space (×τ): c1 = o1 − position, c2 = o2 − position; the
-    // velocity scaled the same way.
-    let c1 = o1.point - agent.position;
-    let c2 = o2.point - agent.position;
+    // Cut-off centres, in position space (×τ): c1 = o1 − position, c2 = o2 − position (above);
+    // the velocity scaled the same way.
     let cutoff_vec = c2 - c1;
     let vel = agent.velocity * tau;
     let w1 = vel - c1;
@@ -508,6 +522,39 @@ mod tests {
         };
         let (l, br) = obstacle_line(&agent(v(-3.0, 1.0)), &a, &b, &[]);
         assert_eq!((l, br), (None, ObstacleBranch::ForeignLeg));
+    }
+
+    #[test]
+    fn wall_end_leg_is_not_foreign_for_an_agent_resting_on_the_wall() {
+        // The door scene, tick 688, agent 12: the left side (0, 5) → (0, 0.6) of a two-vertex
+        // wall (the ring's next edge runs back up, so both vertices are convex and
+        // −prev_unit_dir = unit_dir = (0, −1)); the agent, r = 0.5, τ = 2, rests 4 ulps beyond
+        // r from it, sliding down. The left leg from (0, 5) is about 10⁻¹⁰ off (0, 1): the
+        // rounded leg made it "foreign", the velocity projected on it and the wall added no line.
+        // Exactly, the velocity projects on the right leg from (0, 0.6), which forbids moving
+        // into the wall.
+        let a = vert(v(0.0, 5.0), v(0.0, -1.0), true, v(0.0, 1.0));
+        let b = vert(
+            Vec2::new(Fx::ZERO, Fx::lit("0.6")),
+            v(0.0, 1.0),
+            true,
+            v(0.0, -1.0),
+        );
+        let ag = ObstacleAgent {
+            id: AgentId(12),
+            position: Vec2::from_bits(-2_147_483_652, 2_614_744_367),
+            velocity: Vec2::from_bits(6, -97_800_601),
+            radius: Fx::lit("0.5"),
+            max_speed: Fx::from_num(2),
+            time_horizon_obst: Fx::from_num(2),
+        };
+        let (l, br) = obstacle_line(&ag, &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::RightLeg);
+        let l = l.unwrap();
+        // Through the origin, nearly along the wall: any velocity with vx >= 10⁻⁶ violates it.
+        assert_eq!(l.point, Vec2::ZERO);
+        assert!(l.violation_wide(v(1e-6, -0.03)) > 0, "{l:?}");
+        assert!(l.violation_wide(v(0.0, -0.03)) <= 0, "{l:?}");
     }
 
     #[test]
