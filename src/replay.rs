@@ -1,0 +1,3 @@
+//! replay
+pub struct Replay;
+pub struct VerifyReport;
