@@ -24,8 +24,9 @@
 //!
 //! # Validation, twice
 //! * When queued: the tick must not be in the past, every value must lie in the domain
-//!   ([`crate::domain`]), and the addressed agent must be able to exist at that tick (it exists,
-//!   or its id is below `next_id` + the adds queued up to that tick, and it was not removed).
+//!   ([`crate::domain`]), and the addressed agent must not be a removed one (an id below
+//!   `next_id` that no agent holds). Ids not handed out yet are accepted, because the `AddAgent`
+//!   that will create them may be queued later (queueing must not depend on arrival order).
 //!   A rejected command returns `Err` and is not queued.
 //! * When applied: the same checks against the state of that moment (an agent may have been
 //!   removed by an earlier command, the time step may have changed). **A command that fails at
@@ -219,8 +220,8 @@ impl Simulator {
     ///
     /// # Errors
     /// [`SimError::OutOfDomain`] (`what: "command tick"`) if `tick` is in the past, a domain
-    /// error for a bad value, [`SimError::UnknownAgent`] for an agent that cannot exist at that
-    /// tick. Nothing is queued then.
+    /// error for a bad value, [`SimError::UnknownAgent`] for a removed agent. Nothing is queued
+    /// then.
     pub fn queue_command(&mut self, tick: u64, command: Command) -> Result<(), SimError> {
         if tick < self.tick {
             return Err(SimError::OutOfDomain {
@@ -230,15 +231,10 @@ impl Simulator {
         }
         command.validate_values(self.time_step)?;
         if let Some(id) = command.target() {
-            let dead = id.0 < self.next_id && !self.contains_agent(id);
-            let adds_before = self
-                .commands
-                .pending
-                .iter()
-                .filter(|p| p.tick <= tick && p.command.target().is_none())
-                .count();
-            let possible = u64::from(self.next_id) + adds_before as u64;
-            if dead || u64::from(id.0) >= possible {
+            // Ids below the counter that are absent were removed and never come back. Ids at
+            // or above it may be given by adds queued later, so they are accepted here (order
+            // independence) and checked when applied.
+            if id.0 < self.next_id && !self.contains_agent(id) {
                 return Err(SimError::UnknownAgent(id));
             }
         }
