@@ -30,8 +30,7 @@
 //! Each failure has its own [`SnapshotError`] variant.
 
 use crate::agent::{AgentId, AgentParams};
-use crate::command::{CommandQueue, PendingCommand};
-use crate::domain::{check_point, check_velocity};
+use crate::command::{CommandQueue, PendingCommand, checked_point, checked_velocity};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::ObstacleSet;
@@ -45,6 +44,8 @@ pub const SNAPSHOT_MAGIC: [u8; 8] = *b"LSORCASN";
 pub const SNAPSHOT_VERSION: u32 = 1;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
+/// Largest global time a restored snapshot may have, 2³⁰ s (see [`Simulator::restore`]).
+pub const MAX_RESTORED_TIME: Fx = Fx::from_bits(1 << 62);
 /// Bytes before the payload: magic, version, length.
 pub const HEADER_BYTES: usize = 20;
 /// Bytes after the payload: the checksum.
@@ -266,8 +267,13 @@ impl StateV1 {
             agent_defaults: self.defaults,
         })
         .map_err(domain)?;
-        if self.global_time < Fx::ZERO {
-            return Err(SnapshotError::Inconsistent("negative global time"));
+        // The global time overflows at 2^31 s; a restored state gets at least 2^30 s of
+        // headroom (10 million steps of the largest time step), so a hostile snapshot cannot
+        // make the next steps overflow.
+        if self.global_time < Fx::ZERO || self.global_time > MAX_RESTORED_TIME {
+            return Err(SnapshotError::Inconsistent(
+                "global time outside 0 ..= 2^30 seconds",
+            ));
         }
         if self.tick == u64::MAX {
             return Err(SnapshotError::Inconsistent("tick counter exhausted"));
@@ -285,9 +291,9 @@ impl StateV1 {
                 ));
             }
             previous = Some(a.id);
-            check_point(a.position, "position").map_err(domain)?;
-            check_velocity(a.velocity, "velocity").map_err(domain)?;
-            check_velocity(a.pref_velocity, "pref_velocity").map_err(domain)?;
+            checked_point(a.position, "position").map_err(domain)?;
+            checked_velocity(a.velocity, "velocity").map_err(domain)?;
+            checked_velocity(a.pref_velocity, "pref_velocity").map_err(domain)?;
             a.params.validate(self.time_step).map_err(domain)?;
         }
         if !CommandQueue::is_canonical(&self.pending) {
@@ -358,7 +364,8 @@ impl Simulator {
     /// # Errors
     /// A [`SnapshotError`] naming the first problem: envelope (truncated, magic, version, size,
     /// checksum), encoding (undecodable, trailing bytes) or content (a value outside the domain,
-    /// an inconsistent structure). Never panics, whatever the bytes.
+    /// an inconsistent structure, a global time above [`MAX_RESTORED_TIME`]). Never panics,
+    /// whatever the bytes.
     pub fn restore(bytes: &[u8]) -> Result<Simulator, SnapshotError> {
         let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
         state.into_simulator()

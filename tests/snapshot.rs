@@ -263,6 +263,32 @@ fn out_of_domain_values_are_rejected() {
     ));
 }
 
+/// Found by `tests/decode_fuzz.rs`: `Fx::MIN` made the domain check's `abs` overflow (a panic
+/// with debug assertions). It must be an ordinary domain error.
+#[test]
+fn fx_min_components_are_out_of_domain_not_a_panic() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let id = sim.add_agent(Vec2::from_int(3, 0)).unwrap();
+    sim.set_agent_velocity(id, Vec2::from_int(0, 7)).unwrap();
+    let bytes = sim.snapshot();
+    let min = Fx::MIN.to_bits().to_le_bytes();
+    for from in [Fx::from_num(3), Fx::from_num(7)] {
+        let bad = patch(&bytes, &from.to_bits().to_le_bytes(), &min);
+        assert!(matches!(
+            Simulator::restore(&bad),
+            Err(SnapshotError::OutOfDomain(SimError::OutOfDomain { .. }))
+        ));
+    }
+    let c = Command::SetPrefVelocity {
+        id,
+        v: Vec2::new(Fx::ZERO, Fx::MIN),
+    };
+    assert!(matches!(
+        sim.queue_command(0, c),
+        Err(SimError::OutOfDomain { .. })
+    ));
+}
+
 #[test]
 fn inconsistent_structure_is_rejected() {
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
