@@ -54,7 +54,7 @@ fn run(
             sim.queue_command(tick, c).unwrap();
         }
         sim.step().unwrap();
-        if sim.tick() % every == 0 || sim.tick() == ticks {
+        if sim.tick().is_multiple_of(every) || sim.tick() == ticks {
             println!("hash={name}@{} {:016x}", sim.tick(), sim.state_hash());
         }
     }

@@ -4,27 +4,36 @@
 //! run that had the input on time (printed side by side).
 //!
 //! `cargo run --example rollback`
+//!
+//! The late input here is a remote player's: agent 5's speed limit, queued for tick 12,
+//! reaching this client at tick 20.
 
-use lockstep_orca::{AgentId, Command, Simulator, SimulatorParams, Vec2};
+use lockstep_orca::math::unit_from_turns;
+use lockstep_orca::{AgentId, AgentParams, Command, Fx, Simulator, SimulatorParams, Vec2};
 use std::collections::BTreeMap;
 
-/// Each tick's local inputs: agents steer toward the opposite side of a small ring.
+/// Each tick's local inputs: every agent steers toward the point opposite its start on a
+/// ring (agent `i` started at `RING[i]`).
 fn local_inputs(sim: &Simulator) -> Vec<Command> {
     sim.agent_ids()
         .iter()
         .map(|&id| {
-            let p = sim.agent_position(id).unwrap();
-            let v = (-p).normalize_or_zero();
+            let to_goal = -start(id.0) - sim.agent_position(id).unwrap();
+            let v = to_goal.normalize_or_zero();
             Command::SetPrefVelocity { id, v }
         })
         .collect()
 }
 
+/// Start of agent `i`: 12 points on a ring of radius 20.
+fn start(i: u32) -> Vec2 {
+    unit_from_turns(Fx::from_num(i) / Fx::from_num(12)) * Fx::from_num(20)
+}
+
 fn new_scene() -> Simulator {
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     for i in 0..12 {
-        sim.add_agent(Vec2::from_int(10 * (i % 4) - 15, 10 * (i / 4) - 10))
-            .unwrap();
+        sim.add_agent(start(i)).unwrap();
     }
     sim
 }
@@ -41,12 +50,15 @@ fn advance(sim: &mut Simulator, log: &mut BTreeMap<u64, Vec<Command>>) -> u64 {
 }
 
 fn main() {
-    const LATE_TICK: u64 = 32;
-    const NOW: u64 = 40;
-    // A remote player's input for tick 32: agent 5 swerves. It reaches us at tick 40.
-    let late = Command::SetPrefVelocity {
+    const LATE_TICK: u64 = 12;
+    const NOW: u64 = 20;
+    // A remote player's input for tick 12: agent 5 slows down. It reaches us at tick 20.
+    let late = Command::SetParams {
         id: AgentId(5),
-        v: Vec2::from_int(0, 2),
+        params: AgentParams {
+            max_speed: Fx::ONE,
+            ..AgentParams::default()
+        },
     };
 
     // The authority: had the input on time.
@@ -98,6 +110,11 @@ fn main() {
         );
     }
     assert!(all_match, "re-simulation diverged");
+    assert_ne!(
+        predicted.last(),
+        resimulated.last(),
+        "the late input must matter"
+    );
     assert_eq!(client.state_hash(), authority.state_hash());
     println!(
         "rolled back {} ticks; state after re-simulation equals the authority's",

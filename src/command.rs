@@ -6,6 +6,25 @@
 //! the queue sorts commands into one canonical order, peers that received the same commands in a
 //! different order still apply them identically.
 //!
+//! ```
+//! use lockstep_orca::{AgentId, AgentParams, Command, Simulator, SimulatorParams, Vec2};
+//!
+//! let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+//! let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+//! // Tick 0: add an agent (it will get id 1) and steer both; order of queueing is irrelevant.
+//! sim.queue_command(0, Command::SetPrefVelocity { id: AgentId(1), v: Vec2::from_int(-1, 0) })
+//!     .unwrap();
+//! sim.queue_command(0, Command::AddAgent {
+//!     position: Vec2::from_int(10, 0),
+//!     params: AgentParams::default(),
+//! })
+//! .unwrap();
+//! sim.queue_command(0, Command::SetPrefVelocity { id: a, v: Vec2::from_int(1, 0) }).unwrap();
+//! sim.step().unwrap();
+//! assert_eq!(sim.agent_pref_velocity(AgentId(1)).unwrap(), Vec2::from_int(-1, 0));
+//! assert!(sim.rejected_commands().is_empty());
+//! ```
+//!
 //! # Canonical order
 //! Pending commands are kept sorted by the key
 //! `(tick, class, agent id)`, commands with equal keys in insertion order, where:

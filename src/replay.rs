@@ -5,6 +5,21 @@
 //! first tick whose state hash differs, and which agents differ there. A replay file proves a
 //! run on one machine reproduces on another (or after a code change) — or pinpoints where not.
 //!
+//! ```
+//! use lockstep_orca::replay::{self, RecordOptions, Replay};
+//! use lockstep_orca::{Command, Simulator, SimulatorParams, Vec2};
+//!
+//! let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+//! let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+//! let rec = replay::record(&mut sim, 20, RecordOptions::default(), |_| {
+//!     vec![Command::SetPrefVelocity { id: a, v: Vec2::from_int(1, 0) }]
+//! })
+//! .unwrap();
+//! let file = rec.to_bytes();
+//! let report = replay::verify(&Replay::from_bytes(&file).unwrap());
+//! assert!(report.is_match(), "{report}");
+//! ```
+//!
 //! # What a replay stores, and why
 //! * `initial`: a [snapshot](crate::snapshot) of the simulator when recording started (so any
 //!   state, including one built from a scenario, can be replayed), and its state hash.
@@ -500,7 +515,14 @@ impl Replay {
     /// The replay as file bytes (format in the [module docs](self)).
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        seal(REPLAY_MAGIC, REPLAY_VERSION, self)
+        let agents: usize = self
+            .checkpoints
+            .iter()
+            .map(|c| 16 + 32 * c.agents.len())
+            .sum();
+        let commands: usize = self.inputs.iter().map(|t| 16 + 64 * t.commands.len()).sum();
+        let hint = 128 + self.initial.len() + 8 * self.hashes.len() + agents + commands;
+        seal(REPLAY_MAGIC, REPLAY_VERSION, self, hint)
     }
 
     /// Reads a replay file and checks its structure (the initial snapshot is checked by

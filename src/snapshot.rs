@@ -1,5 +1,19 @@
 //! Snapshots: the whole simulation state as portable bytes, and its guarded restore.
 //!
+//! ```
+//! use lockstep_orca::{Simulator, SimulatorParams, Vec2};
+//!
+//! let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+//! let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+//! sim.set_agent_pref_velocity(a, Vec2::from_int(1, 0)).unwrap();
+//! let bytes = sim.snapshot();
+//! let mut copy = Simulator::restore(&bytes).unwrap();
+//! sim.step().unwrap();
+//! copy.step().unwrap();
+//! assert_eq!(copy.state_hash(), sim.state_hash());
+//! assert!(Simulator::restore(&bytes[..bytes.len() - 1]).is_err());
+//! ```
+//!
 //! [`Simulator::snapshot`] writes, and [`Simulator::restore`] reads, this envelope (all integers
 //! little-endian):
 //!
@@ -163,17 +177,23 @@ fn config() -> Config {
 /// Encodes `value` with the format's bincode configuration inside the envelope.
 ///
 /// A payload over [`MAX_PAYLOAD_BYTES`] is still written (and then refused by [`open`]).
-pub(crate) fn seal<T: Serialize>(magic: [u8; 8], version: u32, value: &T) -> Vec<u8> {
+pub(crate) fn seal<T: Serialize>(
+    magic: [u8; 8],
+    version: u32,
+    value: &T,
+    size_hint: usize,
+) -> Vec<u8> {
     let unlimited = bincode::config::standard()
         .with_little_endian()
         .with_fixed_int_encoding();
-    // Serializing plain structs of integers into a Vec cannot fail.
-    let payload = bincode::serde::encode_to_vec(value, unlimited).unwrap_or_default();
-    let mut out = Vec::with_capacity(HEADER_BYTES + payload.len() + TRAILER_BYTES);
+    let mut out = Vec::with_capacity(HEADER_BYTES + size_hint + TRAILER_BYTES);
     out.extend_from_slice(&magic);
     out.extend_from_slice(&version.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&payload);
+    out.extend_from_slice(&0u64.to_le_bytes());
+    // Serializing plain structs of integers into a Vec cannot fail.
+    let _ = bincode::serde::encode_into_std_write(value, &mut out, unlimited);
+    let len = (out.len() - HEADER_BYTES) as u64;
+    out[12..20].copy_from_slice(&len.to_le_bytes());
     let sum = crate::hash::hash_bytes(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
@@ -356,7 +376,9 @@ impl Simulator {
             obstacles: self.obstacles.clone(),
             pending: self.commands.pending.clone(),
         };
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state)
+        // 100 bytes per agent record, 80 per command (upper bounds), plus the fixed fields.
+        let hint = 128 + 100 * self.ids.len() + 80 * self.commands.pending.len();
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.

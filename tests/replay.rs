@@ -59,6 +59,20 @@ fn queue_order_does_not_matter_across_agents() {
 }
 
 #[test]
+fn pending_commands_are_part_of_the_hash() {
+    let mut sim = line_scene(2);
+    let empty = sim.state_hash();
+    sim.queue_command(4, pref(0, 1, 0)).unwrap();
+    let one = sim.state_hash();
+    assert_ne!(one, empty);
+    let mut other = line_scene(2);
+    other.queue_command(5, pref(0, 1, 0)).unwrap();
+    assert_ne!(other.state_hash(), one, "the tick is hashed");
+    sim.clear_pending_commands();
+    assert_eq!(sim.state_hash(), empty);
+}
+
+#[test]
 fn same_agent_commands_keep_insertion_order() {
     let mut sim = line_scene(2);
     sim.queue_command(0, pref(1, 1, 0)).unwrap();
