@@ -16,6 +16,7 @@ pub mod math;
 pub mod obstacle;
 pub mod orca;
 pub mod replay;
+pub mod scenario;
 pub mod sim;
 pub mod snapshot;
 pub mod spatial;

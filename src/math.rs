@@ -83,7 +83,10 @@ pub fn sqrt_wide(wide: i128) -> Fx {
         return Fx::ZERO;
     }
     let root = (wide as u128).isqrt();
-    debug_assert!(root <= i64::MAX as u128, "fixed-point overflow in sqrt_wide");
+    debug_assert!(
+        root <= i64::MAX as u128,
+        "fixed-point overflow in sqrt_wide"
+    );
     Fx::from_bits(root as i64)
 }
 
@@ -190,17 +193,26 @@ impl Vec2 {
 
     /// Unit vector in the direction of `self`, or `None` for the zero vector.
     ///
-    /// Each component is divided by [`length`](Self::length) (truncation toward zero), so
+    /// Both components are first scaled to 62 significant bits, so even a vector a few ulps
+    /// long gets a unit vector accurate to about 10⁻⁹; each quotient truncates toward zero, so
     /// `(-v).try_normalize() == v.try_normalize().map(|u| -u)` exactly.
     #[inline]
     #[must_use]
     pub fn try_normalize(self) -> Option<Self> {
-        let len = self.length();
-        if len == Fx::ZERO {
-            None
-        } else {
-            Some(self / len)
+        let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
+        let m = xb.unsigned_abs().max(yb.unsigned_abs());
+        if m == 0 {
+            return None;
         }
+        // Scale both components up so the larger has 62 significant bits: the length and the
+        // quotients then carry full precision even for vectors a few ulps long.
+        let s = m.leading_zeros().saturating_sub(2);
+        let (x, y) = (i128::from(xb) << s, i128::from(yb) << s);
+        let len = (x * x + y * y).cast_unsigned().isqrt().cast_signed();
+        Some(Self::from_bits(
+            ((x << FRAC_BITS) / len) as i64,
+            ((y << FRAC_BITS) / len) as i64,
+        ))
     }
 
     /// Unit vector in the direction of `self`, or zero for the zero vector.
@@ -354,6 +366,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::float_arithmetic)]
     fn normalize_is_sign_symmetric() {
         let v = Vec2::new(fx(0.3), fx(-1.7));
         let n = v.try_normalize().unwrap();
@@ -361,6 +374,13 @@ mod tests {
         let len_err = (n.length() - Fx::ONE).abs();
         assert!(len_err < Fx::from_bits(8), "unit length error {len_err}");
         assert_eq!(Vec2::ZERO.try_normalize(), None);
+        // Tiny vectors keep their direction: (-3, 1) ulps is not (-1, 1/3).
+        let tiny = Vec2::from_bits(-3, 1).try_normalize().unwrap();
+        let expect = Vec2::new(fx(-3.0 / 10f64.sqrt()), fx(1.0 / 10f64.sqrt()));
+        assert!(
+            (tiny - expect).max_abs_component() < Fx::from_bits(4),
+            "{tiny:?}"
+        );
     }
 
     #[test]

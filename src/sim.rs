@@ -34,6 +34,7 @@ impl Default for SimulatorParams {
 struct Workspace {
     tree: AgentTree,
     neighbors: Vec<NeighborKey>,
+    obstacle_neighbors: Vec<(i128, u32)>,
     lines: Vec<Line>,
     lp_scratch: Vec<Line>,
     new_velocities: Vec<Vec2>,
@@ -149,7 +150,7 @@ impl Simulator {
                 radius: p.radius,
             };
             w.lines.clear();
-            let num_obstacle_lines = self.obstacles.agent_lines(
+            let num_obstacle_lines = self.obstacles.agent_lines_with(
                 &ObstacleAgent {
                     id: me.id,
                     position: me.position,
@@ -159,6 +160,7 @@ impl Simulator {
                     time_horizon_obst: p.time_horizon_obst,
                 },
                 &mut w.lines,
+                &mut w.obstacle_neighbors,
             );
             w.tree.query(
                 &self.positions,

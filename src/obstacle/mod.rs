@@ -1,8 +1,38 @@
-//! Static obstacles (placeholder until the obstacle module lands: holds no obstacles).
+//! Static obstacles: polygons and polylines, their BSP tree, and the ORCA lines they induce.
+//!
+//! * [`ObstacleSet`] owns the obstacles (primary data: shapes with stable [`ObstacleId`]s and
+//!   the id counter) and derived data (vertex arena and BSP tree), rebuilt deterministically
+//!   from the primary data alone whenever the set changed — obstacles may be added and removed
+//!   between any two ticks.
+//! * [`polygon`]: the vertex convention, validation, and the [`polygon::ObstacleVertex`] arena.
+//! * [`bsp`]: the obstacle BSP tree with segment splitting and a sampled split choice.
+//! * [`lines`]: RVO2's obstacle ORCA lines as pure functions.
+//! * [`geom`]: exact position-scale geometry (`i128` products).
+//!
+//! # Determinism and translation invariance
+//! Every geometric test takes coordinate differences only. The BSP's shape may change under
+//! translation (split points round), but no result does: the neighbour set of an agent is
+//! "edges with the agent strictly on their right (exact test) and distance below
+//! `time_horizon_obst · max_speed + radius`", sorted by `(dist², vertex index)`; see
+//! [`bsp`]. Vertex indices number the arena built from the obstacles in id order.
+//!
+//! # Domain
+//! Vertices obey the coordinate domain of [`crate::domain`] (`|x|, |y| ≤ 10⁶`); no further
+//! constraint is needed: position-scale quantities are exact `i128` and the emitted lines are
+//! bounded by the agents' velocity-scale limits (see [`lines`]).
 
+pub mod bsp;
+pub mod geom;
+pub mod lines;
+pub mod polygon;
+
+use crate::AgentId;
+use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::orca::Line;
-use crate::AgentId;
+use bsp::{Bsp, SplitChoice};
+use lines::{VertexView, obstacle_line};
+use polygon::ObstacleVertex;
 use serde::{Deserialize, Serialize};
 
 /// What obstacle-line construction needs to know about the agent.
@@ -36,44 +66,299 @@ pub enum ObstacleShape {
     Polyline(Vec<Vec2>),
 }
 
+impl ObstacleShape {
+    /// The vertices as given.
+    #[must_use]
+    pub fn vertices(&self) -> &[Vec2] {
+        match self {
+            Self::Polygon(v) | Self::Polyline(v) => v,
+        }
+    }
+
+    /// Canonical kind byte: 0 = polygon, 1 = polyline.
+    #[must_use]
+    pub fn kind_byte(&self) -> u8 {
+        match self {
+            Self::Polygon(_) => 0,
+            Self::Polyline(_) => 1,
+        }
+    }
+}
+
+/// Derived data: vertex arena and BSP tree (never serialized, never hashed).
+#[derive(Clone, Debug, Default)]
+struct Derived {
+    arena: Vec<ObstacleVertex>,
+    bsp: Bsp,
+}
+
+impl Derived {
+    fn build(obstacles: &[(ObstacleId, ObstacleShape)], choice: SplitChoice) -> Self {
+        let mut arena = Vec::new();
+        for (id, shape) in obstacles {
+            polygon::push_shape(&mut arena, *id, shape);
+        }
+        let bsp = Bsp::build(&arena, choice);
+        Self { arena, bsp }
+    }
+}
+
 /// The set of static obstacles and its derived BSP tree.
+///
+/// Serialization (snapshots) keeps only the primary data — the shapes with their ids and the id
+/// counter; the tree is marked unbuilt after deserialization and rebuilt on the next
+/// [`ensure_built`](Self::ensure_built).
+///
+/// ```
+/// use lockstep_orca::obstacle::{ObstacleSet, ObstacleShape};
+/// use lockstep_orca::{Fx, Vec2};
+///
+/// let mut set = ObstacleSet::default();
+/// let square = vec![
+///     Vec2::from_int(0, 0),
+///     Vec2::from_int(2, 0),
+///     Vec2::from_int(2, 2),
+///     Vec2::from_int(0, 2),
+/// ];
+/// set.add(ObstacleShape::Polygon(square)).unwrap();
+/// set.ensure_built();
+/// let r = Fx::lit("0.5");
+/// assert!(!set.query_visibility(Vec2::from_int(-5, 1), Vec2::from_int(5, 1), r));
+/// assert!(set.query_visibility(Vec2::from_int(-5, 3), Vec2::from_int(5, 3), r));
+/// ```
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ObstacleSet {}
+pub struct ObstacleSet {
+    /// Obstacles in ascending id order.
+    obstacles: Vec<(ObstacleId, ObstacleShape)>,
+    /// The next id to hand out.
+    next_id: u32,
+    #[serde(skip)]
+    derived: Derived,
+    /// Whether `derived` matches `obstacles` (false after any change and after deserializing).
+    #[serde(skip)]
+    built: bool,
+}
 
 impl ObstacleSet {
-    /// Adds an obstacle. Placeholder: rejects everything until the obstacle module lands.
+    /// Adds an obstacle after validating it (see [`polygon`] for the rules) and returns its id.
+    /// Ids increase and are never reused. The tree is rebuilt before the next query.
     ///
     /// # Errors
-    /// Always [`crate::SimError::InvalidObstacle`] for now.
-    pub fn add(&mut self, _shape: ObstacleShape) -> Result<ObstacleId, crate::SimError> {
-        Err(crate::SimError::InvalidObstacle("obstacles not implemented yet"))
+    /// [`SimError::InvalidObstacle`] (with the reason) or [`SimError::OutOfDomain`]; the set is
+    /// then unchanged.
+    pub fn add(&mut self, shape: ObstacleShape) -> Result<ObstacleId, SimError> {
+        polygon::validate(&shape)?;
+        let next = self
+            .next_id
+            .checked_add(1)
+            .ok_or(SimError::InvalidObstacle("obstacle id space exhausted"))?;
+        let id = ObstacleId(self.next_id);
+        self.next_id = next;
+        self.obstacles.push((id, shape));
+        self.built = false;
+        Ok(id)
     }
 
-    /// Removes an obstacle.
+    /// Removes an obstacle. The tree is rebuilt before the next query.
     ///
     /// # Errors
-    /// [`crate::SimError::UnknownObstacle`].
-    pub fn remove(&mut self, id: ObstacleId) -> Result<(), crate::SimError> {
-        Err(crate::SimError::UnknownObstacle(id.0))
+    /// [`SimError::UnknownObstacle`].
+    pub fn remove(&mut self, id: ObstacleId) -> Result<(), SimError> {
+        let i = self.index(id)?;
+        self.obstacles.remove(i);
+        self.built = false;
+        Ok(())
     }
 
-    /// Visibility query (placeholder: no obstacles, always visible).
-    pub fn query_visibility(&self, _from: Vec2, _to: Vec2, _radius: Fx) -> bool {
-        true
+    fn index(&self, id: ObstacleId) -> Result<usize, SimError> {
+        self.obstacles
+            .binary_search_by_key(&id, |(i, _)| *i)
+            .map_err(|_| SimError::UnknownObstacle(id.0))
+    }
+
+    /// Number of obstacles.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.obstacles.len()
+    }
+
+    /// Whether there are no obstacles.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.obstacles.is_empty()
+    }
+
+    /// The obstacles, ascending by id.
+    pub fn iter(&self) -> impl Iterator<Item = (ObstacleId, &ObstacleShape)> {
+        self.obstacles.iter().map(|(id, s)| (*id, s))
+    }
+
+    /// The shape of one obstacle.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownObstacle`].
+    pub fn shape(&self, id: ObstacleId) -> Result<&ObstacleShape, SimError> {
+        Ok(&self.obstacles[self.index(id)?].1)
     }
 
     /// Rebuilds derived structures if the set changed since the last build.
-    pub fn ensure_built(&mut self) {}
+    pub fn ensure_built(&mut self) {
+        if !self.built {
+            self.derived = Derived::build(&self.obstacles, SplitChoice::default());
+            self.built = true;
+        }
+    }
 
-    /// Appends the ORCA lines of every obstacle near `agent` to `out`; returns how many.
-    pub fn agent_lines(&self, _agent: &ObstacleAgent, _out: &mut Vec<Line>) -> usize {
-        0
+    /// Whether the derived tree is up to date.
+    #[must_use]
+    pub fn is_built(&self) -> bool {
+        self.built
+    }
+
+    /// Runs `f` on the derived data, building a temporary copy if the set is not built.
+    fn with_derived<R>(&self, f: impl FnOnce(&Derived) -> R) -> R {
+        if self.built {
+            f(&self.derived)
+        } else {
+            f(&Derived::build(&self.obstacles, SplitChoice::default()))
+        }
+    }
+
+    /// The vertex arena (one entry per directed edge), built from the obstacles in id order.
+    /// Empty until [`ensure_built`](Self::ensure_built).
+    #[must_use]
+    pub fn vertices(&self) -> &[ObstacleVertex] {
+        &self.derived.arena
+    }
+
+    /// Node count and depth of the BSP tree (until built: of the last build).
+    #[must_use]
+    pub fn bsp_stats(&self) -> bsp::BspStats {
+        self.derived.bsp.stats()
+    }
+
+    /// The obstacle edges near `position`, RVO2's obstacle neighbours: every edge with
+    /// `position` strictly on its right and a distance `< range`, as `(dist², vertex index)`
+    /// sorted ascending (`dist²` raw Q64.64). Appends to `out`.
+    pub fn query_neighbors(&self, position: Vec2, range: Fx, out: &mut Vec<(i128, u32)>) {
+        self.with_derived(|d| {
+            d.bsp.query_edges(position, range, out);
+        });
+    }
+
+    /// Whether a disc of `radius` can move in a straight line from `from` to `to` without
+    /// touching an obstacle edge (closer than `radius`, or crossing it). Every edge counts,
+    /// from both sides.
+    #[must_use]
+    pub fn query_visibility(&self, from: Vec2, to: Vec2, radius: Fx) -> bool {
+        self.with_derived(|d| d.bsp.visible(from, to, radius).0)
+    }
+
+    /// Appends the ORCA lines of every obstacle edge near `agent` to `out`, in neighbour order
+    /// (RVO2's `computeNewVelocity`, first part); returns how many.
+    ///
+    /// The search range is RVO2's `time_horizon_obst · max_speed + radius`. See
+    /// [`agent_lines_with`](Self::agent_lines_with) to reuse the neighbour buffer.
+    pub fn agent_lines(&self, agent: &ObstacleAgent, out: &mut Vec<Line>) -> usize {
+        self.agent_lines_with(agent, out, &mut Vec::new())
+    }
+
+    /// [`agent_lines`](Self::agent_lines) with a caller-owned neighbour buffer (cleared first),
+    /// so a tick allocates nothing once the buffer is warm.
+    pub fn agent_lines_with(
+        &self,
+        agent: &ObstacleAgent,
+        out: &mut Vec<Line>,
+        neighbors: &mut Vec<(i128, u32)>,
+    ) -> usize {
+        self.with_derived(|d| {
+            let range = agent
+                .time_horizon_obst
+                .saturating_mul(agent.max_speed)
+                .saturating_add(agent.radius);
+            neighbors.clear();
+            d.bsp.query_edges(agent.position, range, neighbors);
+            let start = out.len();
+            for &(_, edge) in neighbors.iter() {
+                let (v1, v2) = edge_views(&d.arena, edge);
+                if let (Some(line), _) = obstacle_line(agent, &v1, &v2, &out[start..]) {
+                    out.push(line);
+                }
+            }
+            out.len() - start
+        })
     }
 }
 
 impl ObstacleSet {
+    /// RVO2-compatible obstacle lines (**analysis only**, slow): builds RVO2's tree with its
+    /// exhaustive split choice and treats split fragments as RVO2 does — as separate neighbours
+    /// whose split points are convex vertices. RVO2's output depends on its tree's shape through
+    /// this; the conformance test uses it to show which differences come from it.
+    pub fn agent_lines_rvo2_fragments(&self, agent: &ObstacleAgent, out: &mut Vec<Line>) -> usize {
+        let d = Derived::build(&self.obstacles, SplitChoice::Exhaustive);
+        let range = agent
+            .time_horizon_obst
+            .saturating_mul(agent.max_speed)
+            .saturating_add(agent.radius);
+        let mut neighbors = Vec::new();
+        d.bsp
+            .query_fragments_rvo2(agent.position, range, &mut neighbors);
+        let start = out.len();
+        for &(_, f) in &neighbors {
+            let (mut v1, mut v2) = edge_views(&d.arena, f.edge);
+            let dir = v1.unit_dir;
+            v1.point = f.a;
+            v2.point = f.b;
+            if f.a_split {
+                v1.convex = true;
+                v1.prev_unit_dir = dir;
+            }
+            if f.b_split {
+                v2.convex = true;
+                v2.unit_dir = dir;
+            }
+            if let (Some(line), _) = obstacle_line(agent, &v1, &v2, &out[start..]) {
+                out.push(line);
+            }
+        }
+        out.len() - start
+    }
+}
+
+/// The two vertex views of the edge starting at arena index `edge`.
+#[must_use]
+pub fn edge_views(arena: &[ObstacleVertex], edge: u32) -> (VertexView, VertexView) {
+    let view = |i: u32| {
+        let v = &arena[i as usize];
+        VertexView {
+            point: v.point,
+            unit_dir: v.unit_dir,
+            convex: v.convex,
+            prev_unit_dir: arena[v.prev as usize].unit_dir,
+        }
+    };
+    (view(edge), view(arena[edge as usize].next))
+}
+
+impl ObstacleSet {
     /// Appends the canonical bytes of the obstacle set (see [`crate::hash`]).
+    ///
+    /// Layout, all integers little-endian: obstacle count (`u32`); then per obstacle in
+    /// ascending id order: id (`u32`), kind (`u8`: 0 polygon, 1 polyline), vertex count
+    /// (`u32`), and each vertex as its raw Q32.32 bits, x then y (`i64` each). Derived data (the
+    /// arena and the tree) is not included: it is a function of these bytes.
     pub fn write_canonical(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&(self.obstacles.len() as u32).to_le_bytes());
+        for (id, shape) in &self.obstacles {
+            out.extend_from_slice(&id.0.to_le_bytes());
+            out.push(shape.kind_byte());
+            let v = shape.vertices();
+            out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            for p in v {
+                out.extend_from_slice(&p.x.to_bits().to_le_bytes());
+                out.extend_from_slice(&p.y.to_bits().to_le_bytes());
+            }
+        }
     }
 }

@@ -82,8 +82,9 @@ pub fn solve_pair(
         let dot1 = w.dot(rel_pos);
         if dot1 < Fx::ZERO && wide_mul(dot1, dot1) > wide_mul(narrow(r_sq), w_len_sq) {
             // Project on the cut-off circle.
+            // dot1 < 0 implies w != 0.
             let w_len = w.length();
-            let unit_w = w / w_len;
+            let unit_w = w.normalize_or_zero();
             return PairSolution {
                 u: unit_w * (combined_radius / time_horizon - w_len),
                 direction: Vec2::new(unit_w.y, -unit_w.x),

@@ -156,7 +156,7 @@ pub fn lp3(
         // The result violates line i by more than the current maximum.
         scratch.clear();
         scratch.extend_from_slice(&lines[..num_obstacle_lines]);
-        for lj in &lines[num_obstacle_lines..i] {
+        for lj in &lines[num_obstacle_lines.min(i)..i] {
             let determinant = li.direction.det(lj.direction);
             let point = if determinant.abs() <= EPSILON {
                 // Lines i and j are parallel.
@@ -166,12 +166,26 @@ pub fn lp3(
                 // Opposite directions: the midpoint.
                 (li.point + lj.point).half()
             } else {
-                let t = clamp_t(
-                    lj.direction
-                        .det(li.point - lj.point)
-                        .saturating_div(determinant),
-                );
-                li.point + li.direction * t
+                // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
+                // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at
+                // the intersection of i and j, which for nearly parallel lines lies up to 2²⁴
+                // away; the rounding of that far point and of the unit direction then shifts
+                // the line near the speed circle by ~|point|·ulp, and LP1's circle intersection
+                // (which assumes a unit direction) misses the circle by ~t²·ulp (measured before
+                // this change: the answer 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶
+                // above the optimum). Same line, anchored instead at its foot from the origin,
+                // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
+                let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
+                // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
+                // distance |k| / |e| is capped, which also keeps every product below in i128.
+                let cap = wide_mul(T_LIMIT, e.length());
+                let k = (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point))
+                    .clamp(-cap, cap);
+                let n_sq = e.length_squared_wide();
+                let n = e.perp();
+                // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64).
+                let foot = |c: Fx| Fx::from_bits(((i128::from(c.to_bits()) * k) / n_sq) as i64);
+                Vec2::new(foot(n.x), foot(n.y))
             };
             scratch.push(Line {
                 point,
@@ -200,6 +214,21 @@ pub fn solve(
 ) -> Vec2 {
     match lp2(lines, max_speed, Objective::Closest(pref_velocity)) {
         Lp2Outcome::Feasible(v) => v,
+        // The obstacle lines alone are infeasible (an agent squeezed into a gap as wide as
+        // itself, or pressed into a corner): walls come first, so minimise the largest
+        // obstacle-line violation and leave the agents out. RVO2 keeps LP2's partial result
+        // here, which violates a wall.
+        Lp2Outcome::Infeasible {
+            failed_line,
+            partial,
+        } if failed_line < num_obstacle_lines => lp3(
+            &lines[..num_obstacle_lines],
+            0,
+            failed_line,
+            max_speed,
+            partial,
+            scratch,
+        ),
         Lp2Outcome::Infeasible {
             failed_line,
             partial,

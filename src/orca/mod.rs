@@ -5,7 +5,7 @@
 //!
 //! * [`lines`] builds ORCA half-planes (agent–agent here; obstacle lines in the obstacle module).
 //! * [`lp`] holds RVO2's incremental linear programs LP1, LP2 and LP3.
-//! * [`reference`] is the brute-force candidate solver from seed 002, used to check LP2.
+//! * [`reference`](mod@reference) is the brute-force candidate solver from seed 002, used to check LP2.
 
 pub mod lines;
 pub mod lp;

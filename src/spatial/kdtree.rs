@@ -23,6 +23,7 @@ struct Node {
     right: u32,
     min: Vec2,
     max: Vec2,
+    min_slot: u32,
 }
 
 /// A neighbour found by a query: exact squared distance (raw Q64.64) and slot index.
@@ -44,24 +45,26 @@ impl AgentTree {
         if positions.is_empty() {
             return;
         }
-        self.nodes
-            .resize(2 * positions.len() - 1, Node::default());
+        self.nodes.resize(2 * positions.len() - 1, Node::default());
         self.build_recursive(positions, 0, positions.len(), 0);
     }
 
     fn build_recursive(&mut self, positions: &[Vec2], begin: usize, end: usize, node: usize) {
         let first = positions[self.order[begin] as usize];
         let (mut min, mut max) = (first, first);
+        let mut min_slot = self.order[begin];
         for &slot in &self.order[begin + 1..end] {
             let p = positions[slot as usize];
             min = Vec2::new(min.x.min(p.x), min.y.min(p.y));
             max = Vec2::new(max.x.max(p.x), max.y.max(p.y));
+            min_slot = min_slot.min(slot);
         }
         let n = &mut self.nodes[node];
         n.begin = begin as u32;
         n.end = end as u32;
         n.min = min;
         n.max = max;
+        n.min_slot = min_slot;
         if end - begin <= MAX_LEAF_SIZE {
             return;
         }
@@ -90,7 +93,7 @@ impl AgentTree {
         }
         let mut left_size = left - begin;
         if left_size == 0 {
-            left_size = 1;
+            left_size = (end - begin) / 2;
         }
         let left_node = node + 1;
         let right_node = node + 2 * left_size;
@@ -143,8 +146,8 @@ struct Search<'a> {
 impl Search<'_> {
     /// A subtree can hold a key below the limit only if `(box distance², 0) < limit`.
     #[inline]
-    fn may_contain(&self, dist_sq: i128) -> bool {
-        (dist_sq, 0) < self.limit
+    fn may_contain(&self, dist_sq: i128, min_slot: u32) -> bool {
+        (dist_sq, min_slot) < self.limit
     }
 
     fn box_dist_sq(&self, node: &Node) -> i128 {
@@ -172,11 +175,17 @@ impl Search<'_> {
         } else {
             (n.right, dr, n.left, dl)
         };
-        if self.may_contain(d_first) {
+        let (s_first, s_second) = (
+            self.tree.nodes[first as usize].min_slot,
+            self.tree.nodes[second as usize].min_slot,
+        );
+        if self.may_contain(d_first, s_first) {
             self.visit(first as usize);
-            if self.may_contain(d_second) {
-                self.visit(second as usize);
-            }
+        }
+        // Checked on its own: with the slot in the key, pruning the nearer child does not
+        // imply pruning the farther one.
+        if self.may_contain(d_second, s_second) {
+            self.visit(second as usize);
         }
     }
 
@@ -228,9 +237,7 @@ mod tests {
     #[test]
     fn query_matches_brute_force_with_ties() {
         // A lattice: many exactly equal distances, so the id tie-break decides membership.
-        let positions: Vec<Vec2> = (0..400)
-            .map(|i| Vec2::from_int(i % 20, i / 20))
-            .collect();
+        let positions: Vec<Vec2> = (0..400).map(|i| Vec2::from_int(i % 20, i / 20)).collect();
         let mut tree = AgentTree::default();
         tree.build(&positions);
         let mut out = Vec::new();

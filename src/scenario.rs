@@ -1,0 +1,433 @@
+//! Scenarios: a whole scene (agents, goals, a preferred-velocity policy) as data, built once and
+//! shared by the example, the tests, the benches and the command-line runner.
+//!
+//! * [`Scenario`] is the resolved scene: every agent listed with its start, goal and parameters.
+//!   Build one from a TOML file ([`Scenario::load`], [`Scenario::from_toml_str`], format in
+//!   [`file`](mod@file)) or in code ([`Scenario::rvo2_circle`], [`Scenario::circle`],
+//!   [`Scenario::scaling_circle`], [`Scenario::crowd`]). The file generators and these
+//!   constructors call the same functions ([`ring_agents`], [`grid_agents`]), so a scene exists in
+//!   exactly one place.
+//! * [`Scenario::build`] turns it into a [`Simulator`] plus a [`Driver`], which sets preferred
+//!   velocities every tick (goal seeking as in RVO2's examples, with an optional seeded
+//!   perturbation), knows when every agent has reached its goal, and [runs](Driver::run) the
+//!   scene while tracking the minimum clearance and state hashes.
+//!
+//! Everything here is fixed point and deterministic: the same scenario gives the same bytes on
+//! every machine.
+
+pub mod driver;
+pub mod file;
+
+pub use driver::{ClearanceTracker, Driver, RunOptions, RunReport};
+
+use crate::agent::AgentParams;
+use crate::domain::{self, check_point, check_range, check_time_step, check_velocity};
+use crate::error::SimError;
+use crate::math::{Fx, Vec2, unit_from_turns};
+use crate::obstacle::ObstacleShape;
+use crate::orca::lines::splitmix64;
+use crate::sim::{Simulator, SimulatorParams};
+use std::fmt;
+use std::path::Path;
+
+/// Largest number of agents a scenario may hold (keeps a small file from asking for gigabytes).
+pub const MAX_SCENARIO_AGENTS: usize = 1_000_000;
+
+/// Default tick limit when a scenario file gives none.
+pub const DEFAULT_MAX_TICKS: u64 = 10_000;
+
+/// The SplitMix64 increment ("golden gamma"), advancing a SplitMix64 stream by one draw.
+pub const SPLITMIX_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// One agent of a scenario, fully resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgentSpec {
+    /// Initial position.
+    pub start: Vec2,
+    /// Goal position (the policy steers towards it).
+    pub goal: Vec2,
+    /// Initial velocity. Default zero.
+    pub velocity: Vec2,
+    /// The agent's parameters (scenario defaults with any per-agent overrides applied).
+    pub params: AgentParams,
+}
+
+/// How the preferred velocity is chosen every tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// RVO2's examples: `pref = goal - position`, scaled down to length `pref_speed` when
+    /// `|goal - position|² > pref_speed²` (RVO2 uses `pref_speed = 1`: a unit vector towards the
+    /// goal, or the remaining vector when closer than 1).
+    GoalSeeking {
+        /// Length of the preferred velocity far from the goal. Default 1 (RVO2).
+        pref_speed: Fx,
+    },
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self::GoalSeeking {
+            pref_speed: Fx::ONE,
+        }
+    }
+}
+
+/// A deterministic perturbation added to every preferred velocity (RVO2's examples add random
+/// noise to break symmetric deadlocks; this one is seeded and fixed point).
+///
+/// For agent `id` at tick `t`: `h = splitmix64(splitmix64(splitmix64(seed) ^ t) ^ id)`; the
+/// angle is `(h >> 32) / 2³²` turns and the length `magnitude · (h mod 2³²) / 2³²`, i.e. angle
+/// uniform, length uniform in `[0, magnitude)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Perturbation {
+    /// Seed of the hash.
+    pub seed: u64,
+    /// Upper bound on the perturbation's length (RVO2's Blocks uses 1e-4).
+    pub magnitude: Fx,
+}
+
+impl Perturbation {
+    /// The perturbation vector of `agent` at `tick`.
+    #[must_use]
+    pub fn offset(&self, tick: u64, agent: u32) -> Vec2 {
+        let h = splitmix64(splitmix64(splitmix64(self.seed) ^ tick) ^ u64::from(agent));
+        let turns = Fx::from_bits((h >> 32) as i64);
+        let fraction = Fx::from_bits((h & 0xFFFF_FFFF) as i64);
+        unit_from_turns(turns) * (self.magnitude * fraction)
+    }
+}
+
+/// A resolved scene: simulator settings, agents, obstacles, policy and stop conditions.
+///
+/// Built from a file ([`load`](Self::load)) or in code; [`build`](Self::build) validates it and
+/// creates the simulator. Agent `i` of [`agents`](Self::agents) gets [`AgentId`](crate::AgentId)
+/// `i`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Optional display name.
+    pub name: Option<String>,
+    /// Seconds per tick.
+    pub time_step: Fx,
+    /// Simulator-wide agent defaults (what [`Simulator::add_agent`] would use).
+    pub defaults: AgentParams,
+    /// The agents, in id order.
+    pub agents: Vec<AgentSpec>,
+    /// Static obstacles.
+    pub obstacles: Vec<ObstacleShape>,
+    /// Preferred-velocity policy.
+    pub policy: Policy,
+    /// Optional perturbation of preferred velocities.
+    pub perturbation: Option<Perturbation>,
+    /// An agent has reached its goal when `|position - goal| <= tolerance`. `None`: each agent's
+    /// own radius (RVO2's Circle test, `|p - goal|² <= radius²`).
+    pub goal_tolerance: Option<Fx>,
+    /// Tick limit for [`Driver::run`].
+    pub max_ticks: u64,
+}
+
+/// Why a scenario could not be read, validated or built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    Io {
+        /// The path.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// The TOML is malformed or does not match the format (the message gives line and column).
+    Parse(String),
+    /// A value is invalid.
+    Invalid {
+        /// Where, e.g. `"ring #0"` or `"agent 12 (grid #1, index 3)"`.
+        context: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The simulator rejected a value.
+    Sim {
+        /// Where, e.g. `"agent 3"` or `"obstacle #0"`.
+        context: String,
+        /// The simulator's error.
+        error: SimError,
+    },
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Io { path, message } => write!(f, "cannot read {path}: {message}"),
+            Self::Parse(msg) => write!(f, "invalid scenario file: {msg}"),
+            Self::Invalid { context, reason } => write!(f, "{context}: {reason}"),
+            Self::Sim { context, error } => write!(f, "{context}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn sim_err(context: impl Into<String>) -> impl FnOnce(SimError) -> ScenarioError {
+    let context = context.into();
+    move |error| ScenarioError::Sim { context, error }
+}
+
+/// Agents on a ring: agent `i` of `count` at angle `i / count` turns (CORDIC,
+/// [`unit_from_turns`]), at `center + radius · (cos, sin)`, with its goal at the antipode
+/// `2·center - start`. The turn fraction is `i / count` truncated to Q32.32.
+///
+/// Returns an empty list for `count == 0`.
+#[must_use]
+pub fn ring_agents(count: u32, radius: Fx, center: Vec2, params: AgentParams) -> Vec<AgentSpec> {
+    (0..count)
+        .map(|i| {
+            let turns = Fx::from_num(i) / Fx::from_num(count);
+            let start = center + unit_from_turns(turns) * radius;
+            AgentSpec {
+                start,
+                goal: center + center - start,
+                velocity: Vec2::ZERO,
+                params,
+            }
+        })
+        .collect()
+}
+
+/// The jittered square grid of the reference "crowd N": `ceil(sqrt(count))` columns filled row
+/// by row, cells `spacing` apart, the grid's bounding box centred on `center`; each agent is
+/// moved by a jitter per axis uniform in `[-jitter, jitter)`, x drawn before y, agent by agent,
+/// from a SplitMix64 stream seeded with `seed`: `jitter · (2u - 1)` where `u` is the draw's top
+/// 24 bits as a fraction of 2²⁴ (exact in Q32.32). Goal = `2·center - start`.
+///
+/// With `spacing = 3`, `jitter = 0.25`, `seed = 12345`, centre at the origin this is the
+/// reference crowd: jitter `= top24 / 2²⁴ · 0.5 - 0.25`.
+#[must_use]
+pub fn grid_agents(
+    count: u32,
+    spacing: Fx,
+    jitter: Fx,
+    seed: u64,
+    center: Vec2,
+    params: AgentParams,
+) -> Vec<AgentSpec> {
+    if count == 0 {
+        return Vec::new();
+    }
+    let n = u64::from(count);
+    let mut cols = n.isqrt();
+    if cols * cols < n {
+        cols += 1; // ceil(sqrt(n))
+    }
+    let rows = n.div_ceil(cols);
+    let mut state = seed;
+    let mut draw = || {
+        let z = splitmix64(state);
+        state = state.wrapping_add(SPLITMIX_GAMMA);
+        // Top 24 bits as a Q32.32 fraction in [0, 1), then mapped to [-jitter, jitter).
+        let u = Fx::from_bits(((z >> 40) << 8) as i64);
+        (u + u - Fx::ONE) * jitter
+    };
+    // Offset of cell k along an axis with n cells: (2k - (n - 1)) · spacing / 2, exact halving.
+    let offset = |k: u64, n: u64| {
+        let twice = Fx::from_num(2 * k as i64 - (n as i64 - 1)) * spacing;
+        Fx::from_bits(twice.to_bits() >> 1)
+    };
+    (0..u64::from(count))
+        .map(|k| {
+            let (row, col) = (k / cols, k % cols);
+            let jx = draw();
+            let jy = draw();
+            let start = center + Vec2::new(offset(col, cols) + jx, offset(row, rows) + jy);
+            AgentSpec {
+                start,
+                goal: center + center - start,
+                velocity: Vec2::ZERO,
+                params,
+            }
+        })
+        .collect()
+}
+
+impl Scenario {
+    /// An empty scenario with RVO2's Circle settings (time step 0.25, defaults
+    /// (15, 10, 10, 10, 1.5, 2), goal seeking at speed 1, tolerance = radius) and no agents.
+    #[must_use]
+    pub fn empty() -> Self {
+        let sim = SimulatorParams::default();
+        Self {
+            name: None,
+            time_step: sim.time_step,
+            defaults: sim.agent_defaults,
+            agents: Vec::new(),
+            obstacles: Vec::new(),
+            policy: Policy::default(),
+            perturbation: None,
+            goal_tolerance: None,
+            max_ticks: DEFAULT_MAX_TICKS,
+        }
+    }
+
+    /// `count` agents on a ring of `radius` around the origin, goals at the antipodes, with the
+    /// settings of [`empty`](Self::empty).
+    #[must_use]
+    pub fn circle(count: u32, radius: Fx) -> Self {
+        let mut s = Self::empty();
+        s.name = Some(format!("circle {count} (ring radius {radius})"));
+        s.agents = ring_agents(count, radius, Vec2::ZERO, s.defaults);
+        s
+    }
+
+    /// RVO2's Circle example: 250 agents on a ring of radius 200 (same scene as
+    /// `fixtures/scenarios/circle250.toml`).
+    #[must_use]
+    pub fn rvo2_circle() -> Self {
+        let mut s = Self::circle(250, Fx::from_num(200));
+        s.name = Some("circle250".to_string());
+        s
+    }
+
+    /// The reference "circle N" of the scaling benchmark: ring radius `3N / 2π` (arc spacing 3).
+    #[must_use]
+    pub fn scaling_circle(count: u32) -> Self {
+        let radius = Fx::from_num(3 * i64::from(count)) / Fx::TAU;
+        let mut s = Self::circle(count, radius);
+        s.name = Some(format!("circle {count}"));
+        s
+    }
+
+    /// The reference "crowd N": [`grid_agents`] with spacing 3, jitter 0.25, seed 12345, centred
+    /// on the origin. Agents start overlapping (radius 1.5).
+    #[must_use]
+    pub fn crowd(count: u32) -> Self {
+        let mut s = Self::empty();
+        s.name = Some(format!("crowd {count}"));
+        s.agents = grid_agents(
+            count,
+            Fx::from_num(3),
+            Fx::lit("0.25"),
+            12345,
+            Vec2::ZERO,
+            s.defaults,
+        );
+        s
+    }
+
+    /// Parses and validates a scenario in the TOML format described in [`file`](mod@file).
+    ///
+    /// # Errors
+    /// [`ScenarioError::Parse`] for malformed TOML or unknown fields, [`ScenarioError::Invalid`]
+    /// or [`ScenarioError::Sim`] for values outside the format's or the simulator's domain.
+    pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
+        let scenario = file::parse(text)?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// Reads, parses and validates a scenario file (see [`from_toml_str`](Self::from_toml_str)).
+    ///
+    /// # Errors
+    /// [`ScenarioError::Io`] if the file cannot be read, otherwise as
+    /// [`from_toml_str`](Self::from_toml_str).
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ScenarioError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Self::from_toml_str(&text)
+    }
+
+    /// Checks every value against the simulator's domain and the format's own rules.
+    ///
+    /// # Errors
+    /// The first problem found, naming where it is.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        check_time_step(self.time_step).map_err(sim_err("time_step"))?;
+        self.defaults
+            .validate(self.time_step)
+            .map_err(sim_err("defaults"))?;
+        if self.agents.len() > MAX_SCENARIO_AGENTS {
+            return Err(ScenarioError::Invalid {
+                context: "agents".into(),
+                reason: format!(
+                    "{} agents; at most {MAX_SCENARIO_AGENTS} are allowed",
+                    self.agents.len()
+                ),
+            });
+        }
+        for (i, a) in self.agents.iter().enumerate() {
+            let ctx = || format!("agent {i}");
+            a.params.validate(self.time_step).map_err(sim_err(ctx()))?;
+            check_point(a.start, "start").map_err(sim_err(ctx()))?;
+            check_point(a.goal, "goal").map_err(sim_err(ctx()))?;
+            check_velocity(a.velocity, "velocity").map_err(sim_err(ctx()))?;
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let (ObstacleShape::Polygon(v) | ObstacleShape::Polyline(v)) = o;
+            for &p in v {
+                check_point(p, "obstacle vertex").map_err(sim_err(format!("obstacle #{i}")))?;
+            }
+        }
+        let Policy::GoalSeeking { pref_speed } = self.policy;
+        check_range(
+            pref_speed,
+            Fx::ZERO,
+            domain::MAX_SPEED,
+            "pref_speed",
+            "0 ..= 1,000",
+        )
+        .map_err(sim_err("policy"))?;
+        if let Some(p) = self.perturbation {
+            let room = domain::MAX_SPEED - pref_speed;
+            if p.magnitude < Fx::ZERO || p.magnitude > room {
+                return Err(ScenarioError::Invalid {
+                    context: "perturbation".into(),
+                    reason: format!(
+                        "magnitude {} must lie in 0 ..= {room} (pref_speed + magnitude <= 1,000)",
+                        p.magnitude
+                    ),
+                });
+            }
+        }
+        if let Some(t) = self.goal_tolerance {
+            check_range(
+                t,
+                Fx::ZERO,
+                domain::MAX_COORD,
+                "goal_tolerance",
+                "0 ..= 1,000,000",
+            )
+            .map_err(sim_err("goal_tolerance"))?;
+        }
+        Ok(())
+    }
+
+    /// Validates the scenario and creates the simulator (agent `i` gets id `i`) and its
+    /// [`Driver`].
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate), plus [`ScenarioError::Sim`] if the simulator rejects an
+    /// obstacle.
+    pub fn build(&self) -> Result<(Simulator, Driver), ScenarioError> {
+        self.validate()?;
+        let mut sim = Simulator::new(SimulatorParams {
+            time_step: self.time_step,
+            agent_defaults: self.defaults,
+        })
+        .map_err(sim_err("simulator"))?;
+        let mut ids = Vec::with_capacity(self.agents.len());
+        for (i, a) in self.agents.iter().enumerate() {
+            let id = sim
+                .add_agent_with(a.start, a.params)
+                .map_err(sim_err(format!("agent {i}")))?;
+            sim.set_agent_velocity(id, a.velocity)
+                .map_err(sim_err(format!("agent {i}")))?;
+            ids.push(id);
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            sim.add_obstacle(o.clone())
+                .map_err(sim_err(format!("obstacle #{i}")))?;
+        }
+        let driver = Driver::new(self, ids);
+        Ok((sim, driver))
+    }
+}

@@ -1,0 +1,353 @@
+//! The scenario file format (TOML), parsed into a [`Scenario`].
+//!
+//! ```toml
+//! name = "two agents"          # optional
+//! time_step = 0.25             # seconds per tick (required)
+//! max_ticks = 2000             # optional, default 10,000
+//! goal_tolerance = 0.5         # optional; default: each agent's radius
+//!
+//! [defaults]                   # optional; each field defaults to RVO2's Circle value
+//! neighbor_dist = 15
+//! max_neighbors = 10
+//! time_horizon = 10
+//! time_horizon_obst = 10
+//! radius = 1.5
+//! max_speed = 2
+//!
+//! [policy]                     # optional
+//! kind = "goal_seeking"        # the only policy so far
+//! pref_speed = 1               # default 1 (RVO2)
+//!
+//! [perturbation]               # optional
+//! seed = 7
+//! magnitude = 0.0001
+//!
+//! [[agent]]                    # explicit agents; any parameter can be overridden
+//! start = [-10, 0]
+//! goal = [10, 0]
+//! radius = 0.5
+//! velocity = [0, 0]            # optional initial velocity
+//!
+//! [[ring]]                     # generator: agents on a ring, goals at the antipodes
+//! count = 8
+//! radius = 20
+//! center = [0, 0]              # optional
+//! params = { max_speed = 1 }   # optional overrides for the generated agents
+//!
+//! [[grid]]                     # generator: the jittered crowd grid, goals mirrored
+//! count = 9
+//! spacing = 3                  # optional, default 3
+//! jitter = 0.25                # optional, default 0.25
+//! seed = 12345                 # optional, default 12345
+//! center = [100, 0]            # optional
+//!
+//! [[obstacle]]                 # or `obstacles = [{ polygon = ... }, ...]` (one name per file)
+//! polygon = [[1, 1], [2, 1], [2, 2]]   # or polyline = [...]
+//! ```
+//!
+//! # Numbers
+//! Every real number may be written as a TOML integer (exact), a TOML float (read as the
+//! nearest `f64`, which Rust parses with correct rounding, then rounded to the nearest [`Fx`]:
+//! deterministic on every machine, but `0.1` lands on the [`Fx`] nearest to the `f64` nearest to
+//! 0.1), or a string holding a decimal (`"0.1"`, rounded once, directly to the nearest [`Fx`]).
+//! Values that are exact in binary (0.25, 1.5, 200) are the same either way.
+//!
+//! # Agent order
+//! Ids follow the file: first every `[[agent]]`, then every `[[ring]]`, then every `[[grid]]`,
+//! each in file order. Unknown keys are errors (a typo never passes silently).
+
+use super::{
+    AgentSpec, DEFAULT_MAX_TICKS, Perturbation, Policy, Scenario, ScenarioError, grid_agents,
+    ring_agents,
+};
+use crate::agent::AgentParams;
+use crate::domain::MAX_COORD;
+use crate::math::{Fx, Vec2, fx_from_f64};
+use crate::obstacle::ObstacleShape;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+
+/// A real number of the file: integer, float or decimal string, converted to [`Fx`] on read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Num(pub Fx);
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or a decimal string such as \"0.1\"")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                Fx::checked_from_num(v)
+                    .map(Num)
+                    .ok_or_else(|| E::custom(format!("{v} is out of range")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                Fx::checked_from_num(v)
+                    .map(Num)
+                    .ok_or_else(|| E::custom(format!("{v} is out of range")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                fx_from_f64(v)
+                    .map(Num)
+                    .ok_or_else(|| E::custom(format!("{v} is not finite or out of range")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
+                v.trim()
+                    .parse::<Fx>()
+                    .map(Num)
+                    .map_err(|e| E::custom(format!("{v:?} is not a decimal number: {e}")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+type Point = [Num; 2];
+
+fn point(p: Point) -> Vec2 {
+    Vec2::new(p[0].0, p[1].0)
+}
+
+/// Optional parameter overrides (all fields of [`AgentParams`]).
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParamOverrides {
+    neighbor_dist: Option<Num>,
+    max_neighbors: Option<u32>,
+    time_horizon: Option<Num>,
+    time_horizon_obst: Option<Num>,
+    radius: Option<Num>,
+    max_speed: Option<Num>,
+}
+
+impl ParamOverrides {
+    fn apply(&self, mut p: AgentParams) -> AgentParams {
+        let set = |dst: &mut Fx, v: Option<Num>| {
+            if let Some(v) = v {
+                *dst = v.0;
+            }
+        };
+        set(&mut p.neighbor_dist, self.neighbor_dist);
+        set(&mut p.time_horizon, self.time_horizon);
+        set(&mut p.time_horizon_obst, self.time_horizon_obst);
+        set(&mut p.radius, self.radius);
+        set(&mut p.max_speed, self.max_speed);
+        if let Some(m) = self.max_neighbors {
+            p.max_neighbors = m;
+        }
+        p
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileAgent {
+    start: Point,
+    goal: Point,
+    velocity: Option<Point>,
+    // Per-agent overrides, written flat (serde's `flatten` cannot be combined with
+    // `deny_unknown_fields`).
+    neighbor_dist: Option<Num>,
+    max_neighbors: Option<u32>,
+    time_horizon: Option<Num>,
+    time_horizon_obst: Option<Num>,
+    radius: Option<Num>,
+    max_speed: Option<Num>,
+}
+
+impl FileAgent {
+    fn overrides(&self) -> ParamOverrides {
+        ParamOverrides {
+            neighbor_dist: self.neighbor_dist,
+            max_neighbors: self.max_neighbors,
+            time_horizon: self.time_horizon,
+            time_horizon_obst: self.time_horizon_obst,
+            radius: self.radius,
+            max_speed: self.max_speed,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRing {
+    count: u32,
+    radius: Num,
+    center: Option<Point>,
+    #[serde(default)]
+    params: ParamOverrides,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileGrid {
+    count: u32,
+    spacing: Option<Num>,
+    jitter: Option<Num>,
+    seed: Option<u64>,
+    center: Option<Point>,
+    #[serde(default)]
+    params: ParamOverrides,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileObstacle {
+    polygon: Option<Vec<Point>>,
+    polyline: Option<Vec<Point>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+enum FilePolicy {
+    GoalSeeking { pref_speed: Option<Num> },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePerturbation {
+    seed: u64,
+    magnitude: Num,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileScenario {
+    name: Option<String>,
+    time_step: Num,
+    max_ticks: Option<u64>,
+    goal_tolerance: Option<Num>,
+    #[serde(default)]
+    defaults: ParamOverrides,
+    policy: Option<FilePolicy>,
+    perturbation: Option<FilePerturbation>,
+    #[serde(default, alias = "agents")]
+    agent: Vec<FileAgent>,
+    #[serde(default, alias = "rings")]
+    ring: Vec<FileRing>,
+    #[serde(default, alias = "grids")]
+    grid: Vec<FileGrid>,
+    #[serde(default, alias = "obstacles")]
+    obstacle: Vec<FileObstacle>,
+}
+
+fn invalid(context: String, reason: impl Into<String>) -> ScenarioError {
+    ScenarioError::Invalid {
+        context,
+        reason: reason.into(),
+    }
+}
+
+fn checked_center(c: Option<Point>, context: &str) -> Result<Vec2, ScenarioError> {
+    let c = c.map_or(Vec2::ZERO, point);
+    if c.max_abs_component() > MAX_COORD {
+        return Err(invalid(
+            context.to_string(),
+            "center must satisfy |x|, |y| <= 1,000,000",
+        ));
+    }
+    Ok(c)
+}
+
+/// Parses the TOML text and expands generators; [`Scenario::validate`] checks the values.
+pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let f: FileScenario = toml::from_str(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
+    let defaults = f.defaults.apply(AgentParams::default());
+    let mut agents = Vec::new();
+    for a in &f.agent {
+        agents.push(AgentSpec {
+            start: point(a.start),
+            goal: point(a.goal),
+            velocity: a.velocity.map_or(Vec2::ZERO, point),
+            params: a.overrides().apply(defaults),
+        });
+    }
+    let mut budget = super::MAX_SCENARIO_AGENTS.saturating_sub(agents.len());
+    let mut take = |count: u32, context: &str| -> Result<(), ScenarioError> {
+        if count == 0 {
+            return Err(invalid(context.to_string(), "count must be at least 1"));
+        }
+        budget = budget.checked_sub(count as usize).ok_or_else(|| {
+            invalid(
+                context.to_string(),
+                format!(
+                    "too many agents (a scenario holds at most {})",
+                    super::MAX_SCENARIO_AGENTS
+                ),
+            )
+        })?;
+        Ok(())
+    };
+    for (i, r) in f.ring.iter().enumerate() {
+        let ctx = format!("ring #{i}");
+        take(r.count, &ctx)?;
+        if r.radius.0 <= Fx::ZERO || r.radius.0 > MAX_COORD {
+            return Err(invalid(ctx, "radius must lie in (0, 1,000,000]"));
+        }
+        let center = checked_center(r.center, &ctx)?;
+        agents.extend(ring_agents(
+            r.count,
+            r.radius.0,
+            center,
+            r.params.apply(defaults),
+        ));
+    }
+    for (i, g) in f.grid.iter().enumerate() {
+        let ctx = format!("grid #{i}");
+        take(g.count, &ctx)?;
+        let spacing = g.spacing.map_or(Fx::from_num(3), |n| n.0);
+        let jitter = g.jitter.map_or(Fx::lit("0.25"), |n| n.0);
+        if spacing <= Fx::ZERO || spacing > Fx::from_num(10_000) {
+            return Err(invalid(ctx, "spacing must lie in (0, 10,000]"));
+        }
+        if jitter < Fx::ZERO || jitter > spacing {
+            return Err(invalid(ctx, "jitter must lie in [0, spacing]"));
+        }
+        let center = checked_center(g.center, &ctx)?;
+        agents.extend(grid_agents(
+            g.count,
+            spacing,
+            jitter,
+            g.seed.unwrap_or(12345),
+            center,
+            g.params.apply(defaults),
+        ));
+    }
+    let mut obstacles = Vec::new();
+    for (i, o) in f.obstacle.into_iter().enumerate() {
+        let pts = |v: Vec<Point>| v.into_iter().map(point).collect();
+        obstacles.push(match (o.polygon, o.polyline) {
+            (Some(p), None) => ObstacleShape::Polygon(pts(p)),
+            (None, Some(p)) => ObstacleShape::Polyline(pts(p)),
+            _ => {
+                return Err(invalid(
+                    format!("obstacle #{i}"),
+                    "give exactly one of `polygon` or `polyline`",
+                ));
+            }
+        });
+    }
+    let policy = match f.policy {
+        None => Policy::default(),
+        Some(FilePolicy::GoalSeeking { pref_speed }) => Policy::GoalSeeking {
+            pref_speed: pref_speed.map_or(Fx::ONE, |n| n.0),
+        },
+    };
+    Ok(Scenario {
+        name: f.name,
+        time_step: f.time_step.0,
+        defaults,
+        agents,
+        obstacles,
+        policy,
+        perturbation: f.perturbation.map(|p| Perturbation {
+            seed: p.seed,
+            magnitude: p.magnitude.0,
+        }),
+        goal_tolerance: f.goal_tolerance.map(|n| n.0),
+        max_ticks: f.max_ticks.unwrap_or(DEFAULT_MAX_TICKS),
+    })
+}

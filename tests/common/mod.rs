@@ -1,0 +1,2 @@
+//! Helpers shared by integration tests.
+pub mod obstacle_scenes;

@@ -1,0 +1,105 @@
+//! `Simulator::step` allocates nothing once its buffers have grown (after warm-up).
+//!
+//! How: a counting global allocator counts allocations (and reallocations) made by this test's
+//! thread while a flag is set. Each scene is stepped 20 times to warm up, then 100 more ticks
+//! (setting preferred velocities, stepping and hashing the state, as a lockstep game loop does)
+//! are counted. Expect 0. (Without hashing during warm-up, the first `state_hash` call grows its
+//! reusable byte buffer: that is the only allocation this test ever saw.)
+
+use lockstep_orca::Simulator;
+use lockstep_orca::scenario::{Driver, Scenario};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    // `try_with`: the allocator may be called while thread-locals are being torn down.
+    let _ = ACTIVE.try_with(|a| {
+        if a.get() {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+        }
+    });
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made by `f` on this thread.
+fn count_allocations(f: impl FnOnce()) -> usize {
+    COUNT.with(|c| c.set(0));
+    ACTIVE.with(|a| a.set(true));
+    f();
+    ACTIVE.with(|a| a.set(false));
+    COUNT.with(Cell::get)
+}
+
+fn tick(sim: &mut Simulator, driver: &Driver) {
+    driver.set_pref_velocities(sim, sim.tick()).unwrap();
+    sim.step().unwrap();
+}
+
+fn assert_no_alloc_after_warmup(scenario: &Scenario) {
+    let (mut sim, driver) = scenario.build().unwrap();
+    for _ in 0..20 {
+        tick(&mut sim, &driver);
+        // The hash's byte buffer grows on its first use, then is reused.
+        std::hint::black_box(sim.state_hash());
+    }
+    let n = count_allocations(|| {
+        for _ in 0..100 {
+            tick(&mut sim, &driver);
+            std::hint::black_box(sim.state_hash());
+        }
+    });
+    assert_eq!(
+        n,
+        0,
+        "{}: {n} allocations in 100 ticks after warm-up",
+        scenario.name.as_deref().unwrap_or("?")
+    );
+}
+
+#[test]
+fn counter_sees_allocations() {
+    // The instrument works: a fresh Vec allocates once.
+    let n = count_allocations(|| {
+        std::hint::black_box(Vec::<u64>::with_capacity(8));
+    });
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn circle_250_steps_without_allocating() {
+    // Ticks 20..120 of Circle: agents converge, neighbour counts grow (ring spacing 5 < 15).
+    assert_no_alloc_after_warmup(&Scenario::rvo2_circle());
+}
+
+#[test]
+fn crowd_1000_steps_without_allocating() {
+    // A dense, overlapping crowd: full neighbour lists from the start.
+    assert_no_alloc_after_warmup(&Scenario::crowd(1000));
+}

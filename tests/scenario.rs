@@ -1,0 +1,610 @@
+//! The scenario format, its generators, the driver and the `lockstep-orca` runner.
+#![allow(clippy::float_arithmetic)]
+
+use lockstep_orca::scenario::{
+    Perturbation, Policy, RunOptions, Scenario, ScenarioError, grid_agents,
+};
+use lockstep_orca::{AgentParams, Fx, ObstacleShape, SimError, Vec2};
+use std::process::Command;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios");
+
+fn fixture(name: &str) -> String {
+    format!("{FIXTURES}/{name}")
+}
+
+fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    Scenario::from_toml_str(text)
+}
+
+// ------------------------------------------------------------------ one scene, one place
+
+#[test]
+fn circle250_fixture_is_the_programmatic_circle() {
+    let file = Scenario::load(fixture("circle250.toml")).unwrap();
+    assert_eq!(file, Scenario::rvo2_circle());
+}
+
+#[test]
+fn crowd1000_fixture_is_the_programmatic_crowd() {
+    let mut file = Scenario::load(fixture("crowd1000.toml")).unwrap();
+    let code = Scenario::crowd(1000);
+    assert_eq!(file.agents, code.agents);
+    // Only the name and the tick limit differ.
+    file.name.clone_from(&code.name);
+    file.max_ticks = code.max_ticks;
+    assert_eq!(file, code);
+}
+
+// ------------------------------------------------------------------ generators
+
+#[test]
+fn ring_matches_rvo2_circle_layout() {
+    let s = Scenario::rvo2_circle();
+    assert_eq!(s.agents.len(), 250);
+    for (i, a) in s.agents.iter().enumerate() {
+        let ang = i as f64 * std::f64::consts::TAU / 250.0;
+        let (x, y) = a.start.to_f64();
+        let err = (x - 200.0 * ang.cos())
+            .abs()
+            .max((y - 200.0 * ang.sin()).abs());
+        assert!(err < 2e-6, "agent {i}: off by {err}");
+        assert_eq!(a.goal, -a.start, "agent {i}: goal is the antipode");
+        assert_eq!(a.params, AgentParams::default());
+    }
+}
+
+/// Independent f64 version of the reference README's crowd definition.
+fn reference_crowd(n: usize) -> Vec<(f64, f64)> {
+    let mut state: u64 = 12345;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f64 / (1u64 << 24) as f64 * 0.5 - 0.25
+    };
+    let cols = (n as f64).sqrt().ceil() as usize;
+    let rows = n.div_ceil(cols);
+    (0..n)
+        .map(|k| {
+            let (r, c) = (k / cols, k % cols);
+            let jx = next();
+            let jy = next();
+            (
+                (c as f64 - (cols - 1) as f64 / 2.0) * 3.0 + jx,
+                (r as f64 - (rows - 1) as f64 / 2.0) * 3.0 + jy,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn crowd_matches_the_reference_definition_exactly() {
+    // Every value is dyadic with few bits, so f64 is exact here: compare bit for bit.
+    for n in [1usize, 7, 10, 1000, 10_000] {
+        let s = Scenario::crowd(n as u32);
+        let expect = reference_crowd(n);
+        assert_eq!(s.agents.len(), n);
+        for (k, (a, e)) in s.agents.iter().zip(&expect).enumerate() {
+            assert_eq!(a.start.to_f64(), *e, "crowd {n}, agent {k}");
+            assert_eq!(a.goal, -a.start);
+        }
+    }
+    // 10,000 agents: a 100 × 100 grid centred on the origin.
+    let s = Scenario::crowd(10_000);
+    let (x0, y0) = s.agents[0].start.to_f64();
+    assert!((x0 + 148.5).abs() <= 0.25 && (y0 + 148.5).abs() <= 0.25);
+}
+
+#[test]
+fn grid_jitter_stays_in_range_and_seed_matters() {
+    let p = AgentParams::default();
+    let a = grid_agents(100, Fx::from_num(3), Fx::lit("0.25"), 1, Vec2::ZERO, p);
+    let b = grid_agents(100, Fx::from_num(3), Fx::lit("0.25"), 2, Vec2::ZERO, p);
+    assert_ne!(a, b);
+    let plain = grid_agents(100, Fx::from_num(3), Fx::ZERO, 1, Vec2::ZERO, p);
+    for (j, g) in a.iter().zip(&plain) {
+        let d = j.start - g.start;
+        for c in [d.x, d.y] {
+            assert!(c >= Fx::lit("-0.25") && c < Fx::lit("0.25"), "jitter {c}");
+        }
+    }
+}
+
+// ------------------------------------------------------------------ parsing
+
+const FULL: &str = r#"
+name = "full"
+time_step = 0.25
+max_ticks = 50
+goal_tolerance = "0.5"
+
+[defaults]
+radius = 0.5
+max_neighbors = 4
+
+[policy]
+kind = "goal_seeking"
+pref_speed = 1.5
+
+[perturbation]
+seed = 9
+magnitude = 0.001
+
+[[agent]]
+start = [-10, 0]
+goal = [10, 0]
+velocity = [0.5, 0]
+max_speed = 3
+
+[[ring]]
+count = 4
+radius = 20
+center = [100, 0]
+params = { radius = 0.75 }
+
+[[grid]]
+count = 3
+spacing = 4
+jitter = 0
+center = [0, 50]
+
+[[obstacle]]
+polygon = [[1, 1], [2, 1], [2, 2]]
+
+[[obstacle]]
+polyline = [[5, 5], [6, 6]]
+"#;
+
+#[test]
+fn full_example_parses_every_field() {
+    let s = parse(FULL).unwrap();
+    assert_eq!(s.name.as_deref(), Some("full"));
+    assert_eq!(s.time_step, Fx::lit("0.25"));
+    assert_eq!(s.max_ticks, 50);
+    assert_eq!(s.goal_tolerance, Some(Fx::lit("0.5")));
+    let d = AgentParams {
+        radius: Fx::lit("0.5"),
+        max_neighbors: 4,
+        ..AgentParams::default()
+    };
+    assert_eq!(s.defaults, d);
+    assert_eq!(
+        s.policy,
+        Policy::GoalSeeking {
+            pref_speed: Fx::lit("1.5")
+        }
+    );
+    assert_eq!(
+        s.perturbation,
+        Some(Perturbation {
+            seed: 9,
+            magnitude: Fx::lit("0.001")
+        })
+    );
+    // Order: agents, rings, grids.
+    assert_eq!(s.agents.len(), 1 + 4 + 3);
+    let a = s.agents[0];
+    assert_eq!(a.start, Vec2::from_int(-10, 0));
+    assert_eq!(a.velocity, Vec2::new(Fx::lit("0.5"), Fx::ZERO));
+    assert_eq!(a.params.max_speed, Fx::from_num(3));
+    assert_eq!(a.params.radius, Fx::lit("0.5"));
+    // Ring agent 0 sits at angle 0 around (100, 0), goal at the antipode.
+    let r0 = s.agents[1];
+    assert_eq!(r0.params.radius, Fx::lit("0.75"));
+    assert_eq!(r0.goal, Vec2::from_int(200, 0) - r0.start);
+    assert!((r0.start.x - Fx::from_num(120)).abs() < Fx::lit("0.000001"));
+    // Grid of 3: 2 columns, 2 rows, no jitter: (-2, 48), (2, 48), (-2, 52).
+    assert_eq!(s.agents[5].start, Vec2::from_int(-2, 48));
+    assert_eq!(s.agents[6].start, Vec2::from_int(2, 48));
+    assert_eq!(s.agents[7].start, Vec2::from_int(-2, 52));
+    assert_eq!(s.agents[7].goal, Vec2::from_int(2, 48));
+    assert_eq!(
+        s.obstacles,
+        vec![
+            ObstacleShape::Polygon(vec![
+                Vec2::from_int(1, 1),
+                Vec2::from_int(2, 1),
+                Vec2::from_int(2, 2)
+            ]),
+            ObstacleShape::Polyline(vec![Vec2::from_int(5, 5), Vec2::from_int(6, 6)]),
+        ]
+    );
+}
+
+#[test]
+fn obstacles_also_parse_under_the_plural_inline_form() {
+    let s = parse("time_step = 0.25\nobstacles = [{ polyline = [[0, 0], [3, 0.5]] }]").unwrap();
+    assert_eq!(
+        s.obstacles,
+        vec![ObstacleShape::Polyline(vec![
+            Vec2::ZERO,
+            Vec2::new(Fx::from_num(3), Fx::lit("0.5"))
+        ])]
+    );
+    // Until the obstacle module lands the simulator may refuse obstacles; if it does, the
+    // error names the obstacle.
+    if let Err(e) = s.build() {
+        assert!(e.to_string().contains("obstacle #0"), "{e}");
+    }
+}
+
+#[test]
+fn decimal_strings_round_once_and_floats_go_through_f64() {
+    let s = parse("time_step = \"0.1\"").unwrap();
+    assert_eq!(s.time_step, "0.1".parse::<Fx>().unwrap());
+    let f = parse("time_step = 0.1").unwrap();
+    assert_eq!(f.time_step, Fx::from_num(0.1f64));
+    // Both within one ulp of 0.1.
+    assert!((s.time_step - f.time_step).abs() <= Fx::DELTA);
+}
+
+fn parse_err(text: &str) -> String {
+    match parse(text) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn invalid_files_are_rejected_with_a_reason() {
+    let cases: &[(&str, &str)] = &[
+        ("", "time_step"),
+        ("time_step = 0.25\nradius = 1", "radius"),
+        ("time_step = 0", "time_step"),
+        ("time_step = 0.25\n[defaults]\nradius = -1", "radius"),
+        ("time_step = 0.25\n[defaults]\nradious = 1", "radious"),
+        ("time_step = \"abc\"", "not a decimal"),
+        ("time_step = nan", "not finite"),
+        (
+            "time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [2000000, 0]",
+            "goal",
+        ),
+        (
+            "time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [1, 0]\nradius = 0",
+            "agent 0",
+        ),
+        (
+            "time_step = 0.25\n[[agent]]\nstart = [0]\ngoal = [1, 0]",
+            "start",
+        ),
+        ("time_step = 0.25\n[[ring]]\ncount = 0\nradius = 5", "count"),
+        (
+            "time_step = 0.25\n[[ring]]\ncount = 3\nradius = -5",
+            "ring #0",
+        ),
+        (
+            "time_step = 0.25\n[[grid]]\ncount = 3\nspacing = 0",
+            "spacing",
+        ),
+        ("time_step = 0.25\n[[grid]]\ncount = 2000000", "too many"),
+        ("time_step = 0.25\n[[obstacle]]\n", "exactly one"),
+        (
+            "time_step = 0.25\n[policy]\nkind = \"teleport\"",
+            "teleport",
+        ),
+        (
+            "time_step = 0.25\n[perturbation]\nseed = 1\nmagnitude = -1",
+            "magnitude",
+        ),
+        ("time_step = 0.25\ngoal_tolerance = -1", "goal_tolerance"),
+        (
+            "time_step = 0.001\n[defaults]\nradius = 5",
+            "radius / time_step",
+        ),
+    ];
+    for (text, needle) in cases {
+        let msg = parse_err(text);
+        assert!(
+            msg.contains(needle),
+            "error for {text:?} should mention {needle:?}: {msg}"
+        );
+    }
+}
+
+#[test]
+fn load_reports_missing_files() {
+    let err = Scenario::load(fixture("no_such_file.toml")).unwrap_err();
+    assert!(matches!(err, ScenarioError::Io { .. }), "{err}");
+}
+
+#[test]
+fn build_rejects_programmatic_scenarios_outside_the_domain() {
+    let mut s = Scenario::rvo2_circle();
+    s.agents[3].params.radius = Fx::ZERO;
+    let err = s.build().unwrap_err();
+    assert!(err.to_string().contains("agent 3"), "{err}");
+}
+
+// ------------------------------------------------------------------ driver
+
+#[test]
+fn goal_seeking_is_rvo2s_rule() {
+    let s = parse("time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [10, 0]").unwrap();
+    let (_, driver) = s.build().unwrap();
+    // Far: unit vector towards the goal.
+    let far = driver.policy_velocity(Vec2::from_int(0, 0), Vec2::from_int(3, 4));
+    // (3, 4) / 5, each component truncated (the documented rounding of `try_normalize`).
+    let five = Fx::from_num(5);
+    assert_eq!(
+        far,
+        Vec2::new(Fx::from_num(3) / five, Fx::from_num(4) / five)
+    );
+    assert!((far.x - Fx::lit("0.6")).abs() <= Fx::DELTA);
+    // Close (|d|² <= 1): the remaining vector itself.
+    let d = Vec2::new(Fx::lit("0.3"), Fx::lit("-0.4"));
+    assert_eq!(driver.policy_velocity(Vec2::ZERO, d), d);
+    let near = Vec2::new(Fx::lit("0.5"), Fx::lit("0.5"));
+    assert_eq!(driver.policy_velocity(Vec2::ZERO, near), near);
+}
+
+#[test]
+fn perturbation_is_bounded_deterministic_and_varies() {
+    let p = Perturbation {
+        seed: 3,
+        magnitude: Fx::lit("0.01"),
+    };
+    let mut seen = Vec::new();
+    for tick in 0..50 {
+        for agent in 0..4 {
+            let v = p.offset(tick, agent);
+            assert!(v.length() <= p.magnitude, "length {}", v.length());
+            assert_eq!(v, p.offset(tick, agent));
+            seen.push(v);
+        }
+    }
+    seen.sort_by_key(|v| (v.x, v.y));
+    seen.dedup();
+    assert_eq!(seen.len(), 200, "every (tick, agent) gets its own offset");
+    let other = Perturbation { seed: 4, ..p };
+    assert_ne!(p.offset(0, 0), other.offset(0, 0));
+}
+
+#[test]
+fn all_reached_uses_the_tolerance_exactly() {
+    let text = "time_step = 0.25\ngoal_tolerance = 0.5\n\
+                [[agent]]\nstart = [0, 0]\ngoal = [0.5, 0]\n\
+                [[agent]]\nstart = [3, 0]\ngoal = [3, 0.5]";
+    let (mut sim, driver) = parse(text).unwrap().build().unwrap();
+    assert!(driver.all_reached(&sim)); // both exactly at distance 0.5
+    let ids = driver.agent_ids().to_vec();
+    sim.set_agent_position(ids[1], Vec2::new(Fx::from_num(3), -Fx::DELTA))
+        .unwrap();
+    assert!(!driver.all_reached(&sim));
+    // Default tolerance is the radius (1.5): RVO2's Circle test.
+    let s = parse("time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [1.5, 0]").unwrap();
+    let (sim, driver) = s.build().unwrap();
+    assert!(driver.all_reached(&sim));
+}
+
+#[test]
+fn run_stops_at_goals_and_reports_exact_clearance() {
+    // Two agents walk 4 units apart side by side; radius 0.5, so clearance stays 3.
+    let text = "time_step = 0.25\n[defaults]\nradius = 0.5\n\
+                [[agent]]\nstart = [0, 0]\ngoal = [5, 0]\n\
+                [[agent]]\nstart = [0, 4]\ngoal = [5, 4]";
+    let (mut sim, driver) = parse(text).unwrap().build().unwrap();
+    let r = driver
+        .run(
+            &mut sim,
+            &RunOptions {
+                hash_every: 5,
+                ..RunOptions::default()
+            },
+        )
+        .unwrap();
+    assert!(r.all_reached);
+    assert!(r.ticks > 16 && r.ticks < 40, "ticks {}", r.ticks);
+    assert_eq!(r.min_clearance, Some((Fx::from_num(3), 0)));
+    assert_eq!(r.hashes[0].0, 0);
+    assert!(r.hashes.iter().all(|(t, _)| t % 5 == 0));
+    assert_eq!(r.final_hash, sim.state_hash());
+    // Running on from the goal does nothing more: already done.
+    let again = driver.run(&mut sim, &RunOptions::default()).unwrap();
+    assert_eq!(again.ticks, 0);
+}
+
+#[test]
+fn clearance_with_unequal_radii_picks_the_worst_pair_not_the_nearest() {
+    // Agent 0 (r 0.5) at the origin; agent 1 (r 0.5) at distance 2 (clearance 1); agent 2
+    // (r 2) at distance 3 (clearance 0.5): the farther one is the closer call.
+    let text = "time_step = 0.25\nmax_ticks = 1\n[defaults]\nradius = 0.5\n\
+                [[agent]]\nstart = [0, 0]\ngoal = [0, 0]\n\
+                [[agent]]\nstart = [0, 2]\ngoal = [0, 2]\n\
+                [[agent]]\nstart = [3, 0]\ngoal = [3, 0]\nradius = 2";
+    let (mut sim, driver) = parse(text).unwrap().build().unwrap();
+    let r = driver
+        .run(
+            &mut sim,
+            &RunOptions {
+                stop_when_reached: false,
+                ..RunOptions::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(r.ticks, 1);
+    assert_eq!(r.min_clearance, Some((Fx::lit("0.5"), 0)));
+}
+
+#[test]
+fn removed_agents_are_reported_by_the_driver() {
+    let (mut sim, driver) = Scenario::circle(4, Fx::from_num(10)).build().unwrap();
+    sim.remove_agent(driver.agent_ids()[2]).unwrap();
+    let err = driver.set_pref_velocities(&mut sim, 0).unwrap_err();
+    assert_eq!(err, SimError::UnknownAgent(driver.agent_ids()[2]));
+}
+
+#[test]
+fn perturbed_fixture_reaches_every_goal() {
+    let s = Scenario::load(fixture("swap_perturbed.toml")).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let r = driver.run(&mut sim, &RunOptions::default()).unwrap();
+    assert!(r.all_reached, "stuck after {} ticks", r.ticks);
+    // The same scene with the perturbation switched off jams (the reason it is there).
+    let mut plain = s.clone();
+    plain.perturbation = None;
+    let (mut sim, driver) = plain.build().unwrap();
+    let r = driver.run(&mut sim, &RunOptions::default()).unwrap();
+    assert!(
+        !r.all_reached,
+        "expected the symmetric ring to jam without noise"
+    );
+}
+
+// ------------------------------------------------------------------ the runner
+
+fn runner(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lockstep-orca"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn runner_is_identical_across_processes_and_matches_the_library() {
+    let dir = std::env::temp_dir().join(format!("lockstep-orca-scenario-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = fixture("swap_perturbed.toml");
+    let mut outs = Vec::new();
+    for k in 0..2 {
+        let csv = dir.join(format!("run{k}.csv"));
+        let out = runner(&[
+            "run",
+            &path,
+            "--hash-every",
+            "1",
+            "--csv",
+            csv.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        outs.push((out.stdout, std::fs::read(&csv).unwrap()));
+    }
+    assert_eq!(outs[0].0, outs[1].0, "stdout differs between processes");
+    assert_eq!(outs[0].1, outs[1].1, "CSV differs between processes");
+
+    // The hashes printed are the library's hashes, tick by tick.
+    let (mut sim, driver) = Scenario::load(&path).unwrap().build().unwrap();
+    let report = driver
+        .run(
+            &mut sim,
+            &RunOptions {
+                hash_every: 1,
+                ..RunOptions::default()
+            },
+        )
+        .unwrap();
+    let stdout = String::from_utf8(outs[0].0.clone()).unwrap();
+    for (tick, hash) in &report.hashes {
+        let line = format!("hash at tick {tick}: {hash:016x}");
+        assert!(stdout.contains(&line), "missing `{line}`");
+    }
+    assert!(stdout.contains(&format!("ticks: {}\n", report.ticks)));
+    assert!(stdout.contains("all reached: yes"));
+    assert!(stdout.contains(&format!("final hash: {:016x}", report.final_hash)));
+
+    // The CSV: header, one row per agent per state, values that parse back to the exact bits.
+    let csv = String::from_utf8(outs[0].1.clone()).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("tick,id,x,y,vx,vy"));
+    let rows: Vec<&str> = lines.collect();
+    let n = sim.num_agents();
+    assert_eq!(rows.len() as u64, (report.ticks + 1) * n as u64);
+    assert!(rows[0].starts_with("0,0,"));
+    for (row, &id) in rows[rows.len() - n..].iter().zip(sim.agent_ids()) {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f[0].parse::<u64>().unwrap(), report.ticks);
+        assert_eq!(f[1].parse::<u32>().unwrap(), id.0);
+        let num = |s: &str| s.parse::<Fx>().unwrap();
+        let p = sim.agent_position(id).unwrap();
+        let v = sim.agent_velocity(id).unwrap();
+        assert_eq!(
+            (num(f[2]), num(f[3]), num(f[4]), num(f[5])),
+            (p.x, p.y, v.x, v.y)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn runner_ticks_flag_runs_exactly_n_ticks() {
+    let out = runner(&["run", &fixture("circle250.toml"), "--ticks", "7"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("ticks: 7\n"), "{stdout}");
+    assert!(stdout.contains("all reached: no"));
+}
+
+#[test]
+fn runner_rejects_bad_arguments_with_exit_code_2() {
+    for args in [
+        &[][..],
+        &["walk"][..],
+        &["run"][..],
+        &["run", "a.toml", "--ticks"][..],
+        &["run", "a.toml", "--ticks", "-3"][..],
+        &["run", "a.toml", "--hash-every", "0"][..],
+        &["run", "a.toml", "--frobnicate"][..],
+        &["run", "a.toml", "b.toml"][..],
+    ] {
+        let out = runner(args);
+        assert_eq!(out.status.code(), Some(2), "args {args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("usage:"));
+    }
+    // A bad scenario is a run failure (1), with the reason.
+    let out = runner(&["run", &fixture("no_such_file.toml")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
+
+/// Brute-force minimum clearance over all pairs of the current state.
+fn brute_min_clearance(sim: &lockstep_orca::Simulator) -> Fx {
+    let ids = sim.agent_ids();
+    let mut best = Fx::MAX;
+    for (i, &a) in ids.iter().enumerate() {
+        let pa = sim.agent_position(a).unwrap();
+        let ra = sim.agent_params(a).unwrap().radius;
+        for &b in &ids[i + 1..] {
+            let d = (sim.agent_position(b).unwrap() - pa).length();
+            best = best.min(d - ra - sim.agent_params(b).unwrap().radius);
+        }
+    }
+    best
+}
+
+#[test]
+fn clearance_tracker_matches_brute_force_on_a_mixed_crowd() {
+    for uniform in [true, false] {
+        let mut s = Scenario::crowd(300);
+        if !uniform {
+            // Radii 0.5 .. 2.0 in a fixed pattern.
+            for (i, a) in s.agents.iter_mut().enumerate() {
+                a.params.radius = Fx::lit("0.5") + Fx::from_num(i % 7) / Fx::from_num(4);
+            }
+        }
+        let (mut sim, driver) = s.build().unwrap();
+        let mut brute: Option<(Fx, u64)> = None;
+        let report = driver
+            .run_with(
+                &mut sim,
+                &RunOptions {
+                    max_ticks: Some(30),
+                    ..RunOptions::default()
+                },
+                |sim| {
+                    let c = brute_min_clearance(sim);
+                    if brute.is_none_or(|(m, _)| c < m) {
+                        brute = Some((c, sim.tick()));
+                    }
+                },
+            )
+            .unwrap();
+        assert_eq!(report.ticks, 30);
+        assert_eq!(report.min_clearance, brute, "uniform radii: {uniform}");
+    }
+}
