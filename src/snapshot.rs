@@ -40,7 +40,8 @@
 //! `serde`'s cautious pre-allocation (at most 1 MiB per sequence before its elements are read),
 //! trailing bytes are rejected, and finally every value is re-validated against the domain
 //! exactly as the public setters would ([`crate::domain`]), plus the structural invariants
-//! (ascending unique ids below the id counter, canonical command order, no command in the past).
+//! (ascending unique ids below the id counter, canonical command order, no command in the past,
+//! every obstacle shape valid as for [`ObstacleSet::add`], ascending obstacle ids).
 //! Each failure has its own [`SnapshotError`] variant.
 
 use crate::agent::{AgentId, AgentParams};
@@ -114,8 +115,9 @@ pub enum SnapshotError {
         /// Unused bytes.
         extra: u64,
     },
-    /// A value lies outside the simulator's domain.
-    OutOfDomain(SimError),
+    /// A value is refused by the validation the API applies to the same input (outside the
+    /// domain, an invalid obstacle shape); the inner error says which.
+    Invalid(SimError),
     /// A structural invariant does not hold (the reason says which).
     Inconsistent(&'static str),
 }
@@ -151,7 +153,7 @@ impl fmt::Display for SnapshotError {
             ),
             Self::Decode(msg) => write!(f, "undecodable payload: {msg}"),
             Self::TrailingBytes { extra } => write!(f, "{extra} trailing bytes after the payload"),
-            Self::OutOfDomain(e) => write!(f, "value out of domain: {e}"),
+            Self::Invalid(e) => write!(f, "invalid value: {e}"),
             Self::Inconsistent(why) => write!(f, "inconsistent state: {why}"),
         }
     }
@@ -276,7 +278,7 @@ struct StateV1 {
 }
 
 fn domain(e: SimError) -> SnapshotError {
-    SnapshotError::OutOfDomain(e)
+    SnapshotError::Invalid(e)
 }
 
 impl StateV1 {
@@ -315,6 +317,19 @@ impl StateV1 {
             checked_velocity(a.velocity, "velocity").map_err(domain)?;
             checked_velocity(a.pref_velocity, "pref_velocity").map_err(domain)?;
             a.params.validate(self.time_step).map_err(domain)?;
+        }
+        let mut previous = None;
+        for (id, shape) in self.obstacles.iter() {
+            if previous.is_some_and(|p| p >= id) {
+                return Err(SnapshotError::Inconsistent(
+                    "obstacle ids not strictly ascending",
+                ));
+            }
+            previous = Some(id);
+            for &p in shape.vertices() {
+                checked_point(p, "obstacle vertex").map_err(domain)?;
+            }
+            crate::obstacle::polygon::validate(shape).map_err(domain)?;
         }
         if !CommandQueue::is_canonical(&self.pending) {
             return Err(SnapshotError::Inconsistent(

@@ -18,7 +18,7 @@ use proptest::test_runner::{Config, TestRunner};
 use std::cell::Cell;
 
 fn snapshot_seed() -> Vec<u8> {
-    let mut sim = random_scene(21, 6, 8.0, Vec2::ZERO);
+    let mut sim = det_support::random_scene_with_obstacles(21, 6, 2, 8.0, Vec2::ZERO);
     for _ in 0..3 {
         sim.step().unwrap();
     }

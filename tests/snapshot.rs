@@ -38,6 +38,55 @@ fn round_trip_is_byte_identical_and_hash_identical() {
 }
 
 #[test]
+fn obstacles_survive_restore() {
+    let mut sim = det_support::random_scene_with_obstacles(5, 20, 6, 10.0, Vec2::ZERO);
+    let removed = sim.obstacles().iter().nth(1).unwrap().0;
+    sim.remove_obstacle(removed).unwrap();
+    let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
+    assert_eq!(restored.obstacles().len(), 5);
+    assert_eq!(restored.state_hash(), sim.state_hash());
+    for _ in 0..30 {
+        sim.step().unwrap();
+        restored.step().unwrap();
+        assert_eq!(restored.state_hash(), sim.state_hash());
+    }
+}
+
+#[test]
+fn invalid_obstacles_are_rejected() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.add_obstacle(lockstep_orca::ObstacleShape::Polygon(vec![
+        Vec2::from_int(0, 0),
+        Vec2::from_int(4, 0),
+        Vec2::from_int(4, 3),
+    ]))
+    .unwrap();
+    let bytes = sim.snapshot();
+    let vertex = |x: Fx, y: i32| {
+        let mut b = x.to_bits().to_le_bytes().to_vec();
+        b.extend_from_slice(&Fx::from_num(y).to_bits().to_le_bytes());
+        b
+    };
+    let third = vertex(Fx::from_num(4), 3);
+    // Move the third vertex onto the first edge's line: a degenerate (collinear) polygon.
+    let bad = patch(&bytes, &third, &vertex(Fx::from_num(8), 0));
+    assert!(matches!(
+        Simulator::restore(&bad),
+        Err(SnapshotError::Invalid(SimError::InvalidObstacle(_)))
+    ));
+    // A vertex outside the domain, and one at Fx::MIN (must not panic).
+    let far = vertex(Fx::from_num(2_000_000), 3);
+    assert!(matches!(
+        Simulator::restore(&patch(&bytes, &third, &far)),
+        Err(SnapshotError::Invalid(SimError::OutOfDomain { .. }))
+    ));
+    assert!(matches!(
+        Simulator::restore(&patch(&bytes, &third, &vertex(Fx::MIN, 3))),
+        Err(SnapshotError::Invalid(SimError::OutOfDomain { .. }))
+    ));
+}
+
+#[test]
 fn empty_simulator_round_trips() {
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
@@ -72,8 +121,9 @@ proptest! {
         before in 0u64..40,
         after in 1u64..40,
         pending in 0usize..4,
+        obstacles in 0usize..5,
     ) {
-        let mut sim = random_scene(seed, n, 12.0, Vec2::ZERO);
+        let mut sim = det_support::random_scene_with_obstacles(seed, n, obstacles, 12.0, Vec2::ZERO);
         let mut inputs = script(seed ^ 1, 3, 12.0, Vec2::ZERO);
         run_hashes(&mut sim, before, &mut inputs);
         let mut rng = Rng(seed ^ 2);
@@ -232,7 +282,7 @@ fn out_of_domain_values_are_rejected() {
     );
     assert!(matches!(
         Simulator::restore(&bad),
-        Err(SnapshotError::OutOfDomain(SimError::OutOfDomain {
+        Err(SnapshotError::Invalid(SimError::OutOfDomain {
             what: "position",
             ..
         }))
@@ -242,14 +292,14 @@ fn out_of_domain_values_are_rejected() {
     let bad = patch(&bytes, &v.to_le_bytes(), &(v + 1).to_le_bytes());
     assert!(matches!(
         Simulator::restore(&bad),
-        Err(SnapshotError::OutOfDomain(_))
+        Err(SnapshotError::Invalid(_))
     ));
     // A radius of zero (parameters are re-validated, incl. the velocity-scale ratios).
     let r = AgentParams::default().radius.to_bits();
     let bad = patch(&bytes, &r.to_le_bytes(), &0i64.to_le_bytes());
     assert!(matches!(
         Simulator::restore(&bad),
-        Err(SnapshotError::OutOfDomain(SimError::OutOfDomain {
+        Err(SnapshotError::Invalid(SimError::OutOfDomain {
             what: "radius",
             ..
         }))
@@ -259,7 +309,7 @@ fn out_of_domain_values_are_rejected() {
     let bad = patch(&bytes, &dt.to_le_bytes(), &0i64.to_le_bytes());
     assert!(matches!(
         Simulator::restore(&bad),
-        Err(SnapshotError::OutOfDomain(_))
+        Err(SnapshotError::Invalid(_))
     ));
 }
 
@@ -276,7 +326,7 @@ fn fx_min_components_are_out_of_domain_not_a_panic() {
         let bad = patch(&bytes, &from.to_bits().to_le_bytes(), &min);
         assert!(matches!(
             Simulator::restore(&bad),
-            Err(SnapshotError::OutOfDomain(SimError::OutOfDomain { .. }))
+            Err(SnapshotError::Invalid(SimError::OutOfDomain { .. }))
         ));
     }
     let c = Command::SetPrefVelocity {

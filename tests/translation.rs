@@ -1,4 +1,4 @@
-//! Translation invariance: a scene shifted by any offset that keeps it inside the coordinate
+//! Translation invariance: a scene (agents and obstacles) shifted by any offset that keeps it inside the coordinate
 //! domain yields exactly the shifted positions, identical velocities and identical neighbour
 //! lists on every tick (float RVO2 does not: its Circle takes 3547 ticks at the origin and 3124
 //! shifted by (1000, -1000)).
@@ -8,7 +8,7 @@
 
 mod det_support;
 
-use det_support::{random_scene, script};
+use det_support::{random_scene, random_scene_with_obstacles, script};
 use lockstep_orca::{Fx, Simulator, Vec2};
 use proptest::prelude::*;
 
@@ -33,9 +33,9 @@ fn offset_component() -> impl Strategy<Value = Fx> {
     ]
 }
 
-fn check(seed: u64, n: usize, offset: Vec2) -> Result<(), TestCaseError> {
-    let mut base = random_scene(seed, n, EXTENT, Vec2::ZERO);
-    let mut moved = random_scene(seed, n, EXTENT, offset);
+fn check(seed: u64, n: usize, obstacles: usize, offset: Vec2) -> Result<(), TestCaseError> {
+    let mut base = random_scene_with_obstacles(seed, n, obstacles, EXTENT, Vec2::ZERO);
+    let mut moved = random_scene_with_obstacles(seed, n, obstacles, EXTENT, offset);
     let mut inputs_base = script(seed ^ 0x55, 2, EXTENT, Vec2::ZERO);
     let mut inputs_moved = script(seed ^ 0x55, 2, EXTENT, offset);
     for _ in 0..TICKS {
@@ -78,10 +78,11 @@ proptest! {
     fn shifted_scene_moves_identically(
         seed in any::<u64>(),
         n in 1usize..48,
+        obstacles in 0usize..6,
         x in offset_component(),
         y in offset_component(),
     ) {
-        check(seed, n, Vec2::new(x, y))?;
+        check(seed, n, obstacles, Vec2::new(x, y))?;
     }
 }
 
@@ -91,7 +92,7 @@ fn dense_crowd_at_every_corner() {
     let m = Fx::from_num(MAX_OFFSET);
     for (sx, sy) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
         let offset = Vec2::new(m * Fx::from_num(sx), m * Fx::from_num(sy));
-        check(1234, 120, offset).unwrap();
+        check(1234, 120, 8, offset).unwrap();
     }
 }
 

@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use lockstep_orca::orca::lines::splitmix64;
-use lockstep_orca::{AgentId, AgentParams, Command, Fx, Simulator, SimulatorParams, Vec2};
+use lockstep_orca::{
+    AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
+};
 
 /// A SplitMix64 stream.
 pub struct Rng(pub u64);
@@ -60,6 +62,41 @@ pub fn random_scene(seed: u64, n: usize, extent: f64, center: Vec2) -> Simulator
             .unwrap();
         sim.set_agent_pref_velocity(id, rng.vec(3.0)).unwrap();
     }
+    sim
+}
+
+/// Adds `k` random obstacles within `extent` of `center`: axis-aligned boxes (counter-clockwise
+/// polygons, 0.5 to 4 units a side) and diagonal walls (two-vertex polylines). They may overlap
+/// each other and agents.
+pub fn add_random_obstacles(sim: &mut Simulator, seed: u64, k: usize, extent: f64, center: Vec2) {
+    let mut rng = Rng(seed ^ 0x0B57);
+    for i in 0..k {
+        let c = center + rng.vec(extent);
+        let (w, h) = (rng.fx(0.5, 4.0), rng.fx(0.5, 4.0));
+        let shape = if i % 3 == 2 {
+            ObstacleShape::Polyline(vec![c, c + Vec2::new(w, h)])
+        } else {
+            ObstacleShape::Polygon(vec![
+                c,
+                c + Vec2::new(w, Fx::ZERO),
+                c + Vec2::new(w, h),
+                c + Vec2::new(Fx::ZERO, h),
+            ])
+        };
+        sim.add_obstacle(shape).unwrap();
+    }
+}
+
+/// [`random_scene`] plus `k` random obstacles.
+pub fn random_scene_with_obstacles(
+    seed: u64,
+    n: usize,
+    k: usize,
+    extent: f64,
+    center: Vec2,
+) -> Simulator {
+    let mut sim = random_scene(seed, n, extent, center);
+    add_random_obstacles(&mut sim, seed, k, extent, center);
     sim
 }
 
