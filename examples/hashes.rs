@@ -2,7 +2,8 @@
 //! cross-platform check: every machine must print the same lines (`scripts/cross-check`).
 //!
 //! Scenes: RVO2's Circle with 250 agents, two crossing crowds, agents added and removed
-//! mid-run, and a circle near the corner of the coordinate domain. Every tick's preferred
+//! mid-run, RVO2's Blocks (reduced to 100 agents, 4 obstacles) and a circle near the corner of
+//! the coordinate domain. Every tick's preferred
 //! velocities are queued as commands, so the command queue is part of what is proven.
 //!
 //! ```text
@@ -11,7 +12,9 @@
 //! ```
 
 use lockstep_orca::math::unit_from_turns;
-use lockstep_orca::{AgentId, AgentParams, Command, Fx, Simulator, SimulatorParams, Vec2};
+use lockstep_orca::{
+    AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
+};
 
 /// Goal-seeking preferred velocities (RVO2's examples): towards the goal, at most unit speed.
 fn toward_goals(sim: &Simulator, goals: &[(AgentId, Vec2)]) -> Vec<Command> {
@@ -103,6 +106,45 @@ fn crowd(side: i32) -> (Simulator, Vec<(AgentId, Vec2)>) {
     (sim, goals)
 }
 
+/// RVO2's Blocks example, reduced to 100 agents: four 5×5 groups in the corners heading for the
+/// opposite corners, between four square obstacles.
+fn blocks() -> (Simulator, Vec<(AgentId, Vec2)>) {
+    let params = SimulatorParams {
+        time_step: Fx::lit("0.25"),
+        agent_defaults: AgentParams {
+            radius: Fx::from_num(2),
+            ..AgentParams::default()
+        },
+    };
+    let mut sim = Simulator::new(params).unwrap();
+    let mut goals = Vec::new();
+    for i in 0..5 {
+        for j in 0..5 {
+            let (x, y) = (55 + 10 * i, 55 + 10 * j);
+            for (sx, sy) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
+                let id = sim.add_agent(Vec2::from_int(sx * x, sy * y)).unwrap();
+                goals.push((id, Vec2::from_int(-sx * 75, -sy * 75)));
+            }
+        }
+    }
+    for (sx, sy) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
+        let (a, b) = (10 * sx, 40 * sx);
+        let (c, d) = (10 * sy, 40 * sy);
+        let mut square = vec![
+            Vec2::from_int(a, c),
+            Vec2::from_int(b, c),
+            Vec2::from_int(b, d),
+            Vec2::from_int(a, d),
+        ];
+        // Counter-clockwise in every quadrant.
+        if sx * sy < 0 {
+            square.reverse();
+        }
+        sim.add_obstacle(ObstacleShape::Polygon(square)).unwrap();
+    }
+    (sim, goals)
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     let scale = if quick { 4 } else { 1 };
@@ -155,6 +197,17 @@ fn main() {
             }
             out
         },
+    );
+
+    // RVO2's Blocks layout, reduced: 4 groups of 25 agents crossing between 4 blocks.
+    let (mut sim, mut goals) = blocks();
+    run(
+        "blocks100",
+        &mut sim,
+        &mut goals,
+        400 / scale,
+        100 / scale,
+        |_| Vec::new(),
     );
 
     // Near the domain's corner: positions around (999,900, -999,900).
