@@ -175,10 +175,29 @@ pub fn record<F>(
     sim: &mut Simulator,
     ticks: u64,
     options: RecordOptions,
-    mut inputs: F,
+    inputs: F,
 ) -> Result<Replay, RecordError>
 where
     F: FnMut(&Simulator) -> Vec<Command>,
+{
+    record_until(sim, ticks, options, inputs, |_| false)
+}
+
+/// As [`record`], but stops early, before a step, once `done(&sim)` returns true (e.g. when
+/// every agent reached its goal, like the scenario runner).
+///
+/// # Errors
+/// As [`record`].
+pub fn record_until<F, D>(
+    sim: &mut Simulator,
+    max_ticks: u64,
+    options: RecordOptions,
+    mut inputs: F,
+    mut done: D,
+) -> Result<Replay, RecordError>
+where
+    F: FnMut(&Simulator) -> Vec<Command>,
+    D: FnMut(&Simulator) -> bool,
 {
     let interval = u64::from(options.checkpoint_interval.max(1));
     let start_tick = sim.tick();
@@ -188,11 +207,12 @@ where
         initial_hash: sim.state_hash(),
         checkpoint_interval: interval as u32,
         inputs: Vec::new(),
-        hashes: Vec::with_capacity(ticks.min(1 << 20) as usize),
+        hashes: Vec::with_capacity(max_ticks.min(1 << 20) as usize),
         checkpoints: Vec::new(),
         final_hash: 0,
     };
-    for i in 0..ticks {
+    let mut i = 0;
+    while i < max_ticks && !done(sim) {
         let tick = sim.tick();
         let commands = inputs(sim);
         for c in &commands {
@@ -204,9 +224,14 @@ where
         }
         sim.step().map_err(|error| RecordError { tick, error })?;
         replay.hashes.push(sim.state_hash());
-        if (i + 1) % interval == 0 || i + 1 == ticks {
+        i += 1;
+        if i.is_multiple_of(interval) {
             replay.checkpoints.push(checkpoint(sim));
         }
+    }
+    // The last tick always has a checkpoint, so a divergence anywhere can name agents.
+    if !i.is_multiple_of(interval) {
+        replay.checkpoints.push(checkpoint(sim));
     }
     replay.final_hash = replay.hashes.last().copied().unwrap_or(replay.initial_hash);
     Ok(replay)

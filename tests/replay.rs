@@ -295,6 +295,51 @@ fn recorded_replay_verifies_and_round_trips() {
 }
 
 #[test]
+fn record_until_stops_before_the_step_when_done() {
+    let mut sim = random_scene(4, 10, 10.0, Vec2::ZERO);
+    let r = replay::record_until(
+        &mut sim,
+        100,
+        RecordOptions::default(),
+        script(6, 2, 10.0, Vec2::ZERO),
+        |sim| sim.tick() == 15,
+    )
+    .unwrap();
+    assert_eq!(r.ticks(), 15);
+    let ticks: Vec<u64> = r.checkpoints.iter().map(|c| c.tick).collect();
+    assert_eq!(ticks, [10, 15]);
+    assert!(replay::verify(&r).is_match());
+    // Zero ticks: a valid, empty replay.
+    let empty = replay::record(&mut sim, 0, RecordOptions::default(), |_| Vec::new()).unwrap();
+    assert_eq!(empty.final_hash, empty.initial_hash);
+    assert!(replay::verify(&Replay::from_bytes(&empty.to_bytes()).unwrap()).is_match());
+}
+
+/// Size of a replay of RVO2's Circle-sized crowd: every agent's preferred velocity every tick
+/// dominates (24 bytes a command).
+#[test]
+fn replay_size_is_as_documented() {
+    let mut sim = random_scene(9, 250, 100.0, Vec2::ZERO);
+    let r = replay::record(&mut sim, 100, RecordOptions::default(), |sim| {
+        sim.agent_ids()
+            .iter()
+            .map(|&id| Command::SetPrefVelocity {
+                id,
+                v: Vec2::from_int(1, 0),
+            })
+            .collect()
+    })
+    .unwrap();
+    let bytes = r.to_bytes().len();
+    let commands = 250 * 100 * 24;
+    let checkpoints = 10 * (16 + 250 * 28);
+    let fixed = r.initial.len() + 100 * 8 + 100 * 16 + 100;
+    eprintln!("replay of 250 agents x 100 ticks: {bytes} bytes");
+    assert!(bytes >= commands + checkpoints, "{bytes}");
+    assert!(bytes <= commands + checkpoints + fixed, "{bytes}");
+}
+
+#[test]
 fn record_starts_anywhere_and_carries_pending_commands() {
     let mut sim = random_scene(8, 10, 10.0, Vec2::ZERO);
     sim.step().unwrap();
