@@ -279,6 +279,21 @@ impl Simulator {
         Ok(())
     }
 
+    /// The state hash without the pending commands: equal to [`state_hash`](Self::state_hash)
+    /// of the same state with an empty queue.
+    ///
+    /// Use it to detect desyncs between lockstep peers: with input delay, peers receive the
+    /// commands for future ticks at different times, so their queues (and `state_hash`es)
+    /// legitimately differ between ticks while everything already simulated is equal.
+    /// `state_hash` covers the whole state (what a snapshot holds); `sync_hash` what has been
+    /// simulated.
+    pub fn sync_hash(&mut self) -> u64 {
+        let pending = std::mem::take(&mut self.commands.pending);
+        let hash = self.state_hash();
+        self.commands.pending = pending;
+        hash
+    }
+
     /// The commands waiting for a future step, in the canonical order they will be applied.
     #[must_use]
     pub fn pending_commands(&self) -> &[PendingCommand] {

@@ -68,8 +68,12 @@ fn pending_commands_are_part_of_the_hash() {
     let mut other = line_scene(2);
     other.queue_command(5, pref(0, 1, 0)).unwrap();
     assert_ne!(other.state_hash(), one, "the tick is hashed");
+    // The sync hash ignores the queue (peers receive future inputs at different times).
+    assert_eq!(sim.sync_hash(), empty);
+    assert_eq!(sim.pending_commands().len(), 1);
     sim.clear_pending_commands();
     assert_eq!(sim.state_hash(), empty);
+    assert_eq!(sim.sync_hash(), empty);
 }
 
 #[test]
