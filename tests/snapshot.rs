@@ -144,6 +144,60 @@ proptest! {
     }
 }
 
+/// The byte formats are pinned: length and XXH3 of a snapshot and of a replay built from fixed
+/// values (agents, obstacles, pending commands; no step is taken, so this moves only when an
+/// encoding changes, never with the simulation's behaviour). `scripts/cross-check` runs it on
+/// every target, proving the bytes — not only the hashes — identical on 32-bit, big-endian and
+/// wasm32. If it fails, a format changed: bump `SNAPSHOT_VERSION` / `REPLAY_VERSION` (or the
+/// hash magic) so old files are refused rather than misread, then accept the new values with
+/// `cargo insta review`.
+#[test]
+fn formats_are_pinned() {
+    use lockstep_orca::replay::{AgentMark, Checkpoint, Replay, TickInputs};
+    let mut sim = det_support::random_scene_with_obstacles(77, 16, 3, 10.0, Vec2::ZERO);
+    let id = sim.agent_ids()[3];
+    sim.queue_command(2, Command::RemoveAgent { id }).unwrap();
+    let snap = sim.snapshot();
+    let replay = Replay {
+        initial: snap.clone(),
+        start_tick: 0,
+        initial_hash: sim.state_hash(),
+        checkpoint_interval: 2,
+        inputs: vec![TickInputs {
+            tick: 1,
+            commands: vec![Command::SetVelocity {
+                id,
+                v: Vec2::from_int(-1, 2),
+            }],
+        }],
+        hashes: vec![1, 2, 3],
+        checkpoints: vec![Checkpoint {
+            tick: 2,
+            agents: vec![AgentMark {
+                id,
+                position: Vec2::new(Fx::lit("0.5"), Fx::lit("-7.25")),
+                hash: 42,
+            }],
+        }],
+        final_hash: 3,
+    }
+    .to_bytes();
+    let digest = |b: &[u8]| {
+        format!(
+            "len={} xxh3={:016x}",
+            b.len(),
+            xxhash_rust::xxh3::xxh3_64(b)
+        )
+    };
+    let text = format!(
+        "snapshot {}\nreplay {}\nstate hash {:016x}\n",
+        digest(&snap),
+        digest(&replay),
+        sim.state_hash()
+    );
+    insta::assert_snapshot!("formats_are_pinned", text);
+}
+
 // ------------------------------------------------------------------ hostile input
 
 #[test]
