@@ -15,11 +15,23 @@
 //! | 4 | agent count (`u32`) |
 //! | 84 per agent, ascending id | id (`u32`), position x, y, velocity x, y, pref velocity x, y, then the 36 parameter bytes |
 //! | … | obstacle set, see [`ObstacleSet::write_canonical`](crate::obstacle::ObstacleSet::write_canonical) |
+//! | 4 | pending command count (`u32`) |
+//! | … per pending command, in canonical order ([`crate::command`]) | tick (`u64`), tag (`u8`, [`Command::tag`](crate::command::Command::tag)), then the variant's fields: |
+//! | | tag 0 `SetPrefVelocity`: id (`u32`), v x, y (20 bytes) |
+//! | | tag 1 `AddAgent`: position x, y, the 36 parameter bytes (52 bytes) |
+//! | | tag 2 `RemoveAgent`: id (`u32`) (4 bytes) |
+//! | | tag 3 `SetParams`: id (`u32`), the 36 parameter bytes (40 bytes) |
+//! | | tag 4 `SetPosition`: id (`u32`), position x, y (20 bytes) |
+//! | | tag 5 `SetVelocity`: id (`u32`), v x, y (20 bytes) |
+//!
+//! Pending commands are hashed because they decide future ticks; with no commands queued (the
+//! usual state between steps when inputs are queued just before their tick) they add 4 bytes.
 //!
 //! Derived data (kd-tree, obstacle BSP, neighbour lists) is not included: it is a function of
 //! the above.
 
 use crate::agent::AgentParams;
+use crate::command::{Command, PendingCommand};
 use crate::math::{Fx, Vec2};
 use crate::sim::Simulator;
 
@@ -60,11 +72,48 @@ pub(crate) fn write_state(sim: &Simulator, out: &mut Vec<u8>) {
     params(out, s.defaults);
     out.extend_from_slice(&(s.ids.len() as u32).to_le_bytes());
     for i in 0..s.ids.len() {
-        out.extend_from_slice(&s.ids[i].0.to_le_bytes());
-        vec2(out, s.positions[i]);
-        vec2(out, s.velocities[i]);
-        vec2(out, s.pref_velocities[i]);
-        params(out, &s.params[i]);
+        write_agent(sim, i, out);
     }
     s.obstacles.write_canonical(out);
+    out.extend_from_slice(&(s.pending.len() as u32).to_le_bytes());
+    for p in s.pending {
+        write_pending(p, out);
+    }
+}
+
+/// The 84 canonical bytes of the agent in `slot` (one row of the table above).
+pub(crate) fn write_agent(sim: &Simulator, slot: usize, out: &mut Vec<u8>) {
+    let s = sim.raw_parts();
+    out.extend_from_slice(&s.ids[slot].0.to_le_bytes());
+    vec2(out, s.positions[slot]);
+    vec2(out, s.velocities[slot]);
+    vec2(out, s.pref_velocities[slot]);
+    params(out, &s.params[slot]);
+}
+
+fn write_pending(p: &PendingCommand, out: &mut Vec<u8>) {
+    out.extend_from_slice(&p.tick.to_le_bytes());
+    out.push(p.command.tag());
+    match &p.command {
+        Command::SetPrefVelocity { id, v } | Command::SetVelocity { id, v } => {
+            out.extend_from_slice(&id.0.to_le_bytes());
+            vec2(out, *v);
+        }
+        Command::AddAgent {
+            position,
+            params: pa,
+        } => {
+            vec2(out, *position);
+            params(out, pa);
+        }
+        Command::RemoveAgent { id } => out.extend_from_slice(&id.0.to_le_bytes()),
+        Command::SetParams { id, params: pa } => {
+            out.extend_from_slice(&id.0.to_le_bytes());
+            params(out, pa);
+        }
+        Command::SetPosition { id, position } => {
+            out.extend_from_slice(&id.0.to_le_bytes());
+            vec2(out, *position);
+        }
+    }
 }

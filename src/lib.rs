@@ -8,18 +8,24 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod command;
 pub mod domain;
 pub mod error;
 pub mod hash;
 pub mod math;
 pub mod obstacle;
 pub mod orca;
+pub mod replay;
 pub mod scenario;
 pub mod sim;
+pub mod snapshot;
 pub mod spatial;
 
 pub use agent::{AgentId, AgentParams};
+pub use command::{Command, PendingCommand, RejectedCommand};
 pub use error::SimError;
 pub use math::{Fx, Vec2};
 pub use obstacle::{ObstacleId, ObstacleShape};
+pub use replay::{Replay, VerifyReport};
 pub use sim::{Simulator, SimulatorParams};
+pub use snapshot::SnapshotError;

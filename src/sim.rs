@@ -1,6 +1,7 @@
 //! The [`Simulator`]: agents, obstacles and the tick pipeline.
 
 use crate::agent::{AgentId, AgentParams};
+use crate::command::{CommandQueue, PendingCommand};
 use crate::domain::{check_point, check_time_step, check_velocity};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
@@ -78,6 +79,8 @@ pub struct Simulator {
     pub(crate) pref_velocities: Vec<Vec2>,
     pub(crate) params: Vec<AgentParams>,
     pub(crate) obstacles: ObstacleSet,
+    /// Queued inputs (see [`crate::command`]): pending commands are state, hashed and snapshotted.
+    pub(crate) commands: CommandQueue,
     work: Workspace,
 }
 
@@ -102,6 +105,7 @@ impl Simulator {
             pref_velocities: Vec::new(),
             params: Vec::new(),
             obstacles: ObstacleSet::default(),
+            commands: CommandQueue::default(),
             work: Workspace::default(),
         })
     }
@@ -110,17 +114,21 @@ impl Simulator {
 
     /// Advances the simulation by one time step.
     ///
-    /// Stages, in order: rebuild the obstacle tree if the obstacle set changed, build the agent
-    /// kd-tree, compute every agent's new velocity (neighbours, ORCA lines, LP), integrate.
+    /// Stages, in order: apply the commands queued for this tick ([`crate::command`]), rebuild
+    /// the obstacle tree if the obstacle set changed, build the agent kd-tree, compute every
+    /// agent's new velocity (neighbours, ORCA lines, LP), integrate.
     ///
     /// # Errors
     /// [`SimError::AgentLeftDomain`] if an agent would leave the coordinate domain; the state is
-    /// then unchanged.
+    /// then unchanged (the tick's commands are undone and stay queued).
     pub fn step(&mut self) -> Result<(), SimError> {
+        self.apply_inputs();
         self.obstacles.ensure_built();
         self.build_agent_tree();
         self.compute_new_velocities();
-        self.integrate()
+        let result = self.integrate();
+        self.finish_inputs(result.is_ok());
+        result
     }
 
     fn build_agent_tree(&mut self) {
@@ -559,6 +567,7 @@ impl Simulator {
             pref_velocities: &self.pref_velocities,
             params: &self.params,
             obstacles: &self.obstacles,
+            pending: &self.commands.pending,
         }
     }
 }
@@ -576,4 +585,5 @@ pub(crate) struct RawParts<'a> {
     pub pref_velocities: &'a [Vec2],
     pub params: &'a [AgentParams],
     pub obstacles: &'a ObstacleSet,
+    pub pending: &'a [PendingCommand],
 }

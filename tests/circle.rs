@@ -102,9 +102,16 @@ fn circle_250_median_over_perturbed_starts_is_in_rvo2_band() {
         }
         let (mut sim, driver) = scenario.build().unwrap();
         let report = driver.run(&mut sim, &RunOptions::default()).unwrap();
-        assert!(report.all_reached, "sample {sample}: {} ticks", report.ticks);
+        assert!(
+            report.all_reached,
+            "sample {sample}: {} ticks",
+            report.ticks
+        );
         let (clearance, _) = report.min_clearance.unwrap();
-        assert!(clearance > Fx::from_num(-1), "sample {sample}: clearance {clearance}");
+        assert!(
+            clearance > Fx::from_num(-1),
+            "sample {sample}: clearance {clearance}"
+        );
         ticks.push(report.ticks);
     }
     ticks.sort_unstable();

@@ -1,0 +1,410 @@
+//! Snapshots: the whole simulation state as portable bytes, and its guarded restore.
+//!
+//! ```
+//! use lockstep_orca::{Simulator, SimulatorParams, Vec2};
+//!
+//! let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+//! let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+//! sim.set_agent_pref_velocity(a, Vec2::from_int(1, 0)).unwrap();
+//! let bytes = sim.snapshot();
+//! let mut copy = Simulator::restore(&bytes).unwrap();
+//! sim.step().unwrap();
+//! copy.step().unwrap();
+//! assert_eq!(copy.state_hash(), sim.state_hash());
+//! assert!(Simulator::restore(&bytes[..bytes.len() - 1]).is_err());
+//! ```
+//!
+//! [`Simulator::snapshot`] writes, and [`Simulator::restore`] reads, this envelope (all integers
+//! little-endian):
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 8 | magic: `b"LSORCASN"` for snapshots ([`SNAPSHOT_MAGIC`]), `b"LSORCARP"` for replays |
+//! | 4 | format version (`u32`): [`SNAPSHOT_VERSION`] |
+//! | 8 | payload length `L` (`u64`), at most [`MAX_PAYLOAD_BYTES`] |
+//! | L | payload: bincode 2.0.1, serde, `standard().with_little_endian().with_fixed_int_encoding()` |
+//! | 8 | checksum: `xxh3_64` (seed 0) of every preceding byte (header and payload) |
+//!
+//! The snapshot payload (version 1) is, in this order: tick (`u64`), global time, time step,
+//! next agent id (`u32`), agent defaults ([`AgentParams`]), the agents in ascending id (id,
+//! position, velocity, preferred velocity, parameters), the obstacle set (its serde form), and
+//! the pending commands in canonical order ([`crate::command`]). Scalars are their raw Q32.32
+//! `i64` bits; sequence lengths are `u64`; enum tags `u32`. There is no `usize`, no float and no
+//! native-endian field, so a snapshot taken on one machine restores bit-identically on any other.
+//! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
+//!
+//! # Hostile input
+//! Decoding never panics and never allocates more than the input's size plus a bounded amount:
+//! the header is checked first (magic, version, length against the actual size and against
+//! [`MAX_PAYLOAD_BYTES`]), then the checksum, then bincode decodes with a byte limit and
+//! `serde`'s cautious pre-allocation (at most 1 MiB per sequence before its elements are read),
+//! trailing bytes are rejected, and finally every value is re-validated against the domain
+//! exactly as the public setters would ([`crate::domain`]), plus the structural invariants
+//! (ascending unique ids below the id counter, canonical command order, no command in the past,
+//! every obstacle shape valid as for [`ObstacleSet::add`], ascending obstacle ids).
+//! Each failure has its own [`SnapshotError`] variant.
+
+use crate::agent::{AgentId, AgentParams};
+use crate::command::{CommandQueue, PendingCommand, checked_point, checked_velocity};
+use crate::error::SimError;
+use crate::math::{Fx, Vec2};
+use crate::obstacle::ObstacleSet;
+use crate::sim::{Simulator, SimulatorParams};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use std::fmt;
+
+/// Magic prefix of a snapshot.
+pub const SNAPSHOT_MAGIC: [u8; 8] = *b"LSORCASN";
+/// Current snapshot format version.
+pub const SNAPSHOT_VERSION: u32 = 1;
+/// Largest accepted payload (1 GiB: about 12 million agents).
+pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
+/// Largest global time a restored snapshot may have, 2³⁰ s (see [`Simulator::restore`]).
+pub const MAX_RESTORED_TIME: Fx = Fx::from_bits(1 << 62);
+/// Bytes before the payload: magic, version, length.
+pub const HEADER_BYTES: usize = 20;
+/// Bytes after the payload: the checksum.
+pub const TRAILER_BYTES: usize = 8;
+
+/// Why bytes could not be decoded as a snapshot (or a replay, which shares the envelope).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// Fewer bytes than the fixed header and trailer need.
+    Truncated {
+        /// Bytes given.
+        len: u64,
+    },
+    /// The magic does not match (not this kind of file).
+    BadMagic {
+        /// The magic expected.
+        expected: [u8; 8],
+    },
+    /// The format version is not one this build reads.
+    UnsupportedVersion {
+        /// Version found.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+    /// The declared payload length exceeds [`MAX_PAYLOAD_BYTES`].
+    TooLarge {
+        /// Declared length.
+        declared: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The declared payload length does not match the bytes given (truncated or padded file).
+    LengthMismatch {
+        /// Payload length declared in the header.
+        declared: u64,
+        /// Payload bytes actually present.
+        actual: u64,
+    },
+    /// The checksum does not match: the bytes were corrupted.
+    ChecksumMismatch {
+        /// Checksum stored in the file.
+        stored: u64,
+        /// Checksum of the bytes.
+        computed: u64,
+    },
+    /// The payload is not a valid encoding (bincode's message).
+    Decode(String),
+    /// The payload decoded but did not use all its bytes.
+    TrailingBytes {
+        /// Unused bytes.
+        extra: u64,
+    },
+    /// A value is refused by the validation the API applies to the same input (outside the
+    /// domain, an invalid obstacle shape); the inner error says which.
+    Invalid(SimError),
+    /// A structural invariant does not hold (the reason says which).
+    Inconsistent(&'static str),
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Truncated { len } => write!(f, "truncated: only {len} bytes"),
+            Self::BadMagic { expected } => write!(
+                f,
+                "bad magic (expected {:?})",
+                String::from_utf8_lossy(expected)
+            ),
+            Self::UnsupportedVersion { found, supported } => {
+                write!(
+                    f,
+                    "format version {found} not supported (this build reads {supported})"
+                )
+            }
+            Self::TooLarge { declared, max } => {
+                write!(
+                    f,
+                    "declared payload of {declared} bytes exceeds the limit of {max}"
+                )
+            }
+            Self::LengthMismatch { declared, actual } => write!(
+                f,
+                "payload length mismatch: header says {declared} bytes, file has {actual}"
+            ),
+            Self::ChecksumMismatch { stored, computed } => write!(
+                f,
+                "checksum mismatch: stored {stored:016x}, computed {computed:016x}"
+            ),
+            Self::Decode(msg) => write!(f, "undecodable payload: {msg}"),
+            Self::TrailingBytes { extra } => write!(f, "{extra} trailing bytes after the payload"),
+            Self::Invalid(e) => write!(f, "invalid value: {e}"),
+            Self::Inconsistent(why) => write!(f, "inconsistent state: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+// ---------------------------------------------------------------------- the envelope
+
+type Config = bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Fixint,
+    bincode::config::Limit<{ MAX_PAYLOAD_BYTES as usize }>,
+>;
+
+fn config() -> Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding()
+        .with_limit::<{ MAX_PAYLOAD_BYTES as usize }>()
+}
+
+/// Encodes `value` with the format's bincode configuration inside the envelope.
+///
+/// A payload over [`MAX_PAYLOAD_BYTES`] is still written (and then refused by [`open`]).
+pub(crate) fn seal<T: Serialize>(
+    magic: [u8; 8],
+    version: u32,
+    value: &T,
+    size_hint: usize,
+) -> Vec<u8> {
+    let unlimited = bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding();
+    let mut out = Vec::with_capacity(HEADER_BYTES + size_hint + TRAILER_BYTES);
+    out.extend_from_slice(&magic);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(&0u64.to_le_bytes());
+    // Serializing plain structs of integers into a Vec cannot fail.
+    let _ = bincode::serde::encode_into_std_write(value, &mut out, unlimited);
+    let len = (out.len() - HEADER_BYTES) as u64;
+    out[12..20].copy_from_slice(&len.to_le_bytes());
+    let sum = crate::hash::hash_bytes(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Checks the envelope and decodes its payload (no domain validation: the caller does that).
+///
+/// # Errors
+/// Every [`SnapshotError`] variant but the last two.
+pub(crate) fn open<T: DeserializeOwned>(
+    bytes: &[u8],
+    magic: [u8; 8],
+    version: u32,
+) -> Result<T, SnapshotError> {
+    let len = bytes.len() as u64;
+    if bytes.len() < HEADER_BYTES + TRAILER_BYTES {
+        return Err(SnapshotError::Truncated { len });
+    }
+    if bytes[..8] != magic {
+        return Err(SnapshotError::BadMagic { expected: magic });
+    }
+    let found = u32::from_le_bytes(bytes[8..12].try_into().unwrap_or_default());
+    if found != version {
+        return Err(SnapshotError::UnsupportedVersion {
+            found,
+            supported: version,
+        });
+    }
+    let declared = u64::from_le_bytes(bytes[12..20].try_into().unwrap_or_default());
+    if declared > MAX_PAYLOAD_BYTES {
+        return Err(SnapshotError::TooLarge {
+            declared,
+            max: MAX_PAYLOAD_BYTES,
+        });
+    }
+    let actual = len - (HEADER_BYTES + TRAILER_BYTES) as u64;
+    if declared != actual {
+        return Err(SnapshotError::LengthMismatch { declared, actual });
+    }
+    let body_end = bytes.len() - TRAILER_BYTES;
+    let stored = u64::from_le_bytes(bytes[body_end..].try_into().unwrap_or_default());
+    let computed = crate::hash::hash_bytes(&bytes[..body_end]);
+    if stored != computed {
+        return Err(SnapshotError::ChecksumMismatch { stored, computed });
+    }
+    let payload = &bytes[HEADER_BYTES..body_end];
+    let (value, read) = bincode::serde::decode_from_slice::<T, _>(payload, config())
+        .map_err(|e| SnapshotError::Decode(e.to_string()))?;
+    if read != payload.len() {
+        return Err(SnapshotError::TrailingBytes {
+            extra: (payload.len() - read) as u64,
+        });
+    }
+    Ok(value)
+}
+
+// ---------------------------------------------------------------------- the snapshot payload
+
+/// One agent in a snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct AgentRecord {
+    id: AgentId,
+    position: Vec2,
+    velocity: Vec2,
+    pref_velocity: Vec2,
+    params: AgentParams,
+}
+
+/// Payload of snapshot format version 1 (field order is the format).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV1 {
+    tick: u64,
+    global_time: Fx,
+    time_step: Fx,
+    next_id: u32,
+    defaults: AgentParams,
+    agents: Vec<AgentRecord>,
+    obstacles: ObstacleSet,
+    pending: Vec<PendingCommand>,
+}
+
+fn domain(e: SimError) -> SnapshotError {
+    SnapshotError::Invalid(e)
+}
+
+impl StateV1 {
+    /// Re-validates everything and builds the simulator.
+    fn into_simulator(self) -> Result<Simulator, SnapshotError> {
+        let mut sim = Simulator::new(SimulatorParams {
+            time_step: self.time_step,
+            agent_defaults: self.defaults,
+        })
+        .map_err(domain)?;
+        // The global time overflows at 2^31 s; a restored state gets at least 2^30 s of
+        // headroom (10 million steps of the largest time step), so a hostile snapshot cannot
+        // make the next steps overflow.
+        if self.global_time < Fx::ZERO || self.global_time > MAX_RESTORED_TIME {
+            return Err(SnapshotError::Inconsistent(
+                "global time outside 0 ..= 2^30 seconds",
+            ));
+        }
+        if self.tick == u64::MAX {
+            return Err(SnapshotError::Inconsistent("tick counter exhausted"));
+        }
+        let mut previous: Option<AgentId> = None;
+        for a in &self.agents {
+            if previous.is_some_and(|p| p >= a.id) {
+                return Err(SnapshotError::Inconsistent(
+                    "agent ids not strictly ascending",
+                ));
+            }
+            if a.id.0 >= self.next_id {
+                return Err(SnapshotError::Inconsistent(
+                    "agent id not below the id counter",
+                ));
+            }
+            previous = Some(a.id);
+            checked_point(a.position, "position").map_err(domain)?;
+            checked_velocity(a.velocity, "velocity").map_err(domain)?;
+            checked_velocity(a.pref_velocity, "pref_velocity").map_err(domain)?;
+            a.params.validate(self.time_step).map_err(domain)?;
+        }
+        let mut previous = None;
+        for (id, shape) in self.obstacles.iter() {
+            if previous.is_some_and(|p| p >= id) {
+                return Err(SnapshotError::Inconsistent(
+                    "obstacle ids not strictly ascending",
+                ));
+            }
+            previous = Some(id);
+            for &p in shape.vertices() {
+                checked_point(p, "obstacle vertex").map_err(domain)?;
+            }
+            crate::obstacle::polygon::validate(shape).map_err(domain)?;
+        }
+        if !CommandQueue::is_canonical(&self.pending) {
+            return Err(SnapshotError::Inconsistent(
+                "pending commands not in canonical order",
+            ));
+        }
+        for p in &self.pending {
+            if p.tick < self.tick {
+                return Err(SnapshotError::Inconsistent("pending command in the past"));
+            }
+            p.command.validate_values(self.time_step).map_err(domain)?;
+        }
+        sim.tick = self.tick;
+        sim.global_time = self.global_time;
+        sim.next_id = self.next_id;
+        let n = self.agents.len();
+        sim.ids.reserve_exact(n);
+        sim.positions.reserve_exact(n);
+        sim.velocities.reserve_exact(n);
+        sim.pref_velocities.reserve_exact(n);
+        sim.params.reserve_exact(n);
+        for a in self.agents {
+            sim.ids.push(a.id);
+            sim.positions.push(a.position);
+            sim.velocities.push(a.velocity);
+            sim.pref_velocities.push(a.pref_velocity);
+            sim.params.push(a.params);
+        }
+        sim.obstacles = self.obstacles;
+        sim.commands.pending = self.pending;
+        Ok(sim)
+    }
+}
+
+impl Simulator {
+    /// The whole state as portable bytes (format in the [module docs](crate::snapshot)).
+    ///
+    /// Restoring them on any machine gives a simulator whose future ticks, and
+    /// [`state_hash`](Self::state_hash)es, are bit-identical to this one's. Not included (not
+    /// state): last step's neighbour lists and rejected commands.
+    #[must_use]
+    pub fn snapshot(&self) -> Vec<u8> {
+        let agents = (0..self.ids.len())
+            .map(|i| AgentRecord {
+                id: self.ids[i],
+                position: self.positions[i],
+                velocity: self.velocities[i],
+                pref_velocity: self.pref_velocities[i],
+                params: self.params[i],
+            })
+            .collect();
+        let state = StateV1 {
+            tick: self.tick,
+            global_time: self.global_time,
+            time_step: self.time_step,
+            next_id: self.next_id,
+            defaults: self.defaults,
+            agents,
+            obstacles: self.obstacles.clone(),
+            pending: self.commands.pending.clone(),
+        };
+        // 100 bytes per agent record, 80 per command (upper bounds), plus the fixed fields.
+        let hint = 128 + 100 * self.ids.len() + 80 * self.commands.pending.len();
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint)
+    }
+
+    /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
+    ///
+    /// # Errors
+    /// A [`SnapshotError`] naming the first problem: envelope (truncated, magic, version, size,
+    /// checksum), encoding (undecodable, trailing bytes) or content (a value outside the domain,
+    /// an inconsistent structure, a global time above [`MAX_RESTORED_TIME`]). Never panics,
+    /// whatever the bytes.
+    pub fn restore(bytes: &[u8]) -> Result<Simulator, SnapshotError> {
+        let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
+        state.into_simulator()
+    }
+}
