@@ -17,10 +17,13 @@
 
 pub mod driver;
 pub mod file;
+pub mod roadmap;
 
 pub use driver::{ClearanceTracker, Driver, RunOptions, RunReport};
+pub use roadmap::RoadmapGraph;
 
-use crate::agent::AgentParams;
+use crate::agent::{AgentId, AgentParams};
+use crate::command::Command;
 use crate::domain::{self, check_point, check_range, check_time_step, check_velocity};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns};
@@ -32,6 +35,9 @@ use std::path::Path;
 
 /// Largest number of agents a scenario may hold (keeps a small file from asking for gigabytes).
 pub const MAX_SCENARIO_AGENTS: usize = 1_000_000;
+
+/// Largest number of roadmap vertices (the visibility graph has `(goals + vertices)²` edges).
+pub const MAX_ROADMAP_VERTICES: usize = 4_096;
 
 /// Default tick limit when a scenario file gives none.
 pub const DEFAULT_MAX_TICKS: u64 = 10_000;
@@ -53,7 +59,7 @@ pub struct AgentSpec {
 }
 
 /// How the preferred velocity is chosen every tick.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Policy {
     /// RVO2's examples: `pref = goal - position`, scaled down to length `pref_speed` when
     /// `|goal - position|² > pref_speed²` (RVO2 uses `pref_speed = 1`: a unit vector towards the
@@ -62,6 +68,26 @@ pub enum Policy {
         /// Length of the preferred velocity far from the goal. Default 1 (RVO2).
         pref_speed: Fx,
     },
+    /// RVO2's Roadmap example: each tick an agent heads (with the goal-seeking rule) for the
+    /// visible roadmap vertex `v` minimising `|p - v| + dist(v, goal)`, where `dist` is the
+    /// shortest path in a visibility graph over the goals and `vertices`. See
+    /// [`RoadmapGraph`] for the exact rules (graph, distances, ties, fallback).
+    Roadmap {
+        /// Length of the preferred velocity far from the target vertex. Default 1 (RVO2).
+        pref_speed: Fx,
+        /// The roadmap's own vertices (the agents' goals are added in front of them).
+        vertices: Vec<Vec2>,
+    },
+}
+
+impl Policy {
+    /// The policy's speed far from the target.
+    #[must_use]
+    pub fn pref_speed(&self) -> Fx {
+        match self {
+            Self::GoalSeeking { pref_speed } | Self::Roadmap { pref_speed, .. } => *pref_speed,
+        }
+    }
 }
 
 impl Default for Policy {
@@ -75,8 +101,8 @@ impl Default for Policy {
 /// A deterministic perturbation added to every preferred velocity (RVO2's examples add random
 /// noise to break symmetric deadlocks; this one is seeded and fixed point).
 ///
-/// For agent `id` at tick `t`: `h = splitmix64(splitmix64(splitmix64(seed) ^ t) ^ id)`; the
-/// angle is `(h >> 32) / 2³²` turns and the length `magnitude · (h mod 2³²) / 2³²`, i.e. angle
+/// For agent `id` at tick `t` a 64-bit hash `h` is drawn (see [`PerturbationHash`]); the angle
+/// is `(h >> 32) / 2³²` turns and the length `magnitude · (h mod 2³²) / 2³²`, i.e. angle
 /// uniform, length uniform in `[0, magnitude)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Perturbation {
@@ -84,16 +110,125 @@ pub struct Perturbation {
     pub seed: u64,
     /// Upper bound on the perturbation's length (RVO2's Blocks uses 1e-4).
     pub magnitude: Fx,
+    /// How seed, tick and id are mixed. Default [`PerturbationHash::Nested`].
+    pub hash: PerturbationHash,
+}
+
+/// How [`Perturbation::offset`] draws its hash from (seed, tick, agent id).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PerturbationHash {
+    /// `h = splitmix64(splitmix64(splitmix64(seed) ^ tick) ^ id)`; the length is the
+    /// fixed-point product `magnitude · fraction` (file value `"nested"`, the default).
+    #[default]
+    Nested,
+    /// The obstacle scenes' hash (`tests/common/obstacle_scenes.rs`):
+    /// `h = splitmix64(seed ^ splitmix64(tick ^ (id << 40)))`; the length is
+    /// `floor((h mod 2³²) · bits(magnitude) / 2³²)` ulps (file value `"packed"`).
+    Packed,
 }
 
 impl Perturbation {
     /// The perturbation vector of `agent` at `tick`.
     #[must_use]
     pub fn offset(&self, tick: u64, agent: u32) -> Vec2 {
-        let h = splitmix64(splitmix64(splitmix64(self.seed) ^ tick) ^ u64::from(agent));
-        let turns = Fx::from_bits((h >> 32) as i64);
-        let fraction = Fx::from_bits((h & 0xFFFF_FFFF) as i64);
-        unit_from_turns(turns) * (self.magnitude * fraction)
+        match self.hash {
+            PerturbationHash::Nested => {
+                let h = splitmix64(splitmix64(splitmix64(self.seed) ^ tick) ^ u64::from(agent));
+                let turns = Fx::from_bits((h >> 32) as i64);
+                let fraction = Fx::from_bits((h & 0xFFFF_FFFF) as i64);
+                unit_from_turns(turns) * (self.magnitude * fraction)
+            }
+            PerturbationHash::Packed => {
+                let h = splitmix64(self.seed ^ splitmix64(tick ^ (u64::from(agent) << 40)));
+                let turns = Fx::from_bits((h >> 32) as i64);
+                // magnitude <= 1,000 (validated): the product fits in i128 easily.
+                let len = (i128::from(h & 0xFFFF_FFFF) * i128::from(self.magnitude.to_bits())) >> 32;
+                unit_from_turns(turns) * Fx::from_bits(len as i64)
+            }
+        }
+    }
+}
+
+/// A scheduled change of the scene, applied at the start of tick [`tick`](Self::tick) (before
+/// that tick's preferred velocities are computed): the scenario form of a lockstep
+/// [`Command`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The simulator tick at which it applies.
+    pub tick: u64,
+    /// What happens.
+    pub action: EventAction,
+}
+
+/// What an [`Event`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventAction {
+    /// Adds an agent; it gets the next id (agents added by events are numbered after the
+    /// scenario's agents, in event order) and the driver steers it to its goal from this tick.
+    AddAgent(AgentSpec),
+    /// Removes an agent; the driver stops driving it.
+    RemoveAgent(AgentId),
+    /// Gives an agent a new goal (driver only: no simulator command).
+    SetGoal {
+        /// The agent.
+        id: AgentId,
+        /// Its new goal.
+        goal: Vec2,
+    },
+    /// Replaces an agent's parameters (the file's partial overrides are resolved against the
+    /// agent's parameters at that point of the event list).
+    SetParams {
+        /// The agent.
+        id: AgentId,
+        /// All its new parameters.
+        params: AgentParams,
+    },
+    /// Moves an agent.
+    SetPosition {
+        /// The agent.
+        id: AgentId,
+        /// Its new position.
+        position: Vec2,
+    },
+    /// Sets an agent's velocity.
+    SetVelocity {
+        /// The agent.
+        id: AgentId,
+        /// Its new velocity.
+        velocity: Vec2,
+    },
+}
+
+impl EventAction {
+    /// The simulator command this event becomes (`None` for [`SetGoal`](Self::SetGoal), which
+    /// only concerns the driver). An added agent starts with its [`AgentSpec::velocity`] through
+    /// a second command, [`velocity_command`](Self::velocity_command).
+    #[must_use]
+    pub fn command(&self) -> Option<Command> {
+        Some(match *self {
+            Self::AddAgent(a) => Command::AddAgent {
+                position: a.start,
+                params: a.params,
+            },
+            Self::RemoveAgent(id) => Command::RemoveAgent { id },
+            Self::SetGoal { .. } => return None,
+            Self::SetParams { id, params } => Command::SetParams { id, params },
+            Self::SetPosition { id, position } => Command::SetPosition { id, position },
+            Self::SetVelocity { id, velocity } => Command::SetVelocity { id, v: velocity },
+        })
+    }
+
+    /// The agent the event targets (`None` for [`AddAgent`](Self::AddAgent)).
+    #[must_use]
+    pub fn target(&self) -> Option<AgentId> {
+        match *self {
+            Self::AddAgent(_) => None,
+            Self::RemoveAgent(id)
+            | Self::SetGoal { id, .. }
+            | Self::SetParams { id, .. }
+            | Self::SetPosition { id, .. }
+            | Self::SetVelocity { id, .. } => Some(id),
+        }
     }
 }
 
@@ -118,6 +253,8 @@ pub struct Scenario {
     pub policy: Policy,
     /// Optional perturbation of preferred velocities.
     pub perturbation: Option<Perturbation>,
+    /// Scheduled events, ascending tick (equal ticks: list order).
+    pub events: Vec<Event>,
     /// An agent has reached its goal when `|position - goal| <= tolerance`. `None`: each agent's
     /// own radius (RVO2's Circle test, `|p - goal|² <= radius²`).
     pub goal_tolerance: Option<Fx>,
@@ -261,6 +398,7 @@ impl Scenario {
             obstacles: Vec::new(),
             policy: Policy::default(),
             perturbation: None,
+            events: Vec::new(),
             goal_tolerance: None,
             max_ticks: DEFAULT_MAX_TICKS,
         }
@@ -367,7 +505,18 @@ impl Scenario {
                 check_point(p, "obstacle vertex").map_err(sim_err(format!("obstacle #{i}")))?;
             }
         }
-        let Policy::GoalSeeking { pref_speed } = self.policy;
+        let pref_speed = self.policy.pref_speed();
+        if let Policy::Roadmap { vertices, .. } = &self.policy {
+            if vertices.len() > MAX_ROADMAP_VERTICES {
+                return Err(ScenarioError::Invalid {
+                    context: "policy".into(),
+                    reason: format!("at most {MAX_ROADMAP_VERTICES} roadmap vertices"),
+                });
+            }
+            for &p in vertices {
+                check_point(p, "roadmap vertex").map_err(sim_err("policy"))?;
+            }
+        }
         check_range(
             pref_speed,
             Fx::ZERO,
@@ -398,11 +547,71 @@ impl Scenario {
             )
             .map_err(sim_err("goal_tolerance"))?;
         }
+        self.validate_events()
+    }
+
+    /// Events: ascending ticks; each targets an agent that exists at that point of the list
+    /// (a scenario agent or one added by an earlier event, not removed by an earlier event);
+    /// values inside the domain.
+    fn validate_events(&self) -> Result<(), ScenarioError> {
+        let mut alive: Vec<bool> = vec![true; self.agents.len()];
+        let mut last_tick = 0;
+        for (i, e) in self.events.iter().enumerate() {
+            let ctx = || format!("event #{i} (tick {})", e.tick);
+            if e.tick < last_tick {
+                return Err(ScenarioError::Invalid {
+                    context: ctx(),
+                    reason: format!("ticks must not decrease (previous event: tick {last_tick})"),
+                });
+            }
+            last_tick = e.tick;
+            if let Some(id) = e.action.target()
+                && !alive.get(id.0 as usize).copied().unwrap_or(false)
+            {
+                return Err(ScenarioError::Invalid {
+                    context: ctx(),
+                    reason: format!(
+                        "agent {} does not exist at this point (not added yet, or removed)",
+                        id.0
+                    ),
+                });
+            }
+            match e.action {
+                EventAction::AddAgent(a) => {
+                    if alive.len() >= MAX_SCENARIO_AGENTS {
+                        return Err(ScenarioError::Invalid {
+                            context: ctx(),
+                            reason: format!("at most {MAX_SCENARIO_AGENTS} agents are allowed"),
+                        });
+                    }
+                    a.params.validate(self.time_step).map_err(sim_err(ctx()))?;
+                    check_point(a.start, "start").map_err(sim_err(ctx()))?;
+                    check_point(a.goal, "goal").map_err(sim_err(ctx()))?;
+                    check_velocity(a.velocity, "velocity").map_err(sim_err(ctx()))?;
+                    alive.push(true);
+                }
+                EventAction::RemoveAgent(id) => alive[id.0 as usize] = false,
+                EventAction::SetGoal { goal, .. } => {
+                    check_point(goal, "goal").map_err(sim_err(ctx()))?;
+                }
+                EventAction::SetParams { params, .. } => {
+                    params.validate(self.time_step).map_err(sim_err(ctx()))?;
+                }
+                EventAction::SetPosition { position, .. } => {
+                    check_point(position, "position").map_err(sim_err(ctx()))?;
+                }
+                EventAction::SetVelocity { velocity, .. } => {
+                    check_velocity(velocity, "velocity").map_err(sim_err(ctx()))?;
+                }
+            }
+        }
         Ok(())
     }
 
-    /// Validates the scenario and creates the simulator (agent `i` gets id `i`) and its
-    /// [`Driver`].
+    /// Validates the scenario and creates the simulator (agent `i` gets id `i`; the `k`-th agent
+    /// added by an event will get id `agents.len() + k`) and its [`Driver`], which applies the
+    /// events at their ticks. With obstacles, their derived data is built
+    /// ([`Simulator::process_obstacles`]); with the roadmap policy, the roadmap graph too.
     ///
     /// # Errors
     /// As [`validate`](Self::validate), plus [`ScenarioError::Sim`] if the simulator rejects an
@@ -427,7 +636,10 @@ impl Scenario {
             sim.add_obstacle(o.clone())
                 .map_err(sim_err(format!("obstacle #{i}")))?;
         }
-        let driver = Driver::new(self, ids);
+        if !self.obstacles.is_empty() {
+            sim.process_obstacles();
+        }
+        let driver = Driver::new(self, ids, &sim);
         Ok((sim, driver))
     }
 }

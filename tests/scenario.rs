@@ -2,7 +2,7 @@
 #![allow(clippy::float_arithmetic)]
 
 use lockstep_orca::scenario::{
-    Perturbation, Policy, RunOptions, Scenario, ScenarioError, grid_agents,
+    Perturbation, PerturbationHash, Policy, RunOptions, Scenario, ScenarioError, grid_agents,
 };
 use lockstep_orca::{AgentParams, Fx, ObstacleShape, SimError, Vec2};
 use std::process::Command;
@@ -181,7 +181,8 @@ fn full_example_parses_every_field() {
         s.perturbation,
         Some(Perturbation {
             seed: 9,
-            magnitude: Fx::lit("0.001")
+            magnitude: Fx::lit("0.001"),
+            hash: PerturbationHash::Nested,
         })
     );
     // Order: agents, rings, grids.
@@ -345,6 +346,7 @@ fn perturbation_is_bounded_deterministic_and_varies() {
     let p = Perturbation {
         seed: 3,
         magnitude: Fx::lit("0.01"),
+        hash: PerturbationHash::Nested,
     };
     let mut seen = Vec::new();
     for tick in 0..50 {
@@ -607,4 +609,51 @@ fn clearance_tracker_matches_brute_force_on_a_mixed_crowd() {
         assert_eq!(report.ticks, 30);
         assert_eq!(report.min_clearance, brute, "uniform radii: {uniform}");
     }
+}
+
+// ------------------------------------------------------------------ obstacle scenes as files
+
+mod common;
+use common::obstacle_scenes as scenes;
+
+/// Hash of the TOML-built scene and of the code-built scene after 0 and 50 ticks.
+fn assert_same_as_code_scene(
+    file: &str,
+    code: &mut scenes::Scene,
+    mut prefs: impl FnMut(&mut scenes::Scene),
+) {
+    let s = Scenario::load(fixture(file)).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    assert_eq!(sim.state_hash(), code.sim.state_hash(), "{file}: tick 0");
+    let r = driver
+        .run(
+            &mut sim,
+            &RunOptions {
+                max_ticks: Some(50),
+                stop_when_reached: false,
+                ..RunOptions::default()
+            },
+        )
+        .unwrap();
+    for _ in 0..50 {
+        prefs(code);
+        code.sim.step().unwrap();
+    }
+    assert_eq!(r.ticks, 50);
+    assert_eq!(sim.tick(), code.sim.tick());
+    assert_eq!(r.final_hash, code.sim.state_hash(), "{file}: tick 50");
+}
+
+#[test]
+fn blocks_fixture_is_the_code_scene() {
+    let mut code = scenes::blocks(1);
+    assert_same_as_code_scene("blocks.toml", &mut code, scenes::set_goal_prefs);
+}
+
+#[test]
+fn roadmap_fixture_is_the_code_scene() {
+    let (mut code, map) = scenes::roadmap(1);
+    assert_same_as_code_scene("roadmap.toml", &mut code, |s| {
+        scenes::set_roadmap_prefs(s, &map);
+    });
 }

@@ -2,23 +2,36 @@
 //! preferred velocities towards goals, step, check whether everyone has arrived — plus the
 //! measurements a scenario run reports (minimum clearance, state hashes).
 
-use super::{Perturbation, Policy, Scenario};
-use crate::agent::AgentId;
+use super::{Event, EventAction, Perturbation, Policy, RoadmapGraph, Scenario};
+use crate::agent::{AgentId, AgentParams};
+use crate::command::Command;
+use crate::obstacle::ObstacleSet;
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 use crate::sim::Simulator;
 use crate::spatial::kdtree::{AgentTree, NeighborKey};
 
-/// Drives the agents of a built [`Scenario`]: goals, the preferred-velocity policy and the stop
-/// conditions. Holds no simulation state, so one driver can drive several copies of a scene.
+/// Drives the agents of a built [`Scenario`]: goals, the preferred-velocity policy, the
+/// scenario's events and the stop conditions. Holds no simulation state (everything it does is a
+/// function of the tick and the simulator), so one driver can drive several copies of a scene.
 #[derive(Clone, Debug)]
 pub struct Driver {
+    /// Every agent the scene will ever have: scenario agents, then agents added by events.
     ids: Vec<AgentId>,
+    /// Initial goal of each.
     goals: Vec<Vec2>,
     /// `tolerance²` per agent, exact (raw Q64.64).
     tolerance_sq: Vec<i128>,
+    /// `[added, removed)` tick interval during which each agent is driven.
+    active: Vec<(u64, u64)>,
+    /// `set_goal` events per agent: `(tick, goal)`, ascending tick. Empty for most agents.
+    goal_changes: Vec<Vec<(u64, Vec2)>>,
     policy: Policy,
+    roadmap: Option<RoadmapGraph>,
     perturbation: Option<Perturbation>,
+    events: Vec<Event>,
+    /// For each event, the index (into `ids`) of the agent it adds.
+    event_agent: Vec<Option<usize>>,
     max_ticks: u64,
 }
 
@@ -98,35 +111,102 @@ impl RunReport {
 }
 
 impl Driver {
-    pub(super) fn new(scenario: &Scenario, ids: Vec<AgentId>) -> Self {
-        let tolerance_sq = scenario
-            .agents
-            .iter()
-            .map(|a| {
-                let t = scenario.goal_tolerance.unwrap_or(a.params.radius);
-                wide_mul(t, t)
-            })
-            .collect();
+    pub(super) fn new(scenario: &Scenario, mut ids: Vec<AgentId>, sim: &Simulator) -> Self {
+        let tol = |p: &AgentParams| {
+            let t = scenario.goal_tolerance.unwrap_or(p.radius);
+            wide_mul(t, t)
+        };
+        let mut goals: Vec<Vec2> = scenario.agents.iter().map(|a| a.goal).collect();
+        let mut tolerance_sq: Vec<i128> = scenario.agents.iter().map(|a| tol(&a.params)).collect();
+        let mut active = vec![(0, u64::MAX); goals.len()];
+        let mut goal_changes = vec![Vec::new(); goals.len()];
+        let mut all_goals = goals.clone();
+        let mut next_id = ids.last().map_or(0, |id| id.0 + 1);
+        let mut event_agent = Vec::with_capacity(scenario.events.len());
+        for e in &scenario.events {
+            event_agent.push(None);
+            match e.action {
+                EventAction::AddAgent(a) => {
+                    *event_agent.last_mut().expect("pushed") = Some(ids.len());
+                    ids.push(AgentId(next_id));
+                    next_id += 1;
+                    goals.push(a.goal);
+                    tolerance_sq.push(tol(&a.params));
+                    active.push((e.tick, u64::MAX));
+                    goal_changes.push(Vec::new());
+                    all_goals.push(a.goal);
+                }
+                EventAction::RemoveAgent(id) => {
+                    if let Ok(i) = ids.binary_search(&id) {
+                        active[i].1 = active[i].1.min(e.tick);
+                    }
+                }
+                EventAction::SetGoal { id, goal } => {
+                    if let Ok(i) = ids.binary_search(&id) {
+                        goal_changes[i].push((e.tick, goal));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for e in &scenario.events {
+            if let EventAction::SetGoal { goal, .. } = e.action {
+                all_goals.push(goal);
+            }
+        }
+        let roadmap = match &scenario.policy {
+            Policy::Roadmap { vertices, .. } => Some(RoadmapGraph::build(
+                sim.obstacles(),
+                &all_goals,
+                vertices,
+                scenario.defaults.radius,
+            )),
+            Policy::GoalSeeking { .. } => None,
+        };
         Self {
             ids,
-            goals: scenario.agents.iter().map(|a| a.goal).collect(),
+            goals,
             tolerance_sq,
-            policy: scenario.policy,
+            active,
+            goal_changes,
+            policy: scenario.policy.clone(),
+            roadmap,
             perturbation: scenario.perturbation,
+            events: scenario.events.clone(),
+            event_agent,
             max_ticks: scenario.max_ticks,
         }
     }
 
-    /// The driven agents' ids, in scenario order.
+    /// Every driven agent's id: the scenario's agents in order, then the agents its events add
+    /// (in event order).
     #[must_use]
     pub fn agent_ids(&self) -> &[AgentId] {
         &self.ids
     }
 
-    /// The agents' goals, in scenario order.
+    /// The agents' initial goals, in [`agent_ids`](Self::agent_ids) order.
     #[must_use]
     pub fn goals(&self) -> &[Vec2] {
         &self.goals
+    }
+
+    /// The goal of agent `index` (into [`agent_ids`](Self::agent_ids)) at `tick`, after any
+    /// `set_goal` event up to that tick.
+    #[must_use]
+    pub fn goal_at(&self, index: usize, tick: u64) -> Vec2 {
+        self.goal_changes[index]
+            .iter()
+            .rev()
+            .find(|(t, _)| *t <= tick)
+            .map_or(self.goals[index], |&(_, g)| g)
+    }
+
+    /// Whether agent `index` is driven at `tick` (added at or before it, not yet removed).
+    #[must_use]
+    pub fn is_active(&self, index: usize, tick: u64) -> bool {
+        let (from, to) = self.active[index];
+        from <= tick && tick < to
     }
 
     /// The scenario's tick limit.
@@ -135,51 +215,195 @@ impl Driver {
         self.max_ticks
     }
 
-    /// The preferred velocity the policy gives an agent at `position` heading for `goal`
-    /// (before perturbation).
+    /// The scenario's events.
     #[must_use]
-    pub fn policy_velocity(&self, position: Vec2, goal: Vec2) -> Vec2 {
-        match self.policy {
-            Policy::GoalSeeking { pref_speed } => {
-                let to_goal = goal - position;
-                if to_goal.length_squared_wide() > wide_mul(pref_speed, pref_speed) {
-                    to_goal.normalize_or_zero() * pref_speed
-                } else {
-                    to_goal
-                }
-            }
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The roadmap graph, with the roadmap policy.
+    #[must_use]
+    pub fn roadmap(&self) -> Option<&RoadmapGraph> {
+        self.roadmap.as_ref()
+    }
+
+    /// Indices of the events of `tick`, in list order.
+    fn events_range(&self, tick: u64) -> std::ops::Range<usize> {
+        let from = self.events.partition_point(|e| e.tick < tick);
+        let to = self.events.partition_point(|e| e.tick <= tick);
+        from..to
+    }
+
+    /// The goal-seeking rule: `goal - position`, scaled to `pref_speed` when longer.
+    fn seek(pref_speed: Fx, position: Vec2, target: Vec2) -> Vec2 {
+        let to_goal = target - position;
+        if to_goal.length_squared_wide() > wide_mul(pref_speed, pref_speed) {
+            to_goal.normalize_or_zero() * pref_speed
+        } else {
+            to_goal
         }
     }
 
-    /// Sets every driven agent's preferred velocity for the coming `tick` (RVO2's
-    /// `setPreferredVelocities`): the policy's velocity plus the perturbation, if any.
-    /// Allocation-free.
+    /// The preferred velocity the goal-seeking rule gives an agent at `position` heading for
+    /// `goal` (before perturbation), at the policy's speed. With the roadmap policy this is the
+    /// rule applied to the chosen vertex; see [`pref_velocity`](Self::pref_velocity).
+    #[must_use]
+    pub fn policy_velocity(&self, position: Vec2, goal: Vec2) -> Vec2 {
+        Self::seek(self.policy.pref_speed(), position, goal)
+    }
+
+    /// The preferred velocity of agent `index` at `tick`, at `position` with `radius`
+    /// (perturbation included): what [`set_pref_velocities`](Self::set_pref_velocities) sets and
+    /// [`tick_commands`](Self::tick_commands) sends. `obstacles` must be built for the roadmap
+    /// policy to be cheap ([`Scenario::build`] builds them).
+    #[must_use]
+    pub fn pref_velocity(
+        &self,
+        obstacles: &ObstacleSet,
+        index: usize,
+        tick: u64,
+        position: Vec2,
+        radius: Fx,
+    ) -> Vec2 {
+        let goal = self.goal_at(index, tick);
+        let target = match &self.roadmap {
+            None => Some(goal),
+            Some(map) => match map.goal_vertex(goal) {
+                Some(g) => map.target(obstacles, position, radius, g),
+                None => Some(goal),
+            },
+        };
+        let Some(target) = target else {
+            return Vec2::ZERO; // Nothing visible: stand still (the roadmap example's fallback).
+        };
+        let mut pref = Self::seek(self.policy.pref_speed(), position, target);
+        if let Some(p) = &self.perturbation {
+            pref += p.offset(tick, self.ids[index].0);
+        }
+        pref
+    }
+
+    /// Applies the events of `tick` to `sim` (in list order, as [`Simulator::apply`] of their
+    /// commands; an added agent's initial velocity is set right after it is added). Call it
+    /// before [`set_pref_velocities`](Self::set_pref_velocities) of the same tick;
+    /// [`run`](Self::run) does. Allocation-free when `tick` has no events.
     ///
     /// # Errors
-    /// [`SimError::UnknownAgent`] if a driven agent was removed from the simulator.
-    pub fn set_pref_velocities(&self, sim: &mut Simulator, tick: u64) -> Result<(), SimError> {
-        for (&id, &goal) in self.ids.iter().zip(&self.goals) {
-            let mut pref = self.policy_velocity(sim.agent_position(id)?, goal);
-            if let Some(p) = &self.perturbation {
-                pref += p.offset(tick, id.0);
+    /// A [`SimError`] if the simulator rejects an event (e.g. an added agent got an unexpected
+    /// id because the simulator was changed outside the driver).
+    pub fn apply_events(&self, sim: &mut Simulator, tick: u64) -> Result<(), SimError> {
+        for e in &self.events[self.events_range(tick)] {
+            if let Some(c) = e.action.command() {
+                let added = sim.apply(&c)?;
+                if let (EventAction::AddAgent(a), Some(id)) = (e.action, added) {
+                    sim.set_agent_velocity(id, a.velocity)?;
+                }
             }
+        }
+        Ok(())
+    }
+
+    /// Sets every agent's preferred velocity for the coming `tick` (RVO2's
+    /// `setPreferredVelocities`): the policy's velocity plus the perturbation, if any, for every
+    /// agent driven at `tick`. Allocation-free.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`] if a driven agent is not in the simulator (removed outside the
+    /// driver, or its `add_agent` event was not applied).
+    pub fn set_pref_velocities(&self, sim: &mut Simulator, tick: u64) -> Result<(), SimError> {
+        if self.roadmap.is_some() {
+            sim.process_obstacles();
+        }
+        for (index, &id) in self.ids.iter().enumerate() {
+            if !self.is_active(index, tick) {
+                continue;
+            }
+            let position = sim.agent_position(id)?;
+            let radius = sim.agent_params(id)?.radius;
+            let pref = self.pref_velocity(sim.obstacles(), index, tick, position, radius);
             sim.set_agent_pref_velocity(id, pref)?;
         }
         Ok(())
     }
 
+    /// The lockstep form of one tick of [`run`](Self::run): the commands that make `sim`
+    /// (at `tick`, before the step) do exactly what [`apply_events`](Self::apply_events) plus
+    /// [`set_pref_velocities`](Self::set_pref_velocities) do, for queueing at `tick`
+    /// ([`Simulator::queue_command`], or a replay's input closure).
+    ///
+    /// The tick's events come first as commands (`set_goal` has none; an added agent with an
+    /// initial velocity gets a [`Command::SetVelocity`]), then one [`Command::SetPrefVelocity`]
+    /// per agent driven at `tick`, ascending id, computed from the state the events leave (an
+    /// added agent at its start, a moved agent at its new position, new parameters' radius).
+    /// The queue applies agent additions first and each agent's commands in this order, so
+    /// the step sees the same state as with the direct calls. Agents missing from `sim` are
+    /// skipped.
+    #[must_use]
+    pub fn tick_commands(&self, sim: &Simulator, tick: u64) -> Vec<Command> {
+        let range = self.events_range(tick);
+        let events = &self.events[range.clone()];
+        let mut out = Vec::with_capacity(events.len() + sim.num_agents());
+        for (k, e) in range.clone().zip(events) {
+            if let Some(c) = e.action.command() {
+                out.push(c);
+            }
+            if let (EventAction::AddAgent(a), Some(index)) = (e.action, self.event_agent[k])
+                && a.velocity != Vec2::ZERO
+            {
+                out.push(Command::SetVelocity {
+                    id: self.ids[index],
+                    v: a.velocity,
+                });
+            }
+        }
+        for (index, &id) in self.ids.iter().enumerate() {
+            if !self.is_active(index, tick) {
+                continue;
+            }
+            // State after this tick's events (in list order: the last one wins).
+            let mut position = sim.agent_position(id).ok();
+            let mut radius = sim.agent_params(id).ok().map(|p| p.radius);
+            for (k, e) in range.clone().zip(events) {
+                match e.action {
+                    EventAction::AddAgent(a) if self.event_agent[k] == Some(index) => {
+                        position = Some(a.start);
+                        radius = Some(a.params.radius);
+                    }
+                    EventAction::SetPosition { id: t, position: p } if t == id => {
+                        position = Some(p);
+                    }
+                    EventAction::SetParams { id: t, params } if t == id => {
+                        radius = Some(params.radius);
+                    }
+                    _ => {}
+                }
+            }
+            if let (Some(position), Some(radius)) = (position, radius) {
+                let pref = self.pref_velocity(sim.obstacles(), index, tick, position, radius);
+                out.push(Command::SetPrefVelocity { id, v: pref });
+            }
+        }
+        out
+    }
+
     /// Whether every driven agent is within its goal tolerance (`|p - goal|² <= tolerance²`,
-    /// exact). Agents no longer in the simulator count as arrived.
+    /// exact, against its goal at the simulator's tick). Agents no longer in the simulator count
+    /// as arrived. Never true while events remain (an event at or after the simulator's tick).
     #[must_use]
     pub fn all_reached(&self, sim: &Simulator) -> bool {
+        let tick = sim.tick();
+        if self.events.last().is_some_and(|e| e.tick >= tick) {
+            return false;
+        }
         self.ids.iter().enumerate().all(|(i, &id)| {
             sim.agent_position(id).map_or(true, |p| {
-                (p - self.goals[i]).length_squared_wide() <= self.tolerance_sq[i]
+                (p - self.goal_at(i, tick)).length_squared_wide() <= self.tolerance_sq[i]
             })
         })
     }
 
-    /// Runs the scene: `while not done { set_pref_velocities; step }` (RVO2's example loop),
+    /// Runs the scene: `while not done { apply_events; set_pref_velocities; step }` (RVO2's
+    /// example loop, plus the scenario's events),
     /// where done means every agent reached its goal (if [`RunOptions::stop_when_reached`]) or
     /// the tick limit was hit.
     ///
@@ -215,7 +439,9 @@ impl Driver {
         record(sim, 0, &mut hashes);
         let mut ticks = 0;
         while ticks < max_ticks && !(options.stop_when_reached && self.all_reached(sim)) {
-            self.set_pref_velocities(sim, sim.tick())?;
+            let tick = sim.tick();
+            self.apply_events(sim, tick)?;
+            self.set_pref_velocities(sim, tick)?;
             sim.step()?;
             ticks += 1;
             record(sim, ticks, &mut hashes);

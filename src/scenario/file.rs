@@ -57,10 +57,10 @@
 //! each in file order. Unknown keys are errors (a typo never passes silently).
 
 use super::{
-    AgentSpec, DEFAULT_MAX_TICKS, Perturbation, Policy, Scenario, ScenarioError, grid_agents,
-    ring_agents,
+    AgentSpec, DEFAULT_MAX_TICKS, Event, EventAction, Perturbation, PerturbationHash, Policy,
+    Scenario, ScenarioError, grid_agents, ring_agents,
 };
-use crate::agent::AgentParams;
+use crate::agent::{AgentId, AgentParams};
 use crate::domain::MAX_COORD;
 use crate::math::{Fx, Vec2, fx_from_f64};
 use crate::obstacle::ObstacleShape;
@@ -203,7 +203,20 @@ struct FileObstacle {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 enum FilePolicy {
-    GoalSeeking { pref_speed: Option<Num> },
+    GoalSeeking {
+        pref_speed: Option<Num>,
+    },
+    Roadmap {
+        pref_speed: Option<Num>,
+        roadmap: Vec<Point>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum FileHash {
+    Nested,
+    Packed,
 }
 
 #[derive(Debug, Deserialize)]
@@ -211,6 +224,52 @@ enum FilePolicy {
 struct FilePerturbation {
     seed: u64,
     magnitude: Num,
+    hash: Option<FileHash>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSetGoal {
+    id: u32,
+    goal: Point,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSetPosition {
+    id: u32,
+    position: Point,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSetVelocity {
+    id: u32,
+    velocity: Point,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSetParams {
+    id: u32,
+    neighbor_dist: Option<Num>,
+    max_neighbors: Option<u32>,
+    time_horizon: Option<Num>,
+    time_horizon_obst: Option<Num>,
+    radius: Option<Num>,
+    max_speed: Option<Num>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEvent {
+    tick: u64,
+    add_agent: Option<FileAgent>,
+    remove_agent: Option<u32>,
+    set_goal: Option<FileSetGoal>,
+    set_params: Option<FileSetParams>,
+    set_position: Option<FileSetPosition>,
+    set_velocity: Option<FileSetVelocity>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -232,6 +291,8 @@ struct FileScenario {
     grid: Vec<FileGrid>,
     #[serde(default, alias = "obstacles")]
     obstacle: Vec<FileObstacle>,
+    #[serde(default, alias = "events")]
+    event: Vec<FileEvent>,
 }
 
 fn invalid(context: String, reason: impl Into<String>) -> ScenarioError {
@@ -258,12 +319,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let defaults = f.defaults.apply(AgentParams::default());
     let mut agents = Vec::new();
     for a in &f.agent {
-        agents.push(AgentSpec {
-            start: point(a.start),
-            goal: point(a.goal),
-            velocity: a.velocity.map_or(Vec2::ZERO, point),
-            params: a.overrides().apply(defaults),
-        });
+        agents.push(agent_spec(a, defaults));
     }
     let mut budget = super::MAX_SCENARIO_AGENTS.saturating_sub(agents.len());
     let mut take = |count: u32, context: &str| -> Result<(), ScenarioError> {
@@ -335,7 +391,15 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         Some(FilePolicy::GoalSeeking { pref_speed }) => Policy::GoalSeeking {
             pref_speed: pref_speed.map_or(Fx::ONE, |n| n.0),
         },
+        Some(FilePolicy::Roadmap {
+            pref_speed,
+            roadmap,
+        }) => Policy::Roadmap {
+            pref_speed: pref_speed.map_or(Fx::ONE, |n| n.0),
+            vertices: roadmap.into_iter().map(point).collect(),
+        },
     };
+    let events = parse_events(f.event, &agents, defaults)?;
     Ok(Scenario {
         name: f.name,
         time_step: f.time_step.0,
@@ -346,8 +410,103 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         perturbation: f.perturbation.map(|p| Perturbation {
             seed: p.seed,
             magnitude: p.magnitude.0,
+            hash: match p.hash {
+                None | Some(FileHash::Nested) => PerturbationHash::Nested,
+                Some(FileHash::Packed) => PerturbationHash::Packed,
+            },
         }),
+        events,
         goal_tolerance: f.goal_tolerance.map(|n| n.0),
         max_ticks: f.max_ticks.unwrap_or(DEFAULT_MAX_TICKS),
     })
+}
+
+fn agent_spec(a: &FileAgent, defaults: AgentParams) -> AgentSpec {
+    AgentSpec {
+        start: point(a.start),
+        goal: point(a.goal),
+        velocity: a.velocity.map_or(Vec2::ZERO, point),
+        params: a.overrides().apply(defaults),
+    }
+}
+
+/// Resolves the events: one action each; `set_params` overrides apply to the agent's parameters
+/// as left by the earlier events of the list (added agents: the scenario defaults plus their
+/// own overrides). Existence of the targeted agents is checked by [`Scenario::validate`].
+fn parse_events(
+    file: Vec<FileEvent>,
+    agents: &[AgentSpec],
+    defaults: AgentParams,
+) -> Result<Vec<Event>, ScenarioError> {
+    let mut params: Vec<AgentParams> = agents.iter().map(|a| a.params).collect();
+    let mut events = Vec::with_capacity(file.len());
+    for (i, e) in file.into_iter().enumerate() {
+        let ctx = || format!("event #{i} (tick {})", e.tick);
+        let given = usize::from(e.add_agent.is_some())
+            + usize::from(e.remove_agent.is_some())
+            + usize::from(e.set_goal.is_some())
+            + usize::from(e.set_params.is_some())
+            + usize::from(e.set_position.is_some())
+            + usize::from(e.set_velocity.is_some());
+        if given != 1 {
+            return Err(invalid(
+                ctx(),
+                "give exactly one of add_agent, remove_agent, set_goal, set_params, \
+                 set_position, set_velocity",
+            ));
+        }
+        let action = if let Some(a) = &e.add_agent {
+            if params.len() >= super::MAX_SCENARIO_AGENTS {
+                return Err(invalid(ctx(), "too many agents"));
+            }
+            let spec = agent_spec(a, defaults);
+            params.push(spec.params);
+            EventAction::AddAgent(spec)
+        } else if let Some(id) = e.remove_agent {
+            EventAction::RemoveAgent(AgentId(id))
+        } else if let Some(g) = &e.set_goal {
+            EventAction::SetGoal {
+                id: AgentId(g.id),
+                goal: point(g.goal),
+            }
+        } else if let Some(p) = &e.set_params {
+            let Some(current) = params.get_mut(p.id as usize) else {
+                return Err(invalid(
+                    ctx(),
+                    format!("agent {} does not exist at this point", p.id),
+                ));
+            };
+            *current = ParamOverrides {
+                neighbor_dist: p.neighbor_dist,
+                max_neighbors: p.max_neighbors,
+                time_horizon: p.time_horizon,
+                time_horizon_obst: p.time_horizon_obst,
+                radius: p.radius,
+                max_speed: p.max_speed,
+            }
+            .apply(*current);
+            EventAction::SetParams {
+                id: AgentId(p.id),
+                params: *current,
+            }
+        } else if let Some(p) = &e.set_position {
+            EventAction::SetPosition {
+                id: AgentId(p.id),
+                position: point(p.position),
+            }
+        } else {
+            let Some(v) = &e.set_velocity else {
+                return Err(invalid(ctx(), "no action"));
+            };
+            EventAction::SetVelocity {
+                id: AgentId(v.id),
+                velocity: point(v.velocity),
+            }
+        };
+        events.push(Event {
+            tick: e.tick,
+            action,
+        });
+    }
+    Ok(events)
 }
