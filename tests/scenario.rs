@@ -657,3 +657,144 @@ fn roadmap_fixture_is_the_code_scene() {
         scenes::set_roadmap_prefs(s, &map);
     });
 }
+
+// ------------------------------------------------------------------ events
+
+fn run_ticks(
+    driver: &lockstep_orca::scenario::Driver,
+    sim: &mut lockstep_orca::Simulator,
+    ticks: u64,
+) -> lockstep_orca::scenario::RunReport {
+    driver
+        .run(
+            sim,
+            &RunOptions {
+                max_ticks: Some(ticks),
+                stop_when_reached: false,
+                hash_every: 1,
+                track_clearance: false,
+            },
+        )
+        .unwrap()
+}
+
+#[test]
+fn add_remove_events_give_ids_in_event_order_and_apply_at_their_tick() {
+    use lockstep_orca::AgentId;
+    let s = Scenario::load(fixture("add_remove.toml")).unwrap();
+    assert_eq!(s.agents.len(), 80);
+    assert_eq!(s.events.len(), 21);
+    let (mut sim, driver) = s.build().unwrap();
+    let ids: Vec<u32> = driver.agent_ids().iter().map(|id| id.0).collect();
+    assert_eq!(ids, (0..92).collect::<Vec<_>>(), "80 listed + 12 added");
+    assert_eq!(driver.goals()[80], Vec2::from_f64(-11.25, -40.0).unwrap());
+    // Before tick 40 only the listed agents exist.
+    run_ticks(&driver, &mut sim, 40);
+    assert_eq!(sim.num_agents(), 80);
+    assert!(!sim.contains_agent(AgentId(80)));
+    // The tick-40 events add ids 80..=89 before that tick's step: they moved in it.
+    run_ticks(&driver, &mut sim, 1);
+    assert_eq!(sim.num_agents(), 90);
+    let first = sim.agent_position(AgentId(80)).unwrap();
+    assert!((first.x - Fx::lit("-11.25")).abs() < Fx::lit("0.01"), "{first:?}");
+    assert!(first.y < Fx::from_num(40), "moved down in its first tick: {first:?}");
+    assert_eq!(sim.agent_params(AgentId(80)).unwrap().radius, Fx::lit("0.75"));
+    assert_eq!(sim.agent_params(AgentId(81)).unwrap().radius, Fx::ONE);
+    // Removals at 60 and 61.
+    run_ticks(&driver, &mut sim, 20);
+    assert_eq!(sim.tick(), 61);
+    assert_eq!(sim.num_agents(), 87);
+    assert!(sim.contains_agent(AgentId(60)));
+    run_ticks(&driver, &mut sim, 1);
+    for id in [3, 17, 44, 60] {
+        assert!(!sim.contains_agent(AgentId(id)), "agent {id} removed");
+    }
+    assert_eq!(sim.num_agents(), 86);
+    // set_params at 80 resolves the partial override against the agent's own parameters.
+    run_ticks(&driver, &mut sim, 20);
+    let p1 = sim.agent_params(AgentId(1)).unwrap();
+    assert_eq!((p1.max_speed, p1.radius), (Fx::ONE, Fx::lit("1.25")));
+    assert_eq!(p1.neighbor_dist, Fx::from_num(10));
+    // Goal change of agent 0 at tick 70.
+    assert_eq!(driver.goal_at(0, 69), Vec2::from_f64(30.0, -8.75).unwrap());
+    assert_eq!(driver.goal_at(0, 70), Vec2::from_int(-40, 20));
+}
+
+#[test]
+fn add_remove_fixture_reaches_every_goal_including_changed_ones() {
+    use lockstep_orca::AgentId;
+    let s = Scenario::load(fixture("add_remove.toml")).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let r = driver.run(&mut sim, &RunOptions::default()).unwrap();
+    assert!(r.all_reached, "stuck after {} ticks", r.ticks);
+    assert!(r.ticks > 150, "the run cannot stop before the last event");
+    // 92 agents ever, 5 removed.
+    assert_eq!(sim.num_agents(), 87);
+    let p0 = sim.agent_position(AgentId(0)).unwrap();
+    assert!((p0 - Vec2::from_int(-40, 20)).length() <= Fx::lit("0.5"));
+    let late = sim.agent_position(AgentId(91)).unwrap();
+    assert!((late - Vec2::from_f64(-45.0, 0.5).unwrap()).length() <= Fx::lit("0.5"));
+}
+
+/// The command form of the driver (what `record` queues) gives the same state, tick by tick,
+/// as the direct form (what `run` does), events included.
+#[test]
+fn tick_commands_reproduce_the_direct_run_exactly() {
+    use lockstep_orca::replay::{self, RecordOptions};
+    for file in ["add_remove.toml", "roadmap.toml", "swap_perturbed.toml"] {
+        let s = Scenario::load(fixture(file)).unwrap();
+        let (mut direct, driver) = s.build().unwrap();
+        let run = run_ticks(&driver, &mut direct, 200);
+        let (mut queued, driver) = s.build().unwrap();
+        let rec = replay::record(&mut queued, 200, RecordOptions::default(), |sim| {
+            driver.tick_commands(sim, sim.tick())
+        })
+        .unwrap();
+        let run_hashes: Vec<u64> = run.hashes[1..].iter().map(|&(_, h)| h).collect();
+        assert_eq!(rec.hashes, run_hashes, "{file}");
+        assert_eq!(rec.final_hash, run.final_hash, "{file}");
+    }
+}
+
+#[test]
+fn invalid_events_are_rejected_with_a_reason() {
+    let base = "time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [1, 0]\n";
+    let cases = [
+        ("[[event]]\ntick = 5\nremove_agent = 1\n", "agent 1 does not exist"),
+        (
+            "[[event]]\ntick = 5\nremove_agent = 0\n[[event]]\ntick = 6\nset_goal = { id = 0, goal = [1, 1] }\n",
+            "agent 0 does not exist",
+        ),
+        (
+            "[[event]]\ntick = 5\nremove_agent = 0\n[[event]]\ntick = 4\nremove_agent = 0\n",
+            "ticks must not decrease",
+        ),
+        ("[[event]]\ntick = 5\n", "exactly one of"),
+        (
+            "[[event]]\ntick = 5\nremove_agent = 0\nset_goal = { id = 0, goal = [1, 1] }\n",
+            "exactly one of",
+        ),
+        (
+            "[[event]]\ntick = 5\nset_params = { id = 3, radius = 1 }\n",
+            "agent 3 does not exist",
+        ),
+        (
+            "[[event]]\ntick = 5\nadd_agent = { start = [0, 0], goal = [1, 0], radius = -1 }\n",
+            "event #0",
+        ),
+        (
+            "[[event]]\ntick = 5\nset_position = { id = 0, position = [2000000, 0] }\n",
+            "event #0",
+        ),
+        ("[[event]]\ntick = 5\nteleport = 0\n", "unknown field"),
+    ];
+    for (events, want) in cases {
+        let err = parse_err(&format!("{base}{events}"));
+        assert!(err.contains(want), "{events}: {err}");
+    }
+    // An agent added by an earlier event can be targeted, by its id (1 here).
+    let ok = format!(
+        "{base}[[event]]\ntick = 5\nadd_agent = {{ start = [5, 5], goal = [0, 5] }}\n[[event]]\ntick = 9\nremove_agent = 1\n"
+    );
+    assert_eq!(parse(&ok).unwrap().events.len(), 2);
+}
