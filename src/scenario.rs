@@ -142,7 +142,8 @@ impl Perturbation {
                 let h = splitmix64(self.seed ^ splitmix64(tick ^ (u64::from(agent) << 40)));
                 let turns = Fx::from_bits((h >> 32) as i64);
                 // magnitude <= 1,000 (validated): the product fits in i128 easily.
-                let len = (i128::from(h & 0xFFFF_FFFF) * i128::from(self.magnitude.to_bits())) >> 32;
+                let len =
+                    (i128::from(h & 0xFFFF_FFFF) * i128::from(self.magnitude.to_bits())) >> 32;
                 unit_from_turns(turns) * Fx::from_bits(len as i64)
             }
         }

@@ -696,9 +696,18 @@ fn add_remove_events_give_ids_in_event_order_and_apply_at_their_tick() {
     run_ticks(&driver, &mut sim, 1);
     assert_eq!(sim.num_agents(), 90);
     let first = sim.agent_position(AgentId(80)).unwrap();
-    assert!((first.x - Fx::lit("-11.25")).abs() < Fx::lit("0.01"), "{first:?}");
-    assert!(first.y < Fx::from_num(40), "moved down in its first tick: {first:?}");
-    assert_eq!(sim.agent_params(AgentId(80)).unwrap().radius, Fx::lit("0.75"));
+    assert!(
+        (first.x - Fx::lit("-11.25")).abs() < Fx::lit("0.01"),
+        "{first:?}"
+    );
+    assert!(
+        first.y < Fx::from_num(40),
+        "moved down in its first tick: {first:?}"
+    );
+    assert_eq!(
+        sim.agent_params(AgentId(80)).unwrap().radius,
+        Fx::lit("0.75")
+    );
     assert_eq!(sim.agent_params(AgentId(81)).unwrap().radius, Fx::ONE);
     // Removals at 60 and 61.
     run_ticks(&driver, &mut sim, 20);
@@ -760,7 +769,10 @@ fn tick_commands_reproduce_the_direct_run_exactly() {
 fn invalid_events_are_rejected_with_a_reason() {
     let base = "time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [1, 0]\n";
     let cases = [
-        ("[[event]]\ntick = 5\nremove_agent = 1\n", "agent 1 does not exist"),
+        (
+            "[[event]]\ntick = 5\nremove_agent = 1\n",
+            "agent 1 does not exist",
+        ),
         (
             "[[event]]\ntick = 5\nremove_agent = 0\n[[event]]\ntick = 6\nset_goal = { id = 0, goal = [1, 1] }\n",
             "agent 0 does not exist",

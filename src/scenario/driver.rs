@@ -5,9 +5,9 @@
 use super::{Event, EventAction, Perturbation, Policy, RoadmapGraph, Scenario};
 use crate::agent::{AgentId, AgentParams};
 use crate::command::Command;
-use crate::obstacle::ObstacleSet;
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
+use crate::obstacle::ObstacleSet;
 use crate::sim::Simulator;
 use crate::spatial::kdtree::{AgentTree, NeighborKey};
 
