@@ -61,12 +61,17 @@ pub struct AgentSpec {
 /// How the preferred velocity is chosen every tick.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Policy {
-    /// RVO2's examples: `pref = goal - position`, scaled down to length `pref_speed` when
-    /// `|goal - position|² > pref_speed²` (RVO2 uses `pref_speed = 1`: a unit vector towards the
-    /// goal, or the remaining vector when closer than 1).
+    /// RVO2's examples: with `g = goal - position`, `pref = unit(g) · pref_speed` when
+    /// `|g|² > slow_within²`, otherwise `g · (pref_speed / slow_within)` (a linear slow-down; zero
+    /// when `slow_within` is 0). With the default `slow_within = pref_speed` the near branch is
+    /// exactly `g` (RVO2 uses `pref_speed = 1`: a unit vector towards the goal, or the remaining
+    /// vector when closer than 1).
     GoalSeeking {
         /// Length of the preferred velocity far from the goal. Default 1 (RVO2).
         pref_speed: Fx,
+        /// Distance under which the agent slows down. Default `pref_speed`; 0: full speed up to
+        /// the goal.
+        slow_within: Fx,
     },
     /// RVO2's Roadmap example: each tick an agent heads (with the goal-seeking rule) for the
     /// visible roadmap vertex `v` minimising `|p - v| + dist(v, goal)`, where `dist` is the
@@ -85,7 +90,17 @@ impl Policy {
     #[must_use]
     pub fn pref_speed(&self) -> Fx {
         match self {
-            Self::GoalSeeking { pref_speed } | Self::Roadmap { pref_speed, .. } => *pref_speed,
+            Self::GoalSeeking { pref_speed, .. } | Self::Roadmap { pref_speed, .. } => *pref_speed,
+        }
+    }
+
+    /// The distance under which the goal-seeking rule slows down (the roadmap policy uses
+    /// RVO2's rule, `pref_speed`).
+    #[must_use]
+    pub fn slow_within(&self) -> Fx {
+        match self {
+            Self::GoalSeeking { slow_within, .. } => *slow_within,
+            Self::Roadmap { pref_speed, .. } => *pref_speed,
         }
     }
 }
@@ -94,6 +109,7 @@ impl Default for Policy {
     fn default() -> Self {
         Self::GoalSeeking {
             pref_speed: Fx::ONE,
+            slow_within: Fx::ONE,
         }
     }
 }
@@ -526,6 +542,21 @@ impl Scenario {
             "0 ..= 1,000",
         )
         .map_err(sim_err("policy"))?;
+        check_range(
+            self.policy.slow_within(),
+            Fx::ZERO,
+            domain::MAX_COORD,
+            "slow_within",
+            "0 ..= 1,000,000",
+        )
+        .map_err(sim_err("policy"))?;
+        let slow = self.policy.slow_within();
+        if slow != Fx::ZERO && slow < Fx::lit("0.001") {
+            return Err(ScenarioError::Invalid {
+                context: "policy".into(),
+                reason: "slow_within must be 0 or at least 0.001".into(),
+            });
+        }
         if let Some(p) = self.perturbation {
             let room = domain::MAX_SPEED - pref_speed;
             if p.magnitude < Fx::ZERO || p.magnitude > room {

@@ -174,7 +174,8 @@ fn full_example_parses_every_field() {
     assert_eq!(
         s.policy,
         Policy::GoalSeeking {
-            pref_speed: Fx::lit("1.5")
+            pref_speed: Fx::lit("1.5"),
+            slow_within: Fx::lit("1.5"),
         }
     );
     assert_eq!(
@@ -809,4 +810,53 @@ fn invalid_events_are_rejected_with_a_reason() {
         "{base}[[event]]\ntick = 5\nadd_agent = {{ start = [5, 5], goal = [0, 5] }}\n[[event]]\ntick = 9\nremove_agent = 1\n"
     );
     assert_eq!(parse(&ok).unwrap().events.len(), 2);
+}
+
+#[test]
+fn corner_crush_fixture_is_the_code_scene() {
+    let mut code = scenes::corner_crush();
+    assert_same_as_code_scene("corner_crush.toml", &mut code, scenes::push_to_goals);
+}
+
+/// The corridor's spawn events are the ticks the code scene's "entry free" rule produced: the
+/// whole 1,200-tick run is identical.
+#[test]
+fn corridor_fixture_is_the_code_scene_for_the_whole_run() {
+    let s = Scenario::load(fixture("corridor.toml")).unwrap();
+    assert_eq!(s.events.len(), 40);
+    let (mut sim, driver) = s.build().unwrap();
+    let mut code = scenes::corridor();
+    assert_eq!(sim.state_hash(), code.scene.sim.state_hash(), "tick 0");
+    for (from, to) in [(0, 50), (50, 1200)] {
+        run_ticks(&driver, &mut sim, to - from);
+        for _ in from..to {
+            code.prefs();
+            code.scene.sim.step().unwrap();
+        }
+        assert_eq!(code.spawned, if to == 50 { [9, 9] } else { [20, 20] });
+        assert_eq!(sim.state_hash(), code.scene.sim.state_hash(), "tick {to}");
+    }
+}
+
+/// Same scene as the code's door counterflow (tick-0 state); the steering is the roadmap
+/// policy with one vertex on each side of the door instead of the code's door rule, and it
+/// gets every agent through the door.
+#[test]
+fn door_counterflow_fixture_is_the_code_scene_steered_by_a_roadmap() {
+    let s = Scenario::load(fixture("door_counterflow.toml")).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let mut code = scenes::door_counterflow();
+    assert_eq!(sim.state_hash(), code.sim.state_hash(), "tick 0");
+    let map = driver.roadmap().unwrap();
+    assert_eq!(
+        map.vertices().len(),
+        22,
+        "20 distinct goals + 2 door vertices"
+    );
+    let r = driver.run(&mut sim, &RunOptions::default()).unwrap();
+    assert!(r.all_reached, "stuck after {} ticks", r.ticks);
+    for (i, &id) in driver.agent_ids().iter().enumerate() {
+        let (p, g) = (sim.agent_position(id).unwrap(), driver.goals()[i]);
+        assert_eq!(p.x > Fx::ZERO, g.x > Fx::ZERO, "agent {} crossed", id.0);
+    }
 }

@@ -234,13 +234,22 @@ impl Driver {
         from..to
     }
 
-    /// The goal-seeking rule: `goal - position`, scaled to `pref_speed` when longer.
-    fn seek(pref_speed: Fx, position: Vec2, target: Vec2) -> Vec2 {
+    /// The goal-seeking rule (see [`Policy::GoalSeeking`]).
+    fn seek(&self, position: Vec2, target: Vec2) -> Vec2 {
+        let (pref_speed, slow_within) = (self.policy.pref_speed(), self.policy.slow_within());
         let to_goal = target - position;
-        if to_goal.length_squared_wide() > wide_mul(pref_speed, pref_speed) {
+        if to_goal.length_squared_wide() > wide_mul(slow_within, slow_within) {
+            // Far: full preferred speed towards the target.
             to_goal.normalize_or_zero() * pref_speed
-        } else {
+        } else if slow_within == pref_speed {
+            // Near, RVO2's rule: the remaining vector.
             to_goal
+        } else if slow_within == Fx::ZERO {
+            // At the target (|g| <= 0).
+            Vec2::ZERO
+        } else {
+            // Near: linear slow-down.
+            to_goal * (pref_speed / slow_within)
         }
     }
 
@@ -249,7 +258,7 @@ impl Driver {
     /// rule applied to the chosen vertex; see [`pref_velocity`](Self::pref_velocity).
     #[must_use]
     pub fn policy_velocity(&self, position: Vec2, goal: Vec2) -> Vec2 {
-        Self::seek(self.policy.pref_speed(), position, goal)
+        self.seek(position, goal)
     }
 
     /// The preferred velocity of agent `index` at `tick`, at `position` with `radius`
@@ -276,7 +285,7 @@ impl Driver {
         let Some(target) = target else {
             return Vec2::ZERO; // Nothing visible: stand still (the roadmap example's fallback).
         };
-        let mut pref = Self::seek(self.policy.pref_speed(), position, target);
+        let mut pref = self.seek(position, target);
         if let Some(p) = &self.perturbation {
             pref += p.offset(tick, self.ids[index].0);
         }

@@ -205,6 +205,7 @@ struct FileObstacle {
 enum FilePolicy {
     GoalSeeking {
         pref_speed: Option<Num>,
+        slow_within: Option<Num>,
     },
     Roadmap {
         pref_speed: Option<Num>,
@@ -388,9 +389,16 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     }
     let policy = match f.policy {
         None => Policy::default(),
-        Some(FilePolicy::GoalSeeking { pref_speed }) => Policy::GoalSeeking {
-            pref_speed: pref_speed.map_or(Fx::ONE, |n| n.0),
-        },
+        Some(FilePolicy::GoalSeeking {
+            pref_speed,
+            slow_within,
+        }) => {
+            let pref_speed = pref_speed.map_or(Fx::ONE, |n| n.0);
+            Policy::GoalSeeking {
+                pref_speed,
+                slow_within: slow_within.map_or(pref_speed, |n| n.0),
+            }
+        }
         Some(FilePolicy::Roadmap {
             pref_speed,
             roadmap,
