@@ -1,28 +1,18 @@
 //! RVO2's Roadmap example: the Blocks scene, agents steering along visibility-roadmap
-//! shortest paths (roadmap built with `query_visibility`, Dijkstra from each goal).
+//! shortest paths (the scenario's `roadmap` policy: graph built with `query_visibility`,
+//! Dijkstra from each goal, integer distances).
 //!
 //! `cargo run --release --example roadmap [seed]` prints ticks, goals reached, minimum agent
-//! clearance and minimum obstacle clearance.
+//! clearance and minimum obstacle clearance. The scene is `fixtures/scenarios/roadmap.toml`
+//! (checked against the obstacle tests' code scene by `tests/scenario.rs`).
 
-#[path = "../tests/common/obstacle_scenes.rs"]
-mod scenes;
+#[path = "blocks.rs"]
+#[allow(dead_code)]
+mod blocks;
 
 fn main() {
     let seed: u64 = std::env::args()
         .nth(1)
         .map_or(1, |s| s.parse().expect("seed"));
-    let (mut scene, map) = scenes::roadmap(seed);
-    let start = std::time::Instant::now();
-    let r = scenes::run(&mut scene, 40_000, |s| scenes::set_roadmap_prefs(s, &map));
-    println!(
-        "roadmap seed {seed}: ticks {}, goals reached {}/{}, min agent clearance {:.4}, min obstacle clearance {:.3e}, wall crossings {}, state hash {:016x}, {:.2?}",
-        r.ticks,
-        r.reached,
-        r.agents,
-        r.min_agent_clearance,
-        r.min_obstacle_clearance,
-        r.crossings,
-        scene.sim.state_hash(),
-        start.elapsed()
-    );
+    blocks::run_scene("roadmap", seed);
 }
