@@ -7,10 +7,13 @@
 //!   [`Scenario::scaling_circle`], [`Scenario::crowd`]). The file generators and these
 //!   constructors call the same functions ([`ring_agents`], [`grid_agents`]), so a scene exists in
 //!   exactly one place.
-//! * [`Scenario::build`] turns it into a [`Simulator`] plus a [`Driver`], which sets preferred
-//!   velocities every tick (goal seeking as in RVO2's examples, with an optional seeded
-//!   perturbation), knows when every agent has reached its goal, and [runs](Driver::run) the
-//!   scene while tracking the minimum clearance and state hashes.
+//! * [`Scenario::build`] turns it into a [`Simulator`] plus a [`Driver`], which applies the
+//!   scenario's [events](Event) at their ticks, sets preferred velocities every tick (goal
+//!   seeking as in RVO2's examples, or RVO2's [roadmap](RoadmapGraph) navigation, with an
+//!   optional seeded perturbation), knows when every agent has reached its goal, and
+//!   [runs](Driver::run) the scene while tracking the minimum clearance and state hashes.
+//!   [`Driver::tick_commands`] gives the same ticks as lockstep [`Command`]s (the runner's
+//!   `record`).
 //!
 //! Everything here is fixed point and deterministic: the same scenario gives the same bytes on
 //! every machine.
@@ -218,8 +221,9 @@ pub enum EventAction {
 
 impl EventAction {
     /// The simulator command this event becomes (`None` for [`SetGoal`](Self::SetGoal), which
-    /// only concerns the driver). An added agent starts with its [`AgentSpec::velocity`] through
-    /// a second command, [`velocity_command`](Self::velocity_command).
+    /// only concerns the driver). An added agent's initial [`AgentSpec::velocity`] needs a
+    /// second command, [`Command::SetVelocity`], once its id is known
+    /// ([`Driver::tick_commands`] adds it).
     #[must_use]
     pub fn command(&self) -> Option<Command> {
         Some(match *self {
@@ -252,7 +256,7 @@ impl EventAction {
 /// A resolved scene: simulator settings, agents, obstacles, policy and stop conditions.
 ///
 /// Built from a file ([`load`](Self::load)) or in code; [`build`](Self::build) validates it and
-/// creates the simulator. Agent `i` of [`agents`](Self::agents) gets [`AgentId`](crate::AgentId)
+/// creates the simulator. Agent `i` of [`agents`](Self::agents) gets [`AgentId`]
 /// `i`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {

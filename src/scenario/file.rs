@@ -15,12 +15,14 @@
 //! max_speed = 2
 //!
 //! [policy]                     # optional
-//! kind = "goal_seeking"        # the only policy so far
+//! kind = "goal_seeking"        # or "roadmap" (see below)
 //! pref_speed = 1               # default 1 (RVO2)
+//! slow_within = 1              # optional, default pref_speed; 0: full speed to the goal
 //!
 //! [perturbation]               # optional
 //! seed = 7
 //! magnitude = 0.0001
+//! hash = "nested"              # optional: "nested" (default) or "packed"
 //!
 //! [[agent]]                    # explicit agents; any parameter can be overridden
 //! start = [-10, 0]
@@ -43,7 +45,31 @@
 //!
 //! [[obstacle]]                 # or `obstacles = [{ polygon = ... }, ...]` (one name per file)
 //! polygon = [[1, 1], [2, 1], [2, 2]]   # or polyline = [...]
+//!
+//! [[event]]                    # or `events = [...]`; ticks must not decrease down the list
+//! tick = 100                   # exactly one action per event:
+//! add_agent = { start = [0, 30], goal = [0, -30], radius = 0.5 }  # any parameter override
+//! # remove_agent = 3
+//! # set_goal = { id = 3, goal = [5, 5] }
+//! # set_params = { id = 3, max_speed = 1 }      # partial: other values kept
+//! # set_position = { id = 3, position = [1, 2] }
+//! # set_velocity = { id = 3, velocity = [0, 1] }
 //! ```
+//!
+//! The roadmap policy (RVO2's Roadmap example, see [`RoadmapGraph`](super::RoadmapGraph)):
+//!
+//! ```toml
+//! [policy]
+//! kind = "roadmap"
+//! pref_speed = 1               # optional, default 1
+//! roadmap = [[-42, -42], [-42, 42], [42, -42], [42, 42]]
+//! ```
+//!
+//! # Events
+//! Events of tick `t` apply at the start of tick `t` in list order, before the preferred
+//! velocities are computed (see [`Event`]). Agents added by events get the ids after the
+//! scenario's agents, in event order. An event may only target an agent that exists at that
+//! point of the list.
 //!
 //! # Numbers
 //! Every real number may be written as a TOML integer (exact), a TOML float (read as the
@@ -54,7 +80,9 @@
 //!
 //! # Agent order
 //! Ids follow the file: first every `[[agent]]`, then every `[[ring]]`, then every `[[grid]]`,
-//! each in file order. Unknown keys are errors (a typo never passes silently).
+//! each in file order, then the agents added by events. Unknown keys are errors (a typo never
+//! passes silently). TOML puts keys written after a `[table]` header into that table: write
+//! `agents = [...]` above the first header, or use `[[agent]]`.
 
 use super::{
     AgentSpec, DEFAULT_MAX_TICKS, Event, EventAction, Perturbation, PerturbationHash, Policy,
