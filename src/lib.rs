@@ -11,6 +11,7 @@ pub mod agent;
 pub mod command;
 pub mod domain;
 pub mod error;
+pub mod golden;
 pub mod hash;
 pub mod math;
 pub mod obstacle;
