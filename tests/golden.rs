@@ -9,7 +9,7 @@
 //! the new values with `cargo insta review` (or `cargo insta test --accept`), and say so in the
 //! commit message and the README changelog. Under CI (`CI=true`) a changed or missing golden
 //! fails and nothing is written. The same texts are printed by `examples/hashes.rs` on every
-//! target of `scripts/cross-check`.
+//! target of `.ci/cross-check`.
 
 use lockstep_orca::golden::{golden_name, golden_text, scenario_files};
 use std::path::Path;
