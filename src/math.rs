@@ -233,7 +233,9 @@ impl Vec2 {
     #[inline]
     #[must_use]
     pub fn max_abs_component(self) -> Fx {
-        self.x.abs().max(self.y.abs())
+        // `unsigned_abs` cannot overflow, unlike `abs` of `Fx::MIN`; saturate back to `Fx::MAX`.
+        let m = self.x.unsigned_abs().max(self.y.unsigned_abs());
+        Fx::saturating_from_num(m)
     }
 
     /// Converts from `f64` components, rounding to nearest. **User I/O only** — never used by
@@ -380,6 +382,15 @@ mod tests {
         assert!(
             (tiny - expect).max_abs_component() < Fx::from_bits(4),
             "{tiny:?}"
+        );
+    }
+
+    #[test]
+    fn max_abs_component_survives_fx_min() {
+        assert_eq!(Vec2::new(Fx::MIN, Fx::ZERO).max_abs_component(), Fx::MAX);
+        assert_eq!(
+            Vec2::new(Fx::from_num(-3), Fx::ONE).max_abs_component(),
+            Fx::from_num(3)
         );
     }
 

@@ -194,6 +194,14 @@ impl Simulator {
     }
 
     fn integrate(&mut self) -> Result<(), SimError> {
+        // The clock is checked first: 2³¹ s (68 years) of simulated time is the domain's limit.
+        let global_time =
+            self.global_time
+                .checked_add(self.time_step)
+                .ok_or(SimError::OutOfDomain {
+                    what: "global_time",
+                    allowed: "below 2^31 seconds",
+                })?;
         let w = &mut self.work;
         w.new_positions.clear();
         for slot in 0..self.ids.len() {
@@ -205,7 +213,7 @@ impl Simulator {
         }
         std::mem::swap(&mut self.positions, &mut w.new_positions);
         self.velocities.copy_from_slice(&w.new_velocities);
-        self.global_time += self.time_step;
+        self.global_time = global_time;
         self.tick += 1;
         Ok(())
     }

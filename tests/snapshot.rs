@@ -146,7 +146,7 @@ proptest! {
 
 /// The byte formats are pinned: length and XXH3 of a snapshot and of a replay built from fixed
 /// values (agents, obstacles, pending commands; no step is taken, so this moves only when an
-/// encoding changes, never with the simulation's behaviour). `scripts/cross-check` runs it on
+/// encoding changes, never with the simulation's behaviour). `.ci/cross-check` runs it on
 /// every target, proving the bytes — not only the hashes — identical on 32-bit, big-endian and
 /// wasm32. If it fails, a format changed: bump `SNAPSHOT_VERSION` / `REPLAY_VERSION` (or the
 /// hash magic) so old files are refused rather than misread, then accept the new values with
