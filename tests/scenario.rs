@@ -860,3 +860,88 @@ fn door_counterflow_fixture_is_the_code_scene_steered_by_a_roadmap() {
         assert_eq!(p.x > Fx::ZERO, g.x > Fx::ZERO, "agent {} crossed", id.0);
     }
 }
+
+// ------------------------------------------------------------------ policies
+
+#[test]
+fn slow_within_shapes_the_goal_seeking_rule() {
+    let scene = |policy: &str| {
+        let text = format!(
+            "time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [10, 0]\n[policy]\nkind = \"goal_seeking\"\n{policy}\n"
+        );
+        parse(&text).unwrap().build().unwrap().1
+    };
+    let far = Vec2::from_int(3, 4); // length 5
+    let near = Vec2::new(Fx::lit("0.3"), Fx::lit("0.4")); // length 0.5
+    // RVO2's rule (slow_within = pref_speed = 2): the remaining vector when closer than 2.
+    let d = scene("pref_speed = 2");
+    assert_eq!(d.policy_velocity(Vec2::ZERO, near), near);
+    assert_eq!(
+        d.policy_velocity(Vec2::ZERO, far),
+        far.normalize_or_zero() * Fx::from_num(2)
+    );
+    // towards(goal) * 2: linear slow-down within 1, i.e. twice the remaining vector.
+    let d = scene("pref_speed = 2\nslow_within = 1");
+    assert_eq!(d.policy_velocity(Vec2::ZERO, near), near * Fx::from_num(2));
+    // Full speed to the goal.
+    let d = scene("pref_speed = 2\nslow_within = 0");
+    assert_eq!(
+        d.policy_velocity(Vec2::ZERO, near),
+        near.normalize_or_zero() * Fx::from_num(2)
+    );
+    assert_eq!(d.policy_velocity(near, near), Vec2::ZERO);
+    let err = parse_err(
+        "time_step = 0.25\n[policy]\nkind = \"goal_seeking\"\nslow_within = \"0.0001\"\n",
+    );
+    assert!(
+        err.contains("slow_within must be 0 or at least 0.001"),
+        "{err}"
+    );
+}
+
+/// A wall between the agent and its goal: the roadmap goes around its end, distances are the
+/// integer shortest paths, and an agent boxed in with nothing visible stands still.
+#[test]
+fn roadmap_policy_goes_around_walls_and_stands_still_when_blind() {
+    let text = r#"
+time_step = 0.25
+agents = [
+  { start = [-10, 0], goal = [10, 0] },
+  { start = [100, 100], goal = [10, 0] },
+]
+[defaults]
+radius = 1
+[policy]
+kind = "roadmap"
+roadmap = [[0, 15], [0, -40]]
+[[obstacle]]
+polyline = [[0, -10], [0, 10]]
+[[obstacle]]
+polygon = [[98, 98], [98, 102], [102, 102], [102, 98]]
+"#;
+    // The second agent sits inside a clockwise box (a room) that hides every vertex.
+    let (mut sim, driver) = parse(text).unwrap().build().unwrap();
+    let map = driver.roadmap().unwrap();
+    assert_eq!(
+        map.vertices(),
+        &[
+            Vec2::from_int(10, 0),
+            Vec2::from_int(0, 15),
+            Vec2::from_int(0, -40)
+        ]
+    );
+    let g = map.goal_vertex(Vec2::from_int(10, 0)).unwrap();
+    assert_eq!(g, 0);
+    // (0, 15) -> (10, 0): length floor(sqrt(325)) in Q32.32.
+    let d = map.distance(1, g).unwrap();
+    assert_eq!(d, Vec2::from_int(10, -15).length());
+    assert!(map.distance(2, g).is_some());
+    driver.set_pref_velocities(&mut sim, 0).unwrap();
+    let ids = driver.agent_ids();
+    // Around the wall via (0, 15): |(10, 15)| + d = 18.03 + 18.03 < 41.2 + 41.2 via (0, -40).
+    let expected = (Vec2::from_int(0, 15) - Vec2::from_int(-10, 0)).normalize_or_zero();
+    assert_eq!(sim.agent_pref_velocity(ids[0]).unwrap(), expected);
+    assert_eq!(sim.agent_pref_velocity(ids[1]).unwrap(), Vec2::ZERO);
+    let err = parse_err("time_step = 0.25\n[policy]\nkind = \"roadmap\"\n");
+    assert!(err.contains("roadmap"), "{err}");
+}
