@@ -12,7 +12,10 @@ use std::path::Path;
 fn main() {
     let dir = Path::new("fixtures/scenarios");
     let files = scenario_files(dir).unwrap_or_else(|e| {
-        eprintln!("cannot read {}: {e} (run from the project root)", dir.display());
+        eprintln!(
+            "cannot read {}: {e} (run from the project root)",
+            dir.display()
+        );
         std::process::exit(1);
     });
     for path in files {

@@ -351,7 +351,13 @@ impl fmt::Display for VerifyReport {
                         "\n  at checkpoint tick {t} every agent matches: the difference is elsewhere"
                     )?,
                     Some(t) => {
-                        write!(f, "\n  {} agents differ at tick {t}:", d.agents.len())?;
+                        let n = d.agents.len();
+                        let noun = if n == 1 {
+                            "agent differs"
+                        } else {
+                            "agents differ"
+                        };
+                        write!(f, "\n  {n} {noun} at tick {t}:")?;
                         for a in &d.agents {
                             write!(
                                 f,
