@@ -116,7 +116,10 @@ fn tampered_command_is_named_at_the_right_tick() {
     // The commands of tick 57 are consumed by the step 57 -> 58: the hash at 58 differs first.
     assert!(text.starts_with("DIVERGED at tick 58:"), "{text}");
     // The next checkpoint (every 20 ticks: tick 60) names agent 10.
-    assert!(text.contains("differ") && text.contains(" at tick 60:"), "{text}");
+    assert!(
+        text.contains("differ") && text.contains(" at tick 60:"),
+        "{text}"
+    );
     assert!(text.contains("\n  agent 10: expected ("), "{text}");
 }
 
