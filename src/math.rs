@@ -199,20 +199,30 @@ impl Vec2 {
     #[inline]
     #[must_use]
     pub fn try_normalize(self) -> Option<Self> {
+        self.length_and_direction().map(|(_, unit)| unit)
+    }
+
+    /// [`length`](Self::length) and [`try_normalize`](Self::try_normalize) together, from one
+    /// integer square root (bit-identical to calling both). `None` for the zero vector.
+    #[inline]
+    #[must_use]
+    pub fn length_and_direction(self) -> Option<(Fx, Self)> {
         let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
         let m = xb.unsigned_abs().max(yb.unsigned_abs());
         if m == 0 {
             return None;
         }
-        // Scale both components up so the larger has 62 significant bits: the length and the
-        // quotients then carry full precision even for vectors a few ulps long.
+        // Scale both components up by 2^s so the larger has 62 significant bits: the quotients
+        // then carry full precision even for vectors a few ulps long. The scaled root shifted
+        // back is exactly `length()`: floor(floor(2^s·√X) / 2^s) = floor(√X).
         let s = m.leading_zeros().saturating_sub(2);
         let (x, y) = (i128::from(xb) << s, i128::from(yb) << s);
         let len = (x * x + y * y).cast_unsigned().isqrt().cast_signed();
-        Some(Self::from_bits(
+        let unit = Self::from_bits(
             ((x << FRAC_BITS) / len) as i64,
             ((y << FRAC_BITS) / len) as i64,
-        ))
+        );
+        Some((Fx::from_bits((len >> s) as i64), unit))
     }
 
     /// Unit vector in the direction of `self`, or zero for the zero vector.
@@ -392,6 +402,21 @@ mod tests {
             Vec2::new(Fx::from_num(-3), Fx::ONE).max_abs_component(),
             Fx::from_num(3)
         );
+    }
+
+    #[test]
+    fn length_and_direction_match_the_separate_calls() {
+        let mut z = 7u64;
+        for _ in 0..10_000 {
+            z = z.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let v = Vec2::from_bits((z >> 20) as i64 - (1 << 43), (z as i64) >> (z % 40));
+            if v == Vec2::ZERO {
+                continue;
+            }
+            let (len, unit) = v.length_and_direction().unwrap();
+            assert_eq!(len, v.length(), "{v:?}");
+            assert_eq!(Some(unit), v.try_normalize());
+        }
     }
 
     #[test]

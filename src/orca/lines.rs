@@ -83,8 +83,7 @@ pub fn solve_pair(
         if dot1 < Fx::ZERO && wide_mul(dot1, dot1) > wide_mul(narrow(r_sq), w_len_sq) {
             // Project on the cut-off circle.
             // dot1 < 0 implies w != 0.
-            let w_len = w.length();
-            let unit_w = w.normalize_or_zero();
+            let (w_len, unit_w) = w.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
             return PairSolution {
                 u: unit_w * (combined_radius / time_horizon - w_len),
                 direction: Vec2::new(unit_w.y, -unit_w.x),
@@ -119,10 +118,13 @@ pub fn solve_pair(
 
     // Collision: project on the cut-off circle of time Δt.
     let w = rel_vel - rel_pos / time_step;
-    let w_len = w.length();
-    let (unit_w, branch) = match w.try_normalize() {
-        Some(unit) => (unit, Branch::Overlap),
-        None => (tie_break_direction(ids.0, ids.1), Branch::OverlapTieBreak),
+    let (w_len, unit_w, branch) = match w.length_and_direction() {
+        Some((len, unit)) => (len, unit, Branch::Overlap),
+        None => (
+            Fx::ZERO,
+            tie_break_direction(ids.0, ids.1),
+            Branch::OverlapTieBreak,
+        ),
     };
     PairSolution {
         u: unit_w * (combined_radius / time_step - w_len),
