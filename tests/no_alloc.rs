@@ -111,7 +111,10 @@ fn obstacle_lines_allocate_nothing_in_either_mode() {
     // the same agents with the same buffers must not allocate (the tree is cached, the
     // fragment query sorts in place).
     use lockstep_orca::obstacle::{ObstacleAgent, ObstacleNeighbors};
-    for mode in [ObstacleNeighbors::WholeEdges, ObstacleNeighbors::Rvo2Fragments] {
+    for mode in [
+        ObstacleNeighbors::WholeEdges,
+        ObstacleNeighbors::Rvo2Fragments,
+    ] {
         let mut scenario = Scenario::load("fixtures/scenarios/blocks.toml").unwrap();
         scenario.obstacle_neighbors = mode;
         let (mut sim, driver) = scenario.build().unwrap();

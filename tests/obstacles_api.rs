@@ -130,13 +130,19 @@ fn fragment_mode_follows_rvo2_fragments() {
     frags.set_neighbor_mode(ObstacleNeighbors::Rvo2Fragments);
     edges.ensure_built();
     frags.ensure_built();
-    assert!(frags.bsp_stats().nodes > frags.vertices().len(), "RVO2's tree splits");
+    assert!(
+        frags.bsp_stats().nodes > frags.vertices().len(),
+        "RVO2's tree splits"
+    );
     let (mut differ, mut total) = (0, 0);
     for x in -14..=14 {
         for y in -14..=14 {
             let agent = ObstacleAgent {
                 id: AgentId(0),
-                position: Vec2::new(Fx::from_num(x) / Fx::from_num(2), Fx::from_num(y) / Fx::from_num(2)),
+                position: Vec2::new(
+                    Fx::from_num(x) / Fx::from_num(2),
+                    Fx::from_num(y) / Fx::from_num(2),
+                ),
                 velocity: v((x + y) % 3, (x - y) % 2),
                 radius: Fx::lit("0.4"),
                 max_speed: Fx::from_num(2),
@@ -182,13 +188,19 @@ fn fragment_mode_follows_rvo2_fragments() {
         for y in -10..=10 {
             let agent = ObstacleAgent {
                 id: AgentId(0),
-                position: Vec2::new(Fx::from_num(x) / Fx::from_num(2), Fx::from_num(y) / Fx::from_num(2)),
+                position: Vec2::new(
+                    Fx::from_num(x) / Fx::from_num(2),
+                    Fx::from_num(y) / Fx::from_num(2),
+                ),
                 velocity: v(x % 2, y % 3),
                 radius: Fx::lit("0.4"),
                 max_speed: Fx::from_num(2),
                 time_horizon_obst: Fx::from_num(5),
             };
-            let moved = ObstacleAgent { position: agent.position + d, ..agent };
+            let moved = ObstacleAgent {
+                position: agent.position + d,
+                ..agent
+            };
             let (mut la, mut lb) = (Vec::new(), Vec::new());
             a.agent_lines(&agent, &mut la);
             b.agent_lines(&moved, &mut lb);

@@ -241,7 +241,8 @@ fn explain(case: &Value, k: usize, mode: ObstacleNeighbors, ours: (f64, f64)) ->
         && failed >= r.num_obstacle_lines
     {
         let speed = |v: (f64, f64)| v.0.hypot(v.1);
-        let feasible = |v: (f64, f64)| speed(v) <= r.max_speed + 1e-9 && max_violation(obst, v) <= 1e-9;
+        let feasible =
+            |v: (f64, f64)| speed(v) <= r.max_speed + 1e-9 && max_violation(obst, v) <= 1e-9;
         let (obj_ours, obj_rvo2) = (max_violation(agent, ours), max_violation(agent, want));
         let rvo2_off = speed(want) > r.max_speed + 1e-4
             || max_violation(obst, want) > 1e-4
@@ -306,7 +307,9 @@ fn explain(case: &Value, k: usize, mode: ObstacleNeighbors, ours: (f64, f64)) ->
         sens = sens.max(dist(run(case, mode, Some((k, d)))[k], ours));
     }
     if sens > e {
-        return Some(format!("ill-conditioned (1e-6 nudge moves ours by {sens:.3e})"));
+        return Some(format!(
+            "ill-conditioned (1e-6 nudge moves ours by {sens:.3e})"
+        ));
     }
     None
 }

@@ -325,7 +325,11 @@ fn obstacle_neighbor_mode_tag_is_checked() {
     let mut p = payload(&bytes).to_vec();
     let at = p.len() - 12;
     assert_eq!(p[at - 4..at], 1u32.to_le_bytes(), "obstacle id counter");
-    assert_eq!(p[at..at + 4], 1u32.to_le_bytes(), "mode tag: RVO2 fragments");
+    assert_eq!(
+        p[at..at + 4],
+        1u32.to_le_bytes(),
+        "mode tag: RVO2 fragments"
+    );
     let back = Simulator::restore(&bytes).unwrap();
     assert_eq!(
         back.obstacles().neighbor_mode(),

@@ -440,7 +440,14 @@ impl Bsp {
         self.fragments_rec(self.root, q, range_sq, start, out);
     }
 
-    fn fragments_rec(&self, n: u32, q: Vec2, range_sq: i128, start: usize, out: &mut Vec<(i128, u32)>) {
+    fn fragments_rec(
+        &self,
+        n: u32,
+        q: Vec2,
+        range_sq: i128,
+        start: usize,
+        out: &mut Vec<(i128, u32)>,
+    ) {
         if n == NONE {
             return;
         }
