@@ -20,7 +20,8 @@
 //! the query to the splitting line) is conservative by `2⁻²⁰` units, which covers the `2⁻²⁴`
 //! classification tolerance. So the neighbour set is exactly "edges with the agent strictly on
 //! their right whose distance is below the range", and visibility is exactly "no edge closer
-//! than the radius to the path", whichever split choice built the tree.
+//! than the radius to the path", whichever split choice built the tree. The one exception is
+//! [`Bsp::query_fragments`], RVO2's fragment semantics, which returns the tree's fragments.
 
 use super::geom::{dist_sq_point_segment, dist_sq_segment_segment, left_of, length_ceil};
 use super::polygon::ObstacleVertex;

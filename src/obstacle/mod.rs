@@ -325,7 +325,8 @@ impl ObstacleSet {
 
     /// The obstacle edges near `position`, RVO2's obstacle neighbours: every edge with
     /// `position` strictly on its right and a distance `< range`, as `(dist², vertex index)`
-    /// sorted ascending (`dist²` raw Q64.64). Appends to `out`.
+    /// sorted ascending (`dist²` raw Q64.64). Appends to `out`. Always whole edges, whatever
+    /// the [`neighbor_mode`](Self::neighbor_mode).
     pub fn query_neighbors(&self, position: Vec2, range: Fx, out: &mut Vec<(i128, u32)>) {
         self.with_derived(|d| {
             d.bsp.query_edges(position, range, out);
