@@ -30,7 +30,7 @@ use crate::command::Command;
 use crate::domain::{self, check_point, check_range, check_time_step, check_velocity};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns};
-use crate::obstacle::ObstacleShape;
+use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
 use crate::orca::lines::splitmix64;
 use crate::sim::{Simulator, SimulatorParams};
 use std::fmt;
@@ -270,6 +270,9 @@ pub struct Scenario {
     pub agents: Vec<AgentSpec>,
     /// Static obstacles.
     pub obstacles: Vec<ObstacleShape>,
+    /// Which obstacle neighbours the agents see (default whole edges; see
+    /// [`ObstacleNeighbors`]).
+    pub obstacle_neighbors: ObstacleNeighbors,
     /// Preferred-velocity policy.
     pub policy: Policy,
     /// Optional perturbation of preferred velocities.
@@ -417,6 +420,7 @@ impl Scenario {
             defaults: sim.agent_defaults,
             agents: Vec::new(),
             obstacles: Vec::new(),
+            obstacle_neighbors: ObstacleNeighbors::default(),
             policy: Policy::default(),
             perturbation: None,
             events: Vec::new(),
@@ -672,6 +676,7 @@ impl Scenario {
             sim.add_obstacle(o.clone())
                 .map_err(sim_err(format!("obstacle #{i}")))?;
         }
+        sim.set_obstacle_neighbor_mode(self.obstacle_neighbors);
         if !self.obstacles.is_empty() {
             sim.process_obstacles();
         }

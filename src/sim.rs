@@ -5,7 +5,7 @@ use crate::command::{CommandQueue, PendingCommand};
 use crate::domain::{check_point, check_time_step, check_velocity};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
-use crate::obstacle::{ObstacleAgent, ObstacleId, ObstacleSet, ObstacleShape};
+use crate::obstacle::{ObstacleAgent, ObstacleId, ObstacleNeighbors, ObstacleSet, ObstacleShape};
 use crate::orca::Line;
 use crate::orca::lines::{AgentState, agent_line};
 use crate::orca::lp;
@@ -519,6 +519,14 @@ impl Simulator {
     /// [`SimError::UnknownObstacle`].
     pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<(), SimError> {
         self.obstacles.remove(id)
+    }
+
+    /// Chooses which obstacle neighbours the agents see: whole edges (default) or RVO2's split
+    /// fragments for RVO2 fidelity (see [`ObstacleNeighbors`] for the trade-offs). Part of the
+    /// state (hashed, kept in snapshots); a change rebuilds the obstacle tree before the next
+    /// step. Read it back with `obstacles().neighbor_mode()`.
+    pub fn set_obstacle_neighbor_mode(&mut self, mode: ObstacleNeighbors) {
+        self.obstacles.set_neighbor_mode(mode);
     }
 
     /// Builds the obstacle tree now (RVO2's `processObstacles`). Optional: [`step`](Self::step)

@@ -27,10 +27,13 @@
 //!
 //! The snapshot payload (version 1) is, in this order: tick (`u64`), global time, time step,
 //! next agent id (`u32`), agent defaults ([`AgentParams`]), the agents in ascending id (id,
-//! position, velocity, preferred velocity, parameters), the obstacle set (its serde form), and
-//! the pending commands in canonical order ([`crate::command`]). Scalars are their raw Q32.32
-//! `i64` bits; sequence lengths are `u64`; enum tags `u32`. There is no `usize`, no float and no
-//! native-endian field, so a snapshot taken on one machine restores bit-identically on any other.
+//! position, velocity, preferred velocity, parameters), the obstacle set (its serde form: the
+//! obstacles as (id, shape) in ascending id, the obstacle id counter (`u32`), then the
+//! [`ObstacleNeighbors`](crate::obstacle::ObstacleNeighbors) mode as an enum tag, 0 whole
+//! edges or 1 RVO2 fragments, any other tag undecodable), and the pending commands in
+//! canonical order ([`crate::command`]). Scalars are their raw Q32.32 `i64` bits; sequence
+//! lengths are `u64`; enum tags `u32`. There is no `usize`, no float and no native-endian
+//! field, so a snapshot taken on one machine restores bit-identically on any other.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input

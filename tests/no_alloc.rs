@@ -103,3 +103,54 @@ fn crowd_1000_steps_without_allocating() {
     // A dense, overlapping crowd: full neighbour lists from the start.
     assert_no_alloc_after_warmup(&Scenario::crowd(1000));
 }
+
+#[test]
+fn obstacle_lines_allocate_nothing_in_either_mode() {
+    // RVO2's Blocks after 300 ticks (agents crowd past the blocks), in both obstacle neighbour
+    // modes: one pass over every agent's obstacle lines warms the buffers; a second pass over
+    // the same agents with the same buffers must not allocate (the tree is cached, the
+    // fragment query sorts in place).
+    use lockstep_orca::obstacle::{ObstacleAgent, ObstacleNeighbors};
+    for mode in [
+        ObstacleNeighbors::WholeEdges,
+        ObstacleNeighbors::Rvo2Fragments,
+    ] {
+        let mut scenario = Scenario::load("fixtures/scenarios/blocks.toml").unwrap();
+        scenario.obstacle_neighbors = mode;
+        let (mut sim, driver) = scenario.build().unwrap();
+        for _ in 0..300 {
+            tick(&mut sim, &driver);
+        }
+        let agents: Vec<ObstacleAgent> = sim
+            .agent_ids()
+            .iter()
+            .map(|&id| {
+                let p = sim.agent_params(id).unwrap();
+                ObstacleAgent {
+                    id,
+                    position: sim.agent_position(id).unwrap(),
+                    velocity: sim.agent_velocity(id).unwrap(),
+                    radius: p.radius,
+                    max_speed: p.max_speed,
+                    time_horizon_obst: p.time_horizon_obst,
+                }
+            })
+            .collect();
+        let set = sim.obstacles();
+        assert!(set.is_built());
+        let (mut lines, mut neighbors) = (Vec::new(), Vec::new());
+        let mut total = 0;
+        for a in &agents {
+            lines.clear();
+            total += set.agent_lines_with(a, &mut lines, &mut neighbors);
+        }
+        assert!(total > 0, "{mode:?}: no agent near a block");
+        let n = count_allocations(|| {
+            for a in &agents {
+                lines.clear();
+                std::hint::black_box(set.agent_lines_with(a, &mut lines, &mut neighbors));
+            }
+        });
+        assert_eq!(n, 0, "{mode:?}: {n} allocations in the second pass");
+    }
+}

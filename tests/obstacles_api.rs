@@ -6,7 +6,7 @@
 use lockstep_orca::math::unit_from_turns;
 use lockstep_orca::obstacle::bsp::{Bsp, SplitChoice, query_edges_brute, visible_brute};
 use lockstep_orca::obstacle::polygon::{ObstacleVertex, push_shape};
-use lockstep_orca::obstacle::{ObstacleAgent, ObstacleId, ObstacleSet};
+use lockstep_orca::obstacle::{ObstacleAgent, ObstacleId, ObstacleNeighbors, ObstacleSet};
 use lockstep_orca::{AgentId, Fx, ObstacleShape, SimError, Simulator, SimulatorParams, Vec2};
 use proptest::prelude::*;
 
@@ -64,7 +64,7 @@ fn canonical_bytes_follow_the_documented_layout() {
     set.add(ObstacleShape::Polyline(vec![v(1, 2), v(3, -4)]))
         .unwrap();
     let b = canonical(&set);
-    let mut want = Vec::new();
+    let mut want = vec![0u8]; // neighbour mode: whole edges
     want.extend_from_slice(&1u32.to_le_bytes());
     want.extend_from_slice(&0u32.to_le_bytes());
     want.push(1);
@@ -74,6 +74,141 @@ fn canonical_bytes_follow_the_documented_layout() {
         want.extend_from_slice(&(y << 32).to_le_bytes());
     }
     assert_eq!(b, want);
+    // The mode byte is the only difference in RVO2 fragment mode.
+    set.set_neighbor_mode(ObstacleNeighbors::Rvo2Fragments);
+    want[0] = 1;
+    assert_eq!(canonical(&set), want);
+}
+
+#[test]
+fn neighbor_mode_is_state_and_rebuilds_the_tree() {
+    let mut set = ObstacleSet::default();
+    assert_eq!(set.neighbor_mode(), ObstacleNeighbors::WholeEdges);
+    set.add(square(0, 0, 4)).unwrap();
+    set.ensure_built();
+    set.set_neighbor_mode(ObstacleNeighbors::WholeEdges);
+    assert!(set.is_built(), "setting the current mode changes nothing");
+    set.set_neighbor_mode(ObstacleNeighbors::Rvo2Fragments);
+    assert!(!set.is_built(), "a new mode marks the tree unbuilt");
+    set.ensure_built();
+    assert_eq!(set.neighbor_mode(), ObstacleNeighbors::Rvo2Fragments);
+
+    // Through the simulator: the mode is hashed and survives a snapshot.
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.add_obstacle(square(0, 0, 4)).unwrap();
+    let h_edges = sim.state_hash();
+    sim.set_obstacle_neighbor_mode(ObstacleNeighbors::Rvo2Fragments);
+    assert_ne!(sim.state_hash(), h_edges, "the mode is part of the state");
+    let back = Simulator::restore(&sim.snapshot()).unwrap();
+    assert_eq!(
+        back.obstacles().neighbor_mode(),
+        ObstacleNeighbors::Rvo2Fragments
+    );
+}
+
+/// A map where RVO2's tree splits edges: in fragment mode the split points act as convex
+/// corners, so some agents get different lines (RVO2's), and the cached tree gives the same
+/// lines as the analysis helper.
+#[test]
+fn fragment_mode_follows_rvo2_fragments() {
+    // A pinwheel of four bars around the origin: the lines of each bar cut its neighbours,
+    // so RVO2's tree has to split edges.
+    let bar = |x0: i32, y0: i32, x1: i32, y1: i32| {
+        ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
+    };
+    let shapes = [
+        bar(-6, -6, 2, -4),
+        bar(4, -6, 6, 2),
+        bar(-2, 4, 6, 6),
+        bar(-6, -2, -4, 6),
+    ];
+    let mut edges = ObstacleSet::default();
+    for s in &shapes {
+        edges.add(s.clone()).unwrap();
+    }
+    let mut frags = edges.clone();
+    frags.set_neighbor_mode(ObstacleNeighbors::Rvo2Fragments);
+    edges.ensure_built();
+    frags.ensure_built();
+    assert!(
+        frags.bsp_stats().nodes > frags.vertices().len(),
+        "RVO2's tree splits"
+    );
+    let (mut differ, mut total) = (0, 0);
+    for x in -14..=14 {
+        for y in -14..=14 {
+            let agent = ObstacleAgent {
+                id: AgentId(0),
+                position: Vec2::new(
+                    Fx::from_num(x) / Fx::from_num(2),
+                    Fx::from_num(y) / Fx::from_num(2),
+                ),
+                velocity: v((x + y) % 3, (x - y) % 2),
+                radius: Fx::lit("0.4"),
+                max_speed: Fx::from_num(2),
+                time_horizon_obst: Fx::from_num(5),
+            };
+            let (mut le, mut lf, mut lh) = (Vec::new(), Vec::new(), Vec::new());
+            edges.agent_lines(&agent, &mut le);
+            frags.agent_lines(&agent, &mut lf);
+            edges.agent_lines_rvo2_fragments(&agent, &mut lh);
+            assert_eq!(lf, lh, "agent {agent:?}");
+            total += 1;
+            differ += usize::from(le != lf);
+        }
+    }
+    assert!(differ > 0, "no agent sees a split fragment");
+    println!("{differ} of {total} agents get different lines in fragment mode");
+
+    // Translation: add a star whose oblique edges split at non-integer points, shift the map
+    // far from the origin by a non-integer offset: the same tree, the shifted lines.
+    let mut shapes = shapes.to_vec();
+    shapes.push(ObstacleShape::Polygon(star(
+        v(9, 1),
+        &[12_345, 999_999_999, 77, 1 << 30, 5],
+        &[3, 7, 4, 9, 5],
+    )));
+    let d = Vec2::new(Fx::lit("987654.75"), Fx::lit("-876543.3"));
+    let mut a = ObstacleSet::default();
+    let mut b = ObstacleSet::default();
+    for s in &shapes {
+        a.add(s.clone()).unwrap();
+    }
+    for s in translated(&shapes, d) {
+        b.add(s).unwrap();
+    }
+    a.set_neighbor_mode(ObstacleNeighbors::Rvo2Fragments);
+    b.set_neighbor_mode(ObstacleNeighbors::Rvo2Fragments);
+    a.ensure_built();
+    b.ensure_built();
+    assert_eq!(a.bsp_stats(), b.bsp_stats());
+    assert!(a.bsp_stats().nodes > a.vertices().len() + 2);
+    let mut seen = 0;
+    for x in -10..=30 {
+        for y in -10..=10 {
+            let agent = ObstacleAgent {
+                id: AgentId(0),
+                position: Vec2::new(
+                    Fx::from_num(x) / Fx::from_num(2),
+                    Fx::from_num(y) / Fx::from_num(2),
+                ),
+                velocity: v(x % 2, y % 3),
+                radius: Fx::lit("0.4"),
+                max_speed: Fx::from_num(2),
+                time_horizon_obst: Fx::from_num(5),
+            };
+            let moved = ObstacleAgent {
+                position: agent.position + d,
+                ..agent
+            };
+            let (mut la, mut lb) = (Vec::new(), Vec::new());
+            a.agent_lines(&agent, &mut la);
+            b.agent_lines(&moved, &mut lb);
+            assert_eq!(la, lb, "agent {agent:?}");
+            seen += la.len();
+        }
+    }
+    assert!(seen > 0);
 }
 
 #[test]
@@ -311,8 +446,6 @@ proptest! {
         for s in translated(&shapes, d) {
             b.add(s).unwrap();
         }
-        a.ensure_built();
-        b.ensure_built();
         let agent = ObstacleAgent {
             id: AgentId(0),
             position: Vec2::new(Fx::from_num(pos.0) + Fx::lit("0.3"), Fx::from_num(pos.1)),
@@ -322,10 +455,18 @@ proptest! {
             time_horizon_obst: Fx::from_num(5),
         };
         let moved = ObstacleAgent { position: agent.position + d, ..agent };
-        let (mut la, mut lb) = (Vec::new(), Vec::new());
-        a.agent_lines(&agent, &mut la);
-        b.agent_lines(&moved, &mut lb);
-        prop_assert_eq!(la, lb);
+        // Both modes: in RVO2 fragment mode the exhaustive split choice and the split points
+        // come from differences only, so the shifted map has exactly the shifted fragments.
+        for mode in [ObstacleNeighbors::WholeEdges, ObstacleNeighbors::Rvo2Fragments] {
+            a.set_neighbor_mode(mode);
+            b.set_neighbor_mode(mode);
+            a.ensure_built();
+            b.ensure_built();
+            let (mut la, mut lb) = (Vec::new(), Vec::new());
+            a.agent_lines(&agent, &mut la);
+            b.agent_lines(&moved, &mut lb);
+            prop_assert_eq!(la, lb, "mode {:?}", mode);
+        }
     }
 }
 

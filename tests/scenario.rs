@@ -945,3 +945,28 @@ polygon = [[98, 98], [98, 102], [102, 102], [102, 98]]
     let err = parse_err("time_step = 0.25\n[policy]\nkind = \"roadmap\"\n");
     assert!(err.contains("roadmap"), "{err}");
 }
+
+// ------------------------------------------------------------------ obstacle neighbour mode
+
+#[test]
+fn obstacle_neighbors_key_selects_the_mode() {
+    use lockstep_orca::obstacle::ObstacleNeighbors;
+    let body = "time_step = 0.25\n[[obstacle]]\npolygon = [[1, 1], [2, 1], [2, 2]]\n";
+    let default = parse(body).unwrap();
+    assert_eq!(default.obstacle_neighbors, ObstacleNeighbors::WholeEdges);
+    for (name, mode) in [
+        ("whole_edges", ObstacleNeighbors::WholeEdges),
+        ("rvo2_fragments", ObstacleNeighbors::Rvo2Fragments),
+    ] {
+        let s = parse(&format!("obstacle_neighbors = \"{name}\"\n{body}")).unwrap();
+        assert_eq!(s.obstacle_neighbors, mode);
+        let (sim, _) = s.build().unwrap();
+        assert_eq!(sim.obstacles().neighbor_mode(), mode);
+        assert!(sim.obstacles().is_built());
+    }
+    let err = parse(&format!("obstacle_neighbors = \"fragments\"\n{body}")).unwrap_err();
+    assert!(
+        matches!(&err, ScenarioError::Parse(m) if m.contains("rvo2_fragments")),
+        "{err:?}"
+    );
+}

@@ -309,6 +309,37 @@ fn huge_sequence_length_is_a_decode_error_not_an_allocation() {
     assert!(matches!(err, SnapshotError::Decode(_)), "{err:?}");
 }
 
+#[test]
+fn obstacle_neighbor_mode_tag_is_checked() {
+    // No pending commands: the payload ends with the obstacle set's id counter (u32), its
+    // neighbour mode tag (u32) and the command count (u64).
+    use lockstep_orca::obstacle::ObstacleNeighbors;
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.add_obstacle(lockstep_orca::ObstacleShape::Polyline(vec![
+        Vec2::from_int(0, 0),
+        Vec2::from_int(3, 1),
+    ]))
+    .unwrap();
+    sim.set_obstacle_neighbor_mode(ObstacleNeighbors::Rvo2Fragments);
+    let bytes = sim.snapshot();
+    let mut p = payload(&bytes).to_vec();
+    let at = p.len() - 12;
+    assert_eq!(p[at - 4..at], 1u32.to_le_bytes(), "obstacle id counter");
+    assert_eq!(
+        p[at..at + 4],
+        1u32.to_le_bytes(),
+        "mode tag: RVO2 fragments"
+    );
+    let back = Simulator::restore(&bytes).unwrap();
+    assert_eq!(
+        back.obstacles().neighbor_mode(),
+        ObstacleNeighbors::Rvo2Fragments
+    );
+    p[at..at + 4].copy_from_slice(&2u32.to_le_bytes());
+    let err = Simulator::restore(&reseal(&SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &p)).unwrap_err();
+    assert!(matches!(err, SnapshotError::Decode(_)), "{err:?}");
+}
+
 /// Replaces the first occurrence of `from` (raw bytes) by `to` in the payload and reseals.
 fn patch(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     let mut p = payload(bytes).to_vec();

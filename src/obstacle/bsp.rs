@@ -20,7 +20,8 @@
 //! the query to the splitting line) is conservative by `2⁻²⁰` units, which covers the `2⁻²⁴`
 //! classification tolerance. So the neighbour set is exactly "edges with the agent strictly on
 //! their right whose distance is below the range", and visibility is exactly "no edge closer
-//! than the radius to the path", whichever split choice built the tree.
+//! than the radius to the path", whichever split choice built the tree. The one exception is
+//! [`Bsp::query_fragments`], RVO2's fragment semantics, which returns the tree's fragments.
 
 use super::geom::{dist_sq_point_segment, dist_sq_segment_segment, left_of, length_ceil};
 use super::polygon::ObstacleVertex;
@@ -72,6 +73,8 @@ struct Node {
     len: Fx,
     /// The fragment itself (only RVO2's fragment semantics read it).
     frag: Fragment,
+    /// `|frag.b − frag.a|` (rounded down, as the fragment query's line distance uses it).
+    frag_len: Fx,
     left: u32,
     right: u32,
 }
@@ -269,6 +272,7 @@ impl Bsp {
                 p2,
                 len: length_ceil(p2 - p1),
                 frag: frags[i],
+                frag_len: (frags[i].b - frags[i].a).length(),
                 left: NONE,
                 right: NONE,
             });
@@ -420,19 +424,31 @@ pub struct FragmentView {
 }
 
 impl Bsp {
-    /// RVO2's obstacle-neighbour query, **fragment semantics** (for conformance analysis only):
-    /// split fragments are returned as separate neighbours, tested against their own rounded
-    /// end points, in RVO2's traversal order, stably sorted by distance. Unlike
+    /// RVO2's obstacle-neighbour query with **fragment semantics** (the
+    /// [`ObstacleNeighbors::Rvo2Fragments`](super::ObstacleNeighbors::Rvo2Fragments) mode):
+    /// appends `(dist², node)` for every fragment with `q` strictly on its right and within
+    /// `range`, where `node` names the fragment (see [`fragment`](Self::fragment)).
+    ///
+    /// Split fragments are separate neighbours, tested against their own (rounded) end points,
+    /// found in RVO2's traversal order (near side first; the far side only when the fragment's
+    /// line is closer than `range`) and kept sorted by distance with RVO2's insertion (a new
+    /// entry goes after every entry at the same distance). Unlike
     /// [`query_edges`](Self::query_edges) the result depends on the tree's shape, exactly as
-    /// RVO2's does.
-    pub fn query_fragments_rvo2(&self, q: Vec2, range: Fx, out: &mut Vec<(i128, FragmentView)>) {
+    /// RVO2's does. Allocates nothing beyond `out`'s growth.
+    pub fn query_fragments(&self, q: Vec2, range: Fx, out: &mut Vec<(i128, u32)>) {
         let range_sq = wide_mul(range, range);
         let start = out.len();
-        self.fragments_rec(self.root, q, range_sq, out);
-        out[start..].sort_by_key(|(d, _)| *d);
+        self.fragments_rec(self.root, q, range_sq, start, out);
     }
 
-    fn fragments_rec(&self, n: u32, q: Vec2, range_sq: i128, out: &mut Vec<(i128, FragmentView)>) {
+    fn fragments_rec(
+        &self,
+        n: u32,
+        q: Vec2,
+        range_sq: i128,
+        start: usize,
+        out: &mut Vec<(i128, u32)>,
+    ) {
         if n == NONE {
             return;
         }
@@ -444,25 +460,41 @@ impl Bsp {
         } else {
             (node.right, node.left)
         };
-        self.fragments_rec(near, q, range_sq, out);
-        let line_dist = super::geom::ratio(l.abs(), super::geom::wide((f.b - f.a).length()));
+        self.fragments_rec(near, q, range_sq, start, out);
+        // Distance from `q` to the fragment's line, compared squared as RVO2 does.
+        let line_dist = super::geom::ratio(l.abs(), super::geom::wide(node.frag_len));
         if wide_mul(line_dist, line_dist) < range_sq {
             if l < 0 {
+                // `q` is on the fragment's right side (can see it): RVO2's
+                // `insertObstacleNeighbor`, an insertion sort stable in traversal order.
                 let d = dist_sq_point_segment(f.a, f.b, q);
                 if d < range_sq {
-                    out.push((
-                        d,
-                        FragmentView {
-                            edge: f.edge,
-                            a: f.a,
-                            b: f.b,
-                            a_split: f.a_split,
-                            b_split: f.b_split,
-                        },
-                    ));
+                    out.push((d, n));
+                    let mut i = out.len() - 1;
+                    while i > start && d < out[i - 1].0 {
+                        out[i] = out[i - 1];
+                        i -= 1;
+                    }
+                    out[i] = (d, n);
                 }
             }
-            self.fragments_rec(far, q, range_sq, out);
+            self.fragments_rec(far, q, range_sq, start, out);
+        }
+    }
+
+    /// The fragment held by `node` (an index from [`query_fragments`](Self::query_fragments)).
+    ///
+    /// # Panics
+    /// If `node` is not a node of this tree.
+    #[must_use]
+    pub fn fragment(&self, node: u32) -> FragmentView {
+        let f = self.nodes[node as usize].frag;
+        FragmentView {
+            edge: f.edge,
+            a: f.a,
+            b: f.b,
+            a_split: f.a_split,
+            b_split: f.b_split,
         }
     }
 }

@@ -6,15 +6,24 @@
 //!   between any two ticks.
 //! * [`polygon`]: the vertex convention, validation, and the [`polygon::ObstacleVertex`] arena.
 //! * [`bsp`]: the obstacle BSP tree with segment splitting and a sampled split choice.
+//! * [`ObstacleNeighbors`]: which obstacle neighbours an agent sees — whole edges (default,
+//!   tree-independent) or RVO2's split fragments (RVO2-compatible).
 //! * [`lines`]: RVO2's obstacle ORCA lines as pure functions.
 //! * [`geom`]: exact position-scale geometry (`i128` products).
 //!
 //! # Determinism and translation invariance
-//! Every geometric test takes coordinate differences only. The BSP's shape may change under
-//! translation (split points round), but no result does: the neighbour set of an agent is
-//! "edges with the agent strictly on their right (exact test) and distance below
+//! Every geometric test takes coordinate differences only. In the default
+//! [`ObstacleNeighbors::WholeEdges`] mode the BSP's shape may change under translation (split
+//! points round), but no result does: the neighbour set of an agent is "edges with the agent
+//! strictly on their right (exact test) and distance below
 //! `time_horizon_obst · max_speed + radius`", sorted by `(dist², vertex index)`; see
 //! [`bsp`]. Vertex indices number the arena built from the obstacles in id order.
+//!
+//! In [`ObstacleNeighbors::Rvo2Fragments`] mode the neighbours are the tree's fragments, so the
+//! result depends on the tree; it is still translation invariant, because the exhaustive split
+//! choice scores fragments with exact side tests (differences only) and a split point is
+//! `a + round((b − a)·t)` with `t` from differences only: a shifted map gives exactly the
+//! shifted tree and the shifted fragments.
 //!
 //! # Domain
 //! Vertices obey the coordinate domain of [`crate::domain`] (`|x|, |y| ≤ 10⁶`); no further
@@ -85,6 +94,61 @@ impl ObstacleShape {
     }
 }
 
+/// Which obstacle neighbours an agent sees, and so which obstacle ORCA lines it gets.
+///
+/// RVO2 splits edges while building its obstacle tree and then hands the **fragments** to the
+/// agents as separate neighbours, treating every split point as a convex vertex (a fragment's
+/// end at a split point grows a leg and a cut-off like a real corner). Its lines therefore
+/// depend on the tree's shape, which RVO2 picks with an exhaustive `O(N²)`-per-level split
+/// choice.
+///
+/// | mode | neighbours | tree build | matches RVO2 (one step, 3,387 velocities within 1e-3) |
+/// | --- | --- | --- | --- |
+/// | [`WholeEdges`](Self::WholeEdges) (default) | whole original edges; independent of the tree | sampled split choice, `O(k·N)` per level | 98.67 % |
+/// | [`Rvo2Fragments`](Self::Rvo2Fragments) | RVO2's split fragments, split points convex | RVO2's exhaustive choice, `O(N²)` per level | 99.76 % |
+///
+/// Choose [`Rvo2Fragments`](Self::Rvo2Fragments) to reproduce RVO2 (porting a game tuned on it,
+/// comparing against it); keep [`WholeEdges`](Self::WholeEdges) otherwise: its lines do not
+/// change when an unrelated obstacle elsewhere changes the tree, it has no phantom corners in
+/// the middle of a wall, and its build is far cheaper on large maps (the tree is rebuilt
+/// whenever obstacles are added or removed). Both modes are deterministic and translation
+/// invariant, and both are part of the state (snapshots and [`crate::hash`]). Visibility
+/// ([`ObstacleSet::query_visibility`]) and [`ObstacleSet::query_neighbors`] always test whole
+/// edges; only the agents' obstacle lines follow the mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObstacleNeighbors {
+    /// Whole original edges (default): an agent's obstacle lines do not depend on the tree,
+    /// which is built with the fast sampled split choice ([`SplitChoice::default`]).
+    #[default]
+    WholeEdges,
+    /// RVO2-compatible: the tree is built with RVO2's exhaustive split choice
+    /// ([`SplitChoice::Exhaustive`], `O(N²)` per level) and its split fragments are the
+    /// neighbours, split points counting as convex vertices, in RVO2's traversal and insertion
+    /// order.
+    Rvo2Fragments,
+}
+
+impl ObstacleNeighbors {
+    /// Canonical byte: 0 = whole edges, 1 = RVO2 fragments.
+    #[must_use]
+    pub fn canonical_byte(self) -> u8 {
+        match self {
+            Self::WholeEdges => 0,
+            Self::Rvo2Fragments => 1,
+        }
+    }
+
+    /// The split choice the tree is built with in this mode.
+    #[must_use]
+    pub fn split_choice(self) -> SplitChoice {
+        match self {
+            Self::WholeEdges => SplitChoice::default(),
+            Self::Rvo2Fragments => SplitChoice::Exhaustive,
+        }
+    }
+}
+
 /// Derived data: vertex arena and BSP tree (never serialized, never hashed).
 #[derive(Clone, Debug, Default)]
 struct Derived {
@@ -105,9 +169,9 @@ impl Derived {
 
 /// The set of static obstacles and its derived BSP tree.
 ///
-/// Serialization (snapshots) keeps only the primary data — the shapes with their ids and the id
-/// counter; the tree is marked unbuilt after deserialization and rebuilt on the next
-/// [`ensure_built`](Self::ensure_built).
+/// Serialization (snapshots) keeps only the primary data — the shapes with their ids, the id
+/// counter and the [`ObstacleNeighbors`] mode, in that order; the tree is marked unbuilt after
+/// deserialization and rebuilt on the next [`ensure_built`](Self::ensure_built).
 ///
 /// ```
 /// use lockstep_orca::obstacle::{ObstacleSet, ObstacleShape};
@@ -132,6 +196,8 @@ pub struct ObstacleSet {
     obstacles: Vec<(ObstacleId, ObstacleShape)>,
     /// The next id to hand out.
     next_id: u32,
+    /// Which obstacle neighbours the agents see (and so which split choice builds the tree).
+    neighbor_mode: ObstacleNeighbors,
     #[serde(skip)]
     derived: Derived,
     /// Whether `derived` matches `obstacles` (false after any change and after deserializing).
@@ -201,10 +267,27 @@ impl ObstacleSet {
         Ok(&self.obstacles[self.index(id)?].1)
     }
 
-    /// Rebuilds derived structures if the set changed since the last build.
+    /// The obstacle neighbour mode (default [`ObstacleNeighbors::WholeEdges`]).
+    #[must_use]
+    pub fn neighbor_mode(&self) -> ObstacleNeighbors {
+        self.neighbor_mode
+    }
+
+    /// Sets the obstacle neighbour mode (see [`ObstacleNeighbors`] for the trade-offs). A change
+    /// marks the tree unbuilt: it is rebuilt, with the mode's split choice, before the next
+    /// query ([`ensure_built`](Self::ensure_built)); setting the current mode changes nothing.
+    pub fn set_neighbor_mode(&mut self, mode: ObstacleNeighbors) {
+        if mode != self.neighbor_mode {
+            self.neighbor_mode = mode;
+            self.built = false;
+        }
+    }
+
+    /// Rebuilds derived structures if the set or its mode changed since the last build. In
+    /// [`ObstacleNeighbors::Rvo2Fragments`] mode this is RVO2's `O(N²)`-per-level build.
     pub fn ensure_built(&mut self) {
         if !self.built {
-            self.derived = Derived::build(&self.obstacles, SplitChoice::default());
+            self.derived = Derived::build(&self.obstacles, self.neighbor_mode.split_choice());
             self.built = true;
         }
     }
@@ -220,7 +303,10 @@ impl ObstacleSet {
         if self.built {
             f(&self.derived)
         } else {
-            f(&Derived::build(&self.obstacles, SplitChoice::default()))
+            f(&Derived::build(
+                &self.obstacles,
+                self.neighbor_mode.split_choice(),
+            ))
         }
     }
 
@@ -239,7 +325,8 @@ impl ObstacleSet {
 
     /// The obstacle edges near `position`, RVO2's obstacle neighbours: every edge with
     /// `position` strictly on its right and a distance `< range`, as `(dist², vertex index)`
-    /// sorted ascending (`dist²` raw Q64.64). Appends to `out`.
+    /// sorted ascending (`dist²` raw Q64.64). Appends to `out`. Always whole edges, whatever
+    /// the [`neighbor_mode`](Self::neighbor_mode).
     pub fn query_neighbors(&self, position: Vec2, range: Fx, out: &mut Vec<(i128, u32)>) {
         self.with_derived(|d| {
             d.bsp.query_edges(position, range, out);
@@ -254,8 +341,9 @@ impl ObstacleSet {
         self.with_derived(|d| d.bsp.visible(from, to, radius).0)
     }
 
-    /// Appends the ORCA lines of every obstacle edge near `agent` to `out`, in neighbour order
-    /// (RVO2's `computeNewVelocity`, first part); returns how many.
+    /// Appends the ORCA lines of every obstacle edge (or, in
+    /// [`ObstacleNeighbors::Rvo2Fragments`] mode, every edge fragment) near `agent` to `out`, in
+    /// neighbour order (RVO2's `computeNewVelocity`, first part); returns how many.
     ///
     /// The search range is RVO2's `time_horizon_obst · max_speed + radius`. See
     /// [`agent_lines_with`](Self::agent_lines_with) to reuse the neighbour buffer.
@@ -264,66 +352,97 @@ impl ObstacleSet {
     }
 
     /// [`agent_lines`](Self::agent_lines) with a caller-owned neighbour buffer (cleared first),
-    /// so a tick allocates nothing once the buffer is warm.
+    /// so a tick allocates nothing once the buffer is warm. Dispatches on the
+    /// [`neighbor_mode`](Self::neighbor_mode); both modes read the cached tree.
     pub fn agent_lines_with(
         &self,
         agent: &ObstacleAgent,
         out: &mut Vec<Line>,
         neighbors: &mut Vec<(i128, u32)>,
     ) -> usize {
-        self.with_derived(|d| {
-            let range = agent
-                .time_horizon_obst
-                .saturating_mul(agent.max_speed)
-                .saturating_add(agent.radius);
-            neighbors.clear();
-            d.bsp.query_edges(agent.position, range, neighbors);
-            let start = out.len();
-            for &(_, edge) in neighbors.iter() {
-                let (v1, v2) = edge_views(&d.arena, edge);
-                if let (Some(line), _) = obstacle_line(agent, &v1, &v2, &out[start..]) {
-                    out.push(line);
-                }
-            }
-            out.len() - start
+        let mode = self.neighbor_mode;
+        self.with_derived(|d| match mode {
+            ObstacleNeighbors::WholeEdges => edge_lines(d, agent, out, neighbors),
+            ObstacleNeighbors::Rvo2Fragments => fragment_lines(d, agent, out, neighbors),
         })
+    }
+
+    /// RVO2-compatible obstacle lines whatever the set's mode (**analysis only**): the lines
+    /// [`agent_lines`](Self::agent_lines) gives in [`ObstacleNeighbors::Rvo2Fragments`] mode.
+    /// Uses the cached tree when the set is built in that mode, otherwise builds RVO2's tree
+    /// (exhaustive split choice) for this call alone — slow.
+    pub fn agent_lines_rvo2_fragments(&self, agent: &ObstacleAgent, out: &mut Vec<Line>) -> usize {
+        let mut neighbors = Vec::new();
+        if self.built && self.neighbor_mode == ObstacleNeighbors::Rvo2Fragments {
+            fragment_lines(&self.derived, agent, out, &mut neighbors)
+        } else {
+            let d = Derived::build(&self.obstacles, SplitChoice::Exhaustive);
+            fragment_lines(&d, agent, out, &mut neighbors)
+        }
     }
 }
 
-impl ObstacleSet {
-    /// RVO2-compatible obstacle lines (**analysis only**, slow): builds RVO2's tree with its
-    /// exhaustive split choice and treats split fragments as RVO2 does — as separate neighbours
-    /// whose split points are convex vertices. RVO2's output depends on its tree's shape through
-    /// this; the conformance test uses it to show which differences come from it.
-    pub fn agent_lines_rvo2_fragments(&self, agent: &ObstacleAgent, out: &mut Vec<Line>) -> usize {
-        let d = Derived::build(&self.obstacles, SplitChoice::Exhaustive);
-        let range = agent
-            .time_horizon_obst
-            .saturating_mul(agent.max_speed)
-            .saturating_add(agent.radius);
-        let mut neighbors = Vec::new();
-        d.bsp
-            .query_fragments_rvo2(agent.position, range, &mut neighbors);
-        let start = out.len();
-        for &(_, f) in &neighbors {
-            let (mut v1, mut v2) = edge_views(&d.arena, f.edge);
-            let dir = v1.unit_dir;
-            v1.point = f.a;
-            v2.point = f.b;
-            if f.a_split {
-                v1.convex = true;
-                v1.prev_unit_dir = dir;
-            }
-            if f.b_split {
-                v2.convex = true;
-                v2.unit_dir = dir;
-            }
-            if let (Some(line), _) = obstacle_line(agent, &v1, &v2, &out[start..]) {
-                out.push(line);
-            }
+/// RVO2's obstacle search range: `time_horizon_obst · max_speed + radius`.
+fn search_range(agent: &ObstacleAgent) -> Fx {
+    agent
+        .time_horizon_obst
+        .saturating_mul(agent.max_speed)
+        .saturating_add(agent.radius)
+}
+
+/// Obstacle lines from whole edges ([`ObstacleNeighbors::WholeEdges`]).
+fn edge_lines(
+    d: &Derived,
+    agent: &ObstacleAgent,
+    out: &mut Vec<Line>,
+    neighbors: &mut Vec<(i128, u32)>,
+) -> usize {
+    neighbors.clear();
+    d.bsp
+        .query_edges(agent.position, search_range(agent), neighbors);
+    let start = out.len();
+    for &(_, edge) in neighbors.iter() {
+        let (v1, v2) = edge_views(&d.arena, edge);
+        if let (Some(line), _) = obstacle_line(agent, &v1, &v2, &out[start..]) {
+            out.push(line);
         }
-        out.len() - start
     }
+    out.len() - start
+}
+
+/// Obstacle lines from RVO2's split fragments ([`ObstacleNeighbors::Rvo2Fragments`]): each
+/// fragment is an edge between its own end points; an end at a split point is, as in RVO2, a
+/// convex vertex whose neighbouring edge runs in the fragment's own direction.
+fn fragment_lines(
+    d: &Derived,
+    agent: &ObstacleAgent,
+    out: &mut Vec<Line>,
+    neighbors: &mut Vec<(i128, u32)>,
+) -> usize {
+    neighbors.clear();
+    d.bsp
+        .query_fragments(agent.position, search_range(agent), neighbors);
+    let start = out.len();
+    for &(_, node) in neighbors.iter() {
+        let f = d.bsp.fragment(node);
+        let (mut v1, mut v2) = edge_views(&d.arena, f.edge);
+        let dir = v1.unit_dir;
+        v1.point = f.a;
+        v2.point = f.b;
+        if f.a_split {
+            // RVO2's split vertex: convex, and the edge before it continues the fragment.
+            v1.convex = true;
+            v1.prev_unit_dir = dir;
+        }
+        if f.b_split {
+            v2.convex = true;
+            v2.unit_dir = dir;
+        }
+        if let (Some(line), _) = obstacle_line(agent, &v1, &v2, &out[start..]) {
+            out.push(line);
+        }
+    }
+    out.len() - start
 }
 
 /// The two vertex views of the edge starting at arena index `edge`.
@@ -344,11 +463,14 @@ pub fn edge_views(arena: &[ObstacleVertex], edge: u32) -> (VertexView, VertexVie
 impl ObstacleSet {
     /// Appends the canonical bytes of the obstacle set (see [`crate::hash`]).
     ///
-    /// Layout, all integers little-endian: obstacle count (`u32`); then per obstacle in
-    /// ascending id order: id (`u32`), kind (`u8`: 0 polygon, 1 polyline), vertex count
-    /// (`u32`), and each vertex as its raw Q32.32 bits, x then y (`i64` each). Derived data (the
-    /// arena and the tree) is not included: it is a function of these bytes.
+    /// Layout, all integers little-endian: neighbour mode (`u8`:
+    /// [`ObstacleNeighbors::canonical_byte`], 0 whole edges, 1 RVO2 fragments); obstacle count
+    /// (`u32`); then per obstacle in ascending id order: id (`u32`), kind (`u8`: 0 polygon, 1
+    /// polyline), vertex count (`u32`), and each vertex as its raw Q32.32 bits, x then y (`i64`
+    /// each). Derived data (the arena and the tree) is not included: it is a function of these
+    /// bytes.
     pub fn write_canonical(&self, out: &mut Vec<u8>) {
+        out.push(self.neighbor_mode.canonical_byte());
         out.extend_from_slice(&(self.obstacles.len() as u32).to_le_bytes());
         for (id, shape) in &self.obstacles {
             out.extend_from_slice(&id.0.to_le_bytes());

@@ -5,6 +5,7 @@
 //! time_step = 0.25             # seconds per tick (required)
 //! max_ticks = 2000             # optional, default 10,000
 //! goal_tolerance = 0.5         # optional; default: each agent's radius
+//! obstacle_neighbors = "whole_edges"  # optional: "whole_edges" (default) or "rvo2_fragments"
 //!
 //! [defaults]                   # optional; each field defaults to RVO2's Circle value
 //! neighbor_dist = 15
@@ -65,6 +66,11 @@
 //! roadmap = [[-42, -42], [-42, 42], [42, -42], [42, 42]]
 //! ```
 //!
+//! # Obstacle neighbours
+//! `obstacle_neighbors` picks [`ObstacleNeighbors`]: `"whole_edges"` (the default: whole
+//! edges, tree-independent, fast build) or `"rvo2_fragments"` (RVO2's split fragments and its
+//! exhaustive `O(N²)` tree build, for RVO2 fidelity). It is part of the simulation state.
+//!
 //! # Events
 //! Events of tick `t` apply at the start of tick `t` in list order, before the preferred
 //! velocities are computed (see [`Event`]). Agents added by events get the ids after the
@@ -91,7 +97,7 @@ use super::{
 use crate::agent::{AgentId, AgentParams};
 use crate::domain::MAX_COORD;
 use crate::math::{Fx, Vec2, fx_from_f64};
-use crate::obstacle::ObstacleShape;
+use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
@@ -308,6 +314,7 @@ struct FileScenario {
     time_step: Num,
     max_ticks: Option<u64>,
     goal_tolerance: Option<Num>,
+    obstacle_neighbors: Option<ObstacleNeighbors>,
     #[serde(default)]
     defaults: ParamOverrides,
     policy: Option<FilePolicy>,
@@ -442,6 +449,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         defaults,
         agents,
         obstacles,
+        obstacle_neighbors: f.obstacle_neighbors.unwrap_or_default(),
         policy,
         perturbation: f.perturbation.map(|p| Perturbation {
             seed: p.seed,
