@@ -57,7 +57,7 @@ pub use agent::{AgentId, AgentParams};
 pub use command::{Command, PendingCommand, RejectedCommand};
 pub use error::SimError;
 pub use math::{Fx, Vec2};
-pub use obstacle::{ObstacleId, ObstacleShape};
+pub use obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 pub use replay::{Replay, VerifyReport};
 pub use sim::{Simulator, SimulatorParams};
 pub use snapshot::SnapshotError;

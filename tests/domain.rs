@@ -136,3 +136,21 @@ fn a_step_leaving_the_square_fails_and_changes_nothing() {
     assert_eq!(sim.state_hash(), before);
     assert_eq!(sim.tick(), 0);
 }
+
+#[test]
+fn obstacles_with_too_many_vertices_are_rejected() {
+    use lockstep_orca::ObstacleShape;
+    let (mut sim, _) = sim_with_agents();
+    let before = sim.state_hash();
+    let wiggle: Vec<Vec2> = (0..4097).map(|i| Vec2::from_int(i, i % 2)).collect();
+    assert_eq!(
+        sim.add_obstacle(ObstacleShape::Polyline(wiggle.clone())),
+        Err(SimError::InvalidObstacle(
+            "more than 4,096 vertices in one obstacle"
+        ))
+    );
+    assert_eq!(sim.state_hash(), before);
+    // 4,096 is accepted.
+    sim.add_obstacle(ObstacleShape::Polyline(wiggle[..4096].to_vec()))
+        .unwrap();
+}

@@ -65,8 +65,9 @@ fn canonical_bytes_follow_the_documented_layout() {
         .unwrap();
     let b = canonical(&set);
     let mut want = vec![0u8]; // neighbour mode: whole edges
-    want.extend_from_slice(&1u32.to_le_bytes());
-    want.extend_from_slice(&0u32.to_le_bytes());
+    want.extend_from_slice(&1u32.to_le_bytes()); // next obstacle id
+    want.extend_from_slice(&1u32.to_le_bytes()); // obstacle count
+    want.extend_from_slice(&0u32.to_le_bytes()); // id of the first
     want.push(1);
     want.extend_from_slice(&2u32.to_le_bytes());
     for (x, y) in [(1i64, 2i64), (3, -4)] {

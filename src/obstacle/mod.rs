@@ -464,13 +464,14 @@ impl ObstacleSet {
     /// Appends the canonical bytes of the obstacle set (see [`crate::hash`]).
     ///
     /// Layout, all integers little-endian: neighbour mode (`u8`:
-    /// [`ObstacleNeighbors::canonical_byte`], 0 whole edges, 1 RVO2 fragments); obstacle count
-    /// (`u32`); then per obstacle in ascending id order: id (`u32`), kind (`u8`: 0 polygon, 1
+    /// [`ObstacleNeighbors::canonical_byte`], 0 whole edges, 1 RVO2 fragments); next obstacle
+    /// id (`u32`, it decides the ids of future obstacles); obstacle count (`u32`); then per obstacle in ascending id order: id (`u32`), kind (`u8`: 0 polygon, 1
     /// polyline), vertex count (`u32`), and each vertex as its raw Q32.32 bits, x then y (`i64`
     /// each). Derived data (the arena and the tree) is not included: it is a function of these
     /// bytes.
     pub fn write_canonical(&self, out: &mut Vec<u8>) {
         out.push(self.neighbor_mode.canonical_byte());
+        out.extend_from_slice(&self.next_id.to_le_bytes());
         out.extend_from_slice(&(self.obstacles.len() as u32).to_le_bytes());
         for (id, shape) in &self.obstacles {
             out.extend_from_slice(&id.0.to_le_bytes());

@@ -44,6 +44,9 @@ pub struct ObstacleVertex {
     pub obstacle: ObstacleId,
 }
 
+/// Largest number of vertices in one obstacle.
+pub const MAX_VERTICES: usize = 4096;
+
 /// Checks a shape; see the [module docs](self) for the rules.
 ///
 /// # Errors
@@ -61,8 +64,13 @@ pub fn validate(shape: &super::ObstacleShape) -> Result<(), SimError> {
             "a polygon needs at least 3 vertices (use a polyline for a 2-vertex wall)",
         ));
     }
-    if vertices.len() > (u32::MAX / 4) as usize {
-        return Err(SimError::InvalidObstacle("too many vertices"));
+    // The self-intersection test is O(n²) per obstacle: cap n so a hostile snapshot or file
+    // cannot stall validation (4,096² pair tests take well under a second). Larger outlines can
+    // be split into several obstacles.
+    if vertices.len() > MAX_VERTICES {
+        return Err(SimError::InvalidObstacle(
+            "more than 4,096 vertices in one obstacle",
+        ));
     }
     for &p in vertices {
         check_point(p, "obstacle vertex")?;
