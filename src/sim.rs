@@ -138,6 +138,16 @@ impl Simulator {
     fn compute_new_velocities(&mut self) {
         let n = self.ids.len();
         let w = &mut self.work;
+        // Size the line buffers for the worst case once (obstacle fragments + agent
+        // neighbours), so crowding into new walls never reallocates in the middle of a run.
+        let max_obstacle_lines = self.obstacles.max_neighbor_count();
+        let max_agent_lines = self.params.iter().map(|p| p.max_neighbors).max();
+        let max_lines = max_obstacle_lines + max_agent_lines.unwrap_or(0) as usize;
+        reserve_total(&mut w.obstacle_neighbors, max_obstacle_lines);
+        reserve_total(&mut w.lines, max_lines);
+        reserve_total(&mut w.lp_scratch, max_lines);
+        let max_agent_lines = max_agent_lines.unwrap_or(0) as usize;
+        reserve_total(&mut w.neighbors, max_agent_lines);
         w.new_velocities.clear();
         w.neighbor_ids.clear();
         w.neighbor_ranges.clear();
@@ -585,6 +595,13 @@ impl Simulator {
             obstacles: &self.obstacles,
             pending: &self.commands.pending,
         }
+    }
+}
+
+/// Grows `v`'s capacity to at least `total` (no-op once it is).
+fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
+    if v.capacity() < total {
+        v.reserve(total - v.len());
     }
 }
 

@@ -154,3 +154,10 @@ fn obstacle_lines_allocate_nothing_in_either_mode() {
         assert_eq!(n, 0, "{mode:?}: {n} allocations in the second pass");
     }
 }
+
+#[test]
+fn blocks_with_obstacles_steps_without_allocating() {
+    // RVO2's Blocks: agents meet more and more block edges as they crowd past the blocks.
+    let scenario = Scenario::load("fixtures/scenarios/blocks.toml").unwrap();
+    assert_no_alloc_after_warmup(&scenario);
+}

@@ -86,6 +86,14 @@ pub struct Bsp {
     root: u32,
 }
 
+impl Bsp {
+    /// Number of nodes (edge fragments): an upper bound on the neighbours any query returns.
+    #[must_use]
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
 /// Size figures of a built tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BspStats {

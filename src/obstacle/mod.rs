@@ -317,6 +317,13 @@ impl ObstacleSet {
         &self.derived.arena
     }
 
+    /// An upper bound on the obstacle neighbours (and so obstacle lines) of any agent: the
+    /// number of BSP nodes. The tick reserves its buffers to it, so it never grows them.
+    #[must_use]
+    pub fn max_neighbor_count(&self) -> usize {
+        self.derived.bsp.node_count()
+    }
+
     /// Node count and depth of the BSP tree (until built: of the last build).
     #[must_use]
     pub fn bsp_stats(&self) -> bsp::BspStats {
