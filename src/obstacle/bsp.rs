@@ -47,7 +47,7 @@ pub enum SplitChoice {
 }
 
 impl Default for SplitChoice {
-    /// `Sampled { candidates: 8 }` (see `docs/obstacles.md` for the measurements).
+    /// `Sampled { candidates: 8 }` (see the README, "BSP build", for the measurements).
     fn default() -> Self {
         Self::Sampled { candidates: 8 }
     }
