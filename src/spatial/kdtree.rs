@@ -33,6 +33,8 @@ pub type NeighborKey = (i128, u32);
 #[derive(Clone, Debug, Default)]
 pub struct AgentTree {
     order: Vec<u32>,
+    /// `positions[order[i]]`, so leaf scans read memory in order.
+    sorted: Vec<Vec2>,
     nodes: Vec<Node>,
 }
 
@@ -47,6 +49,9 @@ impl AgentTree {
         }
         self.nodes.resize(2 * positions.len() - 1, Node::default());
         self.build_recursive(positions, 0, positions.len(), 0);
+        self.sorted.clear();
+        self.sorted
+            .extend(self.order.iter().map(|&slot| positions[slot as usize]));
     }
 
     fn build_recursive(&mut self, positions: &[Vec2], begin: usize, end: usize, node: usize) {
@@ -121,7 +126,6 @@ impl AgentTree {
         }
         let mut search = Search {
             tree: self,
-            positions,
             slot,
             center: positions[slot as usize],
             max: max_neighbors,
@@ -135,7 +139,6 @@ impl AgentTree {
 
 struct Search<'a> {
     tree: &'a AgentTree,
-    positions: &'a [Vec2],
     slot: u32,
     center: Vec2,
     max: usize,
@@ -160,8 +163,8 @@ impl Search<'_> {
     fn visit(&mut self, node: usize) {
         let n = self.tree.nodes[node];
         if (n.end - n.begin) as usize <= MAX_LEAF_SIZE {
-            for i in n.begin..n.end {
-                self.insert(self.tree.order[i as usize]);
+            for i in n.begin as usize..n.end as usize {
+                self.insert(self.tree.order[i], self.tree.sorted[i]);
             }
             return;
         }
@@ -189,14 +192,11 @@ impl Search<'_> {
         }
     }
 
-    fn insert(&mut self, other: u32) {
+    fn insert(&mut self, other: u32, position: Vec2) {
         if other == self.slot {
             return;
         }
-        let key = (
-            (self.positions[other as usize] - self.center).length_squared_wide(),
-            other,
-        );
+        let key = ((position - self.center).length_squared_wide(), other);
         if key >= self.limit {
             return;
         }
