@@ -406,6 +406,7 @@ impl Simulator {
         while let Some(undo) = self.commands.undo.pop() {
             self.undo(undo);
         }
+        self.clear_neighbor_lists();
     }
 
     fn undo(&mut self, undo: Undo) {

@@ -444,7 +444,8 @@ impl Simulator {
     }
 
     /// Agents found as neighbours of `id` during the last [`step`](Self::step), nearest first
-    /// (ties by id). Empty before the first step and for agents added since.
+    /// (ties by id). Empty before the first step, for agents added since, and for every agent
+    /// after a step that failed.
     ///
     /// # Errors
     /// [`SimError::UnknownAgent`].
@@ -595,6 +596,16 @@ impl Simulator {
             obstacles: &self.obstacles,
             pending: &self.commands.pending,
         }
+    }
+}
+
+impl Simulator {
+    /// Forgets the neighbour lists of the last step (after a failed step, whose lists were
+    /// computed for a state that has been rolled back).
+    pub(crate) fn clear_neighbor_lists(&mut self) {
+        self.work.neighbor_ids.clear();
+        self.work.neighbor_ranges.clear();
+        self.work.neighbor_ranges.resize(self.ids.len(), (0, 0));
     }
 }
 

@@ -129,12 +129,21 @@ fn a_step_leaving_the_square_fails_and_changes_nothing() {
     let a = sim
         .add_agent(Vec2::new(edge - Fx::lit("0.1"), Fx::ZERO))
         .unwrap();
+    let b = sim
+        .add_agent(Vec2::new(edge - Fx::from_num(5), Fx::ZERO))
+        .unwrap();
     sim.set_agent_pref_velocity(a, Vec2::from_int(2, 0))
         .unwrap();
     let before = sim.state_hash();
     assert_eq!(sim.step(), Err(SimError::AgentLeftDomain(a)));
     assert_eq!(sim.state_hash(), before);
     assert_eq!(sim.tick(), 0);
+    // The failed step's neighbour lists are not reported...
+    assert_eq!(sim.agent_neighbors(a), Ok(&[][..]));
+    // ...a successful one's are.
+    sim.set_agent_pref_velocity(a, Vec2::ZERO).unwrap();
+    sim.step().unwrap();
+    assert_eq!(sim.agent_neighbors(a), Ok(&[b][..]));
 }
 
 #[test]
