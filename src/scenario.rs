@@ -332,6 +332,20 @@ fn sim_err(context: impl Into<String>) -> impl FnOnce(SimError) -> ScenarioError
     move |error| ScenarioError::Sim { context, error }
 }
 
+impl AgentSpec {
+    /// An agent at rest at `start`, heading for its mirror image through `center` (the goal
+    /// rule of the ring and grid generators).
+    #[must_use]
+    pub fn mirrored(start: Vec2, center: Vec2, params: AgentParams) -> Self {
+        Self {
+            start,
+            goal: center + center - start,
+            velocity: Vec2::ZERO,
+            params,
+        }
+    }
+}
+
 /// Agents on a ring: agent `i` of `count` at angle `i / count` turns (CORDIC,
 /// [`unit_from_turns`]), at `center + radius · (cos, sin)`, with its goal at the antipode
 /// `2·center - start`. The turn fraction is `i / count` truncated to Q32.32.
@@ -343,12 +357,7 @@ pub fn ring_agents(count: u32, radius: Fx, center: Vec2, params: AgentParams) ->
         .map(|i| {
             let turns = Fx::from_num(i) / Fx::from_num(count);
             let start = center + unit_from_turns(turns) * radius;
-            AgentSpec {
-                start,
-                goal: center + center - start,
-                velocity: Vec2::ZERO,
-                params,
-            }
+            AgentSpec::mirrored(start, center, params)
         })
         .collect()
 }
@@ -398,12 +407,7 @@ pub fn grid_agents(
             let jx = draw();
             let jy = draw();
             let start = center + Vec2::new(offset(col, cols) + jx, offset(row, rows) + jy);
-            AgentSpec {
-                start,
-                goal: center + center - start,
-                velocity: Vec2::ZERO,
-                params,
-            }
+            AgentSpec::mirrored(start, center, params)
         })
         .collect()
 }

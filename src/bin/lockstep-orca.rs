@@ -11,7 +11,7 @@
 //! Subcommands are a `match` in [`main`]; each lives in its own function.
 
 use lockstep_orca::replay::{self, RecordOptions};
-use lockstep_orca::scenario::{RunOptions, RunReport, Scenario};
+use lockstep_orca::scenario::{Driver, RunOptions, RunReport, Scenario};
 use lockstep_orca::{Fx, Simulator};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -177,15 +177,21 @@ fn cmd_record(args: &RecordArgs) -> ExitCode {
     }
 }
 
-/// Loads and builds the scenario, records it through the command queue, writes the replay.
-fn record(args: &RecordArgs) -> Result<(), String> {
-    let scenario = Scenario::load(&args.scenario).map_err(|e| e.to_string())?;
-    let (mut sim, driver) = scenario.build().map_err(|e| e.to_string())?;
+/// Loads and builds a scenario file and prints its header line.
+fn load(path: &str) -> Result<(Simulator, Driver), String> {
+    let scenario = Scenario::load(path).map_err(|e| e.to_string())?;
+    let (sim, driver) = scenario.build().map_err(|e| e.to_string())?;
     println!(
         "scenario: {} ({} agents)",
-        scenario.name.as_deref().unwrap_or(&args.scenario),
+        scenario.name.as_deref().unwrap_or(path),
         sim.num_agents()
     );
+    Ok((sim, driver))
+}
+
+/// Loads and builds the scenario, records it through the command queue, writes the replay.
+fn record(args: &RecordArgs) -> Result<(), String> {
+    let (mut sim, driver) = load(&args.scenario)?;
     let options = RecordOptions {
         checkpoint_interval: args.hash_every.map_or(10, |k| k as u32),
     };
@@ -260,13 +266,7 @@ fn cmd_run(args: &RunArgs) -> ExitCode {
 
 /// Loads, builds and runs the scenario, writing the CSV if asked.
 fn run(args: &RunArgs) -> Result<RunReport, String> {
-    let scenario = Scenario::load(&args.scenario).map_err(|e| e.to_string())?;
-    let (mut sim, driver) = scenario.build().map_err(|e| e.to_string())?;
-    println!(
-        "scenario: {} ({} agents)",
-        scenario.name.as_deref().unwrap_or(&args.scenario),
-        sim.num_agents()
-    );
+    let (mut sim, driver) = load(&args.scenario)?;
     let options = RunOptions {
         max_ticks: args.ticks,
         stop_when_reached: args.ticks.is_none(),
