@@ -1,2 +1,3 @@
 //! Helpers shared by integration tests.
 pub mod obstacle_scenes;
+pub mod rvo2_float;
