@@ -1,19 +1,38 @@
 //! RVO2's Circle (250 agents, ring radius 200) run to completion through
 //! [`Scenario::rvo2_circle`], the scene the example, the runner fixture and the bench share.
 //!
-//! Acceptance band: C++ RVO2 itself finishes this scene in 3000–3900 ticks depending on float
-//! details (3547 as shipped, 3718 with FMA contraction, 3124–3277 when shifted off the origin:
-//! the centre crush is chaotic), with a minimum pair clearance of -0.656 (it lets agents overlap
-//! in the crush). We overlap no more than RVO2 does, and we are no slower than its band.
+//! The issue's band: C++ RVO2 finishes this scene in 3000–3900 ticks depending on float details
+//! (3547 as shipped, 3718 with FMA contraction, 3124–3277 shifted off the origin: the centre
+//! crush is chaotic), with a minimum pair clearance of -0.656.
 //!
-//! A single run is one sample of a chaotic process: our unperturbed run takes 2860 ticks (it
-//! finishes *faster* than the band), and moving the 250 start positions by about 10⁻⁶ spreads
-//! our tick count over 2860–4381 (20 samples, median 3420). So the band is checked where it is
-//! meaningful: the median over start positions perturbed by 10⁻⁶ lies in 3000–3900.
+//! Our run takes 2860 ticks (min clearance -0.628). To see whether that is a difference of
+//! algorithm or a draw of chaos, these tests use `tests/common/rvo2_float.rs`, a float port of
+//! RVO2's agent pipeline (its kd-tree, neighbour insertion, ORCA lines, LP1–3):
+//!
+//! * in `f32` it **is** the C++ build: it reproduces the recorded RVO2 trajectory bit for bit
+//!   over 300 steps and finishes in exactly 3547 ticks with min clearance -0.6558
+//!   (`f32_port_is_rvo2`);
+//! * step by step along our whole run, the same port in `f64`, started from our exact state,
+//!   picks the same new velocities to within 1e-5 (typically 1e-9): we compute RVO2's steps
+//!   through the crush, not something else (`every_step_of_our_circle_is_an_rvo2_step`);
+//! * over start positions moved by up to 1e-3, RVO2's float build itself spreads far beyond the
+//!   3000–3900 band (2617–4906 over 40 starts, median 3404; ours 2598–4717, median 3410; the
+//!   f64 port 2635–4738, median 3444). The band test therefore compares distributions: our
+//!   run lies within the spread of RVO2's float build, and our tick counts over the same
+//!   perturbed starts are statistically indistinguishable from its
+//!   (`circle_250_ticks_are_drawn_from_rvo2s_distribution`).
 
-use lockstep_orca::Fx;
+#![allow(clippy::float_arithmetic)]
+
+mod common;
+
+use common::rvo2_float::{Params, Real, Sim, V};
+use flate2::read::GzDecoder;
 use lockstep_orca::scenario::{RunOptions, RunReport, Scenario};
+use lockstep_orca::{Fx, Vec2};
+use std::io::Read;
 
+const FIXTURE: &str = "fixtures/rvo2/rvo2_circle250_steps0-300.csv.gz";
 fn run_circle() -> RunReport {
     let (mut sim, driver) = Scenario::rvo2_circle().build().unwrap();
     let options = RunOptions {
@@ -83,42 +102,232 @@ fn circle_250_reaches_goals_within_rvo2_band_twice_identically() {
     }
 }
 
-/// The median tick count over start positions perturbed by about 10⁻⁶ (deterministic SplitMix64
-/// offsets of ±2¹⁵·2⁻³² per axis) lies in RVO2's float band, and every run reaches all goals
-/// with RVO2-like overlap.
-#[test]
-fn circle_250_median_over_perturbed_starts_is_in_rvo2_band() {
-    use lockstep_orca::orca::lines::splitmix64;
-    use lockstep_orca::{Fx, Vec2};
-    let mut ticks = Vec::new();
-    for sample in 1..=9u64 {
-        let mut scenario = Scenario::rvo2_circle();
-        for (i, agent) in scenario.agents.iter_mut().enumerate() {
-            let h = splitmix64((sample << 32) | i as u64);
-            let dx = Fx::from_bits(((h & 0xFFFF) as i64 - 0x8000) * 128);
-            let dy = Fx::from_bits((((h >> 16) & 0xFFFF) as i64 - 0x8000) * 128);
-            agent.start += Vec2::new(dx, dy);
-            agent.goal = -agent.start;
-        }
-        let (mut sim, driver) = scenario.build().unwrap();
-        let report = driver.run(&mut sim, &RunOptions::default()).unwrap();
-        assert!(
-            report.all_reached,
-            "sample {sample}: {} ticks",
-            report.ticks
-        );
-        let (clearance, _) = report.min_clearance.unwrap();
-        assert!(
-            clearance > Fx::from_num(-1),
-            "sample {sample}: clearance {clearance}"
-        );
-        ticks.push(report.ticks);
+/// RVO2's recorded Circle positions, steps 0..=300, as the `f32` values it printed (`%.9g`
+/// round-trips a float).
+fn recorded() -> Vec<Vec<V<f32>>> {
+    let mut text = String::new();
+    GzDecoder::new(std::fs::File::open(FIXTURE).expect("fixture"))
+        .read_to_string(&mut text)
+        .expect("gzip");
+    let mut steps = vec![vec![V(f32::NAN, f32::NAN); 250]; 301];
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let step: usize = f[0].parse().unwrap();
+        let id: usize = f[1].parse().unwrap();
+        steps[step][id] = V(f[2].parse().unwrap(), f[3].parse().unwrap());
     }
-    ticks.sort_unstable();
-    let median = ticks[ticks.len() / 2];
-    println!("circle 250, 9 perturbed starts: ticks {ticks:?}, median {median}");
-    assert!(
-        (3000..=3900).contains(&median),
-        "median {median} of {ticks:?} outside RVO2's band 3000..=3900"
+    steps
+}
+
+/// What a float run of Circle measured.
+struct FloatRun {
+    ticks: usize,
+    min_clearance: f64,
+}
+
+/// RVO2's Circle in the float port, from `starts`: `setPreferredVelocities; doStep` until every
+/// agent is within its radius of its goal (`-start`). `observe` sees the state after each step.
+fn float_circle<F: Real>(starts: &[V<F>], mut observe: impl FnMut(usize, &Sim<F>)) -> FloatRun {
+    let f = F::of;
+    let mut sim = Sim::new(Params {
+        time_step: f(0.25),
+        neighbor_dist: f(15.0),
+        max_neighbors: 10,
+        time_horizon: f(10.0),
+        max_speed: f(2.0),
+    });
+    for &p in starts {
+        sim.add_agent(p, f(1.5));
+    }
+    let goals: Vec<V<F>> = starts.iter().map(|&p| -p).collect();
+    let mut min_clearance = f64::INFINITY;
+    for tick in 1..=10_000 {
+        for (a, &g) in sim.agents.iter_mut().zip(&goals) {
+            let to_goal = g - a.pos;
+            a.pref = if to_goal.abs_sq() > f(1.0) {
+                to_goal.normalize()
+            } else {
+                to_goal
+            };
+        }
+        sim.step();
+        observe(tick, &sim);
+        min_clearance = min_clearance.min(min_pair_clearance(
+            sim.agents.iter().map(|a| a.pos.to64()),
+            3.0,
+        ));
+        let arrived = |(a, &g): (&common::rvo2_float::Agent<F>, &V<F>)| {
+            (a.pos - g).abs_sq() <= f(1.5) * f(1.5)
+        };
+        if sim.agents.iter().zip(&goals).all(arrived) {
+            return FloatRun {
+                ticks: tick,
+                min_clearance,
+            };
+        }
+    }
+    panic!("the float Circle did not finish in 10,000 ticks");
+}
+
+/// Smallest `|pi − pj| − combined` over all pairs (f64, measurement only).
+fn min_pair_clearance(points: impl Iterator<Item = (f64, f64)>, combined: f64) -> f64 {
+    let p: Vec<(f64, f64)> = points.collect();
+    let mut min = f64::INFINITY;
+    for i in 0..p.len() {
+        for j in i + 1..p.len() {
+            min = min.min((p[i].0 - p[j].0).hypot(p[i].1 - p[j].1) - combined);
+        }
+    }
+    min
+}
+
+/// The port in `f32` is the C++ float build: bit for bit on the recorded 300 steps, and the same
+/// tick count and minimum clearance as RVO2's published figures (3547, -0.656).
+#[test]
+fn f32_port_is_rvo2() {
+    let reference = recorded();
+    let mut mismatches = 0;
+    let run = float_circle::<f32>(&reference[0], |tick, sim| {
+        if tick <= 300 {
+            for (a, r) in sim.agents.iter().zip(&reference[tick]) {
+                if a.pos != *r {
+                    mismatches += 1;
+                }
+            }
+        }
+    });
+    assert_eq!(
+        mismatches, 0,
+        "positions differing from RVO2's recorded ones"
     );
+    println!(
+        "f32 port: {} ticks, min clearance {:.4}",
+        run.ticks, run.min_clearance
+    );
+    assert_eq!(run.ticks, 3547);
+    assert!((run.min_clearance - -0.6558).abs() < 1e-4);
+}
+
+/// At every tick of our Circle, the `f64` port of RVO2 started from our exact state (positions,
+/// velocities, preferred velocities) chooses the same new velocities: the fixed-point step is
+/// RVO2's step through the whole crush, capped neighbour lists and LP3 included.
+#[test]
+fn every_step_of_our_circle_is_an_rvo2_step() {
+    let (mut sim, driver) = Scenario::rvo2_circle().build().unwrap();
+    let ids = driver.agent_ids().to_vec();
+    let (mut worst, mut over_1e6, mut agent_steps) = (0.0f64, 0usize, 0usize);
+    let mut tick = 0;
+    while !driver.all_reached(&sim) {
+        driver.set_pref_velocities(&mut sim, tick).unwrap();
+        let mut port = Sim::<f64>::new(Params {
+            time_step: 0.25,
+            neighbor_dist: 15.0,
+            max_neighbors: 10,
+            time_horizon: 10.0,
+            max_speed: 2.0,
+        });
+        for &id in &ids {
+            let v = |p: Vec2| V(p.to_f64().0, p.to_f64().1);
+            let k = port.add_agent(v(sim.agent_position(id).unwrap()), 1.5);
+            port.agents[k].vel = v(sim.agent_velocity(id).unwrap());
+            port.agents[k].pref = v(sim.agent_pref_velocity(id).unwrap());
+        }
+        port.step();
+        sim.step().unwrap();
+        tick += 1;
+        for (k, &id) in ids.iter().enumerate() {
+            let (x, y) = sim.agent_velocity(id).unwrap().to_f64();
+            let d = (x - port.agents[k].vel.0).hypot(y - port.agents[k].vel.1);
+            worst = worst.max(d);
+            over_1e6 += usize::from(d > 1e-6);
+            agent_steps += 1;
+        }
+    }
+    println!(
+        "{tick} ticks: max |ours - f64 port| {worst:.2e}, {over_1e6} of {agent_steps} agent-steps > 1e-6"
+    );
+    assert_eq!(tick, 2860);
+    assert!(worst <= 1e-5, "max difference {worst}");
+    assert!(
+        over_1e6 * 100_000 <= agent_steps,
+        "{over_1e6} agent-steps > 1e-6"
+    );
+}
+
+/// RVO2's recorded start positions moved by up to `scale` per axis (SplitMix64 of the sample
+/// and the agent).
+fn perturbed_starts(base: &[V<f32>], sample: u64, scale: f64) -> Vec<(f64, f64)> {
+    use lockstep_orca::orca::lines::splitmix64;
+    base.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let h = splitmix64((sample << 32) | i as u64);
+            let unit = |bits: u64| (bits & 0xFFFF) as f64 / 32_768.0 - 1.0;
+            let (x, y) = p.to64();
+            (x + unit(h) * scale, y + unit(h >> 16) * scale)
+        })
+        .collect()
+}
+
+/// Our Circle from `starts` (rounded to the nearest `Fx`), through the scenario driver.
+fn fixed_circle(starts: &[(f64, f64)]) -> RunReport {
+    let mut scenario = Scenario::rvo2_circle();
+    for (agent, &(x, y)) in scenario.agents.iter_mut().zip(starts) {
+        agent.start = Vec2::from_f64(x, y).unwrap();
+        agent.goal = -agent.start;
+    }
+    let (mut sim, driver) = scenario.build().unwrap();
+    driver.run(&mut sim, &RunOptions::default()).unwrap()
+}
+
+/// The Circle acceptance, on distributions: over the same 16 start sets (RVO2's recorded starts
+/// moved by up to 1e-3), RVO2's float build (the `f32` port) and our fixed point both finish
+/// every run; our unperturbed run lies within the float build's spread; and a rank-sum test
+/// cannot tell our tick counts from its (|z| < 2.58, 1 % two-sided).
+#[test]
+fn circle_250_ticks_are_drawn_from_rvo2s_distribution() {
+    const SAMPLES: u64 = 16;
+    let base = recorded().swap_remove(0);
+    let (mut rvo2, mut ours) = (Vec::new(), Vec::new());
+    for sample in 1..=SAMPLES {
+        let starts = perturbed_starts(&base, sample, 1e-3);
+        let f32_starts: Vec<V<f32>> = starts.iter().map(|&(x, y)| V(x as f32, y as f32)).collect();
+        let float = float_circle(&f32_starts, |_, _| {});
+        let fixed = fixed_circle(&starts);
+        assert!(fixed.all_reached, "sample {sample}: {} ticks", fixed.ticks);
+        let (clearance, _) = fixed.min_clearance.unwrap();
+        assert!(clearance > Fx::from_num(-1), "sample {sample}: {clearance}");
+        rvo2.push(float.ticks as u64);
+        ours.push(fixed.ticks);
+    }
+    let single = run_circle().ticks;
+    rvo2.sort_unstable();
+    ours.sort_unstable();
+    let median = |v: &[u64]| v[v.len() / 2];
+    // Mann–Whitney U of ours against RVO2's, normal approximation (no ties expected).
+    let u: usize = ours
+        .iter()
+        .map(|&o| rvo2.iter().filter(|&&r| r < o).count())
+        .sum();
+    let n = SAMPLES as f64;
+    let z = (u as f64 - n * n / 2.0) / (n * n * (2.0 * n + 1.0) / 12.0).sqrt();
+    println!(
+        "RVO2 f32 over {SAMPLES} perturbed starts: {rvo2:?}, median {}",
+        median(&rvo2)
+    );
+    println!(
+        "ours over the same starts:             {ours:?}, median {}",
+        median(&ours)
+    );
+    println!(
+        "our unperturbed run: {single} ticks; rank-sum z = {z:.2}; in RVO2's band 3000..=3900 \
+         (issue text): RVO2 {} of {SAMPLES}, ours {} of {SAMPLES}",
+        rvo2.iter().filter(|t| (3000..=3900).contains(*t)).count(),
+        ours.iter().filter(|t| (3000..=3900).contains(*t)).count()
+    );
+    assert!(
+        (rvo2[0]..=rvo2[rvo2.len() - 1]).contains(&single),
+        "our run ({single}) is outside RVO2's float spread {rvo2:?}"
+    );
+    assert!(z.abs() < 2.58, "rank-sum z = {z}: distributions differ");
 }
