@@ -33,6 +33,8 @@
 
 #![allow(clippy::float_arithmetic)]
 
+mod common;
+
 use lockstep_orca::math::fx_from_f64;
 use lockstep_orca::{AgentId, AgentParams, Simulator, SimulatorParams, Vec2};
 use serde::Deserialize;
@@ -283,288 +285,40 @@ fn one_step_conformance_with_rvo2() {
     }
 }
 
-/// A straightforward port of RVO2's agent-only velocity computation (test-only code), generic
-/// over the float type: in `f32` with RVO2's operation order (vector division as multiplication
-/// by the reciprocal, `0.5 * u`, ...), it reproduces the float C++ build closely; in `f64` it is
-/// the same algorithm with about 2⁻⁵³ rounding.
+/// The conformance scenes through the shared float port of RVO2 (`tests/common/rvo2_float.rs`):
+/// neighbours by brute force (distance² below `neighbor_dist²`, nearest first, ties by index, at
+/// most `max_neighbors`), then RVO2's ORCA lines and LP1–3.
 mod rvo2_port {
     use super::Scene;
-    use std::ops::{Add, Div, Mul, Neg, Sub};
+    use super::common::rvo2_float::{Body, V, agent_line, solve};
+    pub use super::common::rvo2_float::{Line, Real};
 
-    pub trait Real:
-        Copy
-        + PartialOrd
-        + Add<Output = Self>
-        + Sub<Output = Self>
-        + Mul<Output = Self>
-        + Div<Output = Self>
-        + Neg<Output = Self>
-    {
-        fn of(v: f64) -> Self;
-        fn to64(self) -> f64;
-        fn sqrt(self) -> Self;
-        fn abs(self) -> Self;
-    }
-    impl Real for f32 {
-        fn of(v: f64) -> Self {
-            v as f32
+    fn body<F: Real>(a: &super::SceneAgent) -> Body<F> {
+        Body {
+            pos: V(F::of(a.pos[0]), F::of(a.pos[1])),
+            vel: V(F::of(a.vel[0]), F::of(a.vel[1])),
+            radius: F::of(a.radius),
         }
-        fn to64(self) -> f64 {
-            f64::from(self)
-        }
-        fn sqrt(self) -> Self {
-            f32::sqrt(self)
-        }
-        fn abs(self) -> Self {
-            f32::abs(self)
-        }
-    }
-    impl Real for f64 {
-        fn of(v: f64) -> Self {
-            v
-        }
-        fn to64(self) -> f64 {
-            self
-        }
-        fn sqrt(self) -> Self {
-            f64::sqrt(self)
-        }
-        fn abs(self) -> Self {
-            f64::abs(self)
-        }
-    }
-
-    fn min<F: Real>(a: F, b: F) -> F {
-        if b < a { b } else { a }
-    }
-    fn max<F: Real>(a: F, b: F) -> F {
-        if a < b { b } else { a }
-    }
-
-    #[derive(Clone, Copy, Debug)]
-    pub struct V<F>(pub F, pub F);
-
-    impl<F: Real> V<F> {
-        fn dot(self, o: Self) -> F {
-            self.0 * o.0 + self.1 * o.1
-        }
-        fn det(self, o: Self) -> F {
-            self.0 * o.1 - self.1 * o.0
-        }
-        fn abs_sq(self) -> F {
-            self.dot(self)
-        }
-        fn scale(self, s: F) -> Self {
-            V(self.0 * s, self.1 * s)
-        }
-        /// RVO2's `v / s`: multiplication by `1 / s`.
-        fn div(self, s: F) -> Self {
-            self.scale(F::of(1.0) / s)
-        }
-        fn normalize(self) -> Self {
-            self.div(self.abs_sq().sqrt())
-        }
-    }
-    impl<F: Real> Add for V<F> {
-        type Output = Self;
-        fn add(self, o: Self) -> Self {
-            V(self.0 + o.0, self.1 + o.1)
-        }
-    }
-    impl<F: Real> Sub for V<F> {
-        type Output = Self;
-        fn sub(self, o: Self) -> Self {
-            V(self.0 - o.0, self.1 - o.1)
-        }
-    }
-    impl<F: Real> Neg for V<F> {
-        type Output = Self;
-        fn neg(self) -> Self {
-            V(-self.0, -self.1)
-        }
-    }
-
-    #[derive(Clone, Copy, Debug)]
-    pub struct Line<F> {
-        pub point: V<F>,
-        pub dir: V<F>,
-    }
-
-    fn eps<F: Real>() -> F {
-        F::of(1e-5)
-    }
-
-    fn lp1<F: Real>(
-        lines: &[Line<F>],
-        no: usize,
-        radius: F,
-        opt: V<F>,
-        dir_opt: bool,
-    ) -> Option<V<F>> {
-        let l = lines[no];
-        let zero = F::of(0.0);
-        let dot = l.point.dot(l.dir);
-        let disc = dot * dot + radius * radius - l.point.abs_sq();
-        if disc < zero {
-            return None;
-        }
-        let s = disc.sqrt();
-        let (mut tl, mut tr) = (-dot - s, -dot + s);
-        for o in &lines[..no] {
-            let den = l.dir.det(o.dir);
-            let num = o.dir.det(l.point - o.point);
-            if den.abs() <= eps() {
-                if num < zero {
-                    return None;
-                }
-                continue;
-            }
-            let t = num / den;
-            if den >= zero {
-                tr = min(tr, t);
-            } else {
-                tl = max(tl, t);
-            }
-            if tl > tr {
-                return None;
-            }
-        }
-        let at = |t: F| l.point + l.dir.scale(t);
-        Some(if dir_opt {
-            if opt.dot(l.dir) > zero {
-                at(tr)
-            } else {
-                at(tl)
-            }
-        } else {
-            let t = l.dir.dot(opt - l.point);
-            if t < tl {
-                at(tl)
-            } else if t > tr {
-                at(tr)
-            } else {
-                at(t)
-            }
-        })
-    }
-
-    /// Returns (index of the failing line or lines.len(), result).
-    fn lp2<F: Real>(lines: &[Line<F>], radius: F, opt: V<F>, dir_opt: bool) -> (usize, V<F>) {
-        let mut result = if dir_opt {
-            opt.scale(radius)
-        } else if opt.abs_sq() > radius * radius {
-            opt.normalize().scale(radius)
-        } else {
-            opt
-        };
-        for i in 0..lines.len() {
-            if lines[i].dir.det(lines[i].point - result) > F::of(0.0) {
-                match lp1(lines, i, radius, opt, dir_opt) {
-                    Some(v) => result = v,
-                    None => return (i, result),
-                }
-            }
-        }
-        (lines.len(), result)
-    }
-
-    fn lp3<F: Real>(lines: &[Line<F>], begin: usize, radius: F, mut result: V<F>) -> V<F> {
-        let mut distance = F::of(0.0);
-        for i in begin..lines.len() {
-            let li = lines[i];
-            if li.dir.det(li.point - result) <= distance {
-                continue;
-            }
-            let mut proj = Vec::new();
-            for lj in &lines[..i] {
-                let determinant = li.dir.det(lj.dir);
-                let point = if determinant.abs() <= eps() {
-                    if li.dir.dot(lj.dir) > F::of(0.0) {
-                        continue;
-                    }
-                    (li.point + lj.point).scale(F::of(0.5))
-                } else {
-                    li.point + li.dir.scale(lj.dir.det(li.point - lj.point) / determinant)
-                };
-                proj.push(Line {
-                    point,
-                    dir: (lj.dir - li.dir).normalize(),
-                });
-            }
-            let (fail, v) = lp2(&proj, radius, V(-li.dir.1, li.dir.0), true);
-            if fail == proj.len() {
-                result = v;
-            }
-            distance = li.dir.det(li.point - result);
-        }
-        result
     }
 
     /// ORCA lines of agent `i` in the scene, in RVO2's neighbour order.
     pub fn lines<F: Real>(scene: &Scene, i: usize) -> Vec<Line<F>> {
-        let f = F::of;
-        let me = &scene.agents[i];
-        let pos = |a: &super::SceneAgent| V(f(a.pos[0]), f(a.pos[1]));
-        let vel = |a: &super::SceneAgent| V(f(a.vel[0]), f(a.vel[1]));
-        // Neighbours: distance² < neighbor_dist², nearest first, at most max_neighbors.
-        let range = f(scene.neighbor_dist);
+        let me = body::<F>(&scene.agents[i]);
+        let range = F::of(scene.neighbor_dist);
         let mut nb: Vec<(F, usize)> = scene
             .agents
             .iter()
             .enumerate()
             .filter(|&(j, _)| j != i)
-            .map(|(j, o)| ((pos(o) - pos(me)).abs_sq(), j))
+            .map(|(j, o)| ((body::<F>(o).pos - me.pos).abs_sq(), j))
             .filter(|&(d, _)| d < range * range)
             .collect();
         nb.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap().then(a.1.cmp(&b.1)));
         nb.truncate(scene.max_neighbors as usize);
-
-        let inv_tau = f(1.0) / f(scene.time_horizon);
-        let mut out = Vec::new();
-        for &(_, j) in &nb {
-            let other = &scene.agents[j];
-            let p = pos(other) - pos(me);
-            let v = vel(me) - vel(other);
-            let dist_sq = p.abs_sq();
-            let r = f(me.radius) + f(other.radius);
-            let r_sq = r * r;
-            let (dir, u);
-            if dist_sq > r_sq {
-                let w = v - p.scale(inv_tau);
-                let w_len_sq = w.abs_sq();
-                let dot1 = w.dot(p);
-                if dot1 < f(0.0) && dot1 * dot1 > r_sq * w_len_sq {
-                    // Cut-off circle.
-                    let w_len = w_len_sq.sqrt();
-                    let unit_w = w.div(w_len);
-                    dir = V(unit_w.1, -unit_w.0);
-                    u = unit_w.scale(r * inv_tau - w_len);
-                } else {
-                    let leg = (dist_sq - r_sq).sqrt();
-                    if p.det(w) > f(0.0) {
-                        // Left leg.
-                        dir = V(p.0 * leg - p.1 * r, p.0 * r + p.1 * leg).div(dist_sq);
-                    } else {
-                        // Right leg.
-                        dir = -V(p.0 * leg + p.1 * r, -p.0 * r + p.1 * leg).div(dist_sq);
-                    }
-                    u = dir.scale(v.dot(dir)) - v;
-                }
-            } else {
-                // Overlap: cut-off circle of the time step.
-                let inv_dt = f(1.0) / f(scene.time_step);
-                let w = v - p.scale(inv_dt);
-                let w_len = w.abs_sq().sqrt();
-                let unit_w = w.div(w_len);
-                dir = V(unit_w.1, -unit_w.0);
-                u = unit_w.scale(r * inv_dt - w_len);
-            }
-            out.push(Line {
-                point: vel(me) + u.scale(f(0.5)),
-                dir,
-            });
-        }
-        out
+        let inv_tau = F::of(1.0) / F::of(scene.time_horizon);
+        nb.iter()
+            .map(|&(_, j)| agent_line(me, body(&scene.agents[j]), inv_tau, F::of(scene.time_step)))
+            .collect()
     }
 
     /// New velocity of every agent after one step.
@@ -572,13 +326,8 @@ mod rvo2_port {
         (0..scene.agents.len())
             .map(|i| {
                 let a = &scene.agents[i];
-                let lines = lines::<F>(scene, i);
                 let pref = V(F::of(a.pref[0]), F::of(a.pref[1]));
-                let max_speed = F::of(scene.max_speed);
-                let (fail, mut v) = lp2(&lines, max_speed, pref, false);
-                if fail < lines.len() {
-                    v = lp3(&lines, fail, max_speed, v);
-                }
+                let v = solve(&lines::<F>(scene, i), F::of(scene.max_speed), pref);
                 [v.0.to64(), v.1.to64()]
             })
             .collect()
