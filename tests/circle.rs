@@ -331,3 +331,39 @@ fn circle_250_ticks_are_drawn_from_rvo2s_distribution() {
     );
     assert!(z.abs() < 2.58, "rank-sum z = {z}: distributions differ");
 }
+
+/// The spread table of the README: 40 start sets (RVO2's recorded starts moved by up to 1e-3),
+/// each run by RVO2's float build (`f32` port), the same algorithm in `f64`, and us. Slow (about
+/// 2 minutes), so ignored; `cargo test --release --test circle -- --ignored --nocapture`.
+#[test]
+#[ignore = "about 2 minutes; prints the README's spread table"]
+fn circle_250_spread_over_40_perturbed_starts() {
+    const SAMPLES: u64 = 40;
+    let base = recorded().swap_remove(0);
+    let mut rows: [(&str, Vec<u64>); 3] = [("f32", vec![]), ("f64", vec![]), ("Q32.32", vec![])];
+    for sample in 1..=SAMPLES {
+        let starts = perturbed_starts(&base, sample, 1e-3);
+        let f32_starts: Vec<V<f32>> = starts.iter().map(|&(x, y)| V(x as f32, y as f32)).collect();
+        let f64_starts: Vec<V<f64>> = starts.iter().map(|&(x, y)| V(x, y)).collect();
+        rows[0]
+            .1
+            .push(float_circle(&f32_starts, |_, _| {}).ticks as u64);
+        rows[1]
+            .1
+            .push(float_circle(&f64_starts, |_, _| {}).ticks as u64);
+        let fixed = fixed_circle(&starts);
+        assert!(fixed.all_reached);
+        rows[2].1.push(fixed.ticks);
+    }
+    for (name, ticks) in &mut rows {
+        ticks.sort_unstable();
+        let band = ticks.iter().filter(|t| (3000..=3900).contains(*t)).count();
+        println!(
+            "{name:>6}: {} – {}, median {}, in 3000–3900: {band} of {SAMPLES}",
+            ticks[0],
+            ticks[ticks.len() - 1],
+            ticks[ticks.len() / 2]
+        );
+        assert_eq!(ticks.len() as u64, SAMPLES);
+    }
+}
