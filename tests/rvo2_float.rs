@@ -176,13 +176,20 @@ fn f32_port_reproduces_rvo2_circle_bit_for_bit() {
 #[test]
 fn f32_port_finishes_circle_in_rvo2_steps() {
     let (mut sim, goals) = circle::<f32>();
-    let mut steps = 0;
+    let (mut steps, mut min_clearance) = (0, f64::INFINITY);
     loop {
         for (a, &g) in sim.agents.iter_mut().zip(&goals) {
             a.pref = goal_pref(a.pos, g);
         }
         sim.step();
         steps += 1;
+        let p: Vec<(f64, f64)> = sim.agents.iter().map(|a| a.pos.to64()).collect();
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                let d = (p[i].0 - p[j].0).hypot(p[i].1 - p[j].1) - 3.0;
+                min_clearance = min_clearance.min(d);
+            }
+        }
         let done = sim
             .agents
             .iter()
@@ -193,6 +200,8 @@ fn f32_port_finishes_circle_in_rvo2_steps() {
         }
     }
     assert_eq!(steps, 3547);
+    // RVO2's published minimum pair clearance, -0.656 (step 737).
+    assert!((min_clearance - -0.6558).abs() < 1e-4, "{min_clearance}");
 }
 
 // ---------------------------------------------------------------------------- one-step obstacles
