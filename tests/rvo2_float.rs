@@ -432,6 +432,65 @@ fn f32_port_finishes_unseeded_blocks_in_rvo2_steps() {
     assert!((r.min_obst + 1.5e-6).abs() < 0.1e-6, "{r:?}");
 }
 
+/// Blocks acceptance, on distributions. RVO2's band (3465 … 12967 ticks over 23 seeds) is
+/// reproduced here: it is the C++-equivalent `f32` run over glibc `srand(1..=22)`; `srand(23)`
+/// jams two agents head-on against a block face and is still running at 40,000 steps (the
+/// same ORCA deadlock our seed 1 shows: touching, zero relative velocity, each optimum on the
+/// corner of the wall line and the pair line). Our Blocks (SplitMix64 perturbation, seeds
+/// 1–10) must reach every goal with walls held (clearance ≥ -0.001, no centre crossing), have
+/// its median in RVO2's band, jam no longer than RVO2 does over its 23 seeds, and be
+/// indistinguishable from RVO2's 23 runs by a rank-sum test (|z| < 2.58, 1 % two-sided).
+#[test]
+fn blocks_ticks_are_drawn_from_rvo2s_distribution() {
+    let rvo2: Vec<u64> = (1..=23)
+        .map(|s| blocks_glibc::<f32>(s, CAP).ticks)
+        .collect();
+    let band = &rvo2[..22];
+    assert_eq!(
+        (*band.iter().min().unwrap(), *band.iter().max().unwrap()),
+        (3465, 12967),
+        "RVO2's band is the f32 range of glibc seeds 1-22: {rvo2:?}"
+    );
+    assert_eq!(rvo2[22], CAP, "glibc seed 23 jams past {CAP} steps");
+
+    let mut ours = Vec::new();
+    for seed in 1..=10 {
+        let mut scene = scenes::blocks(seed);
+        let r = scenes::run(&mut scene, CAP, scenes::set_goal_prefs);
+        assert_eq!(r.reached, 100, "seed {seed}: {r:?}");
+        assert!(r.min_obstacle_clearance >= -0.001, "seed {seed}: {r:?}");
+        assert_eq!(r.crossings, 0, "seed {seed}: {r:?}");
+        ours.push(r.ticks);
+    }
+    // Mann–Whitney U of ours against RVO2's, normal approximation (a capped run ranks last).
+    let u: f64 = ours
+        .iter()
+        .map(|&o| {
+            rvo2.iter()
+                .map(|&r| match o.cmp(&r) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Less => 0.0,
+                })
+                .sum::<f64>()
+        })
+        .sum();
+    let (n, m) = (ours.len() as f64, rvo2.len() as f64);
+    let z = (u - n * m / 2.0) / (n * m * (n + m + 1.0) / 12.0).sqrt();
+    println!(
+        "RVO2 (f32 port, glibc srand 1-23): {rvo2:?}, median {}",
+        median(&rvo2)
+    );
+    println!(
+        "ours (SplitMix64 seeds 1-10):      {ours:?}, median {}",
+        median(&ours)
+    );
+    println!("rank-sum z = {z:.2}");
+    assert!((3465.0..=12967.0).contains(&median(&ours)), "{ours:?}");
+    assert!(ours.iter().max() <= rvo2.iter().max(), "{ours:?}");
+    assert!(z.abs() < 2.58, "rank-sum z = {z}: distributions differ");
+}
+
 /// Our fixed-point Blocks (`obstacle_scenes::blocks(seed)`, the scene of
 /// `tests/obstacles_scenes.rs`) with positions after every step; `watch(tick, positions)`.
 fn blocks_fixed(seed: u64, cap: u64, mut watch: impl FnMut(u64, &[(f64, f64)])) -> BlocksRun {
