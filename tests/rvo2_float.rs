@@ -23,7 +23,7 @@
 
 mod common;
 
-use common::obstacle_scenes::{self as scenes, perturbation};
+use common::obstacle_scenes::{self as scenes, BLOCKS, perturbation};
 use common::rvo2_float::{Params, Real, Sim, V};
 use flate2::read::GzDecoder;
 use lockstep_orca::{AgentId, ObstacleShape};
@@ -286,19 +286,6 @@ fn f32_port_reproduces_rvo2_onestep_obstacle_scenes() {
 
 // ---------------------------------------------------------------------------- Blocks
 
-/// The four blocks of RVO2's Blocks example, in its vertex order (counter-clockwise).
-const BLOCKS: [[(f64, f64); 4]; 4] = [
-    [(-10.0, 40.0), (-40.0, 40.0), (-40.0, 10.0), (-10.0, 10.0)],
-    [(10.0, 40.0), (10.0, 10.0), (40.0, 10.0), (40.0, 40.0)],
-    [(10.0, -40.0), (40.0, -40.0), (40.0, -10.0), (10.0, -10.0)],
-    [
-        (-10.0, -40.0),
-        (-10.0, -10.0),
-        (-40.0, -10.0),
-        (-40.0, -40.0),
-    ],
-];
-
 /// RVO2's Blocks scene: defaults (15, 10, 5, 5, 2, 2), time step 0.25, agents in its `i`/`j`
 /// loop order, the four blocks, `processObstacles`.
 fn blocks<F: Real>() -> (Sim<F>, Vec<V<F>>) {
@@ -312,19 +299,9 @@ fn blocks<F: Real>() -> (Sim<F>, Vec<V<F>>) {
         max_speed: f(2.0),
     });
     let mut goals = Vec::new();
-    for i in 0..5u8 {
-        for j in 0..5u8 {
-            let (fi, fj) = (f64::from(i) * 10.0, f64::from(j) * 10.0);
-            for (px, py, gx, gy) in [
-                (55.0 + fi, 55.0 + fj, -75.0, -75.0),
-                (-55.0 - fi, 55.0 + fj, 75.0, -75.0),
-                (55.0 + fi, -55.0 - fj, -75.0, 75.0),
-                (-55.0 - fi, -55.0 - fj, 75.0, 75.0),
-            ] {
-                sim.add_agent(V(f(px), f(py)), f(2.0));
-                goals.push(V(f(gx), f(gy)));
-            }
-        }
+    for ((px, py), (gx, gy)) in scenes::blocks_agents() {
+        sim.add_agent(V(f(px), f(py)), f(2.0));
+        goals.push(V(f(gx), f(gy)));
     }
     for b in BLOCKS {
         let verts: Vec<V<F>> = b.iter().map(|&(x, y)| V(f(x), f(y))).collect();
@@ -404,7 +381,7 @@ fn run_blocks<F: Real>(
 }
 
 /// Blocks with glibc `srand(seed)` (the perturbation computed in `f32` like the C++ example).
-fn blocks_glibc<F: Real>(seed: u32, cap: u64) -> BlocksRun {
+fn blocks_glibc<F: Real>(seed: u32, cap: u64, watch: impl FnMut(u64, &Sim<F>)) -> BlocksRun {
     let mut g = GlibcRand::new(seed);
     run_blocks::<F>(
         cap,
@@ -412,7 +389,7 @@ fn blocks_glibc<F: Real>(seed: u32, cap: u64) -> BlocksRun {
             let (x, y) = g.blocks_perturbation();
             (f64::from(x), f64::from(y))
         },
-        |_, _| {},
+        watch,
     )
 }
 
@@ -428,7 +405,7 @@ fn blocks_splitmix<F: Real>(seed: u64, cap: u64, watch: impl FnMut(u64, &Sim<F>)
 
 #[test]
 fn f32_port_finishes_unseeded_blocks_in_rvo2_steps() {
-    let r = blocks_glibc::<f32>(1, 40_000);
+    let r = blocks_glibc::<f32>(1, 40_000, |_, _| {});
     println!("f32 Blocks, glibc rand unseeded: {r:?}");
     assert!(r.reached);
     assert_eq!(r.ticks, 8320);
@@ -448,7 +425,7 @@ fn f32_port_finishes_unseeded_blocks_in_rvo2_steps() {
 #[test]
 fn blocks_ticks_are_drawn_from_rvo2s_distribution() {
     let rvo2: Vec<u64> = (1..=23)
-        .map(|s| blocks_glibc::<f32>(s, CAP).ticks)
+        .map(|s| blocks_glibc::<f32>(s, CAP, |_, _| {}).ticks)
         .collect();
     let band = &rvo2[..22];
     assert_eq!(
@@ -565,8 +542,8 @@ fn blocks_seed_study() {
     println!(" seed | f32 (= C++ RVO2)                     | f64");
     let (mut t32, mut t64) = (Vec::new(), Vec::new());
     for s in 1..=23u32 {
-        let a = blocks_glibc::<f32>(s, CAP);
-        let b = blocks_glibc::<f64>(s, CAP);
+        let a = blocks_glibc::<f32>(s, CAP, |_, _| {});
+        let b = blocks_glibc::<f64>(s, CAP, |_, _| {});
         println!(" {s:>4} | {} | {}", show(&a), show(&b));
         t32.push(a.ticks);
         t64.push(b.ticks);
@@ -663,36 +640,16 @@ fn blocks_tail_study() {
                         stuck = stuck_agents(sim, &goals64);
                     }
                 }),
-                "f32 glibc" => {
-                    let mut g = GlibcRand::new(s as u32);
-                    run_blocks::<f32>(
-                        CAP,
-                        |_, _| {
-                            let (x, y) = g.blocks_perturbation();
-                            (f64::from(x), f64::from(y))
-                        },
-                        |t, sim| {
-                            if t == CAP {
-                                stuck = stuck_agents(sim, &goals32);
-                            }
-                        },
-                    )
-                }
-                _ => {
-                    let mut g = GlibcRand::new(s as u32);
-                    run_blocks::<f64>(
-                        CAP,
-                        |_, _| {
-                            let (x, y) = g.blocks_perturbation();
-                            (f64::from(x), f64::from(y))
-                        },
-                        |t, sim| {
-                            if t == CAP {
-                                stuck = stuck_agents(sim, &goals64);
-                            }
-                        },
-                    )
-                }
+                "f32 glibc" => blocks_glibc::<f32>(s as u32, CAP, |t, sim| {
+                    if t == CAP {
+                        stuck = stuck_agents(sim, &goals32);
+                    }
+                }),
+                _ => blocks_glibc::<f64>(s as u32, CAP, |t, sim| {
+                    if t == CAP {
+                        stuck = stuck_agents(sim, &goals64);
+                    }
+                }),
             };
             if !r.reached {
                 capped.push(format!("{variant} seed {s}: {}", stuck.join("; ")));

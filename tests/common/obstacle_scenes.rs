@@ -62,42 +62,55 @@ pub fn blocks_params() -> SimulatorParams {
     }
 }
 
-/// The four blocks of RVO2's Blocks example (counter-clockwise, solid).
+/// The four blocks of RVO2's Blocks example, in its vertex order (counter-clockwise, solid).
+pub const BLOCKS: [[(f64, f64); 4]; 4] = [
+    [(-10.0, 40.0), (-40.0, 40.0), (-40.0, 10.0), (-10.0, 10.0)],
+    [(10.0, 40.0), (10.0, 10.0), (40.0, 10.0), (40.0, 40.0)],
+    [(10.0, -40.0), (40.0, -40.0), (40.0, -10.0), (10.0, -10.0)],
+    [
+        (-10.0, -40.0),
+        (-10.0, -10.0),
+        (-40.0, -10.0),
+        (-40.0, -40.0),
+    ],
+];
+
+/// A point in `f64` (measurement and scene set-up only).
+pub type Pt = (f64, f64);
+
+/// Adds the four [`BLOCKS`].
 pub fn add_blocks(sim: &mut Simulator) {
-    let blocks = [
-        [(-10.0, 40.0), (-40.0, 40.0), (-40.0, 10.0), (-10.0, 10.0)],
-        [(10.0, 40.0), (10.0, 10.0), (40.0, 10.0), (40.0, 40.0)],
-        [(10.0, -40.0), (40.0, -40.0), (40.0, -10.0), (10.0, -10.0)],
-        [
-            (-10.0, -40.0),
-            (-10.0, -10.0),
-            (-40.0, -10.0),
-            (-40.0, -40.0),
-        ],
-    ];
-    for b in blocks {
+    for b in BLOCKS {
         let verts = b.iter().map(|&(x, y)| v(x, y)).collect();
         sim.add_obstacle(ObstacleShape::Polygon(verts)).unwrap();
     }
+}
+
+/// RVO2's Blocks agents as (start, goal), in its `i`/`j` loop order: four 5×5 groups, each
+/// crossing to the opposite corner.
+pub fn blocks_agents() -> Vec<(Pt, Pt)> {
+    let mut out = Vec::new();
+    for i in 0..5 {
+        for j in 0..5 {
+            let (fi, fj) = (f64::from(i) * 10.0, f64::from(j) * 10.0);
+            out.extend([
+                ((55.0 + fi, 55.0 + fj), (-75.0, -75.0)),
+                ((-55.0 - fi, 55.0 + fj), (75.0, -75.0)),
+                ((55.0 + fi, -55.0 - fj), (-75.0, 75.0)),
+                ((-55.0 - fi, -55.0 - fj), (75.0, 75.0)),
+            ]);
+        }
+    }
+    out
 }
 
 /// RVO2's Blocks: 100 agents in four 5×5 groups, each crossing to the opposite corner.
 pub fn blocks(seed: u64) -> Scene {
     let mut sim = Simulator::new(blocks_params()).unwrap();
     let mut goals = Vec::new();
-    for i in 0..5 {
-        for j in 0..5 {
-            let (fi, fj) = (f64::from(i) * 10.0, f64::from(j) * 10.0);
-            for (px, py, gx, gy) in [
-                (55.0 + fi, 55.0 + fj, -75.0, -75.0),
-                (-55.0 - fi, 55.0 + fj, 75.0, -75.0),
-                (55.0 + fi, -55.0 - fj, -75.0, 75.0),
-                (-55.0 - fi, -55.0 - fj, 75.0, 75.0),
-            ] {
-                sim.add_agent(v(px, py)).unwrap();
-                goals.push(v(gx, gy));
-            }
-        }
+    for ((px, py), (gx, gy)) in blocks_agents() {
+        sim.add_agent(v(px, py)).unwrap();
+        goals.push(v(gx, gy));
     }
     add_blocks(&mut sim);
     sim.process_obstacles();
@@ -139,7 +152,6 @@ pub fn set_goal_prefs(scene: &mut Scene) {
     }
 }
 
-type Pt = (f64, f64);
 type Outlines = (Vec<(Pt, Pt)>, Vec<Vec<Pt>>, Vec<Vec<Pt>>);
 
 /// All obstacle edges (directed, as given), the solid polygons and the rooms.
