@@ -70,7 +70,7 @@ pub fn sqrt(a: Fx) -> Fx {
     if a <= Fx::ZERO {
         return Fx::ZERO;
     }
-    Fx::from_bits(((a.to_bits() as u128) << FRAC_BITS).isqrt() as i64)
+    Fx::from_bits(isqrt_u128((a.to_bits() as u128) << FRAC_BITS) as i64)
 }
 
 /// Square root of a raw Q64.64 value (as produced by [`wide_mul`] sums), floored, as [`Fx`].
@@ -82,12 +82,137 @@ pub fn sqrt_wide(wide: i128) -> Fx {
     if wide <= 0 {
         return Fx::ZERO;
     }
-    let root = (wide as u128).isqrt();
+    let root = isqrt_u128(wide as u128);
     debug_assert!(
         root <= i64::MAX as u128,
         "fixed-point overflow in sqrt_wide"
     );
     Fx::from_bits(root as i64)
+}
+
+/// `RSQRT_SEED[i - 256]` ≈ `2¹⁵ / √((i + ½) / 1024)` for the 10-bit prefix `i` ∈ [256, 1024) of
+/// a normalised 64-bit value: the seed of [`isqrt_u128`]'s Newton iteration (computed at compile
+/// time in integers: `isqrt(⌈2⁴¹ / (2i + 1)⌉)`).
+const RSQRT_SEED: [u16; 768] = {
+    let mut table = [0u16; 768];
+    let mut k = 0;
+    while k < 768 {
+        let i = (k + 256) as u64;
+        table[k] = (1u64 << 41).div_ceil(2 * i + 1).isqrt() as u16;
+        k += 1;
+    }
+    table
+};
+
+/// Exact floor square root of a `u128`: the same value as `n.isqrt()` for every input, faster.
+///
+/// `n` is shifted left by an even amount to `m` ∈ [2¹²⁶, 2¹²⁸), whose root has exactly 64 bits.
+/// An estimate `s` of `√m` comes from integer Newton steps without any division (a 10-bit table
+/// seed for `1/√t` of the top word `t`, two Newton steps to ~37 bits, `s₁ = t·y`, then one
+/// residual step `s = s₁ + (m − s₁²)·y/2`); it is within one of the root in practice. `s` is then
+/// corrected and *verified* with exact `u128` comparisons (`s² ≤ m < (s + 1)²`), so the result
+/// never depends on the estimate's accuracy: if the check failed, core's `isqrt` would be used.
+/// Shifting the root back right is exact: `⌊⌊2ᵏ√n⌋ / 2ᵏ⌋ = ⌊√n⌋`.
+#[inline]
+#[must_use]
+pub fn isqrt_u128(n: u128) -> u128 {
+    if n == 0 {
+        return 0;
+    }
+    let shift = n.leading_zeros() & !1;
+    let m = n << shift;
+    let t = (m >> 64) as u64; // ∈ [2⁶², 2⁶⁴)
+    // y ≈ 1/√(t / 2⁶⁴) ∈ (1, 2], in Q2.61. Wrapping arithmetic: only the verified result counts.
+    let mut y = u64::from(RSQRT_SEED[(t >> 54) as usize - 256]) << 46;
+    for _ in 0..2 {
+        // y ← y + y·(1 − t·y²)/2
+        let y2 = ((u128::from(y) * u128::from(y)) >> 61) as u64;
+        let ty2 = ((u128::from(t) * u128::from(y2)) >> 64) as u64;
+        let e = (1i64 << 61).wrapping_sub(ty2 as i64);
+        let dy = ((i128::from(y as i64) * i128::from(e)) >> 62) as i64;
+        y = (y as i64).wrapping_add(dy) as u64;
+    }
+    // √m ≈ t·y, then one residual step: s = s₁ + (m − s₁²)/(2s₁) with 1/(2s₁) ≈ y/2⁶⁵.
+    let s1 = u64::try_from((u128::from(t) * u128::from(y)) >> 61).unwrap_or(u64::MAX);
+    let residual = m
+        .wrapping_sub(u128::from(s1) * u128::from(s1))
+        .cast_signed();
+    let residual = (residual >> 32).clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+    let step = ((residual * i128::from(y >> 30)) >> 64) as i64;
+    let mut s = s1.saturating_add_signed(step);
+    // Exact correction by one in either direction, then verification.
+    let mut sq = u128::from(s) * u128::from(s);
+    if sq > m {
+        s -= 1; // sq > m >= 0, so s >= 1
+        sq = u128::from(s) * u128::from(s);
+    }
+    if sq <= m && m - sq > 2 * u128::from(s) {
+        // (s + 1)² <= m < 2¹²⁸, so s + 1 < 2⁶⁴
+        sq += 2 * u128::from(s) + 1;
+        s += 1;
+    }
+    if sq > m || m - sq > 2 * u128::from(s) {
+        return n.isqrt(); // never taken (tests): the estimate was off by more than one
+    }
+    u128::from(s >> (shift / 2))
+}
+
+/// `n / d` for `i128` (truncating toward zero, panicking on a zero divisor and on
+/// `i128::MIN / -1` exactly like the operator), computed as an unsigned division of the
+/// magnitudes, which skips the signed wrapper of the generic division routine.
+#[inline]
+#[must_use]
+pub fn div_trunc(n: i128, d: i128) -> i128 {
+    if d == -1 {
+        return n.checked_neg().expect("attempt to divide with overflow");
+    }
+    let q = n.unsigned_abs() / d.unsigned_abs();
+    // |n / d| <= |n| <= 2¹²⁷ and d != -1: q < 2¹²⁷ unless n = i128::MIN, d = ±1.
+    if (n < 0) != (d < 0) {
+        q.wrapping_neg().cast_signed()
+    } else {
+        q.cast_signed()
+    }
+}
+
+/// The raw quotient `(a << 32) / b` of two scalars, truncated toward zero, and whether it
+/// overflows [`Fx`] (`fixed`'s `overflowing_div` for `I32F32`). Panics on a zero divisor.
+#[inline]
+fn fx_div_raw(a: Fx, b: Fx) -> (i64, bool) {
+    let (a, b) = (a.to_bits(), b.to_bits());
+    // |a << 32| <= 2⁹⁵: magnitudes divide exactly, then the sign is applied (truncation).
+    let q = (u128::from(a.unsigned_abs()) << FRAC_BITS) / u128::from(b.unsigned_abs());
+    if (a < 0) != (b < 0) {
+        (
+            (q as u64).wrapping_neg().cast_signed(),
+            q > 1u128 << 63, // fits iff -q >= i64::MIN
+        )
+    } else {
+        ((q as u64).cast_signed(), q > i64::MAX as u128)
+    }
+}
+
+/// `a / b`, bit-identical to `fixed`'s `I32F32` division (truncates toward zero; panics on a
+/// zero divisor; overflow panics in debug builds and wraps otherwise), without the generic
+/// signed `i128` division.
+#[inline]
+#[must_use]
+pub fn fx_div(a: Fx, b: Fx) -> Fx {
+    let (q, overflow) = fx_div_raw(a, b);
+    debug_assert!(!overflow, "overflow");
+    Fx::from_bits(q)
+}
+
+/// `a.saturating_div(b)`, bit-identical to `fixed`'s (on overflow: `Fx::MIN` when the signs
+/// differ, else `Fx::MAX`; panics on a zero divisor), without the generic `i128` division.
+#[inline]
+#[must_use]
+pub fn fx_saturating_div(a: Fx, b: Fx) -> Fx {
+    match fx_div_raw(a, b) {
+        (q, false) => Fx::from_bits(q),
+        (_, true) if a.is_negative() != b.is_negative() => Fx::MIN,
+        (_, true) => Fx::MAX,
+    }
 }
 
 /// `a²` in [`Fx`] (rounded toward −∞).
@@ -217,10 +342,10 @@ impl Vec2 {
         // back is exactly `length()`: floor(floor(2^s·√X) / 2^s) = floor(√X).
         let s = m.leading_zeros().saturating_sub(2);
         let (x, y) = (i128::from(xb) << s, i128::from(yb) << s);
-        let len = (x * x + y * y).cast_unsigned().isqrt().cast_signed();
+        let len = isqrt_u128((x * x + y * y).cast_unsigned()).cast_signed();
         let unit = Self::from_bits(
-            ((x << FRAC_BITS) / len) as i64,
-            ((y << FRAC_BITS) / len) as i64,
+            div_trunc(x << FRAC_BITS, len) as i64,
+            div_trunc(y << FRAC_BITS, len) as i64,
         );
         Some((Fx::from_bits((len >> s) as i64), unit))
     }
@@ -323,7 +448,7 @@ impl Div<Fx> for Vec2 {
     type Output = Self;
     #[inline]
     fn div(self, s: Fx) -> Self {
-        Self::new(self.x / s, self.y / s)
+        Self::new(fx_div(self.x, s), fx_div(self.y, s))
     }
 }
 
