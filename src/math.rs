@@ -109,20 +109,27 @@ const RSQRT_SEED: [u16; 768] = {
 /// `n` is shifted left by an even amount to `m` ∈ [2¹²⁶, 2¹²⁸), whose root has exactly 64 bits.
 /// An estimate `s` of `√m` comes from integer Newton steps without any division (a 10-bit table
 /// seed for `1/√t` of the top word `t`, two Newton steps to ~37 bits, `s₁ = t·y`, then one
-/// residual step `s = s₁ + (m − s₁²)·y/2`); it is within one of the root in practice. `s` is then
-/// corrected and *verified* with exact `u128` comparisons (`s² ≤ m < (s + 1)²`), so the result
-/// never depends on the estimate's accuracy: if the check failed, core's `isqrt` would be used.
-/// Shifting the root back right is exact: `⌊⌊2ᵏ√n⌋ / 2ᵏ⌋ = ⌊√n⌋`.
+/// residual step `s = s₁ + (m − s₁²)·y/2`); it is within one of the root. `s` is then corrected
+/// by one and *verified* with exact `u128` comparisons (`s² ≤ m < (s + 1)²`), so the result never
+/// depends on the estimate's accuracy: were the check to fail, core's `isqrt` would be used (the
+/// tests show it never does). Shifting the root back right is exact: `⌊⌊2ᵏ√n⌋ / 2ᵏ⌋ = ⌊√n⌋`.
 #[inline]
 #[must_use]
 pub fn isqrt_u128(n: u128) -> u128 {
+    isqrt_u128_verified(n).unwrap_or_else(|| n.isqrt())
+}
+
+/// [`isqrt_u128`] without the fallback: `None` when the verified estimate was off by more than
+/// one (tests assert it never is).
+#[inline]
+fn isqrt_u128_verified(n: u128) -> Option<u128> {
     if n == 0 {
-        return 0;
+        return Some(0);
     }
     let shift = n.leading_zeros() & !1;
     let m = n << shift;
     let t = (m >> 64) as u64; // ∈ [2⁶², 2⁶⁴)
-    // y ≈ 1/√(t / 2⁶⁴) ∈ (1, 2], in Q2.61. Wrapping arithmetic: only the verified result counts.
+    // y ≈ 1/√(t / 2⁶⁴) ∈ (1, 2] in Q2.61. Wrapping arithmetic: only the verified result counts.
     let mut y = u64::from(RSQRT_SEED[(t >> 54) as usize - 256]) << 46;
     for _ in 0..2 {
         // y ← y + y·(1 − t·y²)/2
@@ -137,9 +144,8 @@ pub fn isqrt_u128(n: u128) -> u128 {
     let residual = m
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
-    let residual = (residual >> 32).clamp(i128::from(i64::MIN), i128::from(i64::MAX));
-    let step = ((residual * i128::from(y >> 30)) >> 64) as i64;
-    let mut s = s1.saturating_add_signed(step);
+    let step = ((i128::from((residual >> 32) as i64) * i128::from(y >> 30)) >> 64) as i64;
+    let mut s = s1.wrapping_add_signed(step);
     // Exact correction by one in either direction, then verification.
     let mut sq = u128::from(s) * u128::from(s);
     if sq > m {
@@ -152,9 +158,9 @@ pub fn isqrt_u128(n: u128) -> u128 {
         s += 1;
     }
     if sq > m || m - sq > 2 * u128::from(s) {
-        return n.isqrt(); // never taken (tests): the estimate was off by more than one
+        return None;
     }
-    u128::from(s >> (shift / 2))
+    Some(u128::from(s >> (shift / 2)))
 }
 
 /// `n / d` for `i128` (truncating toward zero, panicking on a zero divisor and on
@@ -489,6 +495,60 @@ mod tests {
         for bits in [1i64, 3, 1 << 20, 123_456_789_012, i64::MAX] {
             let v = Fx::from_bits(bits);
             assert_eq!(sqrt(v), v.sqrt(), "bits {bits}");
+        }
+    }
+
+    /// The verified estimate of [`isqrt_u128`] never needs core's fallback: every table
+    /// interval at both ends and inside, perfect squares and their neighbours at every
+    /// magnitude of the normalised root, and two million random normalised inputs.
+    #[test]
+    fn isqrt_estimate_is_always_verified() {
+        let check = |n: u128| assert_eq!(isqrt_u128_verified(n), Some(n.isqrt()), "n = {n}");
+        for n in 0..=1u128 << 16 {
+            check(n);
+        }
+        let mut z = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            crate::orca::lines::splitmix64(z)
+        };
+        for i in 256u64..1024 {
+            let (lo_t, hi_t) = (i << 54, (i << 54) | ((1 << 54) - 1));
+            for t in [
+                lo_t,
+                lo_t + 1,
+                lo_t + (hi_t - lo_t) / 2,
+                hi_t - 1,
+                hi_t,
+                lo_t | (next() >> 10),
+            ] {
+                for low in [0, 1, 1 << 63, u64::MAX - 1, u64::MAX, next()] {
+                    let m = (u128::from(t) << 64) | u128::from(low);
+                    check(m);
+                    check(m >> 2);
+                    check(m >> 64);
+                    check(m >> 126);
+                }
+            }
+        }
+        for j in 0..64 {
+            for d in [0u64, 1, 2, 3, 1 << 20, next() >> (64 - j).min(63)] {
+                for r in [
+                    (1u64 << j).wrapping_add(d),
+                    (1u64 << j).wrapping_sub(d),
+                    u64::MAX - d,
+                ] {
+                    let sq = u128::from(r) * u128::from(r);
+                    for n in [sq.wrapping_sub(1), sq, sq + 1, sq + 2 * u128::from(r)] {
+                        check(n);
+                    }
+                }
+            }
+        }
+        check(u128::MAX);
+        for _ in 0..2_000_000 {
+            let m = (u128::from(next() | (1 << 62)) << 64) | u128::from(next());
+            check(m);
         }
     }
 
