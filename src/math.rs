@@ -91,7 +91,7 @@ pub fn sqrt_wide(wide: i128) -> Fx {
 }
 
 /// `RSQRT_SEED[i - 256]` ≈ `2¹⁵ / √((i + ½) / 1024)` for the 10-bit prefix `i` ∈ [256, 1024) of
-/// a normalised 64-bit value: the seed of [`isqrt_u128`]'s Newton iteration (computed at compile
+/// a normalised 64-bit value: the seed of [`isqrt_u128`]'s Goldschmidt iteration (computed at compile
 /// time in integers: `isqrt(⌈2⁴¹ / (2i + 1)⌉)`).
 const RSQRT_SEED: [u16; 768] = {
     let mut table = [0u16; 768];
@@ -107,9 +107,9 @@ const RSQRT_SEED: [u16; 768] = {
 /// Exact floor square root of a `u128`: the same value as `n.isqrt()` for every input, faster.
 ///
 /// `n` is shifted left by an even amount to `m` ∈ [2¹²⁶, 2¹²⁸), whose root has exactly 64 bits.
-/// An estimate `s` of `√m` comes from integer Newton steps without any division (a 10-bit table
-/// seed for `1/√t` of the top word `t`, two Newton steps to ~37 bits, `s₁ = t·y`, then one
-/// residual step `s = s₁ + (m − s₁²)·y/2`); it is within one of the root. `s` is then corrected
+/// An estimate `s` of `√m` comes from integer iterations without any division (a 10-bit table
+/// seed for `1/√t` of the top word `t`, two Goldschmidt steps to ~37 bits of `√t` and `1/(2√t)`,
+/// then one residual step `s = s₁ + (m − s₁²)/(2s₁)`); it is within one of the root. `s` is then corrected
 /// by one and *verified* with exact `u128` comparisons (`s² ≤ m < (s + 1)²`), so the result never
 /// depends on the estimate's accuracy: were the check to fail, core's `isqrt` would be used (the
 /// tests show it never does). Shifting the root back right is exact: `⌊⌊2ᵏ√n⌋ / 2ᵏ⌋ = ⌊√n⌋`.
@@ -129,22 +129,29 @@ fn isqrt_u128_verified(n: u128) -> Option<u128> {
     let shift = n.leading_zeros() & !1;
     let m = n << shift;
     let t = (m >> 64) as u64; // ∈ [2⁶², 2⁶⁴)
-    // y ≈ 1/√(t / 2⁶⁴) ∈ (1, 2] in Q2.61. Wrapping arithmetic: only the verified result counts.
-    let mut y = u64::from(RSQRT_SEED[(t >> 54) as usize - 256]) << 46;
+    // Goldschmidt's coupled iteration, x = t / 2⁶⁴ ∈ [¼, 1): g → √x and h → 1/(2√x), both
+    // in Q.62 (below 2⁶³, so signed products are single multiplications), seeded from the table
+    // (y₀ ≈ 1/√x in Q.15). Each step: r = ½ − g·h, g += g·r, h += h·r (the two products are
+    // independent: a shorter dependency chain than Newton's). Wrapping arithmetic: only the
+    // verified result counts.
+    let y0 = u64::from(RSQRT_SEED[(t >> 54) as usize - 256]);
+    let mut g = ((u128::from(t) * u128::from(y0)) >> 17) as i64; // x·y₀ < 2
+    let mut h = (y0 << 46) as i64;
     for _ in 0..2 {
-        // y ← y + y·(1 − t·y²)/2
-        let y2 = ((u128::from(y) * u128::from(y)) >> 61) as u64;
-        let ty2 = ((u128::from(t) * u128::from(y2)) >> 64) as u64;
-        let e = (1i64 << 61).wrapping_sub(ty2 as i64);
-        let dy = ((i128::from(y as i64) * i128::from(e)) >> 62) as i64;
-        y = (y as i64).wrapping_add(dy) as u64;
+        let gh = ((i128::from(g) * i128::from(h)) >> 64) as i64; // Q.60
+        let r = (1i64 << 59).wrapping_sub(gh);
+        let dg = ((i128::from(g) * i128::from(r)) >> 60) as i64;
+        let dh = ((i128::from(h) * i128::from(r)) >> 60) as i64;
+        g = g.wrapping_add(dg);
+        h = h.wrapping_add(dh);
     }
-    // √m ≈ t·y, then one residual step: s = s₁ + (m − s₁²)/(2s₁) with 1/(2s₁) ≈ y/2⁶⁵.
-    let s1 = u64::try_from((u128::from(t) * u128::from(y)) >> 61).unwrap_or(u64::MAX);
+    // √m ≈ s₁ = 2⁶⁴·g (~37 bits), then one residual step s = s₁ + (m − s₁²)/(2s₁), with
+    // 1/(2s₁) ≈ h / 2¹²⁶.
+    let s1 = (g.clamp(0, i64::MAX >> 1) as u64) << 2;
     let residual = m
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
-    let step = ((i128::from((residual >> 32) as i64) * i128::from(y >> 30)) >> 64) as i64;
+    let step = ((i128::from((residual >> 32) as i64) * i128::from(h >> 30)) >> 64) as i64;
     let mut s = s1.wrapping_add_signed(step);
     // Exact correction by one in either direction, then verification.
     let mut sq = u128::from(s) * u128::from(s);
