@@ -116,12 +116,23 @@ const RSQRT_SEED: [u16; 768] = {
 #[inline]
 #[must_use]
 pub fn isqrt_u128(n: u128) -> u128 {
-    isqrt_u128_verified(n).unwrap_or_else(|| n.isqrt())
+    match isqrt_u128_verified(n) {
+        Some(root) => root,
+        None => isqrt_fallback(n),
+    }
+}
+
+/// Core's `isqrt`, out of line: the fallback [`isqrt_u128`] never takes.
+#[cold]
+#[inline(never)]
+fn isqrt_fallback(n: u128) -> u128 {
+    n.isqrt()
 }
 
 /// [`isqrt_u128`] without the fallback: `None` when the verified estimate was off by more than
-/// one (tests assert it never is).
-#[inline]
+/// one (tests assert it never is). Always inlined: an `Option<u128>` returned from a call
+/// goes through memory.
+#[inline(always)]
 fn isqrt_u128_verified(n: u128) -> Option<u128> {
     if n == 0 {
         return Some(0);
@@ -354,7 +365,8 @@ impl Vec2 {
         // then carry full precision even for vectors a few ulps long. The scaled root shifted
         // back is exactly `length()`: floor(floor(2^s·√X) / 2^s) = floor(√X).
         let s = m.leading_zeros().saturating_sub(2);
-        let (x, y) = (i128::from(xb) << s, i128::from(yb) << s);
+        // |xb|, |yb| <= m, and m << s < 2⁶²: the shifted components fit an i64.
+        let (x, y) = (i128::from(xb << s), i128::from(yb << s));
         let len = isqrt_u128((x * x + y * y).cast_unsigned()).cast_signed();
         let unit = Self::from_bits(
             div_trunc(x << FRAC_BITS, len) as i64,
