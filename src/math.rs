@@ -7,11 +7,13 @@
 //!
 //! # Rounding, stated once
 //! * `a * b` (from `fixed`): exact i128 product, then an arithmetic shift — rounds toward −∞.
-//! * `a / b` (from `fixed`): truncates toward zero, so `(-a) / b == -(a / b)` exactly.
+//! * `a / b` (from `fixed`): truncates toward zero, so `(-a) / b == -(a / b)` exactly. The tick
+//!   divides with [`fx_div`] / [`fx_saturating_div`] (same bits, faster).
 //! * [`Vec2::dot`], [`Vec2::det`], [`Vec2::length_squared`]: the two raw products are summed
 //!   exactly in i128 and shifted once (toward −∞): one rounding, not three.
 //! * [`sqrt`] and [`Vec2::length`]: the floor of the exact root (integer square root of the raw
-//!   bits), so `length` of an exact `i128` sum of squares has a single rounding.
+//!   bits, [`isqrt_u128`]: core's `u128::isqrt`, computed faster), so `length` of an exact `i128`
+//!   sum of squares has a single rounding.
 //!
 //! Products of two in-range scalars always fit an `i128` ([`wide_mul`]); comparisons such as
 //! `a² > b²·c²` are done there, exactly, instead of in the scalar where they could overflow.
@@ -90,9 +92,9 @@ pub fn sqrt_wide(wide: i128) -> Fx {
     Fx::from_bits(root as i64)
 }
 
-/// `RSQRT_SEED[i - 256]` ≈ `2¹⁵ / √((i + ½) / 1024)` for the 10-bit prefix `i` ∈ [256, 1024) of
-/// a normalised 64-bit value: the seed of [`isqrt_u128`]'s Goldschmidt iteration (computed at compile
-/// time in integers: `isqrt(⌈2⁴¹ / (2i + 1)⌉)`).
+/// `RSQRT_SEED[i - 256]` ≈ `2¹⁵ / √((i + ½) / 1024)` for the 10-bit prefix `i` ∈ [256, 1024)
+/// of a normalised 64-bit value: the seed of [`isqrt_u128`]'s Goldschmidt iteration (computed
+/// at compile time in integers: `isqrt(⌈2⁴¹ / (2i + 1)⌉)`).
 const RSQRT_SEED: [u16; 768] = {
     let mut table = [0u16; 768];
     let mut k = 0;
@@ -108,11 +110,15 @@ const RSQRT_SEED: [u16; 768] = {
 ///
 /// `n` is shifted left by an even amount to `m` ∈ [2¹²⁶, 2¹²⁸), whose root has exactly 64 bits.
 /// An estimate `s` of `√m` comes from integer iterations without any division (a 10-bit table
-/// seed for `1/√t` of the top word `t`, two Goldschmidt steps to ~37 bits of `√t` and `1/(2√t)`,
-/// then one residual step `s = s₁ + (m − s₁²)/(2s₁)`); it is within one of the root. `s` is then corrected
-/// by one and *verified* with exact `u128` comparisons (`s² ≤ m < (s + 1)²`), so the result never
-/// depends on the estimate's accuracy: were the check to fail, core's `isqrt` would be used (the
-/// tests show it never does). Shifting the root back right is exact: `⌊⌊2ᵏ√n⌋ / 2ᵏ⌋ = ⌊√n⌋`.
+/// seed for `1/√t` of the top word `t`, two Goldschmidt steps to ~37 bits of `√t` and
+/// `1/(2√t)`, then one residual step `s = s₁ + (m − s₁²)/(2s₁)`); it is within one of the root.
+/// `s` is then corrected by one and *verified* with exact `u128` comparisons
+/// (`s² ≤ m < (s + 1)²`), so the result never depends on the estimate's accuracy: were the check
+/// to fail, core's `isqrt` would be used (the tests show it never does). Shifting the root back
+/// right is exact: `⌊⌊2ᵏ√m⌋ / 2ᵏ⌋ = ⌊√n⌋` for `m = 4ᵏ·n`.
+///
+/// Core's `u128::isqrt` (Karatsuba) divides four times, the last time a `u128` by a `u128`;
+/// this is a chain of ten multiplications, about twice as fast (`cargo bench --bench kernels`).
 #[inline]
 #[must_use]
 pub fn isqrt_u128(n: u128) -> u128 {
@@ -156,8 +162,8 @@ fn isqrt_u128_verified(n: u128) -> Option<u128> {
         g = g.wrapping_add(dg);
         h = h.wrapping_add(dh);
     }
-    // √m ≈ s₁ = 2⁶⁴·g (~37 bits), then one residual step s = s₁ + (m − s₁²)/(2s₁), with
-    // 1/(2s₁) ≈ h / 2¹²⁶.
+    // √m = 2⁶⁴·√x ≈ s₁ = 4g (~37 bits), then one residual step s = s₁ + (m − s₁²)/(2s₁),
+    // with 1/(2s₁) ≈ h / 2¹²⁶.
     let s1 = (g.clamp(0, i64::MAX >> 1) as u64) << 2;
     let residual = m
         .wrapping_sub(u128::from(s1) * u128::from(s1))
@@ -181,9 +187,11 @@ fn isqrt_u128_verified(n: u128) -> Option<u128> {
     Some(u128::from(s >> (shift / 2)))
 }
 
-/// `n / d` for `i128` (truncating toward zero, panicking on a zero divisor and on
-/// `i128::MIN / -1` exactly like the operator), computed as an unsigned division of the
-/// magnitudes, which skips the signed wrapper of the generic division routine.
+/// `n / d` for `i128`, truncating toward zero: the operator's result for every input, computed as
+/// an unsigned division of the magnitudes (skips the signed wrapper of the generic routine).
+///
+/// # Panics
+/// Like the operator: when `d` is zero, and on the overflow `i128::MIN / -1`.
 #[inline]
 #[must_use]
 pub fn div_trunc(n: i128, d: i128) -> i128 {
@@ -191,7 +199,7 @@ pub fn div_trunc(n: i128, d: i128) -> i128 {
         return n.checked_neg().expect("attempt to divide with overflow");
     }
     let q = n.unsigned_abs() / d.unsigned_abs();
-    // |n / d| <= |n| <= 2¹²⁷ and d != -1: q < 2¹²⁷ unless n = i128::MIN, d = ±1.
+    // q <= 2¹²⁷, with equality only for i128::MIN / 1, whose negation wraps to i128::MIN.
     if (n < 0) != (d < 0) {
         q.wrapping_neg().cast_signed()
     } else {
@@ -216,9 +224,12 @@ fn fx_div_raw(a: Fx, b: Fx) -> (i64, bool) {
     }
 }
 
-/// `a / b`, bit-identical to `fixed`'s `I32F32` division (truncates toward zero; panics on a
-/// zero divisor; overflow panics in debug builds and wraps otherwise), without the generic
-/// signed `i128` division.
+/// `a / b`, bit-identical to `fixed`'s `I32F32` division (truncates toward zero), without the
+/// generic signed `i128` division.
+///
+/// # Panics
+/// Like `fixed`: when `b` is zero, and on overflow in builds with debug assertions (release
+/// builds wrap, as `fixed` does).
 #[inline]
 #[must_use]
 pub fn fx_div(a: Fx, b: Fx) -> Fx {
@@ -228,7 +239,10 @@ pub fn fx_div(a: Fx, b: Fx) -> Fx {
 }
 
 /// `a.saturating_div(b)`, bit-identical to `fixed`'s (on overflow: `Fx::MIN` when the signs
-/// differ, else `Fx::MAX`; panics on a zero divisor), without the generic `i128` division.
+/// differ, else `Fx::MAX`), without the generic `i128` division.
+///
+/// # Panics
+/// When `b` is zero, like `fixed`.
 #[inline]
 #[must_use]
 pub fn fx_saturating_div(a: Fx, b: Fx) -> Fx {
