@@ -25,7 +25,7 @@
 
 use super::ObstacleAgent;
 use super::geom::{ratio, tangent_det_sign, wide};
-use crate::math::{EPSILON, Fx, Vec2, sqrt_wide, wide_mul};
+use crate::math::{EPSILON, Fx, Vec2, div_trunc, sqrt_wide, wide_mul};
 use crate::orca::Line;
 use std::cmp::Ordering;
 
@@ -93,7 +93,7 @@ fn right_leg(rel: Vec2, leg: Fx, radius: Fx, dist_sq: i128) -> Vec2 {
 fn offset_line(direction: Vec2, rel: Vec2, radius: Fx, tau: Fx) -> Line {
     let n = direction.perp();
     let c_wide = n.dot_wide(rel) + wide(radius);
-    let c = c_wide / i128::from(tau.to_bits());
+    let c = div_trunc(c_wide, i128::from(tau.to_bits()));
     // Bounded by the branch conditions (module docs); saturate rather than wrap regardless.
     let c = Fx::from_bits(c.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64);
     Line {

@@ -19,7 +19,7 @@
 
 use super::Line;
 use crate::AgentId;
-use crate::math::{Fx, HALF, Vec2, narrow, sqrt_wide, unit_from_turns, wide_mul};
+use crate::math::{Fx, HALF, Vec2, fx_div, narrow, sqrt_wide, unit_from_turns, wide_mul};
 
 /// What the line construction needs to know about one agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +85,7 @@ pub fn solve_pair(
             // dot1 < 0 implies w != 0.
             let (w_len, unit_w) = w.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
             return PairSolution {
-                u: unit_w * (combined_radius / time_horizon - w_len),
+                u: unit_w * (fx_div(combined_radius, time_horizon) - w_len),
                 direction: Vec2::new(unit_w.y, -unit_w.x),
                 branch: Branch::CutOffCircle,
             };
@@ -127,7 +127,7 @@ pub fn solve_pair(
         ),
     };
     PairSolution {
-        u: unit_w * (combined_radius / time_step - w_len),
+        u: unit_w * (fx_div(combined_radius, time_step) - w_len),
         direction: Vec2::new(unit_w.y, -unit_w.x),
         branch,
     }

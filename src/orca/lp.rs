@@ -12,7 +12,7 @@
 //! the speed circle a line lies on.
 
 use super::Line;
-use crate::math::{EPSILON, Fx, Vec2, sqrt_wide, wide_mul};
+use crate::math::{EPSILON, Fx, Vec2, div_trunc, fx_saturating_div, sqrt_wide, wide_mul};
 
 /// Intersection parameters are clamped to this magnitude (2²⁴).
 const T_LIMIT: Fx = Fx::from_bits(1 << 56);
@@ -72,7 +72,7 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
             }
             continue;
         }
-        let t = clamp_t(numerator.saturating_div(denominator));
+        let t = clamp_t(fx_saturating_div(numerator, denominator));
         if denominator >= Fx::ZERO {
             // `other` bounds this line on the right.
             t_right = t_right.min(t);
@@ -158,13 +158,16 @@ pub fn lp3(
         scratch.extend_from_slice(&lines[..num_obstacle_lines]);
         for lj in &lines[num_obstacle_lines.min(i)..i] {
             let determinant = li.direction.det(lj.direction);
-            let point = if determinant.abs() <= EPSILON {
+            let (point, direction) = if determinant.abs() <= EPSILON {
                 // Lines i and j are parallel.
                 if li.direction.dot_wide(lj.direction) > 0 {
                     continue; // same direction
                 }
                 // Opposite directions: the midpoint.
-                (li.point + lj.point).half()
+                (
+                    (li.point + lj.point).half(),
+                    (lj.direction - li.direction).normalize_or_zero(),
+                )
             } else {
                 // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
                 // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at
@@ -176,21 +179,22 @@ pub fn lp3(
                 // above the optimum). Same line, anchored instead at its foot from the origin,
                 // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
                 let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
+                // |e| and the line's direction e/|e| from one square root (`length_and_direction`
+                // is bit-identical to `length` and `normalize_or_zero`).
+                let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
                 // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
                 // distance |k| / |e| is capped, which also keeps every product below in i128.
-                let cap = wide_mul(T_LIMIT, e.length());
+                let cap = wide_mul(T_LIMIT, e_len);
                 let k = (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point))
                     .clamp(-cap, cap);
                 let n_sq = e.length_squared_wide();
                 let n = e.perp();
                 // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64).
-                let foot = |c: Fx| Fx::from_bits(((i128::from(c.to_bits()) * k) / n_sq) as i64);
-                Vec2::new(foot(n.x), foot(n.y))
+                let foot =
+                    |c: Fx| Fx::from_bits(div_trunc(i128::from(c.to_bits()) * k, n_sq) as i64);
+                (Vec2::new(foot(n.x), foot(n.y)), e_unit)
             };
-            scratch.push(Line {
-                point,
-                direction: (lj.direction - li.direction).normalize_or_zero(),
-            });
+            scratch.push(Line { point, direction });
         }
         let objective = Objective::Direction(li.direction.perp());
         if let Lp2Outcome::Feasible(v) = lp2(scratch, radius, objective) {
