@@ -7,7 +7,7 @@ use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleAgent, ObstacleId, ObstacleNeighbors, ObstacleSet, ObstacleShape};
 use crate::orca::Line;
-use crate::orca::lines::{AgentState, agent_line};
+use crate::orca::lines::{AgentState, PairHalf};
 use crate::orca::lp;
 use crate::spatial::kdtree::{AgentTree, NeighborKey};
 
@@ -42,6 +42,8 @@ struct Workspace {
     /// Neighbours found by the last step, flat, with a `(start, len)` range per slot.
     neighbor_ids: Vec<AgentId>,
     neighbor_ranges: Vec<(u32, u32)>,
+    /// The pair solution behind each entry of `neighbor_ids` (canonical frame).
+    pairs: Vec<PairHalf>,
     canonical: Vec<u8>,
 }
 
@@ -151,6 +153,7 @@ impl Simulator {
         w.new_velocities.clear();
         w.neighbor_ids.clear();
         w.neighbor_ranges.clear();
+        w.pairs.clear();
         for slot in 0..n {
             let p = &self.params[slot];
             let me = AgentState {
@@ -188,9 +191,25 @@ impl Simulator {
                     velocity: self.velocities[o],
                     radius: self.params[o].radius,
                 };
-                w.lines
-                    .push(agent_line(&me, &other, p.time_horizon, self.time_step));
+                // A pair is solved once: when the other agent (lower id, so an earlier slot)
+                // listed me with the same horizon, its solution is mine, negated. The same
+                // bits as solving again.
+                let solved = if o < slot && self.params[o].time_horizon == p.time_horizon {
+                    let (first, len) = w.neighbor_ranges[o];
+                    let range = first as usize..(first + len) as usize;
+                    w.neighbor_ids[range.clone()]
+                        .iter()
+                        .position(|&id| id == me.id)
+                        .map(|k| w.pairs[range.start + k])
+                } else {
+                    None
+                };
+                let pair = solved.unwrap_or_else(|| {
+                    PairHalf::solve(&me, &other, p.time_horizon, self.time_step)
+                });
+                w.lines.push(pair.line_for(&me, &other));
                 w.neighbor_ids.push(other.id);
+                w.pairs.push(pair);
             }
             w.neighbor_ranges.push((start, w.neighbors.len() as u32));
             w.new_velocities.push(lp::solve(
@@ -604,6 +623,7 @@ impl Simulator {
     /// computed for a state that has been rolled back).
     pub(crate) fn clear_neighbor_lists(&mut self) {
         self.work.neighbor_ids.clear();
+        self.work.pairs.clear();
         self.work.neighbor_ranges.clear();
         self.work.neighbor_ranges.resize(self.ids.len(), (0, 0));
     }

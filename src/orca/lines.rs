@@ -166,29 +166,61 @@ pub fn agent_line_with_branch(
     time_horizon: Fx,
     time_step: Fx,
 ) -> (Line, Branch) {
-    let combined_radius = me.radius + other.radius;
-    let me_is_a = me.id < other.id;
-    let (a, b) = if me_is_a { (me, other) } else { (other, me) };
-    let s = solve_pair(
-        b.position - a.position,
-        a.velocity - b.velocity,
-        combined_radius,
-        time_horizon,
-        time_step,
-        (a.id, b.id),
-    );
-    // Half of the correction; B takes the exact negation.
-    let half_u = Vec2::new(s.u.x * HALF, s.u.y * HALF);
-    let line = if me_is_a {
-        Line {
-            point: me.velocity + half_u,
+    let pair = PairHalf::solve(me, other, time_horizon, time_step);
+    (pair.line_for(me, other), pair.branch)
+}
+
+/// One pair's ORCA solution in the canonical (lower id = A) frame, halved: what both agents'
+/// lines are made of. A's line is `(v_A + half_u, direction)`, B's is the exact negation
+/// `(v_B − half_u, −direction)`, so a pair solved for A can be handed to B unchanged when B
+/// uses the same time horizon ([`crate::Simulator`] does this; results are bit-identical).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairHalf {
+    /// Half of A's correction `u`.
+    pub half_u: Vec2,
+    /// Direction of A's line.
+    pub direction: Vec2,
+    /// Branch taken.
+    pub branch: Branch,
+}
+
+impl PairHalf {
+    /// Solves the pair of `me` and `other` in the lower id's frame with horizon `time_horizon`.
+    #[must_use]
+    pub fn solve(me: &AgentState, other: &AgentState, time_horizon: Fx, time_step: Fx) -> Self {
+        let (a, b) = if me.id < other.id {
+            (me, other)
+        } else {
+            (other, me)
+        };
+        let s = solve_pair(
+            b.position - a.position,
+            a.velocity - b.velocity,
+            me.radius + other.radius,
+            time_horizon,
+            time_step,
+            (a.id, b.id),
+        );
+        Self {
+            half_u: Vec2::new(s.u.x * HALF, s.u.y * HALF),
             direction: s.direction,
+            branch: s.branch,
         }
-    } else {
-        Line {
-            point: me.velocity - half_u,
-            direction: -s.direction,
+    }
+
+    /// The ORCA line this pair induces on `me` (either agent of the pair).
+    #[must_use]
+    pub fn line_for(&self, me: &AgentState, other: &AgentState) -> Line {
+        if me.id < other.id {
+            Line {
+                point: me.velocity + self.half_u,
+                direction: self.direction,
+            }
+        } else {
+            Line {
+                point: me.velocity - self.half_u,
+                direction: -self.direction,
+            }
         }
-    };
-    (line, s.branch)
+    }
 }
