@@ -124,94 +124,175 @@ impl AgentTree {
         if self.nodes.is_empty() || max_neighbors == 0 {
             return;
         }
-        let mut search = Search {
-            tree: self,
-            slot,
-            center: positions[slot as usize],
-            max: max_neighbors,
-            // Accept keys strictly below (range², 0), i.e. distance² < range² (RVO2).
-            limit: (wide_mul(range, range), 0),
-            out,
-        };
-        search.visit(0);
+        let range_sq = wide_mul(range, range).unsigned_abs();
+        let center = positions[slot as usize];
+        if range_sq < PACKED_BOUND {
+            // Every accepted distance² is below 2⁹⁶: keys pack into one u128.
+            let mut search = Search::<true>::new(self, center, slot, max_neighbors, range_sq, out);
+            search.visit(0);
+            for key in out.iter_mut() {
+                let packed = key.0 as u128;
+                *key = ((packed >> 32) as i128, packed as u32);
+            }
+        } else {
+            let mut search =
+                Search::<false>::new(self, center, slot, max_neighbors, range_sq, out);
+            search.visit(0);
+        }
     }
 }
 
-struct Search<'a> {
-    tree: &'a AgentTree,
+/// Ranges with `range² < 2⁹⁶` (raw Q64.64, i.e. below 65,536 units: every simulation range)
+/// search with packed keys `distance² << 32 | slot`, whose `u128` order is the key order.
+const PACKED_BOUND: u128 = 1 << 96;
+
+/// One query. With `PACKED`, `out` holds packed keys (bit-cast into the `i128` field) until the
+/// search ends; otherwise it holds `(distance², slot)` throughout.
+struct Search<'a, const PACKED: bool> {
+    nodes: &'a [Node],
+    order: &'a [u32],
+    sorted: &'a [Vec2],
     slot: u32,
-    center: Vec2,
+    cx: i64,
+    cy: i64,
     max: usize,
-    limit: NeighborKey,
+    /// Keys `(d, s)` are accepted iff `(d, s) < (limit_d, limit_s)`; `limit_packed` is the
+    /// packed form (used only when `PACKED`).
+    limit_d: u128,
+    limit_s: u32,
+    limit_packed: u128,
     out: &'a mut Vec<NeighborKey>,
 }
 
-impl Search<'_> {
-    /// A subtree can hold a key below the limit only if `(box distance², 0) < limit`.
-    #[inline]
-    fn may_contain(&self, dist_sq: i128, min_slot: u32) -> bool {
-        (dist_sq, min_slot) < self.limit
+/// `|a − b|²` of two raw coordinates, exact.
+#[inline(always)]
+fn sq_diff(a: i64, b: i64) -> u128 {
+    let d = (a - b).unsigned_abs();
+    u128::from(d) * u128::from(d)
+}
+
+impl<'a, const PACKED: bool> Search<'a, PACKED> {
+    fn new(
+        tree: &'a AgentTree,
+        center: Vec2,
+        slot: u32,
+        max: usize,
+        range_sq: u128,
+        out: &'a mut Vec<NeighborKey>,
+    ) -> Self {
+        Self {
+            nodes: &tree.nodes,
+            order: &tree.order,
+            sorted: &tree.sorted,
+            slot,
+            cx: center.x.to_bits(),
+            cy: center.y.to_bits(),
+            max,
+            // Accept keys strictly below (range², 0), i.e. distance² < range² (RVO2).
+            limit_d: range_sq,
+            limit_s: 0,
+            limit_packed: if PACKED { range_sq << 32 } else { 0 },
+            out,
+        }
     }
 
-    fn box_dist_sq(&self, node: &Node) -> i128 {
-        let c = self.center;
-        let dx = (node.min.x - c.x).max(Fx::ZERO) + (c.x - node.max.x).max(Fx::ZERO);
-        let dy = (node.min.y - c.y).max(Fx::ZERO) + (c.y - node.max.y).max(Fx::ZERO);
-        wide_mul(dx, dx) + wide_mul(dy, dy)
+    /// `(d, s) < limit`.
+    #[inline(always)]
+    fn below_limit(&self, d: u128, s: u32) -> bool {
+        if PACKED {
+            // d ≤ limit_d < 2⁹⁶, so the packing below is exact.
+            d <= self.limit_d && (d << 32 | u128::from(s)) < self.limit_packed
+        } else {
+            d < self.limit_d || (d == self.limit_d && s < self.limit_s)
+        }
+    }
+
+    #[inline(always)]
+    fn box_dist_sq(&self, node: &Node) -> u128 {
+        let (cx, cy) = (self.cx, self.cy);
+        // Per axis, the gap between the centre and the box (zero inside its slab).
+        let gx = (node.min.x.to_bits() - cx).max(0) + (cx - node.max.x.to_bits()).max(0);
+        let gy = (node.min.y.to_bits() - cy).max(0) + (cy - node.max.y.to_bits()).max(0);
+        sq_diff(gx, 0) + sq_diff(gy, 0)
     }
 
     fn visit(&mut self, node: usize) {
-        let n = self.tree.nodes[node];
+        let n = &self.nodes[node];
         if (n.end - n.begin) as usize <= MAX_LEAF_SIZE {
-            for i in n.begin as usize..n.end as usize {
-                self.insert(self.tree.order[i], self.tree.sorted[i]);
-            }
+            let (begin, end) = (n.begin as usize, n.end as usize);
+            self.scan_leaf(begin, end);
             return;
         }
-        let left = &self.tree.nodes[n.left as usize];
-        let right = &self.tree.nodes[n.right as usize];
+        let (li, ri) = (n.left, n.right);
+        let left = &self.nodes[li as usize];
+        let right = &self.nodes[ri as usize];
         let dl = self.box_dist_sq(left);
         let dr = self.box_dist_sq(right);
         // Nearer child first (RVO2), which tightens the limit sooner.
-        let (first, d_first, second, d_second) = if dl < dr {
-            (n.left, dl, n.right, dr)
+        let (first, d_first, s_first, second, d_second, s_second) = if dl < dr {
+            (li, dl, left.min_slot, ri, dr, right.min_slot)
         } else {
-            (n.right, dr, n.left, dl)
+            (ri, dr, right.min_slot, li, dl, left.min_slot)
         };
-        let (s_first, s_second) = (
-            self.tree.nodes[first as usize].min_slot,
-            self.tree.nodes[second as usize].min_slot,
-        );
-        if self.may_contain(d_first, s_first) {
+        // A subtree can hold a key below the limit only if (box distance², min slot) is.
+        if self.below_limit(d_first, s_first) {
             self.visit(first as usize);
         }
         // Checked on its own: with the slot in the key, pruning the nearer child does not
         // imply pruning the farther one.
-        if self.may_contain(d_second, s_second) {
+        if self.below_limit(d_second, s_second) {
             self.visit(second as usize);
         }
     }
 
-    fn insert(&mut self, other: u32, position: Vec2) {
-        if other == self.slot {
-            return;
+    #[inline(always)]
+    fn scan_leaf(&mut self, begin: usize, end: usize) {
+        let slots = &self.order[begin..end];
+        let points = &self.sorted[begin..end];
+        for (&other, p) in slots.iter().zip(points) {
+            let d = sq_diff(p.x.to_bits(), self.cx) + sq_diff(p.y.to_bits(), self.cy);
+            if self.below_limit(d, other) && other != self.slot {
+                self.insert(d, other);
+            }
         }
-        let key = ((position - self.center).length_squared_wide(), other);
-        if key >= self.limit {
-            return;
-        }
-        if self.out.len() < self.max {
-            self.out.push(key);
-        }
-        // Insertion sort from the back (RVO2), by the total order (distance², slot).
-        let mut i = self.out.len() - 1;
-        while i != 0 && key < self.out[i - 1] {
-            self.out[i] = self.out[i - 1];
+    }
+
+    /// Inserts a key known to be below the limit: insertion sort from the back (RVO2), by the
+    /// total order (distance², slot).
+    fn insert(&mut self, d: u128, other: u32) {
+        let max = self.max;
+        let out = &mut *self.out;
+        let mut i = out.len();
+        if i < max {
+            out.push((0, 0));
+        } else {
             i -= 1;
         }
-        self.out[i] = key;
-        if self.out.len() == self.max {
-            self.limit = self.out[self.out.len() - 1];
+        let list = out.as_mut_slice();
+        if PACKED {
+            let key = d << 32 | u128::from(other);
+            while i != 0 && key < list[i - 1].0 as u128 {
+                list[i].0 = list[i - 1].0;
+                i -= 1;
+            }
+            list[i].0 = key as i128;
+            if list.len() == max {
+                let last = list[max - 1].0 as u128;
+                self.limit_packed = last;
+                self.limit_d = last >> 32;
+            }
+        } else {
+            let key = (d as i128, other);
+            while i != 0 && key < list[i - 1] {
+                list[i] = list[i - 1];
+                i -= 1;
+            }
+            list[i] = key;
+            if list.len() == max {
+                let last = list[max - 1];
+                self.limit_d = last.0 as u128;
+                self.limit_s = last.1;
+            }
         }
     }
 }
