@@ -21,6 +21,8 @@ struct Node {
     end: u32,
     left: u32,
     right: u32,
+    /// Parent node (the root's is 0).
+    parent: u32,
     min: Vec2,
     max: Vec2,
     min_slot: u32,
@@ -33,9 +35,13 @@ pub type NeighborKey = (i128, u32);
 #[derive(Clone, Debug, Default)]
 pub struct AgentTree {
     order: Vec<u32>,
-    /// `positions[order[i]]`, so leaf scans read memory in order.
-    sorted: Vec<Vec2>,
+    /// Raw coordinates `positions[order[i]]` (x and y apart), so leaf scans read memory in
+    /// order and in plain 64-bit registers.
+    xs: Vec<i64>,
+    ys: Vec<i64>,
     nodes: Vec<Node>,
+    /// The leaf holding each slot: queries start there and walk up.
+    leaf_of: Vec<u32>,
 }
 
 impl AgentTree {
@@ -48,10 +54,16 @@ impl AgentTree {
             return;
         }
         self.nodes.resize(2 * positions.len() - 1, Node::default());
+        self.leaf_of.clear();
+        self.leaf_of.resize(positions.len(), 0);
         self.build_recursive(positions, 0, positions.len(), 0);
-        self.sorted.clear();
-        self.sorted
-            .extend(self.order.iter().map(|&slot| positions[slot as usize]));
+        self.xs.clear();
+        self.ys.clear();
+        for &slot in &self.order {
+            let p = positions[slot as usize];
+            self.xs.push(p.x.to_bits());
+            self.ys.push(p.y.to_bits());
+        }
     }
 
     fn build_recursive(&mut self, positions: &[Vec2], begin: usize, end: usize, node: usize) {
@@ -71,6 +83,9 @@ impl AgentTree {
         n.max = max;
         n.min_slot = min_slot;
         if end - begin <= MAX_LEAF_SIZE {
+            for &slot in &self.order[begin..end] {
+                self.leaf_of[slot as usize] = node as u32;
+            }
             return;
         }
         // Split the longer side at its midpoint (exact: floor of the raw sum / 2).
@@ -104,6 +119,8 @@ impl AgentTree {
         let right_node = node + 2 * left_size;
         self.nodes[node].left = left_node as u32;
         self.nodes[node].right = right_node as u32;
+        self.nodes[left_node].parent = node as u32;
+        self.nodes[right_node].parent = node as u32;
         self.build_recursive(positions, begin, begin + left_size, left_node);
         self.build_recursive(positions, begin + left_size, end, right_node);
     }
@@ -129,7 +146,7 @@ impl AgentTree {
         if range_sq < PACKED_BOUND {
             // Every accepted distance² is below 2⁹⁶: keys pack into one u128.
             let mut search = Search::<true>::new(self, center, slot, max_neighbors, range_sq, out);
-            search.visit(0);
+            search.run(self.leaf_of[slot as usize]);
             for key in out.iter_mut() {
                 let packed = key.0 as u128;
                 *key = ((packed >> 32) as i128, packed as u32);
@@ -137,7 +154,7 @@ impl AgentTree {
         } else {
             let mut search =
                 Search::<false>::new(self, center, slot, max_neighbors, range_sq, out);
-            search.visit(0);
+            search.run(self.leaf_of[slot as usize]);
         }
     }
 }
@@ -151,7 +168,8 @@ const PACKED_BOUND: u128 = 1 << 96;
 struct Search<'a, const PACKED: bool> {
     nodes: &'a [Node],
     order: &'a [u32],
-    sorted: &'a [Vec2],
+    xs: &'a [i64],
+    ys: &'a [i64],
     slot: u32,
     cx: i64,
     cy: i64,
@@ -183,7 +201,8 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
         Self {
             nodes: &tree.nodes,
             order: &tree.order,
-            sorted: &tree.sorted,
+            xs: &tree.xs,
+            ys: &tree.ys,
             slot,
             cx: center.x.to_bits(),
             cy: center.y.to_bits(),
@@ -213,7 +232,32 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
         // Per axis, the gap between the centre and the box (zero inside its slab).
         let gx = (node.min.x.to_bits() - cx).max(0) + (cx - node.max.x.to_bits()).max(0);
         let gy = (node.min.y.to_bits() - cy).max(0) + (cy - node.max.y.to_bits()).max(0);
-        sq_diff(gx, 0) + sq_diff(gy, 0)
+        // Both gaps are non-negative (sums of non-negative terms).
+        let (gx, gy) = (gx as u64, gy as u64);
+        u128::from(gx) * u128::from(gx) + u128::from(gy) * u128::from(gy)
+    }
+
+    /// Scans the query's own leaf, then walks up to the root, visiting each sibling subtree
+    /// that may hold a key below the limit. The own leaf fills the list with near keys first,
+    /// so the limit is tight before any other subtree is tested; the visit order never changes
+    /// the result (the key order is total and pruning is exact).
+    fn run(&mut self, leaf: u32) {
+        let mut node = leaf as usize;
+        let n = &self.nodes[node];
+        self.scan_leaf(n.begin as usize, n.end as usize);
+        while node != 0 {
+            let parent = &self.nodes[self.nodes[node].parent as usize];
+            let sibling = if parent.left as usize == node {
+                parent.right
+            } else {
+                parent.left
+            };
+            let s = &self.nodes[sibling as usize];
+            if self.below_limit(self.box_dist_sq(s), s.min_slot) {
+                self.visit(sibling as usize);
+            }
+            node = self.nodes[node].parent as usize;
+        }
     }
 
     fn visit(&mut self, node: usize) {
@@ -248,9 +292,10 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
     #[inline(always)]
     fn scan_leaf(&mut self, begin: usize, end: usize) {
         let slots = &self.order[begin..end];
-        let points = &self.sorted[begin..end];
-        for (&other, p) in slots.iter().zip(points) {
-            let d = sq_diff(p.x.to_bits(), self.cx) + sq_diff(p.y.to_bits(), self.cy);
+        let xs = &self.xs[begin..end];
+        let ys = &self.ys[begin..end];
+        for ((&other, &x), &y) in slots.iter().zip(xs).zip(ys) {
+            let d = sq_diff(x, self.cx) + sq_diff(y, self.cy);
             if self.below_limit(d, other) && other != self.slot {
                 self.insert(d, other);
             }
