@@ -304,37 +304,49 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
 
     /// Inserts a key known to be below the limit: insertion sort from the back (RVO2), by the
     /// total order (distance², slot).
+    #[inline(always)]
     fn insert(&mut self, d: u128, other: u32) {
         let max = self.max;
         let out = &mut *self.out;
-        let mut i = out.len();
-        if i < max {
+        // The hole: a new last entry while the list is short, else the evicted last entry.
+        let hole = out.len();
+        let hole = if hole < max {
             out.push((0, 0));
+            hole
         } else {
-            i -= 1;
-        }
-        let list = out.as_mut_slice();
+            hole - 1
+        };
+        let list = &mut out[..=hole];
+        let mut i = hole;
         if PACKED {
             let key = d << 32 | u128::from(other);
-            while i != 0 && key < list[i - 1].0 as u128 {
-                list[i].0 = list[i - 1].0;
-                i -= 1;
+            for k in (0..hole).rev() {
+                let prev = list[k].0;
+                if key >= prev as u128 {
+                    break;
+                }
+                list[k + 1].0 = prev;
+                i = k;
             }
             list[i].0 = key as i128;
-            if list.len() == max {
-                let last = list[max - 1].0 as u128;
+            if hole + 1 == max {
+                let last = list[hole].0 as u128;
                 self.limit_packed = last;
                 self.limit_d = last >> 32;
             }
         } else {
             let key = (d as i128, other);
-            while i != 0 && key < list[i - 1] {
-                list[i] = list[i - 1];
-                i -= 1;
+            for k in (0..hole).rev() {
+                let prev = list[k];
+                if !(key.0 < prev.0 || (key.0 == prev.0 && key.1 < prev.1)) {
+                    break;
+                }
+                list[k + 1] = prev;
+                i = k;
             }
             list[i] = key;
-            if list.len() == max {
-                let last = list[max - 1];
+            if hole + 1 == max {
+                let last = list[hole];
                 self.limit_d = last.0 as u128;
                 self.limit_s = last.1;
             }
