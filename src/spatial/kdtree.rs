@@ -189,6 +189,18 @@ fn sq_diff(a: i64, b: i64) -> u128 {
     u128::from(d) * u128::from(d)
 }
 
+/// The gap between `c` and the slab `[lo, hi]` along one axis (zero inside it).
+#[inline(always)]
+fn gap(c: i64, lo: i64, hi: i64) -> u64 {
+    if c < lo {
+        (lo - c) as u64
+    } else if c > hi {
+        (c - hi) as u64
+    } else {
+        0
+    }
+}
+
 impl<'a, const PACKED: bool> Search<'a, PACKED> {
     fn new(
         tree: &'a AgentTree,
@@ -228,12 +240,8 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
 
     #[inline(always)]
     fn box_dist_sq(&self, node: &Node) -> u128 {
-        let (cx, cy) = (self.cx, self.cy);
-        // Per axis, the gap between the centre and the box (zero inside its slab).
-        let gx = (node.min.x.to_bits() - cx).max(0) + (cx - node.max.x.to_bits()).max(0);
-        let gy = (node.min.y.to_bits() - cy).max(0) + (cy - node.max.y.to_bits()).max(0);
-        // Both gaps are non-negative (sums of non-negative terms).
-        let (gx, gy) = (gx as u64, gy as u64);
+        let gx = gap(self.cx, node.min.x.to_bits(), node.max.x.to_bits());
+        let gy = gap(self.cy, node.min.y.to_bits(), node.max.y.to_bits());
         u128::from(gx) * u128::from(gx) + u128::from(gy) * u128::from(gy)
     }
 
