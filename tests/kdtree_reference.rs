@@ -37,7 +37,10 @@ fn raw(units: i64, frac: i64) -> i64 {
 
 /// A scene: one of several position generators, chosen by `kind`.
 fn scene() -> impl Strategy<Value = Vec<Vec2>> {
-    let small_grid = (0i64..=6, prop::collection::vec((any::<u32>(), any::<u32>()), 1..120))
+    let small_grid = (
+        0i64..=6,
+        prop::collection::vec((any::<u32>(), any::<u32>()), 1..120),
+    )
         .prop_map(|(k, cells)| {
             // Integer lattice in [-k, k]²: duplicates and equal distances everywhere.
             let side = (2 * k + 1) as u32;
@@ -70,7 +73,10 @@ fn scene() -> impl Strategy<Value = Vec<Vec2>> {
                 .map(|(corner, a, b)| {
                     let (sx, sy) = [(1, 1), (1, -1), (-1, 1), (-1, -1)][corner as usize];
                     let (ox, oy) = if exact { (0, 0) } else { (a.abs(), b.abs()) };
-                    Vec2::from_bits(raw(sx * (m - 3 + a.abs()), sx * ox), raw(sy * (m - 3 + b.abs()), sy * oy))
+                    Vec2::from_bits(
+                        raw(sx * (m - 3 + a.abs()), sx * ox),
+                        raw(sy * (m - 3 + b.abs()), sy * oy),
+                    )
                 })
                 .collect::<Vec<_>>()
         });
@@ -157,7 +163,11 @@ fn stacked_agents_keep_the_lowest_ids() {
         for max in [1usize, 5, 10, 59, 64, 100] {
             for range in [Fx::ONE, Fx::from_num(2), Fx::from_num(4_000_000)] {
                 tree.query(&positions, slot, range, max, &mut out);
-                assert_eq!(out, brute(&positions, slot, range, max), "slot {slot} max {max}");
+                assert_eq!(
+                    out,
+                    brute(&positions, slot, range, max),
+                    "slot {slot} max {max}"
+                );
             }
         }
     }

@@ -152,8 +152,7 @@ impl AgentTree {
                 *key = ((packed >> 32) as i128, packed as u32);
             }
         } else {
-            let mut search =
-                Search::<false>::new(self, center, slot, max_neighbors, range_sq, out);
+            let mut search = Search::<false>::new(self, center, slot, max_neighbors, range_sq, out);
             search.run(self.leaf_of[slot as usize]);
         }
     }
