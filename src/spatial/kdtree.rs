@@ -254,11 +254,8 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
         self.scan_leaf(n.begin as usize, n.end as usize);
         while node != 0 {
             let parent = &self.nodes[self.nodes[node].parent as usize];
-            let sibling = if parent.left as usize == node {
-                parent.right
-            } else {
-                parent.left
-            };
+            // The other child, without a branch: left + right − node.
+            let sibling = parent.left + parent.right - node as u32;
             let s = &self.nodes[sibling as usize];
             if self.below_limit(self.box_dist_sq(s), s.min_slot) {
                 self.visit(sibling as usize);
