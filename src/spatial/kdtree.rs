@@ -8,7 +8,14 @@
 //! * Query: the `max_neighbors` smallest keys `(distance², id)` with `distance² < range²`.
 //!   Because the key is a total order, the result does not depend on the tree's layout or the
 //!   order of the visit: translating a scene may change the tree, never the neighbour list.
-//!   Distances are exact `i128` (Q64.64), so the whole coordinate domain is safe.
+//!   Distances are exact (Q64.64 in `u128`), so the whole coordinate domain is safe.
+//! * Visit order (speed only, never the result): the query scans its own agent's leaf first,
+//!   then walks up to the root and searches each sibling subtree whose `(box distance², min
+//!   slot)` is below the current limit, nearer child first (RVO2). For ranges below 65,536
+//!   units (every simulation range) keys are packed into one `u128`, `distance² << 32 | slot`,
+//!   whose integer order is the key order; larger ranges (the clearance tracker's unbounded
+//!   query) compare `(distance², slot)` pairs. `tests/kdtree_reference.rs` checks both paths
+//!   against brute force on tie-heavy scenes.
 
 use crate::math::{Fx, Vec2, wide_mul};
 
@@ -126,7 +133,8 @@ impl AgentTree {
     }
 
     /// Finds the `max_neighbors` nearest agents to `positions[slot]` with squared distance below
-    /// `range_sq` (raw Q64.64), ordered by `(distance², slot)`, excluding `slot` itself.
+    /// `range²` (raw Q64.64), ordered by `(distance², slot)`, excluding `slot` itself.
+    /// `positions` must be the slice the tree was last built from.
     ///
     /// `out` is cleared and filled; it keeps its capacity between calls.
     pub fn query(
