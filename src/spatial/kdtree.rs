@@ -65,12 +65,17 @@ impl AgentTree {
         self.leaf_of.resize(positions.len(), 0);
         self.build_recursive(positions, 0, positions.len(), 0);
         self.xs.clear();
+        self.xs.extend(
+            self.order
+                .iter()
+                .map(|&slot| positions[slot as usize].x.to_bits()),
+        );
         self.ys.clear();
-        for &slot in &self.order {
-            let p = positions[slot as usize];
-            self.xs.push(p.x.to_bits());
-            self.ys.push(p.y.to_bits());
-        }
+        self.ys.extend(
+            self.order
+                .iter()
+                .map(|&slot| positions[slot as usize].y.to_bits()),
+        );
     }
 
     fn build_recursive(&mut self, positions: &[Vec2], begin: usize, end: usize, node: usize) {
