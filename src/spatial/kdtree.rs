@@ -8,7 +8,14 @@
 //! * Query: the `max_neighbors` smallest keys `(distance², id)` with `distance² < range²`.
 //!   Because the key is a total order, the result does not depend on the tree's layout or the
 //!   order of the visit: translating a scene may change the tree, never the neighbour list.
-//!   Distances are exact `i128` (Q64.64), so the whole coordinate domain is safe.
+//!   Distances are exact (Q64.64 in `u128`), so the whole coordinate domain is safe.
+//! * Visit order (speed only, never the result): the query scans its own agent's leaf first,
+//!   then walks up to the root and searches each sibling subtree whose `(box distance², min
+//!   slot)` is below the current limit, nearer child first (RVO2). For ranges below 65,536
+//!   units (every simulation range) keys are packed into one `u128`, `distance² << 32 | slot`,
+//!   whose integer order is the key order; larger ranges (the clearance tracker's unbounded
+//!   query) compare `(distance², slot)` pairs. `tests/kdtree_reference.rs` checks both paths
+//!   against brute force on tie-heavy scenes.
 
 use crate::math::{Fx, Vec2, wide_mul};
 
@@ -21,6 +28,8 @@ struct Node {
     end: u32,
     left: u32,
     right: u32,
+    /// Parent node (the root's is 0).
+    parent: u32,
     min: Vec2,
     max: Vec2,
     min_slot: u32,
@@ -33,9 +42,13 @@ pub type NeighborKey = (i128, u32);
 #[derive(Clone, Debug, Default)]
 pub struct AgentTree {
     order: Vec<u32>,
-    /// `positions[order[i]]`, so leaf scans read memory in order.
-    sorted: Vec<Vec2>,
+    /// Raw coordinates `positions[order[i]]` (x and y apart), so leaf scans read memory in
+    /// order and in plain 64-bit registers.
+    xs: Vec<i64>,
+    ys: Vec<i64>,
     nodes: Vec<Node>,
+    /// The leaf holding each slot: queries start there and walk up.
+    leaf_of: Vec<u32>,
 }
 
 impl AgentTree {
@@ -48,10 +61,21 @@ impl AgentTree {
             return;
         }
         self.nodes.resize(2 * positions.len() - 1, Node::default());
+        self.leaf_of.clear();
+        self.leaf_of.resize(positions.len(), 0);
         self.build_recursive(positions, 0, positions.len(), 0);
-        self.sorted.clear();
-        self.sorted
-            .extend(self.order.iter().map(|&slot| positions[slot as usize]));
+        self.xs.clear();
+        self.xs.extend(
+            self.order
+                .iter()
+                .map(|&slot| positions[slot as usize].x.to_bits()),
+        );
+        self.ys.clear();
+        self.ys.extend(
+            self.order
+                .iter()
+                .map(|&slot| positions[slot as usize].y.to_bits()),
+        );
     }
 
     fn build_recursive(&mut self, positions: &[Vec2], begin: usize, end: usize, node: usize) {
@@ -71,6 +95,9 @@ impl AgentTree {
         n.max = max;
         n.min_slot = min_slot;
         if end - begin <= MAX_LEAF_SIZE {
+            for &slot in &self.order[begin..end] {
+                self.leaf_of[slot as usize] = node as u32;
+            }
             return;
         }
         // Split the longer side at its midpoint (exact: floor of the raw sum / 2).
@@ -104,12 +131,15 @@ impl AgentTree {
         let right_node = node + 2 * left_size;
         self.nodes[node].left = left_node as u32;
         self.nodes[node].right = right_node as u32;
+        self.nodes[left_node].parent = node as u32;
+        self.nodes[right_node].parent = node as u32;
         self.build_recursive(positions, begin, begin + left_size, left_node);
         self.build_recursive(positions, begin + left_size, end, right_node);
     }
 
     /// Finds the `max_neighbors` nearest agents to `positions[slot]` with squared distance below
-    /// `range_sq` (raw Q64.64), ordered by `(distance², slot)`, excluding `slot` itself.
+    /// `range²` (raw Q64.64), ordered by `(distance², slot)`, excluding `slot` itself.
+    /// `positions` must be the slice the tree was last built from.
     ///
     /// `out` is cleared and filled; it keeps its capacity between calls.
     pub fn query(
@@ -124,94 +154,219 @@ impl AgentTree {
         if self.nodes.is_empty() || max_neighbors == 0 {
             return;
         }
-        let mut search = Search {
-            tree: self,
-            slot,
-            center: positions[slot as usize],
-            max: max_neighbors,
-            // Accept keys strictly below (range², 0), i.e. distance² < range² (RVO2).
-            limit: (wide_mul(range, range), 0),
-            out,
-        };
-        search.visit(0);
+        let range_sq = wide_mul(range, range).unsigned_abs();
+        let center = positions[slot as usize];
+        if range_sq < PACKED_BOUND {
+            // Every accepted distance² is below 2⁹⁶: keys pack into one u128.
+            let mut search = Search::<true>::new(self, center, slot, max_neighbors, range_sq, out);
+            search.run(self.leaf_of[slot as usize]);
+            for key in out.iter_mut() {
+                let packed = key.0 as u128;
+                *key = ((packed >> 32) as i128, packed as u32);
+            }
+        } else {
+            let mut search = Search::<false>::new(self, center, slot, max_neighbors, range_sq, out);
+            search.run(self.leaf_of[slot as usize]);
+        }
     }
 }
 
-struct Search<'a> {
-    tree: &'a AgentTree,
+/// Ranges with `range² < 2⁹⁶` (raw Q64.64, i.e. below 65,536 units: every simulation range)
+/// search with packed keys `distance² << 32 | slot`, whose `u128` order is the key order.
+const PACKED_BOUND: u128 = 1 << 96;
+
+/// One query. With `PACKED`, `out` holds packed keys (bit-cast into the `i128` field) until the
+/// search ends; otherwise it holds `(distance², slot)` throughout.
+struct Search<'a, const PACKED: bool> {
+    nodes: &'a [Node],
+    order: &'a [u32],
+    xs: &'a [i64],
+    ys: &'a [i64],
     slot: u32,
-    center: Vec2,
+    cx: i64,
+    cy: i64,
     max: usize,
-    limit: NeighborKey,
+    /// Keys `(d, s)` are accepted iff `(d, s) < (limit_d, limit_s)`; `limit_packed` is the
+    /// packed form (used only when `PACKED`).
+    limit_d: u128,
+    limit_s: u32,
+    limit_packed: u128,
     out: &'a mut Vec<NeighborKey>,
 }
 
-impl Search<'_> {
-    /// A subtree can hold a key below the limit only if `(box distance², 0) < limit`.
-    #[inline]
-    fn may_contain(&self, dist_sq: i128, min_slot: u32) -> bool {
-        (dist_sq, min_slot) < self.limit
+/// `|a − b|²` of two raw coordinates, exact.
+#[inline(always)]
+fn sq_diff(a: i64, b: i64) -> u128 {
+    let d = (a - b).unsigned_abs();
+    u128::from(d) * u128::from(d)
+}
+
+/// The gap between `c` and the slab `[lo, hi]` along one axis (zero inside it).
+#[inline(always)]
+fn gap(c: i64, lo: i64, hi: i64) -> u64 {
+    if c < lo {
+        (lo - c) as u64
+    } else if c > hi {
+        (c - hi) as u64
+    } else {
+        0
+    }
+}
+
+impl<'a, const PACKED: bool> Search<'a, PACKED> {
+    fn new(
+        tree: &'a AgentTree,
+        center: Vec2,
+        slot: u32,
+        max: usize,
+        range_sq: u128,
+        out: &'a mut Vec<NeighborKey>,
+    ) -> Self {
+        Self {
+            nodes: &tree.nodes,
+            order: &tree.order,
+            xs: &tree.xs,
+            ys: &tree.ys,
+            slot,
+            cx: center.x.to_bits(),
+            cy: center.y.to_bits(),
+            max,
+            // Accept keys strictly below (range², 0), i.e. distance² < range² (RVO2).
+            limit_d: range_sq,
+            limit_s: 0,
+            limit_packed: if PACKED { range_sq << 32 } else { 0 },
+            out,
+        }
     }
 
-    fn box_dist_sq(&self, node: &Node) -> i128 {
-        let c = self.center;
-        let dx = (node.min.x - c.x).max(Fx::ZERO) + (c.x - node.max.x).max(Fx::ZERO);
-        let dy = (node.min.y - c.y).max(Fx::ZERO) + (c.y - node.max.y).max(Fx::ZERO);
-        wide_mul(dx, dx) + wide_mul(dy, dy)
+    /// `(d, s) < limit`.
+    #[inline(always)]
+    fn below_limit(&self, d: u128, s: u32) -> bool {
+        if PACKED {
+            // d ≤ limit_d < 2⁹⁶, so the packing below is exact.
+            d <= self.limit_d && (d << 32 | u128::from(s)) < self.limit_packed
+        } else {
+            d < self.limit_d || (d == self.limit_d && s < self.limit_s)
+        }
+    }
+
+    #[inline(always)]
+    fn box_dist_sq(&self, node: &Node) -> u128 {
+        let gx = gap(self.cx, node.min.x.to_bits(), node.max.x.to_bits());
+        let gy = gap(self.cy, node.min.y.to_bits(), node.max.y.to_bits());
+        u128::from(gx) * u128::from(gx) + u128::from(gy) * u128::from(gy)
+    }
+
+    /// Scans the query's own leaf, then walks up to the root, visiting each sibling subtree
+    /// that may hold a key below the limit. The own leaf fills the list with near keys first,
+    /// so the limit is tight before any other subtree is tested; the visit order never changes
+    /// the result (the key order is total and pruning is exact).
+    fn run(&mut self, leaf: u32) {
+        let mut node = leaf as usize;
+        let n = &self.nodes[node];
+        self.scan_leaf(n.begin as usize, n.end as usize);
+        while node != 0 {
+            let parent = &self.nodes[self.nodes[node].parent as usize];
+            // The other child, without a branch: left + right − node.
+            let sibling = parent.left + parent.right - node as u32;
+            let s = &self.nodes[sibling as usize];
+            if self.below_limit(self.box_dist_sq(s), s.min_slot) {
+                self.visit(sibling as usize);
+            }
+            node = self.nodes[node].parent as usize;
+        }
     }
 
     fn visit(&mut self, node: usize) {
-        let n = self.tree.nodes[node];
+        let n = &self.nodes[node];
         if (n.end - n.begin) as usize <= MAX_LEAF_SIZE {
-            for i in n.begin as usize..n.end as usize {
-                self.insert(self.tree.order[i], self.tree.sorted[i]);
-            }
+            let (begin, end) = (n.begin as usize, n.end as usize);
+            self.scan_leaf(begin, end);
             return;
         }
-        let left = &self.tree.nodes[n.left as usize];
-        let right = &self.tree.nodes[n.right as usize];
+        let (li, ri) = (n.left, n.right);
+        let left = &self.nodes[li as usize];
+        let right = &self.nodes[ri as usize];
         let dl = self.box_dist_sq(left);
         let dr = self.box_dist_sq(right);
         // Nearer child first (RVO2), which tightens the limit sooner.
-        let (first, d_first, second, d_second) = if dl < dr {
-            (n.left, dl, n.right, dr)
+        let (first, d_first, s_first, second, d_second, s_second) = if dl < dr {
+            (li, dl, left.min_slot, ri, dr, right.min_slot)
         } else {
-            (n.right, dr, n.left, dl)
+            (ri, dr, right.min_slot, li, dl, left.min_slot)
         };
-        let (s_first, s_second) = (
-            self.tree.nodes[first as usize].min_slot,
-            self.tree.nodes[second as usize].min_slot,
-        );
-        if self.may_contain(d_first, s_first) {
+        // A subtree can hold a key below the limit only if (box distance², min slot) is.
+        if self.below_limit(d_first, s_first) {
             self.visit(first as usize);
         }
         // Checked on its own: with the slot in the key, pruning the nearer child does not
         // imply pruning the farther one.
-        if self.may_contain(d_second, s_second) {
+        if self.below_limit(d_second, s_second) {
             self.visit(second as usize);
         }
     }
 
-    fn insert(&mut self, other: u32, position: Vec2) {
-        if other == self.slot {
-            return;
+    #[inline(always)]
+    fn scan_leaf(&mut self, begin: usize, end: usize) {
+        let slots = &self.order[begin..end];
+        let xs = &self.xs[begin..end];
+        let ys = &self.ys[begin..end];
+        for ((&other, &x), &y) in slots.iter().zip(xs).zip(ys) {
+            let d = sq_diff(x, self.cx) + sq_diff(y, self.cy);
+            if self.below_limit(d, other) && other != self.slot {
+                self.insert(d, other);
+            }
         }
-        let key = ((position - self.center).length_squared_wide(), other);
-        if key >= self.limit {
-            return;
-        }
-        if self.out.len() < self.max {
-            self.out.push(key);
-        }
-        // Insertion sort from the back (RVO2), by the total order (distance², slot).
-        let mut i = self.out.len() - 1;
-        while i != 0 && key < self.out[i - 1] {
-            self.out[i] = self.out[i - 1];
-            i -= 1;
-        }
-        self.out[i] = key;
-        if self.out.len() == self.max {
-            self.limit = self.out[self.out.len() - 1];
+    }
+
+    /// Inserts a key known to be below the limit: insertion sort from the back (RVO2), by the
+    /// total order (distance², slot).
+    #[inline(always)]
+    fn insert(&mut self, d: u128, other: u32) {
+        let max = self.max;
+        let out = &mut *self.out;
+        // The hole: a new last entry while the list is short, else the evicted last entry.
+        let hole = out.len();
+        let hole = if hole < max {
+            out.push((0, 0));
+            hole
+        } else {
+            hole - 1
+        };
+        let list = &mut out[..=hole];
+        let mut i = hole;
+        if PACKED {
+            let key = d << 32 | u128::from(other);
+            for k in (0..hole).rev() {
+                let prev = list[k].0;
+                if key >= prev as u128 {
+                    break;
+                }
+                list[k + 1].0 = prev;
+                i = k;
+            }
+            list[i].0 = key as i128;
+            if hole + 1 == max {
+                let last = list[hole].0 as u128;
+                self.limit_packed = last;
+                self.limit_d = last >> 32;
+            }
+        } else {
+            let key = (d as i128, other);
+            for k in (0..hole).rev() {
+                let prev = list[k];
+                if !(key.0 < prev.0 || (key.0 == prev.0 && key.1 < prev.1)) {
+                    break;
+                }
+                list[k + 1] = prev;
+                i = k;
+            }
+            list[i] = key;
+            if hole + 1 == max {
+                let last = list[hole];
+                self.limit_d = last.0 as u128;
+                self.limit_s = last.1;
+            }
         }
     }
 }
