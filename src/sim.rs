@@ -163,18 +163,23 @@ impl Simulator {
                 radius: p.radius,
             };
             w.lines.clear();
-            let num_obstacle_lines = self.obstacles.agent_lines_with(
-                &ObstacleAgent {
-                    id: me.id,
-                    position: me.position,
-                    velocity: me.velocity,
-                    radius: p.radius,
-                    max_speed: p.max_speed,
-                    time_horizon_obst: p.time_horizon_obst,
-                },
-                &mut w.lines,
-                &mut w.obstacle_neighbors,
-            );
+            // Without obstacles (no BSP node) there are no obstacle lines: skip the query.
+            let num_obstacle_lines = if max_obstacle_lines == 0 {
+                0
+            } else {
+                self.obstacles.agent_lines_with(
+                    &ObstacleAgent {
+                        id: me.id,
+                        position: me.position,
+                        velocity: me.velocity,
+                        radius: p.radius,
+                        max_speed: p.max_speed,
+                        time_horizon_obst: p.time_horizon_obst,
+                    },
+                    &mut w.lines,
+                    &mut w.obstacle_neighbors,
+                )
+            };
             w.tree.query(
                 &self.positions,
                 slot as u32,
@@ -300,6 +305,14 @@ impl Simulator {
     }
 
     fn slot(&self, id: AgentId) -> Result<usize, SimError> {
+        // Ids are unique and ascending: until an agent is removed, id k sits in slot
+        // k − (first id). The guess is verified; otherwise the binary search decides.
+        if let Some(first) = self.ids.first() {
+            let guess = id.0.wrapping_sub(first.0) as usize;
+            if self.ids.get(guess) == Some(&id) {
+                return Ok(guess);
+            }
+        }
         self.ids
             .binary_search(&id)
             .map_err(|_| SimError::UnknownAgent(id))
