@@ -180,7 +180,8 @@ impl Simulator {
                     &mut w.obstacle_neighbors,
                 )
             };
-            w.tree.query(
+            // The keys may stay packed: only the slots are read.
+            let packed = w.tree.query_raw(
                 &self.positions,
                 slot as u32,
                 p.neighbor_dist,
@@ -188,8 +189,8 @@ impl Simulator {
                 &mut w.neighbors,
             );
             let start = w.neighbor_ids.len() as u32;
-            for &(_, other) in &w.neighbors {
-                let o = other as usize;
+            for &key in &w.neighbors {
+                let o = AgentTree::raw_slot(key, packed) as usize;
                 let other = AgentState {
                     id: self.ids[o],
                     position: self.positions[o],

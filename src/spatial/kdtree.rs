@@ -150,9 +150,29 @@ impl AgentTree {
         max_neighbors: usize,
         out: &mut Vec<NeighborKey>,
     ) {
+        if self.query_raw(positions, slot, range, max_neighbors, out) {
+            for key in out.iter_mut() {
+                let packed = key.0 as u128;
+                *key = ((packed >> 32) as i128, packed as u32);
+            }
+        }
+    }
+
+    /// [`query`](Self::query) without unpacking: returns `true` when the keys were left packed,
+    /// each entry's `.0` holding `distance² << 32 | slot` (so its low 32 bits are the slot)
+    /// and `.1` unspecified; `false` when the entries are already `(distance², slot)`. The
+    /// tick, which needs only the slots, skips the unpacking pass.
+    pub(crate) fn query_raw(
+        &self,
+        positions: &[Vec2],
+        slot: u32,
+        range: Fx,
+        max_neighbors: usize,
+        out: &mut Vec<NeighborKey>,
+    ) -> bool {
         out.clear();
         if self.nodes.is_empty() || max_neighbors == 0 {
-            return;
+            return false;
         }
         let range_sq = wide_mul(range, range).unsigned_abs();
         let center = positions[slot as usize];
@@ -160,14 +180,18 @@ impl AgentTree {
             // Every accepted distance² is below 2⁹⁶: keys pack into one u128.
             let mut search = Search::<true>::new(self, center, slot, max_neighbors, range_sq, out);
             search.run(self.leaf_of[slot as usize]);
-            for key in out.iter_mut() {
-                let packed = key.0 as u128;
-                *key = ((packed >> 32) as i128, packed as u32);
-            }
+            true
         } else {
             let mut search = Search::<false>::new(self, center, slot, max_neighbors, range_sq, out);
             search.run(self.leaf_of[slot as usize]);
+            false
         }
+    }
+
+    /// The slot of an entry that [`query_raw`](Self::query_raw) returned with `packed`.
+    #[inline(always)]
+    pub(crate) fn raw_slot(key: NeighborKey, packed: bool) -> u32 {
+        if packed { key.0 as u32 } else { key.1 }
     }
 }
 
@@ -400,6 +424,31 @@ mod tests {
             for (range, max) in [(Fx::from_num(3), 10), (Fx::from_num(2), 4), (Fx::ONE, 100)] {
                 tree.query(&positions, slot, range, max, &mut out);
                 assert_eq!(out, brute(&positions, slot, range, max), "slot {slot}");
+            }
+        }
+    }
+
+    #[test]
+    fn raw_slots_match_query() {
+        // Packed (range < 2¹⁶) and unpacked (range above) keys give the query's slots.
+        let positions: Vec<Vec2> = (0..300)
+            .map(|i| Vec2::from_bits((i * 7919 % 1000) << 26, (i * 104_729 % 997) << 26))
+            .collect();
+        let mut tree = AgentTree::default();
+        tree.build(&positions);
+        let (mut keys, mut raw) = (Vec::new(), Vec::new());
+        for (range, expect_packed) in [(Fx::from_num(3), true), (Fx::from_num(70_000), false)] {
+            for slot in 0..300 {
+                tree.query(&positions, slot, range, 10, &mut keys);
+                let packed = tree.query_raw(&positions, slot, range, 10, &mut raw);
+                assert_eq!(packed, expect_packed);
+                let slots: Vec<u32> = raw
+                    .iter()
+                    .map(|&k| AgentTree::raw_slot(k, packed))
+                    .collect();
+                let expected: Vec<u32> = keys.iter().map(|k| k.1).collect();
+                assert_eq!(slots, expected, "slot {slot}");
+                assert!(!slots.is_empty());
             }
         }
     }
