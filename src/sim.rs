@@ -203,10 +203,12 @@ impl Simulator {
                 let solved = if o < slot && self.params[o].time_horizon == p.time_horizon {
                     let (first, len) = w.neighbor_ranges[o];
                     let range = first as usize..(first + len) as usize;
-                    w.neighbor_ids[range.clone()]
-                        .iter()
-                        .position(|&id| id == me.id)
-                        .map(|k| w.pairs[range.start + k])
+                    // Branch-free scan (ids are unique: at most one match).
+                    let k = w.neighbor_ids[range.clone()].iter().enumerate().fold(
+                        usize::MAX,
+                        |found, (k, &id)| if id == me.id { k } else { found },
+                    );
+                    (k != usize::MAX).then(|| w.pairs[range.start + k])
                 } else {
                     None
                 };
