@@ -26,13 +26,10 @@
 
 mod common;
 
-use common::rvo2_float::{Params, Real, Sim, V};
-use flate2::read::GzDecoder;
+use common::rvo2_float::{Params, Real, Sim, V, goal_pref, recorded_circle};
 use lockstep_orca::scenario::{RunOptions, RunReport, Scenario};
 use lockstep_orca::{Fx, Vec2};
-use std::io::Read;
 
-const FIXTURE: &str = "fixtures/rvo2/rvo2_circle250_steps0-300.csv.gz";
 fn run_circle() -> RunReport {
     let (mut sim, driver) = Scenario::rvo2_circle().build().unwrap();
     let options = RunOptions {
@@ -102,21 +99,9 @@ fn circle_250_reaches_goals_within_rvo2_band_twice_identically() {
     }
 }
 
-/// RVO2's recorded Circle positions, steps 0..=300, as the `f32` values it printed (`%.9g`
-/// round-trips a float).
-fn recorded() -> Vec<Vec<V<f32>>> {
-    let mut text = String::new();
-    GzDecoder::new(std::fs::File::open(FIXTURE).expect("fixture"))
-        .read_to_string(&mut text)
-        .expect("gzip");
-    let mut steps = vec![vec![V(f32::NAN, f32::NAN); 250]; 301];
-    for line in text.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let step: usize = f[0].parse().unwrap();
-        let id: usize = f[1].parse().unwrap();
-        steps[step][id] = V(f[2].parse().unwrap(), f[3].parse().unwrap());
-    }
-    steps
+/// RVO2's recorded start positions (step 0 of the recorded trajectory).
+fn recorded_starts() -> Vec<V<f32>> {
+    recorded_circle()[0].iter().map(|&(p, _)| p).collect()
 }
 
 /// RVO2's Circle in the float port, from `starts`: `setPreferredVelocities; doStep` until every
@@ -130,12 +115,7 @@ fn float_circle<F: Real>(starts: &[V<F>]) -> u64 {
     let goals: Vec<V<F>> = starts.iter().map(|&p| -p).collect();
     for tick in 1..=10_000 {
         for (a, &g) in sim.agents.iter_mut().zip(&goals) {
-            let to_goal = g - a.pos;
-            a.pref = if to_goal.abs_sq() > f(1.0) {
-                to_goal.normalize()
-            } else {
-                to_goal
-            };
+            a.pref = goal_pref(a.pos, g);
         }
         sim.step();
         let arrived = |(a, &g): (&common::rvo2_float::Agent<F>, &V<F>)| {
@@ -221,7 +201,7 @@ fn fixed_circle(starts: &[(f64, f64)]) -> RunReport {
 #[test]
 fn circle_250_ticks_are_drawn_from_rvo2s_distribution() {
     const SAMPLES: u64 = 16;
-    let base = recorded().swap_remove(0);
+    let base = recorded_starts();
     let (mut rvo2, mut ours) = (Vec::new(), Vec::new());
     for sample in 1..=SAMPLES {
         let starts = perturbed_starts(&base, sample, 1e-3);
@@ -273,7 +253,7 @@ fn circle_250_ticks_are_drawn_from_rvo2s_distribution() {
 #[ignore = "about 2 minutes; prints the README's spread table"]
 fn circle_250_spread_over_40_perturbed_starts() {
     const SAMPLES: u64 = 40;
-    let base = recorded().swap_remove(0);
+    let base = recorded_starts();
     let mut rows: [(&str, Vec<u64>); 3] = [("f32", vec![]), ("f64", vec![]), ("Q32.32", vec![])];
     for sample in 1..=SAMPLES {
         let starts = perturbed_starts(&base, sample, 1e-3);

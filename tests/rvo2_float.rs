@@ -24,11 +24,9 @@
 mod common;
 
 use common::obstacle_scenes::{self as scenes, BLOCKS, perturbation};
-use common::rvo2_float::{Params, Real, Sim, V};
-use flate2::read::GzDecoder;
+use common::rvo2_float::{Params, Real, Sim, V, goal_pref, recorded_circle};
 use lockstep_orca::{AgentId, ObstacleShape};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 
 // ---------------------------------------------------------------------------- glibc rand()
 
@@ -112,27 +110,6 @@ fn glibc_rand_matches_known_outputs() {
 
 // ---------------------------------------------------------------------------- Circle
 
-const CIRCLE_FIXTURE: &str = "fixtures/rvo2/rvo2_circle250_steps0-300.csv.gz";
-
-/// `(step, agent, x, y, vx, vy)` rows of the recorded Circle trajectory, as `f32`.
-fn circle_rows() -> Vec<(usize, usize, [f32; 4])> {
-    let file = std::fs::File::open(CIRCLE_FIXTURE).expect("fixture");
-    BufReader::new(GzDecoder::new(file))
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let l = l.unwrap();
-            let f: Vec<&str> = l.split(',').collect();
-            let x = |k: usize| f[k].parse::<f64>().unwrap() as f32;
-            (
-                f[0].parse().unwrap(),
-                f[1].parse().unwrap(),
-                [x(2), x(3), x(4), x(5)],
-            )
-        })
-        .collect()
-}
-
 /// RVO2's Circle example in the port: defaults (15, 10, 10, 10, 1.5, 2), time step 0.25,
 /// `200 * (cos, sin)(i * RVO_TWO_PI * 0.004)`, goal = −start.
 fn circle<F: Real>() -> (Sim<F>, Vec<V<F>>) {
@@ -148,26 +125,14 @@ fn circle<F: Real>() -> (Sim<F>, Vec<V<F>>) {
     (sim, goals)
 }
 
-/// Circle's and Blocks' `setPreferredVelocities` (without perturbation): unit vector to the
-/// goal, or the goal vector itself when its length is at most 1.
-fn goal_pref<F: Real>(pos: V<F>, goal: V<F>) -> V<F> {
-    let g = goal - pos;
-    if g.abs_sq() > F::of(1.0) {
-        g.normalize()
-    } else {
-        g
-    }
-}
-
 #[test]
 fn f32_port_reproduces_rvo2_circle_bit_for_bit() {
-    let rows = circle_rows();
+    let recorded = recorded_circle();
     let (mut sim, goals) = circle::<f32>();
     let mut checked = 0;
-    for step in 0..=300 {
-        for &(s, id, [x, y, vx, vy]) in rows.iter().filter(|r| r.0 == step) {
-            let a = &sim.agents[id];
-            assert_eq!((a.pos, a.vel), (V(x, y), V(vx, vy)), "step {s} agent {id}");
+    for (step, agents) in recorded.iter().enumerate() {
+        for (id, (a, &(pos, vel))) in sim.agents.iter().zip(agents).enumerate() {
+            assert_eq!((a.pos, a.vel), (pos, vel), "step {step} agent {id}");
             checked += 1;
         }
         for (a, &g) in sim.agents.iter_mut().zip(&goals) {

@@ -1099,3 +1099,35 @@ impl<F: Real> Sim<F> {
         }
     }
 }
+
+/// Circle's and Blocks' `setPreferredVelocities` (without perturbation): unit vector to the
+/// goal, or the goal vector itself when its length is at most 1.
+pub fn goal_pref<F: Real>(pos: V<F>, goal: V<F>) -> V<F> {
+    let g = goal - pos;
+    if g.abs_sq() > F::of(1.0) {
+        g.normalize()
+    } else {
+        g
+    }
+}
+
+/// RVO2's recorded Circle (`fixtures/rvo2/rvo2_circle250_steps0-300.csv.gz`): for steps
+/// 0..=300, every agent's (position, velocity) as the `f32` values RVO2 printed (`%.9g`
+/// round-trips a float).
+pub fn recorded_circle() -> Vec<Vec<(V<f32>, V<f32>)>> {
+    use std::io::Read;
+    let mut text = String::new();
+    let file = std::fs::File::open("fixtures/rvo2/rvo2_circle250_steps0-300.csv.gz");
+    flate2::read::GzDecoder::new(file.expect("fixture"))
+        .read_to_string(&mut text)
+        .expect("gzip");
+    let nan = V(f32::NAN, f32::NAN);
+    let mut steps = vec![vec![(nan, nan); 250]; 301];
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let x = |k: usize| f[k].parse::<f32>().expect("number");
+        let (step, id): (usize, usize) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+        steps[step][id] = (V(x(2), x(3)), V(x(4), x(5)));
+    }
+    steps
+}
