@@ -26,7 +26,7 @@ fn bench(c: &mut Criterion) {
     let sizes = [100u32, 1_000, 10_000];
     let mut g = c.benchmark_group("state_hash");
     for &n in &sizes {
-        let mut sim = scene(n);
+        let sim = scene(n);
         g.throughput(Throughput::Elements(u64::from(n)));
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| black_box(sim.state_hash()));

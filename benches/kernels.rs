@@ -10,7 +10,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lockstep_orca::math::{Fx, Vec2, div_trunc, fx_div, isqrt_u128};
-use lockstep_orca::orca::lines::splitmix64;
+use lockstep_orca::splitmix64;
 use std::hint::black_box;
 
 const N: usize = 4096;

@@ -11,7 +11,7 @@ use lockstep_orca::math::unit_from_turns;
 use lockstep_orca::obstacle::bsp::{Bsp, SplitChoice};
 use lockstep_orca::obstacle::polygon::{ObstacleVertex, push_shape};
 use lockstep_orca::obstacle::{ObstacleId, ObstacleSet, ObstacleShape};
-use lockstep_orca::orca::lines::splitmix64;
+use lockstep_orca::splitmix64;
 use lockstep_orca::{Fx, Vec2};
 use std::hint::black_box;
 use std::time::Duration;

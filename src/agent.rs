@@ -2,7 +2,7 @@
 
 use crate::domain::{self, check_range, check_scale};
 use crate::error::SimError;
-use crate::math::Fx;
+use crate::math::{Fx, Vec2};
 use serde::{Deserialize, Serialize};
 
 /// Stable agent identifier. Ids are handed out in increasing order and never reused, even
@@ -108,5 +108,334 @@ impl AgentParams {
             "neighbor_dist / time_horizon",
         )?;
         Ok(())
+    }
+}
+
+/// One agent's whole state: what a snapshot stores and [`Agents::get`] returns.
+///
+/// The field order is part of the snapshot format (see [`crate::snapshot`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Agent {
+    /// Stable id.
+    pub id: AgentId,
+    /// Position.
+    pub position: Vec2,
+    /// Current velocity.
+    pub velocity: Vec2,
+    /// Preferred velocity.
+    pub pref_velocity: Vec2,
+    /// Parameters.
+    pub params: AgentParams,
+}
+
+/// The agent store: every agent's state in dense slots, slots in ascending [`AgentId`] order
+/// (hot data in parallel vectors, one per field).
+///
+/// This is the only place that owns per-agent data. Readers get slices indexed by slot
+/// ([`ids`](Self::ids), [`positions`](Self::positions), …) and one id lookup
+/// ([`slot`](Self::slot)); mutation goes through the [`Simulator`](crate::Simulator), which
+/// validates.
+///
+/// Removal costs one compaction pass over the slots, whatever the number of agents removed
+/// together: a tick's `RemoveAgent` commands, or one
+/// [`remove_agents`](crate::Simulator::remove_agents) call, mark their slots and compact once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Agents {
+    ids: Vec<AgentId>,
+    positions: Vec<Vec2>,
+    velocities: Vec<Vec2>,
+    pref_velocities: Vec<Vec2>,
+    params: Vec<AgentParams>,
+    /// Slots marked for removal (a bit per slot, empty when none is), compacted by
+    /// [`compact`](Self::compact).
+    marked: Vec<u64>,
+    num_marked: usize,
+}
+
+impl Agents {
+    /// Number of agents.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.ids.len() - self.num_marked
+    }
+
+    /// Whether there are no agents.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The slot of agent `id`, if it exists: the one id lookup of the crate.
+    ///
+    /// Until an agent is removed, id `k` sits in slot `k − first id`; the guess is verified and
+    /// a binary search decides otherwise (O(log n)).
+    #[must_use]
+    #[inline]
+    pub fn slot(&self, id: AgentId) -> Option<usize> {
+        let first = self.ids.first()?;
+        let guess = id.0.wrapping_sub(first.0) as usize;
+        let slot = if self.ids.get(guess) == Some(&id) {
+            guess
+        } else {
+            self.ids.binary_search(&id).ok()?
+        };
+        (!self.is_marked(slot)).then_some(slot)
+    }
+
+    /// Whether agent `id` exists.
+    #[must_use]
+    pub fn contains(&self, id: AgentId) -> bool {
+        self.slot(id).is_some()
+    }
+
+    /// The whole state of agent `id`.
+    #[must_use]
+    pub fn get(&self, id: AgentId) -> Option<Agent> {
+        self.slot(id).map(|s| self.at(s))
+    }
+
+    /// The whole state of the agent in `slot`.
+    ///
+    /// # Panics
+    /// If `slot >= len()`.
+    #[must_use]
+    pub fn at(&self, slot: usize) -> Agent {
+        Agent {
+            id: self.ids[slot],
+            position: self.positions[slot],
+            velocity: self.velocities[slot],
+            pref_velocity: self.pref_velocities[slot],
+            params: self.params[slot],
+        }
+    }
+
+    /// Every agent in slot (ascending id) order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Agent> + '_ {
+        (0..self.ids.len()).map(|s| self.at(s))
+    }
+
+    /// Ids by slot, ascending.
+    #[must_use]
+    pub fn ids(&self) -> &[AgentId] {
+        &self.ids
+    }
+
+    /// Positions by slot.
+    #[must_use]
+    pub fn positions(&self) -> &[Vec2] {
+        &self.positions
+    }
+
+    /// Current velocities by slot.
+    #[must_use]
+    pub fn velocities(&self) -> &[Vec2] {
+        &self.velocities
+    }
+
+    /// Preferred velocities by slot.
+    #[must_use]
+    pub fn pref_velocities(&self) -> &[Vec2] {
+        &self.pref_velocities
+    }
+
+    /// Parameters by slot.
+    #[must_use]
+    pub fn params(&self) -> &[AgentParams] {
+        &self.params
+    }
+
+    // -------------------------------------------------------------- crate-internal mutation
+
+    /// Appends an agent. Its id must be above every id present (ids are handed out ascending).
+    pub(crate) fn push(&mut self, a: Agent) {
+        debug_assert!(self.ids.last().is_none_or(|&l| l < a.id));
+        debug_assert_eq!(self.num_marked, 0);
+        self.ids.push(a.id);
+        self.positions.push(a.position);
+        self.velocities.push(a.velocity);
+        self.pref_velocities.push(a.pref_velocity);
+        self.params.push(a.params);
+    }
+
+    /// Reserves room for `n` more agents.
+    pub(crate) fn reserve_exact(&mut self, n: usize) {
+        self.ids.reserve_exact(n);
+        self.positions.reserve_exact(n);
+        self.velocities.reserve_exact(n);
+        self.pref_velocities.reserve_exact(n);
+        self.params.reserve_exact(n);
+    }
+
+    /// Removes the newest agent (the last slot).
+    pub(crate) fn pop(&mut self) -> Option<Agent> {
+        debug_assert_eq!(self.num_marked, 0);
+        let a = Agent {
+            id: self.ids.pop()?,
+            position: self.positions.pop()?,
+            velocity: self.velocities.pop()?,
+            pref_velocity: self.pref_velocities.pop()?,
+            params: self.params.pop()?,
+        };
+        Some(a)
+    }
+
+    fn is_marked(&self, slot: usize) -> bool {
+        self.marked
+            .get(slot / 64)
+            .is_some_and(|w| w & (1 << (slot % 64)) != 0)
+    }
+
+    /// Marks `slot` for removal: from now on [`slot`](Self::slot) does not find it, and the
+    /// next [`compact`](Self::compact) drops it. Slots stay where they are until then.
+    pub(crate) fn mark_removed(&mut self, slot: usize) {
+        if self.marked.is_empty() {
+            self.marked.resize(self.ids.len().div_ceil(64), 0);
+        }
+        if !self.is_marked(slot) {
+            self.marked[slot / 64] |= 1 << (slot % 64);
+            self.num_marked += 1;
+        }
+    }
+
+    /// Drops every marked slot in one pass, keeping the order of the rest, and appends the
+    /// removed agents (ascending id) to `removed`.
+    pub(crate) fn compact(&mut self, removed: &mut Vec<Agent>) {
+        if self.num_marked == 0 {
+            return;
+        }
+        let mut keep = 0;
+        for slot in 0..self.ids.len() {
+            if self.is_marked(slot) {
+                removed.push(self.at(slot));
+                continue;
+            }
+            if keep != slot {
+                self.ids[keep] = self.ids[slot];
+                self.positions[keep] = self.positions[slot];
+                self.velocities[keep] = self.velocities[slot];
+                self.pref_velocities[keep] = self.pref_velocities[slot];
+                self.params[keep] = self.params[slot];
+            }
+            keep += 1;
+        }
+        self.ids.truncate(keep);
+        self.positions.truncate(keep);
+        self.velocities.truncate(keep);
+        self.pref_velocities.truncate(keep);
+        self.params.truncate(keep);
+        self.marked.clear();
+        self.num_marked = 0;
+    }
+
+    /// Puts removed agents back (the inverse of [`compact`](Self::compact)): `agents` ascending
+    /// by id, none of them present. One merge pass.
+    pub(crate) fn reinsert(&mut self, agents: &[Agent]) {
+        debug_assert_eq!(self.num_marked, 0);
+        if agents.is_empty() {
+            return;
+        }
+        let old = std::mem::take(self);
+        self.reserve_exact(old.ids.len() + agents.len());
+        let mut back = agents.iter().peekable();
+        for slot in 0..old.ids.len() {
+            while let Some(a) = back.next_if(|a| a.id < old.ids[slot]) {
+                self.push(*a);
+            }
+            self.push(old.at(slot));
+        }
+        for a in back {
+            self.push(*a);
+        }
+    }
+
+    /// Sets the position in `slot`.
+    #[inline]
+    pub(crate) fn set_position(&mut self, slot: usize, v: Vec2) {
+        self.positions[slot] = v;
+    }
+
+    /// Sets the velocity in `slot`.
+    #[inline]
+    pub(crate) fn set_velocity(&mut self, slot: usize, v: Vec2) {
+        self.velocities[slot] = v;
+    }
+
+    /// Sets the preferred velocity in `slot`.
+    #[inline]
+    pub(crate) fn set_pref_velocity(&mut self, slot: usize, v: Vec2) {
+        self.pref_velocities[slot] = v;
+    }
+
+    /// Sets the parameters in `slot`.
+    #[inline]
+    pub(crate) fn set_params(&mut self, slot: usize, p: AgentParams) {
+        self.params[slot] = p;
+    }
+
+    /// Commits a step: every position and velocity replaced at once (`positions` is swapped
+    /// in, so the caller's buffer receives the old positions).
+    pub(crate) fn commit_motion(&mut self, positions: &mut Vec<Vec2>, velocities: &[Vec2]) {
+        debug_assert_eq!(positions.len(), self.ids.len());
+        std::mem::swap(&mut self.positions, positions);
+        self.velocities.copy_from_slice(velocities);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Agent, AgentId, AgentParams, Agents};
+    use crate::math::Vec2;
+
+    fn agent(id: u32) -> Agent {
+        Agent {
+            id: AgentId(id),
+            position: Vec2::from_int(id as i32, 0),
+            velocity: Vec2::from_int(0, id as i32),
+            pref_velocity: Vec2::from_int(1, 1),
+            params: AgentParams::default(),
+        }
+    }
+
+    #[test]
+    fn mark_compact_and_reinsert_round_trip() {
+        let mut agents = Agents::default();
+        for id in (0..300).filter(|i| i % 5 != 0) {
+            agents.push(agent(id));
+        }
+        let before = agents.clone();
+        let remove = [1u32, 2, 63, 64, 66, 128, 299, 298];
+        for id in remove {
+            let slot = agents.slot(AgentId(id)).unwrap();
+            agents.mark_removed(slot);
+            agents.mark_removed(slot); // twice is once
+            assert!(!agents.contains(AgentId(id)));
+        }
+        assert_eq!(agents.len(), before.len() - remove.len());
+        let mut removed = Vec::new();
+        agents.compact(&mut removed);
+        assert_eq!(agents.len(), before.len() - remove.len());
+        let mut expected: Vec<u32> = remove.to_vec();
+        expected.sort_unstable();
+        assert_eq!(removed.iter().map(|a| a.id.0).collect::<Vec<_>>(), expected);
+        // Survivors keep their order and their data; lookups find them in their new slots.
+        assert!(agents.ids().windows(2).all(|w| w[0] < w[1]));
+        for a in agents.iter() {
+            assert_eq!(Some(a), before.get(a.id));
+            assert_eq!(agents.get(a.id), Some(a));
+        }
+        assert_eq!(agents.slot(AgentId(5)), None); // never added
+        agents.reinsert(&removed);
+        assert_eq!(agents, before);
+    }
+
+    #[test]
+    fn pop_returns_the_newest() {
+        let mut agents = Agents::default();
+        agents.push(agent(3));
+        agents.push(agent(9));
+        assert_eq!(agents.pop(), Some(agent(9)));
+        assert_eq!(agents.pop(), Some(agent(3)));
+        assert_eq!(agents.pop(), None);
+        assert!(agents.is_empty());
     }
 }

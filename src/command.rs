@@ -56,12 +56,14 @@
 //! If the step itself then fails ([`SimError::AgentLeftDomain`]), the applied commands are undone
 //! and stay queued: a failed step changes nothing, as every rejected call.
 
+#[cfg(doc)]
+use crate::Simulator;
 use crate::agent::{AgentId, AgentParams};
-use crate::domain::{check_point, check_velocity};
+use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
 use crate::math::Vec2;
-use crate::sim::Simulator;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// One input to the simulation, applied at the start of a tick (see the [module docs](self)).
 ///
@@ -110,24 +112,6 @@ pub enum Command {
         /// The new velocity.
         v: Vec2,
     },
-}
-
-/// `check_point` / `check_velocity` compute `|x|` with `Fx::abs`, which overflows for
-/// `Fx::MIN` (a panic with debug assertions, a wrap to a negative value that passes the check
-/// without). Until [`Vec2::max_abs_component`] handles it, values from outside go through this.
-pub(crate) fn checked_point(v: Vec2, what: &'static str) -> Result<(), SimError> {
-    if v.x == crate::Fx::MIN || v.y == crate::Fx::MIN {
-        return check_point(Vec2::new(crate::Fx::MAX, crate::Fx::MAX), what);
-    }
-    check_point(v, what)
-}
-
-/// As [`checked_point`], for velocities.
-pub(crate) fn checked_velocity(v: Vec2, what: &'static str) -> Result<(), SimError> {
-    if v.x == crate::Fx::MIN || v.y == crate::Fx::MIN {
-        return check_velocity(Vec2::new(crate::Fx::MAX, crate::Fx::MAX), what);
-    }
-    check_velocity(v, what)
 }
 
 impl Command {
@@ -207,240 +191,92 @@ pub struct RejectedCommand {
     pub error: SimError,
 }
 
-/// What to do to take one applied command back (used when a step fails after its inputs).
-#[derive(Clone, Debug)]
-enum Undo {
-    Added,
-    Removed {
-        slot: usize,
-        id: AgentId,
-        position: Vec2,
-        velocity: Vec2,
-        pref_velocity: Vec2,
-        params: AgentParams,
-    },
-    PrefVelocity(AgentId, Vec2),
-    Params(AgentId, AgentParams),
-    Position(AgentId, Vec2),
-    Velocity(AgentId, Vec2),
-}
+/// The queue's order: the canonical key, then the insertion sequence number.
+type QueueKey = ((u64, u8, u32), u64);
 
-/// The simulator's command queue: pending commands in canonical order (part of the state, hashed
-/// and snapshotted) plus bookkeeping of the last step (not state).
+/// The simulator's pending commands in canonical order: part of the state (hashed and
+/// snapshotted).
+///
+/// Inserting costs O(log n) whatever the arrival order (commands from a network arrive in any
+/// order); taking a tick's commands off the front costs O(log n) plus the commands taken.
+/// Commands with equal keys keep their insertion order through a sequence number that is not
+/// state: only the relative order it gives is, and a restored queue numbers its commands in the
+/// order they were saved.
 #[derive(Clone, Debug, Default)]
 pub struct CommandQueue {
-    pub(crate) pending: Vec<PendingCommand>,
-    /// Commands taken from the front of `pending` by the current step (until it commits).
-    applying: usize,
-    undo: Vec<Undo>,
-    rejected: Vec<RejectedCommand>,
+    pending: BTreeMap<QueueKey, PendingCommand>,
+    next_seq: u64,
 }
+
+impl PartialEq for CommandQueue {
+    /// Two queues are equal when they hold the same commands in the same order.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for CommandQueue {}
 
 impl CommandQueue {
-    /// Inserts after every command with a key `<=` its own (so equal keys keep insertion order).
+    /// Number of pending commands.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Whether no command is pending.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// The pending commands in canonical order (the order they will be applied).
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &PendingCommand> + DoubleEndedIterator {
+        self.pending.values()
+    }
+
+    /// The pending commands in canonical order, copied.
+    #[must_use]
+    pub fn to_vec(&self) -> Vec<PendingCommand> {
+        self.iter().copied().collect()
+    }
+
+    /// Inserts after every command with a key `<=` its own (so equal keys keep insertion
+    /// order). O(log n).
     pub(crate) fn insert(&mut self, p: PendingCommand) {
-        let key = p.key();
-        let at = self.pending.partition_point(|q| q.key() <= key);
-        self.pending.insert(at, p);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.pending.insert((p.key(), seq), p);
     }
 
-    /// Whether the pending commands are in canonical order (for restored state).
-    pub(crate) fn is_canonical(pending: &[PendingCommand]) -> bool {
-        pending.windows(2).all(|w| w[0].key() <= w[1].key())
-    }
-}
-
-impl Simulator {
-    /// Queues `command` to be applied at the start of `tick` (by the step from `tick` to
-    /// `tick + 1`; `tick == self.tick()` means the next step). See the [module docs](self) for
-    /// the canonical order and the validation.
-    ///
-    /// # Errors
-    /// [`SimError::OutOfDomain`] (`what: "command tick"`) if `tick` is in the past, a domain
-    /// error for a bad value, [`SimError::UnknownAgent`] for a removed agent. Nothing is queued
-    /// then.
-    pub fn queue_command(&mut self, tick: u64, command: Command) -> Result<(), SimError> {
-        if tick < self.tick {
-            return Err(SimError::OutOfDomain {
-                what: "command tick",
-                allowed: ">= the current tick",
-            });
-        }
-        command.validate_values(self.time_step)?;
-        if let Some(id) = command.target() {
-            // Ids below the counter that are absent were removed and never come back. Ids at
-            // or above it may be given by adds queued later, so they are accepted here (order
-            // independence) and checked when applied.
-            if id.0 < self.next_id && !self.contains_agent(id) {
-                return Err(SimError::UnknownAgent(id));
-            }
-        }
-        self.commands.insert(PendingCommand { tick, command });
-        Ok(())
+    /// Drops every command.
+    pub(crate) fn clear(&mut self) {
+        self.pending.clear();
     }
 
-    /// The state hash without the pending commands: equal to [`state_hash`](Self::state_hash)
-    /// of the same state with an empty queue.
-    ///
-    /// Use it to detect desyncs between lockstep peers: with input delay, peers receive the
-    /// commands for future ticks at different times, so their queues (and `state_hash`es)
-    /// legitimately differ between ticks while everything already simulated is equal.
-    /// `state_hash` covers the whole state (what a snapshot holds); `sync_hash` what has been
-    /// simulated.
-    pub fn sync_hash(&mut self) -> u64 {
-        let pending = std::mem::take(&mut self.commands.pending);
-        let hash = self.state_hash();
-        self.commands.pending = pending;
-        hash
+    /// The commands due at `tick` (queued for `tick` or earlier), in canonical order.
+    pub(crate) fn due(&self, tick: u64) -> impl Iterator<Item = &PendingCommand> {
+        self.pending.values().take_while(move |p| p.tick <= tick)
     }
 
-    /// The commands waiting for a future step, in the canonical order they will be applied.
-    #[must_use]
-    pub fn pending_commands(&self) -> &[PendingCommand] {
-        &self.commands.pending
-    }
-
-    /// Drops every pending command (e.g. before re-queuing corrected inputs after a rollback).
-    pub fn clear_pending_commands(&mut self) {
-        self.commands.pending.clear();
-    }
-
-    /// The queued commands the last successful [`step`](Self::step) skipped because they were
-    /// invalid when their tick came, with the reason (see the [module docs](self)).
-    #[must_use]
-    pub fn rejected_commands(&self) -> &[RejectedCommand] {
-        &self.commands.rejected
-    }
-
-    /// Applies a command now, outside the queue (the same as calling the matching setter).
-    /// Returns the new agent's id for [`Command::AddAgent`], `None` otherwise.
-    ///
-    /// # Errors
-    /// The matching setter's errors; nothing changes then.
-    pub fn apply(&mut self, command: &Command) -> Result<Option<AgentId>, SimError> {
-        self.apply_with_undo(command).map(|(id, _)| id)
-    }
-
-    fn apply_with_undo(&mut self, command: &Command) -> Result<(Option<AgentId>, Undo), SimError> {
-        match *command {
-            Command::SetPrefVelocity { id, v } => {
-                let old = self.agent_pref_velocity(id)?;
-                self.set_agent_pref_velocity(id, v)?;
-                Ok((None, Undo::PrefVelocity(id, old)))
-            }
-            Command::AddAgent { position, params } => {
-                let id = self.add_agent_with(position, params)?;
-                Ok((Some(id), Undo::Added))
-            }
-            Command::RemoveAgent { id } => {
-                let slot = self.slot_of(id)?;
-                let undo = Undo::Removed {
-                    slot,
-                    id,
-                    position: self.positions[slot],
-                    velocity: self.velocities[slot],
-                    pref_velocity: self.pref_velocities[slot],
-                    params: self.params[slot],
-                };
-                self.remove_agent(id)?;
-                Ok((None, undo))
-            }
-            Command::SetParams { id, params } => {
-                let old = self.agent_params(id)?;
-                self.set_agent_params(id, params)?;
-                Ok((None, Undo::Params(id, old)))
-            }
-            Command::SetPosition { id, position } => {
-                let old = self.agent_position(id)?;
-                self.set_agent_position(id, position)?;
-                Ok((None, Undo::Position(id, old)))
-            }
-            Command::SetVelocity { id, v } => {
-                let old = self.agent_velocity(id)?;
-                self.set_agent_velocity(id, v)?;
-                Ok((None, Undo::Velocity(id, old)))
-            }
+    /// Removes the commands due at `tick`.
+    pub(crate) fn drop_due(&mut self, tick: u64) {
+        match tick.checked_add(1) {
+            Some(next) => self.pending = self.pending.split_off(&((next, 0, 0), 0)),
+            None => self.pending.clear(),
         }
     }
 
-    fn slot_of(&self, id: AgentId) -> Result<usize, SimError> {
-        self.ids
-            .binary_search(&id)
-            .map_err(|_| SimError::UnknownAgent(id))
-    }
-
-    /// Stage 1 of the tick: applies every pending command due at the current tick, in canonical
-    /// order, skipping (and recording) those that fail. They stay in the queue until
-    /// [`finish_inputs`](Self::finish_inputs) commits them.
-    pub(crate) fn apply_inputs(&mut self) {
-        let due = self
-            .commands
-            .pending
-            .partition_point(|p| p.tick <= self.tick);
-        self.commands.applying = due;
-        self.commands.undo.clear();
-        self.commands.rejected.clear();
-        for i in 0..due {
-            let p = self.commands.pending[i];
-            match self.apply_with_undo(&p.command) {
-                Ok((_, undo)) => self.commands.undo.push(undo),
-                Err(error) => self.commands.rejected.push(RejectedCommand {
-                    tick: p.tick,
-                    command: p.command,
-                    error,
-                }),
-            }
+    /// A queue holding `pending`, which must be in canonical order (a restored state): `None`
+    /// otherwise.
+    pub(crate) fn from_canonical(pending: Vec<PendingCommand>) -> Option<Self> {
+        if !pending.windows(2).all(|w| w[0].key() <= w[1].key()) {
+            return None;
         }
-    }
-
-    /// Last stage of the tick: on success drops the applied commands from the queue; on failure
-    /// undoes them (in reverse order) and leaves them queued, so the state is unchanged.
-    pub(crate) fn finish_inputs(&mut self, committed: bool) {
-        let due = std::mem::take(&mut self.commands.applying);
-        if committed {
-            self.commands.pending.drain(..due);
-            self.commands.undo.clear();
-            return;
+        let mut q = Self::default();
+        for p in pending {
+            q.insert(p);
         }
-        self.commands.rejected.clear();
-        while let Some(undo) = self.commands.undo.pop() {
-            self.undo(undo);
-        }
-        self.clear_neighbor_lists();
-    }
-
-    fn undo(&mut self, undo: Undo) {
-        // Every undo restores a value that was valid a moment ago, so none of these can fail.
-        let _ = match undo {
-            Undo::Added => {
-                // The newest agent has the largest id, so it sits in the last slot.
-                self.ids.pop();
-                self.positions.pop();
-                self.velocities.pop();
-                self.pref_velocities.pop();
-                self.params.pop();
-                self.next_id -= 1;
-                Ok(())
-            }
-            Undo::Removed {
-                slot,
-                id,
-                position,
-                velocity,
-                pref_velocity,
-                params,
-            } => {
-                self.ids.insert(slot, id);
-                self.positions.insert(slot, position);
-                self.velocities.insert(slot, velocity);
-                self.pref_velocities.insert(slot, pref_velocity);
-                self.params.insert(slot, params);
-                Ok(())
-            }
-            Undo::PrefVelocity(id, v) => self.set_agent_pref_velocity(id, v),
-            Undo::Params(id, p) => self.set_agent_params(id, p),
-            Undo::Position(id, p) => self.set_agent_position(id, p),
-            Undo::Velocity(id, v) => self.set_agent_velocity(id, v),
-        };
+        Some(q)
     }
 }

@@ -59,6 +59,24 @@ pub(crate) fn check_range(
     }
 }
 
+/// [`check_point`] for values from outside: `Fx::abs` overflows on `Fx::MIN` (a panic with
+/// debug assertions, a wrap to a negative value that passes the check without), so `MIN`
+/// components are rejected first.
+pub(crate) fn checked_point(v: Vec2, what: &'static str) -> Result<(), SimError> {
+    if v.x == Fx::MIN || v.y == Fx::MIN {
+        return check_point(Vec2::new(Fx::MAX, Fx::MAX), what);
+    }
+    check_point(v, what)
+}
+
+/// As [`checked_point`], for velocities.
+pub(crate) fn checked_velocity(v: Vec2, what: &'static str) -> Result<(), SimError> {
+    if v.x == Fx::MIN || v.y == Fx::MIN {
+        return check_velocity(Vec2::new(Fx::MAX, Fx::MAX), what);
+    }
+    check_velocity(v, what)
+}
+
 /// Checks a point against the coordinate domain.
 pub(crate) fn check_point(p: Vec2, what: &'static str) -> Result<(), SimError> {
     if p.max_abs_component() > MAX_COORD {
@@ -87,7 +105,10 @@ pub(crate) fn check_velocity(v: Vec2, what: &'static str) -> Result<(), SimError
 pub(crate) fn check_scale(len: Fx, time: Fx, ratio: &'static str) -> Result<(), SimError> {
     let limit = crate::math::wide_mul(time, Fx::from_num(MAX_VELOCITY_SCALE));
     if crate::math::wide_mul(len, Fx::ONE) > limit {
-        Err(SimError::VelocityScale { ratio })
+        Err(SimError::VelocityScale {
+            ratio,
+            limit: MAX_VELOCITY_SCALE,
+        })
     } else {
         Ok(())
     }

@@ -19,6 +19,9 @@ pub enum SimError {
     VelocityScale {
         /// Which ratio, e.g. `"radius / time_step"`.
         ratio: &'static str,
+        /// The limit it exceeds, in units per second
+        /// ([`MAX_VELOCITY_SCALE`](crate::domain::MAX_VELOCITY_SCALE)).
+        limit: i32,
     },
     /// No agent has this id (never added, or removed).
     UnknownAgent(AgentId),
@@ -38,10 +41,9 @@ impl fmt::Display for SimError {
             Self::OutOfDomain { what, allowed } => {
                 write!(f, "{what} is outside the domain (allowed: {allowed})")
             }
-            Self::VelocityScale { ratio } => write!(
+            Self::VelocityScale { ratio, limit } => write!(
                 f,
-                "{ratio} exceeds the velocity scale limit of {} units/s",
-                crate::domain::MAX_VELOCITY_SCALE
+                "{ratio} exceeds the velocity scale limit of {limit} units/s"
             ),
             Self::UnknownAgent(id) => write!(f, "no agent with id {}", id.0),
             Self::AgentLeftDomain(id) => {

@@ -30,10 +30,12 @@
 //! Derived data (kd-tree, obstacle BSP, neighbour lists) is not included: it is a function of
 //! the above.
 
-use crate::agent::AgentParams;
-use crate::command::{Command, PendingCommand};
+use crate::agent::{Agent, AgentParams, Agents};
+use crate::command::{Command, CommandQueue, PendingCommand};
 use crate::math::{Fx, Vec2};
-use crate::sim::Simulator;
+use crate::obstacle::ObstacleSet;
+use crate::util::ByteSink;
+use xxhash_rust::xxh3::Xxh3Default;
 
 /// Magic prefix of the canonical encoding.
 pub const CANONICAL_MAGIC: &[u8; 8] = b"LSORCA01";
@@ -44,59 +46,121 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
-fn fx(out: &mut Vec<u8>, v: Fx) {
-    out.extend_from_slice(&v.to_bits().to_le_bytes());
+/// XXH3-64 (seed 0) of a byte stream, without holding the stream: equal to [`hash_bytes`] of
+/// the concatenation. Buffers 4 KiB on the stack between updates.
+pub(crate) struct StreamHasher {
+    state: Xxh3Default,
+    buf: [u8; 4096],
+    len: usize,
 }
 
-fn vec2(out: &mut Vec<u8>, v: Vec2) {
+impl StreamHasher {
+    pub(crate) fn new() -> Self {
+        Self {
+            state: Xxh3Default::new(),
+            buf: [0; 4096],
+            len: 0,
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> u64 {
+        self.state.update(&self.buf[..self.len]);
+        self.len = 0;
+        self.state.digest()
+    }
+}
+
+impl ByteSink for StreamHasher {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        if self.len + bytes.len() > self.buf.len() {
+            self.state.update(&self.buf[..self.len]);
+            self.len = 0;
+            if bytes.len() > self.buf.len() {
+                self.state.update(bytes);
+                return;
+            }
+        }
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+}
+
+/// A borrowed view of every field that decides future ticks: what the encoding covers.
+pub(crate) struct StateRef<'a> {
+    pub tick: u64,
+    pub global_time: Fx,
+    pub time_step: Fx,
+    pub next_id: u32,
+    pub defaults: &'a AgentParams,
+    pub agents: &'a Agents,
+    pub obstacles: &'a ObstacleSet,
+    /// `None` encodes an empty queue (the sync hash).
+    pub pending: Option<&'a CommandQueue>,
+}
+
+#[inline]
+fn fx(out: &mut impl ByteSink, v: Fx) {
+    out.put(&v.to_bits().to_le_bytes());
+}
+
+#[inline]
+fn vec2(out: &mut impl ByteSink, v: Vec2) {
     fx(out, v.x);
     fx(out, v.y);
 }
 
-fn params(out: &mut Vec<u8>, p: &AgentParams) {
+#[inline]
+fn params(out: &mut impl ByteSink, p: &AgentParams) {
     fx(out, p.neighbor_dist);
-    out.extend_from_slice(&p.max_neighbors.to_le_bytes());
+    out.put(&p.max_neighbors.to_le_bytes());
     fx(out, p.time_horizon);
     fx(out, p.time_horizon_obst);
     fx(out, p.radius);
     fx(out, p.max_speed);
 }
 
-pub(crate) fn write_state(sim: &Simulator, out: &mut Vec<u8>) {
-    let s = sim.raw_parts();
-    out.extend_from_slice(CANONICAL_MAGIC);
-    out.extend_from_slice(&s.tick.to_le_bytes());
+pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
+    out.put(CANONICAL_MAGIC);
+    out.put(&s.tick.to_le_bytes());
     fx(out, s.global_time);
     fx(out, s.time_step);
-    out.extend_from_slice(&s.next_id.to_le_bytes());
+    out.put(&s.next_id.to_le_bytes());
     params(out, s.defaults);
-    out.extend_from_slice(&(s.ids.len() as u32).to_le_bytes());
-    for i in 0..s.ids.len() {
-        write_agent(sim, i, out);
+    out.put(&(s.agents.len() as u32).to_le_bytes());
+    for a in s.agents.iter() {
+        write_agent(&a, out);
     }
-    s.obstacles.write_canonical(out);
-    out.extend_from_slice(&(s.pending.len() as u32).to_le_bytes());
-    for p in s.pending {
+    s.obstacles.write_canonical_to(out);
+    let n = s.pending.map_or(0, CommandQueue::len);
+    out.put(&(n as u32).to_le_bytes());
+    for p in s.pending.into_iter().flat_map(CommandQueue::iter) {
         write_pending(p, out);
     }
 }
 
-/// The 84 canonical bytes of the agent in `slot` (one row of the table above).
-pub(crate) fn write_agent(sim: &Simulator, slot: usize, out: &mut Vec<u8>) {
-    let s = sim.raw_parts();
-    out.extend_from_slice(&s.ids[slot].0.to_le_bytes());
-    vec2(out, s.positions[slot]);
-    vec2(out, s.velocities[slot]);
-    vec2(out, s.pref_velocities[slot]);
-    params(out, &s.params[slot]);
+/// The 96 canonical bytes of one agent (one row of the table above).
+pub(crate) fn write_agent(a: &Agent, out: &mut impl ByteSink) {
+    out.put(&a.id.0.to_le_bytes());
+    vec2(out, a.position);
+    vec2(out, a.velocity);
+    vec2(out, a.pref_velocity);
+    params(out, &a.params);
 }
 
-fn write_pending(p: &PendingCommand, out: &mut Vec<u8>) {
-    out.extend_from_slice(&p.tick.to_le_bytes());
-    out.push(p.command.tag());
+/// The hash of one agent's canonical bytes (the replays' per-agent checkpoint hash).
+pub(crate) fn agent_hash(a: &Agent) -> u64 {
+    let mut h = StreamHasher::new();
+    write_agent(a, &mut h);
+    h.finish()
+}
+
+fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
+    out.put(&p.tick.to_le_bytes());
+    out.put(&[p.command.tag()]);
     match &p.command {
         Command::SetPrefVelocity { id, v } | Command::SetVelocity { id, v } => {
-            out.extend_from_slice(&id.0.to_le_bytes());
+            out.put(&id.0.to_le_bytes());
             vec2(out, *v);
         }
         Command::AddAgent {
@@ -106,13 +170,13 @@ fn write_pending(p: &PendingCommand, out: &mut Vec<u8>) {
             vec2(out, *position);
             params(out, pa);
         }
-        Command::RemoveAgent { id } => out.extend_from_slice(&id.0.to_le_bytes()),
+        Command::RemoveAgent { id } => out.put(&id.0.to_le_bytes()),
         Command::SetParams { id, params: pa } => {
-            out.extend_from_slice(&id.0.to_le_bytes());
+            out.put(&id.0.to_le_bytes());
             params(out, pa);
         }
         Command::SetPosition { id, position } => {
-            out.extend_from_slice(&id.0.to_le_bytes());
+            out.put(&id.0.to_le_bytes());
             vec2(out, *position);
         }
     }

@@ -52,15 +52,19 @@ pub mod scenario;
 pub mod sim;
 pub mod snapshot;
 pub mod spatial;
+pub mod tick;
+mod util;
 
-pub use agent::{AgentId, AgentParams};
-pub use command::{Command, PendingCommand, RejectedCommand};
+pub use agent::{Agent, AgentId, AgentParams, Agents};
+pub use command::{Command, CommandQueue, PendingCommand, RejectedCommand};
 pub use error::SimError;
 pub use math::{Fx, Vec2};
 pub use obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 pub use replay::{Replay, VerifyReport};
 pub use sim::{Simulator, SimulatorParams};
 pub use snapshot::SnapshotError;
+pub use tick::StepStats;
+pub use util::splitmix64;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]

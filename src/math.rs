@@ -543,7 +543,7 @@ mod tests {
         let mut z = 0x1234_5678_9abc_def0u64;
         let mut next = || {
             z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            crate::orca::lines::splitmix64(z)
+            crate::util::splitmix64(z)
         };
         for i in 256u64..1024 {
             let (lo_t, hi_t) = (i << 54, (i << 54) | ((1 << 54) - 1));

@@ -141,19 +141,14 @@ impl fmt::Display for RecordError {
 
 impl std::error::Error for RecordError {}
 
-fn agent_hash(sim: &Simulator, slot: usize, buf: &mut Vec<u8>) -> u64 {
-    buf.clear();
-    crate::hash::write_agent(sim, slot, buf);
-    crate::hash::hash_bytes(buf)
-}
-
 fn checkpoint(sim: &Simulator) -> Checkpoint {
-    let mut buf = Vec::with_capacity(84);
-    let agents = (0..sim.ids.len())
-        .map(|slot| AgentMark {
-            id: sim.ids[slot],
-            position: sim.positions[slot],
-            hash: agent_hash(sim, slot, &mut buf),
+    let agents = sim
+        .agents()
+        .iter()
+        .map(|a| AgentMark {
+            id: a.id,
+            position: a.position,
+            hash: crate::hash::agent_hash(&a),
         })
         .collect();
     Checkpoint {
@@ -393,20 +388,20 @@ impl fmt::Display for VerifyReport {
 }
 
 fn diff_agents(expected: &Checkpoint, sim: &Simulator) -> Vec<AgentDiff> {
-    let mut buf = Vec::with_capacity(84);
     let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
-    let (exp, ids) = (&expected.agents, &sim.ids);
+    let agents = sim.agents();
+    let (exp, ids) = (&expected.agents, agents.ids());
     while i < exp.len() || j < ids.len() {
         let e = exp.get(i);
         let a = ids.get(j);
         match (e, a) {
             (Some(e), Some(&id)) if e.id == id => {
-                if e.hash != agent_hash(sim, j, &mut buf) {
+                if e.hash != crate::hash::agent_hash(&agents.at(j)) {
                     out.push(AgentDiff {
                         id,
                         expected: Some(e.position),
-                        actual: Some(sim.positions[j]),
+                        actual: Some(agents.positions()[j]),
                     });
                 }
                 i += 1;
@@ -424,7 +419,7 @@ fn diff_agents(expected: &Checkpoint, sim: &Simulator) -> Vec<AgentDiff> {
                 out.push(AgentDiff {
                     id,
                     expected: None,
-                    actual: Some(sim.positions[j]),
+                    actual: Some(agents.positions()[j]),
                 });
                 j += 1;
             }

@@ -31,8 +31,8 @@ use crate::domain::{self, check_point, check_range, check_time_step, check_veloc
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns};
 use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
-use crate::orca::lines::splitmix64;
 use crate::sim::{Simulator, SimulatorParams};
+use crate::util::splitmix64;
 use std::fmt;
 use std::path::Path;
 

@@ -47,11 +47,14 @@
 //! every obstacle shape valid as for [`ObstacleSet::add`], ascending obstacle ids).
 //! Each failure has its own [`SnapshotError`] variant.
 
+use crate::agent::{Agent, Agents};
 use crate::agent::{AgentId, AgentParams};
-use crate::command::{CommandQueue, PendingCommand, checked_point, checked_velocity};
+use crate::command::{CommandQueue, PendingCommand};
+use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
-use crate::math::{Fx, Vec2};
+use crate::math::Fx;
 use crate::obstacle::ObstacleSet;
+use crate::sim::RestoredState;
 use crate::sim::{Simulator, SimulatorParams};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::fmt;
@@ -257,15 +260,8 @@ pub(crate) fn open<T: DeserializeOwned>(
 
 // ---------------------------------------------------------------------- the snapshot payload
 
-/// One agent in a snapshot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct AgentRecord {
-    id: AgentId,
-    position: Vec2,
-    velocity: Vec2,
-    pref_velocity: Vec2,
-    params: AgentParams,
-}
+/// One agent in a snapshot: [`Agent`], whose field order is the record's layout.
+type AgentRecord = Agent;
 
 /// Payload of snapshot format version 1 (field order is the format).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -287,7 +283,8 @@ fn domain(e: SimError) -> SnapshotError {
 impl StateV1 {
     /// Re-validates everything and builds the simulator.
     fn into_simulator(self) -> Result<Simulator, SnapshotError> {
-        let mut sim = Simulator::new(SimulatorParams {
+        // The time step and the defaults are checked as a new simulator checks them.
+        Simulator::new(SimulatorParams {
             time_step: self.time_step,
             agent_defaults: self.defaults,
         })
@@ -334,35 +331,32 @@ impl StateV1 {
             }
             crate::obstacle::polygon::validate(shape).map_err(domain)?;
         }
-        if !CommandQueue::is_canonical(&self.pending) {
+        let Some(commands) = CommandQueue::from_canonical(self.pending) else {
             return Err(SnapshotError::Inconsistent(
                 "pending commands not in canonical order",
             ));
-        }
-        for p in &self.pending {
+        };
+        for p in commands.iter() {
             if p.tick < self.tick {
                 return Err(SnapshotError::Inconsistent("pending command in the past"));
             }
             p.command.validate_values(self.time_step).map_err(domain)?;
         }
-        sim.tick = self.tick;
-        sim.global_time = self.global_time;
-        sim.next_id = self.next_id;
-        let n = self.agents.len();
-        sim.ids.reserve_exact(n);
-        sim.positions.reserve_exact(n);
-        sim.velocities.reserve_exact(n);
-        sim.pref_velocities.reserve_exact(n);
-        sim.params.reserve_exact(n);
+        let mut agents = Agents::default();
+        agents.reserve_exact(self.agents.len());
         for a in self.agents {
-            sim.ids.push(a.id);
-            sim.positions.push(a.position);
-            sim.velocities.push(a.velocity);
-            sim.pref_velocities.push(a.pref_velocity);
-            sim.params.push(a.params);
+            agents.push(a);
         }
-        sim.obstacles = self.obstacles;
-        sim.commands.pending = self.pending;
+        let sim = Simulator::from_restored(RestoredState {
+            tick: self.tick,
+            global_time: self.global_time,
+            time_step: self.time_step,
+            next_id: self.next_id,
+            defaults: self.defaults,
+            agents,
+            obstacles: self.obstacles,
+            commands,
+        });
         Ok(sim)
     }
 }
@@ -375,27 +369,19 @@ impl Simulator {
     /// state): last step's neighbour lists and rejected commands.
     #[must_use]
     pub fn snapshot(&self) -> Vec<u8> {
-        let agents = (0..self.ids.len())
-            .map(|i| AgentRecord {
-                id: self.ids[i],
-                position: self.positions[i],
-                velocity: self.velocities[i],
-                pref_velocity: self.pref_velocities[i],
-                params: self.params[i],
-            })
-            .collect();
+        let (defaults, agents, obstacles, commands) = self.parts();
         let state = StateV1 {
-            tick: self.tick,
-            global_time: self.global_time,
-            time_step: self.time_step,
-            next_id: self.next_id,
-            defaults: self.defaults,
-            agents,
-            obstacles: self.obstacles.clone(),
-            pending: self.commands.pending.clone(),
+            tick: self.tick(),
+            global_time: self.global_time(),
+            time_step: self.time_step(),
+            next_id: self.next_agent_id().0,
+            defaults: *defaults,
+            agents: agents.iter().collect(),
+            obstacles: obstacles.clone(),
+            pending: commands.to_vec(),
         };
         // 100 bytes per agent record, 80 per command (upper bounds), plus the fixed fields.
-        let hint = 128 + 100 * self.ids.len() + 80 * self.commands.pending.len();
+        let hint = 128 + 100 * agents.len() + 80 * commands.len();
         seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint)
     }
 

@@ -171,7 +171,7 @@ fn every_step_of_our_circle_is_an_rvo2_step() {
 /// RVO2's recorded start positions moved by up to `scale` per axis (SplitMix64 of the sample
 /// and the agent).
 fn perturbed_starts(base: &[V<f32>], sample: u64, scale: f64) -> Vec<(f64, f64)> {
-    use lockstep_orca::orca::lines::splitmix64;
+    use lockstep_orca::splitmix64;
     base.iter()
         .enumerate()
         .map(|(i, p)| {

@@ -134,7 +134,7 @@ fn perturbed_scenes(scene: &Scene) -> Vec<Scene> {
             let (dx, dy) = if k < 4 {
                 [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)][k as usize]
             } else {
-                let r = lockstep_orca::orca::lines::splitmix64((k << 32) | u64::from(a.id));
+                let r = lockstep_orca::splitmix64((k << 32) | u64::from(a.id));
                 let ang = (r >> 11) as f64 / (1u64 << 53) as f64 * std::f64::consts::TAU;
                 (ang.cos(), ang.sin())
             };

@@ -92,7 +92,8 @@ fn velocity_scale_ratios_are_enforced() {
     assert_eq!(
         sim.set_time_step(Fx::lit("0.2")),
         Err(SimError::VelocityScale {
-            ratio: "radius / time_step"
+            ratio: "radius / time_step",
+            limit: lockstep_orca::domain::MAX_VELOCITY_SCALE,
         })
     );
     assert_eq!(sim.state_hash(), before);
@@ -106,7 +107,8 @@ fn velocity_scale_ratios_are_enforced() {
             }
         )),
         SimError::VelocityScale {
-            ratio: "neighbor_dist / time_horizon"
+            ratio: "neighbor_dist / time_horizon",
+            limit: lockstep_orca::domain::MAX_VELOCITY_SCALE,
         }
     );
 }

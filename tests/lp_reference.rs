@@ -46,9 +46,9 @@
 
 use lockstep_orca::math::{Fx, Vec2};
 use lockstep_orca::orca::Line;
-use lockstep_orca::orca::lines::splitmix64;
 use lockstep_orca::orca::lp::{self, Lp2Outcome, Objective};
 use lockstep_orca::orca::reference;
+use lockstep_orca::splitmix64;
 use proptest::prelude::*;
 
 /// LP2 vs reference, per coordinate, in units of `Fx`'s resolution (2⁻³²).

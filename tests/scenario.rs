@@ -845,7 +845,7 @@ fn corridor_fixture_is_the_code_scene_for_the_whole_run() {
 fn door_counterflow_fixture_is_the_code_scene_steered_by_a_roadmap() {
     let s = Scenario::load(fixture("door_counterflow.toml")).unwrap();
     let (mut sim, driver) = s.build().unwrap();
-    let mut code = scenes::door_counterflow();
+    let code = scenes::door_counterflow();
     assert_eq!(sim.state_hash(), code.sim.state_hash(), "tick 0");
     let map = driver.roadmap().unwrap();
     assert_eq!(

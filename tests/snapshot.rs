@@ -29,7 +29,7 @@ fn round_trip_is_byte_identical_and_hash_identical() {
     )
     .unwrap();
     let bytes = sim.snapshot();
-    let mut restored = Simulator::restore(&bytes).unwrap();
+    let restored = Simulator::restore(&bytes).unwrap();
     assert_eq!(restored.snapshot(), bytes);
     assert_eq!(restored.state_hash(), sim.state_hash());
     assert_eq!(restored.pending_commands(), sim.pending_commands());
@@ -88,8 +88,8 @@ fn invalid_obstacles_are_rejected() {
 
 #[test]
 fn empty_simulator_round_trips() {
-    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-    let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
+    let sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let restored = Simulator::restore(&sim.snapshot()).unwrap();
     assert_eq!(restored.state_hash(), sim.state_hash());
     assert_eq!(restored.num_agents(), 0);
 }

@@ -39,6 +39,7 @@ use crate::AgentId;
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::orca::Line;
+use crate::util::ByteSink;
 use bsp::{Bsp, SplitChoice};
 use lines::{VertexView, obstacle_line};
 use polygon::ObstacleVertex;
@@ -477,17 +478,22 @@ impl ObstacleSet {
     /// each). Derived data (the arena and the tree) is not included: it is a function of these
     /// bytes.
     pub fn write_canonical(&self, out: &mut Vec<u8>) {
-        out.push(self.neighbor_mode.canonical_byte());
-        out.extend_from_slice(&self.next_id.to_le_bytes());
-        out.extend_from_slice(&(self.obstacles.len() as u32).to_le_bytes());
+        self.write_canonical_to(out);
+    }
+
+    /// [`write_canonical`](Self::write_canonical) into any byte sink (the streaming hasher).
+    pub(crate) fn write_canonical_to(&self, out: &mut impl ByteSink) {
+        out.put(&[self.neighbor_mode.canonical_byte()]);
+        out.put(&self.next_id.to_le_bytes());
+        out.put(&(self.obstacles.len() as u32).to_le_bytes());
         for (id, shape) in &self.obstacles {
-            out.extend_from_slice(&id.0.to_le_bytes());
-            out.push(shape.kind_byte());
+            out.put(&id.0.to_le_bytes());
+            out.put(&[shape.kind_byte()]);
             let v = shape.vertices();
-            out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            out.put(&(v.len() as u32).to_le_bytes());
             for p in v {
-                out.extend_from_slice(&p.x.to_bits().to_le_bytes());
-                out.extend_from_slice(&p.y.to_bits().to_le_bytes());
+                out.put(&p.x.to_bits().to_le_bytes());
+                out.put(&p.y.to_bits().to_le_bytes());
             }
         }
     }

@@ -20,6 +20,7 @@
 use super::Line;
 use crate::AgentId;
 use crate::math::{Fx, HALF, Vec2, fx_div, narrow, sqrt_wide, unit_from_turns, wide_mul};
+use crate::util::splitmix64;
 
 /// What the line construction needs to know about one agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,15 +140,6 @@ pub fn tie_break_direction(lo: AgentId, hi: AgentId) -> Vec2 {
     let key = (u64::from(lo.0) << 32) | u64::from(hi.0);
     let bits = splitmix64(key) >> 32; // 32 random fraction bits: a fraction of a turn
     unit_from_turns(Fx::from_bits(bits as i64))
-}
-
-/// SplitMix64 finaliser (Steele, Lea, Flood 2014): a fixed, documented integer mix.
-#[must_use]
-pub fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The ORCA line that `other` induces on `me` (RVO2's reciprocal 0.5 responsibility).

@@ -207,6 +207,18 @@ pub fn lp3(
     result
 }
 
+/// Which program produced an agent's new velocity (see [`solve_with_path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SolvePath {
+    /// LP2 was feasible: every line is satisfied.
+    Lp2,
+    /// LP2 failed on an agent line: LP3 minimised the largest agent-line violation, obstacle
+    /// lines kept hard.
+    Lp3Agents,
+    /// The obstacle lines alone were infeasible: LP3 over the obstacle lines, agents ignored.
+    Lp3Obstacles,
+}
+
 /// The full solve of one agent: LP2, then LP3 from the failing line if LP2 is infeasible.
 #[must_use]
 pub fn solve(
@@ -216,8 +228,21 @@ pub fn solve(
     pref_velocity: Vec2,
     scratch: &mut Vec<Line>,
 ) -> Vec2 {
+    solve_with_path(lines, num_obstacle_lines, max_speed, pref_velocity, scratch).0
+}
+
+/// [`solve`], also saying which program produced the velocity.
+#[must_use]
+#[inline]
+pub fn solve_with_path(
+    lines: &[Line],
+    num_obstacle_lines: usize,
+    max_speed: Fx,
+    pref_velocity: Vec2,
+    scratch: &mut Vec<Line>,
+) -> (Vec2, SolvePath) {
     match lp2(lines, max_speed, Objective::Closest(pref_velocity)) {
-        Lp2Outcome::Feasible(v) => v,
+        Lp2Outcome::Feasible(v) => (v, SolvePath::Lp2),
         // The obstacle lines alone are infeasible (an agent squeezed into a gap as wide as
         // itself, or pressed into a corner): walls come first, so minimise the largest
         // obstacle-line violation and leave the agents out. RVO2 keeps LP2's partial result
@@ -225,24 +250,30 @@ pub fn solve(
         Lp2Outcome::Infeasible {
             failed_line,
             partial,
-        } if failed_line < num_obstacle_lines => lp3(
-            &lines[..num_obstacle_lines],
-            0,
-            failed_line,
-            max_speed,
-            partial,
-            scratch,
+        } if failed_line < num_obstacle_lines => (
+            lp3(
+                &lines[..num_obstacle_lines],
+                0,
+                failed_line,
+                max_speed,
+                partial,
+                scratch,
+            ),
+            SolvePath::Lp3Obstacles,
         ),
         Lp2Outcome::Infeasible {
             failed_line,
             partial,
-        } => lp3(
-            lines,
-            num_obstacle_lines,
-            failed_line,
-            max_speed,
-            partial,
-            scratch,
+        } => (
+            lp3(
+                lines,
+                num_obstacle_lines,
+                failed_line,
+                max_speed,
+                partial,
+                scratch,
+            ),
+            SolvePath::Lp3Agents,
         ),
     }
 }

@@ -486,8 +486,8 @@ const UNBOUNDED: Fx = Fx::lit("4000000");
 impl ClearanceTracker {
     /// Measures the current state of `sim`.
     pub fn observe(&mut self, sim: &Simulator) {
-        let positions = &sim.positions;
-        let params = &sim.params;
+        let positions = sim.agents().positions();
+        let params = sim.agents().params();
         if positions.len() < 2 {
             return;
         }

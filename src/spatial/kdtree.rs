@@ -158,11 +158,28 @@ impl AgentTree {
         }
     }
 
+    /// The slots [`query`](Self::query) finds, in the same order, appended to `slots`
+    /// (`keys` is scratch, cleared and refilled). What the tick reads: no distance is
+    /// unpacked.
+    #[inline]
+    pub fn query_slots(
+        &self,
+        positions: &[Vec2],
+        slot: u32,
+        range: Fx,
+        max_neighbors: usize,
+        keys: &mut Vec<NeighborKey>,
+        slots: &mut Vec<u32>,
+    ) {
+        let packed = self.query_raw(positions, slot, range, max_neighbors, keys);
+        slots.extend(keys.iter().map(|&k| Self::raw_slot(k, packed)));
+    }
+
     /// [`query`](Self::query) without unpacking: returns `true` when the keys were left packed,
     /// each entry's `.0` holding `distance² << 32 | slot` (so its low 32 bits are the slot)
     /// and `.1` unspecified; `false` when the entries are already `(distance², slot)`. The
     /// tick, which needs only the slots, skips the unpacking pass.
-    pub(crate) fn query_raw(
+    fn query_raw(
         &self,
         positions: &[Vec2],
         slot: u32,
@@ -190,7 +207,7 @@ impl AgentTree {
 
     /// The slot of an entry that [`query_raw`](Self::query_raw) returned with `packed`.
     #[inline(always)]
-    pub(crate) fn raw_slot(key: NeighborKey, packed: bool) -> u32 {
+    fn raw_slot(key: NeighborKey, packed: bool) -> u32 {
         if packed { key.0 as u32 } else { key.1 }
     }
 }
@@ -449,6 +466,9 @@ mod tests {
                 let expected: Vec<u32> = keys.iter().map(|k| k.1).collect();
                 assert_eq!(slots, expected, "slot {slot}");
                 assert!(!slots.is_empty());
+                let mut plain = vec![u32::MAX]; // appended to, not cleared
+                tree.query_slots(&positions, slot, range, 10, &mut raw, &mut plain);
+                assert_eq!(plain[1..], expected[..], "query_slots, slot {slot}");
             }
         }
     }

@@ -4,7 +4,7 @@
 #![allow(clippy::float_arithmetic, dead_code)]
 
 use lockstep_orca::math::unit_from_turns;
-use lockstep_orca::orca::lines::splitmix64;
+use lockstep_orca::splitmix64;
 use lockstep_orca::{AgentId, AgentParams, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2};
 
 /// A scene: the simulator, one goal per agent (by id order), and how close counts as reached.

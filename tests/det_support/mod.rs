@@ -3,7 +3,7 @@
 //! SplitMix64.
 #![allow(dead_code)]
 
-use lockstep_orca::orca::lines::splitmix64;
+use lockstep_orca::splitmix64;
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
 };

@@ -1,15 +1,16 @@
 //! The [`Simulator`]: agents, obstacles and the tick pipeline.
 
-use crate::agent::{AgentId, AgentParams};
-use crate::command::{CommandQueue, PendingCommand};
+mod inputs;
+
+use crate::agent::{Agent, AgentId, AgentParams, Agents};
+use crate::command::CommandQueue;
 use crate::domain::{check_point, check_time_step, check_velocity};
 use crate::error::SimError;
+use crate::hash::{StateRef, StreamHasher};
 use crate::math::{Fx, Vec2};
-use crate::obstacle::{ObstacleAgent, ObstacleId, ObstacleNeighbors, ObstacleSet, ObstacleShape};
-use crate::orca::Line;
-use crate::orca::lines::{AgentState, PairHalf};
-use crate::orca::lp;
-use crate::spatial::kdtree::{AgentTree, NeighborKey};
+use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleSet, ObstacleShape};
+use crate::tick::{Pre, StepStats, Workspace};
+use inputs::InputLog;
 
 /// Simulator-wide parameters, checked by [`Simulator::new`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,24 +28,6 @@ impl Default for SimulatorParams {
             agent_defaults: AgentParams::default(),
         }
     }
-}
-
-/// Reusable buffers of the tick: never part of the state, never hashed or snapshotted.
-#[derive(Clone, Debug, Default)]
-struct Workspace {
-    tree: AgentTree,
-    neighbors: Vec<NeighborKey>,
-    obstacle_neighbors: Vec<(i128, u32)>,
-    lines: Vec<Line>,
-    lp_scratch: Vec<Line>,
-    new_velocities: Vec<Vec2>,
-    new_positions: Vec<Vec2>,
-    /// Neighbours found by the last step, flat, with a `(start, len)` range per slot.
-    neighbor_ids: Vec<AgentId>,
-    neighbor_ranges: Vec<(u32, u32)>,
-    /// The pair solution behind each entry of `neighbor_ids` (canonical frame).
-    pairs: Vec<PairHalf>,
-    canonical: Vec<u8>,
 }
 
 /// A deterministic ORCA crowd simulator (RVO2's `RVOSimulator`, in fixed point).
@@ -69,21 +52,32 @@ struct Workspace {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Simulator {
-    pub(crate) time_step: Fx,
-    pub(crate) global_time: Fx,
-    pub(crate) tick: u64,
-    pub(crate) next_id: u32,
-    pub(crate) defaults: AgentParams,
-    // Agent state by slot, slots in ascending id order (hot data in parallel vectors).
-    pub(crate) ids: Vec<AgentId>,
-    pub(crate) positions: Vec<Vec2>,
-    pub(crate) velocities: Vec<Vec2>,
-    pub(crate) pref_velocities: Vec<Vec2>,
-    pub(crate) params: Vec<AgentParams>,
-    pub(crate) obstacles: ObstacleSet,
-    /// Queued inputs (see [`crate::command`]): pending commands are state, hashed and snapshotted.
-    pub(crate) commands: CommandQueue,
+    time_step: Fx,
+    global_time: Fx,
+    tick: u64,
+    next_id: u32,
+    defaults: AgentParams,
+    agents: Agents,
+    obstacles: ObstacleSet,
+    /// Queued inputs (see [`crate::command`]): pending commands are state, hashed and
+    /// snapshotted.
+    commands: CommandQueue,
+    /// The current step's applied inputs (to undo them if it fails) and the last step's
+    /// rejected commands: not state.
+    inputs: InputLog,
     work: Workspace,
+}
+
+/// Everything a restored simulator is made of (checked by the caller, [`crate::snapshot`]).
+pub(crate) struct RestoredState {
+    pub tick: u64,
+    pub global_time: Fx,
+    pub time_step: Fx,
+    pub next_id: u32,
+    pub defaults: AgentParams,
+    pub agents: Agents,
+    pub obstacles: ObstacleSet,
+    pub commands: CommandQueue,
 }
 
 impl Simulator {
@@ -101,133 +95,72 @@ impl Simulator {
             tick: 0,
             next_id: 0,
             defaults: params.agent_defaults,
-            ids: Vec::new(),
-            positions: Vec::new(),
-            velocities: Vec::new(),
-            pref_velocities: Vec::new(),
-            params: Vec::new(),
+            agents: Agents::default(),
             obstacles: ObstacleSet::default(),
             commands: CommandQueue::default(),
+            inputs: InputLog::default(),
             work: Workspace::default(),
         })
+    }
+
+    /// A simulator made of restored state (validated by the caller).
+    pub(crate) fn from_restored(r: RestoredState) -> Self {
+        Self {
+            time_step: r.time_step,
+            global_time: r.global_time,
+            tick: r.tick,
+            next_id: r.next_id,
+            defaults: r.defaults,
+            agents: r.agents,
+            obstacles: r.obstacles,
+            commands: r.commands,
+            inputs: InputLog::default(),
+            work: Workspace::default(),
+        }
     }
 
     // ------------------------------------------------------------------ the tick
 
     /// Advances the simulation by one time step.
     ///
-    /// Stages, in order: apply the commands queued for this tick ([`crate::command`]), rebuild
-    /// the obstacle tree if the obstacle set changed, build the agent kd-tree, compute every
-    /// agent's new velocity (neighbours, ORCA lines, LP), integrate.
+    /// The stages, in order (see [`crate::tick`] for what each reads and writes): apply the
+    /// commands queued for this tick ([`crate::command`]), rebuild the obstacle tree if the
+    /// obstacle set changed, build the agent kd-tree, find each agent's neighbours, solve each
+    /// pair once, build each agent's ORCA lines and solve its LP, integrate, then commit the
+    /// inputs. [`step_stats`](Self::step_stats) reports what the stages did.
     ///
     /// # Errors
-    /// [`SimError::AgentLeftDomain`] if an agent would leave the coordinate domain; the state is
-    /// then unchanged (the tick's commands are undone and stay queued).
+    /// [`SimError::AgentLeftDomain`] if an agent would leave the coordinate domain, or
+    /// [`SimError::OutOfDomain`] if the clock would pass 2³¹ s; the state is then unchanged
+    /// (the tick's commands are undone and stay queued).
     pub fn step(&mut self) -> Result<(), SimError> {
+        self.work.stats = StepStats {
+            tick: self.tick,
+            ..StepStats::default()
+        };
         self.apply_inputs();
+        self.work.stats.obstacle_tree_rebuilt = !self.obstacles.is_built();
         self.obstacles.ensure_built();
-        self.build_agent_tree();
-        self.compute_new_velocities();
+        self.work.stats.agents = self.agents.len() as u64;
+        let pre = Pre {
+            agents: &self.agents,
+            obstacles: &self.obstacles,
+            time_step: self.time_step,
+        };
+        self.work.build_agent_tree(pre);
+        self.work.find_neighbors(pre);
+        self.work.solve_pairs(pre);
+        self.work.build_lines_and_solve(pre);
         let result = self.integrate();
         self.finish_inputs(result.is_ok());
         result
     }
 
-    fn build_agent_tree(&mut self) {
-        self.work.tree.build(&self.positions);
-    }
-
-    fn compute_new_velocities(&mut self) {
-        let n = self.ids.len();
-        let w = &mut self.work;
-        // Size the line buffers for the worst case once (obstacle fragments + agent
-        // neighbours), so crowding into new walls never reallocates in the middle of a run.
-        let max_obstacle_lines = self.obstacles.max_neighbor_count();
-        let max_agent_lines = self.params.iter().map(|p| p.max_neighbors).max();
-        let max_lines = max_obstacle_lines + max_agent_lines.unwrap_or(0) as usize;
-        reserve_total(&mut w.obstacle_neighbors, max_obstacle_lines);
-        reserve_total(&mut w.lines, max_lines);
-        reserve_total(&mut w.lp_scratch, max_lines);
-        let max_agent_lines = max_agent_lines.unwrap_or(0) as usize;
-        reserve_total(&mut w.neighbors, max_agent_lines);
-        w.new_velocities.clear();
-        w.neighbor_ids.clear();
-        w.neighbor_ranges.clear();
-        w.pairs.clear();
-        for slot in 0..n {
-            let p = &self.params[slot];
-            let me = AgentState {
-                id: self.ids[slot],
-                position: self.positions[slot],
-                velocity: self.velocities[slot],
-                radius: p.radius,
-            };
-            w.lines.clear();
-            // Without obstacles (no BSP node) there are no obstacle lines: skip the query.
-            let num_obstacle_lines = if max_obstacle_lines == 0 {
-                0
-            } else {
-                self.obstacles.agent_lines_with(
-                    &ObstacleAgent {
-                        id: me.id,
-                        position: me.position,
-                        velocity: me.velocity,
-                        radius: p.radius,
-                        max_speed: p.max_speed,
-                        time_horizon_obst: p.time_horizon_obst,
-                    },
-                    &mut w.lines,
-                    &mut w.obstacle_neighbors,
-                )
-            };
-            // The keys may stay packed: only the slots are read.
-            let packed = w.tree.query_raw(
-                &self.positions,
-                slot as u32,
-                p.neighbor_dist,
-                p.max_neighbors as usize,
-                &mut w.neighbors,
-            );
-            let start = w.neighbor_ids.len() as u32;
-            for &key in &w.neighbors {
-                let o = AgentTree::raw_slot(key, packed) as usize;
-                let other = AgentState {
-                    id: self.ids[o],
-                    position: self.positions[o],
-                    velocity: self.velocities[o],
-                    radius: self.params[o].radius,
-                };
-                // A pair is solved once: when the other agent (lower id, so an earlier slot)
-                // listed me with the same horizon, its solution is mine, negated. The same
-                // bits as solving again.
-                let solved = if o < slot && self.params[o].time_horizon == p.time_horizon {
-                    let (first, len) = w.neighbor_ranges[o];
-                    let range = first as usize..(first + len) as usize;
-                    // Branch-free scan (ids are unique: at most one match).
-                    let k = w.neighbor_ids[range.clone()].iter().enumerate().fold(
-                        usize::MAX,
-                        |found, (k, &id)| if id == me.id { k } else { found },
-                    );
-                    (k != usize::MAX).then(|| w.pairs[range.start + k])
-                } else {
-                    None
-                };
-                let pair = solved.unwrap_or_else(|| {
-                    PairHalf::solve(&me, &other, p.time_horizon, self.time_step)
-                });
-                w.lines.push(pair.line_for(&me, &other));
-                w.neighbor_ids.push(other.id);
-                w.pairs.push(pair);
-            }
-            w.neighbor_ranges.push((start, w.neighbors.len() as u32));
-            w.new_velocities.push(lp::solve(
-                &w.lines,
-                num_obstacle_lines,
-                p.max_speed,
-                self.pref_velocities[slot],
-                &mut w.lp_scratch,
-            ));
-        }
+    /// What the stages of the last [`step`](Self::step) did (counters named after the stages).
+    /// After a failed step: the counters of the attempt. Default before the first step.
+    #[must_use]
+    pub fn step_stats(&self) -> &StepStats {
+        &self.work.stats
     }
 
     fn integrate(&mut self) -> Result<(), SimError> {
@@ -241,15 +174,16 @@ impl Simulator {
                 })?;
         let w = &mut self.work;
         w.new_positions.clear();
-        for slot in 0..self.ids.len() {
-            let p = self.positions[slot] + w.new_velocities[slot] * self.time_step;
+        let positions = self.agents.positions();
+        for (slot, (&p, &v)) in positions.iter().zip(&w.new_velocities).enumerate() {
+            let p = p + v * self.time_step;
             if check_point(p, "position").is_err() {
-                return Err(SimError::AgentLeftDomain(self.ids[slot]));
+                return Err(SimError::AgentLeftDomain(self.agents.ids()[slot]));
             }
             w.new_positions.push(p);
         }
-        std::mem::swap(&mut self.positions, &mut w.new_positions);
-        self.velocities.copy_from_slice(&w.new_velocities);
+        self.agents
+            .commit_motion(&mut w.new_positions, &w.new_velocities);
         self.global_time = global_time;
         self.tick += 1;
         Ok(())
@@ -281,56 +215,71 @@ impl Simulator {
         let next = self.next_id.checked_add(1).ok_or(SimError::TooManyAgents)?;
         let id = AgentId(self.next_id);
         self.next_id = next;
-        self.ids.push(id);
-        self.positions.push(position);
-        self.velocities.push(Vec2::ZERO);
-        self.pref_velocities.push(Vec2::ZERO);
-        self.params.push(params);
-        self.work.neighbor_ranges.push((0, 0));
+        self.agents.push(Agent {
+            id,
+            position,
+            velocity: Vec2::ZERO,
+            pref_velocity: Vec2::ZERO,
+            params,
+        });
         Ok(id)
     }
 
     /// Removes an agent. Other agents keep their ids; the removed id is never reused.
     ///
+    /// Costs one pass over the agents: to remove many at once, use
+    /// [`remove_agents`](Self::remove_agents) or queue [`Command::RemoveAgent`]s for one tick
+    /// (either way, one pass in all).
+    ///
+    /// [`Command::RemoveAgent`]: crate::Command::RemoveAgent
+    ///
     /// # Errors
     /// [`SimError::UnknownAgent`] if no such agent exists.
     pub fn remove_agent(&mut self, id: AgentId) -> Result<(), SimError> {
-        let slot = self.slot(id)?;
-        self.ids.remove(slot);
-        self.positions.remove(slot);
-        self.velocities.remove(slot);
-        self.pref_velocities.remove(slot);
-        self.params.remove(slot);
-        if slot < self.work.neighbor_ranges.len() {
-            self.work.neighbor_ranges.remove(slot);
+        self.remove_agents(&[id])
+    }
+
+    /// Removes every agent in `ids` in one pass over the agents (O(n + k log k) for `k` ids).
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`] for an id that names no agent (the first in the order given)
+    /// or that appears twice; nothing is removed then.
+    pub fn remove_agents(&mut self, ids: &[AgentId]) -> Result<(), SimError> {
+        let mut slots = Vec::with_capacity(ids.len());
+        for &id in ids {
+            slots.push((self.slot(id)?, id));
         }
+        slots.sort_unstable();
+        if let Some(w) = slots.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(SimError::UnknownAgent(w[1].1));
+        }
+        for &(slot, _) in &slots {
+            self.agents.mark_removed(slot);
+        }
+        self.agents.compact(&mut Vec::new());
         Ok(())
     }
 
     fn slot(&self, id: AgentId) -> Result<usize, SimError> {
-        // Ids are unique and ascending: until an agent is removed, id k sits in slot
-        // k − (first id). The guess is verified; otherwise the binary search decides.
-        if let Some(first) = self.ids.first() {
-            let guess = id.0.wrapping_sub(first.0) as usize;
-            if self.ids.get(guess) == Some(&id) {
-                return Ok(guess);
-            }
-        }
-        self.ids
-            .binary_search(&id)
-            .map_err(|_| SimError::UnknownAgent(id))
+        self.agents.slot(id).ok_or(SimError::UnknownAgent(id))
+    }
+
+    /// The agent store: every agent's state by slot (ascending id), read-only.
+    #[must_use]
+    pub fn agents(&self) -> &Agents {
+        &self.agents
     }
 
     /// Number of agents.
     #[must_use]
     pub fn num_agents(&self) -> usize {
-        self.ids.len()
+        self.agents.len()
     }
 
     /// Ids of all agents, ascending.
     #[must_use]
     pub fn agent_ids(&self) -> &[AgentId] {
-        &self.ids
+        self.agents.ids()
     }
 
     /// Whether an agent with this id exists.
@@ -344,7 +293,7 @@ impl Simulator {
     /// # Errors
     /// [`SimError::UnknownAgent`].
     pub fn agent_position(&self, id: AgentId) -> Result<Vec2, SimError> {
-        Ok(self.positions[self.slot(id)?])
+        Ok(self.agents.positions()[self.slot(id)?])
     }
 
     /// Current velocity of an agent.
@@ -352,7 +301,7 @@ impl Simulator {
     /// # Errors
     /// [`SimError::UnknownAgent`].
     pub fn agent_velocity(&self, id: AgentId) -> Result<Vec2, SimError> {
-        Ok(self.velocities[self.slot(id)?])
+        Ok(self.agents.velocities()[self.slot(id)?])
     }
 
     /// Preferred velocity of an agent.
@@ -360,7 +309,7 @@ impl Simulator {
     /// # Errors
     /// [`SimError::UnknownAgent`].
     pub fn agent_pref_velocity(&self, id: AgentId) -> Result<Vec2, SimError> {
-        Ok(self.pref_velocities[self.slot(id)?])
+        Ok(self.agents.pref_velocities()[self.slot(id)?])
     }
 
     /// Parameters of an agent.
@@ -368,7 +317,7 @@ impl Simulator {
     /// # Errors
     /// [`SimError::UnknownAgent`].
     pub fn agent_params(&self, id: AgentId) -> Result<AgentParams, SimError> {
-        Ok(self.params[self.slot(id)?])
+        Ok(self.agents.params()[self.slot(id)?])
     }
 
     /// Sets an agent's position (teleport).
@@ -378,7 +327,7 @@ impl Simulator {
     pub fn set_agent_position(&mut self, id: AgentId, position: Vec2) -> Result<(), SimError> {
         let slot = self.slot(id)?;
         check_point(position, "position")?;
-        self.positions[slot] = position;
+        self.agents.set_position(slot, position);
         Ok(())
     }
 
@@ -389,7 +338,7 @@ impl Simulator {
     pub fn set_agent_velocity(&mut self, id: AgentId, velocity: Vec2) -> Result<(), SimError> {
         let slot = self.slot(id)?;
         check_velocity(velocity, "velocity")?;
-        self.velocities[slot] = velocity;
+        self.agents.set_velocity(slot, velocity);
         Ok(())
     }
 
@@ -405,7 +354,7 @@ impl Simulator {
     ) -> Result<(), SimError> {
         let slot = self.slot(id)?;
         check_velocity(pref_velocity, "pref_velocity")?;
-        self.pref_velocities[slot] = pref_velocity;
+        self.agents.set_pref_velocity(slot, pref_velocity);
         Ok(())
     }
 
@@ -416,7 +365,7 @@ impl Simulator {
     pub fn set_agent_params(&mut self, id: AgentId, params: AgentParams) -> Result<(), SimError> {
         let slot = self.slot(id)?;
         params.validate(self.time_step)?;
-        self.params[slot] = params;
+        self.agents.set_params(slot, params);
         Ok(())
     }
 
@@ -485,18 +434,8 @@ impl Simulator {
     /// # Errors
     /// [`SimError::UnknownAgent`].
     pub fn agent_neighbors(&self, id: AgentId) -> Result<&[AgentId], SimError> {
-        let slot = self.slot(id)?;
-        let (start, len) = self
-            .work
-            .neighbor_ranges
-            .get(slot)
-            .copied()
-            .unwrap_or((0, 0));
-        Ok(self
-            .work
-            .neighbor_ids
-            .get(start as usize..(start + len) as usize)
-            .unwrap_or(&[]))
+        self.slot(id)?;
+        Ok(self.work.neighbors_of_id(id))
     }
 
     // ------------------------------------------------------------------ global
@@ -514,7 +453,7 @@ impl Simulator {
     /// large for it.
     pub fn set_time_step(&mut self, time_step: Fx) -> Result<(), SimError> {
         check_time_step(time_step)?;
-        for p in &self.params {
+        for p in self.agents.params() {
             p.validate(time_step)?;
         }
         self.defaults.validate(time_step)?;
@@ -542,6 +481,12 @@ impl Simulator {
     #[must_use]
     pub fn global_time(&self) -> Fx {
         self.global_time
+    }
+
+    /// The id the next added agent receives (ids are handed out ascending, never reused).
+    #[must_use]
+    pub fn next_agent_id(&self) -> AgentId {
+        AgentId(self.next_id)
     }
 
     /// Number of steps taken.
@@ -601,69 +546,56 @@ impl Simulator {
 
     // ------------------------------------------------------------------ hashing
 
-    /// Appends the canonical byte encoding of the state (see [`crate::hash`]) to `out`.
-    pub fn write_canonical_bytes(&self, out: &mut Vec<u8>) {
-        crate::hash::write_state(self, out);
-    }
-
-    /// A stable 64-bit hash of the whole simulation state (see [`crate::hash`]).
-    pub fn state_hash(&mut self) -> u64 {
-        let mut buf = std::mem::take(&mut self.work.canonical);
-        buf.clear();
-        self.write_canonical_bytes(&mut buf);
-        let h = crate::hash::hash_bytes(&buf);
-        self.work.canonical = buf;
-        h
-    }
-
-    pub(crate) fn raw_parts(&self) -> RawParts<'_> {
-        RawParts {
-            time_step: self.time_step,
-            global_time: self.global_time,
+    /// The view of the state that the canonical encoding covers.
+    pub(crate) fn state_ref(&self, with_pending: bool) -> StateRef<'_> {
+        StateRef {
             tick: self.tick,
+            global_time: self.global_time,
+            time_step: self.time_step,
             next_id: self.next_id,
             defaults: &self.defaults,
-            ids: &self.ids,
-            positions: &self.positions,
-            velocities: &self.velocities,
-            pref_velocities: &self.pref_velocities,
-            params: &self.params,
+            agents: &self.agents,
             obstacles: &self.obstacles,
-            pending: &self.commands.pending,
+            pending: with_pending.then_some(&self.commands),
         }
     }
-}
 
-impl Simulator {
-    /// Forgets the neighbour lists of the last step (after a failed step, whose lists were
-    /// computed for a state that has been rolled back).
-    pub(crate) fn clear_neighbor_lists(&mut self) {
-        self.work.neighbor_ids.clear();
-        self.work.pairs.clear();
-        self.work.neighbor_ranges.clear();
-        self.work.neighbor_ranges.resize(self.ids.len(), (0, 0));
+    /// Appends the canonical byte encoding of the state (see [`crate::hash`]) to `out`.
+    pub fn write_canonical_bytes(&self, out: &mut Vec<u8>) {
+        crate::hash::write_state(&self.state_ref(true), out);
     }
-}
 
-/// Grows `v`'s capacity to at least `total` (no-op once it is).
-fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
-    if v.capacity() < total {
-        v.reserve(total - v.len());
+    /// A stable 64-bit hash of the whole simulation state (see [`crate::hash`]): XXH3-64 of
+    /// the [canonical bytes](Self::write_canonical_bytes), streamed (nothing is allocated).
+    #[must_use]
+    pub fn state_hash(&self) -> u64 {
+        let mut h = StreamHasher::new();
+        crate::hash::write_state(&self.state_ref(true), &mut h);
+        h.finish()
     }
-}
 
-/// Borrowed view of every field that affects future ticks (for hashing and snapshots).
-pub(crate) struct RawParts<'a> {
-    pub time_step: Fx,
-    pub global_time: Fx,
-    pub tick: u64,
-    pub next_id: u32,
-    pub defaults: &'a AgentParams,
-    pub ids: &'a [AgentId],
-    pub positions: &'a [Vec2],
-    pub velocities: &'a [Vec2],
-    pub pref_velocities: &'a [Vec2],
-    pub params: &'a [AgentParams],
-    pub obstacles: &'a ObstacleSet,
-    pub pending: &'a [PendingCommand],
+    /// The state hash without the pending commands: equal to [`state_hash`](Self::state_hash)
+    /// of the same state with an empty queue.
+    ///
+    /// Use it to detect desyncs between lockstep peers: with input delay, peers receive the
+    /// commands for future ticks at different times, so their queues (and `state_hash`es)
+    /// legitimately differ between ticks while everything already simulated is equal.
+    /// `state_hash` covers the whole state (what a snapshot holds); `sync_hash` what has been
+    /// simulated.
+    #[must_use]
+    pub fn sync_hash(&self) -> u64 {
+        let mut h = StreamHasher::new();
+        crate::hash::write_state(&self.state_ref(false), &mut h);
+        h.finish()
+    }
+
+    /// The default parameters, the store and the queue (for snapshots).
+    pub(crate) fn parts(&self) -> (&AgentParams, &Agents, &ObstacleSet, &CommandQueue) {
+        (
+            &self.defaults,
+            &self.agents,
+            &self.obstacles,
+            &self.commands,
+        )
+    }
 }

@@ -1,0 +1,311 @@
+//! Stage 1 and the last stage of the tick: queued commands applied in canonical order, and
+//! committed or undone (see [`crate::command`] for the order and the validation rules).
+
+use super::Simulator;
+use crate::agent::{Agent, AgentId, AgentParams};
+use crate::command::{Command, CommandQueue, PendingCommand, RejectedCommand};
+use crate::error::SimError;
+use crate::math::Vec2;
+
+/// What to do to take one applied value change back (used when a step fails after its inputs).
+#[derive(Clone, Copy, Debug)]
+enum Undo {
+    PrefVelocity(AgentId, Vec2),
+    Params(AgentId, AgentParams),
+    Position(AgentId, Vec2),
+    Velocity(AgentId, Vec2),
+}
+
+/// The inputs applied by the current step, and the commands the last step skipped: not state
+/// (never hashed or snapshotted; a restored simulator starts empty).
+#[derive(Clone, Debug, Default)]
+pub(super) struct InputLog {
+    /// Agents added by the current step (the newest slots).
+    added: u32,
+    /// Agents removed by the current step, ascending id, with their state at removal.
+    removed: Vec<Agent>,
+    /// Value changes of the current step, in the order applied.
+    undo: Vec<Undo>,
+    rejected: Vec<RejectedCommand>,
+    /// The commands due now, copied off the queue (a reused buffer).
+    due: Vec<PendingCommand>,
+}
+
+impl Simulator {
+    /// Queues `command` to be applied at the start of `tick` (by the step from `tick` to
+    /// `tick + 1`; `tick == self.tick()` means the next step). See [`crate::command`] for the
+    /// canonical order and the validation. O(log n) in the number of pending commands, whatever
+    /// the arrival order.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] (`what: "command tick"`) if `tick` is in the past, a domain
+    /// error for a bad value, [`SimError::UnknownAgent`] for a removed agent. Nothing is queued
+    /// then.
+    pub fn queue_command(&mut self, tick: u64, command: Command) -> Result<(), SimError> {
+        if tick < self.tick {
+            return Err(SimError::OutOfDomain {
+                what: "command tick",
+                allowed: ">= the current tick",
+            });
+        }
+        command.validate_values(self.time_step)?;
+        if let Some(id) = command.target() {
+            // Ids below the counter that are absent were removed and never come back. Ids at
+            // or above it may be given by adds queued later, so they are accepted here (order
+            // independence) and checked when applied.
+            if id.0 < self.next_id && !self.contains_agent(id) {
+                return Err(SimError::UnknownAgent(id));
+            }
+        }
+        self.commands.insert(PendingCommand { tick, command });
+        Ok(())
+    }
+
+    /// The commands waiting for a future step, in the canonical order they will be applied.
+    #[must_use]
+    pub fn pending_commands(&self) -> &CommandQueue {
+        &self.commands
+    }
+
+    /// Drops every pending command (e.g. before re-queuing corrected inputs after a rollback).
+    pub fn clear_pending_commands(&mut self) {
+        self.commands.clear();
+    }
+
+    /// The queued commands the last successful [`step`](Self::step) skipped because they were
+    /// invalid when their tick came, with the reason (see [`crate::command`]).
+    #[must_use]
+    pub fn rejected_commands(&self) -> &[RejectedCommand] {
+        &self.inputs.rejected
+    }
+
+    /// Applies a command now, outside the queue (the same as calling the matching setter).
+    /// Returns the new agent's id for [`Command::AddAgent`], `None` otherwise.
+    ///
+    /// # Errors
+    /// The matching setter's errors; nothing changes then.
+    pub fn apply(&mut self, command: &Command) -> Result<Option<AgentId>, SimError> {
+        match *command {
+            Command::SetPrefVelocity { id, v } => self.set_agent_pref_velocity(id, v),
+            Command::AddAgent { position, params } => {
+                return self.add_agent_with(position, params).map(Some);
+            }
+            Command::RemoveAgent { id } => self.remove_agent(id),
+            Command::SetParams { id, params } => self.set_agent_params(id, params),
+            Command::SetPosition { id, position } => self.set_agent_position(id, position),
+            Command::SetVelocity { id, v } => self.set_agent_velocity(id, v),
+        }
+        .map(|()| None)
+    }
+
+    /// Applies one queued command, logging how to undo it. Removals only mark the agent
+    /// (compacted once, at the end of the stage).
+    fn apply_logged(&mut self, command: &Command) -> Result<(), SimError> {
+        let undo = match *command {
+            Command::AddAgent { position, params } => {
+                // Adds come first in the canonical order, so no slot is marked yet; compact
+                // anyway should a marked slot exist, since new agents go last.
+                self.agents.compact(&mut self.inputs.removed);
+                self.add_agent_with(position, params)?;
+                self.inputs.added += 1;
+                return Ok(());
+            }
+            Command::RemoveAgent { id } => {
+                let slot = self.slot(id)?;
+                self.agents.mark_removed(slot);
+                return Ok(());
+            }
+            Command::SetPrefVelocity { id, v } => {
+                let old = self.agent_pref_velocity(id)?;
+                self.set_agent_pref_velocity(id, v)?;
+                Undo::PrefVelocity(id, old)
+            }
+            Command::SetParams { id, params } => {
+                let old = self.agent_params(id)?;
+                self.set_agent_params(id, params)?;
+                Undo::Params(id, old)
+            }
+            Command::SetPosition { id, position } => {
+                let old = self.agent_position(id)?;
+                self.set_agent_position(id, position)?;
+                Undo::Position(id, old)
+            }
+            Command::SetVelocity { id, v } => {
+                let old = self.agent_velocity(id)?;
+                self.set_agent_velocity(id, v)?;
+                Undo::Velocity(id, old)
+            }
+        };
+        self.inputs.undo.push(undo);
+        Ok(())
+    }
+
+    /// Stage 1 of the tick: applies every pending command due at the current tick, in canonical
+    /// order, skipping (and recording) those that fail, then drops the removed agents in one
+    /// pass. The commands stay queued until [`finish_inputs`](Self::finish_inputs) commits them.
+    pub(super) fn apply_inputs(&mut self) {
+        self.inputs.added = 0;
+        self.inputs.removed.clear();
+        self.inputs.undo.clear();
+        self.inputs.rejected.clear();
+        let mut applied = 0;
+        let mut due = std::mem::take(&mut self.inputs.due);
+        due.clear();
+        due.extend(self.commands.due(self.tick).copied());
+        for p in &due {
+            match self.apply_logged(&p.command) {
+                Ok(()) => applied += 1,
+                Err(error) => self.inputs.rejected.push(RejectedCommand {
+                    tick: p.tick,
+                    command: p.command,
+                    error,
+                }),
+            }
+        }
+        self.inputs.due = due;
+        self.agents.compact(&mut self.inputs.removed);
+        self.work.stats.commands_applied = applied;
+        self.work.stats.commands_rejected = self.inputs.rejected.len() as u64;
+    }
+
+    /// Last stage of the tick: on success drops the applied commands from the queue; on failure
+    /// undoes them and leaves them queued, so the state is unchanged.
+    ///
+    /// Undo runs in three phases, which together invert the stage: the removed agents are put
+    /// back (one merge, with their state at removal), the value changes are reverted newest
+    /// first, and the added agents (the newest slots) are dropped.
+    pub(super) fn finish_inputs(&mut self, committed: bool) {
+        if committed {
+            self.commands.drop_due(self.tick - 1);
+            self.inputs.undo.clear();
+            self.inputs.removed.clear();
+            return;
+        }
+        self.inputs.rejected.clear();
+        let removed = std::mem::take(&mut self.inputs.removed);
+        self.agents.reinsert(&removed);
+        self.inputs.removed = removed;
+        self.inputs.removed.clear();
+        while let Some(undo) = self.inputs.undo.pop() {
+            // Every undo restores a value that was valid a moment ago, to an agent that exists.
+            let restored = match undo {
+                Undo::PrefVelocity(id, v) => self.set_agent_pref_velocity(id, v),
+                Undo::Params(id, p) => self.set_agent_params(id, p),
+                Undo::Position(id, p) => self.set_agent_position(id, p),
+                Undo::Velocity(id, v) => self.set_agent_velocity(id, v),
+            };
+            debug_assert!(restored.is_ok(), "undo failed: {restored:?}");
+        }
+        for _ in 0..std::mem::take(&mut self.inputs.added) {
+            self.agents.pop();
+            self.next_id -= 1;
+        }
+        self.work.clear_neighbor_lists();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AgentId, AgentParams, Command, Fx, SimError, Simulator, SimulatorParams, Vec2};
+
+    fn pref(id: u32, x: i32) -> Command {
+        Command::SetPrefVelocity {
+            id: AgentId(id),
+            v: Vec2::from_int(x, 0),
+        }
+    }
+
+    /// A tick that changes agents, removes some of them (one after changing it, one that was
+    /// added in the same tick) and then fails leaves every byte of the state as it was.
+    #[test]
+    fn a_failed_tick_with_removals_is_undone_exactly() {
+        let edge = Fx::from_num(1_000_000);
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        for i in 0..20 {
+            sim.add_agent(Vec2::from_int(i * 4, 0)).unwrap();
+        }
+        let runner = sim
+            .add_agent(Vec2::new(edge - Fx::lit("0.1"), Fx::ZERO))
+            .unwrap();
+        sim.set_agent_velocity(runner, Vec2::from_int(2, 0))
+            .unwrap();
+        sim.queue_command(0, pref(runner.0, 2)).unwrap();
+        for id in [3, 7, 8, 19, 0] {
+            sim.queue_command(0, pref(id, 1)).unwrap();
+            sim.queue_command(0, Command::RemoveAgent { id: AgentId(id) })
+                .unwrap();
+        }
+        sim.queue_command(
+            0,
+            Command::AddAgent {
+                position: Vec2::from_int(5, 5),
+                params: AgentParams::default(),
+            },
+        )
+        .unwrap();
+        let added = sim.next_agent_id();
+        sim.queue_command(0, Command::RemoveAgent { id: added })
+            .unwrap();
+        sim.queue_command(0, pref(5, -1)).unwrap();
+        let (hash, bytes, agents) = (sim.state_hash(), sim.snapshot(), sim.agents().clone());
+        assert_eq!(sim.step(), Err(SimError::AgentLeftDomain(runner)));
+        assert_eq!(sim.state_hash(), hash);
+        assert_eq!(sim.snapshot(), bytes);
+        assert_eq!(sim.agents(), &agents);
+        assert_eq!(sim.next_agent_id(), added);
+        // The same tick succeeds once the runner turns round.
+        sim.set_agent_velocity(runner, Vec2::from_int(-2, 0))
+            .unwrap();
+        sim.clear_pending_commands();
+        sim.queue_command(0, Command::RemoveAgent { id: AgentId(3) })
+            .unwrap();
+        sim.queue_command(0, Command::RemoveAgent { id: AgentId(3) })
+            .unwrap();
+        sim.step().unwrap();
+        assert_eq!(sim.num_agents(), 20);
+        assert!(!sim.contains_agent(AgentId(3)));
+        // The second removal of the same agent was skipped, and said so.
+        assert_eq!(sim.rejected_commands().len(), 1);
+        assert_eq!(
+            sim.rejected_commands()[0].error,
+            SimError::UnknownAgent(AgentId(3))
+        );
+        assert_eq!(sim.step_stats().commands_applied, 1);
+        assert_eq!(sim.step_stats().commands_rejected, 1);
+    }
+
+    /// Queueing order does not matter: the same commands queued in opposite orders give the
+    /// same queue and the same next state.
+    #[test]
+    fn arrival_order_is_irrelevant() {
+        let mut a = Simulator::new(SimulatorParams::default()).unwrap();
+        for i in 0..50 {
+            a.add_agent(Vec2::from_int(i * 3, i % 7)).unwrap();
+        }
+        let mut b = a.clone();
+        let commands: Vec<Command> = (0..50u32)
+            .flat_map(|i| {
+                let remove = Command::RemoveAgent { id: AgentId(i) };
+                [
+                    pref(i, i as i32 % 3),
+                    if i % 4 == 0 { remove } else { pref(i, 1) },
+                ]
+            })
+            .collect();
+        // Per agent, its own commands keep their relative order in both.
+        for c in &commands {
+            a.queue_command(0, *c).unwrap();
+        }
+        for pair in commands.chunks(2).rev() {
+            for c in pair {
+                b.queue_command(0, *c).unwrap();
+            }
+        }
+        assert_eq!(a.pending_commands(), b.pending_commands());
+        assert_eq!(a.state_hash(), b.state_hash());
+        a.step().unwrap();
+        b.step().unwrap();
+        assert_eq!(a.state_hash(), b.state_hash());
+        assert_eq!(a.num_agents(), 50 - 13);
+    }
+}

@@ -1,0 +1,465 @@
+//! The tick, stage by stage.
+//!
+//! [`Simulator::step`](crate::Simulator::step) is this list, in order:
+//!
+//! | stage | reads | writes |
+//! | --- | --- | --- |
+//! | 1. apply inputs ([`crate::command`]) | the pending commands due now | the agents, the undo log |
+//! | 2. obstacles | the obstacle set | its BSP tree, when the set changed |
+//! | 3. agent tree | positions | the kd-tree |
+//! | 4. neighbours | kd-tree, positions, parameters | each slot's neighbour slots, nearest first |
+//! | 5. pairs | neighbour lists, agent states | each neighbour entry: solved, or reused from the lower id |
+//! | 6. ORCA lines | obstacles, pairs, agent states | each slot's lines (obstacle lines first) |
+//! | 7. solve | each slot's lines, preferred velocity | each slot's new velocity and [`SolvePath`] |
+//! | 8. integrate | new velocities | positions, velocities, time, tick (all or nothing) |
+//! | 9. finish | the step's result | commits the inputs, or undoes them |
+//!
+//! Stages 4 to 7 run per agent. Each agent's work in a stage reads only the state before the
+//! step and the outputs of earlier stages, and writes only its own slot's entries: any of these
+//! stages can be split across threads without changing a bit. Stages 6 and 7 run back to back
+//! for each agent (its lines are built, then solved, while they are in cache), so only one
+//! agent's lines are held at a time.
+//!
+//! **Pairs are solved once.** ORCA's line for a pair is, in the frame of the lower id, exactly
+//! the negation of the higher id's ([`crate::orca::lines`]). When the higher id `h` lists the
+//! lower id `l` as a neighbour, `l` lists `h`, and both use the same time horizon, the pairs
+//! stage of `h` records a reference to `l`'s entry ([`PairEntry::Reused`]) instead of solving
+//! again; the lines stage reads it from there. Since a reference always points at an entry
+//! that `l`'s pairs stage solved itself, no entry depends on another entry of the same stage.
+//!
+//! The outputs live in a [`Workspace`] that is never state: it is not hashed, snapshotted or
+//! compared, and it keeps its buffers between ticks so a steady tick allocates nothing.
+
+use crate::agent::{AgentId, Agents};
+use crate::math::{Fx, Vec2, wide_mul};
+use crate::obstacle::{ObstacleAgent, ObstacleSet};
+use crate::orca::Line;
+use crate::orca::lines::{AgentState, PairHalf};
+use crate::orca::lp::{self, SolvePath};
+use crate::spatial::kdtree::{AgentTree, NeighborKey};
+
+/// Counters of one [`step`](crate::Simulator::step), named after its stages (see the
+/// [module docs](self)). Read them with
+/// [`Simulator::step_stats`](crate::Simulator::step_stats) after the step.
+///
+/// Diagnostics, not state: a restored or cloned simulator starts from the default, and the
+/// counters do not enter the state hash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StepStats {
+    /// The tick the step started from.
+    pub tick: u64,
+    /// Agents simulated (after the inputs were applied).
+    pub agents: u64,
+    /// Stage 1: queued commands applied.
+    pub commands_applied: u64,
+    /// Stage 1: queued commands skipped because they were invalid when their tick came (see
+    /// [`Simulator::rejected_commands`](crate::Simulator::rejected_commands)).
+    pub commands_rejected: u64,
+    /// Stage 2: whether the obstacle tree was rebuilt by this step.
+    pub obstacle_tree_rebuilt: bool,
+    /// Stage 4: agent neighbours found, over all agents.
+    pub neighbors_found: u64,
+    /// Stage 5: agent pairs solved.
+    pub pairs_solved: u64,
+    /// Stage 5: neighbour entries that reused the lower id's solution of the same pair.
+    pub pairs_reused: u64,
+    /// Stage 6: obstacle ORCA lines built.
+    pub obstacle_lines: u64,
+    /// Stage 6: agent ORCA lines built (equal to `neighbors_found`).
+    pub agent_lines: u64,
+    /// Stage 7: agents whose LP2 failed on an agent line, solved by LP3 (a dense crowd).
+    pub lp3_fallbacks: u64,
+    /// Stage 7: agents whose obstacle lines alone were infeasible (squeezed into a gap or a
+    /// corner), solved by LP3 over the obstacle lines.
+    pub obstacle_lp3_fallbacks: u64,
+    /// Stage 7: agents whose new speed is their max speed (within `max_speed · 2⁻¹⁶` of
+    /// `max_speed²`, i.e. about 2⁻¹⁷ units per second; agents with max speed 0 are not
+    /// counted).
+    pub at_max_speed: u64,
+}
+
+/// One entry of the pairs stage, aligned with the flat neighbour list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PairEntry {
+    /// This agent solved the pair.
+    Solved(PairHalf),
+    /// The lower id solved the same pair: its entry, by flat index.
+    Reused(u32),
+}
+
+/// Reusable buffers and stage outputs of the tick: never state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Workspace {
+    tree: AgentTree,
+    keys: Vec<NeighborKey>,
+    obstacle_neighbors: Vec<(i128, u32)>,
+    /// Stage 4: neighbour slots, flat, with a `(start, len)` range per slot.
+    neighbor_slots: Vec<u32>,
+    neighbor_ranges: Vec<(u32, u32)>,
+    /// Stage 4, for queries after the step: the ids of `neighbor_slots`, and the id of every
+    /// slot at the time of the step.
+    neighbor_ids: Vec<AgentId>,
+    listed_ids: Vec<AgentId>,
+    /// Stage 5, aligned with `neighbor_slots`.
+    pairs: Vec<PairEntry>,
+    /// Stage 6 (one slot's lines at a time) and 7.
+    lines: Vec<Line>,
+    lp_scratch: Vec<Line>,
+    pub(crate) new_velocities: Vec<Vec2>,
+    /// Stage 8.
+    pub(crate) new_positions: Vec<Vec2>,
+    pub(crate) stats: StepStats,
+}
+
+/// The pre-step state every per-agent stage reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Pre<'a> {
+    pub agents: &'a Agents,
+    pub obstacles: &'a ObstacleSet,
+    pub time_step: Fx,
+}
+
+impl Pre<'_> {
+    #[inline]
+    fn state(&self, slot: usize) -> AgentState {
+        AgentState {
+            id: self.agents.ids()[slot],
+            position: self.agents.positions()[slot],
+            velocity: self.agents.velocities()[slot],
+            radius: self.agents.params()[slot].radius,
+        }
+    }
+}
+
+impl Workspace {
+    /// Stage 3: the agent kd-tree over the positions.
+    pub(crate) fn build_agent_tree(&mut self, pre: Pre<'_>) {
+        self.tree.build(pre.agents.positions());
+    }
+
+    /// Stage 4: every slot's neighbours (nearest first, ties by slot, i.e. by id).
+    pub(crate) fn find_neighbors(&mut self, pre: Pre<'_>) {
+        let n = pre.agents.len();
+        let params = pre.agents.params();
+        let max = params.iter().map(|p| p.max_neighbors).max().unwrap_or(0) as usize;
+        // The lists' total is at most the sum of the caps: reserved once, never grown mid-run.
+        let total: usize = params.iter().map(|p| p.max_neighbors as usize).sum();
+        reserve_total(&mut self.keys, max);
+        reserve_total(&mut self.neighbor_slots, total);
+        reserve_total(&mut self.neighbor_ids, total);
+        reserve_total(&mut self.neighbor_ranges, n);
+        reserve_total(&mut self.listed_ids, n);
+        self.neighbor_slots.clear();
+        self.neighbor_ranges.clear();
+        for (slot, p) in params.iter().enumerate() {
+            let start = self.neighbor_slots.len() as u32;
+            self.tree.query_slots(
+                pre.agents.positions(),
+                slot as u32,
+                p.neighbor_dist,
+                p.max_neighbors as usize,
+                &mut self.keys,
+                &mut self.neighbor_slots,
+            );
+            let len = self.neighbor_slots.len() as u32 - start;
+            self.neighbor_ranges.push((start, len));
+        }
+        let ids = pre.agents.ids();
+        self.neighbor_ids.clear();
+        self.neighbor_ids
+            .extend(self.neighbor_slots.iter().map(|&o| ids[o as usize]));
+        self.listed_ids.clear();
+        self.listed_ids.extend_from_slice(ids);
+        self.stats.neighbors_found = self.neighbor_slots.len() as u64;
+    }
+
+    fn neighbors_of(&self, slot: usize) -> std::ops::Range<usize> {
+        let (start, len) = self.neighbor_ranges[slot];
+        start as usize..(start + len) as usize
+    }
+
+    /// The flat index of `slot` in `lower`'s neighbour list, when `lower` can hand its solution
+    /// of the pair to `slot`: `lower` lists `slot` and both use the same time horizon.
+    #[inline]
+    fn reusable(&self, pre: Pre<'_>, lower: usize, slot: usize) -> Option<u32> {
+        let params = pre.agents.params();
+        if params[lower].time_horizon != params[slot].time_horizon {
+            return None;
+        }
+        let range = self.neighbors_of(lower);
+        let target = slot as u32;
+        // Slots in a list are unique: at most one match.
+        self.neighbor_slots[range.clone()]
+            .iter()
+            .position(|&s| s == target)
+            .map(|k| (range.start + k) as u32)
+    }
+
+    /// Stage 5: each neighbour entry's pair solution, solved here or reused from the lower id.
+    pub(crate) fn solve_pairs(&mut self, pre: Pre<'_>) {
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs.clear();
+        reserve_total(&mut pairs, self.neighbor_slots.capacity());
+        let mut reused = 0;
+        for slot in 0..self.neighbor_ranges.len() {
+            let me = pre.state(slot);
+            let horizon = pre.agents.params()[slot].time_horizon;
+            for k in self.neighbors_of(slot) {
+                let o = self.neighbor_slots[k] as usize;
+                let entry = match (o < slot).then(|| self.reusable(pre, o, slot)).flatten() {
+                    Some(index) => {
+                        reused += 1;
+                        PairEntry::Reused(index)
+                    }
+                    None => PairEntry::Solved(PairHalf::solve(
+                        &me,
+                        &pre.state(o),
+                        horizon,
+                        pre.time_step,
+                    )),
+                };
+                pairs.push(entry);
+            }
+        }
+        self.pairs = pairs;
+        self.stats.pairs_reused = reused;
+        self.stats.pairs_solved = self.pairs.len() as u64 - reused;
+    }
+
+    /// The pair solution of neighbour entry `k`.
+    #[inline]
+    fn pair(&self, k: usize) -> PairHalf {
+        match self.pairs[k] {
+            PairEntry::Solved(p) => p,
+            PairEntry::Reused(j) => match self.pairs[j as usize] {
+                PairEntry::Solved(p) => p,
+                // A reused entry points at an entry its lower id solved (module docs).
+                PairEntry::Reused(_) => unreachable!("a reused pair points at a solved pair"),
+            },
+        }
+    }
+
+    /// Stage 6 for one slot: its ORCA lines into `out` (cleared), obstacle lines first, then
+    /// one line per neighbour. Returns the number of obstacle lines.
+    #[inline]
+    fn lines_of(
+        &self,
+        pre: Pre<'_>,
+        slot: usize,
+        out: &mut Vec<Line>,
+        obstacle_neighbors: &mut Vec<(i128, u32)>,
+    ) -> usize {
+        out.clear();
+        let me = pre.state(slot);
+        let p = &pre.agents.params()[slot];
+        // Without obstacles (no BSP node) there are no obstacle lines: skip the query.
+        let obstacle = if pre.obstacles.max_neighbor_count() == 0 {
+            0
+        } else {
+            pre.obstacles.agent_lines_with(
+                &ObstacleAgent {
+                    id: me.id,
+                    position: me.position,
+                    velocity: me.velocity,
+                    radius: p.radius,
+                    max_speed: p.max_speed,
+                    time_horizon_obst: p.time_horizon_obst,
+                },
+                out,
+                obstacle_neighbors,
+            )
+        };
+        for k in self.neighbors_of(slot) {
+            let other = pre.state(self.neighbor_slots[k] as usize);
+            out.push(self.pair(k).line_for(&me, &other));
+        }
+        obstacle
+    }
+
+    /// Stage 7 for one slot: the new velocity from its lines (LP2, LP3 on failure).
+    #[inline]
+    fn solve_one(
+        pre: Pre<'_>,
+        slot: usize,
+        lines: &[Line],
+        num_obstacle_lines: usize,
+        scratch: &mut Vec<Line>,
+    ) -> (Vec2, SolvePath) {
+        let p = &pre.agents.params()[slot];
+        lp::solve_with_path(
+            lines,
+            num_obstacle_lines,
+            p.max_speed,
+            pre.agents.pref_velocities()[slot],
+            scratch,
+        )
+    }
+
+    /// Stages 6 and 7: every slot's lines, then its new velocity. The two stages run back to
+    /// back per slot, so a slot's lines are still in cache when the LP reads them and only one
+    /// slot's lines are ever held (sized once for the worst case: no allocation mid-run).
+    pub(crate) fn build_lines_and_solve(&mut self, pre: Pre<'_>) {
+        // Size the buffers for the worst case once (obstacle lines + agent neighbours), so
+        // crowding into new walls never reallocates in the middle of a run.
+        let max_obstacle_lines = pre.obstacles.max_neighbor_count();
+        let max_agent_lines = pre
+            .agents
+            .params()
+            .iter()
+            .map(|p| p.max_neighbors)
+            .max()
+            .unwrap_or(0) as usize;
+        let mut lines = std::mem::take(&mut self.lines);
+        let mut obstacle_neighbors = std::mem::take(&mut self.obstacle_neighbors);
+        reserve_total(&mut obstacle_neighbors, max_obstacle_lines);
+        reserve_total(&mut lines, max_obstacle_lines + max_agent_lines);
+        reserve_total(&mut self.lp_scratch, max_obstacle_lines + max_agent_lines);
+        self.new_velocities.clear();
+        let mut stats = SolveCounts::default();
+        for slot in 0..self.neighbor_ranges.len() {
+            let obstacle = self.lines_of(pre, slot, &mut lines, &mut obstacle_neighbors);
+            let (v, path) = Self::solve_one(pre, slot, &lines, obstacle, &mut self.lp_scratch);
+            stats.count(
+                obstacle,
+                path,
+                at_max_speed(v, pre.agents.params()[slot].max_speed),
+            );
+            self.new_velocities.push(v);
+        }
+        self.lines = lines;
+        self.obstacle_neighbors = obstacle_neighbors;
+        self.stats.obstacle_lines = stats.obstacle_lines;
+        self.stats.agent_lines = self.neighbor_slots.len() as u64;
+        self.stats.lp3_fallbacks = stats.lp3;
+        self.stats.obstacle_lp3_fallbacks = stats.lp3_obstacles;
+        self.stats.at_max_speed = stats.at_max;
+    }
+
+    /// Neighbours found for agent `id` by the last step (empty if it was not simulated then).
+    pub(crate) fn neighbors_of_id(&self, id: AgentId) -> &[AgentId] {
+        match self.listed_ids.binary_search(&id) {
+            Ok(slot) if slot < self.neighbor_ranges.len() => {
+                &self.neighbor_ids[self.neighbors_of(slot)]
+            }
+            _ => &[],
+        }
+    }
+
+    /// Forgets the neighbour lists of the last step (after a failed step, whose lists were
+    /// computed for a state that has been rolled back).
+    pub(crate) fn clear_neighbor_lists(&mut self) {
+        self.neighbor_ids.clear();
+        self.neighbor_slots.clear();
+        self.neighbor_ranges.clear();
+        self.listed_ids.clear();
+        self.pairs.clear();
+    }
+}
+
+/// Stage 6 and 7 counters.
+#[derive(Default)]
+struct SolveCounts {
+    obstacle_lines: u64,
+    lp3: u64,
+    lp3_obstacles: u64,
+    at_max: u64,
+}
+
+impl SolveCounts {
+    #[inline]
+    fn count(&mut self, obstacle_lines: usize, path: SolvePath, at_max: bool) {
+        self.obstacle_lines += obstacle_lines as u64;
+        match path {
+            SolvePath::Lp2 => {}
+            SolvePath::Lp3Agents => self.lp3 += 1,
+            SolvePath::Lp3Obstacles => self.lp3_obstacles += 1,
+        }
+        self.at_max += u64::from(at_max);
+    }
+}
+
+/// Whether `v` is at the speed limit: `max_speed² − |v|² ≤ max_speed · 2⁻¹⁶` (raw Q64.64).
+fn at_max_speed(v: Vec2, max_speed: Fx) -> bool {
+    max_speed > Fx::ZERO
+        && wide_mul(max_speed, max_speed) - v.length_squared_wide()
+            <= wide_mul(max_speed, Fx::from_bits(1 << 16))
+}
+
+/// Grows `v`'s capacity to at least `total` (no-op once it is).
+fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
+    if v.capacity() < total {
+        v.reserve(total - v.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AgentParams, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2};
+
+    #[test]
+    fn stats_count_what_the_stages_did() {
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        assert_eq!(*sim.step_stats(), super::StepStats::default());
+        let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+        let b = sim.add_agent(Vec2::from_int(4, 0)).unwrap();
+        // Far away, and with a shorter horizon: it never shares a solution.
+        let c = sim
+            .add_agent_with(
+                Vec2::from_int(100, 0),
+                AgentParams {
+                    time_horizon: Fx::from_num(5),
+                    ..AgentParams::default()
+                },
+            )
+            .unwrap();
+        sim.set_agent_pref_velocity(a, Vec2::from_int(5, 0))
+            .unwrap();
+        sim.set_agent_pref_velocity(b, Vec2::from_int(-1, 0))
+            .unwrap();
+        sim.add_obstacle(ObstacleShape::Polygon(vec![
+            Vec2::from_int(101, -10),
+            Vec2::from_int(103, -10),
+            Vec2::from_int(103, 10),
+            Vec2::from_int(101, 10),
+        ]))
+        .unwrap();
+        sim.step().unwrap();
+        let s = *sim.step_stats();
+        assert_eq!(s.tick, 0);
+        assert_eq!(s.agents, 3);
+        assert!(s.obstacle_tree_rebuilt);
+        // a and b see each other: one pair, solved by a, reused by b.
+        assert_eq!(s.neighbors_found, 2);
+        assert_eq!(s.agent_lines, 2);
+        assert_eq!((s.pairs_solved, s.pairs_reused), (1, 1));
+        // Only c is near the block.
+        assert!(s.obstacle_lines >= 1, "{s:?}");
+        assert_eq!(sim.agent_neighbors(c).unwrap(), &[]);
+        assert_eq!(sim.agent_neighbors(a).unwrap(), &[b]);
+        sim.step().unwrap();
+        let s = *sim.step_stats();
+        assert_eq!(s.tick, 1);
+        assert!(!s.obstacle_tree_rebuilt);
+        // A different horizon: c's pair with a neighbour is solved by both sides.
+        sim.set_agent_position(c, Vec2::from_int(4, 3)).unwrap();
+        sim.step().unwrap();
+        let s = *sim.step_stats();
+        assert_eq!(s.neighbors_found, 6);
+        assert_eq!(s.pairs_solved + s.pairs_reused, 6);
+        assert_eq!(s.pairs_reused, 1); // only a–b
+    }
+
+    #[test]
+    fn agents_pushing_beyond_their_max_speed_are_at_max_speed() {
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+        let b = sim.add_agent(Vec2::from_int(50, 0)).unwrap();
+        sim.set_agent_pref_velocity(a, Vec2::from_int(7, 3))
+            .unwrap();
+        sim.set_agent_pref_velocity(b, Vec2::from_int(1, 0))
+            .unwrap();
+        sim.step().unwrap();
+        assert_eq!(sim.step_stats().at_max_speed, 1);
+        assert_eq!(sim.step_stats().lp3_fallbacks, 0);
+    }
+}
