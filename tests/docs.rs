@@ -14,7 +14,8 @@
 //!   - `cargo run --release --example NAME [-- ARGS]`: the example NAME, as `cargo test` builds
 //!     it (`target/<profile>/examples/NAME`, next to this test's directory). If it has not been
 //!     built (e.g. `cargo test --test docs` alone) this test builds it with
-//!     `cargo build --profile test --example NAME` first.
+//!     `cargo build --profile test --example NAME` (`--profile release` under
+//!     `cargo test --release`) first.
 //!
 //!   The release profile of the shown command and the test profile used here give the same
 //!   output: the simulation is deterministic.
@@ -26,6 +27,9 @@
 //!   bare fence as Rust.
 //! * **Size.** README.md is at most 12 KiB: it is the front page, the manual is in docs/.
 //! * **Coverage.** `src/docs.rs` includes every `docs/*.md` file, and nothing else.
+
+// Without the `scenario` feature there is no runner: the session checks are compiled out.
+#![cfg_attr(not(feature = "scenario"), allow(dead_code))]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -193,8 +197,13 @@ fn example(name: &str) -> Result<PathBuf, String> {
         .join("examples")
         .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     if !path.exists() {
+        // target/debug/ holds the test profile's output, target/release/ the release one's.
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("release") => "release",
+            _ => "test",
+        };
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--profile", "test", "--example", name])
+            .args(["build", "--profile", profile, "--example", name])
             .current_dir(ROOT)
             .status()
             .map_err(|e| format!("cargo build --example {name}: {e}"))?;
