@@ -32,6 +32,7 @@
 //! | [`command`] | lockstep inputs queued per tick, applied in canonical order |
 //! | [`hash`], [`snapshot`], [`replay`] | the determinism contract: state hash, snapshots, replays |
 //! | [`scenario`], [`golden`] | scenario files, the goal-seeking driver, golden runs |
+//! | [`docs`] | the manual: scenarios, determinism, replays, obstacles, numeric domain, RVO2, performance |
 //!
 //! The README covers the numeric domain, the determinism contract, conformance with RVO2 and
 //! performance figures.
@@ -40,6 +41,7 @@
 
 pub mod agent;
 pub mod command;
+pub mod docs;
 pub mod domain;
 pub mod error;
 pub mod golden;
