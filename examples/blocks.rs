@@ -8,7 +8,7 @@
 //! SplitMix64 one, so each seed gives the same run on every machine.
 #![allow(clippy::float_arithmetic)]
 
-#[path = "../tests/common/obstacle_scenes.rs"]
+#[path = "../tests/conformance/common/obstacle_scenes.rs"]
 mod scenes;
 
 use lockstep_orca::scenario::{RunOptions, Scenario};

@@ -614,8 +614,8 @@ fn clearance_tracker_matches_brute_force_on_a_mixed_crowd() {
 
 // ------------------------------------------------------------------ obstacle scenes as files
 
-mod common;
-use common::obstacle_scenes as scenes;
+#[path = "../conformance/common/obstacle_scenes.rs"]
+mod scenes;
 
 /// Hash of the TOML-built scene and of the code-built scene after 0 and 50 ticks.
 fn assert_same_as_code_scene(

@@ -1,4 +1,4 @@
-//! The float port of RVO2 (`tests/common/rvo2_float.rs`) against the C++ build:
+//! The float port of RVO2 (`tests/conformance/common/rvo2_float.rs`) against the C++ build:
 //! - in `f32` it reproduces the recorded Circle trajectory (250 agents, 300 steps) bit for bit
 //!   and finishes Circle in RVO2's 3547 steps;
 //! - it reproduces RVO2's new velocity bit for bit on every one of the 3,387 agents of the
@@ -11,7 +11,7 @@
 //!   data, measured alike in fixed point, `f32` and `f64`: no arithmetic lets a centre cross a
 //!   wall; RVO2 `f32`'s worst obstacle clearance is -3.4e-8 (door), ours -1.4e-8.
 //!
-//! Ignored studies (`cargo test --release --test rvo2_float -- --ignored --nocapture`):
+//! Ignored studies (`cargo test --release --test conformance rvo2_float:: -- --ignored --nocapture`):
 //! - `blocks_seed_study`: Blocks in `f32` and `f64` over glibc `srand(1..=23)`, and over our
 //!   SplitMix64 perturbation (seeds 1–20, the sequence our fixed-point Blocks uses) next to our
 //!   fixed point. RVO2's band 3465 … 12967 is exactly the `f32` range of seeds 1–22.
@@ -21,7 +21,7 @@
 //!   part within a few hundred steps, so per-seed tick counts only compare as distributions.
 #![allow(clippy::float_arithmetic)]
 
-mod common;
+use crate::common;
 
 use common::obstacle_scenes::{self as scenes, BLOCKS, perturbation};
 use common::rvo2_float::{Params, Real, Sim, V, goal_pref, recorded_circle};
@@ -439,7 +439,7 @@ fn blocks_ticks_are_drawn_from_rvo2s_distribution() {
 }
 
 /// Our fixed-point Blocks (`obstacle_scenes::blocks(seed)`, the scene of
-/// `tests/obstacles_scenes.rs`) with positions after every step; `watch(tick, positions)`.
+/// `obstacles_scenes`) with positions after every step; `watch(tick, positions)`.
 fn blocks_fixed(seed: u64, cap: u64, mut watch: impl FnMut(u64, &[(f64, f64)])) -> BlocksRun {
     let positions = |s: &scenes::Scene| -> Vec<(f64, f64)> {
         s.sim
@@ -712,7 +712,7 @@ fn blocks_seed1_divergence_study() {
 
 // ---------------------------------------------------------------------------- wall scenes
 
-/// The wall-holding scenes of `tests/obstacles_scenes.rs` (built in `obstacle_scenes`).
+/// The wall-holding scenes of `obstacles_scenes` (built in `obstacle_scenes`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Wall {
     /// `corner_crush()` + `push_to_goals`, 600 ticks.

@@ -2,10 +2,10 @@
 //! scenes (corner crush in a clockwise room, counterflow through a one-agent door, a corridor
 //! entered from both ends) never let an agent centre cross a wall nor obstacle clearance fall
 //! below -0.001. RVO2's Blocks is checked against RVO2's own distribution of runs in
-//! `tests/rvo2_float.rs` (`blocks_ticks_are_drawn_from_rvo2s_distribution`).
+//! `rvo2_float` (`blocks_ticks_are_drawn_from_rvo2s_distribution`).
 #![allow(clippy::float_arithmetic)]
 
-mod common;
+use crate::common;
 use common::obstacle_scenes as scenes;
 
 const CLEARANCE_FLOOR: f64 = -0.001;
