@@ -1,5 +1,5 @@
 //! The numeric kernels of `math` against the operations they replace (same results, see
-//! `tests/kernels.rs`): `isqrt_u128` vs core's `u128::isqrt`, `div_trunc` vs `i128 /`, `fx_div`
+//! `tests/determinism/kernels.rs`): `isqrt_u128` vs core's `u128::isqrt`, `div_trunc` vs `i128 /`, `fx_div`
 //! vs `fixed`'s division. Inputs are 4,096 values of the magnitudes the tick sees: sums of
 //! squares of 62-bit components (`length_and_direction`), Q64.64 squared distances, and Q32.32
 //! quotients.

@@ -2,76 +2,16 @@
 //!
 //! `cargo run --release --example blocks [seed]` prints ticks, goals reached, minimum agent
 //! clearance and minimum obstacle clearance. The scene is `fixtures/scenarios/blocks.toml` (the
-//! same file the golden test and the runner use; `tests/scenario.rs` checks it equals the code
-//! scene of the obstacle tests); the seed replaces the file's perturbation seed and the tick
-//! limit is raised to 40,000. RVO2's own perturbation (`rand()`) is replaced by a seeded
-//! SplitMix64 one, so each seed gives the same run on every machine.
-#![allow(clippy::float_arithmetic)]
+//! same file the golden test, the runner and the obstacle tests load); the seed replaces the
+//! file's perturbation seed and the tick limit is raised to 40,000. RVO2's own perturbation
+//! (`rand()`) is replaced by a seeded SplitMix64 one, so each seed gives the same run on every
+//! machine.
 
-#[path = "../tests/common/obstacle_scenes.rs"]
-mod scenes;
-
-use lockstep_orca::scenario::{RunOptions, Scenario};
+mod common;
 
 fn main() {
     let seed: u64 = std::env::args()
         .nth(1)
         .map_or(1, |s| s.parse().expect("seed"));
-    run_scene("blocks", seed);
-}
-
-/// Loads `fixtures/scenarios/{name}.toml`, sets the seed, runs it to the goals (at most 40,000
-/// ticks) and prints the obstacle scenes' measurements.
-pub fn run_scene(name: &str, seed: u64) {
-    let path = format!(
-        "{}/fixtures/scenarios/{name}.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut scenario = Scenario::load(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    if let Some(p) = scenario.perturbation.as_mut() {
-        p.seed = seed;
-    }
-    scenario.max_ticks = 40_000;
-    let (mut sim, driver) = scenario.build().expect("valid scene");
-    let mut monitor = scenes::Monitor::new(&sim);
-    let start = std::time::Instant::now();
-    let options = RunOptions {
-        track_clearance: false, // the monitor measures it
-        ..RunOptions::default()
-    };
-    let report = driver
-        .run_with(&mut sim, &options, |s| monitor.observe(s))
-        .expect("run");
-    let tolerance = scenario.goal_tolerance.map_or(0.0, |t| t.to_num::<f64>());
-    let unreached: Vec<usize> = (0..driver.agent_ids().len())
-        .filter(|&i| {
-            let (dx, dy) = match sim.agent_position(driver.agent_ids()[i]) {
-                Ok(p) => (p - driver.goals()[i]).to_f64(),
-                Err(_) => (0.0, 0.0),
-            };
-            dx.hypot(dy) > tolerance
-        })
-        .collect();
-    let r = monitor.report;
-    println!(
-        "{name} seed {seed}: ticks {}, goals reached {}/{}, min agent clearance {:.4}, min obstacle clearance {:.3e}, wall crossings {}, state hash {:016x}, {:.2?}",
-        report.ticks,
-        r.agents - unreached.len(),
-        r.agents,
-        r.min_agent_clearance,
-        r.min_obstacle_clearance,
-        r.crossings,
-        report.final_hash,
-        start.elapsed()
-    );
-    for i in unreached {
-        let id = driver.agent_ids()[i];
-        println!(
-            "  not reached: agent {} at {:?}, goal {:?}, velocity {:?}",
-            id.0,
-            sim.agent_position(id).expect("listed").to_f64(),
-            driver.goals()[i].to_f64(),
-            sim.agent_velocity(id).expect("listed").to_f64()
-        );
-    }
+    common::run_scene("blocks", seed);
 }

@@ -1,6 +1,6 @@
 //! Prints the golden text of every scenario in `fixtures/scenarios/`, each line prefixed with
 //! `hash=<scenario> `, for the cross-platform check: every machine must print exactly the same
-//! lines (`.ci/cross-check`), and they are the lines `tests/golden.rs` pins.
+//! lines (`.ci/cross-check`), and they are the lines `tests/determinism/golden.rs` pins.
 //!
 //! ```text
 //! cargo run --release --example hashes

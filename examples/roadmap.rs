@@ -4,15 +4,13 @@
 //!
 //! `cargo run --release --example roadmap [seed]` prints ticks, goals reached, minimum agent
 //! clearance and minimum obstacle clearance. The scene is `fixtures/scenarios/roadmap.toml`
-//! (checked against the obstacle tests' code scene by `tests/scenario.rs`).
+//! (the same file the golden test and the obstacle tests load).
 
-#[path = "blocks.rs"]
-#[allow(dead_code)]
-mod blocks;
+mod common;
 
 fn main() {
     let seed: u64 = std::env::args()
         .nth(1)
         .map_or(1, |s| s.parse().expect("seed"));
-    blocks::run_scene("roadmap", seed);
+    common::run_scene("roadmap", seed);
 }

@@ -4,7 +4,7 @@
 //! neighbour and [`lp::solve`], on random scenes that mix equal and different horizons, capped
 //! and uncapped neighbour lists, asymmetric lists and overlaps.
 
-mod det_support;
+use crate::det_support;
 
 use det_support::Rng;
 use lockstep_orca::orca::lines::{AgentState, agent_line};

@@ -33,7 +33,7 @@
 
 #![allow(clippy::float_arithmetic)]
 
-mod common;
+use crate::common;
 
 use lockstep_orca::math::fx_from_f64;
 use lockstep_orca::{AgentId, AgentParams, Simulator, SimulatorParams, Vec2};
@@ -285,7 +285,7 @@ fn one_step_conformance_with_rvo2() {
     }
 }
 
-/// The conformance scenes through the shared float port of RVO2 (`tests/common/rvo2_float.rs`):
+/// The conformance scenes through the shared float port of RVO2 (`common/rvo2_float.rs`):
 /// neighbours by brute force (distance² below `neighbor_dist²`, nearest first, ties by index, at
 /// most `max_neighbors`), then RVO2's ORCA lines and LP1–3.
 mod rvo2_port {

@@ -6,7 +6,7 @@
 //! Holds because every geometric quantity of the tick is a difference of positions, exact in
 //! fixed point; the kd-tree split `(min + max) / 2` shifts exactly too (2·offset is even).
 
-mod det_support;
+use crate::det_support;
 
 use det_support::{random_scene, random_scene_with_obstacles, script};
 use lockstep_orca::{Fx, Simulator, Vec2};

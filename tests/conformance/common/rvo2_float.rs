@@ -6,9 +6,9 @@
 //!
 //! In `f32`, with RVO2's operation order (vector division as multiplication by the reciprocal,
 //! `0.5 * u`, left-to-right sums, `std::min`/`std::max` argument order), it is the C++ float
-//! build: `tests/rvo2_float.rs` checks it against the recorded RVO2 trajectory. In `f64` it is
+//! build: `rvo2_float` (its test module) checks it against the recorded RVO2 trajectory. In `f64` it is
 //! the same algorithm with 2⁻⁵³ rounding. It exists to separate what our fixed-point
-//! arithmetic does from what the algorithm does. `tests/rvo2_float.rs` also checks the obstacle
+//! arithmetic does from what the algorithm does. `rvo2_float` also checks the obstacle
 //! pipeline against RVO2's one-step obstacle scenes and its Blocks example.
 #![allow(clippy::float_arithmetic, dead_code)]
 

@@ -1,7 +1,7 @@
 //! Commands, rollback and replays: canonical command order, apply-time skipping, undo of a
 //! failed step, rollback by snapshot, record/verify, and the tamper test (verify names the tick).
 
-mod det_support;
+use crate::det_support;
 
 use det_support::{random_scene, run_hashes, script};
 use lockstep_orca::replay::{self, RecordOptions, Replay};

@@ -1,4 +1,4 @@
-//! The float port of RVO2 (`tests/common/rvo2_float.rs`) against the C++ build:
+//! The float port of RVO2 (`tests/conformance/common/rvo2_float.rs`) against the C++ build:
 //! - in `f32` it reproduces the recorded Circle trajectory (250 agents, 300 steps) bit for bit
 //!   and finishes Circle in RVO2's 3547 steps;
 //! - it reproduces RVO2's new velocity bit for bit on every one of the 3,387 agents of the
@@ -6,12 +6,12 @@
 //! - with glibc's `rand()` unseeded it finishes RVO2's Blocks example in RVO2's 8320 steps, with
 //!   RVO2's clearances (-0.0995 between agents, -1.5e-6 to the blocks).
 //!
-//! - `wall_scenes_in_rvo2_float`: issue 3's wall-holding scenes (`obstacle_scenes`'s corner
-//!   crush, door counterflow and corridor), rebuilt in the port from the fixed-point scenes'
-//!   data, measured alike in fixed point, `f32` and `f64`: no arithmetic lets a centre cross a
+//! - `wall_scenes_in_rvo2_float`: issue 3's wall-holding scenes (`corner_crush.toml`,
+//!   `door_counterflow.toml` and `corridor.toml` of `fixtures/scenarios/`), rebuilt in the port
+//!   from the fixed-point scenes' data, measured alike in fixed point, `f32` and `f64`: no arithmetic lets a centre cross a
 //!   wall; RVO2 `f32`'s worst obstacle clearance is -3.4e-8 (door), ours -1.4e-8.
 //!
-//! Ignored studies (`cargo test --release --test rvo2_float -- --ignored --nocapture`):
+//! Ignored studies (`cargo test --release --test conformance rvo2_float:: -- --ignored --nocapture`):
 //! - `blocks_seed_study`: Blocks in `f32` and `f64` over glibc `srand(1..=23)`, and over our
 //!   SplitMix64 perturbation (seeds 1–20, the sequence our fixed-point Blocks uses) next to our
 //!   fixed point. RVO2's band 3465 … 12967 is exactly the `f32` range of seeds 1–22.
@@ -21,11 +21,12 @@
 //!   part within a few hundred steps, so per-seed tick counts only compare as distributions.
 #![allow(clippy::float_arithmetic)]
 
-mod common;
+use crate::common;
 
-use common::obstacle_scenes::{self as scenes, BLOCKS, perturbation};
 use common::rvo2_float::{Params, Real, Sim, V, goal_pref, recorded_circle};
-use lockstep_orca::{AgentId, ObstacleShape};
+use common::scenes;
+use lockstep_orca::ObstacleShape;
+use lockstep_orca::scenario::Perturbation;
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------- glibc rand()
@@ -251,38 +252,50 @@ fn f32_port_reproduces_rvo2_onestep_obstacle_scenes() {
 
 // ---------------------------------------------------------------------------- Blocks
 
-/// RVO2's Blocks scene: defaults (15, 10, 5, 5, 2, 2), time step 0.25, agents in its `i`/`j`
-/// loop order, the four blocks, `processObstacles`.
-fn blocks<F: Real>() -> (Sim<F>, Vec<V<F>>) {
-    let f = F::of;
+/// The blocks of `blocks.toml`, as `f64` vertex lists (RVO2's vertex order).
+type Blocks = Vec<Vec<(f64, f64)>>;
+
+/// RVO2's Blocks scene, from `fixtures/scenarios/blocks.toml`: its defaults (15, 10, 5, 5, 2,
+/// 2) and time step 0.25, its agents in RVO2's `i`/`j` loop order, the four blocks,
+/// `processObstacles`. Returns the goals and the blocks too.
+fn blocks<F: Real>() -> (Sim<F>, Vec<V<F>>, Blocks) {
+    let s = scenes::scenario("blocks");
+    let f = |x: lockstep_orca::Fx| F::of(x.to_num::<f64>());
+    let d = s.defaults;
     let mut sim = Sim::new(Params {
-        time_step: f(0.25),
-        neighbor_dist: f(15.0),
-        max_neighbors: 10,
-        time_horizon: f(5.0),
-        time_horizon_obst: f(5.0),
-        max_speed: f(2.0),
+        time_step: f(s.time_step),
+        neighbor_dist: f(d.neighbor_dist),
+        max_neighbors: d.max_neighbors as usize,
+        time_horizon: f(d.time_horizon),
+        time_horizon_obst: f(d.time_horizon_obst),
+        max_speed: f(d.max_speed),
     });
     let mut goals = Vec::new();
-    for ((px, py), (gx, gy)) in scenes::blocks_agents() {
-        sim.add_agent(V(f(px), f(py)), f(2.0));
-        goals.push(V(f(gx), f(gy)));
+    for a in &s.agents {
+        assert_eq!(a.params, d);
+        sim.add_agent(to_v(a.start), f(a.params.radius));
+        goals.push(to_v(a.goal));
     }
-    for b in BLOCKS {
-        let verts: Vec<V<F>> = b.iter().map(|&(x, y)| V(f(x), f(y))).collect();
+    let mut blocks = Vec::new();
+    for shape in &s.obstacles {
+        assert!(matches!(shape, ObstacleShape::Polygon(_)), "{shape:?}");
+        let verts: Vec<V<F>> = shape.vertices().iter().map(|&p| to_v(p)).collect();
         sim.add_obstacle(&verts).unwrap();
+        blocks.push(shape.vertices().iter().map(|p| p.to_f64()).collect());
     }
     sim.process_obstacles();
-    (sim, goals)
+    (sim, goals, blocks)
 }
 
-/// Signed clearance of a disc to the nearest block (negative inside), in `f64`.
-fn block_clearance(p: (f64, f64), r: f64) -> f64 {
-    BLOCKS
+/// Signed clearance of a disc to the nearest block (negative inside), in `f64` (each block is
+/// an axis-aligned square: vertices 0 and 2 are opposite corners).
+fn block_clearance(blocks: &Blocks, p: (f64, f64), r: f64) -> f64 {
+    blocks
         .iter()
         .map(|b| {
             let (cx, cy) = ((b[0].0 + b[2].0) / 2.0, (b[0].1 + b[2].1) / 2.0);
-            let (dx, dy) = ((p.0 - cx).abs() - 15.0, (p.1 - cy).abs() - 15.0);
+            let (hx, hy) = ((b[0].0 - b[2].0).abs() / 2.0, (b[0].1 - b[2].1).abs() / 2.0);
+            let (dx, dy) = ((p.0 - cx).abs() - hx, (p.1 - cy).abs() - hy);
             let outside = (dx.max(0.0).powi(2) + dy.max(0.0).powi(2)).sqrt();
             outside + dx.max(dy).min(0.0) - r
         })
@@ -310,7 +323,7 @@ fn run_blocks<F: Real>(
     mut pert: impl FnMut(u64, usize) -> (f64, f64),
     mut watch: impl FnMut(u64, &Sim<F>),
 ) -> BlocksRun {
-    let (mut sim, goals) = blocks::<F>();
+    let (mut sim, goals, blocks) = blocks::<F>();
     let mut run = BlocksRun {
         ticks: 0,
         reached: false,
@@ -327,7 +340,7 @@ fn run_blocks<F: Real>(
         run.ticks += 1;
         let pts: Vec<(f64, f64)> = sim.agents.iter().map(|a| a.pos.to64()).collect();
         for (i, &p) in pts.iter().enumerate() {
-            run.min_obst = run.min_obst.min(block_clearance(p, 2.0));
+            run.min_obst = run.min_obst.min(block_clearance(&blocks, p, 2.0));
             for q in &pts[i + 1..] {
                 let d = ((p.0 - q.0).powi(2) + (p.1 - q.1).powi(2)).sqrt() - 4.0;
                 run.min_pair = run.min_pair.min(d);
@@ -358,14 +371,14 @@ fn blocks_glibc<F: Real>(seed: u32, cap: u64, watch: impl FnMut(u64, &Sim<F>)) -
     )
 }
 
-/// Blocks with our SplitMix64 perturbation (`obstacle_scenes::perturbation`, the sequence our
+/// Blocks with our SplitMix64 perturbation (`blocks.toml`'s, with `seed`: the sequence our
 /// fixed-point Blocks uses for `seed`).
 fn blocks_splitmix<F: Real>(seed: u64, cap: u64, watch: impl FnMut(u64, &Sim<F>)) -> BlocksRun {
-    run_blocks::<F>(
-        cap,
-        |tick, i| perturbation(seed, tick, AgentId(i as u32)).to_f64(),
-        watch,
-    )
+    let pert = Perturbation {
+        seed,
+        ..scenes::scenario("blocks").perturbation.unwrap()
+    };
+    run_blocks::<F>(cap, |tick, i| pert.offset(tick, i as u32).to_f64(), watch)
 }
 
 #[test]
@@ -402,8 +415,8 @@ fn blocks_ticks_are_drawn_from_rvo2s_distribution() {
 
     let mut ours = Vec::new();
     for seed in 1..=10 {
-        let mut scene = scenes::blocks(seed);
-        let r = scenes::run(&mut scene, CAP, scenes::set_goal_prefs);
+        let mut scene = scenes::load_seeded("blocks", seed);
+        let r = scenes::run(&mut scene, CAP, scenes::driver_prefs);
         assert_eq!(r.reached, 100, "seed {seed}: {r:?}");
         assert!(r.min_obstacle_clearance >= -0.001, "seed {seed}: {r:?}");
         assert_eq!(r.crossings, 0, "seed {seed}: {r:?}");
@@ -438,8 +451,8 @@ fn blocks_ticks_are_drawn_from_rvo2s_distribution() {
     assert!(z.abs() < 2.58, "rank-sum z = {z}: distributions differ");
 }
 
-/// Our fixed-point Blocks (`obstacle_scenes::blocks(seed)`, the scene of
-/// `tests/obstacles_scenes.rs`) with positions after every step; `watch(tick, positions)`.
+/// Our fixed-point Blocks (`blocks.toml` with `seed`) with positions after every step;
+/// `watch(tick, positions)`.
 fn blocks_fixed(seed: u64, cap: u64, mut watch: impl FnMut(u64, &[(f64, f64)])) -> BlocksRun {
     let positions = |s: &scenes::Scene| -> Vec<(f64, f64)> {
         s.sim
@@ -448,14 +461,14 @@ fn blocks_fixed(seed: u64, cap: u64, mut watch: impl FnMut(u64, &[(f64, f64)])) 
             .map(|&id| s.sim.agent_position(id).unwrap().to_f64())
             .collect()
     };
-    let mut scene = scenes::blocks(seed);
+    let mut scene = scenes::load_seeded("blocks", seed);
     let r = scenes::run(&mut scene, cap, |s| {
         // `run` calls this before each step: the positions after step `tick`.
         let tick = s.sim.tick();
         if tick > 0 {
             watch(tick, &positions(s));
         }
-        scenes::set_goal_prefs(s);
+        scenes::driver_prefs(s);
     });
     watch(r.ticks, &positions(&scene));
     BlocksRun {
@@ -569,8 +582,8 @@ fn stuck_agents<F: Real>(sim: &Sim<F>, goals: &[V<F>]) -> Vec<String> {
 #[ignore = "study: several minutes in release; run with --ignored --nocapture"]
 fn blocks_tail_study() {
     const SEEDS: u64 = 100;
-    let (_, goals32) = blocks::<f32>();
-    let (_, goals64) = blocks::<f64>();
+    let (_, goals32, _) = blocks::<f32>();
+    let (_, goals64, _) = blocks::<f64>();
     let mut rows: Vec<(&str, Vec<u64>)> = Vec::new();
     let mut capped: Vec<String> = Vec::new();
     for variant in [
@@ -712,30 +725,43 @@ fn blocks_seed1_divergence_study() {
 
 // ---------------------------------------------------------------------------- wall scenes
 
-/// The wall-holding scenes of `tests/obstacles_scenes.rs` (built in `obstacle_scenes`).
+/// The wall-holding scenes of `obstacles_scenes` (the files of `fixtures/scenarios/`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Wall {
-    /// `corner_crush()` + `push_to_goals`, 600 ticks.
+    /// `corner_crush.toml` and its policy (full speed into the corner), 600 ticks.
     Corner,
-    /// `door_counterflow()` + `door_prefs`, 2000 ticks or until every agent reached its goal.
+    /// `door_counterflow.toml` + `scenes::door_prefs`, 2000 ticks or until every agent reached
+    /// its goal.
     Door,
-    /// `corridor()` with its spawning `prefs`, 1200 ticks.
+    /// `corridor.toml` (agents entering by events) and its policy, 1200 ticks.
     Corridor,
 }
 
 impl Wall {
     const ALL: [Self; 3] = [Self::Corner, Self::Door, Self::Corridor];
 
-    /// The fixed-point scene (no agents yet for the corridor) and its tick budget.
+    /// The fixed-point scene (no agents yet for the corridor) and its tick budget (the
+    /// file's `max_ticks`).
     fn scene(self) -> (scenes::Scene, u64) {
+        let name = match self {
+            Self::Corner => "corner_crush",
+            Self::Door => "door_counterflow",
+            Self::Corridor => "corridor",
+        };
+        let scene = scenes::load(name);
+        let max_ticks = scene.driver.max_ticks();
+        (scene, max_ticks)
+    }
+
+    /// Its preferred velocities for the coming tick (the corridor's events included).
+    fn prefs(self, scene: &mut scenes::Scene) {
         match self {
-            Self::Corner => (scenes::corner_crush(), 600),
-            Self::Door => (scenes::door_counterflow(), 2_000),
-            Self::Corridor => (scenes::corridor().scene, 1_200),
+            Self::Door => scenes::door_prefs(scene),
+            Self::Corner | Self::Corridor => scenes::driver_prefs(scene),
         }
     }
 
-    /// `obstacle_scenes::run` stops once every agent reached its goal; the corridor test
+    /// `scenes::run` stops once every agent reached its goal; the corridor test
     /// steps its full budget.
     fn stops_when_reached(self) -> bool {
         self != Self::Corridor
@@ -750,7 +776,7 @@ struct WallRun {
     ticks: u64,
     agents: usize,
     reached: usize,
-    /// Smallest signed obstacle clearance (`obstacle_scenes::Monitor::obstacle_clearance`),
+    /// Smallest signed obstacle clearance (`scenes::Monitor::obstacle_clearance`),
     /// with the tick and agent index where it occurred.
     min_obst: (f64, u64, usize),
     /// Agent moves whose centre path properly crosses an obstacle edge.
@@ -777,7 +803,7 @@ impl WallRun {
     }
 }
 
-/// Clearances and crossings on `f64` positions, with `obstacle_scenes`'s geometry: the signed
+/// Clearances and crossings on `f64` positions, with `scenes::Monitor`'s geometry: the signed
 /// clearance is its `Monitor::obstacle_clearance`, the edges are the fixed-point scene's.
 struct WallMonitor {
     geometry: scenes::Monitor,
@@ -787,7 +813,7 @@ struct WallMonitor {
     run: WallRun,
 }
 
-/// Whether the move `p → q` properly crosses the segment `a b` (as `obstacle_scenes`).
+/// Whether the move `p → q` properly crosses the segment `a b` (as `scenes::Monitor`).
 fn crosses(p: Pt, q: Pt, a: Pt, b: Pt) -> bool {
     let cross = |o: Pt, a: Pt, b: Pt| (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0);
     cross(a, b, p) * cross(a, b, q) < 0.0 && cross(p, q, a) * cross(p, q, b) < 0.0
@@ -847,23 +873,15 @@ impl WallMonitor {
     }
 }
 
-/// Agents within `radius` of their goal (`obstacle_scenes::reached`'s rule).
+/// Agents within `radius` of their goal (`scenes::reached`'s rule).
 fn count_reached(diffs: impl Iterator<Item = Pt>, radius: f64) -> usize {
     diffs.filter(|d| d.0.hypot(d.1) <= radius).count()
 }
 
-/// The fixed-point run of `wall` (the loop of `obstacle_scenes::run` / the corridor test),
+/// The fixed-point run of `wall` (the loop of `scenes::run` / the corridor test),
 /// measured by [`WallMonitor`].
 fn run_wall_fixed(wall: Wall) -> WallRun {
-    // Every scene in a `Corridor` (only the corridor spawns), so that its `prefs` can run.
-    let (scene, max_ticks) = wall.scene();
-    let mut c = match wall {
-        Wall::Corridor => scenes::corridor(),
-        _ => scenes::Corridor {
-            scene,
-            spawned: [0, 0],
-        },
-    };
+    let (mut scene, max_ticks) = wall.scene();
     let positions = |s: &scenes::Scene| -> Vec<Pt> {
         let ids = s.sim.agent_ids();
         assert!(ids.iter().enumerate().all(|(i, id)| id.0 as usize == i));
@@ -881,24 +899,20 @@ fn run_wall_fixed(wall: Wall) -> WallRun {
             s.goal_radius,
         )
     };
-    let mut mon = WallMonitor::new(&c.scene.sim);
-    mon.observe(0, &positions(&c.scene));
+    let mut mon = WallMonitor::new(&scene.sim);
+    mon.observe(0, &positions(&scene));
     let mut spawn_ticks = Vec::new();
-    while c.scene.sim.tick() < max_ticks
-        && !(wall.stops_when_reached() && reached(&c.scene) == c.scene.goals.len())
+    while scene.sim.tick() < max_ticks
+        && !(wall.stops_when_reached() && reached(&scene) == scene.goals.len())
     {
-        let before = c.scene.sim.num_agents();
-        match wall {
-            Wall::Corner => scenes::push_to_goals(&mut c.scene),
-            Wall::Door => scenes::door_prefs(&mut c.scene),
-            Wall::Corridor => c.prefs(),
-        }
-        let tick = c.scene.sim.tick();
-        spawn_ticks.extend((before..c.scene.sim.num_agents()).map(|_| tick));
-        c.scene.sim.step().unwrap();
-        mon.observe(c.scene.sim.tick(), &positions(&c.scene));
+        let before = scene.sim.num_agents();
+        wall.prefs(&mut scene);
+        let tick = scene.sim.tick();
+        spawn_ticks.extend((before..scene.sim.num_agents()).map(|_| tick));
+        scene.sim.step().unwrap();
+        mon.observe(scene.sim.tick(), &positions(&scene));
     }
-    mon.run.reached = reached(&c.scene);
+    mon.run.reached = reached(&scene);
     mon.run.spawn_ticks = spawn_ticks;
     mon.run
 }
@@ -942,14 +956,21 @@ fn float_twin<F: Real>(sim: &lockstep_orca::Simulator) -> Sim<F> {
 }
 
 /// The float twin of the scene's preferred velocity for agent `i` (id `AgentId(i)`) at `tick`,
-/// in `F` on the float state: `push_to_goals`, `door_prefs` or the corridor's rule, plus the
-/// same SplitMix64 perturbation (rounded to `F`).
-fn wall_pref<F: Real>(wall: Wall, seed: u64, tick: u64, i: usize, p: V<F>, goal: V<F>) -> V<F> {
+/// in `F` on the float state: the corner's policy, `door_prefs` or the corridor's policy, plus
+/// the same SplitMix64 perturbation (rounded to `F`).
+fn wall_pref<F: Real>(
+    wall: Wall,
+    pert: &Perturbation,
+    tick: u64,
+    i: usize,
+    p: V<F>,
+    goal: V<F>,
+) -> V<F> {
     let f = F::of;
     let zero = f(0.0);
-    let (px, py) = perturbation(seed, tick, AgentId(i as u32)).to_f64();
+    let (px, py) = pert.offset(tick, i as u32).to_f64();
     let base = match wall {
-        // `full_speed`: normalised (zero stays zero) times 2.
+        // `pref_speed = 2`, `slow_within = 0`: normalised (zero stays zero) times 2.
         Wall::Corner => {
             let g = goal - p;
             if g.abs_sq() > zero {
@@ -972,40 +993,50 @@ fn wall_pref<F: Real>(wall: Wall, seed: u64, tick: u64, i: usize, p: V<F>, goal:
             };
             goal_pref(p, target).scale(f(2.0))
         }
-        // `Corridor::prefs`: `towards(goal) * 2`.
+        // `pref_speed = 2`, `slow_within = 1`: `towards(goal) * 2`.
         Wall::Corridor => goal_pref(p, goal).scale(f(2.0)),
     };
     base + V(f(px), f(py))
 }
 
-/// The float twin of `Corridor::prefs`'s spawning: every 6 ticks, at each end in turn, a new
-/// agent at `(x, 1.5 ± 0.4)` if fewer than 20 came from that end and every agent is farther
-/// than 1.3 from that point.
+/// The decimal a fixed-point value is written as (its shortest round-trip decimal, e.g. the
+/// `"1.9"` of a scenario file), as `f64`.
+fn decimal(x: lockstep_orca::Fx) -> f64 {
+    x.to_string().parse().unwrap()
+}
+
+/// [`decimal`] of both coordinates, in `F`.
+fn decimal_v<F: Real>(p: lockstep_orca::Vec2) -> V<F> {
+    V(F::of(decimal(p.x)), F::of(decimal(p.y)))
+}
+
+/// The float twin of the corridor's entry rule (`corridor.toml`'s events follow it:
+/// `obstacles_scenes::corridor_events_are_its_entry_rule`): every 6 ticks, at each end in turn
+/// (`ends`, from `scenes::entries`), the end's next agent enters at its start (the file's
+/// decimals) if any is left and every agent is farther than 1.3 from that point.
 fn corridor_spawn<F: Real>(
     sim: &mut Sim<F>,
     goals: &mut Vec<V<F>>,
-    spawned: &mut [u32; 2],
+    ends: &[Vec<scenes::Entry>],
+    spawned: &mut [usize],
     radius: F,
     tick: u64,
 ) {
     if !tick.is_multiple_of(6) {
         return;
     }
-    for (side, (x, goal_x)) in [(-1.0, 46.0), (41.0, -6.0)].into_iter().enumerate() {
-        let y = 1.5
-            + if spawned[side].is_multiple_of(2) {
-                0.4
-            } else {
-                -0.4
-            };
-        let at = V(F::of(x), F::of(y));
+    for (side, end) in ends.iter().enumerate() {
+        let Some(next) = end.get(spawned[side]) else {
+            continue;
+        };
+        let at = decimal_v::<F>(next.start);
         let free = sim.agents.iter().all(|a| {
             let (dx, dy) = (a.pos - at).to64();
             dx * dx + dy * dy > 1.3 * 1.3
         });
-        if spawned[side] < 20 && free {
+        if free {
             sim.add_agent(at, radius);
-            goals.push(V(F::of(goal_x), F::of(1.5)));
+            goals.push(decimal_v(next.goal));
             spawned[side] += 1;
         }
     }
@@ -1016,7 +1047,12 @@ fn run_wall_float<F: Real>(wall: Wall) -> WallRun {
     let (scene, max_ticks) = wall.scene();
     let mut sim = float_twin::<F>(&scene.sim);
     let radius = F::of(scene.sim.agent_defaults().radius.to_num::<f64>());
-    let mut goals: Vec<V<F>> = scene.goals.iter().map(|&g| to_v(g)).collect();
+    // The agents present at tick 0 (none in the corridor, whose agents enter by events).
+    let mut goals: Vec<V<F>> = scene.goals[..scene.sim.num_agents()]
+        .iter()
+        .map(|&g| to_v(g))
+        .collect();
+    let ends = scenes::entries(&scene.driver);
     let positions = |s: &Sim<F>| -> Vec<Pt> { s.agents.iter().map(|a| a.pos.to64()).collect() };
     let reached = |s: &Sim<F>, goals: &[V<F>]| {
         count_reached(
@@ -1026,15 +1062,15 @@ fn run_wall_float<F: Real>(wall: Wall) -> WallRun {
     };
     let mut mon = WallMonitor::new(&scene.sim);
     mon.observe(0, &positions(&sim));
-    let (mut tick, mut spawned, mut spawn_ticks) = (0, [0u32; 2], Vec::new());
+    let (mut tick, mut spawned, mut spawn_ticks) = (0, vec![0; ends.len()], Vec::new());
     while tick < max_ticks && !(wall.stops_when_reached() && reached(&sim, &goals) == goals.len()) {
         if wall == Wall::Corridor {
             let before = sim.agents.len();
-            corridor_spawn(&mut sim, &mut goals, &mut spawned, radius, tick);
+            corridor_spawn(&mut sim, &mut goals, &ends, &mut spawned, radius, tick);
             spawn_ticks.extend((before..sim.agents.len()).map(|_| tick));
         }
         for (i, (a, &g)) in sim.agents.iter_mut().zip(&goals).enumerate() {
-            a.pref = wall_pref(wall, scene.seed, tick, i, a.pos, g);
+            a.pref = wall_pref(wall, &scene.perturbation, tick, i, a.pos, g);
         }
         sim.step();
         tick += 1;
@@ -1105,12 +1141,9 @@ fn wall_scenes_in_rvo2_float() {
             assert!(r.min_obst.0 >= -1e-6, "{what}: {:?}", r.min_obst);
         }
         if wall != Wall::Corridor {
-            // This monitor reads the fixed-point run as `obstacle_scenes::run`'s does.
+            // This monitor reads the fixed-point run as `scenes::run`'s does.
             let (mut scene, max_ticks) = wall.scene();
-            let report = match wall {
-                Wall::Corner => scenes::run(&mut scene, max_ticks, scenes::push_to_goals),
-                _ => scenes::run(&mut scene, max_ticks, scenes::door_prefs),
-            };
+            let report = scenes::run(&mut scene, max_ticks, |s| wall.prefs(s));
             assert_eq!(
                 (
                     report.ticks,

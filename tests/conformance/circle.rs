@@ -6,7 +6,7 @@
 //! crush is chaotic), with a minimum pair clearance of -0.656.
 //!
 //! Our run takes 2860 ticks (min clearance -0.628). To see whether that is a difference of
-//! algorithm or a draw of chaos, these tests use `tests/common/rvo2_float.rs`, a float port of
+//! algorithm or a draw of chaos, these tests use `tests/conformance/common/rvo2_float.rs`, a float port of
 //! RVO2's agent pipeline (its kd-tree, neighbour insertion, ORCA lines, LP1–3):
 //!
 //! * in `f32` it **is** the C++ build: it reproduces the recorded RVO2 trajectory bit for bit
@@ -24,7 +24,7 @@
 
 #![allow(clippy::float_arithmetic)]
 
-mod common;
+use crate::common;
 
 use common::rvo2_float::{Params, Real, Sim, V, goal_pref, recorded_circle};
 use lockstep_orca::scenario::{RunOptions, RunReport, Scenario};
@@ -248,7 +248,7 @@ fn circle_250_ticks_are_drawn_from_rvo2s_distribution() {
 
 /// The spread table of the README: 40 start sets (RVO2's recorded starts moved by up to 1e-3),
 /// each run by RVO2's float build (`f32` port), the same algorithm in `f64`, and us. Slow (about
-/// 2 minutes), so ignored; `cargo test --release --test circle -- --ignored --nocapture`.
+/// 2 minutes), so ignored; `cargo test --release --test conformance circle:: -- --ignored --nocapture`.
 #[test]
 #[ignore = "about 2 minutes; prints the README's spread table"]
 fn circle_250_spread_over_40_perturbed_starts() {

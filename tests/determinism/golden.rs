@@ -28,7 +28,7 @@ fn every_scenario_matches_its_golden() {
         let name = golden_name(&path);
         let text = golden_text(&path).unwrap_or_else(|e| panic!("{e}"));
         insta::with_settings!({
-            snapshot_path => "../fixtures/golden",
+            snapshot_path => "../../fixtures/golden",
             prepend_module_to_snapshot => false,
             omit_expression => true,
             description => format!("golden run of fixtures/scenarios/{name}.toml"),

@@ -1,7 +1,7 @@
 //! Snapshots: restore-then-step equals never-snapshotted, byte-stable round trips, hostile
 //! input rejected with specific errors (see `src/snapshot.rs`).
 
-mod det_support;
+use crate::det_support;
 
 use det_support::{Rng, payload, random_scene, reseal, run_hashes, script};
 use lockstep_orca::snapshot::{MAX_PAYLOAD_BYTES, SNAPSHOT_MAGIC, SNAPSHOT_VERSION};
@@ -398,7 +398,7 @@ fn out_of_domain_values_are_rejected() {
     ));
 }
 
-/// Found by `tests/decode_fuzz.rs`: `Fx::MIN` made the domain check's `abs` overflow (a panic
+/// Found by `decode_fuzz`: `Fx::MIN` made the domain check's `abs` overflow (a panic
 /// with debug assertions). It must be an ordinary domain error.
 #[test]
 fn fx_min_components_are_out_of_domain_not_a_panic() {

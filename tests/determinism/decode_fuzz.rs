@@ -7,7 +7,7 @@
 //! checks) and resealed (mutated payload with a recomputed checksum: exercises bincode and the
 //! domain validation behind the checksum). Each test prints how many inputs it tried.
 
-mod det_support;
+use crate::det_support;
 
 use det_support::{Rng, payload, random_scene, reseal, script};
 use lockstep_orca::replay::{self, REPLAY_MAGIC, REPLAY_VERSION, RecordOptions, Replay};

@@ -1,0 +1,12 @@
+//! The public API: agent lookup, the numeric domain at the boundary and at its edges, the
+//! obstacle set, the scenario format and driver, and the `lockstep-orca` runner.
+//!
+//! One test binary (each module was its own `tests/*.rs` binary before): `cargo test --test api`,
+//! one module with `cargo test --test api scenario::`.
+
+mod agent_lookup;
+mod cli;
+mod domain;
+mod domain_edges;
+mod obstacles_api;
+mod scenario;

@@ -1,0 +1,18 @@
+//! The determinism contract: golden state hashes, snapshots, replays, translation invariance,
+//! hostile-input decoding, the pair-reuse shortcut, the kd-tree and the numeric kernels against
+//! their references.
+//!
+//! One test binary (each module was its own `tests/*.rs` binary before):
+//! `cargo test --test determinism`, one module with `cargo test --test determinism golden::`.
+//! `det_support` holds the random scenes and input scripts the modules share.
+
+mod det_support;
+
+mod decode_fuzz;
+mod golden;
+mod kdtree_reference;
+mod kernels;
+mod pair_reuse;
+mod replay;
+mod snapshot;
+mod translation;
