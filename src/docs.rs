@@ -26,3 +26,6 @@ pub mod rvo2 {}
 
 #[doc = include_str!("../docs/performance.md")]
 pub mod performance {}
+
+#[doc = include_str!("../docs/architecture.md")]
+pub mod architecture {}

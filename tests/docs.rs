@@ -393,3 +393,98 @@ fn every_docs_file_is_in_rustdoc() {
         "src/docs.rs must include every docs/*.md file exactly once (as `#[doc = include_str!(\"../docs/NAME.md\")]`)"
     );
 }
+
+/// The `use crate::…` imports of a source file, as top-level module names (in code, not in
+/// comments; `#[cfg(doc)]` imports, which only feed doc links, left out).
+fn crate_imports(rel: &str) -> Vec<String> {
+    let text = read(rel);
+    let mut out = Vec::new();
+    let mut doc_only = false;
+    for line in text.lines().map(str::trim) {
+        if line == "#[cfg(doc)]" {
+            doc_only = true;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("use crate::")
+            && !doc_only
+        {
+            let module: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            out.push(module);
+        }
+        doc_only = false;
+    }
+    out
+}
+
+/// docs/architecture.md says the core modules' dependencies point one way: no import cycle among
+/// `sim`, `command`, `hash`, `domain` and `error` (the files of each module, submodules
+/// included).
+#[test]
+fn core_modules_import_no_cycle() {
+    let modules = ["sim", "command", "hash", "domain", "error"];
+    let files = |m: &str| -> Vec<String> {
+        let dir = Path::new(ROOT).join("src").join(m);
+        let mut f = vec![];
+        if Path::new(ROOT).join(format!("src/{m}.rs")).exists() {
+            f.push(format!("src/{m}.rs"));
+        }
+        if dir.is_dir() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                f.push(format!("src/{m}/{name}"));
+            }
+        }
+        assert!(!f.is_empty(), "module {m} has no source file");
+        f
+    };
+    // Edges m -> n between the five modules.
+    let edges: Vec<(usize, usize)> = modules
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| {
+            let imports: Vec<String> = files(m).iter().flat_map(|f| crate_imports(f)).collect();
+            modules
+                .iter()
+                .enumerate()
+                .filter(move |&(j, n)| j != i && imports.iter().any(|x| x == n))
+                .map(move |(j, _)| (i, j))
+        })
+        .collect();
+    // Depth-first search for a cycle.
+    fn visit(v: usize, edges: &[(usize, usize)], state: &mut [u8], path: &mut Vec<usize>) -> bool {
+        state[v] = 1;
+        path.push(v);
+        for &(_, b) in edges.iter().filter(|e| e.0 == v) {
+            if state[b] == 1 || (state[b] == 0 && visit(b, edges, state, path)) {
+                path.push(b);
+                return true;
+            }
+        }
+        path.pop();
+        state[v] = 2;
+        false
+    }
+    let mut state = vec![0u8; modules.len()];
+    for v in 0..modules.len() {
+        let mut path = Vec::new();
+        if state[v] == 0 && visit(v, &edges, &mut state, &mut path) {
+            let names: Vec<&str> = path.iter().map(|&i| modules[i]).collect();
+            panic!("import cycle: {}", names.join(" -> "));
+        }
+    }
+    // And the check sees real imports: sim does use command, hash and domain.
+    for n in [1, 2, 3] {
+        assert!(edges.contains(&(0, n)), "sim should import {}", modules[n]);
+    }
+}
+
+#[test]
+fn the_cycle_check_reads_imports() {
+    let imports = crate_imports("src/hash.rs");
+    assert!(imports.contains(&"command".to_string()), "{imports:?}");
+    // command's `Simulator` import only feeds doc links.
+    assert!(!crate_imports("src/command.rs").contains(&"Simulator".to_string()));
+}
