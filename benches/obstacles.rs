@@ -8,9 +8,9 @@
 
 use criterion::{BatchSize, Criterion};
 use lockstep_orca::math::unit_from_turns;
-use lockstep_orca::obstacle::bsp::{Bsp, SplitChoice};
-use lockstep_orca::obstacle::polygon::{ObstacleVertex, push_shape};
 use lockstep_orca::obstacle::{ObstacleId, ObstacleSet, ObstacleShape};
+use lockstep_orca::oracles::{Bsp, SplitChoice};
+use lockstep_orca::oracles::{ObstacleVertex, push_shape};
 use lockstep_orca::splitmix64;
 use lockstep_orca::{Fx, Vec2};
 use std::hint::black_box;

@@ -21,39 +21,47 @@
 //!
 //! ## Where things are
 //!
-//! | module | what |
+//! | item | what |
 //! | --- | --- |
-//! | [`sim`] | [`Simulator`]: agents, obstacles, the tick (`apply_inputs` → trees → new velocities → integrate) |
+//! | [`Simulator`] | agents, obstacles and the tick ([`tick`] lists its stages; [`StepStats`] counts what they did) |
+//! | [`Agents`] | the agent store: every agent's state by slot, read-only (`sim.agents()`) |
 //! | [`math`] | [`Fx`] (Q32.32) and [`Vec2`], with every rounding rule stated |
 //! | [`domain`] | the guaranteed numeric domain and its checks |
-//! | [`orca`] | pure ORCA core: agent lines, LP1/LP2/LP3, the brute-force reference solver |
-//! | [`spatial`] | the agent kd-tree |
+//! | [`orca`] | the pure ORCA core: agent lines, LP1/LP2/LP3 |
 //! | [`obstacle`] | static obstacles: validation, BSP tree, obstacle lines, visibility |
 //! | [`command`] | lockstep inputs queued per tick, applied in canonical order |
 //! | [`hash`], [`snapshot`], [`replay`] | the determinism contract: state hash, snapshots, replays |
-//! | [`scenario`], [`golden`] | scenario files, the goal-seeking driver, golden runs |
-//! | [`docs`] | the manual: scenarios, determinism, replays, obstacles, numeric domain, RVO2, performance |
+//! | `scenario`, `golden` | scenario files, the goal-seeking driver, golden runs (feature `scenario`, on by default) |
+//! | [`docs`] | the manual: scenarios, determinism, replays, obstacles, numeric domain, RVO2, performance, architecture |
 //!
-//! The README covers the numeric domain, the determinism contract, conformance with RVO2 and
-//! performance figures.
-#![deny(clippy::float_arithmetic)]
-#![warn(missing_docs)]
+//! ## Features
+//! * `scenario` (default): the scenario format (TOML), the driver, golden runs and the
+//!   `lockstep-orca` command-line runner. Without it (`default-features = false`) the crate
+//!   is the simulator, snapshots, replays and hashes, with no `toml` dependency.
+//! * `test-oracles`: brute-force references and internal structures for the crate's own
+//!   tests (`oracles`); not a stable API.
 
-pub mod agent;
+#![forbid(unsafe_code)]
+
+mod agent;
 pub mod command;
 pub mod docs;
 pub mod domain;
-pub mod error;
+mod error;
+#[cfg(feature = "scenario")]
 pub mod golden;
 pub mod hash;
 pub mod math;
 pub mod obstacle;
+#[cfg(feature = "test-oracles")]
+pub mod oracles;
 pub mod orca;
 pub mod replay;
+#[cfg(feature = "scenario")]
 pub mod scenario;
-pub mod sim;
+mod sim;
 pub mod snapshot;
-pub mod spatial;
+mod spatial;
 pub mod tick;
 mod util;
 

@@ -4,9 +4,7 @@
 //! Not part of the stable API: these items may change in any release. The crate's own
 //! integration tests enable the feature through a dev-dependency on the crate itself.
 
-pub use crate::obstacle::bsp::{
-    Bsp, FragmentView, SplitChoice, query_edges_brute, visible_brute,
-};
+pub use crate::obstacle::bsp::{Bsp, FragmentView, SplitChoice, query_edges_brute, visible_brute};
 pub use crate::obstacle::lines::{ObstacleBranch, VertexView, obstacle_line};
 pub use crate::obstacle::polygon::{ObstacleVertex, push_shape, ring, validate};
 pub use crate::orca::reference;

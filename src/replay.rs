@@ -27,7 +27,7 @@
 //! * `hashes`: the [`state_hash`](Simulator::state_hash) after **every** tick (8 bytes per tick),
 //!   so verify names the exact first diverging tick, not just a checkpoint interval.
 //! * `checkpoints`: every `checkpoint_interval` ticks (and at the last tick), each agent's id,
-//!   position and a per-agent hash (`xxh3_64` of its 84 canonical bytes, see [`crate::hash`]):
+//!   position and a per-agent hash (`xxh3_64` of its 96 canonical bytes, see [`crate::hash`]):
 //!   28 bytes per agent. Verify compares them at the first checkpoint at or after the diverging
 //!   tick and names every agent whose state differs (id, expected and actual position; an agent
 //!   whose position matches but whose hash does not differs in velocity or parameters). Storing
@@ -73,7 +73,7 @@ pub struct AgentMark {
     pub id: AgentId,
     /// Its position.
     pub position: Vec2,
-    /// `xxh3_64` of its 84 canonical bytes (id, position, velocity, preferred velocity, params).
+    /// `xxh3_64` of its 96 canonical bytes (id, position, velocity, preferred velocity, params).
     pub hash: u64,
 }
 

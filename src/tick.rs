@@ -23,11 +23,11 @@
 //! **Pairs are solved once.** ORCA's line for a pair is, in the frame of the lower id, exactly
 //! the negation of the higher id's ([`crate::orca::lines`]). When the higher id `h` lists the
 //! lower id `l` as a neighbour, `l` lists `h`, and both use the same time horizon, the pairs
-//! stage of `h` records a reference to `l`'s entry ([`PairEntry::Reused`]) instead of solving
+//! stage of `h` records a reference to `l`'s entry instead of solving
 //! again; the lines stage reads it from there. Since a reference always points at an entry
 //! that `l`'s pairs stage solved itself, no entry depends on another entry of the same stage.
 //!
-//! The outputs live in a [`Workspace`] that is never state: it is not hashed, snapshotted or
+//! The outputs live in a workspace that is never state: it is not hashed, snapshotted or
 //! compared, and it keeps its buffers between ticks so a steady tick allocates nothing.
 
 use crate::agent::{AgentId, Agents};

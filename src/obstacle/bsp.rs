@@ -508,6 +508,7 @@ impl Bsp {
 }
 
 /// Brute-force reference of [`Bsp::query_edges`] (every edge tested), for tests and checks.
+#[cfg(any(test, feature = "test-oracles"))]
 pub fn query_edges_brute(arena: &[ObstacleVertex], q: Vec2, range: Fx, out: &mut Vec<(i128, u32)>) {
     let range_sq = wide_mul(range, range);
     let start = out.len();
@@ -524,6 +525,7 @@ pub fn query_edges_brute(arena: &[ObstacleVertex], q: Vec2, range: Fx, out: &mut
 }
 
 /// Brute-force reference of [`Bsp::visible`].
+#[cfg(any(test, feature = "test-oracles"))]
 #[must_use]
 pub fn visible_brute(arena: &[ObstacleVertex], q1: Vec2, q2: Vec2, radius: Fx) -> bool {
     let r_sq = wide_mul(radius, radius);

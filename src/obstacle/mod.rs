@@ -4,20 +4,22 @@
 //!   the id counter) and derived data (vertex arena and BSP tree), rebuilt deterministically
 //!   from the primary data alone whenever the set changed — obstacles may be added and removed
 //!   between any two ticks.
-//! * [`polygon`]: the vertex convention, validation, and the [`polygon::ObstacleVertex`] arena.
-//! * [`bsp`]: the obstacle BSP tree with segment splitting and a sampled split choice.
+//! * [`ObstacleShape`]: the vertex convention (validated on entry); the shapes become an
+//!   [`ObstacleVertex`] arena.
+//! * The obstacle BSP tree, with segment splitting and a sampled split choice
+//!   ([`ObstacleSet::bsp_stats`] reports its size).
 //! * [`ObstacleNeighbors`]: which obstacle neighbours an agent sees — whole edges (default,
 //!   tree-independent) or RVO2's split fragments (RVO2-compatible).
-//! * [`lines`]: RVO2's obstacle ORCA lines as pure functions.
-//! * [`geom`]: exact position-scale geometry (`i128` products).
+//! * RVO2's obstacle ORCA lines as pure functions ([`ObstacleSet::agent_lines`]), on exact
+//!   position-scale geometry (`i128` products).
 //!
 //! # Determinism and translation invariance
 //! Every geometric test takes coordinate differences only. In the default
 //! [`ObstacleNeighbors::WholeEdges`] mode the BSP's shape may change under translation (split
 //! points round), but no result does: the neighbour set of an agent is "edges with the agent
 //! strictly on their right (exact test) and distance below
-//! `time_horizon_obst · max_speed + radius`", sorted by `(dist², vertex index)`; see
-//! [`bsp`]. Vertex indices number the arena built from the obstacles in id order.
+//! `time_horizon_obst · max_speed + radius`", sorted by `(dist², vertex index)`, whatever the
+//! tree. Vertex indices number the arena built from the obstacles in id order.
 //!
 //! In [`ObstacleNeighbors::Rvo2Fragments`] mode the neighbours are the tree's fragments, so the
 //! result depends on the tree; it is still translation invariant, because the exhaustive split
@@ -28,12 +30,16 @@
 //! # Domain
 //! Vertices obey the coordinate domain of [`crate::domain`] (`|x|, |y| ≤ 10⁶`); no further
 //! constraint is needed: position-scale quantities are exact `i128` and the emitted lines are
-//! bounded by the agents' velocity-scale limits (see [`lines`]).
+//! bounded by the agents' velocity-scale limits.
 
-pub mod bsp;
-pub mod geom;
-pub mod lines;
-pub mod polygon;
+pub(crate) mod bsp;
+pub(crate) mod geom;
+pub(crate) mod lines;
+pub(crate) mod polygon;
+
+pub use bsp::BspStats;
+pub use lines::VertexView;
+pub use polygon::{MAX_VERTICES, ObstacleVertex};
 
 use crate::AgentId;
 use crate::error::SimError;
@@ -41,8 +47,7 @@ use crate::math::{Fx, Vec2};
 use crate::orca::Line;
 use crate::util::ByteSink;
 use bsp::{Bsp, SplitChoice};
-use lines::{VertexView, obstacle_line};
-use polygon::ObstacleVertex;
+use lines::obstacle_line;
 use serde::{Deserialize, Serialize};
 
 /// What obstacle-line construction needs to know about the agent.
@@ -120,11 +125,11 @@ impl ObstacleShape {
 #[serde(rename_all = "snake_case")]
 pub enum ObstacleNeighbors {
     /// Whole original edges (default): an agent's obstacle lines do not depend on the tree,
-    /// which is built with the fast sampled split choice ([`SplitChoice::default`]).
+    /// which is built with the fast sampled split choice (sampled).
     #[default]
     WholeEdges,
     /// RVO2-compatible: the tree is built with RVO2's exhaustive split choice
-    /// ([`SplitChoice::Exhaustive`], `O(N²)` per level) and its split fragments are the
+    /// (exhaustive, `O(N²)` per level) and its split fragments are the
     /// neighbours, split points counting as convex vertices, in RVO2's traversal and insertion
     /// order.
     Rvo2Fragments,
@@ -142,7 +147,7 @@ impl ObstacleNeighbors {
 
     /// The split choice the tree is built with in this mode.
     #[must_use]
-    pub fn split_choice(self) -> SplitChoice {
+    pub(crate) fn split_choice(self) -> SplitChoice {
         match self {
             Self::WholeEdges => SplitChoice::default(),
             Self::Rvo2Fragments => SplitChoice::Exhaustive,
@@ -207,7 +212,7 @@ pub struct ObstacleSet {
 }
 
 impl ObstacleSet {
-    /// Adds an obstacle after validating it (see [`polygon`] for the rules) and returns its id.
+    /// Adds an obstacle after validating it (see [`ObstacleShape`] for the rules) and returns its id.
     /// Ids increase and are never reused. The tree is rebuilt before the next query.
     ///
     /// # Errors

@@ -47,7 +47,7 @@ pub struct ObstacleVertex {
 /// Largest number of vertices in one obstacle.
 pub const MAX_VERTICES: usize = 4096;
 
-/// Checks a shape; see the [module docs](self) for the rules.
+/// Checks a shape against the rules of [`ObstacleShape`](crate::ObstacleShape).
 ///
 /// # Errors
 /// [`SimError::InvalidObstacle`] with the reason, or [`SimError::OutOfDomain`] for coordinates.

@@ -5,10 +5,12 @@
 //!
 //! * [`lines`] builds ORCA half-planes (agent–agent here; obstacle lines in the obstacle module).
 //! * [`lp`] holds RVO2's incremental linear programs LP1, LP2 and LP3.
-//! * [`reference`](mod@reference) is the brute-force candidate solver from seed 002, used to check LP2.
+//! * `reference` (feature `test-oracles`) is the brute-force candidate solver from seed 002,
+//!   used to check LP2.
 
 pub mod lines;
 pub mod lp;
+#[cfg(any(test, feature = "test-oracles"))]
 pub mod reference;
 
 use crate::math::Vec2;

@@ -142,6 +142,10 @@ impl AgentTree {
     /// `positions` must be the slice the tree was last built from.
     ///
     /// `out` is cleared and filled; it keeps its capacity between calls.
+    #[cfg_attr(
+        not(any(test, feature = "scenario", feature = "test-oracles")),
+        allow(dead_code)
+    )]
     pub fn query(
         &self,
         positions: &[Vec2],

@@ -5,8 +5,10 @@
 //! one module with `cargo test --test api scenario::`.
 
 mod agent_lookup;
+#[cfg(feature = "scenario")]
 mod cli;
 mod domain;
 mod domain_edges;
 mod obstacles_api;
+#[cfg(feature = "scenario")]
 mod scenario;

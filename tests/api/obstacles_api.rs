@@ -4,9 +4,9 @@
 #![allow(clippy::float_arithmetic)]
 
 use lockstep_orca::math::unit_from_turns;
-use lockstep_orca::obstacle::bsp::{Bsp, SplitChoice, query_edges_brute, visible_brute};
-use lockstep_orca::obstacle::polygon::{ObstacleVertex, push_shape};
 use lockstep_orca::obstacle::{ObstacleAgent, ObstacleId, ObstacleNeighbors, ObstacleSet};
+use lockstep_orca::oracles::{Bsp, SplitChoice, query_edges_brute, visible_brute};
+use lockstep_orca::oracles::{ObstacleVertex, push_shape};
 use lockstep_orca::{AgentId, Fx, ObstacleShape, SimError, Simulator, SimulatorParams, Vec2};
 use proptest::prelude::*;
 
@@ -340,7 +340,7 @@ proptest! {
         }
         let shapes: Vec<_> = shapes
             .into_iter()
-            .filter(|s| lockstep_orca::obstacle::polygon::validate(s).is_ok())
+            .filter(|s| lockstep_orca::oracles::validate(s).is_ok())
             .collect();
         let arena = build_arena(&shapes);
         let d = v(shift.0, shift.1);
@@ -436,7 +436,7 @@ proptest! {
         let shapes: Vec<ObstacleShape> = stars
             .iter()
             .map(|(x, y, f, r)| ObstacleShape::Polygon(star(v(*x, *y), f, r)))
-            .filter(|s| lockstep_orca::obstacle::polygon::validate(s).is_ok())
+            .filter(|s| lockstep_orca::oracles::validate(s).is_ok())
             .collect();
         let d = v(shift.0, shift.1);
         let mut a = ObstacleSet::default();

@@ -45,9 +45,9 @@
 #![allow(clippy::float_arithmetic)]
 
 use lockstep_orca::math::{Fx, Vec2};
+use lockstep_orca::oracles::reference;
 use lockstep_orca::orca::Line;
 use lockstep_orca::orca::lp::{self, Lp2Outcome, Objective};
-use lockstep_orca::orca::reference;
 use lockstep_orca::splitmix64;
 use proptest::prelude::*;
 

@@ -8,12 +8,15 @@
 
 mod common;
 
+#[cfg(feature = "scenario")]
 mod circle;
 mod conformance_agents;
 mod conformance_circle;
 mod lp_reference;
 mod obstacles_conformance;
+#[cfg(feature = "scenario")]
 mod obstacles_scenes;
 mod obstacles_walls;
 mod orca_branches;
+#[cfg(feature = "scenario")]
 mod rvo2_float;

@@ -5,7 +5,7 @@
 //! wall's end that edge is the wall's other side, which never sees the agent.
 
 use lockstep_orca::obstacle::ObstacleAgent;
-use lockstep_orca::obstacle::lines::{ObstacleBranch, VertexView, obstacle_line};
+use lockstep_orca::oracles::{ObstacleBranch, VertexView, obstacle_line};
 use lockstep_orca::{AgentId, Fx, Vec2};
 use proptest::prelude::*;
 

@@ -938,7 +938,7 @@ fn float_twin<F: Real>(sim: &lockstep_orca::Simulator) -> Sim<F> {
         max_speed: f(d.max_speed),
     });
     for (_, shape) in sim.obstacles().iter() {
-        let ring: Vec<V<F>> = lockstep_orca::obstacle::polygon::ring(shape)
+        let ring: Vec<V<F>> = lockstep_orca::oracles::ring(shape)
             .into_iter()
             .map(to_v)
             .collect();

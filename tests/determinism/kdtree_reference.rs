@@ -9,7 +9,7 @@
 //! below 65,536 units (packed `u128` keys) and above (the clearance tracker's unbounded query).
 
 use lockstep_orca::math::{Fx, Vec2};
-use lockstep_orca::spatial::kdtree::{AgentTree, NeighborKey};
+use lockstep_orca::oracles::{AgentTree, NeighborKey};
 use proptest::prelude::*;
 
 /// Every key below `range²`, sorted by `(distance², slot)`, truncated to `max`.

@@ -9,6 +9,7 @@
 mod det_support;
 
 mod decode_fuzz;
+#[cfg(feature = "scenario")]
 mod golden;
 mod kdtree_reference;
 mod kernels;

@@ -2,6 +2,8 @@
 //! translation, decode fuzz). Deterministic: everything derives from a `u64` seed through
 //! SplitMix64.
 #![allow(dead_code)]
+// Ranges are given as f64 test inputs (user I/O, converted once).
+#![allow(clippy::float_arithmetic)]
 
 use lockstep_orca::splitmix64;
 use lockstep_orca::{
