@@ -3,7 +3,7 @@
 //!
 //! * [`Scenario`] is the resolved scene: every agent listed with its start, goal and parameters.
 //!   Build one from a TOML file ([`Scenario::load`], [`Scenario::from_toml_str`], format in
-//!   [`file`](mod@file)) or in code ([`Scenario::rvo2_circle`], [`Scenario::circle`],
+//!   [`docs::scenarios`](crate::docs::scenarios)) or in code ([`Scenario::rvo2_circle`], [`Scenario::circle`],
 //!   [`Scenario::scaling_circle`], [`Scenario::crowd`]). The file generators and these
 //!   constructors call the same functions ([`ring_agents`], [`grid_agents`]), so a scene exists in
 //!   exactly one place.
@@ -18,8 +18,8 @@
 //! Everything here is fixed point and deterministic: the same scenario gives the same bytes on
 //! every machine.
 
-pub mod driver;
-pub mod file;
+mod driver;
+mod file;
 pub mod roadmap;
 
 pub use driver::{ClearanceTracker, Driver, RunOptions, RunReport};
@@ -478,7 +478,7 @@ impl Scenario {
         s
     }
 
-    /// Parses and validates a scenario in the TOML format described in [`file`](mod@file).
+    /// Parses and validates a scenario in the TOML format of [`docs::scenarios`](crate::docs::scenarios).
     ///
     /// # Errors
     /// [`ScenarioError::Parse`] for malformed TOML or unknown fields, [`ScenarioError::Invalid`]
