@@ -142,11 +142,18 @@ impl Workspace {
         let n = pre.agents.len();
         let params = pre.agents.params();
         let max = params.iter().map(|p| p.max_neighbors).max().unwrap_or(0) as usize;
-        // The lists' total is at most the sum of the caps: reserved once, never grown mid-run.
-        let total: usize = params.iter().map(|p| p.max_neighbors as usize).sum();
+        // The flat lists are reserved for every agent's cap at once (at most n − 1, and at most
+        // RESERVED_NEIGHBORS each), so a run never grows them mid-way; caps above that grow
+        // them as needed (amortised), rather than reserving gigabytes for 1,024 neighbours each.
+        let bound = n.saturating_sub(1).min(RESERVED_NEIGHBORS);
+        let total: usize = params
+            .iter()
+            .map(|p| (p.max_neighbors as usize).min(bound))
+            .sum();
         reserve_total(&mut self.keys, max);
         reserve_total(&mut self.neighbor_slots, total);
         reserve_total(&mut self.neighbor_ids, total);
+        reserve_total(&mut self.pairs, total);
         reserve_total(&mut self.neighbor_ranges, n);
         reserve_total(&mut self.listed_ids, n);
         self.neighbor_slots.clear();
@@ -199,7 +206,7 @@ impl Workspace {
     pub(crate) fn solve_pairs(&mut self, pre: Pre<'_>) {
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.clear();
-        reserve_total(&mut pairs, self.neighbor_slots.capacity());
+        reserve_total(&mut pairs, self.neighbor_slots.len());
         let mut reused = 0;
         for slot in 0..self.neighbor_ranges.len() {
             let me = pre.state(slot);
@@ -384,6 +391,10 @@ fn at_max_speed(v: Vec2, max_speed: Fx) -> bool {
         && wide_mul(max_speed, max_speed) - v.length_squared_wide()
             <= wide_mul(max_speed, Fx::from_bits(1 << 16))
 }
+
+/// Neighbours per agent that the flat lists reserve room for up front (see
+/// `Workspace::find_neighbors`).
+const RESERVED_NEIGHBORS: usize = 64;
 
 /// Grows `v`'s capacity to at least `total` (no-op once it is).
 fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
