@@ -4,7 +4,7 @@
 //! A golden run loads a scenario file, runs it through its [`Driver`](crate::scenario::Driver)
 //! to completion or its `max_ticks`, and renders [`RunReport::golden_text`]: ticks, goals
 //! reached, minimum clearance as raw bits, the state hash every [`HASH_EVERY`] ticks and the
-//! final hash. `tests/golden.rs` compares it with the committed files; `examples/hashes.rs`
+//! final hash. `tests/determinism/golden.rs` compares it with the committed files; `examples/hashes.rs`
 //! prints it on every target for `.ci/cross-check`.
 
 use crate::scenario::{RunOptions, RunReport, Scenario};

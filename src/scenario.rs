@@ -140,7 +140,7 @@ pub enum PerturbationHash {
     /// fixed-point product `magnitude · fraction` (file value `"nested"`, the default).
     #[default]
     Nested,
-    /// The obstacle scenes' hash (`tests/common/obstacle_scenes.rs`):
+    /// The hash of the obstacle scenes' files (`blocks.toml`, `roadmap.toml`, …):
     /// `h = splitmix64(seed ^ splitmix64(tick ^ (id << 40)))`; the length is
     /// `floor((h mod 2³²) · bits(magnitude) / 2³²)` ulps (file value `"packed"`).
     Packed,

@@ -488,3 +488,70 @@ fn the_cycle_check_reads_imports() {
     // command's `Simulator` import only feeds doc links.
     assert!(!crate_imports("src/command.rs").contains(&"Simulator".to_string()));
 }
+
+/// README.md, docs/*.md and the crate's sources (`src/**/*.rs`, where rustdoc and comments
+/// point at tests), as (path, text).
+fn texts_that_name_tests() -> Vec<(String, String)> {
+    let mut out = doc_files();
+    let mut dirs = vec![Path::new(ROOT).join("src")];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let rel = p.strip_prefix(ROOT).unwrap().to_string_lossy().into_owned();
+                out.push((rel.clone(), read(&rel)));
+            }
+        }
+    }
+    out
+}
+
+/// Every `tests/….rs` path the docs and sources mention exists, and every
+/// `cargo test --test NAME` names a test binary that exists (tests move; docs must follow).
+#[test]
+fn named_tests_exist() {
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for (file, text) in texts_that_name_tests() {
+        for (at, _) in text.match_indices("tests/") {
+            // A path: `tests/` then [a-z0-9_/] then `.rs`.
+            let rest = &text[at..];
+            let len = rest
+                .char_indices()
+                .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '/' || c == '.'))
+                .map_or(rest.len(), |(i, _)| i);
+            let path = rest[..len].trim_end_matches('.');
+            let preceded_by_word = text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/');
+            if preceded_by_word || !path.ends_with(".rs") {
+                continue;
+            }
+            seen += 1;
+            if !Path::new(ROOT).join(path).is_file() {
+                problems.push(format!("{file}: {path} does not exist"));
+            }
+        }
+        for (at, _) in text.match_indices("--test ") {
+            let name: String = text[at + 7..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() {
+                continue;
+            }
+            seen += 1;
+            let root = Path::new(ROOT).join("tests");
+            if !root.join(format!("{name}.rs")).is_file()
+                && !root.join(&name).join("main.rs").is_file()
+            {
+                problems.push(format!("{file}: `--test {name}` names no test binary"));
+            }
+        }
+    }
+    assert!(seen > 10, "the scan found only {seen} references");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

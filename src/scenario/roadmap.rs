@@ -21,8 +21,8 @@
 //! vertex replaces the best so far when no best exists yet or its cost is strictly smaller, and
 //! it is visible (visibility is only queried for candidates that would win). If nothing is
 //! visible even with radius 0, the agent has no target and its preferred velocity is zero (no
-//! perturbation either). This is exactly `set_roadmap_prefs` of
-//! `tests/common/obstacle_scenes.rs`, with integer instead of floating-point distances.
+//! perturbation either). Every distance is a fixed-point floor of the exact root, never a
+//! float.
 
 use crate::math::{Fx, Vec2};
 use crate::obstacle::ObstacleSet;

@@ -14,7 +14,7 @@
 //!   slot)` is below the current limit, nearer child first (RVO2). For ranges below 65,536
 //!   units (every simulation range) keys are packed into one `u128`, `distance² << 32 | slot`,
 //!   whose integer order is the key order; larger ranges (the clearance tracker's unbounded
-//!   query) compare `(distance², slot)` pairs. `tests/kdtree_reference.rs` checks both paths
+//!   query) compare `(distance², slot)` pairs. `tests/determinism/kdtree_reference.rs` checks both paths
 //!   against brute force on tie-heavy scenes.
 
 use crate::math::{Fx, Vec2, wide_mul};
