@@ -31,10 +31,21 @@ pub struct AgentParams {
     pub radius: Fx,
     /// Maximum speed in units per second. Default 2.
     pub max_speed: Fx,
+    /// Avoidance priority, 0 ..= 255, default [`DEFAULT_PRIORITY`] (128). Between two agents of
+    /// equal priority the avoidance is shared half and half (RVO2). Otherwise the agent of
+    /// lower priority takes all of it and the other none (to the higher one, the lower is
+    /// something to not run into, not something to make room for: the higher one is a moving
+    /// obstacle to it). It also decides the right of way when a jam is resolved
+    /// ([`crate::liveness`]): the lower priority yields, ties by the higher id.
+    pub priority: u8,
 }
 
+/// The default [`AgentParams::priority`]: the middle of the range, so agents can be made more
+/// or less important than the default.
+pub const DEFAULT_PRIORITY: u8 = 128;
+
 impl Default for AgentParams {
-    /// RVO2's Circle example defaults: (15, 10, 10, 10, 1.5, 2).
+    /// RVO2's Circle example defaults: (15, 10, 10, 10, 1.5, 2), priority 128.
     fn default() -> Self {
         Self {
             neighbor_dist: Fx::from_num(15),
@@ -43,6 +54,7 @@ impl Default for AgentParams {
             time_horizon_obst: Fx::from_num(10),
             radius: Fx::lit("1.5"),
             max_speed: Fx::from_num(2),
+            priority: DEFAULT_PRIORITY,
         }
     }
 }
@@ -126,6 +138,10 @@ pub struct Agent {
     pub pref_velocity: Vec2,
     /// Parameters.
     pub params: AgentParams,
+    /// Consecutive ticks the agent has been stalled (see [`crate::liveness`]); 0 when it made
+    /// progress last tick, and always 0 in [`Liveness::Rvo2`](crate::liveness::Liveness::Rvo2)
+    /// mode.
+    pub stall: u16,
 }
 
 /// The agent store: every agent's state in dense slots, slots in ascending [`AgentId`] order
@@ -146,6 +162,7 @@ pub struct Agents {
     velocities: Vec<Vec2>,
     pref_velocities: Vec<Vec2>,
     params: Vec<AgentParams>,
+    stalls: Vec<u16>,
     /// Slots marked for removal (a bit per slot, empty when none is), compacted by
     /// [`compact`](Self::compact).
     marked: Vec<u64>,
@@ -206,6 +223,7 @@ impl Agents {
             velocity: self.velocities[slot],
             pref_velocity: self.pref_velocities[slot],
             params: self.params[slot],
+            stall: self.stalls[slot],
         }
     }
 
@@ -244,6 +262,12 @@ impl Agents {
         &self.params
     }
 
+    /// Stall counters by slot (see [`crate::liveness`]).
+    #[must_use]
+    pub fn stalls(&self) -> &[u16] {
+        &self.stalls
+    }
+
     // -------------------------------------------------------------- crate-internal mutation
 
     /// Appends an agent. Its id must be above every id present (ids are handed out ascending).
@@ -255,6 +279,7 @@ impl Agents {
         self.velocities.push(a.velocity);
         self.pref_velocities.push(a.pref_velocity);
         self.params.push(a.params);
+        self.stalls.push(a.stall);
     }
 
     /// Reserves room for `n` more agents.
@@ -264,6 +289,7 @@ impl Agents {
         self.velocities.reserve_exact(n);
         self.pref_velocities.reserve_exact(n);
         self.params.reserve_exact(n);
+        self.stalls.reserve_exact(n);
     }
 
     /// Removes the newest agent (the last slot).
@@ -275,6 +301,7 @@ impl Agents {
             velocity: self.velocities.pop()?,
             pref_velocity: self.pref_velocities.pop()?,
             params: self.params.pop()?,
+            stall: self.stalls.pop()?,
         };
         Some(a)
     }
@@ -315,6 +342,7 @@ impl Agents {
                 self.velocities[keep] = self.velocities[slot];
                 self.pref_velocities[keep] = self.pref_velocities[slot];
                 self.params[keep] = self.params[slot];
+                self.stalls[keep] = self.stalls[slot];
             }
             keep += 1;
         }
@@ -323,6 +351,7 @@ impl Agents {
         self.velocities.truncate(keep);
         self.pref_velocities.truncate(keep);
         self.params.truncate(keep);
+        self.stalls.truncate(keep);
         self.marked.clear();
         self.num_marked = 0;
     }
@@ -372,12 +401,18 @@ impl Agents {
         self.params[slot] = p;
     }
 
-    /// Commits a step: every position and velocity replaced at once (`positions` is swapped
-    /// in, so the caller's buffer receives the old positions).
-    pub(crate) fn commit_motion(&mut self, positions: &mut Vec<Vec2>, velocities: &[Vec2]) {
+    /// Commits a step: every position, velocity and stall counter replaced at once
+    /// (`positions` is swapped in, so the caller's buffer receives the old positions).
+    pub(crate) fn commit_motion(
+        &mut self,
+        positions: &mut Vec<Vec2>,
+        velocities: &[Vec2],
+        stalls: &[u16],
+    ) {
         debug_assert_eq!(positions.len(), self.ids.len());
         std::mem::swap(&mut self.positions, positions);
         self.velocities.copy_from_slice(velocities);
+        self.stalls.copy_from_slice(stalls);
     }
 }
 
@@ -393,6 +428,7 @@ mod tests {
             velocity: Vec2::from_int(0, id as i32),
             pref_velocity: Vec2::from_int(1, 1),
             params: AgentParams::default(),
+            stall: id as u16,
         }
     }
 

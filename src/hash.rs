@@ -6,21 +6,22 @@
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 8 | magic `b"LSORCA01"` (changes with the encoding) |
+//! | 8 | magic `b"LSORCA02"` (changes with the encoding) |
 //! | 8 | tick (`u64`) |
 //! | 8 | global time |
 //! | 8 | time step |
 //! | 4 | next agent id (`u32`) |
-//! | 44 | agent defaults: neighbor_dist, max_neighbors (`u32`), time_horizon, time_horizon_obst, radius, max_speed |
+//! | 1 | liveness mode ([`Liveness::canonical_byte`](crate::liveness::Liveness::canonical_byte): 0 RVO2, 1 resolve) |
+//! | 45 | agent defaults: neighbor_dist, max_neighbors (`u32`), time_horizon, time_horizon_obst, radius, max_speed, priority (`u8`) |
 //! | 4 | agent count (`u32`) |
-//! | 96 per agent, ascending id | id (`u32`), position x, y, velocity x, y, pref velocity x, y, then the 44 parameter bytes |
+//! | 99 per agent, ascending id | id (`u32`), position x, y, velocity x, y, pref velocity x, y, the 45 parameter bytes, stall counter (`u16`) |
 //! | … | obstacle set, see [`ObstacleSet::write_canonical`](crate::obstacle::ObstacleSet::write_canonical) |
 //! | 4 | pending command count (`u32`) |
 //! | … per pending command, in canonical order ([`crate::command`]) | tick (`u64`), tag (`u8`, [`Command::tag`](crate::command::Command::tag)), then the variant's fields: |
 //! | | tag 0 `SetPrefVelocity`: id (`u32`), v x, y (20 bytes) |
-//! | | tag 1 `AddAgent`: position x, y, the 44 parameter bytes (60 bytes) |
+//! | | tag 1 `AddAgent`: position x, y, the 45 parameter bytes (61 bytes) |
 //! | | tag 2 `RemoveAgent`: id (`u32`) (4 bytes) |
-//! | | tag 3 `SetParams`: id (`u32`), the 44 parameter bytes (48 bytes) |
+//! | | tag 3 `SetParams`: id (`u32`), the 45 parameter bytes (49 bytes) |
 //! | | tag 4 `SetPosition`: id (`u32`), position x, y (20 bytes) |
 //! | | tag 5 `SetVelocity`: id (`u32`), v x, y (20 bytes) |
 //!
@@ -32,13 +33,14 @@
 
 use crate::agent::{Agent, AgentParams, Agents};
 use crate::command::{Command, CommandQueue, PendingCommand};
+use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::ObstacleSet;
 use crate::util::ByteSink;
 use xxhash_rust::xxh3::Xxh3Default;
 
 /// Magic prefix of the canonical encoding.
-pub const CANONICAL_MAGIC: &[u8; 8] = b"LSORCA01";
+pub const CANONICAL_MAGIC: &[u8; 8] = b"LSORCA02";
 
 /// The hash function: XXH3-64 with seed 0.
 #[must_use]
@@ -92,6 +94,7 @@ pub(crate) struct StateRef<'a> {
     pub global_time: Fx,
     pub time_step: Fx,
     pub next_id: u32,
+    pub liveness: Liveness,
     pub defaults: &'a AgentParams,
     pub agents: &'a Agents,
     pub obstacles: &'a ObstacleSet,
@@ -118,6 +121,7 @@ fn params(out: &mut impl ByteSink, p: &AgentParams) {
     fx(out, p.time_horizon_obst);
     fx(out, p.radius);
     fx(out, p.max_speed);
+    out.put(&[p.priority]);
 }
 
 pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
@@ -126,6 +130,7 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
     fx(out, s.global_time);
     fx(out, s.time_step);
     out.put(&s.next_id.to_le_bytes());
+    out.put(&[s.liveness.canonical_byte()]);
     params(out, s.defaults);
     out.put(&(s.agents.len() as u32).to_le_bytes());
     for a in s.agents.iter() {
@@ -139,13 +144,14 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
     }
 }
 
-/// The 96 canonical bytes of one agent (one row of the table above).
+/// The 99 canonical bytes of one agent (one row of the table above).
 pub(crate) fn write_agent(a: &Agent, out: &mut impl ByteSink) {
     out.put(&a.id.0.to_le_bytes());
     vec2(out, a.position);
     vec2(out, a.velocity);
     vec2(out, a.pref_velocity);
     params(out, &a.params);
+    out.put(&a.stall.to_le_bytes());
 }
 
 /// The hash of one agent's canonical bytes (the replays' per-agent checkpoint hash).
@@ -186,20 +192,20 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
 mod tests {
     use crate::{Simulator, SimulatorParams, Vec2};
 
-    /// The table above, checked: header 84 bytes, 96 per agent, 9 for an empty obstacle set,
+    /// The table above, checked: header 86 bytes, 99 per agent, 9 for an empty obstacle set,
     /// 4 for an empty command queue.
     #[test]
     fn canonical_layout_sizes_match_the_table() {
         let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
         let mut out = Vec::new();
         sim.write_canonical_bytes(&mut out);
-        assert_eq!(out.len(), 8 + 8 + 8 + 8 + 4 + 44 + 4 + 9 + 4);
+        assert_eq!(out.len(), 8 + 8 + 8 + 8 + 4 + 1 + 45 + 4 + 9 + 4);
         assert_eq!(&out[..8], super::CANONICAL_MAGIC);
         for i in 0..3 {
             sim.add_agent(Vec2::from_int(i, 0)).unwrap();
         }
         out.clear();
         sim.write_canonical_bytes(&mut out);
-        assert_eq!(out.len(), 84 + 3 * 96 + 9 + 4);
+        assert_eq!(out.len(), 86 + 3 * 99 + 9 + 4);
     }
 }

@@ -51,6 +51,7 @@ mod error;
 #[cfg(feature = "scenario")]
 pub mod golden;
 pub mod hash;
+pub mod liveness;
 pub mod math;
 pub mod obstacle;
 #[cfg(feature = "test-oracles")]
@@ -65,15 +66,16 @@ mod spatial;
 pub mod tick;
 mod util;
 
-pub use agent::{Agent, AgentId, AgentParams, Agents};
+pub use agent::{Agent, AgentId, AgentParams, Agents, DEFAULT_PRIORITY};
 pub use command::{Command, CommandQueue, PendingCommand, RejectedCommand};
 pub use error::SimError;
+pub use liveness::Liveness;
 pub use math::{Fx, Vec2};
 pub use obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 pub use replay::{Replay, VerifyReport};
 pub use sim::{Simulator, SimulatorParams};
 pub use snapshot::SnapshotError;
-pub use tick::StepStats;
+pub use tick::{AgentOutcome, StepStats};
 pub use util::splitmix64;
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -25,9 +25,10 @@
 //! | L | payload: bincode 2.0.1, serde, `standard().with_little_endian().with_fixed_int_encoding()` |
 //! | 8 | checksum: `xxh3_64` (seed 0) of every preceding byte (header and payload) |
 //!
-//! The snapshot payload (version 1) is, in this order: tick (`u64`), global time, time step,
-//! next agent id (`u32`), agent defaults ([`AgentParams`]), the agents in ascending id (id,
-//! position, velocity, preferred velocity, parameters), the obstacle set (its serde form: the
+//! The snapshot payload (version 2) is, in this order: tick (`u64`), global time, time step,
+//! next agent id (`u32`), the [`Liveness`] mode (an enum tag), agent defaults
+//! ([`AgentParams`]), the agents in ascending id (id, position, velocity, preferred velocity,
+//! parameters, stall counter (`u16`)), the obstacle set (its serde form: the
 //! obstacles as (id, shape) in ascending id, the obstacle id counter (`u32`), then the
 //! [`ObstacleNeighbors`](crate::obstacle::ObstacleNeighbors) mode as an enum tag, 0 whole
 //! edges or 1 RVO2 fragments, any other tag undecodable), and the pending commands in
@@ -52,6 +53,7 @@ use crate::agent::{AgentId, AgentParams};
 use crate::command::{CommandQueue, PendingCommand};
 use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
+use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::obstacle::ObstacleSet;
 use crate::sim::RestoredState;
@@ -62,7 +64,7 @@ use std::fmt;
 /// Magic prefix of a snapshot.
 pub const SNAPSHOT_MAGIC: [u8; 8] = *b"LSORCASN";
 /// Current snapshot format version.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Largest global time a restored snapshot may have, 2³⁰ s (see [`Simulator::restore`]).
@@ -270,6 +272,7 @@ struct StateV1 {
     global_time: Fx,
     time_step: Fx,
     next_id: u32,
+    liveness: Liveness,
     defaults: AgentParams,
     agents: Vec<AgentRecord>,
     obstacles: ObstacleSet,
@@ -353,6 +356,7 @@ impl StateV1 {
             time_step: self.time_step,
             next_id: self.next_id,
             defaults: self.defaults,
+            liveness: self.liveness,
             agents,
             obstacles: self.obstacles,
             commands,
@@ -375,6 +379,7 @@ impl Simulator {
             global_time: self.global_time(),
             time_step: self.time_step(),
             next_id: self.next_agent_id().0,
+            liveness: self.liveness(),
             defaults: *defaults,
             agents: agents.iter().collect(),
             obstacles: obstacles.clone(),

@@ -31,10 +31,11 @@
 //! compared, and it keeps its buffers between ticks so a steady tick allocates nothing.
 
 use crate::agent::{AgentId, Agents};
-use crate::math::{Fx, Vec2, wide_mul};
+use crate::liveness::{self, Liveness, Rules};
+use crate::math::{Fx, Vec2, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
-use crate::orca::lines::{AgentState, PairHalf};
+use crate::orca::lines::{AgentState, PairHalf, Share};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{AgentTree, NeighborKey};
 
@@ -76,6 +77,51 @@ pub struct StepStats {
     /// `max_speed²`, i.e. about 2⁻¹⁷ units per second; agents with max speed 0 are not
     /// counted).
     pub at_max_speed: u64,
+    /// Stage 5 (steer): agents whose preferred direction was turned (passing side or
+    /// escalation, [`crate::liveness`]).
+    pub steered: u64,
+    /// Stage 5 (steer): agents yielding right of way.
+    pub yielding: u64,
+    /// Stage 7: agents stalled after this step (their stall counter is above 0).
+    pub stalled: u64,
+    /// Stage 7: stalled agents whose own preferred velocity points into a wall.
+    pub blocked_by_obstacle: u64,
+}
+
+/// What happened to one agent in the last step
+/// ([`Simulator::agent_outcome`](crate::Simulator::agent_outcome)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AgentOutcome {
+    /// Which program produced its new velocity: [`SolvePath::Lp2`] solved every line; the LP3
+    /// paths relaxed some.
+    pub solve: SolvePath,
+    /// With an LP3 path: the largest violation of an agent line the new velocity accepts, in
+    /// units per second (the exact `det(direction, point − v)` of the most violated line,
+    /// rounded toward −∞; 0 when none is violated). 0 with LP2.
+    pub penetration: Fx,
+    /// The tick its current stall began, if it is stalled after this step (see
+    /// [`crate::liveness`]): the tick at the start of its first stalled step.
+    pub stalled_since: Option<u64>,
+    /// The agent it gave right of way to in this step, if it yielded.
+    pub yielding_to: Option<AgentId>,
+    /// Stalled with its own preferred velocity pointing into a wall (it violates one of the
+    /// agent's obstacle lines): the game should give it another route.
+    pub blocked_by_obstacle: bool,
+    /// Whether its preferred direction was turned by the deadlock resolution.
+    pub steered: bool,
+}
+
+impl Default for AgentOutcome {
+    fn default() -> Self {
+        Self {
+            solve: SolvePath::Lp2,
+            penetration: Fx::ZERO,
+            stalled_since: None,
+            yielding_to: None,
+            blocked_by_obstacle: false,
+            steered: false,
+        }
+    }
 }
 
 /// One entry of the pairs stage, aligned with the flat neighbour list.
@@ -102,6 +148,13 @@ pub(crate) struct Workspace {
     listed_ids: Vec<AgentId>,
     /// Stage 5, aligned with `neighbor_slots`.
     pairs: Vec<PairEntry>,
+    /// Stage 5 (steer): the preferred velocity each slot's LP optimises for, and whom it
+    /// yields to.
+    steered: Vec<Vec2>,
+    yielding: Vec<Option<AgentId>>,
+    /// Stage 7: each slot's stall counter after the step (committed by stage 8) and outcome.
+    pub(crate) new_stalls: Vec<u16>,
+    outcomes: Vec<AgentOutcome>,
     /// Stage 6 (one slot's lines at a time) and 7.
     lines: Vec<Line>,
     lp_scratch: Vec<Line>,
@@ -117,6 +170,8 @@ pub(crate) struct Pre<'a> {
     pub agents: &'a Agents,
     pub obstacles: &'a ObstacleSet,
     pub time_step: Fx,
+    pub tick: u64,
+    pub liveness: Liveness,
 }
 
 impl Pre<'_> {
@@ -233,6 +288,54 @@ impl Workspace {
         self.stats.pairs_solved = self.pairs.len() as u64 - reused;
     }
 
+    /// Stage 5 (steer): each slot's preferred velocity for its LP, turned or yielding by the
+    /// deadlock resolution in [`Liveness::Resolve`] mode, unchanged in [`Liveness::Rvo2`].
+    pub(crate) fn steer(&mut self, pre: Pre<'_>) {
+        let agents = pre.agents;
+        self.steered.clear();
+        self.yielding.clear();
+        if pre.liveness == Liveness::Rvo2 {
+            self.steered.extend_from_slice(agents.pref_velocities());
+            self.yielding.resize(agents.len(), None);
+            self.stats.steered = 0;
+            self.stats.yielding = 0;
+            return;
+        }
+        let rules = Rules::new(pre.time_step);
+        let (mut steered, mut yielding) = (0, 0);
+        for slot in 0..self.neighbor_ranges.len() {
+            let me = liveness::Me {
+                id: agents.ids()[slot],
+                position: agents.positions()[slot],
+                pref: agents.pref_velocities()[slot],
+                params: agents.params()[slot],
+                stall: agents.stalls()[slot],
+            };
+            let others = self.neighbor_slots[self.neighbors_of(slot)]
+                .iter()
+                .map(|&o| {
+                    let o = o as usize;
+                    liveness::Other {
+                        id: agents.ids()[o],
+                        position: agents.positions()[o],
+                        velocity: agents.velocities()[o],
+                        radius: agents.params()[o].radius,
+                        priority: agents.params()[o].priority,
+                        stall: agents.stalls()[o],
+                        pref: agents.pref_velocities()[o],
+                        max_speed: agents.params()[o].max_speed,
+                    }
+                });
+            let s = liveness::steer(&me, others, rules);
+            steered += u64::from(s.pref != me.pref && s.yielding_to.is_none());
+            yielding += u64::from(s.yielding_to.is_some());
+            self.steered.push(s.pref);
+            self.yielding.push(s.yielding_to);
+        }
+        self.stats.steered = steered;
+        self.stats.yielding = yielding;
+    }
+
     /// The pair solution of neighbour entry `k`.
     #[inline]
     fn pair(&self, k: usize) -> PairHalf {
@@ -276,30 +379,68 @@ impl Workspace {
                 obstacle_neighbors,
             )
         };
+        let params = pre.agents.params();
         for k in self.neighbors_of(slot) {
-            let other = pre.state(self.neighbor_slots[k] as usize);
-            out.push(self.pair(k).line_for(&me, &other));
+            let o = self.neighbor_slots[k] as usize;
+            let other = pre.state(o);
+            let share = Share::of(p.priority, params[o].priority);
+            out.push(self.pair(k).line_with_share(&me, &other, share));
         }
         obstacle
     }
 
-    /// Stage 7 for one slot: the new velocity from its lines (LP2, LP3 on failure).
+    /// Stage 7 for one slot: the new velocity from its lines (LP2, LP3 on failure), towards
+    /// its steered preferred velocity.
     #[inline]
     fn solve_one(
         pre: Pre<'_>,
         slot: usize,
+        pref: Vec2,
         lines: &[Line],
         num_obstacle_lines: usize,
         scratch: &mut Vec<Line>,
     ) -> (Vec2, SolvePath) {
         let p = &pre.agents.params()[slot];
-        lp::solve_with_path(
-            lines,
-            num_obstacle_lines,
-            p.max_speed,
-            pre.agents.pref_velocities()[slot],
-            scratch,
-        )
+        lp::solve_with_path(lines, num_obstacle_lines, p.max_speed, pref, scratch)
+    }
+
+    /// Stage 7 for one slot, after the LP: its stall counter and outcome.
+    fn outcome_of(
+        &self,
+        pre: Pre<'_>,
+        slot: usize,
+        (v, path): (Vec2, SolvePath),
+        lines: &[Line],
+        num_obstacle_lines: usize,
+    ) -> (u16, AgentOutcome) {
+        let agents = pre.agents;
+        let pref = agents.pref_velocities()[slot];
+        let max_speed = agents.params()[slot].max_speed;
+        let stall = match pre.liveness {
+            Liveness::Rvo2 => 0,
+            Liveness::Resolve => liveness::next_stall(agents.stalls()[slot], pref, v, max_speed),
+        };
+        let penetration = match path {
+            SolvePath::Lp2 => Fx::ZERO,
+            SolvePath::Lp3Agents | SolvePath::Lp3Obstacles => lines[num_obstacle_lines..]
+                .iter()
+                .map(|l| narrow(l.violation_wide(v).max(0)))
+                .max()
+                .unwrap_or(Fx::ZERO),
+        };
+        let blocked = stall > 0
+            && lines[..num_obstacle_lines]
+                .iter()
+                .any(|l| l.violation_wide(pref) > 0);
+        let outcome = AgentOutcome {
+            solve: path,
+            penetration,
+            stalled_since: (stall > 0).then(|| pre.tick.saturating_sub(u64::from(stall) - 1)),
+            yielding_to: self.yielding[slot],
+            blocked_by_obstacle: blocked,
+            steered: self.steered[slot] != pref && self.yielding[slot].is_none(),
+        };
+        (stall, outcome)
     }
 
     /// Stages 6 and 7: every slot's lines, then its new velocity. The two stages run back to
@@ -322,17 +463,27 @@ impl Workspace {
         reserve_total(&mut lines, max_obstacle_lines + max_agent_lines);
         reserve_total(&mut self.lp_scratch, max_obstacle_lines + max_agent_lines);
         self.new_velocities.clear();
+        self.new_stalls.clear();
+        let mut outcomes = std::mem::take(&mut self.outcomes);
+        outcomes.clear();
         let mut stats = SolveCounts::default();
         for slot in 0..self.neighbor_ranges.len() {
             let obstacle = self.lines_of(pre, slot, &mut lines, &mut obstacle_neighbors);
-            let (v, path) = Self::solve_one(pre, slot, &lines, obstacle, &mut self.lp_scratch);
-            stats.count(
-                obstacle,
-                path,
-                at_max_speed(v, pre.agents.params()[slot].max_speed),
-            );
+            let pref = self.steered[slot];
+            let solved = Self::solve_one(pre, slot, pref, &lines, obstacle, &mut self.lp_scratch);
+            let (v, path) = solved;
+            let max_speed = pre.agents.params()[slot].max_speed;
+            stats.count(obstacle, path, at_max_speed(v, max_speed));
+            let (stall, outcome) = self.outcome_of(pre, slot, solved, &lines, obstacle);
+            stats.stalled += u64::from(stall > 0);
+            stats.blocked += u64::from(outcome.blocked_by_obstacle);
             self.new_velocities.push(v);
+            self.new_stalls.push(stall);
+            outcomes.push(outcome);
         }
+        self.outcomes = outcomes;
+        self.stats.stalled = stats.stalled;
+        self.stats.blocked_by_obstacle = stats.blocked;
         self.lines = lines;
         self.obstacle_neighbors = obstacle_neighbors;
         self.stats.obstacle_lines = stats.obstacle_lines;
@@ -352,6 +503,12 @@ impl Workspace {
         }
     }
 
+    /// The outcome of agent `id` in the last step (`None` if it was not simulated then).
+    pub(crate) fn outcome_of_id(&self, id: AgentId) -> Option<AgentOutcome> {
+        let slot = self.listed_ids.binary_search(&id).ok()?;
+        self.outcomes.get(slot).copied()
+    }
+
     /// Forgets the neighbour lists of the last step (after a failed step, whose lists were
     /// computed for a state that has been rolled back).
     pub(crate) fn clear_neighbor_lists(&mut self) {
@@ -360,6 +517,7 @@ impl Workspace {
         self.neighbor_ranges.clear();
         self.listed_ids.clear();
         self.pairs.clear();
+        self.outcomes.clear();
     }
 }
 
@@ -370,6 +528,8 @@ struct SolveCounts {
     lp3: u64,
     lp3_obstacles: u64,
     at_max: u64,
+    stalled: u64,
+    blocked: u64,
 }
 
 impl SolveCounts {

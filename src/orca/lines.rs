@@ -162,14 +162,41 @@ pub fn agent_line_with_branch(
     (pair.line_for(me, other), pair.branch)
 }
 
-/// One pair's ORCA solution in the canonical (lower id = A) frame, halved: what both agents'
-/// lines are made of. A's line is `(v_A + half_u, direction)`, B's is the exact negation
-/// `(v_B − half_u, −direction)`, so a pair solved for A can be handed to B unchanged when B
-/// uses the same time horizon ([`crate::Simulator`] does this; results are bit-identical).
+/// How much of a pair's avoidance an agent takes (see
+/// [`AgentParams::priority`](crate::AgentParams::priority)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Share {
+    /// Half (RVO2's reciprocal split; equal priorities).
+    Half,
+    /// All of it (the other agent has the higher priority).
+    All,
+    /// None (the other agent has the lower priority): the line passes through the agent's own
+    /// velocity, so it keeps only from making the approach worse.
+    None,
+}
+
+impl Share {
+    /// The share of an agent of priority `mine` against one of priority `theirs`.
+    #[must_use]
+    #[inline]
+    pub fn of(mine: u8, theirs: u8) -> Self {
+        match mine.cmp(&theirs) {
+            std::cmp::Ordering::Equal => Self::Half,
+            std::cmp::Ordering::Less => Self::All,
+            std::cmp::Ordering::Greater => Self::None,
+        }
+    }
+}
+
+/// One pair's ORCA solution in the canonical (lower id = A) frame: what both agents' lines are
+/// made of. With equal shares A's line is `(v_A + u/2, direction)` and B's the exact negation
+/// `(v_B − u/2, −direction)`, so a pair solved for A can be handed to B unchanged when B uses
+/// the same time horizon ([`crate::Simulator`] does this; results are bit-identical).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PairHalf {
-    /// Half of A's correction `u`.
-    pub half_u: Vec2,
+    /// A's correction `u` (the smallest change of the relative velocity that leaves the
+    /// velocity obstacle).
+    pub u: Vec2,
     /// Direction of A's line.
     pub direction: Vec2,
     /// Branch taken.
@@ -194,23 +221,37 @@ impl PairHalf {
             (a.id, b.id),
         );
         Self {
-            half_u: Vec2::new(s.u.x * HALF, s.u.y * HALF),
+            u: s.u,
             direction: s.direction,
             branch: s.branch,
         }
     }
 
-    /// The ORCA line this pair induces on `me` (either agent of the pair).
+    /// The ORCA line this pair induces on `me` (either agent of the pair), taking half of the
+    /// avoidance (RVO2).
     #[must_use]
+    #[inline]
     pub fn line_for(&self, me: &AgentState, other: &AgentState) -> Line {
+        self.line_with_share(me, other, Share::Half)
+    }
+
+    /// The ORCA line this pair induces on `me`, taking `share` of the avoidance.
+    #[must_use]
+    #[inline]
+    pub fn line_with_share(&self, me: &AgentState, other: &AgentState, share: Share) -> Line {
+        let part = match share {
+            Share::Half => Vec2::new(self.u.x * HALF, self.u.y * HALF),
+            Share::All => self.u,
+            Share::None => Vec2::ZERO,
+        };
         if me.id < other.id {
             Line {
-                point: me.velocity + self.half_u,
+                point: me.velocity + part,
                 direction: self.direction,
             }
         } else {
             Line {
-                point: me.velocity - self.half_u,
+                point: me.velocity - part,
                 direction: -self.direction,
             }
         }

@@ -7,9 +7,10 @@ use crate::command::CommandQueue;
 use crate::domain::{check_point, check_time_step, check_velocity};
 use crate::error::SimError;
 use crate::hash::{StateRef, StreamHasher};
+use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleSet, ObstacleShape};
-use crate::tick::{Pre, StepStats, Workspace};
+use crate::tick::{AgentOutcome, Pre, StepStats, Workspace};
 use inputs::InputLog;
 
 /// Simulator-wide parameters, checked by [`Simulator::new`].
@@ -57,6 +58,7 @@ pub struct Simulator {
     tick: u64,
     next_id: u32,
     defaults: AgentParams,
+    liveness: Liveness,
     agents: Agents,
     obstacles: ObstacleSet,
     /// Queued inputs (see [`crate::command`]): pending commands are state, hashed and
@@ -75,6 +77,7 @@ pub(crate) struct RestoredState {
     pub time_step: Fx,
     pub next_id: u32,
     pub defaults: AgentParams,
+    pub liveness: Liveness,
     pub agents: Agents,
     pub obstacles: ObstacleSet,
     pub commands: CommandQueue,
@@ -95,6 +98,7 @@ impl Simulator {
             tick: 0,
             next_id: 0,
             defaults: params.agent_defaults,
+            liveness: Liveness::default(),
             agents: Agents::default(),
             obstacles: ObstacleSet::default(),
             commands: CommandQueue::default(),
@@ -111,6 +115,7 @@ impl Simulator {
             tick: r.tick,
             next_id: r.next_id,
             defaults: r.defaults,
+            liveness: r.liveness,
             agents: r.agents,
             obstacles: r.obstacles,
             commands: r.commands,
@@ -146,14 +151,41 @@ impl Simulator {
             agents: &self.agents,
             obstacles: &self.obstacles,
             time_step: self.time_step,
+            tick: self.tick,
+            liveness: self.liveness,
         };
         self.work.build_agent_tree(pre);
         self.work.find_neighbors(pre);
         self.work.solve_pairs(pre);
+        self.work.steer(pre);
         self.work.build_lines_and_solve(pre);
         let result = self.integrate();
         self.finish_inputs(result.is_ok());
         result
+    }
+
+    /// What happened to agent `id` in the last [`step`](Self::step): which program solved it
+    /// and what it relaxed, whether it is stalled and since when, whether it yielded or is
+    /// blocked by a wall. `None` before the first step, for agents added since, and after a
+    /// step that failed.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`].
+    pub fn agent_outcome(&self, id: AgentId) -> Result<Option<AgentOutcome>, SimError> {
+        self.slot(id)?;
+        Ok(self.work.outcome_of_id(id))
+    }
+
+    /// The deadlock-resolution mode ([`crate::liveness`]); [`Liveness::Resolve`] unless set.
+    #[must_use]
+    pub fn liveness(&self) -> Liveness {
+        self.liveness
+    }
+
+    /// Sets the deadlock-resolution mode. Part of the state (hashed, kept in snapshots).
+    /// Switching to [`Liveness::Rvo2`] zeroes every stall counter at the next step.
+    pub fn set_liveness(&mut self, mode: Liveness) {
+        self.liveness = mode;
     }
 
     /// What the stages of the last [`step`](Self::step) did (counters named after the stages).
@@ -183,7 +215,7 @@ impl Simulator {
             w.new_positions.push(p);
         }
         self.agents
-            .commit_motion(&mut w.new_positions, &w.new_velocities);
+            .commit_motion(&mut w.new_positions, &w.new_velocities, &w.new_stalls);
         self.global_time = global_time;
         self.tick += 1;
         Ok(())
@@ -221,6 +253,7 @@ impl Simulator {
             velocity: Vec2::ZERO,
             pref_velocity: Vec2::ZERO,
             params,
+            stall: 0,
         });
         Ok(id)
     }
@@ -553,6 +586,7 @@ impl Simulator {
             global_time: self.global_time,
             time_step: self.time_step,
             next_id: self.next_id,
+            liveness: self.liveness,
             defaults: &self.defaults,
             agents: &self.agents,
             obstacles: &self.obstacles,

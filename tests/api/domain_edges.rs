@@ -29,6 +29,7 @@ fn extreme_params() -> impl Strategy<Value = (AgentParams, Fx)> {
             time_horizon_obst: horizon.parse::<Fx>().unwrap(),
             radius: radius.parse::<Fx>().unwrap(),
             max_speed: speed.parse::<Fx>().unwrap(),
+            priority: lockstep_orca::DEFAULT_PRIORITY,
         };
         (p, dt.parse::<Fx>().unwrap())
     })

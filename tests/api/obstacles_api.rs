@@ -486,6 +486,7 @@ fn blocks_is_translation_invariant() {
                 time_horizon_obst: Fx::from_num(5),
                 radius: Fx::from_num(2),
                 max_speed: Fx::from_num(2),
+                priority: lockstep_orca::DEFAULT_PRIORITY,
             },
         })
         .unwrap();

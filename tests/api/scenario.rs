@@ -445,15 +445,20 @@ fn perturbed_fixture_reaches_every_goal() {
     let (mut sim, driver) = s.build().unwrap();
     let r = driver.run(&mut sim, &RunOptions::default()).unwrap();
     assert!(r.all_reached, "stuck after {} ticks", r.ticks);
-    // The same scene with the perturbation switched off jams (the reason it is there).
+    // Without the perturbation the symmetric ring jams in RVO2 mode (the reason the
+    // perturbation is there), and the deadlock resolution (the default) completes it.
     let mut plain = s.clone();
     plain.perturbation = None;
     let (mut sim, driver) = plain.build().unwrap();
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2);
     let r = driver.run(&mut sim, &RunOptions::default()).unwrap();
     assert!(
         !r.all_reached,
-        "expected the symmetric ring to jam without noise"
+        "expected the symmetric ring to jam without noise in RVO2 mode"
     );
+    let (mut sim, driver) = plain.build().unwrap();
+    let r = driver.run(&mut sim, &RunOptions::default()).unwrap();
+    assert!(r.all_reached, "resolve mode: stuck after {} ticks", r.ticks);
 }
 
 // ------------------------------------------------------------------ the runner

@@ -31,7 +31,12 @@ use lockstep_orca::scenario::{RunOptions, RunReport, Scenario};
 use lockstep_orca::{Fx, Vec2};
 
 fn run_circle() -> RunReport {
+    run_circle_in(lockstep_orca::Liveness::Rvo2) // RVO2's behaviour, compared with RVO2
+}
+
+fn run_circle_in(mode: lockstep_orca::Liveness) -> RunReport {
     let (mut sim, driver) = Scenario::rvo2_circle().build().unwrap();
+    sim.set_liveness(mode);
     let options = RunOptions {
         hash_every: 1,
         ..RunOptions::default()
@@ -76,8 +81,10 @@ fn circle_250_reaches_goals_within_rvo2_band_twice_identically() {
     }
     assert_eq!(a, b);
 
-    // Two more processes (the runner on the fixture file) give the same hashes, tick by tick,
-    // over the first 400 ticks (the approach and the start of the centre crush).
+    // Two more processes (the runner on the fixture file, in the default mode) give the same
+    // hashes as a run in this process, tick by tick, over the first 400 ticks (the approach and
+    // the start of the centre crush).
+    let a = run_circle_in(lockstep_orca::Liveness::Resolve);
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/scenarios/circle250.toml"
@@ -134,6 +141,7 @@ fn float_circle<F: Real>(starts: &[V<F>]) -> u64 {
 #[test]
 fn every_step_of_our_circle_is_an_rvo2_step() {
     let (mut sim, driver) = Scenario::rvo2_circle().build().unwrap();
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2); // RVO2's behaviour, compared with RVO2
     let ids = driver.agent_ids().to_vec();
     let (mut worst, mut over_1e6, mut agent_steps) = (0.0f64, 0usize, 0usize);
     let mut tick = 0;
@@ -191,6 +199,7 @@ fn fixed_circle(starts: &[(f64, f64)]) -> RunReport {
         agent.goal = -agent.start;
     }
     let (mut sim, driver) = scenario.build().unwrap();
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2); // RVO2's behaviour, compared with RVO2
     driver.run(&mut sim, &RunOptions::default()).unwrap()
 }
 

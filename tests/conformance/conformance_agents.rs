@@ -91,12 +91,14 @@ fn run_fixed(scene: &Scene) -> Vec<[f64; 2]> {
         time_horizon_obst: fx(scene.time_horizon_obst),
         radius: fx(scene.agents[0].radius),
         max_speed: fx(scene.max_speed),
+        priority: lockstep_orca::DEFAULT_PRIORITY,
     };
     let mut sim = Simulator::new(SimulatorParams {
         time_step: fx(scene.time_step),
         agent_defaults: defaults,
     })
     .expect("valid parameters");
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2); // RVO2's behaviour, compared with RVO2
     for (i, a) in scene.agents.iter().enumerate() {
         assert_eq!(a.id as usize, i, "agents listed in id order");
         let params = AgentParams {

@@ -56,9 +56,11 @@ fn circle250_tracks_rvo2_for_100_ticks() {
             time_horizon_obst: Fx::from_num(10),
             radius: Fx::lit("1.5"),
             max_speed: Fx::from_num(2),
+            priority: lockstep_orca::DEFAULT_PRIORITY,
         },
     })
     .unwrap();
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2); // RVO2's behaviour, compared with RVO2
     let mut goals = Vec::new();
     for &(x, y) in &reference[0] {
         let p = Vec2::from_f64(x, y).unwrap();

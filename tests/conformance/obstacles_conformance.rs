@@ -72,12 +72,14 @@ fn run(case: &Value, mode: ObstacleNeighbors, nudge: Option<(usize, Vec2)>) -> V
         time_horizon_obst: fx(&case["time_horizon_obst"]),
         radius: Fx::ONE,
         max_speed: fx(&case["max_speed"]),
+        priority: lockstep_orca::DEFAULT_PRIORITY,
     };
     let mut sim = Simulator::new(SimulatorParams {
         time_step: fx(&case["time_step"]),
         agent_defaults: defaults,
     })
     .unwrap();
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2); // RVO2's behaviour, compared with RVO2
     sim.set_obstacle_neighbor_mode(mode);
     assert_eq!(sim.obstacles().neighbor_mode(), mode);
     for poly in case["obstacles"].as_array().unwrap() {

@@ -106,6 +106,7 @@ fn agent_resting_on_a_wall_cannot_step_into_it() {
         "{wall:?}"
     );
     let mut sim = lockstep_orca::Simulator::new(scenes::params(&door)).unwrap();
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2); // RVO2's behaviour, compared with RVO2
     sim.add_obstacle(wall).unwrap();
     let id = sim
         .add_agent(lockstep_orca::Vec2::from_bits(

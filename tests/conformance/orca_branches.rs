@@ -198,12 +198,14 @@ fn head_on_sim(speed: f64) -> (Simulator, AgentId, AgentId) {
         time_horizon_obst: fx(2.0),
         radius: fx(0.5),
         max_speed: fx(2.0),
+        priority: lockstep_orca::DEFAULT_PRIORITY,
     };
     let mut sim = Simulator::new(SimulatorParams {
         time_step: fx(0.25),
         agent_defaults: params,
     })
     .unwrap();
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2); // RVO2's behaviour, compared with RVO2
     let a = sim.add_agent(Vec2::ZERO).unwrap();
     let b = sim.add_agent(Vec2::from_int(4, 0)).unwrap();
     for (id, s) in [(a, speed), (b, -speed)] {

@@ -18,6 +18,8 @@ proptest! {
     fn reused_pairs_equal_fresh_lines(seed in any::<u64>(), n in 2usize..40) {
         let mut rng = Rng(seed);
         let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        // The LP's objective is the preferred velocity itself (no deadlock steering).
+        sim.set_liveness(lockstep_orca::Liveness::Rvo2);
         // Horizons from a small set, so many pairs share one and some do not.
         let horizons = [Fx::from_num(2), Fx::from_num(5), Fx::lit("7.5")];
         for _ in 0..n {

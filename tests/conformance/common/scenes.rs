@@ -51,9 +51,11 @@ pub fn params(s: &Scenario) -> SimulatorParams {
     }
 }
 
-/// Builds `s` (every scene here has a perturbation and a goal tolerance).
+/// Builds `s` (every scene here has a perturbation and a goal tolerance), in RVO2 mode: these
+/// scenes are compared with RVO2 (the deadlock resolution has its own tests).
 pub fn build(s: &Scenario) -> Scene {
-    let (sim, driver) = s.build().unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    sim.set_liveness(lockstep_orca::Liveness::Rvo2);
     Scene {
         goals: driver.goals().to_vec(),
         goal_radius: s.goal_tolerance.unwrap().to_num::<f64>(),

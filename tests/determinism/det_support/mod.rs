@@ -49,6 +49,7 @@ pub fn random_params(rng: &mut Rng) -> AgentParams {
         time_horizon_obst: rng.fx(0.5, 10.0),
         radius: rng.fx(0.2, 1.5),
         max_speed: rng.fx(0.5, 3.0),
+        priority: lockstep_orca::DEFAULT_PRIORITY,
     }
 }
 
