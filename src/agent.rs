@@ -33,9 +33,8 @@ pub struct AgentParams {
     pub max_speed: Fx,
     /// Avoidance priority, 0 ..= 255, default [`DEFAULT_PRIORITY`] (128). Between two agents of
     /// equal priority the avoidance is shared half and half (RVO2). Otherwise the agent of
-    /// lower priority takes all of it and the other none (to the higher one, the lower is
-    /// something to not run into, not something to make room for: the higher one is a moving
-    /// obstacle to it). It also decides the right of way when a jam is resolved
+    /// lower priority takes all of it and the other none: the higher one does not avoid the
+    /// lower one at all (no ORCA line), it is a moving obstacle to it. It also decides the right of way when a jam is resolved
     /// ([`crate::liveness`]): the lower priority yields, ties by the higher id.
     pub priority: u8,
 }

@@ -66,7 +66,8 @@ pub struct StepStats {
     pub pairs_reused: u64,
     /// Stage 6: obstacle ORCA lines built.
     pub obstacle_lines: u64,
-    /// Stage 6: agent ORCA lines built (equal to `neighbors_found`).
+    /// Stage 6: agent ORCA lines built (`neighbors_found`, less the neighbours of lower
+    /// priority, which get no line).
     pub agent_lines: u64,
     /// Stage 7: agents whose LP2 failed on an agent line, solved by LP3 (a dense crowd).
     pub lp3_fallbacks: u64,
@@ -382,9 +383,12 @@ impl Workspace {
         let params = pre.agents.params();
         for k in self.neighbors_of(slot) {
             let o = self.neighbor_slots[k] as usize;
-            let other = pre.state(o);
             let share = Share::of(p.priority, params[o].priority);
-            out.push(self.pair(k).line_with_share(&me, &other, share));
+            // A neighbour of lower priority gets out of this agent's way: no line.
+            if share != Share::None {
+                let other = pre.state(o);
+                out.push(self.pair(k).line_with_share(&me, &other, share));
+            }
         }
         obstacle
     }
@@ -474,6 +478,7 @@ impl Workspace {
             let (v, path) = solved;
             let max_speed = pre.agents.params()[slot].max_speed;
             stats.count(obstacle, path, at_max_speed(v, max_speed));
+            stats.agent_lines += (lines.len() - obstacle) as u64;
             let (stall, outcome) = self.outcome_of(pre, slot, solved, &lines, obstacle);
             stats.stalled += u64::from(stall > 0);
             stats.blocked += u64::from(outcome.blocked_by_obstacle);
@@ -487,7 +492,7 @@ impl Workspace {
         self.lines = lines;
         self.obstacle_neighbors = obstacle_neighbors;
         self.stats.obstacle_lines = stats.obstacle_lines;
-        self.stats.agent_lines = self.neighbor_slots.len() as u64;
+        self.stats.agent_lines = stats.agent_lines;
         self.stats.lp3_fallbacks = stats.lp3;
         self.stats.obstacle_lp3_fallbacks = stats.lp3_obstacles;
         self.stats.at_max_speed = stats.at_max;
@@ -525,6 +530,7 @@ impl Workspace {
 #[derive(Default)]
 struct SolveCounts {
     obstacle_lines: u64,
+    agent_lines: u64,
     lp3: u64,
     lp3_obstacles: u64,
     at_max: u64,

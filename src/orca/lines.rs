@@ -170,8 +170,8 @@ pub enum Share {
     Half,
     /// All of it (the other agent has the higher priority).
     All,
-    /// None (the other agent has the lower priority): the line passes through the agent's own
-    /// velocity, so it keeps only from making the approach worse.
+    /// None (the other agent has the lower priority): the simulator builds no line for the
+    /// pair; [`PairHalf::line_with_share`] gives the line through the agent's own velocity.
     None,
 }
 

@@ -13,6 +13,7 @@ mod decode_fuzz;
 mod golden;
 mod kdtree_reference;
 mod kernels;
+mod liveness;
 mod pair_reuse;
 mod replay;
 mod snapshot;
