@@ -76,6 +76,9 @@ impl Liveness {
 pub const STALL_LEVEL_1: Fx = Fx::lit("1");
 /// Seconds of stall before right of way applies (level 2).
 pub const STALL_LEVEL_2: Fx = Fx::lit("2");
+/// An agent wants to move when its preferred speed is at least `max_speed / 2^WANT_SHIFT`.
+const WANT_SHIFT: u32 = 3;
+
 /// A yielding agent moves along `r − d / 2^YIELD_BACK_SHIFT`.
 const YIELD_BACK_SHIFT: u32 = 2;
 
@@ -144,7 +147,7 @@ fn scale(v: Vec2, s: Fx) -> Vec2 {
 
 /// Whether `s` is a speed the agent wants to move at (`s ≥ max_speed / 8`, `s > 0`).
 fn wants_to_move(s: Fx, max_speed: Fx) -> bool {
-    s > Fx::ZERO && s >= max_speed >> 3
+    s > Fx::ZERO && s >= max_speed >> WANT_SHIFT
 }
 
 /// The result of steering one agent.

@@ -9,9 +9,10 @@
 //! | 3. agent tree | positions | the kd-tree |
 //! | 4. neighbours | kd-tree, positions, parameters | each slot's neighbour slots, nearest first |
 //! | 5. pairs | neighbour lists, agent states | each neighbour entry: solved, or reused from the lower id |
+//! | 5b. steer | neighbour lists, agent states, stall counters | each slot's preferred velocity for its LP ([`crate::liveness`]) |
 //! | 6. ORCA lines | obstacles, pairs, agent states | each slot's lines (obstacle lines first) |
-//! | 7. solve | each slot's lines, preferred velocity | each slot's new velocity and [`SolvePath`] |
-//! | 8. integrate | new velocities | positions, velocities, time, tick (all or nothing) |
+//! | 7. solve | each slot's lines, steered preferred velocity | each slot's new velocity, [`SolvePath`], stall counter and [`AgentOutcome`] |
+//! | 8. integrate | new velocities, stall counters | positions, velocities, stall counters, time, tick (all or nothing) |
 //! | 9. finish | the step's result | commits the inputs, or undoes them |
 //!
 //! Stages 4 to 7 run per agent. Each agent's work in a stage reads only the state before the
