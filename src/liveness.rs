@@ -73,11 +73,15 @@ impl Liveness {
 }
 
 /// Seconds of stall before escalation (level 1).
-pub const STALL_LEVEL_1: Fx = Fx::lit("1");
+pub const STALL_LEVEL_1: Fx = Fx::lit("3");
 /// Seconds of stall before right of way applies (level 2).
-pub const STALL_LEVEL_2: Fx = Fx::lit("2");
+pub const STALL_LEVEL_2: Fx = Fx::lit("6");
 /// An agent wants to move when its preferred speed is at least `max_speed / 2^WANT_SHIFT`.
 const WANT_SHIFT: u32 = 3;
+
+/// A tick is stalled when the progress along the preferred direction is below
+/// `min(s, max_speed) / 2^PROGRESS_SHIFT`.
+const PROGRESS_SHIFT: u32 = 4;
 
 /// A yielding agent moves along `r − d / 2^YIELD_BACK_SHIFT`.
 const YIELD_BACK_SHIFT: u32 = 2;
@@ -280,7 +284,7 @@ pub(crate) fn next_stall(stall: u16, pref: Vec2, new_velocity: Vec2, max_speed: 
         return 0;
     }
     let progress = new_velocity.dot_wide(d);
-    let needed = wide_mul(s.min(max_speed), Fx::ONE) >> 2;
+    let needed = wide_mul(s.min(max_speed), Fx::ONE) >> PROGRESS_SHIFT;
     if progress < needed {
         stall.saturating_add(1)
     } else {
