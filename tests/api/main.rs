@@ -11,4 +11,6 @@ mod domain;
 mod domain_edges;
 mod obstacles_api;
 #[cfg(feature = "scenario")]
+mod routes;
+#[cfg(feature = "scenario")]
 mod scenario;
