@@ -21,9 +21,11 @@
 mod driver;
 mod file;
 pub mod roadmap;
+mod warnings;
 
 pub use driver::{ClearanceTracker, Driver, RunOptions, RunReport};
 pub use roadmap::RoadmapGraph;
+pub use warnings::{ABSURD_MAX_TICKS, GoalPoint, MAX_LISTED_PER_KIND, ScenarioWarning};
 
 use crate::agent::{AgentId, AgentParams};
 use crate::command::Command;

@@ -560,10 +560,24 @@ impl Driver {
         if self.events.last().is_some_and(|e| e.tick >= tick) {
             return false;
         }
-        self.ids.iter().enumerate().all(|(i, &id)| {
-            sim.agent_position(id).map_or(true, |p| {
-                (p - self.goal_at(i, tick)).length_squared_wide() <= self.tolerance_sq[i]
-            })
+        (0..self.ids.len()).all(|i| self.is_reached(sim, i, tick))
+    }
+
+    /// How many of the scene's agents ([`agent_ids`](Self::agent_ids)) are within their goal
+    /// tolerance at the simulator's tick, counting agents no longer in the simulator as arrived
+    /// (the rule of [`all_reached`](Self::all_reached), agent by agent; agents not added yet
+    /// count as not arrived).
+    #[must_use]
+    pub fn num_reached(&self, sim: &Simulator) -> usize {
+        let tick = sim.tick();
+        (0..self.ids.len())
+            .filter(|&i| self.active[i].0 <= tick && self.is_reached(sim, i, tick))
+            .count()
+    }
+
+    fn is_reached(&self, sim: &Simulator, index: usize, tick: u64) -> bool {
+        sim.agent_position(self.ids[index]).map_or(true, |p| {
+            (p - self.goal_at(index, tick)).length_squared_wide() <= self.tolerance_sq[index]
         })
     }
 

@@ -14,3 +14,5 @@ mod obstacles_api;
 mod routes;
 #[cfg(feature = "scenario")]
 mod scenario;
+#[cfg(feature = "scenario")]
+mod scenario_warnings;
