@@ -13,7 +13,10 @@
 //!   optional seeded perturbation), knows when every agent has reached its goal, and
 //!   [runs](Driver::run) the scene while tracking the minimum clearance and state hashes.
 //!   [`Driver::tick_commands`] gives the same ticks as lockstep [`Command`]s (the runner's
-//!   `record`).
+//!   `record`). Agents may follow [routes](Scenario::routes), waypoint lists a pathfinder hands
+//!   over; their progress is the one state the driver keeps across ticks (see [`Driver`]).
+//! * [`Scenario::warnings`] is the validation report: what a valid file allows but its author
+//!   most likely did not mean ([`ScenarioWarning`]).
 //!
 //! Everything here is fixed point and deterministic: the same scenario gives the same bytes on
 //! every machine.

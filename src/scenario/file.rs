@@ -19,6 +19,7 @@
 //! kind = "goal_seeking"        # or "roadmap" (see below)
 //! pref_speed = 1               # default 1 (RVO2)
 //! slow_within = 1              # optional, default pref_speed; 0: full speed to the goal
+//! waypoint_tolerance = 0.5     # optional (goal seeking only), default: the goal tolerance
 //!
 //! [perturbation]               # optional
 //! seed = 7
@@ -30,12 +31,15 @@
 //! goal = [10, 0]
 //! radius = 0.5
 //! velocity = [0, 0]            # optional initial velocity
+//! route = [[-5, 2], [5, 2]]    # optional waypoints before the goal; without `goal`, the
+//!                              # route's last point is the goal
 //!
 //! [[ring]]                     # generator: agents on a ring, goals at the antipodes
 //! count = 8
 //! radius = 20
 //! center = [0, 0]              # optional
 //! params = { max_speed = 1 }   # optional overrides for the generated agents
+//! route = [[0, 30]]            # optional waypoints for each agent before its own goal
 //!
 //! [[grid]]                     # generator: the jittered crowd grid, goals mirrored
 //! count = 9
@@ -49,7 +53,7 @@
 //!
 //! [[event]]                    # or `events = [...]`; ticks must not decrease down the list
 //! tick = 100                   # exactly one action per event:
-//! add_agent = { start = [0, 30], goal = [0, -30], radius = 0.5 }  # any parameter override
+//! add_agent = { start = [0, 30], goal = [0, -30], radius = 0.5 }  # any override, a route
 //! # remove_agent = 3
 //! # set_goal = { id = 3, goal = [5, 5] }
 //! # set_params = { id = 3, max_speed = 1 }      # partial: other values kept
@@ -65,6 +69,12 @@
 //! pref_speed = 1               # optional, default 1
 //! roadmap = [[-42, -42], [-42, 42], [42, -42], [42, 42]]
 //! ```
+//!
+//! # Routes
+//! `route` lists the waypoints an agent visits in order before its goal (see
+//! [`Driver::route_target`](super::Driver::route_target) for the waypoint rule). At most
+//! [`MAX_ROUTE_WAYPOINTS`] per agent and [`MAX_TOTAL_WAYPOINTS`] in all, counted before a
+//! generator's route is copied to its agents. Routes need the goal-seeking policy.
 //!
 //! # Obstacle neighbours
 //! `obstacle_neighbors` picks [`ObstacleNeighbors`]: `"whole_edges"` (the default: whole
