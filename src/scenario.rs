@@ -28,7 +28,9 @@ mod warnings;
 
 pub use driver::{ClearanceTracker, Driver, RunOptions, RunReport};
 pub use roadmap::RoadmapGraph;
-pub use warnings::{ABSURD_MAX_TICKS, GoalPoint, MAX_LISTED_PER_KIND, ScenarioWarning};
+pub use warnings::{
+    ABSURD_MAX_TICKS, GoalPoint, MAX_LISTED_PER_KIND, ObstacleKind, ScenarioWarning, obstacle_kind,
+};
 
 use crate::agent::{AgentId, AgentParams};
 use crate::command::Command;

@@ -194,6 +194,38 @@ impl fmt::Display for ScenarioWarning {
     }
 }
 
+/// What an obstacle is to the agents, by its kind and winding (RVO2's convention: agents are
+/// kept on the right of every edge).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObstacleKind {
+    /// A counter-clockwise polygon: a solid block agents stay out of.
+    Solid,
+    /// A clockwise polygon: a room that keeps the agents inside it.
+    Room,
+    /// A polyline: a wall, repelling on both sides.
+    Wall,
+}
+
+impl fmt::Display for ObstacleKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Solid => "solid (counter-clockwise polygon)",
+            Self::Room => "room (clockwise polygon)",
+            Self::Wall => "wall (polyline)",
+        })
+    }
+}
+
+/// The kind of a shape: the sign of its exact signed area for a polygon.
+#[must_use]
+pub fn obstacle_kind(shape: &ObstacleShape) -> ObstacleKind {
+    match shape {
+        ObstacleShape::Polygon(v) if area2(v) > 0 => ObstacleKind::Solid,
+        ObstacleShape::Polygon(_) => ObstacleKind::Room,
+        ObstacleShape::Polyline(_) => ObstacleKind::Wall,
+    }
+}
+
 /// Twice the signed area of a closed ring (positive: counter-clockwise), exact.
 fn area2(ring: &[Vec2]) -> i128 {
     let n = ring.len();
@@ -278,6 +310,13 @@ impl Drop for Capped<'_> {
 }
 
 impl Scenario {
+    /// Each obstacle's kind, in file order: which polygons are solid, which are rooms, which
+    /// obstacles are walls ([`ObstacleKind`]).
+    #[must_use]
+    pub fn obstacle_kinds(&self) -> Vec<ObstacleKind> {
+        self.obstacles.iter().map(obstacle_kind).collect()
+    }
+
     /// The validation report: what this scenario allows but its author most likely did not
     /// mean, in this order:
     ///
@@ -321,16 +360,10 @@ impl Scenario {
                 max_ticks: self.max_ticks,
             });
         }
-        let solid: Vec<bool> = self
-            .obstacles
-            .iter()
-            .map(|o| match o {
-                ObstacleShape::Polygon(v) => area2(v) > 0,
-                ObstacleShape::Polyline(_) => false,
-            })
-            .collect();
-        for (i, o) in self.obstacles.iter().enumerate() {
-            if matches!(o, ObstacleShape::Polygon(_)) && !solid[i] {
+        let kinds = self.obstacle_kinds();
+        let solid: Vec<bool> = kinds.iter().map(|&k| k == ObstacleKind::Solid).collect();
+        for (i, &kind) in kinds.iter().enumerate() {
+            if kind == ObstacleKind::Room {
                 out.push(ScenarioWarning::Room { obstacle: i });
             }
         }

@@ -2,7 +2,8 @@
 //! edges, and what the shipped scenes report.
 
 use lockstep_orca::scenario::{
-    ABSURD_MAX_TICKS, GoalPoint, MAX_LISTED_PER_KIND, RunOptions, Scenario, ScenarioWarning,
+    ABSURD_MAX_TICKS, GoalPoint, MAX_LISTED_PER_KIND, ObstacleKind, RunOptions, Scenario,
+    ScenarioWarning,
 };
 use lockstep_orca::{AgentId, Fx};
 
@@ -207,6 +208,15 @@ fn rooms_are_reported_and_solids_are_not() {
     let both = format!(
         "time_step = 0.25\n{SQUARE_CW}[[obstacle]]\npolygon = [[10, 10], [12, 10], [11, 12]]\n"
     );
+    assert_eq!(
+        Scenario::from_toml_str(&format!(
+            "{both}[[obstacle]]\npolyline = [[20, 0], [30, 0]]\n"
+        ))
+        .unwrap()
+        .obstacle_kinds(),
+        [ObstacleKind::Room, ObstacleKind::Solid, ObstacleKind::Wall]
+    );
+    assert_eq!(ObstacleKind::Room.to_string(), "room (clockwise polygon)");
     assert_eq!(
         messages(&both),
         [
