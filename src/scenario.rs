@@ -13,7 +13,10 @@
 //!   optional seeded perturbation), knows when every agent has reached its goal, and
 //!   [runs](Driver::run) the scene while tracking the minimum clearance and state hashes.
 //!   [`Driver::tick_commands`] gives the same ticks as lockstep [`Command`]s (the runner's
-//!   `record`).
+//!   `record`). Agents may follow [routes](Scenario::routes), waypoint lists a pathfinder hands
+//!   over; their progress is the one state the driver keeps across ticks (see [`Driver`]).
+//! * [`Scenario::warnings`] is the validation report: what a valid file allows but its author
+//!   most likely did not mean ([`ScenarioWarning`]).
 //!
 //! Everything here is fixed point and deterministic: the same scenario gives the same bytes on
 //! every machine.
@@ -21,9 +24,13 @@
 mod driver;
 mod file;
 pub mod roadmap;
+mod warnings;
 
 pub use driver::{ClearanceTracker, Driver, RunOptions, RunReport};
 pub use roadmap::RoadmapGraph;
+pub use warnings::{
+    ABSURD_MAX_TICKS, GoalPoint, MAX_LISTED_PER_KIND, ObstacleKind, ScenarioWarning, obstacle_kind,
+};
 
 use crate::agent::{AgentId, AgentParams};
 use crate::command::Command;
@@ -33,6 +40,7 @@ use crate::math::{Fx, Vec2, unit_from_turns};
 use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
 use crate::sim::{Simulator, SimulatorParams};
 use crate::util::splitmix64;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
@@ -41,6 +49,13 @@ pub const MAX_SCENARIO_AGENTS: usize = 1_000_000;
 
 /// Largest number of roadmap vertices (the visibility graph has `(goals + vertices)²` edges).
 pub const MAX_ROADMAP_VERTICES: usize = 4_096;
+
+/// Largest number of waypoints in one agent's route (before its goal).
+pub const MAX_ROUTE_WAYPOINTS: usize = 1_024;
+
+/// Largest number of waypoints in all the routes of a scenario (a generator's route counts once
+/// per generated agent).
+pub const MAX_TOTAL_WAYPOINTS: usize = 1 << 22;
 
 /// Default tick limit when a scenario file gives none.
 pub const DEFAULT_MAX_TICKS: u64 = 10_000;
@@ -284,6 +299,15 @@ pub struct Scenario {
     pub goal_tolerance: Option<Fx>,
     /// Tick limit for [`Driver::run`].
     pub max_ticks: u64,
+    /// Routes: for an agent listed here (by id, scenario agents and agents added by events
+    /// alike), the waypoints it visits in order before its goal, which is the route's final
+    /// point. The [`Driver`] heads for the current waypoint and moves on when within
+    /// [`waypoint_tolerance`](Self::waypoint_tolerance) of it or past it (see
+    /// [`Driver::route_target`]). Needs the goal-seeking policy.
+    pub routes: BTreeMap<AgentId, Vec<Vec2>>,
+    /// A waypoint counts as reached when `|position - waypoint| <= waypoint_tolerance`. `None`:
+    /// each agent's goal tolerance.
+    pub waypoint_tolerance: Option<Fx>,
 }
 
 /// Why a scenario could not be read, validated or built.
@@ -430,6 +454,8 @@ impl Scenario {
             events: Vec::new(),
             goal_tolerance: None,
             max_ticks: DEFAULT_MAX_TICKS,
+            routes: BTreeMap::new(),
+            waypoint_tolerance: None,
         }
     }
 
@@ -591,7 +617,67 @@ impl Scenario {
             )
             .map_err(sim_err("goal_tolerance"))?;
         }
-        self.validate_events()
+        self.validate_events()?;
+        self.validate_routes()
+    }
+
+    /// Routes: each belongs to an agent of the scene, within the length bounds, every point in
+    /// the coordinate domain; the goal-seeking policy; a tolerance in range.
+    fn validate_routes(&self) -> Result<(), ScenarioError> {
+        if let Some(t) = self.waypoint_tolerance {
+            check_range(
+                t,
+                Fx::ZERO,
+                domain::MAX_COORD,
+                "waypoint_tolerance",
+                "0 ..= 1,000,000",
+            )
+            .map_err(sim_err("policy"))?;
+        }
+        let total_agents = self.agents.len()
+            + self
+                .events
+                .iter()
+                .filter(|e| matches!(e.action, EventAction::AddAgent(_)))
+                .count();
+        let mut total = 0usize;
+        for (&id, route) in &self.routes {
+            let ctx = || format!("agent {}", id.0);
+            if id.0 as usize >= total_agents {
+                return Err(ScenarioError::Invalid {
+                    context: ctx(),
+                    reason: format!("has a route but the scene has only {total_agents} agents"),
+                });
+            }
+            if matches!(self.policy, Policy::Roadmap { .. }) && !route.is_empty() {
+                return Err(ScenarioError::Invalid {
+                    context: ctx(),
+                    reason: "a route needs the goal_seeking policy (the roadmap policy plans \
+                             its own path)"
+                        .into(),
+                });
+            }
+            if route.len() > MAX_ROUTE_WAYPOINTS {
+                return Err(ScenarioError::Invalid {
+                    context: ctx(),
+                    reason: format!(
+                        "a route holds at most {MAX_ROUTE_WAYPOINTS} waypoints before the goal"
+                    ),
+                });
+            }
+            total += route.len();
+            if total > MAX_TOTAL_WAYPOINTS {
+                return Err(ScenarioError::Invalid {
+                    context: "routes".into(),
+                    reason: format!("at most {MAX_TOTAL_WAYPOINTS} waypoints in all"),
+                });
+            }
+            for (k, &p) in route.iter().enumerate() {
+                check_point(p, "waypoint")
+                    .map_err(sim_err(format!("agent {}: route point #{k}", id.0)))?;
+            }
+        }
+        Ok(())
     }
 
     /// Events: ascending ticks; each targets an agent that exists at that point of the list

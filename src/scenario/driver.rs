@@ -10,10 +10,28 @@ use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 use crate::obstacle::ObstacleSet;
 use crate::sim::Simulator;
 use crate::spatial::kdtree::{AgentTree, NeighborKey};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Drives the agents of a built [`Scenario`]: goals, the preferred-velocity policy, the
-/// scenario's events and the stop conditions. Holds no simulation state (everything it does is a
-/// function of the tick and the simulator), so one driver can drive several copies of a scene.
+/// scenario's events and the stop conditions.
+///
+/// # State across ticks
+/// Without routes a driver holds no state that changes across ticks: everything it does is a
+/// function of the tick and the simulator, so one driver can drive several copies of a scene.
+///
+/// **With routes** ([`Scenario::routes`]) it keeps one thing: each routed agent's *route
+/// progress*, the index of the waypoint it currently heads for
+/// ([`route_progress`](Self::route_progress)). [`pref_velocity`](Self::pref_velocity) (and
+/// so [`set_pref_velocities`](Self::set_pref_velocities), [`tick_commands`](Self::tick_commands)
+/// and [`run`](Self::run)) advances it, through `&self` (a relaxed atomic per agent). It is not
+/// in the simulator, its snapshot or its state hash. What it decides reaches the simulation
+/// only through the preferred velocities, so a replay recorded from
+/// [`tick_commands`](Self::tick_commands) verifies without the driver. But a run continued
+/// from a snapshot needs the driver's progress at that tick as well: save
+/// [`route_progress`](Self::route_progress) with the snapshot and give it back with
+/// [`set_route_progress`](Self::set_route_progress) (a fresh driver starts every agent at its
+/// first waypoint). One driver per simulator when the scene has routes; [`Clone`] copies the
+/// progress.
 #[derive(Clone, Debug)]
 pub struct Driver {
     /// Every agent the scene will ever have: scenario agents, then agents added by events.
@@ -33,6 +51,31 @@ pub struct Driver {
     /// For each event, the index (into `ids`) of the agent it adds.
     event_agent: Vec<Option<usize>>,
     max_ticks: u64,
+    /// Per agent (empty when the scene has no route): the waypoints before its goal.
+    routes: Vec<Vec<Vec2>>,
+    /// Per agent (empty when the scene has no route): its start, the point before its first
+    /// waypoint.
+    starts: Vec<Vec2>,
+    /// Per agent (empty when the scene has no route): `waypoint_tolerance²`, exact.
+    waypoint_tol_sq: Vec<i128>,
+    /// Per agent (empty when the scene has no route): the index of its current waypoint.
+    progress: Progress,
+}
+
+/// The route progress, one relaxed atomic per agent so that `&self` methods can advance it
+/// and the driver stays `Sync`.
+#[derive(Debug, Default)]
+struct Progress(Vec<AtomicU32>);
+
+impl Clone for Progress {
+    fn clone(&self) -> Self {
+        Self(
+            self.0
+                .iter()
+                .map(|a| AtomicU32::new(a.load(Ordering::Relaxed)))
+                .collect(),
+        )
+    }
 }
 
 /// Options of [`Driver::run`].
@@ -154,6 +197,31 @@ impl Driver {
                 all_goals.push(goal);
             }
         }
+        let (mut routes, mut starts, mut waypoint_tol_sq) = (Vec::new(), Vec::new(), Vec::new());
+        if !scenario.routes.is_empty() {
+            starts = scenario.agents.iter().map(|a| a.start).collect();
+            let mut params: Vec<AgentParams> = scenario.agents.iter().map(|a| a.params).collect();
+            for e in &scenario.events {
+                if let EventAction::AddAgent(a) = e.action {
+                    starts.push(a.start);
+                    params.push(a.params);
+                }
+            }
+            routes = ids
+                .iter()
+                .map(|id| scenario.routes.get(id).cloned().unwrap_or_default())
+                .collect();
+            waypoint_tol_sq = params
+                .iter()
+                .map(|p| {
+                    let t = scenario
+                        .waypoint_tolerance
+                        .unwrap_or(scenario.goal_tolerance.unwrap_or(p.radius));
+                    wide_mul(t, t)
+                })
+                .collect();
+        }
+        let progress = Progress(routes.iter().map(|_| AtomicU32::new(0)).collect());
         let roadmap = match &scenario.policy {
             Policy::Roadmap { vertices, .. } => Some(RoadmapGraph::build(
                 sim.obstacles(),
@@ -175,6 +243,85 @@ impl Driver {
             events: scenario.events.clone(),
             event_agent,
             max_ticks: scenario.max_ticks,
+            routes,
+            starts,
+            waypoint_tol_sq,
+            progress,
+        }
+    }
+
+    /// The waypoints agent `index` (into [`agent_ids`](Self::agent_ids)) visits before its
+    /// goal (empty without a route).
+    #[must_use]
+    pub fn route(&self, index: usize) -> &[Vec2] {
+        self.routes.get(index).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every agent's route progress, in [`agent_ids`](Self::agent_ids) order: the index of the
+    /// waypoint it heads for, `route(i).len()` once it heads for its goal. Empty when the scene
+    /// has no route. Part of what continuing a run from a snapshot needs (see [`Driver`]).
+    #[must_use]
+    pub fn route_progress(&self) -> Vec<u32> {
+        self.progress
+            .0
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    /// Restores the route progress saved by [`route_progress`](Self::route_progress) (e.g. with
+    /// a snapshot). Entry `i` is agent `i`'s; values beyond its route's length are clamped to
+    /// it, entries past the last agent are ignored, missing ones are left unchanged.
+    pub fn set_route_progress(&mut self, progress: &[u32]) {
+        for (i, (cell, &k)) in self.progress.0.iter().zip(progress).enumerate() {
+            let len = u32::try_from(self.routes[i].len()).unwrap_or(u32::MAX);
+            cell.store(k.min(len), Ordering::Relaxed);
+        }
+    }
+
+    /// Whether agent `index`, at `position`, is done with waypoint `k` of its route: within the
+    /// waypoint tolerance of it, or past it. With `w = route[k]` and `a` the point before it
+    /// (the agent's start for `k = 0`, otherwise `route[k - 1]`), *past* means
+    /// `(position - w) · (w - a) > 0`: the projection of the position on the line `a → w` lies
+    /// beyond `w` (exact `i128`; never when `a = w`).
+    fn waypoint_done(&self, index: usize, k: usize, position: Vec2) -> bool {
+        let route = &self.routes[index];
+        let w = route[k];
+        let a = if k == 0 {
+            self.starts[index]
+        } else {
+            route[k - 1]
+        };
+        let to = position - w;
+        to.length_squared_wide() <= self.waypoint_tol_sq[index] || to.dot_wide(w - a) > 0
+    }
+
+    /// The point agent `index` at `position` heads for at `tick`: its current waypoint, or its
+    /// goal (the route's final point) once every waypoint is done. First advances the agent's
+    /// progress past every waypoint it is done with (within the waypoint tolerance, or past
+    /// it: see [`Driver`]), in order, so a position can pass several waypoints in one tick.
+    /// The progress never goes back. Given the same progress and position the result is the
+    /// same, so calling it twice in one tick changes nothing. Without a route: the goal.
+    pub fn route_target(&self, index: usize, tick: u64, position: Vec2) -> Vec2 {
+        self.route_step(index, tick, position).0
+    }
+
+    /// [`route_target`](Self::route_target), and whether the target is a waypoint (not the
+    /// goal).
+    fn route_step(&self, index: usize, tick: u64, position: Vec2) -> (Vec2, bool) {
+        let goal = self.goal_at(index, tick);
+        let Some(route) = self.routes.get(index).filter(|r| !r.is_empty()) else {
+            return (goal, false);
+        };
+        let cell = &self.progress.0[index];
+        let mut k = cell.load(Ordering::Relaxed) as usize;
+        while k < route.len() && self.waypoint_done(index, k, position) {
+            k += 1;
+        }
+        cell.store(k as u32, Ordering::Relaxed);
+        match route.get(k) {
+            Some(&w) => (w, true),
+            None => (goal, false),
         }
     }
 
@@ -265,6 +412,10 @@ impl Driver {
     /// (perturbation included): what [`set_pref_velocities`](Self::set_pref_velocities) sets and
     /// [`tick_commands`](Self::tick_commands) sends. `obstacles` must be built for the roadmap
     /// policy to be cheap ([`Scenario::build`] builds them).
+    ///
+    /// With a route it heads for [`route_target`](Self::route_target) (which advances the
+    /// agent's route progress): towards a waypoint at full `pref_speed` (no slow-down), towards
+    /// the goal with the goal-seeking rule.
     #[must_use]
     pub fn pref_velocity(
         &self,
@@ -274,7 +425,7 @@ impl Driver {
         position: Vec2,
         radius: Fx,
     ) -> Vec2 {
-        let goal = self.goal_at(index, tick);
+        let (goal, waypoint) = self.route_step(index, tick, position);
         let target = match &self.roadmap {
             None => Some(goal),
             Some(map) => match map.goal_vertex(goal) {
@@ -285,7 +436,12 @@ impl Driver {
         let Some(target) = target else {
             return Vec2::ZERO; // Nothing visible: stand still (the roadmap example's fallback).
         };
-        let mut pref = self.seek(position, target);
+        let mut pref = if waypoint {
+            // A waypoint is passed, not stopped at: full speed, no slow-down.
+            (target - position).normalize_or_zero() * self.policy.pref_speed()
+        } else {
+            self.seek(position, target)
+        };
         if let Some(p) = &self.perturbation {
             pref += p.offset(tick, self.ids[index].0);
         }
@@ -404,10 +560,24 @@ impl Driver {
         if self.events.last().is_some_and(|e| e.tick >= tick) {
             return false;
         }
-        self.ids.iter().enumerate().all(|(i, &id)| {
-            sim.agent_position(id).map_or(true, |p| {
-                (p - self.goal_at(i, tick)).length_squared_wide() <= self.tolerance_sq[i]
-            })
+        (0..self.ids.len()).all(|i| self.is_reached(sim, i, tick))
+    }
+
+    /// How many of the scene's agents ([`agent_ids`](Self::agent_ids)) are within their goal
+    /// tolerance at the simulator's tick, counting agents no longer in the simulator as arrived
+    /// (the rule of [`all_reached`](Self::all_reached), agent by agent; agents not added yet
+    /// count as not arrived).
+    #[must_use]
+    pub fn num_reached(&self, sim: &Simulator) -> usize {
+        let tick = sim.tick();
+        (0..self.ids.len())
+            .filter(|&i| self.active[i].0 <= tick && self.is_reached(sim, i, tick))
+            .count()
+    }
+
+    fn is_reached(&self, sim: &Simulator, index: usize, tick: u64) -> bool {
+        sim.agent_position(self.ids[index]).map_or(true, |p| {
+            (p - self.goal_at(index, tick)).length_squared_wide() <= self.tolerance_sq[index]
         })
     }
 

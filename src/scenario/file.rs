@@ -19,6 +19,7 @@
 //! kind = "goal_seeking"        # or "roadmap" (see below)
 //! pref_speed = 1               # default 1 (RVO2)
 //! slow_within = 1              # optional, default pref_speed; 0: full speed to the goal
+//! waypoint_tolerance = 0.5     # optional (goal seeking only), default: the goal tolerance
 //!
 //! [perturbation]               # optional
 //! seed = 7
@@ -30,12 +31,15 @@
 //! goal = [10, 0]
 //! radius = 0.5
 //! velocity = [0, 0]            # optional initial velocity
+//! route = [[-5, 2], [5, 2]]    # optional waypoints before the goal; without `goal`, the
+//!                              # route's last point is the goal
 //!
 //! [[ring]]                     # generator: agents on a ring, goals at the antipodes
 //! count = 8
 //! radius = 20
 //! center = [0, 0]              # optional
 //! params = { max_speed = 1 }   # optional overrides for the generated agents
+//! route = [[0, 30]]            # optional waypoints for each agent before its own goal
 //!
 //! [[grid]]                     # generator: the jittered crowd grid, goals mirrored
 //! count = 9
@@ -49,7 +53,7 @@
 //!
 //! [[event]]                    # or `events = [...]`; ticks must not decrease down the list
 //! tick = 100                   # exactly one action per event:
-//! add_agent = { start = [0, 30], goal = [0, -30], radius = 0.5 }  # any parameter override
+//! add_agent = { start = [0, 30], goal = [0, -30], radius = 0.5 }  # any override, a route
 //! # remove_agent = 3
 //! # set_goal = { id = 3, goal = [5, 5] }
 //! # set_params = { id = 3, max_speed = 1 }      # partial: other values kept
@@ -65,6 +69,12 @@
 //! pref_speed = 1               # optional, default 1
 //! roadmap = [[-42, -42], [-42, 42], [42, -42], [42, 42]]
 //! ```
+//!
+//! # Routes
+//! `route` lists the waypoints an agent visits in order before its goal (see
+//! [`Driver::route_target`](super::Driver::route_target) for the waypoint rule). At most
+//! [`MAX_ROUTE_WAYPOINTS`] per agent and [`MAX_TOTAL_WAYPOINTS`] in all, counted before a
+//! generator's route is copied to its agents. Routes need the goal-seeking policy.
 //!
 //! # Obstacle neighbours
 //! `obstacle_neighbors` picks [`ObstacleNeighbors`]: `"whole_edges"` (the default: whole
@@ -91,8 +101,8 @@
 //! `agents = [...]` above the first header, or use `[[agent]]`.
 
 use super::{
-    AgentSpec, DEFAULT_MAX_TICKS, Event, EventAction, Perturbation, PerturbationHash, Policy,
-    Scenario, ScenarioError, grid_agents, ring_agents,
+    AgentSpec, DEFAULT_MAX_TICKS, Event, EventAction, MAX_ROUTE_WAYPOINTS, MAX_TOTAL_WAYPOINTS,
+    Perturbation, PerturbationHash, Policy, Scenario, ScenarioError, grid_agents, ring_agents,
 };
 use crate::agent::{AgentId, AgentParams};
 use crate::domain::MAX_COORD;
@@ -100,6 +110,7 @@ use crate::math::{Fx, Vec2, fx_from_f64};
 use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
+use std::collections::BTreeMap;
 
 /// A real number of the file: integer, float or decimal string, converted to [`Fx`] on read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,7 +191,8 @@ impl ParamOverrides {
 #[serde(deny_unknown_fields)]
 struct FileAgent {
     start: Point,
-    goal: Point,
+    goal: Option<Point>,
+    route: Option<Vec<Point>>,
     velocity: Option<Point>,
     // Per-agent overrides, written flat (serde's `flatten` cannot be combined with
     // `deny_unknown_fields`).
@@ -211,6 +223,7 @@ struct FileRing {
     count: u32,
     radius: Num,
     center: Option<Point>,
+    route: Option<Vec<Point>>,
     #[serde(default)]
     params: ParamOverrides,
 }
@@ -223,6 +236,7 @@ struct FileGrid {
     jitter: Option<Num>,
     seed: Option<u64>,
     center: Option<Point>,
+    route: Option<Vec<Point>>,
     #[serde(default)]
     params: ParamOverrides,
 }
@@ -240,6 +254,7 @@ enum FilePolicy {
     GoalSeeking {
         pref_speed: Option<Num>,
         slow_within: Option<Num>,
+        waypoint_tolerance: Option<Num>,
     },
     Roadmap {
         pref_speed: Option<Num>,
@@ -354,8 +369,12 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let f: FileScenario = toml::from_str(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
     let defaults = f.defaults.apply(AgentParams::default());
     let mut agents = Vec::new();
-    for a in &f.agent {
-        agents.push(agent_spec(a, defaults));
+    let mut routes = RouteBuilder::default();
+    for (i, a) in f.agent.iter().enumerate() {
+        let ctx = format!("agent {i}");
+        let (spec, route) = agent_spec(a, defaults, &ctx)?;
+        routes.add(AgentId(i as u32), route, &ctx)?;
+        agents.push(spec);
     }
     let mut budget = super::MAX_SCENARIO_AGENTS.saturating_sub(agents.len());
     let mut take = |count: u32, context: &str| -> Result<(), ScenarioError> {
@@ -380,12 +399,14 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             return Err(invalid(ctx, "radius must lie in (0, 1,000,000]"));
         }
         let center = checked_center(r.center, &ctx)?;
+        let first = agents.len();
         agents.extend(ring_agents(
             r.count,
             r.radius.0,
             center,
             r.params.apply(defaults),
         ));
+        routes.add_group(r.route.as_deref(), first..agents.len(), &ctx)?;
     }
     for (i, g) in f.grid.iter().enumerate() {
         let ctx = format!("grid #{i}");
@@ -399,6 +420,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             return Err(invalid(ctx, "jitter must lie in [0, spacing]"));
         }
         let center = checked_center(g.center, &ctx)?;
+        let first = agents.len();
         agents.extend(grid_agents(
             g.count,
             spacing,
@@ -407,6 +429,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             center,
             g.params.apply(defaults),
         ));
+        routes.add_group(g.route.as_deref(), first..agents.len(), &ctx)?;
     }
     let mut obstacles = Vec::new();
     for (i, o) in f.obstacle.into_iter().enumerate() {
@@ -422,12 +445,15 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             }
         });
     }
+    let mut waypoint_tolerance = None;
     let policy = match f.policy {
         None => Policy::default(),
         Some(FilePolicy::GoalSeeking {
             pref_speed,
             slow_within,
+            waypoint_tolerance: tolerance,
         }) => {
+            waypoint_tolerance = tolerance.map(|n| n.0);
             let pref_speed = pref_speed.map_or(Fx::ONE, |n| n.0);
             Policy::GoalSeeking {
                 pref_speed,
@@ -442,7 +468,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             vertices: roadmap.into_iter().map(point).collect(),
         },
     };
-    let events = parse_events(f.event, &agents, defaults)?;
+    let events = parse_events(f.event, &agents, defaults, &mut routes)?;
     Ok(Scenario {
         name: f.name,
         time_step: f.time_step.0,
@@ -462,15 +488,103 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         events,
         goal_tolerance: f.goal_tolerance.map(|n| n.0),
         max_ticks: f.max_ticks.unwrap_or(DEFAULT_MAX_TICKS),
+        routes: routes.routes,
+        waypoint_tolerance,
     })
 }
 
-fn agent_spec(a: &FileAgent, defaults: AgentParams) -> AgentSpec {
-    AgentSpec {
+/// An explicit agent (`[[agent]]` or `add_agent`) and the waypoints before its goal: without
+/// `goal`, the last point of `route` is the goal.
+fn agent_spec(
+    a: &FileAgent,
+    defaults: AgentParams,
+    context: &str,
+) -> Result<(AgentSpec, Vec<Vec2>), ScenarioError> {
+    let mut route: Vec<Vec2> = match &a.route {
+        Some(r) if r.len() > MAX_ROUTE_WAYPOINTS + 1 => {
+            return Err(too_long(context, r.len()));
+        }
+        Some(r) => r.iter().copied().map(point).collect(),
+        None => Vec::new(),
+    };
+    let goal = match a.goal {
+        Some(g) => point(g),
+        None => route.pop().ok_or_else(|| {
+            invalid(
+                context.to_string(),
+                "give a `goal` (or a non-empty `route`, whose last point is then the goal)",
+            )
+        })?,
+    };
+    let spec = AgentSpec {
         start: point(a.start),
-        goal: point(a.goal),
+        goal,
         velocity: a.velocity.map_or(Vec2::ZERO, point),
         params: a.overrides().apply(defaults),
+    };
+    Ok((spec, route))
+}
+
+fn too_long(context: &str, len: usize) -> ScenarioError {
+    invalid(
+        context.to_string(),
+        format!(
+            "a route holds at most {MAX_ROUTE_WAYPOINTS} waypoints before the goal ({len} points given)"
+        ),
+    )
+}
+
+/// The routes read so far, and their bounds ([`MAX_ROUTE_WAYPOINTS`] per agent,
+/// [`MAX_TOTAL_WAYPOINTS`] in all, checked before a group's route is copied to its agents).
+#[derive(Default)]
+struct RouteBuilder {
+    routes: BTreeMap<AgentId, Vec<Vec2>>,
+    total: usize,
+}
+
+impl RouteBuilder {
+    fn reserve(&mut self, len: usize, copies: usize, context: &str) -> Result<(), ScenarioError> {
+        if len > MAX_ROUTE_WAYPOINTS {
+            return Err(too_long(context, len));
+        }
+        self.total = len
+            .checked_mul(copies)
+            .and_then(|n| n.checked_add(self.total))
+            .filter(|&n| n <= MAX_TOTAL_WAYPOINTS)
+            .ok_or_else(|| {
+                invalid(
+                    context.to_string(),
+                    format!("the routes of a scenario hold at most {MAX_TOTAL_WAYPOINTS} waypoints in all"),
+                )
+            })?;
+        Ok(())
+    }
+
+    fn add(&mut self, id: AgentId, route: Vec<Vec2>, context: &str) -> Result<(), ScenarioError> {
+        if route.is_empty() {
+            return Ok(());
+        }
+        self.reserve(route.len(), 1, context)?;
+        self.routes.insert(id, route);
+        Ok(())
+    }
+
+    /// A generator's route: the same waypoints for each of its agents, before each one's goal.
+    fn add_group(
+        &mut self,
+        route: Option<&[Point]>,
+        agents: std::ops::Range<usize>,
+        context: &str,
+    ) -> Result<(), ScenarioError> {
+        let Some(route) = route.filter(|r| !r.is_empty()) else {
+            return Ok(());
+        };
+        self.reserve(route.len(), agents.len(), context)?;
+        let points: Vec<Vec2> = route.iter().copied().map(point).collect();
+        for i in agents {
+            self.routes.insert(AgentId(i as u32), points.clone());
+        }
+        Ok(())
     }
 }
 
@@ -481,6 +595,7 @@ fn parse_events(
     file: Vec<FileEvent>,
     agents: &[AgentSpec],
     defaults: AgentParams,
+    routes: &mut RouteBuilder,
 ) -> Result<Vec<Event>, ScenarioError> {
     let mut params: Vec<AgentParams> = agents.iter().map(|a| a.params).collect();
     let mut events = Vec::with_capacity(file.len());
@@ -503,7 +618,8 @@ fn parse_events(
             if params.len() >= super::MAX_SCENARIO_AGENTS {
                 return Err(invalid(ctx(), "too many agents"));
             }
-            let spec = agent_spec(a, defaults);
+            let (spec, route) = agent_spec(a, defaults, &ctx())?;
+            routes.add(AgentId(params.len() as u32), route, &ctx())?;
             params.push(spec.params);
             EventAction::AddAgent(spec)
         } else if let Some(id) = e.remove_agent {

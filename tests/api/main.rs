@@ -9,6 +9,12 @@ mod agent_lookup;
 mod cli;
 mod domain;
 mod domain_edges;
+#[cfg(feature = "scenario")]
+mod liveness_scenes;
 mod obstacles_api;
 #[cfg(feature = "scenario")]
+mod routes;
+#[cfg(feature = "scenario")]
 mod scenario;
+#[cfg(feature = "scenario")]
+mod scenario_warnings;
