@@ -25,8 +25,8 @@
 //!   so they pass each other instead of stopping nose to nose; a ring heading to its centre
 //!   turns into a roundabout.
 //! * **Stall.** After a step, an agent that wants to move is *stalled* that tick when its new
-//!   velocity makes less than a quarter of its preferred speed of progress along `d`
-//!   (`v_new · d < min(s, max_speed) / 4`). Its stall counter counts consecutive stalled ticks
+//!   velocity makes less than a sixteenth of its preferred speed of progress along `d`
+//!   (`v_new · d < min(s, max_speed) / 16`). Its stall counter counts consecutive stalled ticks
 //!   (saturating at 65,535) and returns to 0 on the first tick of progress. The counter is
 //!   simulation state: it is in the snapshot, the hash and so the replay.
 //! * **Escalation** (level 1), stalled for [`STALL_LEVEL_1`] seconds: the agent veers
@@ -272,7 +272,7 @@ fn make_way(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rules) -> Op
 }
 
 /// The stall counter after a step: incremented (saturating) when the agent wanted to move and
-/// its new velocity made less than a quarter of its preferred speed of progress along its
+/// its new velocity made less than a sixteenth of its preferred speed of progress along its
 /// preferred direction, reset otherwise. `pref` is the agent's own preferred velocity (not the
 /// steered one).
 #[must_use]
@@ -299,16 +299,16 @@ mod tests {
     #[test]
     fn thresholds_in_ticks_round_up() {
         let r = Rules::new(Fx::lit("0.25"));
-        assert_eq!((r.level_1, r.level_2), (4, 8));
-        let r = Rules::new(Fx::lit("0.3"));
-        assert_eq!((r.level_1, r.level_2), (4, 7));
+        assert_eq!((r.level_1, r.level_2), (12, 24));
+        let r = Rules::new(Fx::lit("0.5"));
+        assert_eq!((r.level_1, r.level_2), (6, 12));
         let r = Rules::new(Fx::from_num(100));
         assert_eq!((r.level_1, r.level_2), (1, 1));
         let r = Rules::new(Fx::lit("0.125"));
-        assert_eq!((r.level_1, r.level_2), (8, 16));
-        // 0.001 is not exact in Q32.32 (slightly below): 1,000.0000x ticks round up.
+        assert_eq!((r.level_1, r.level_2), (24, 48));
+        // 0.001 is not exact in Q32.32 (slightly below): 3,000.0000x ticks round up.
         let r = Rules::new(Fx::lit("0.001"));
-        assert_eq!((r.level_1, r.level_2), (1001, 2001));
+        assert_eq!((r.level_1, r.level_2), (3001, 6001));
     }
 
     #[test]
@@ -389,9 +389,9 @@ mod tests {
         let p = Vec2::new(Fx::ONE, Fx::ZERO);
         let max = Fx::from_num(2);
         assert_eq!(next_stall(0, p, Vec2::ZERO, max), 1);
-        assert_eq!(next_stall(7, p, Vec2::new(Fx::lit("0.2"), Fx::ONE), max), 8);
+        assert_eq!(next_stall(7, p, Vec2::new(Fx::lit("0.06"), Fx::ONE), max), 8);
         assert_eq!(
-            next_stall(7, p, Vec2::new(Fx::lit("0.25"), Fx::ZERO), max),
+            next_stall(7, p, Vec2::new(Fx::lit("0.0625"), Fx::ZERO), max),
             0
         );
         assert_eq!(next_stall(u16::MAX, p, Vec2::ZERO, max), u16::MAX);
