@@ -344,6 +344,20 @@ fn outputs_never_overwrite_inputs() {
         assert!(stdout(&o).is_empty(), "{args:?}: nothing runs");
         assert_eq!(std::fs::read(&scen).unwrap(), original, "{args:?}");
     }
+    // Through a symbolic link or a hard link: the same file, refused.
+    #[cfg(unix)]
+    {
+        let sym = dir.join("sym.toml");
+        std::os::unix::fs::symlink(&scen, &sym).unwrap();
+        let hard = dir.join("hard.toml");
+        std::fs::hard_link(&scen, &hard).unwrap();
+        for link in [&sym, &hard] {
+            let o = runner(&["record", s, link.to_str().unwrap()]);
+            assert_eq!(o.status.code(), Some(2), "{link:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("refusing to write"), "{}", stderr(&o));
+        }
+        assert_eq!(std::fs::read(&scen).unwrap(), original);
+    }
     // A replay over itself (its input) is refused too.
     let out = dir.join("r.replay");
     let o = runner(&["record", s, out.to_str().unwrap(), "--ticks", "3"]);
