@@ -10,8 +10,6 @@
 mod common;
 
 fn main() {
-    let seed: u64 = std::env::args()
-        .nth(1)
-        .map_or(1, |s| s.parse().expect("seed"));
+    let seed = common::seed_arg("blocks");
     common::run_scene("blocks", seed);
 }

@@ -11,7 +11,21 @@
 
 use lockstep_orca::scenario::{RunOptions, Scenario};
 
+/// No arguments: `--help` prints the usage, anything else is refused with status 2.
+fn refuse_arguments() {
+    if let Some(arg) = std::env::args().nth(1) {
+        let usage = "usage: cargo run --release --example circle (no arguments)";
+        if arg == "-h" || arg == "--help" {
+            println!("{usage}");
+            std::process::exit(0);
+        }
+        eprintln!("error: unexpected argument `{arg}`\n{usage}");
+        std::process::exit(2);
+    }
+}
+
 fn main() {
+    refuse_arguments();
     let scenario = Scenario::rvo2_circle();
     let (mut sim, driver) = scenario.build().expect("the Circle scene is valid");
     let report = driver

@@ -9,7 +9,21 @@
 use lockstep_orca::golden::{golden_name, golden_text, scenario_files};
 use std::path::Path;
 
+/// No arguments: `--help` prints the usage, anything else is refused with status 2.
+fn refuse_arguments() {
+    if let Some(arg) = std::env::args().nth(1) {
+        let usage = "usage: cargo run --release --example hashes (no arguments)";
+        if arg == "-h" || arg == "--help" {
+            println!("{usage}");
+            std::process::exit(0);
+        }
+        eprintln!("error: unexpected argument `{arg}`\n{usage}");
+        std::process::exit(2);
+    }
+}
+
 fn main() {
+    refuse_arguments();
     let dir = Path::new("fixtures/scenarios");
     let files = scenario_files(dir).unwrap_or_else(|e| {
         eprintln!(

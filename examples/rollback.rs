@@ -49,7 +49,21 @@ fn advance(sim: &mut Simulator, log: &mut BTreeMap<u64, Vec<Command>>) -> u64 {
     sim.state_hash()
 }
 
+/// No arguments: `--help` prints the usage, anything else is refused with status 2.
+fn refuse_arguments() {
+    if let Some(arg) = std::env::args().nth(1) {
+        let usage = "usage: cargo run --release --example rollback (no arguments)";
+        if arg == "-h" || arg == "--help" {
+            println!("{usage}");
+            std::process::exit(0);
+        }
+        eprintln!("error: unexpected argument `{arg}`\n{usage}");
+        std::process::exit(2);
+    }
+}
+
 fn main() {
+    refuse_arguments();
     const LATE_TICK: u64 = 12;
     const NOW: u64 = 20;
     // A remote player's input for tick 12: agent 5 slows down. It reaches us at tick 20.

@@ -29,3 +29,6 @@ pub mod performance {}
 
 #[doc = include_str!("../docs/architecture.md")]
 pub mod architecture {}
+
+#[doc = include_str!("../docs/cli.md")]
+pub mod cli {}

@@ -8,6 +8,30 @@ pub mod monitor;
 use lockstep_orca::scenario::{RunOptions, Scenario};
 use monitor::Monitor;
 
+/// The optional seed argument of the `blocks` and `roadmap` examples (default 1). `--help`
+/// prints the usage; a bad or extra argument prints it on stderr and exits with status 2.
+pub fn seed_arg(example: &str) -> u64 {
+    let usage = format!(
+        "usage: cargo run --release --example {example} [-- SEED]\n  SEED  perturbation seed, a non-negative integer (default 1)"
+    );
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => 1,
+        [h] if h == "-h" || h == "--help" => {
+            println!("{usage}");
+            std::process::exit(0);
+        }
+        [seed] => seed.parse().unwrap_or_else(|_| {
+            eprintln!("error: `{seed}` is not a seed\n{usage}");
+            std::process::exit(2);
+        }),
+        [_, extra, ..] => {
+            eprintln!("error: unexpected argument `{extra}`\n{usage}");
+            std::process::exit(2);
+        }
+    }
+}
+
 /// Loads `fixtures/scenarios/{name}.toml`, sets the seed, runs it to the goals (at most 40,000
 /// ticks) and prints the obstacle scenes' measurements.
 pub fn run_scene(name: &str, seed: u64) {

@@ -1,17 +1,20 @@
 //! The public API: agent lookup, the numeric domain at the boundary and at its edges, the
-//! obstacle set, the scenario format and driver, and the `lockstep-orca` runner.
+//! obstacle set, the scenario format and driver, and the `lockstep-orca` command-line tool (`cli` and `pictures`,
+//! with the `cli` feature, which the binary needs).
 //!
 //! One test binary (each module was its own `tests/*.rs` binary before): `cargo test --test api`,
 //! one module with `cargo test --test api scenario::`.
 
 mod agent_lookup;
-#[cfg(feature = "scenario")]
+#[cfg(feature = "cli")]
 mod cli;
 mod domain;
 mod domain_edges;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;
 mod obstacles_api;
+#[cfg(feature = "cli")]
+mod pictures;
 #[cfg(feature = "scenario")]
 mod routes;
 #[cfg(feature = "scenario")]

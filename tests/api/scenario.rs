@@ -562,11 +562,12 @@ fn runner_rejects_bad_arguments_with_exit_code_2() {
     ] {
         let out = runner(args);
         assert_eq!(out.status.code(), Some(2), "args {args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("usage:"));
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(err.contains("Usage:") || err.contains("--help"), "{err}");
     }
-    // A bad scenario is a run failure (1), with the reason.
+    // A missing scenario file is bad input (2), with the reason (docs/cli.md).
     let out = runner(&["run", &fixture("no_such_file.toml")]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
 

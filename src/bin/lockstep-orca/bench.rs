@@ -1,0 +1,179 @@
+//! `bench`: the reference scenes of `fixtures/rvo2/REFERENCE.md`, timed like RVO2's driver of
+//! `rvo2-bench`, printed as one line of `key=value` pairs.
+
+use crate::Fail;
+use clap::{Args, ValueEnum};
+use lockstep_orca::StepStats;
+use lockstep_orca::scenario::Scenario;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+/// The Blocks scene, built into the binary so `bench blocks` runs from anywhere.
+const BLOCKS_TOML: &str = include_str!("../../../fixtures/scenarios/blocks.toml");
+
+/// A reference scene.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Scene {
+    /// N agents on a jittered square grid (spacing 3, seed 12345), goals mirrored; 100 ticks.
+    Crowd,
+    /// N agents on a ring of radius 3N/(2 pi), goals at the antipodes; 100 ticks.
+    Circle,
+    /// RVO2's Circle example (250 agents, ring radius 200), until every goal is reached.
+    Circle250,
+    /// RVO2's Blocks (fixtures/scenarios/blocks.toml, 100 agents, seed 1), until every goal is
+    /// reached (at most 40,000 ticks).
+    Blocks,
+}
+
+/// Time the simulator on a reference scene; print one line of key=value pairs.
+///
+/// The line holds `total_ms` (mean milliseconds per tick of setting preferred velocities plus
+/// stepping, monotonic clock around those calls only: scene setup and goal tests are outside),
+/// `pref_ms`, `step_ms`, `agent_steps_per_s`, the final state `hash` and the `StepStats`
+/// counters of the last tick. `rvo2-bench pair SCENE [N] -- lockstep-orca bench SCENE [N]`
+/// reads its `total_ms=`.
+#[derive(Args)]
+pub struct BenchArgs {
+    /// The scene.
+    #[arg(value_enum)]
+    pub scene: Scene,
+    /// Agents (crowd and circle only).
+    #[arg(value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub n: Option<u32>,
+    /// Ticks to time (default: 100 for crowd and circle; circle250 and blocks run until every
+    /// goal is reached, at most this many).
+    #[arg(long, value_name = "T")]
+    pub ticks: Option<u64>,
+    /// Print one JSON document on stdout instead of the key=value line (fields in docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn scenario(args: &BenchArgs) -> Result<(String, Scenario, bool), Fail> {
+    let need_n = |name: &str| {
+        args.n
+            .ok_or_else(|| Fail::input(format!("bench {name} needs N, the number of agents")))
+    };
+    let no_n = |name: &str| match args.n {
+        Some(_) => Err(Fail::input(format!("bench {name} takes no N"))),
+        None => Ok(()),
+    };
+    Ok(match args.scene {
+        Scene::Crowd => ("crowd".into(), Scenario::crowd(need_n("crowd")?), false),
+        Scene::Circle => (
+            "circle".into(),
+            Scenario::scaling_circle(need_n("circle")?),
+            false,
+        ),
+        Scene::Circle250 => {
+            no_n("circle250")?;
+            ("circle250".into(), Scenario::rvo2_circle(), true)
+        }
+        Scene::Blocks => {
+            no_n("blocks")?;
+            let mut s = Scenario::from_toml_str(BLOCKS_TOML)
+                .map_err(|e| Fail::failed(format!("blocks.toml: {e}")))?;
+            // As the `blocks` example: run to completion (the file stops at 1,500 ticks).
+            s.max_ticks = 40_000;
+            ("blocks".into(), s, true)
+        }
+    })
+}
+
+fn stats_pairs(s: &StepStats) -> Vec<(&'static str, u64)> {
+    vec![
+        ("tick", s.tick),
+        ("step_agents", s.agents),
+        ("commands_applied", s.commands_applied),
+        ("commands_rejected", s.commands_rejected),
+        ("obstacle_tree_rebuilt", u64::from(s.obstacle_tree_rebuilt)),
+        ("neighbors_found", s.neighbors_found),
+        ("pairs_solved", s.pairs_solved),
+        ("pairs_reused", s.pairs_reused),
+        ("obstacle_lines", s.obstacle_lines),
+        ("agent_lines", s.agent_lines),
+        ("lp3_fallbacks", s.lp3_fallbacks),
+        ("obstacle_lp3_fallbacks", s.obstacle_lp3_fallbacks),
+        ("at_max_speed", s.at_max_speed),
+    ]
+}
+
+/// Milliseconds, for the report (timing is user I/O, never simulation input).
+#[allow(clippy::float_arithmetic)]
+fn ms(d: Duration, ticks: u64) -> f64 {
+    d.as_secs_f64() * 1e3 / ticks.max(1) as f64
+}
+
+#[allow(clippy::float_arithmetic)]
+fn per_s(agent_steps: u64, d: Duration) -> f64 {
+    agent_steps as f64 / d.as_secs_f64().max(1e-12)
+}
+
+pub fn bench(args: &BenchArgs) -> Result<(), Fail> {
+    let (scene, scenario, until_reached) = scenario(args)?;
+    let (mut sim, driver) = scenario
+        .build()
+        .map_err(|e| Fail::failed(format!("{scene}: {e}")))?;
+    let agents = sim.num_agents();
+    let max_ticks = match (until_reached, args.ticks) {
+        (_, Some(t)) => t,
+        (false, None) => 100,
+        (true, None) => driver.max_ticks(),
+    };
+    let (mut pref, mut step) = (Duration::ZERO, Duration::ZERO);
+    let mut ticks = 0;
+    let mut agent_steps = 0u64;
+    while ticks < max_ticks && !(until_reached && driver.all_reached(&sim)) {
+        let tick = sim.tick();
+        let t0 = Instant::now();
+        driver
+            .apply_events(&mut sim, tick)
+            .and_then(|()| driver.set_pref_velocities(&mut sim, tick))
+            .map_err(|e| Fail::failed(format!("tick {tick}: {e}")))?;
+        let t1 = Instant::now();
+        sim.step()
+            .map_err(|e| Fail::failed(format!("tick {tick}: {e}")))?;
+        let t2 = Instant::now();
+        pref += t1 - t0;
+        step += t2 - t1;
+        ticks += 1;
+        agent_steps += sim.num_agents() as u64;
+    }
+    let total = pref + step;
+    let stats = stats_pairs(sim.step_stats());
+    let hash = format!("{:016x}", sim.state_hash());
+    if args.json {
+        let last: serde_json::Map<String, serde_json::Value> = stats
+            .iter()
+            .map(|&(k, v)| (k.to_string(), json!(v)))
+            .collect();
+        let doc = json!({
+            "scene": scene,
+            "n": args.n,
+            "agents": agents,
+            "ticks": ticks,
+            "all_reached": driver.all_reached(&sim),
+            "total_ms": ms(total, ticks),
+            "pref_ms": ms(pref, ticks),
+            "step_ms": ms(step, ticks),
+            "agent_steps_per_s": per_s(agent_steps, total),
+            "hash": hash,
+            "last_step": last,
+        });
+        println!("{doc}");
+    } else {
+        let mut line = format!(
+            "scene={scene} agents={agents} ticks={ticks} all_reached={} total_ms={:.6} pref_ms={:.6} step_ms={:.6} agent_steps_per_s={:.0} hash={hash}",
+            driver.all_reached(&sim),
+            ms(total, ticks),
+            ms(pref, ticks),
+            ms(step, ticks),
+            per_s(agent_steps, total),
+        );
+        for (k, v) in stats {
+            line.push_str(&format!(" {k}={v}"));
+        }
+        println!("{line}");
+    }
+    Ok(())
+}

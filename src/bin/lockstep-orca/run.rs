@@ -1,0 +1,326 @@
+//! `run`, `record` and `verify`.
+
+use crate::Fail;
+use crate::files::{self, MAX_REPLAY_BYTES, MAX_SCENARIO_BYTES, Output};
+use crate::progress::Progress;
+use clap::Args;
+use lockstep_orca::replay::{self, RecordOptions, Replay, VerifyReport};
+use lockstep_orca::scenario::{Driver, RunOptions, RunReport, Scenario};
+use lockstep_orca::{Fx, Simulator, Vec2};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Run a scenario file (TOML) and print what happened.
+///
+/// Runs until every agent reached its goal or the scenario's max_ticks, then prints the ticks
+/// run, whether all goals were reached, the minimum clearance (the smallest gap between two
+/// agents' discs, negative = overlap) and the final state hash.
+#[derive(Args)]
+pub struct RunArgs {
+    /// The scenario file (TOML, at most 16 MiB; format in docs/scenarios.md).
+    pub scenario: PathBuf,
+    /// Run exactly N ticks (no early stop at the goals).
+    #[arg(long, value_name = "N")]
+    pub ticks: Option<u64>,
+    /// Write `tick,id,x,y,vx,vy` for every agent and tick (tick 0 = the initial state); exact
+    /// decimals that parse back to the same fixed-point bits.
+    #[arg(long, value_name = "OUT")]
+    pub csv: Option<PathBuf>,
+    /// Also print the state hash every K ticks (tick 0 included).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub hash_every: Option<u64>,
+    /// Print one JSON document on stdout instead of the text report (fields in docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Record a scenario run as a replay file.
+///
+/// Runs the scenario as `run` does, feeding the simulator only through lockstep commands
+/// (events and preferred velocities), and writes OUT: the initial snapshot, every tick's
+/// commands and every tick's state hash. `verify` re-runs it.
+#[derive(Args)]
+pub struct RecordArgs {
+    /// The scenario file (TOML, at most 16 MiB).
+    pub scenario: PathBuf,
+    /// The replay file to write (never over the scenario; written whole or not at all).
+    pub out: PathBuf,
+    /// Record exactly N ticks (default: until every goal is reached, at most max_ticks).
+    #[arg(long, value_name = "N")]
+    pub ticks: Option<u64>,
+    /// Agent checkpoints every K ticks (default 10); also print the state hash every K ticks.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=u64::from(u32::MAX)))]
+    pub hash_every: Option<u64>,
+}
+
+/// Re-run a replay file and compare every tick's state hash.
+///
+/// Prints `OK: …` when the replay reproduced; otherwise the first differing tick and the agents
+/// that differ at the next checkpoint (id, expected vs actual position), and exits 1.
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The replay file (written by `record`, at most 1 GiB).
+    pub replay: PathBuf,
+    /// Print one JSON document on stdout instead of the text report (fields in docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Reads (bounded), parses and validates a scenario file: exit 2 if any of it fails.
+pub fn load_scenario(path: &Path) -> Result<Scenario, Fail> {
+    let bytes = files::read_limited(path, MAX_SCENARIO_BYTES, "scenario")?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Fail::input(format!("{}: not UTF-8 text", path.display())))?;
+    Scenario::from_toml_str(&text).map_err(|e| Fail::input(format!("{}: {e}", path.display())))
+}
+
+/// Loads and builds a scenario.
+pub fn build(path: &Path) -> Result<(Scenario, Simulator, Driver), Fail> {
+    let scenario = load_scenario(path)?;
+    let (sim, driver) = scenario
+        .build()
+        .map_err(|e| Fail::input(format!("{}: {e}", path.display())))?;
+    Ok((scenario, sim, driver))
+}
+
+/// The scenario's display name: its `name`, else the path.
+pub fn scenario_name(scenario: &Scenario, path: &Path) -> String {
+    scenario
+        .name
+        .clone()
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Prints the scenario's warnings on stderr, before a run.
+///
+/// WARNINGS (issue 12): the scenario module is adding `Scenario::warnings(&self) ->
+/// Vec<ScenarioWarning>` (events beyond max_ticks, absurd max_ticks, agents inside obstacles or
+/// overlapping, goals inside obstacles, obstacle winding). Once it lands, print each one here
+/// as `warning: {w}` on stderr and return them for the `warnings` field of `run --json`.
+fn warnings(_scenario: &Scenario) -> Vec<String> {
+    Vec::new()
+}
+
+fn hex(h: u64) -> String {
+    format!("{h:016x}")
+}
+
+fn fx_json(v: Fx) -> Value {
+    json!({ "value": v.to_string(), "bits": v.to_bits() })
+}
+
+fn vec_json(v: Vec2) -> Value {
+    json!([v.x.to_string(), v.y.to_string()])
+}
+
+pub fn run(args: &RunArgs) -> Result<(), Fail> {
+    let outputs: Vec<&Path> = args.csv.iter().map(PathBuf::as_path).collect();
+    files::check_outputs(&outputs, &[&args.scenario])?;
+    let (scenario, mut sim, driver) = build(&args.scenario)?;
+    let name = scenario_name(&scenario, &args.scenario);
+    let warnings = warnings(&scenario);
+    // The CSV's temporary file is created before the run: an unwritable path fails now.
+    let mut csv = match &args.csv {
+        Some(path) => {
+            let mut out = Output::create(path)?;
+            writeln!(out.writer(), "tick,id,x,y,vx,vy")
+                .map_err(|e| Fail::failed(format!("cannot write {}: {e}", path.display())))?;
+            Some(out)
+        }
+        None => None,
+    };
+    if !args.json {
+        println!("scenario: {name} ({} agents)", sim.num_agents());
+    }
+    let options = RunOptions {
+        max_ticks: args.ticks,
+        stop_when_reached: args.ticks.is_none(),
+        hash_every: args.hash_every.unwrap_or(0),
+        track_clearance: true,
+    };
+    let limit = args.ticks.unwrap_or(driver.max_ticks());
+    let progress = Progress::bar(limit, "run");
+    let mut csv_error = None;
+    let start_tick = sim.tick();
+    let result = driver.run_with(&mut sim, &options, |sim| {
+        progress.set(sim.tick() - start_tick);
+        if let Some(out) = csv.as_mut()
+            && csv_error.is_none()
+            && let Err(e) = write_rows(out.writer(), sim)
+        {
+            csv_error = Some(e);
+        }
+    });
+    progress.finish();
+    let report = result
+        .map_err(|e| Fail::failed(format!("simulation failed at tick {}: {e}", sim.tick())))?;
+    if let Some(out) = csv {
+        if let Some(e) = csv_error {
+            return Err(Fail::failed(format!(
+                "cannot write {}: {e}",
+                out.path().display()
+            )));
+        }
+        out.commit()?;
+    }
+    if args.json {
+        let doc = run_json(&name, &sim, &report, args, &warnings);
+        println!("{doc}");
+    } else {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+fn run_json(
+    name: &str,
+    sim: &Simulator,
+    r: &RunReport,
+    args: &RunArgs,
+    warnings: &[String],
+) -> Value {
+    json!({
+        "scenario": name,
+        "agents": sim.num_agents(),
+        "ticks": r.ticks,
+        "all_reached": r.all_reached,
+        "min_clearance": r.min_clearance.map(|(c, tick)| {
+            let mut v = fx_json(c);
+            v["tick"] = json!(tick);
+            v
+        }),
+        "final_hash": hex(r.final_hash),
+        "hashes": r.hashes.iter().map(|&(tick, h)| json!({ "tick": tick, "hash": hex(h) })).collect::<Vec<_>>(),
+        "csv": args.csv.as_ref().map(|p| p.display().to_string()),
+        "warnings": warnings,
+    })
+}
+
+/// One CSV row per agent. Values use `fixed`'s `Display`: a decimal that parses back
+/// (`Fx::from_str`) to exactly the same bits.
+fn write_rows(w: &mut impl Write, sim: &Simulator) -> std::io::Result<()> {
+    let tick = sim.tick();
+    for &id in sim.agent_ids() {
+        let (p, v) = (
+            sim.agent_position(id).expect("listed id"),
+            sim.agent_velocity(id).expect("listed id"),
+        );
+        writeln!(w, "{tick},{},{},{},{},{}", id.0, p.x, p.y, v.x, v.y)?;
+    }
+    Ok(())
+}
+
+fn print_report(r: &RunReport) {
+    for (tick, hash) in &r.hashes {
+        println!("hash at tick {tick}: {hash:016x}");
+    }
+    println!("ticks: {}", r.ticks);
+    println!("all reached: {}", if r.all_reached { "yes" } else { "no" });
+    match r.min_clearance {
+        // Six decimals for humans (the exact value is in the CSV and the JSON).
+        Some((c, tick)) => println!("min clearance: {c:.6} (tick {tick})"),
+        None => println!("min clearance: none (no two agents came close)"),
+    }
+    println!("final hash: {:016x}", r.final_hash);
+}
+
+pub fn record(args: &RecordArgs) -> Result<(), Fail> {
+    files::check_outputs(&[&args.out], &[&args.scenario])?;
+    let (scenario, mut sim, driver) = build(&args.scenario)?;
+    let name = scenario_name(&scenario, &args.scenario);
+    let _warnings = warnings(&scenario);
+    let out = Output::create(&args.out)?;
+    println!("scenario: {name} ({} agents)", sim.num_agents());
+    let options = RecordOptions {
+        checkpoint_interval: args.hash_every.map_or(10, |k| k as u32),
+    };
+    let limit = args.ticks.unwrap_or(driver.max_ticks());
+    let progress = Progress::bar(limit, "record");
+    let start_tick = sim.tick();
+    let inputs = |sim: &Simulator| {
+        progress.set(sim.tick() - start_tick);
+        driver.tick_commands(sim, sim.tick())
+    };
+    let rec = match args.ticks {
+        Some(n) => replay::record(&mut sim, n, options, inputs),
+        None => replay::record_until(&mut sim, driver.max_ticks(), options, inputs, |sim| {
+            driver.all_reached(sim)
+        }),
+    };
+    progress.finish();
+    let rec = rec.map_err(|e| Fail::failed(e.to_string()))?;
+    let bytes = rec.to_bytes();
+    out.write_all_and_commit(&bytes)?;
+    if let Some(k) = args.hash_every {
+        println!("hash at tick {}: {:016x}", rec.start_tick, rec.initial_hash);
+        for (tick, hash) in rec.hashes_every(k) {
+            println!("hash at tick {tick}: {hash:016x}");
+        }
+    }
+    let commands: usize = rec.inputs.iter().map(|t| t.commands.len()).sum();
+    println!("ticks: {}", rec.ticks());
+    println!(
+        "all reached: {}",
+        if driver.all_reached(&sim) {
+            "yes"
+        } else {
+            "no"
+        }
+    );
+    println!("commands: {commands}");
+    println!("final hash: {:016x}", rec.final_hash);
+    println!("wrote {} ({} bytes)", args.out.display(), bytes.len());
+    Ok(())
+}
+
+/// Reads (bounded) and decodes a replay file: exit 2 if it cannot be read or is not valid.
+pub fn load_replay(path: &Path) -> Result<Replay, Fail> {
+    let bytes = files::read_limited(path, MAX_REPLAY_BYTES, "replay")?;
+    Replay::from_bytes(&bytes).map_err(|e| {
+        Fail::input(format!(
+            "{} is not a valid replay file: {e}",
+            path.display()
+        ))
+    })
+}
+
+pub fn verify(args: &VerifyArgs) -> Result<(), Fail> {
+    let replay = load_replay(&args.replay)?;
+    let spinner = Progress::spinner(format!("verifying {} ticks", replay.ticks()));
+    let report = replay::verify(&replay);
+    spinner.finish();
+    if args.json {
+        println!("{}", verify_json(&replay, &report));
+    } else {
+        println!("{report}");
+    }
+    if report.is_match() {
+        Ok(())
+    } else {
+        Err(Fail::failed(String::new()))
+    }
+}
+
+fn verify_json(replay: &Replay, report: &VerifyReport) -> Value {
+    let divergence = report.divergence().map(|d| {
+        json!({
+            "tick": d.tick,
+            "expected_hash": hex(d.expected_hash),
+            "actual_hash": hex(d.actual_hash),
+            "agents_tick": d.agents_tick,
+            "agents": d.agents.iter().map(|a| json!({
+                "id": a.id.0,
+                "expected": a.expected.map(vec_json),
+                "actual": a.actual.map(vec_json),
+            })).collect::<Vec<_>>(),
+        })
+    });
+    json!({
+        "ok": report.is_match(),
+        "ticks": replay.ticks(),
+        "start_tick": replay.start_tick,
+        "final_hash": hex(replay.final_hash),
+        "divergence": divergence,
+    })
+}
