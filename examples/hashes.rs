@@ -1,4 +1,5 @@
-//! Prints the golden text of every scenario in `fixtures/scenarios/`, each line prefixed with
+//! Prints the golden text of every scenario in `fixtures/scenarios/` and `fixtures/liveness/`
+//! (`lockstep_orca::golden::GOLDEN_DIRS`), each line prefixed with
 //! `hash=<scenario> `, for the cross-platform check: every machine must print exactly the same
 //! lines (`.ci/cross-check`), and they are the lines `tests/determinism/golden.rs` pins.
 //!
@@ -6,7 +7,7 @@
 //! cargo run --release --example hashes
 //! ```
 
-use lockstep_orca::golden::{golden_name, golden_text, scenario_files};
+use lockstep_orca::golden::{golden_scenes, golden_text};
 use std::path::Path;
 
 /// No arguments: `--help` prints the usage, anything else is refused with status 2.
@@ -24,16 +25,11 @@ fn refuse_arguments() {
 
 fn main() {
     refuse_arguments();
-    let dir = Path::new("fixtures/scenarios");
-    let files = scenario_files(dir).unwrap_or_else(|e| {
-        eprintln!(
-            "cannot read {}: {e} (run from the project root)",
-            dir.display()
-        );
+    let files = golden_scenes(Path::new(".")).unwrap_or_else(|e| {
+        eprintln!("cannot read the scenario directories: {e} (run from the project root)");
         std::process::exit(1);
     });
-    for path in files {
-        let name = golden_name(&path);
+    for (name, path) in files {
         match golden_text(&path) {
             Ok(text) => {
                 for line in text.lines() {

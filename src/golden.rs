@@ -37,6 +37,29 @@ pub fn golden_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// The directories of golden scenes, relative to the project root, with the prefix of their
+/// golden names: the shipped scenes, and the liveness scenes of the deadlock resolution
+/// (`fixtures/liveness/X.toml` has the golden `liveness_X`).
+pub const GOLDEN_DIRS: [(&str, &str); 2] = [
+    ("fixtures/scenarios", ""),
+    ("fixtures/liveness", "liveness_"),
+];
+
+/// Every golden scene under `root`, as (golden name, path), in [`GOLDEN_DIRS`] order then
+/// sorted by file name.
+///
+/// # Errors
+/// A directory cannot be read.
+pub fn golden_scenes(root: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut out = Vec::new();
+    for (dir, prefix) in GOLDEN_DIRS {
+        for path in scenario_files(&root.join(dir))? {
+            out.push((format!("{prefix}{}", golden_name(&path)), path));
+        }
+    }
+    Ok(out)
+}
+
 /// Runs the golden run of one scenario file.
 ///
 /// # Errors

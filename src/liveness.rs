@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize};
 
 /// Whether the simulator resolves deadlocks (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Liveness {
     /// RVO2's behaviour, exactly: the preferred velocities go to the LP unchanged. Symmetric
     /// scenes and jams may freeze for ever.
@@ -389,7 +390,10 @@ mod tests {
         let p = Vec2::new(Fx::ONE, Fx::ZERO);
         let max = Fx::from_num(2);
         assert_eq!(next_stall(0, p, Vec2::ZERO, max), 1);
-        assert_eq!(next_stall(7, p, Vec2::new(Fx::lit("0.06"), Fx::ONE), max), 8);
+        assert_eq!(
+            next_stall(7, p, Vec2::new(Fx::lit("0.06"), Fx::ONE), max),
+            8
+        );
         assert_eq!(
             next_stall(7, p, Vec2::new(Fx::lit("0.0625"), Fx::ZERO), max),
             0

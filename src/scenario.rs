@@ -26,7 +26,7 @@ mod file;
 pub mod roadmap;
 mod warnings;
 
-pub use driver::{ClearanceTracker, Driver, RunOptions, RunReport};
+pub use driver::{ClearanceTracker, Driver, RunOptions, RunOutcomes, RunReport};
 pub use roadmap::RoadmapGraph;
 pub use warnings::{
     ABSURD_MAX_TICKS, GoalPoint, MAX_LISTED_PER_KIND, ObstacleKind, ScenarioWarning, obstacle_kind,
@@ -288,6 +288,9 @@ pub struct Scenario {
     /// Which obstacle neighbours the agents see (default whole edges; see
     /// [`ObstacleNeighbors`]).
     pub obstacle_neighbors: ObstacleNeighbors,
+    /// The deadlock-resolution mode ([`crate::liveness`]); file key `liveness`, default
+    /// `"resolve"`.
+    pub liveness: crate::liveness::Liveness,
     /// Preferred-velocity policy.
     pub policy: Policy,
     /// Optional perturbation of preferred velocities.
@@ -449,6 +452,7 @@ impl Scenario {
             agents: Vec::new(),
             obstacles: Vec::new(),
             obstacle_neighbors: ObstacleNeighbors::default(),
+            liveness: crate::liveness::Liveness::default(),
             policy: Policy::default(),
             perturbation: None,
             events: Vec::new(),
@@ -767,6 +771,7 @@ impl Scenario {
                 .map_err(sim_err(format!("obstacle #{i}")))?;
         }
         sim.set_obstacle_neighbor_mode(self.obstacle_neighbors);
+        sim.set_liveness(self.liveness);
         if !self.obstacles.is_empty() {
             sim.process_obstacles();
         }

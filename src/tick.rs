@@ -86,6 +86,8 @@ pub struct StepStats {
     pub yielding: u64,
     /// Stage 7: agents stalled after this step (their stall counter is above 0).
     pub stalled: u64,
+    /// Stage 7: agents whose stall began with this step (their counter went from 0 to 1).
+    pub stalls_begun: u64,
     /// Stage 7: stalled agents whose own preferred velocity points into a wall.
     pub blocked_by_obstacle: u64,
 }
@@ -482,6 +484,7 @@ impl Workspace {
             stats.agent_lines += (lines.len() - obstacle) as u64;
             let (stall, outcome) = self.outcome_of(pre, slot, solved, &lines, obstacle);
             stats.stalled += u64::from(stall > 0);
+            stats.begun += u64::from(stall == 1);
             stats.blocked += u64::from(outcome.blocked_by_obstacle);
             self.new_velocities.push(v);
             self.new_stalls.push(stall);
@@ -489,6 +492,7 @@ impl Workspace {
         }
         self.outcomes = outcomes;
         self.stats.stalled = stats.stalled;
+        self.stats.stalls_begun = stats.begun;
         self.stats.blocked_by_obstacle = stats.blocked;
         self.lines = lines;
         self.obstacle_neighbors = obstacle_neighbors;
@@ -536,6 +540,7 @@ struct SolveCounts {
     lp3_obstacles: u64,
     at_max: u64,
     stalled: u64,
+    begun: u64,
     blocked: u64,
 }
 

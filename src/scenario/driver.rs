@@ -120,6 +120,34 @@ pub struct RunReport {
     /// `(tick, state hash)` every [`RunOptions::hash_every`] ticks, tick 0 (before the first
     /// step) included.
     pub hashes: Vec<(u64, u64)>,
+    /// What the deadlock resolution and the LP did over the run, summed over the steps'
+    /// [`StepStats`](crate::StepStats).
+    pub outcomes: RunOutcomes,
+}
+
+/// Per-agent outcomes of a run, summed over its steps ([`RunReport::outcomes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOutcomes {
+    /// Stalls begun (an agent's stall counter going from 0 to 1; see [`crate::liveness`]).
+    pub stalls: u64,
+    /// Agent-ticks spent stalled.
+    pub stalled_ticks: u64,
+    /// Agent-ticks spent yielding right of way or making way.
+    pub yield_ticks: u64,
+    /// Agent-ticks solved by LP3 (relaxed: a dense crowd, or walls alone infeasible).
+    pub lp3_ticks: u64,
+    /// Agent-ticks stalled with the preferred velocity pointing into a wall.
+    pub blocked_ticks: u64,
+}
+
+impl RunOutcomes {
+    fn add(&mut self, s: &crate::StepStats) {
+        self.stalls += s.stalls_begun;
+        self.stalled_ticks += s.stalled;
+        self.yield_ticks += s.yielding;
+        self.lp3_ticks += s.lp3_fallbacks + s.obstacle_lp3_fallbacks;
+        self.blocked_ticks += s.blocked_by_obstacle;
+    }
 }
 
 impl RunReport {
@@ -145,6 +173,12 @@ impl RunReport {
                 let _ = writeln!(out, "min_clearance: none");
             }
         }
+        let o = &self.outcomes;
+        let _ = writeln!(
+            out,
+            "outcomes: stalls {} stalled_ticks {} yield_ticks {} lp3_ticks {} blocked_ticks {}",
+            o.stalls, o.stalled_ticks, o.yield_ticks, o.lp3_ticks, o.blocked_ticks
+        );
         for (tick, hash) in &self.hashes {
             let _ = writeln!(out, "hash {tick}: {hash:016x}");
         }
@@ -617,11 +651,13 @@ impl Driver {
         };
         record(sim, 0, &mut hashes);
         let mut ticks = 0;
+        let mut outcomes = RunOutcomes::default();
         while ticks < max_ticks && !(options.stop_when_reached && self.all_reached(sim)) {
             let tick = sim.tick();
             self.apply_events(sim, tick)?;
             self.set_pref_velocities(sim, tick)?;
             sim.step()?;
+            outcomes.add(sim.step_stats());
             ticks += 1;
             record(sim, ticks, &mut hashes);
         }
@@ -631,6 +667,7 @@ impl Driver {
             min_clearance: clearance.min(),
             final_hash: sim.state_hash(),
             hashes,
+            outcomes,
         })
     }
 }

@@ -6,6 +6,7 @@
 //! max_ticks = 2000             # optional, default 10,000
 //! goal_tolerance = 0.5         # optional; default: each agent's radius
 //! obstacle_neighbors = "whole_edges"  # optional: "whole_edges" (default) or "rvo2_fragments"
+//! liveness = "resolve"         # optional: "resolve" (default, deadlock resolution) or "rvo2"
 //!
 //! [defaults]                   # optional; each field defaults to RVO2's Circle value
 //! neighbor_dist = 15
@@ -14,6 +15,7 @@
 //! time_horizon_obst = 10
 //! radius = 1.5
 //! max_speed = 2
+//! priority = 128               # avoidance priority 0..=255 (see AgentParams::priority)
 //!
 //! [policy]                     # optional
 //! kind = "goal_seeking"        # or "roadmap" (see below)
@@ -106,6 +108,7 @@ use super::{
 };
 use crate::agent::{AgentId, AgentParams};
 use crate::domain::MAX_COORD;
+use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2, fx_from_f64};
 use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
 use serde::Deserialize;
@@ -166,6 +169,7 @@ struct ParamOverrides {
     time_horizon_obst: Option<Num>,
     radius: Option<Num>,
     max_speed: Option<Num>,
+    priority: Option<u8>,
 }
 
 impl ParamOverrides {
@@ -182,6 +186,9 @@ impl ParamOverrides {
         set(&mut p.max_speed, self.max_speed);
         if let Some(m) = self.max_neighbors {
             p.max_neighbors = m;
+        }
+        if let Some(q) = self.priority {
+            p.priority = q;
         }
         p
     }
@@ -202,6 +209,7 @@ struct FileAgent {
     time_horizon_obst: Option<Num>,
     radius: Option<Num>,
     max_speed: Option<Num>,
+    priority: Option<u8>,
 }
 
 impl FileAgent {
@@ -213,6 +221,7 @@ impl FileAgent {
             time_horizon_obst: self.time_horizon_obst,
             radius: self.radius,
             max_speed: self.max_speed,
+            priority: self.priority,
         }
     }
 }
@@ -308,6 +317,7 @@ struct FileSetParams {
     time_horizon_obst: Option<Num>,
     radius: Option<Num>,
     max_speed: Option<Num>,
+    priority: Option<u8>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -330,6 +340,7 @@ struct FileScenario {
     max_ticks: Option<u64>,
     goal_tolerance: Option<Num>,
     obstacle_neighbors: Option<ObstacleNeighbors>,
+    liveness: Option<Liveness>,
     #[serde(default)]
     defaults: ParamOverrides,
     policy: Option<FilePolicy>,
@@ -476,6 +487,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         agents,
         obstacles,
         obstacle_neighbors: f.obstacle_neighbors.unwrap_or_default(),
+        liveness: f.liveness.unwrap_or_default(),
         policy,
         perturbation: f.perturbation.map(|p| Perturbation {
             seed: p.seed,
@@ -643,6 +655,7 @@ fn parse_events(
                 time_horizon_obst: p.time_horizon_obst,
                 radius: p.radius,
                 max_speed: p.max_speed,
+                priority: p.priority,
             }
             .apply(*current);
             EventAction::SetParams {

@@ -1,7 +1,8 @@
 //! The liveness scenes of issue 9 (`fixtures/liveness/`): every file loads and builds, carries
 //! no perturbation, and has the geometry its comment claims (bit-exact mirror symmetry, the
-//! door's width, the formations' spacing, ...). How they run is reported, not asserted here:
-//! many deadlock with the current simulator, which is the point of the issue.
+//! door's width, the formations' spacing, ...). `every_scene_completes_and_walls_hold` asserts
+//! how they run: with the deadlock resolution (the default) every agent of every scene reaches
+//! its goal with no random input, and no agent centre crosses a wall.
 
 use lockstep_orca::scenario::{AgentSpec, EventAction, Scenario};
 use lockstep_orca::{AgentId, Fx, ObstacleShape, Vec2};
@@ -357,5 +358,62 @@ fn report() {
             driver.num_reached(&sim),
             r.final_hash
         );
+    }
+}
+
+#[path = "../../examples/common/monitor.rs"]
+mod monitor;
+
+/// Issue 9's acceptance: every scene completes with zero random input, every run is the same
+/// twice, the walls hold (no centre crosses an edge, obstacle clearance ≥ −0.001), and in RVO2
+/// mode the exactly symmetric scenes freeze (the reason for the mechanism).
+#[test]
+fn every_scene_completes_and_walls_hold() {
+    use lockstep_orca::scenario::RunOptions;
+    for name in SCENES {
+        let s = load(name);
+        let (mut sim, driver) = s.build().unwrap();
+        let mut walls = monitor::Monitor::new(&sim);
+        let r = driver
+            .run_with(&mut sim, &RunOptions::default(), |sim| walls.observe(sim))
+            .unwrap();
+        assert!(
+            r.all_reached,
+            "{name}: {} of {} arrived in {} ticks",
+            driver.num_reached(&sim),
+            driver.agent_ids().len(),
+            r.ticks
+        );
+        let w = walls.report;
+        assert_eq!(w.crossings, 0, "{name}: a centre crossed a wall");
+        assert!(
+            w.min_obstacle_clearance >= -0.001,
+            "{name}: obstacle clearance {}",
+            w.min_obstacle_clearance
+        );
+        let (c, _) = r.min_clearance.unwrap();
+        println!(
+            "{name}: {} ticks, {} stalls, {} yielding agent-ticks, {} LP3 agent-ticks, min clearance {c}, obstacle clearance {:.6}",
+            r.ticks,
+            r.outcomes.stalls,
+            r.outcomes.yield_ticks,
+            r.outcomes.lp3_ticks,
+            if w.min_obstacle_clearance.is_finite() {
+                w.min_obstacle_clearance
+            } else {
+                0.0
+            }
+        );
+        // Bit-identical on a second run.
+        let (mut again, driver) = s.build().unwrap();
+        let r2 = driver.run(&mut again, &RunOptions::default()).unwrap();
+        assert_eq!(r2.final_hash, r.final_hash, "{name}: a second run differs");
+    }
+    for name in ["head_on_pair", "mirror_ring"] {
+        let s = load(name);
+        let (mut sim, driver) = s.build().unwrap();
+        sim.set_liveness(lockstep_orca::Liveness::Rvo2);
+        let r = driver.run(&mut sim, &RunOptions::default()).unwrap();
+        assert!(!r.all_reached, "{name} completes even in RVO2 mode");
     }
 }

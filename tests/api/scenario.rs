@@ -903,3 +903,26 @@ fn obstacle_neighbors_key_selects_the_mode() {
         "{err:?}"
     );
 }
+
+#[test]
+fn liveness_and_priority_keys() {
+    let text = "time_step = 0.25\nliveness = \"rvo2\"\n[defaults]\npriority = 7\n\
+                [[agent]]\nstart = [0, 0]\ngoal = [5, 0]\npriority = 200\n\
+                [[agent]]\nstart = [9, 0]\ngoal = [1, 0]\n";
+    let s = Scenario::from_toml_str(text).unwrap();
+    assert_eq!(s.liveness, lockstep_orca::Liveness::Rvo2);
+    assert_eq!(s.defaults.priority, 7);
+    let (sim, _) = s.build().unwrap();
+    assert_eq!(sim.liveness(), lockstep_orca::Liveness::Rvo2);
+    let ids = sim.agent_ids().to_vec();
+    assert_eq!(sim.agent_params(ids[0]).unwrap().priority, 200);
+    assert_eq!(sim.agent_params(ids[1]).unwrap().priority, 7);
+    // The default is the resolution; a bad mode or priority is an error naming it.
+    let plain = Scenario::from_toml_str("time_step = 0.25\n").unwrap();
+    assert_eq!(plain.liveness, lockstep_orca::Liveness::Resolve);
+    let bad = Scenario::from_toml_str("time_step = 0.25\nliveness = \"fast\"\n").unwrap_err();
+    assert!(bad.to_string().contains("liveness"), "{bad}");
+    let bad =
+        Scenario::from_toml_str("time_step = 0.25\n[defaults]\npriority = 300\n").unwrap_err();
+    assert!(bad.to_string().contains("priority"), "{bad}");
+}

@@ -92,14 +92,18 @@ pub fn scenario_name(scenario: &Scenario, path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Prints the scenario's warnings on stderr, before a run.
-///
-/// WARNINGS (issue 12): the scenario module is adding `Scenario::warnings(&self) ->
-/// Vec<ScenarioWarning>` (events beyond max_ticks, absurd max_ticks, agents inside obstacles or
-/// overlapping, goals inside obstacles, obstacle winding). Once it lands, print each one here
-/// as `warning: {w}` on stderr and return them for the `warnings` field of `run --json`.
-fn warnings(_scenario: &Scenario) -> Vec<String> {
-    Vec::new()
+/// Prints the scenario's warnings ([`Scenario::warnings`]) on stderr as `warning: …`, before a
+/// run, and returns them for the `warnings` field of `run --json`.
+fn warnings(scenario: &Scenario) -> Vec<String> {
+    let warnings: Vec<String> = scenario
+        .warnings()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    warnings
 }
 
 fn hex(h: u64) -> String {
@@ -194,6 +198,13 @@ fn run_json(
         "hashes": r.hashes.iter().map(|&(tick, h)| json!({ "tick": tick, "hash": hex(h) })).collect::<Vec<_>>(),
         "csv": args.csv.as_ref().map(|p| p.display().to_string()),
         "warnings": warnings,
+        "outcomes": {
+            "stalls": r.outcomes.stalls,
+            "stalled_ticks": r.outcomes.stalled_ticks,
+            "yield_ticks": r.outcomes.yield_ticks,
+            "lp3_ticks": r.outcomes.lp3_ticks,
+            "blocked_ticks": r.outcomes.blocked_ticks,
+        },
     })
 }
 
@@ -222,6 +233,11 @@ fn print_report(r: &RunReport) {
         Some((c, tick)) => println!("min clearance: {c:.6} (tick {tick})"),
         None => println!("min clearance: none (no two agents came close)"),
     }
+    let o = &r.outcomes;
+    println!(
+        "outcomes: {} stalls ({} agent-ticks), {} yielding agent-ticks, {} LP3 agent-ticks, {} blocked by walls",
+        o.stalls, o.stalled_ticks, o.yield_ticks, o.lp3_ticks, o.blocked_ticks
+    );
     println!("final hash: {:016x}", r.final_hash);
 }
 
