@@ -24,6 +24,7 @@
 //! | item | what |
 //! | --- | --- |
 //! | [`Simulator`] | agents, obstacles and the tick ([`tick`] lists its stages; [`StepStats`] counts what they did) |
+//! | [`liveness`] | deadlock resolution without randomness (on by default; [`Liveness::Rvo2`] is RVO2 exactly) and [`AgentOutcome`] |
 //! | [`Agents`] | the agent store: every agent's state by slot, read-only (`sim.agents()`) |
 //! | [`math`] | [`Fx`] (Q32.32) and [`Vec2`], with every rounding rule stated |
 //! | [`domain`] | the guaranteed numeric domain and its checks |
@@ -35,9 +36,11 @@
 //! | [`docs`] | the manual: scenarios, determinism, replays, obstacles, numeric domain, RVO2, performance, architecture |
 //!
 //! ## Features
-//! * `scenario` (default): the scenario format (TOML), the driver, golden runs and the
-//!   `lockstep-orca` command-line runner. Without it (`default-features = false`) the crate
-//!   is the simulator, snapshots, replays and hashes, with no `toml` dependency.
+//! * `scenario` (default): the scenario format (TOML), the driver, golden runs. Without it
+//!   (`default-features = false`) the crate is the simulator, snapshots, replays and hashes,
+//!   with no `toml` dependency.
+//! * `cli` (default, implies `scenario`): the `lockstep-orca` command-line runner and its
+//!   dependencies.
 //! * `test-oracles`: brute-force references and internal structures for the crate's own
 //!   tests (`oracles`); not a stable API.
 
