@@ -24,17 +24,23 @@
 //!   agents meeting head-on both veer to their own right, which are opposite world directions,
 //!   so they pass each other instead of stopping nose to nose; a ring heading to its centre
 //!   turns into a roundabout.
+//! * **Making way.** An agent at rest (it does not want to move) steps sideways off the course
+//!   of the first neighbour that has been stalled for [`STALL_LEVEL_1`] seconds with this agent
+//!   on its course, at half the smaller of their speeds (it counts as yielding).
 //! * **Stall.** After a step, an agent that wants to move is *stalled* that tick when its new
 //!   velocity makes less than a sixteenth of its preferred speed of progress along `d`
 //!   (`v_new · d < min(s, max_speed) / 16`). Its stall counter counts consecutive stalled ticks
 //!   (saturating at 65,535) and returns to 0 on the first tick of progress. The counter is
 //!   simulation state: it is in the snapshot, the hash and so the replay.
-//! * **Escalation** (level 1), stalled for [`STALL_LEVEL_1`] seconds: the agent veers
-//!   `d + r / 2` (about 27°) whether or not a blocker is ahead (this slides it along a wall it
-//!   is pinned against).
-//! * **Right of way** (level 2), stalled for [`STALL_LEVEL_2`] seconds with a blocker that has
-//!   right of way over it: it **yields**, stepping back and aside to its right at half its
-//!   preferred speed (direction `r − d / 2`) until that blocker is out of its way. Right of way
+//! * **Escalation** (level 1), stalled for [`STALL_LEVEL_1`] seconds with a blocker ahead
+//!   (anywhere on its course, not only dead ahead): the agent veers `d + r / 2` (about 27°).
+//!   Without an agent blocker nothing changes: an agent pinned against a wall alone is
+//!   reported ([`AgentOutcome::blocked_by_obstacle`](crate::AgentOutcome)) for the game to
+//!   repath, not turned (turning near a goal would orbit it for ever).
+//! * **Right of way** (level 2), stalled for [`STALL_LEVEL_2`] seconds with a blocker that is
+//!   stalled too and has right of way over it: it **yields**, stepping aside to its right and
+//!   a little back at half its preferred speed (direction `r − d / 4`) until that blocker is
+//!   out of its way. Right of way
 //!   goes to the higher [`AgentParams::priority`](crate::AgentParams), ties to the lower id:
 //!   a total order, so of two agents blocking each other exactly one yields, and the agent
 //!   first in that order in a jam never yields, so the jam drains from it outwards. In a door,
