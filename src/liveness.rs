@@ -200,7 +200,7 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
         }
         let reach = me.params.radius + o.radius;
         let lateral = d.det(rel);
-        // `s · LOOKAHEAD` stays below 2,000 units (speeds are at most 1,000).
+        // `s · LOOKAHEAD` stays below 3,000 units (components are at most 1,000, so s < 1,415).
         if lateral.abs() >= reach || ahead >= reach + s * LOOKAHEAD || o.velocity.dot(d) >= s >> 1 {
             continue;
         }
