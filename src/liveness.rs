@@ -129,6 +129,8 @@ pub(crate) struct Me {
     pub pref: Vec2,
     pub params: AgentParams,
     pub stall: u16,
+    /// `pref.length_and_direction()`, computed once per tick by the caller.
+    pub dir: Option<(Fx, Vec2)>,
 }
 
 /// What it needs to know about a neighbour.
@@ -183,8 +185,7 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
         yielding_to: None,
     };
     let moving = me
-        .pref
-        .length_and_direction()
+        .dir
         .filter(|&(s, _)| wants_to_move(s, me.params.max_speed));
     let Some((s, d)) = moving else {
         return make_way(me, neighbors, rules).unwrap_or(unchanged);
@@ -194,11 +195,11 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
     let mut blocker = None;
     for o in neighbors {
         let rel = o.position - me.position;
+        let reach = me.params.radius + o.radius;
         let ahead = rel.dot(d);
         if ahead <= Fx::ZERO {
             continue;
         }
-        let reach = me.params.radius + o.radius;
         let lateral = d.det(rel);
         // `s · LOOKAHEAD` stays below 3,000 units (components are at most 1,000, so s < 1,415).
         if lateral.abs() >= reach || ahead >= reach + s * LOOKAHEAD || o.velocity.dot(d) >= s >> 1 {
@@ -283,8 +284,15 @@ fn make_way(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rules) -> Op
 /// preferred direction, reset otherwise. `pref` is the agent's own preferred velocity (not the
 /// steered one).
 #[must_use]
-pub(crate) fn next_stall(stall: u16, pref: Vec2, new_velocity: Vec2, max_speed: Fx) -> u16 {
-    let Some((s, d)) = pref.length_and_direction() else {
+///
+/// `dir` is the preferred velocity's `length_and_direction()`.
+pub(crate) fn next_stall(
+    stall: u16,
+    dir: Option<(Fx, Vec2)>,
+    new_velocity: Vec2,
+    max_speed: Fx,
+) -> u16 {
+    let Some((s, d)) = dir else {
         return 0;
     };
     if !wants_to_move(s, max_speed) {
@@ -330,6 +338,7 @@ mod tests {
 
     fn me(x: i32, pref: Vec2, stall: u16) -> Me {
         Me {
+            dir: pref.length_and_direction(),
             id: AgentId(1),
             position: Vec2::from_int(x, 0),
             pref,
@@ -395,20 +404,41 @@ mod tests {
     fn stall_counts_ticks_without_progress() {
         let p = Vec2::new(Fx::ONE, Fx::ZERO);
         let max = Fx::from_num(2);
-        assert_eq!(next_stall(0, p, Vec2::ZERO, max), 1);
+        assert_eq!(next_stall(0, p.length_and_direction(), Vec2::ZERO, max), 1);
         assert_eq!(
-            next_stall(7, p, Vec2::new(Fx::lit("0.06"), Fx::ONE), max),
+            next_stall(
+                7,
+                p.length_and_direction(),
+                Vec2::new(Fx::lit("0.06"), Fx::ONE),
+                max
+            ),
             8
         );
         assert_eq!(
-            next_stall(7, p, Vec2::new(Fx::lit("0.0625"), Fx::ZERO), max),
+            next_stall(
+                7,
+                p.length_and_direction(),
+                Vec2::new(Fx::lit("0.0625"), Fx::ZERO),
+                max
+            ),
             0
         );
-        assert_eq!(next_stall(u16::MAX, p, Vec2::ZERO, max), u16::MAX);
-        // Not wanting to move never stalls.
-        assert_eq!(next_stall(7, Vec2::ZERO, Vec2::ZERO, max), 0);
         assert_eq!(
-            next_stall(7, Vec2::new(Fx::lit("0.2"), Fx::ZERO), Vec2::ZERO, max),
+            next_stall(u16::MAX, p.length_and_direction(), Vec2::ZERO, max),
+            u16::MAX
+        );
+        // Not wanting to move never stalls.
+        assert_eq!(
+            next_stall(7, Vec2::ZERO.length_and_direction(), Vec2::ZERO, max),
+            0
+        );
+        assert_eq!(
+            next_stall(
+                7,
+                Vec2::new(Fx::lit("0.2"), Fx::ZERO).length_and_direction(),
+                Vec2::ZERO,
+                max
+            ),
             0
         );
     }

@@ -156,6 +156,9 @@ pub(crate) struct Workspace {
     /// yields to.
     steered: Vec<Vec2>,
     yielding: Vec<Option<AgentId>>,
+    /// Each slot's preferred velocity as `length_and_direction()` (one square root per agent
+    /// per tick, shared by the steering and the stall counter).
+    pref_dirs: Vec<Option<(Fx, Vec2)>>,
     /// Stage 7: each slot's stall counter after the step (committed by stage 8) and outcome.
     pub(crate) new_stalls: Vec<u16>,
     outcomes: Vec<AgentOutcome>,
@@ -298,6 +301,7 @@ impl Workspace {
         let agents = pre.agents;
         self.steered.clear();
         self.yielding.clear();
+        self.pref_dirs.clear();
         if pre.liveness == Liveness::Rvo2 {
             self.steered.extend_from_slice(agents.pref_velocities());
             self.yielding.resize(agents.len(), None);
@@ -308,12 +312,22 @@ impl Workspace {
         let rules = Rules::new(pre.time_step);
         let (mut steered, mut yielding) = (0, 0);
         for slot in 0..self.neighbor_ranges.len() {
+            let pref = agents.pref_velocities()[slot];
+            let dir = pref.length_and_direction();
+            self.pref_dirs.push(dir);
+            // Every rule needs a neighbour: alone, the preferred velocity stays.
+            if self.neighbor_ranges[slot].1 == 0 {
+                self.steered.push(pref);
+                self.yielding.push(None);
+                continue;
+            }
             let me = liveness::Me {
                 id: agents.ids()[slot],
                 position: agents.positions()[slot],
-                pref: agents.pref_velocities()[slot],
+                pref,
                 params: agents.params()[slot],
                 stall: agents.stalls()[slot],
+                dir,
             };
             let others = self.neighbor_slots[self.neighbors_of(slot)]
                 .iter()
@@ -425,7 +439,9 @@ impl Workspace {
         let max_speed = agents.params()[slot].max_speed;
         let stall = match pre.liveness {
             Liveness::Rvo2 => 0,
-            Liveness::Resolve => liveness::next_stall(agents.stalls()[slot], pref, v, max_speed),
+            Liveness::Resolve => {
+                liveness::next_stall(agents.stalls()[slot], self.pref_dirs[slot], v, max_speed)
+            }
         };
         let penetration = match path {
             SolvePath::Lp2 => Fx::ZERO,
