@@ -323,16 +323,16 @@ impl Agents {
         }
     }
 
-    /// Drops every marked slot in one pass, keeping the order of the rest, and appends the
+    /// Drops every marked slot in one pass, keeping the order of the rest, and hands the
     /// removed agents (ascending id) to `removed`.
-    pub(crate) fn compact(&mut self, removed: &mut Vec<Agent>) {
+    pub(crate) fn compact(&mut self, mut removed: impl FnMut(Agent)) {
         if self.num_marked == 0 {
             return;
         }
         let mut keep = 0;
         for slot in 0..self.ids.len() {
             if self.is_marked(slot) {
-                removed.push(self.at(slot));
+                removed(self.at(slot));
                 continue;
             }
             if keep != slot {
@@ -447,7 +447,7 @@ mod tests {
         }
         assert_eq!(agents.len(), before.len() - remove.len());
         let mut removed = Vec::new();
-        agents.compact(&mut removed);
+        agents.compact(|a| removed.push(a));
         assert_eq!(agents.len(), before.len() - remove.len());
         let mut expected: Vec<u32> = remove.to_vec();
         expected.sort_unstable();

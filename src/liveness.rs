@@ -158,6 +158,24 @@ fn scale(v: Vec2, s: Fx) -> Vec2 {
     Vec2::from_bits(m(v.x), m(v.y))
 }
 
+/// `x / 2`, truncated toward zero (so `half(−x) = −half(x)` exactly).
+fn half(x: Fx) -> Fx {
+    Fx::from_bits(x.to_bits() / 2)
+}
+
+/// The blocker test's geometry: whether a disc at `rel` from an agent moving in direction `d`
+/// at speed `s` is on its course (ahead, `|lateral| < reach`, closer than
+/// `reach + s · LOOKAHEAD`). Returns the lateral offset `det(d, rel)` if it is.
+fn on_course(rel: Vec2, d: Vec2, s: Fx, reach: Fx) -> Option<Fx> {
+    let ahead = rel.dot(d);
+    if ahead <= Fx::ZERO {
+        return None;
+    }
+    let lateral = d.det(rel);
+    // `s · LOOKAHEAD` stays below 3,000 units (components are at most 1,000, so s < 1,415).
+    (lateral.abs() < reach && ahead < reach + s * LOOKAHEAD).then_some(lateral)
+}
+
 /// Whether `s` is a speed the agent wants to move at (`s ≥ max_speed / 8`, `s > 0`).
 fn wants_to_move(s: Fx, max_speed: Fx) -> bool {
     s > Fx::ZERO && s >= max_speed >> WANT_SHIFT
@@ -194,19 +212,13 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
     // The first blocker, nearest first.
     let mut blocker = None;
     for o in neighbors {
-        let rel = o.position - me.position;
         let reach = me.params.radius + o.radius;
-        let ahead = rel.dot(d);
-        if ahead <= Fx::ZERO {
-            continue;
+        if let Some(lateral) = on_course(o.position - me.position, d, s, reach)
+            && o.velocity.dot(d) < s >> 1
+        {
+            blocker = Some((o, lateral));
+            break;
         }
-        let lateral = d.det(rel);
-        // `s · LOOKAHEAD` stays below 3,000 units (components are at most 1,000, so s < 1,415).
-        if lateral.abs() >= reach || ahead >= reach + s * LOOKAHEAD || o.velocity.dot(d) >= s >> 1 {
-            continue;
-        }
-        blocker = Some((o, lateral));
-        break;
     }
     let turned = |k_shift: u32| -> Vec2 {
         // d + r / 2^k, rescaled to the speed s.
@@ -223,7 +235,7 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
         let dir = right - shr(d, YIELD_BACK_SHIFT);
         let pref = dir
             .length_and_direction()
-            .map_or(me.pref, |(_, unit)| scale(unit, shr(Vec2::new(s, s), 1).x));
+            .map_or(me.pref, |(_, unit)| scale(unit, half(s)));
         return Steered {
             pref,
             yielding_to: Some(o.id),
@@ -261,16 +273,13 @@ fn make_way(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rules) -> Op
         else {
             continue;
         };
-        let rel = me.position - o.position;
-        let ahead = rel.dot(d);
         let reach = me.params.radius + o.radius;
-        let lateral = d.det(rel);
-        if ahead <= Fx::ZERO || lateral.abs() >= reach || ahead >= reach + so * LOOKAHEAD {
+        let Some(lateral) = on_course(me.position - o.position, d, so, reach) else {
             continue;
-        }
+        };
         let left = d.perp();
         let side = if lateral >= Fx::ZERO { left } else { -left };
-        let speed = shr(Vec2::new(so.min(me.params.max_speed), Fx::ZERO), 1).x;
+        let speed = half(so.min(me.params.max_speed));
         return Some(Steered {
             pref: scale(side, speed),
             yielding_to: Some(o.id),

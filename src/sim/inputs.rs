@@ -105,7 +105,7 @@ impl Simulator {
             Command::AddAgent { position, params } => {
                 // Adds come first in the canonical order, so no slot is marked yet; compact
                 // anyway should a marked slot exist, since new agents go last.
-                self.agents.compact(&mut self.inputs.removed);
+                self.agents.compact(|a| self.inputs.removed.push(a));
                 self.add_agent_with(position, params)?;
                 self.inputs.added += 1;
                 return Ok(());
@@ -163,7 +163,7 @@ impl Simulator {
             }
         }
         self.inputs.due = due;
-        self.agents.compact(&mut self.inputs.removed);
+        self.agents.compact(|a| self.inputs.removed.push(a));
         self.work.stats.commands_applied = applied;
         self.work.stats.commands_rejected = self.inputs.rejected.len() as u64;
     }

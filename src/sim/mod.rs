@@ -289,7 +289,7 @@ impl Simulator {
         for &(slot, _) in &slots {
             self.agents.mark_removed(slot);
         }
-        self.agents.compact(&mut Vec::new());
+        self.agents.compact(|_| {});
         Ok(())
     }
 
