@@ -53,6 +53,36 @@ fn random_ids(n: u32, k: usize, seed: u64) -> Vec<AgentId> {
     all.into_iter().map(AgentId).collect()
 }
 
+/// A group of ten samples of five seconds.
+fn group<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(5));
+    group
+}
+
+/// Times `f` on a fresh copy of `sim` (the copy is made outside the timing).
+fn bench_on(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    sim: &Simulator,
+    f: impl Fn(&mut Simulator),
+) {
+    group.bench_function(name, |b| {
+        b.iter_batched(
+            || sim.clone(),
+            |mut sim| {
+                f(&mut sim);
+                black_box(sim)
+            },
+            BatchSize::LargeInput,
+        );
+    });
+}
+
 fn yardstick(c: &mut Criterion) {
     let (sim, driver) = Scenario::crowd(10_000).build().expect("valid scene");
     let mut sim = sim;
@@ -60,20 +90,11 @@ fn yardstick(c: &mut Criterion) {
         driver.set_pref_velocities(&mut sim, tick).unwrap();
         sim.step().unwrap();
     }
-    let mut group = c.benchmark_group("yardstick");
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(5));
-    group.bench_function("step_crowd_10000", |b| {
-        b.iter_batched(
-            || sim.clone(),
-            |mut sim| {
-                let tick = sim.tick();
-                driver.set_pref_velocities(&mut sim, tick).unwrap();
-                sim.step().unwrap();
-                black_box(sim)
-            },
-            BatchSize::LargeInput,
-        );
+    let mut group = group(c, "yardstick");
+    bench_on(&mut group, "step_crowd_10000", &sim, |sim| {
+        let tick = sim.tick();
+        driver.set_pref_velocities(sim, tick).unwrap();
+        sim.step().unwrap();
     });
     group.finish();
 }
@@ -81,42 +102,17 @@ fn yardstick(c: &mut Criterion) {
 fn removal(c: &mut Criterion) {
     let sim = lonely_agents(100_000);
     let ids = random_ids(100_000, 10_000, 1);
-    let mut group = c.benchmark_group("remove");
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(5));
-    group.bench_function("commands", |b| {
-        b.iter_batched(
-            || sim.clone(),
-            |mut sim| {
-                for &id in &ids {
-                    sim.queue_command(0, Command::RemoveAgent { id }).unwrap();
-                }
-                sim.step().unwrap();
-                assert_eq!(sim.num_agents(), 90_000);
-                black_box(sim)
-            },
-            BatchSize::LargeInput,
-        );
+    let mut group = group(c, "remove");
+    bench_on(&mut group, "commands", &sim, |sim| {
+        for &id in &ids {
+            sim.queue_command(0, Command::RemoveAgent { id }).unwrap();
+        }
+        sim.step().unwrap();
+        assert_eq!(sim.num_agents(), 90_000);
     });
-    group.bench_function("step_only", |b| {
-        b.iter_batched(
-            || sim.clone(),
-            |mut sim| {
-                sim.step().unwrap();
-                black_box(sim)
-            },
-            BatchSize::LargeInput,
-        );
-    });
-    group.bench_function("batch", |b| {
-        b.iter_batched(
-            || sim.clone(),
-            |mut sim| {
-                sim.remove_agents(&ids).unwrap();
-                black_box(sim)
-            },
-            BatchSize::LargeInput,
-        );
+    bench_on(&mut group, "step_only", &sim, |sim| sim.step().unwrap());
+    bench_on(&mut group, "batch", &sim, |sim| {
+        sim.remove_agents(&ids).unwrap()
     });
     group.finish();
 }
@@ -125,46 +121,19 @@ fn commands(c: &mut Criterion) {
     let sim = lonely_agents(10_000);
     let ids = random_ids(10_000, 10_000, 2);
     let v = Vec2::new(Fx::ONE, Fx::ZERO);
-    let mut group = c.benchmark_group("commands");
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(5));
-    group.bench_function("queue_random", |b| {
-        b.iter_batched(
-            || sim.clone(),
-            |mut sim| {
-                for &id in &ids {
-                    sim.queue_command(0, Command::SetPrefVelocity { id, v })
-                        .unwrap();
-                }
-                black_box(sim)
-            },
-            BatchSize::LargeInput,
-        );
+    let queue = |sim: &mut Simulator| {
+        for &id in &ids {
+            sim.queue_command(0, Command::SetPrefVelocity { id, v })
+                .unwrap();
+        }
+    };
+    let mut group = group(c, "commands");
+    bench_on(&mut group, "queue_random", &sim, queue);
+    bench_on(&mut group, "queue_and_step", &sim, |sim| {
+        queue(sim);
+        sim.step().unwrap();
     });
-    group.bench_function("queue_and_step", |b| {
-        b.iter_batched(
-            || sim.clone(),
-            |mut sim| {
-                for &id in &ids {
-                    sim.queue_command(0, Command::SetPrefVelocity { id, v })
-                        .unwrap();
-                }
-                sim.step().unwrap();
-                black_box(sim)
-            },
-            BatchSize::LargeInput,
-        );
-    });
-    group.bench_function("step_only", |b| {
-        b.iter_batched(
-            || sim.clone(),
-            |mut sim| {
-                sim.step().unwrap();
-                black_box(sim)
-            },
-            BatchSize::LargeInput,
-        );
-    });
+    bench_on(&mut group, "step_only", &sim, |sim| sim.step().unwrap());
     group.finish();
 }
 
