@@ -13,6 +13,7 @@ mod domain_edges;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;
 mod obstacles_api;
+mod orders;
 #[cfg(feature = "cli")]
 mod pictures;
 #[cfg(feature = "scenario")]
