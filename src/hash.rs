@@ -174,7 +174,7 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
         write_agent(&a, out);
     }
     out.put(&(s.orders.len() as u32).to_le_bytes());
-    for (id, o) in s.orders {
+    for (id, o) in s.orders.iter() {
         out.put(&id.0.to_le_bytes());
         vec2(out, o.start());
         out.put(&(o.progress() as u32).to_le_bytes());

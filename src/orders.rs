@@ -54,8 +54,81 @@ use crate::math::{Fx, Vec2, unit_from_turns, wide_mul};
 use crate::util::splitmix64;
 use serde::{Deserialize, Serialize};
 
-/// Every agent's order, by id (absent: no order). Part of the state.
-pub(crate) type Orders = std::collections::BTreeMap<AgentId, Order>;
+/// Every agent's order, by id (absent: no order), and the number of path points they hold in
+/// all (bounded by [`MAX_TOTAL_PATH_POINTS`]). Part of the state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Orders {
+    map: std::collections::BTreeMap<AgentId, Order>,
+    points: usize,
+}
+
+impl Orders {
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub(crate) fn get(&self, id: &AgentId) -> Option<&Order> {
+        self.map.get(id)
+    }
+
+    /// Ascending id.
+    pub(crate) fn iter(&self) -> std::collections::btree_map::Iter<'_, AgentId, Order> {
+        self.map.iter()
+    }
+
+    /// Ascending id, for advancing the progress (nothing else may change through it).
+    pub(crate) fn iter_mut(&mut self) -> std::collections::btree_map::IterMut<'_, AgentId, Order> {
+        self.map.iter_mut()
+    }
+
+    pub(crate) fn set_progress(&mut self, id: AgentId, next: u32) {
+        if let Some(o) = self.map.get_mut(&id) {
+            o.next = next;
+        }
+    }
+
+    fn total_error() -> SimError {
+        SimError::OutOfDomain {
+            what: "order path points in all",
+            allowed: "at most 4,194,304",
+        }
+    }
+
+    /// Gives agent `id` a new order, returning the one it replaces. Refused (nothing changes)
+    /// when the points in all would pass [`MAX_TOTAL_PATH_POINTS`].
+    pub(crate) fn insert(&mut self, id: AgentId, order: Order) -> Result<Option<Order>, SimError> {
+        let old = self.map.get(&id).map_or(0, |o| o.path.len());
+        let points = self.points - old + order.path.len();
+        if points > MAX_TOTAL_PATH_POINTS {
+            return Err(Self::total_error());
+        }
+        self.points = points;
+        Ok(self.map.insert(id, order))
+    }
+
+    /// Appends `goal` to agent `id`'s path ([`Order::queue`]). `Ok(false)` when it has no order.
+    pub(crate) fn queue(&mut self, id: AgentId, goal: Vec2) -> Result<bool, SimError> {
+        let Some(order) = self.map.get_mut(&id) else {
+            return Ok(false);
+        };
+        if self.points >= MAX_TOTAL_PATH_POINTS {
+            return Err(Self::total_error());
+        }
+        order.queue(goal)?;
+        self.points += 1;
+        Ok(true)
+    }
+
+    pub(crate) fn remove(&mut self, id: &AgentId) -> Option<Order> {
+        let o = self.map.remove(id)?;
+        self.points -= o.path.len();
+        Some(o)
+    }
+}
+
+/// Most path points all orders together may hold (2²², 64 MiB of points): what bounds the
+/// orders' share of a snapshot.
+pub const MAX_TOTAL_PATH_POINTS: usize = 1 << 22;
 
 /// Most points an order's path may hold (1,024 waypoints and the goal, a scenario route's
 /// limit); a [`Command::QueueMove`](crate::Command::QueueMove)

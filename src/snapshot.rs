@@ -74,8 +74,6 @@ pub const SNAPSHOT_MAGIC: [u8; 8] = *b"LSORCASN";
 pub const SNAPSHOT_VERSION: u32 = 3;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
-/// Largest global time a restored snapshot may have, 2³⁰ s (see [`Simulator::restore`]).
-pub const MAX_RESTORED_TIME: Fx = Fx::from_bits(1 << 62);
 /// Bytes before the payload: magic, version, length.
 pub const HEADER_BYTES: usize = 20;
 /// Bytes after the payload: the checksum.
@@ -301,16 +299,19 @@ impl StateV1 {
             agent_defaults: self.defaults,
         })
         .map_err(domain)?;
-        // The global time overflows at 2^31 s; a restored state gets at least 2^30 s of
-        // headroom (10 million steps of the largest time step), so a hostile snapshot cannot
-        // make the next steps overflow.
-        if self.global_time < Fx::ZERO || self.global_time > MAX_RESTORED_TIME {
-            return Err(SnapshotError::Inconsistent(
-                "global time outside 0 ..= 2^30 seconds",
-            ));
+        // The domain is the one the step keeps (crate::domain): any time a step can reach
+        // restores, and a step that would pass the clock's or the tick counter's end fails
+        // cleanly, from a restored state as from any other.
+        if self.global_time < Fx::ZERO {
+            return Err(SnapshotError::Inconsistent("negative global time"));
         }
-        if self.tick == u64::MAX {
-            return Err(SnapshotError::Inconsistent("tick counter exhausted"));
+        if self.agents.len() > crate::domain::MAX_AGENTS {
+            return Err(SnapshotError::Inconsistent("more than 1,000,000 agents"));
+        }
+        if self.pending.len() > crate::domain::MAX_PENDING_COMMANDS {
+            return Err(SnapshotError::Inconsistent(
+                "more than 1,048,576 pending commands",
+            ));
         }
         let mut previous: Option<AgentId> = None;
         for a in &self.agents {
@@ -331,7 +332,7 @@ impl StateV1 {
             a.params.validate(self.time_step).map_err(domain)?;
         }
         self.steering.validate().map_err(domain)?;
-        let mut orders = Orders::new();
+        let mut orders = Orders::default();
         let mut previous: Option<AgentId> = None;
         let mut agent_ids = self.agents.iter().map(|a| a.id).peekable();
         for (id, order) in self.orders {
@@ -347,7 +348,7 @@ impl StateV1 {
                 return Err(SnapshotError::Inconsistent("order for an absent agent"));
             }
             order.validate().map_err(domain)?;
-            orders.insert(id, order);
+            orders.insert(id, order).map_err(domain)?;
         }
         let mut previous = None;
         for (id, shape) in self.obstacles.iter() {
@@ -361,6 +362,13 @@ impl StateV1 {
                 checked_point(p, "obstacle vertex").map_err(domain)?;
             }
             crate::obstacle::polygon::validate(shape).map_err(domain)?;
+        }
+        let mut obstacles = self.obstacles;
+        obstacles.recount();
+        if obstacles.num_vertices() > crate::domain::MAX_OBSTACLE_VERTICES {
+            return Err(SnapshotError::Inconsistent(
+                "more than 1,048,576 obstacle vertices",
+            ));
         }
         let Some(commands) = CommandQueue::from_canonical(self.pending) else {
             return Err(SnapshotError::Inconsistent(
@@ -388,7 +396,7 @@ impl StateV1 {
             steering: self.steering,
             agents,
             orders,
-            obstacles: self.obstacles,
+            obstacles,
             commands,
         });
         Ok(sim)
@@ -418,7 +426,7 @@ impl Simulator {
             pending: commands.to_vec(),
         };
         // 100 bytes per agent record, 80 per command (upper bounds), plus the fixed fields.
-        let points: usize = orders.values().map(|o| o.path().len()).sum();
+        let points: usize = orders.iter().map(|(_, o)| o.path().len()).sum();
         let hint = 192 + 100 * agents.len() + 40 * orders.len() + 16 * points + 80 * commands.len();
         seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint)
     }
@@ -428,7 +436,8 @@ impl Simulator {
     /// # Errors
     /// A [`SnapshotError`] naming the first problem: envelope (truncated, magic, version, size,
     /// checksum), encoding (undecodable, trailing bytes) or content (a value outside the domain,
-    /// an inconsistent structure, a global time above [`MAX_RESTORED_TIME`]). Never panics,
+    /// an inconsistent structure). Every state the simulator can reach restores (see
+    /// [`crate::domain`]: one domain for every entry point). Never panics,
     /// whatever the bytes.
     pub fn restore(bytes: &[u8]) -> Result<Simulator, SnapshotError> {
         let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;

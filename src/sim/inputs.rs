@@ -54,6 +54,12 @@ impl Simulator {
             });
         }
         command.validate_values(self.time_step)?;
+        if self.commands.len() >= crate::domain::MAX_PENDING_COMMANDS {
+            return Err(SimError::OutOfDomain {
+                what: "pending commands",
+                allowed: "at most 1,048,576",
+            });
+        }
         if let Some(id) = command.target() {
             // Ids below the counter that are absent were removed and never come back. Ids at
             // or above it may be given by adds queued later, so they are accepted here (order

@@ -113,7 +113,7 @@ impl Simulator {
             liveness: Liveness::default(),
             steering: Steering::default(),
             agents: Agents::default(),
-            orders: Orders::new(),
+            orders: Orders::default(),
             obstacles: Arc::default(),
             commands: CommandQueue::default(),
             inputs: InputLog::default(),
@@ -221,7 +221,8 @@ impl Simulator {
     }
 
     fn integrate(&mut self) -> Result<(), SimError> {
-        // The clock is checked first: 2³¹ s (68 years) of simulated time is the domain's limit.
+        // The clock is checked first: 2³¹ s (68 years) of simulated time is the domain's limit,
+        // and the tick counter's 2⁶⁴ - 1 (crate::domain).
         let global_time =
             self.global_time
                 .checked_add(self.time_step)
@@ -229,6 +230,10 @@ impl Simulator {
                     what: "global_time",
                     allowed: "below 2^31 seconds",
                 })?;
+        let tick = self.tick.checked_add(1).ok_or(SimError::OutOfDomain {
+            what: "tick",
+            allowed: "below 2^64 - 1",
+        })?;
         let w = &mut self.work;
         w.new_positions.clear();
         let positions = self.agents.positions();
@@ -242,7 +247,7 @@ impl Simulator {
         self.agents
             .commit_motion(&mut w.new_positions, &w.new_velocities, &w.new_stalls);
         self.global_time = global_time;
-        self.tick += 1;
+        self.tick = tick;
         Ok(())
     }
 
@@ -269,6 +274,9 @@ impl Simulator {
     ) -> Result<AgentId, SimError> {
         check_point(position, "position")?;
         params.validate(self.time_step)?;
+        if self.agents.len() >= crate::domain::MAX_AGENTS {
+            return Err(SimError::TooManyAgents);
+        }
         let next = self.next_id.checked_add(1).ok_or(SimError::TooManyAgents)?;
         let id = AgentId(self.next_id);
         self.next_id = next;

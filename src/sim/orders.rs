@@ -59,9 +59,7 @@ impl Simulator {
     pub(super) fn unsteer_orders(&mut self) {
         for u in self.inputs.steered.drain(..) {
             self.agents.set_pref_velocity(u.slot, u.pref_velocity);
-            if let Some(o) = self.orders.get_mut(&u.id) {
-                o.set_progress(u.progress);
-            }
+            self.orders.set_progress(u.id, u.progress);
         }
     }
 
@@ -76,11 +74,8 @@ impl Simulator {
         crate::domain::checked_point(goal, "goal")?;
         let position = self.agent_position(id)?;
         let old = self.orders.get(&id).cloned();
-        match self.orders.get_mut(&id) {
-            Some(order) if queue => order.queue(goal)?,
-            _ => {
-                self.orders.insert(id, Order::new(position, goal));
-            }
+        if !(queue && self.orders.queue(id, goal)?) {
+            self.orders.insert(id, Order::new(position, goal))?;
         }
         Ok(old)
     }
@@ -97,7 +92,9 @@ impl Simulator {
     pub(super) fn restore_order(&mut self, id: AgentId, order: Option<Order>) {
         match order {
             Some(o) => {
-                self.orders.insert(id, o);
+                // The order held these points a moment ago: the total stays within bounds.
+                let restored = self.orders.insert(id, o);
+                debug_assert!(restored.is_ok());
             }
             None => {
                 self.orders.remove(&id);

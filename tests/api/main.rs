@@ -10,6 +10,7 @@ mod agent_lookup;
 mod cli;
 mod domain;
 mod domain_edges;
+mod domain_reach;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;
 mod obstacles_api;
