@@ -70,6 +70,14 @@ impl StreamHasher {
         self.len = 0;
         self.state.digest()
     }
+
+    /// XXH3-128 (seed 0) of the stream: equal to `xxh3_128` of the concatenation.
+    #[cfg(feature = "ggrs")]
+    pub(crate) fn finish128(mut self) -> u128 {
+        self.state.update(&self.buf[..self.len]);
+        self.len = 0;
+        self.state.digest128()
+    }
 }
 
 impl ByteSink for StreamHasher {
