@@ -34,7 +34,7 @@
 //! | [`hash`], [`snapshot`], [`replay`] | the determinism contract: state hash, snapshots, replays |
 //! | `netcode` | the ggrs adapter: the simulator as rollback / lockstep game state, validated order messages (feature `ggrs`, off by default) |
 //! | `scenario`, `golden` | scenario files, the goal-seeking driver, golden runs (feature `scenario`, on by default) |
-//! | [`docs`] | the manual: scenarios, determinism, replays, obstacles, numeric domain, RVO2, performance, architecture |
+//! | [`docs`] | the manual: scenarios, determinism, replays, obstacles, numeric domain, RVO2, performance, architecture, netcode |
 //!
 //! ## Features
 //! * `scenario` (default): the scenario format (TOML), the driver, golden runs. Without it

@@ -211,7 +211,7 @@ fn hostile_inputs_are_skipped_identically_and_never_panic() {
             // Mostly plausible slots: small kinds, small unit ids.
             for k in 0..4 {
                 bytes[k * 14] %= 9;
-                if rng.next() % 2 == 0 {
+                if rng.next().is_multiple_of(2) {
                     bytes[k * 14 + 1] = 0;
                     bytes[k * 14 + 3..k * 14 + 6].fill(0);
                     bytes[k * 14 + 2] %= 4;
@@ -250,8 +250,10 @@ fn invalid_orders_are_rejected_for_their_reason() {
         ..WireOrder::default()
     };
     let theirs = Order::Stop { unit: AgentId(1) }.encode().unwrap();
-    let mut p0 = NetInput::default();
-    p0.orders = [far, bad_kind, padded, theirs];
+    let p0 = NetInput {
+        orders: [far, bad_kind, padded, theirs],
+        ..NetInput::default()
+    };
     both(
         &mut a,
         &mut b,
