@@ -448,7 +448,8 @@ impl std::error::Error for OrderError {}
 pub struct Rejection {
     /// The frame whose advance skipped it.
     pub frame: u32,
-    /// The sending player's handle.
+    /// The sending player's handle; `usize::MAX` for a command of the scene's driver or of
+    /// the steering that the simulator's queue refused.
     pub player: usize,
     /// The slot in the player's [`NetInput::orders`].
     pub slot: usize,
