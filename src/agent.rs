@@ -154,7 +154,7 @@ pub struct Agent {
 /// Removal costs one compaction pass over the slots, whatever the number of agents removed
 /// together: a tick's `RemoveAgent` commands, or one
 /// [`remove_agents`](crate::Simulator::remove_agents) call, mark their slots and compact once.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Agents {
     ids: Vec<AgentId>,
     positions: Vec<Vec2>,
@@ -166,6 +166,26 @@ pub struct Agents {
     /// [`compact`](Self::compact).
     marked: Vec<u64>,
     num_marked: usize,
+}
+
+impl Clone for Agents {
+    fn clone(&self) -> Self {
+        let mut copy = Self::default();
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Field by field, reusing this store's buffers (a rollback's saved states).
+    fn clone_from(&mut self, source: &Self) {
+        self.ids.clone_from(&source.ids);
+        self.positions.clone_from(&source.positions);
+        self.velocities.clone_from(&source.velocities);
+        self.pref_velocities.clone_from(&source.pref_velocities);
+        self.params.clone_from(&source.params);
+        self.stalls.clone_from(&source.stalls);
+        self.marked.clone_from(&source.marked);
+        self.num_marked = source.num_marked;
+    }
 }
 
 impl Agents {

@@ -112,6 +112,36 @@ pub enum Command {
         /// The new velocity.
         v: Vec2,
     },
+    /// Orders an agent to `goal` ([`crate::orders`]): replaces its path by `goal` alone; the
+    /// simulator steers it there from now on.
+    MoveTo {
+        /// The agent.
+        id: AgentId,
+        /// Where to go.
+        goal: Vec2,
+    },
+    /// Appends `goal` to an agent's path ([`crate::orders`]): the path's current end becomes a
+    /// waypoint. The same as [`Command::MoveTo`] for an agent without an order. Rejected when
+    /// the path already holds [`MAX_PATH_POINTS`](crate::orders::MAX_PATH_POINTS) points.
+    QueueMove {
+        /// The agent.
+        id: AgentId,
+        /// Where to go after the current path.
+        goal: Vec2,
+    },
+    /// Drops an agent's order and sets its preferred velocity to zero ([`crate::orders`]).
+    Stop {
+        /// The agent.
+        id: AgentId,
+    },
+    /// Sets an agent's avoidance priority ([`AgentParams::priority`]), the one parameter a game
+    /// changes in play (a unit given right of way), without sending all of them.
+    SetPriority {
+        /// The agent.
+        id: AgentId,
+        /// The new priority.
+        priority: u8,
+    },
 }
 
 impl Command {
@@ -124,7 +154,11 @@ impl Command {
             | Self::RemoveAgent { id }
             | Self::SetParams { id, .. }
             | Self::SetPosition { id, .. }
-            | Self::SetVelocity { id, .. } => Some(id),
+            | Self::SetVelocity { id, .. }
+            | Self::MoveTo { id, .. }
+            | Self::QueueMove { id, .. }
+            | Self::Stop { id }
+            | Self::SetPriority { id, .. } => Some(id),
         }
     }
 
@@ -138,6 +172,10 @@ impl Command {
             Self::SetParams { .. } => 3,
             Self::SetPosition { .. } => 4,
             Self::SetVelocity { .. } => 5,
+            Self::MoveTo { .. } => 6,
+            Self::QueueMove { .. } => 7,
+            Self::Stop { .. } => 8,
+            Self::SetPriority { .. } => 9,
         }
     }
 
@@ -156,6 +194,10 @@ impl Command {
             Self::SetParams { params, .. } => params.validate(time_step),
             Self::SetPosition { position, .. } => checked_point(*position, "position"),
             Self::SetVelocity { v, .. } => checked_velocity(*v, "velocity"),
+            Self::MoveTo { goal, .. } | Self::QueueMove { goal, .. } => {
+                checked_point(*goal, "goal")
+            }
+            Self::Stop { .. } | Self::SetPriority { .. } => Ok(()),
         }
     }
 }

@@ -14,6 +14,19 @@
 //! | `time_step` | `0.001 ..= 100` |
 //! | `time_horizon`, `time_horizon_obst` | `0.001 ..= 10,000` |
 //! | velocity scale: `radius / time_step`, `radius / time_horizon`, `radius / time_horizon_obst`, `neighbor_dist / time_horizon` | `≤ 4,096` units/s |
+//! | global time | `0 ..= Fx::MAX` (just under 2³¹ s, 68 years): a step that would pass it fails |
+//! | tick | `0 ..= u64::MAX`: a step from `u64::MAX` fails |
+//! | agents alive at once | `≤ 1,000,000` ([`MAX_AGENTS`]); ids: 2³² over a simulator's life |
+//! | pending commands | `≤ 1,048,576` ([`MAX_PENDING_COMMANDS`]) |
+//! | obstacle vertices, all obstacles together | `≤ 1,048,576` ([`MAX_OBSTACLE_VERTICES`]) |
+//! | move-order path points | `≤ 1,025` per agent, `≤ 4,194,304` in all ([`crate::orders`]) |
+//!
+//! **One domain for every entry point.** The setters, the commands (when queued and when
+//! applied), the scenario format, snapshot restore and replay decoding check the same limits
+//! with the same functions. Whatever a sequence of accepted calls and steps can reach, a
+//! snapshot of it restores (the bounds above keep every snapshot under
+//! [`MAX_PAYLOAD_BYTES`](crate::snapshot::MAX_PAYLOAD_BYTES)), and whatever restores can step
+//! (or fails its step with a clear error, leaving the state unchanged).
 //!
 //! The velocity-scale row bounds every velocity-space quantity ORCA forms (cut-off centres
 //! `p/τ`, the overlap term `p/Δt`, projections `u`) by about 2¹⁵, so their squares stay below
@@ -44,6 +57,14 @@ pub const MAX_TIME_STEP: Fx = Fx::lit("100");
 pub const MAX_TIME_HORIZON: Fx = Fx::lit("10000");
 /// Bound on every length / time ratio the simulator forms, in units per second.
 pub const MAX_VELOCITY_SCALE: i32 = 4096;
+/// Largest global time ([`Fx::MAX`], just under 2³¹ s).
+pub const MAX_GLOBAL_TIME: Fx = Fx::MAX;
+/// Most agents alive at once.
+pub const MAX_AGENTS: usize = 1_000_000;
+/// Most commands pending in a simulator's queue.
+pub const MAX_PENDING_COMMANDS: usize = 1 << 20;
+/// Most vertices of all obstacles together.
+pub const MAX_OBSTACLE_VERTICES: usize = 1 << 20;
 
 pub(crate) fn check_range(
     v: Fx,

@@ -6,15 +6,18 @@
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 8 | magic `b"LSORCA02"` (changes with the encoding) |
+//! | 8 | magic `b"LSORCA03"` (changes with the encoding) |
 //! | 8 | tick (`u64`) |
 //! | 8 | global time |
 //! | 8 | time step |
 //! | 4 | next agent id (`u32`) |
 //! | 1 | liveness mode ([`Liveness::canonical_byte`](crate::liveness::Liveness::canonical_byte): 0 RVO2, 1 resolve) |
+//! | 45 | steering ([`crate::orders::Steering`]): speed, slow_within, waypoint_tolerance, each a flag byte (0 none, 1 some) and the value (0 when none); perturbation: flag byte, seed (`u64`), magnitude, hash kind (`u8`, 0 nested, 1 packed), zeros when none |
 //! | 45 | agent defaults: neighbor_dist, max_neighbors (`u32`), time_horizon, time_horizon_obst, radius, max_speed, priority (`u8`) |
 //! | 4 | agent count (`u32`) |
 //! | 99 per agent, ascending id | id (`u32`), position x, y, velocity x, y, pref velocity x, y, the 45 parameter bytes, stall counter (`u16`) |
+//! | 4 | order count (`u32`) |
+//! | 28 + 16 k per order, ascending agent id | agent id (`u32`), start x, y, progress (`u32`), point count k (`u32`), the k points x, y ([`crate::orders`]) |
 //! | … | obstacle set, see [`ObstacleSet::write_canonical`](crate::obstacle::ObstacleSet::write_canonical) |
 //! | 4 | pending command count (`u32`) |
 //! | … per pending command, in canonical order ([`crate::command`]) | tick (`u64`), tag (`u8`, [`Command::tag`](crate::command::Command::tag)), then the variant's fields: |
@@ -24,6 +27,9 @@
 //! | | tag 3 `SetParams`: id (`u32`), the 45 parameter bytes (49 bytes) |
 //! | | tag 4 `SetPosition`: id (`u32`), position x, y (20 bytes) |
 //! | | tag 5 `SetVelocity`: id (`u32`), v x, y (20 bytes) |
+//! | | tags 6 `MoveTo`, 7 `QueueMove`: id (`u32`), goal x, y (20 bytes) |
+//! | | tag 8 `Stop`: id (`u32`) (4 bytes) |
+//! | | tag 9 `SetPriority`: id (`u32`), priority (`u8`) (5 bytes) |
 //!
 //! Pending commands are hashed because they decide future ticks; with no commands queued (the
 //! usual state between steps when inputs are queued just before their tick) they add 4 bytes.
@@ -36,11 +42,12 @@ use crate::command::{Command, CommandQueue, PendingCommand};
 use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::ObstacleSet;
+use crate::orders::{Orders, Steering};
 use crate::util::ByteSink;
 use xxhash_rust::xxh3::Xxh3Default;
 
 /// Magic prefix of the canonical encoding.
-pub const CANONICAL_MAGIC: &[u8; 8] = b"LSORCA02";
+pub const CANONICAL_MAGIC: &[u8; 8] = b"LSORCA03";
 
 /// The hash function: XXH3-64 with seed 0.
 #[must_use]
@@ -71,8 +78,7 @@ impl StreamHasher {
         self.state.digest()
     }
 
-    /// XXH3-128 (seed 0) of the stream: equal to `xxh3_128` of the concatenation.
-    #[cfg(feature = "ggrs")]
+    /// XXH3-128 (seed 0) of the stream.
     pub(crate) fn finish128(mut self) -> u128 {
         self.state.update(&self.buf[..self.len]);
         self.len = 0;
@@ -105,6 +111,8 @@ pub(crate) struct StateRef<'a> {
     pub liveness: Liveness,
     pub defaults: &'a AgentParams,
     pub agents: &'a Agents,
+    pub steering: &'a Steering,
+    pub orders: &'a Orders,
     pub obstacles: &'a ObstacleSet,
     /// `None` encodes an empty queue (the sync hash).
     pub pending: Option<&'a CommandQueue>,
@@ -132,6 +140,26 @@ fn params(out: &mut impl ByteSink, p: &AgentParams) {
     out.put(&[p.priority]);
 }
 
+fn option_fx(out: &mut impl ByteSink, v: Option<Fx>) {
+    out.put(&[u8::from(v.is_some())]);
+    fx(out, v.unwrap_or(Fx::ZERO));
+}
+
+fn steering(out: &mut impl ByteSink, s: &Steering) {
+    option_fx(out, s.speed);
+    option_fx(out, s.slow_within);
+    option_fx(out, s.waypoint_tolerance);
+    out.put(&[u8::from(s.perturbation.is_some())]);
+    let p = s.perturbation.unwrap_or(crate::orders::Perturbation {
+        seed: 0,
+        magnitude: Fx::ZERO,
+        hash: crate::orders::PerturbationHash::Nested,
+    });
+    out.put(&p.seed.to_le_bytes());
+    fx(out, p.magnitude);
+    out.put(&[p.hash.canonical_byte()]);
+}
+
 pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
     out.put(CANONICAL_MAGIC);
     out.put(&s.tick.to_le_bytes());
@@ -139,10 +167,21 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
     fx(out, s.time_step);
     out.put(&s.next_id.to_le_bytes());
     out.put(&[s.liveness.canonical_byte()]);
+    steering(out, s.steering);
     params(out, s.defaults);
     out.put(&(s.agents.len() as u32).to_le_bytes());
     for a in s.agents.iter() {
         write_agent(&a, out);
+    }
+    out.put(&(s.orders.len() as u32).to_le_bytes());
+    for (id, o) in s.orders.iter() {
+        out.put(&id.0.to_le_bytes());
+        vec2(out, o.start());
+        out.put(&(o.progress() as u32).to_le_bytes());
+        out.put(&(o.path().len() as u32).to_le_bytes());
+        for &p in o.path() {
+            vec2(out, p);
+        }
     }
     s.obstacles.write_canonical_to(out);
     let n = s.pending.map_or(0, CommandQueue::len);
@@ -193,6 +232,15 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
             out.put(&id.0.to_le_bytes());
             vec2(out, *position);
         }
+        Command::MoveTo { id, goal } | Command::QueueMove { id, goal } => {
+            out.put(&id.0.to_le_bytes());
+            vec2(out, *goal);
+        }
+        Command::Stop { id } => out.put(&id.0.to_le_bytes()),
+        Command::SetPriority { id, priority } => {
+            out.put(&id.0.to_le_bytes());
+            out.put(&[*priority]);
+        }
     }
 }
 
@@ -200,20 +248,34 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
 mod tests {
     use crate::{Simulator, SimulatorParams, Vec2};
 
-    /// The table above, checked: header 86 bytes, 99 per agent, 9 for an empty obstacle set,
-    /// 4 for an empty command queue.
+    /// The table above, checked: header 131 bytes, 99 per agent, 4 for no order, 9 for an empty
+    /// obstacle set, 4 for an empty command queue; 28 + 16 per point for an order.
     #[test]
     fn canonical_layout_sizes_match_the_table() {
         let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
         let mut out = Vec::new();
         sim.write_canonical_bytes(&mut out);
-        assert_eq!(out.len(), 8 + 8 + 8 + 8 + 4 + 1 + 45 + 4 + 9 + 4);
+        assert_eq!(out.len(), 8 + 8 + 8 + 8 + 4 + 1 + 45 + 45 + 4 + 4 + 9 + 4);
         assert_eq!(&out[..8], super::CANONICAL_MAGIC);
         for i in 0..3 {
             sim.add_agent(Vec2::from_int(i, 0)).unwrap();
         }
         out.clear();
         sim.write_canonical_bytes(&mut out);
-        assert_eq!(out.len(), 86 + 3 * 99 + 9 + 4);
+        assert_eq!(out.len(), 131 + 3 * 99 + 4 + 9 + 4);
+        let goal = Vec2::from_int(5, 5);
+        sim.apply(&crate::Command::MoveTo {
+            id: crate::AgentId(1),
+            goal,
+        })
+        .unwrap();
+        sim.apply(&crate::Command::QueueMove {
+            id: crate::AgentId(1),
+            goal,
+        })
+        .unwrap();
+        out.clear();
+        sim.write_canonical_bytes(&mut out);
+        assert_eq!(out.len(), 131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4);
     }
 }

@@ -65,6 +65,7 @@ pub mod obstacle;
 #[cfg(feature = "test-oracles")]
 pub mod oracles;
 pub mod orca;
+pub mod orders;
 pub mod replay;
 #[cfg(feature = "scenario")]
 pub mod scenario;
@@ -80,8 +81,9 @@ pub use error::SimError;
 pub use liveness::Liveness;
 pub use math::{Fx, Vec2};
 pub use obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
+pub use orders::{Order, Steering};
 pub use replay::{Replay, VerifyReport};
-pub use sim::{Simulator, SimulatorParams};
+pub use sim::{SimState, Simulator, SimulatorParams};
 pub use snapshot::SnapshotError;
 pub use tick::{AgentOutcome, StepStats};
 pub use util::splitmix64;

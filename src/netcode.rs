@@ -47,8 +47,8 @@ use crate::command::Command;
 use crate::domain::checked_point;
 use crate::error::SimError;
 use crate::hash::StreamHasher;
-use crate::math::{Fx, Vec2, wide_mul};
-use crate::sim::Simulator;
+use crate::math::{Fx, Vec2};
+use crate::sim::{SimState, Simulator};
 use crate::util::ByteSink;
 use ggrs::{GameStateCell, GgrsRequest, InputStatus};
 use serde::{Deserialize, Serialize};
@@ -75,7 +75,7 @@ pub const MAX_PLAYERS: usize = 64;
 /// `i32` covers ±2,097,152, the whole coordinate domain (±1,000,000) included.
 pub const COORD_SHIFT: u32 = 22;
 /// Magic of the adapter's part of the checksum ([`NetState::checksum`]).
-pub const NET_MAGIC: &[u8; 8] = b"LSNET001";
+pub const NET_MAGIC: &[u8; 8] = b"LSNET002";
 
 /// The ggrs configuration: the simulator as game state.
 ///
@@ -546,103 +546,85 @@ impl From<SimError> for NetError {
     }
 }
 
-/// What a unit is doing: the adapter's per-unit order state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Task {
-    /// Steered by the scene's driver (scene agents until their first order), or by nobody.
-    Scene,
-    /// Stopped: preferred velocity zero.
-    Idle,
-    /// Walking its path: `path[0]` is the current target, then the queued waypoints.
-    Move(Vec<Vec2>),
-}
-
-impl Task {
-    fn tag(&self) -> u8 {
-        match self {
-            Self::Scene => 0,
-            Self::Idle => 1,
-            Self::Move(_) => 2,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A unit of the adapter's table: its owner, and whether a player has given it a move order
+/// or a stop (then the scene's driver no longer steers it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Unit {
     owner: u8,
-    task: Task,
+    commanded: bool,
 }
 
-/// The saved game state: the ggrs [`Config::State`](ggrs::Config::State).
-///
-/// The simulator (a clone: see [`docs::netcode`](crate::docs::netcode) for its cost against
-/// snapshot bytes) plus the adapter's own state that persists across frames: the frame
-/// counter, the unit table (owner and order of every unit), the count of rejected orders and,
-/// with a scene driver, its route progress. All of it is in the [checksum](Self::checksum).
-#[derive(Clone, Debug)]
-pub struct NetState {
-    sim: Simulator,
+/// The adapter's own state, beside the simulator's: what persists across frames.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Adapter {
     frame: u32,
     units: BTreeMap<AgentId, Unit>,
     rejected: u64,
-    route_progress: Vec<u32>,
 }
 
-impl NetState {
-    /// The frame: advances since the game started.
-    #[must_use]
-    pub fn frame(&self) -> u32 {
-        self.frame
-    }
-
-    /// The simulator.
-    #[must_use]
-    pub fn simulator(&self) -> &Simulator {
-        &self.sim
-    }
-
-    /// The checksum ggrs compares: XXH3-128 (seed 0) of the simulator's canonical bytes
-    /// ([`Simulator::write_canonical_bytes`], the bytes of [`Simulator::state_hash`]) followed
-    /// by the adapter's canonical bytes (see [`docs::netcode`](crate::docs::netcode)), streamed
-    /// without allocating.
-    #[must_use]
-    pub fn checksum(&self) -> u128 {
-        let mut h = StreamHasher::new();
-        crate::hash::write_state(&self.sim.state_ref(true), &mut h);
-        self.write_adapter_bytes(&mut h);
-        h.finish128()
-    }
-
-    /// The adapter's part of the canonical bytes.
-    fn write_adapter_bytes(&self, out: &mut impl ByteSink) {
+impl Adapter {
+    fn write_bytes(&self, out: &mut impl ByteSink) {
         out.put(NET_MAGIC);
         out.put(&self.frame.to_le_bytes());
         out.put(&self.rejected.to_le_bytes());
         out.put(&(self.units.len() as u32).to_le_bytes());
         for (id, u) in &self.units {
             out.put(&id.0.to_le_bytes());
-            out.put(&[u.owner, u.task.tag()]);
-            let path: &[Vec2] = match &u.task {
-                Task::Move(p) => p,
-                _ => &[],
-            };
-            out.put(&(path.len() as u32).to_le_bytes());
-            for p in path {
-                out.put(&p.x.to_bits().to_le_bytes());
-                out.put(&p.y.to_bits().to_le_bytes());
-            }
-        }
-        out.put(&(self.route_progress.len() as u32).to_le_bytes());
-        for k in &self.route_progress {
-            out.put(&k.to_le_bytes());
+            out.put(&[u.owner, u8::from(u.commanded)]);
         }
     }
 
-    /// The adapter's canonical bytes (for tests and diagnosis).
+    /// The checksum of a state whose simulator part hashes to `sim_hash128`.
+    fn checksum(&self, sim_hash128: u128) -> u128 {
+        let mut h = StreamHasher::new();
+        h.put(&sim_hash128.to_le_bytes());
+        self.write_bytes(&mut h);
+        h.finish128()
+    }
+}
+
+/// The saved game state: the ggrs [`Config::State`](ggrs::Config::State).
+///
+/// The simulator's [`SimState`] (its state without the scratch buffers; see
+/// [`docs::netcode`](crate::docs::netcode) for its cost against a clone and snapshot bytes)
+/// plus the adapter's own state that persists across frames: the frame counter, the unit
+/// table (owner, and whether a player has taken the unit over from the scene) and the count of
+/// rejected orders. All of it is in the [checksum](Self::checksum). Move orders are simulation
+/// state ([`crate::orders`]), so the [`SimState`] holds them.
+#[derive(Clone, Debug)]
+pub struct NetState {
+    sim: SimState,
+    adapter: Adapter,
+}
+
+impl NetState {
+    /// The frame: advances since the game started.
+    #[must_use]
+    pub fn frame(&self) -> u32 {
+        self.adapter.frame
+    }
+
+    /// The simulator's saved state.
+    #[must_use]
+    pub fn sim_state(&self) -> &SimState {
+        &self.sim
+    }
+
+    /// The checksum ggrs compares: XXH3-128 (seed 0) of 16 bytes, the simulator's
+    /// [`state_hash128`](Simulator::state_hash128) (little-endian), followed by the adapter's
+    /// canonical bytes ([`adapter_bytes`](Self::adapter_bytes)), streamed without allocating.
+    #[must_use]
+    pub fn checksum(&self) -> u128 {
+        self.adapter.checksum(self.sim.state_hash128())
+    }
+
+    /// The adapter's canonical bytes: magic [`NET_MAGIC`], frame (`u32`), rejected orders
+    /// (`u64`), unit count (`u32`), then per unit in ascending id: id (`u32`), owner (`u8`),
+    /// taken over from the scene (`u8`, 0 or 1). Little-endian.
     #[must_use]
     pub fn adapter_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        self.write_adapter_bytes(&mut out);
+        self.adapter.write_bytes(&mut out);
         out
     }
 }
@@ -652,10 +634,11 @@ impl NetState {
 /// for it.
 pub type FrameHook = Box<dyn FnMut(u32, &mut Simulator)>;
 
-/// The game: the live [`NetState`], and what is not state (the scene's driver, diagnostics,
-/// the hash history of the lockstep exchange).
+/// The game: the live simulator and adapter state, and what is not state (the scene's driver,
+/// diagnostics, the hash history of the lockstep exchange).
 pub struct NetGame {
-    state: NetState,
+    sim: Simulator,
+    adapter: Adapter,
     num_players: usize,
     #[cfg(feature = "scenario")]
     driver: Option<crate::scenario::Driver>,
@@ -671,10 +654,10 @@ pub struct NetGame {
 impl fmt::Debug for NetGame {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NetGame")
-            .field("frame", &self.state.frame)
+            .field("frame", &self.adapter.frame)
             .field("num_players", &self.num_players)
-            .field("units", &self.state.units.len())
-            .field("rejected", &self.state.rejected)
+            .field("units", &self.adapter.units.len())
+            .field("rejected", &self.adapter.rejected)
             .finish_non_exhaustive()
     }
 }
@@ -693,13 +676,8 @@ impl NetGame {
             return Err(NetError::BadPlayer(num_players));
         }
         Ok(Self {
-            state: NetState {
-                sim,
-                frame: 0,
-                units: BTreeMap::new(),
-                rejected: 0,
-                route_progress: Vec::new(),
-            },
+            sim,
+            adapter: Adapter::default(),
             num_players,
             #[cfg(feature = "scenario")]
             driver: None,
@@ -713,10 +691,11 @@ impl NetGame {
         })
     }
 
-    /// A game over a scene: the scene's simulator and driver. The driver steers every scene
-    /// agent towards its goal (events, perturbation, routes, roadmap) until its owner gives it
-    /// an order; scene agent `i` (in [`Driver::agent_ids`](crate::scenario::Driver::agent_ids)
-    /// order, agents that events add later included) is owned by player `i % num_players`.
+    /// A game over a scene: the scene's simulator and driver. The scene steers its agents as
+    /// it does alone (its goals and routes are move orders in the simulator; with the roadmap
+    /// policy the driver sets preferred velocities) until their owner orders them; scene agent
+    /// `i` (in [`Driver::agent_ids`](crate::scenario::Driver::agent_ids) order, agents that
+    /// events add later included) is owned by player `i % num_players`.
     ///
     /// Spawn orders are rejected while the scene still has `add_agent` events to come (they
     /// would shift the ids the driver expects).
@@ -733,15 +712,14 @@ impl NetGame {
             .map_err(|e| NetError::Scenario(e.to_string()))?;
         let mut game = Self::new(sim, num_players)?;
         for (i, &id) in driver.agent_ids().iter().enumerate() {
-            game.state.units.insert(
+            game.adapter.units.insert(
                 id,
                 Unit {
                     owner: (i % num_players) as u8,
-                    task: Task::Scene,
+                    commanded: false,
                 },
             );
         }
-        game.state.route_progress = driver.route_progress();
         game.driver = Some(driver);
         Ok(game)
     }
@@ -755,40 +733,37 @@ impl NetGame {
         if player >= self.num_players {
             return Err(NetError::BadPlayer(player));
         }
-        if !self.state.sim.contains_agent(id) {
+        if !self.sim.contains_agent(id) {
             return Err(NetError::Sim(SimError::UnknownAgent(id)));
         }
-        let task = self
-            .state
-            .units
-            .get(&id)
-            .map_or(Task::Scene, |u| u.task.clone());
-        self.state.units.insert(
-            id,
-            Unit {
-                owner: player as u8,
-                task,
-            },
-        );
+        let unit = self.adapter.units.entry(id).or_insert(Unit {
+            owner: 0,
+            commanded: false,
+        });
+        unit.owner = player as u8;
         Ok(())
     }
 
-    /// The live state.
+    /// The live state, saved ([`Simulator::save_state`] and the adapter's state): what a save
+    /// request stores.
     #[must_use]
-    pub fn state(&self) -> &NetState {
-        &self.state
+    pub fn save_state(&self) -> NetState {
+        NetState {
+            sim: self.sim.save_state(),
+            adapter: self.adapter.clone(),
+        }
     }
 
     /// The simulator.
     #[must_use]
     pub fn simulator(&self) -> &Simulator {
-        &self.state.sim
+        &self.sim
     }
 
     /// The frame: advances since the game started.
     #[must_use]
     pub fn frame(&self) -> u32 {
-        self.state.frame
+        self.adapter.frame
     }
 
     /// Number of players.
@@ -800,19 +775,19 @@ impl NetGame {
     /// The checksum of the live state ([`NetState::checksum`]).
     #[must_use]
     pub fn checksum(&self) -> u128 {
-        self.state.checksum()
+        self.adapter.checksum(self.sim.state_hash128())
     }
 
     /// The owner of unit `id`, if a player owns it.
     #[must_use]
     pub fn owner(&self, id: AgentId) -> Option<usize> {
-        self.state.units.get(&id).map(|u| usize::from(u.owner))
+        self.adapter.units.get(&id).map(|u| usize::from(u.owner))
     }
 
     /// The units `player` owns, ascending id (agents that events will add included).
     #[must_use]
     pub fn units_of(&self, player: usize) -> Vec<AgentId> {
-        self.state
+        self.adapter
             .units
             .iter()
             .filter(|(_, u)| usize::from(u.owner) == player)
@@ -820,19 +795,20 @@ impl NetGame {
             .collect()
     }
 
-    /// Unit `id`'s remaining path (current target first), empty when it has no move order.
+    /// Unit `id`'s remaining path (its current target first, its goal last) from the
+    /// simulator's order ([`Simulator::agent_order`]); empty without an order.
     #[must_use]
-    pub fn unit_path(&self, id: AgentId) -> &[Vec2] {
-        match self.state.units.get(&id).map(|u| &u.task) {
-            Some(Task::Move(p)) => p,
-            _ => &[],
+    pub fn unit_path(&self, id: AgentId) -> Vec<Vec2> {
+        match self.sim.agent_order(id) {
+            Ok(Some(o)) => o.path()[o.progress()..].to_vec(),
+            _ => Vec::new(),
         }
     }
 
     /// Orders skipped since the game started (state: rolled back with it, in the checksum).
     #[must_use]
     pub fn rejected_orders(&self) -> u64 {
-        self.state.rejected
+        self.adapter.rejected
     }
 
     /// The orders the last advance skipped, and why (not state).
@@ -895,45 +871,34 @@ impl NetGame {
         Ok(())
     }
 
-    /// Saves the live state and its checksum into `cell`.
+    /// Saves the live state ([`save_state`](Self::save_state)) and its checksum into `cell`.
     ///
     /// # Errors
     /// [`NetError::FrameMismatch`] if the game is not at `frame`.
     pub fn save(&self, cell: &GameStateCell<NetState>, frame: i32) -> Result<(), NetError> {
-        self.check_frame(frame, self.state.frame)?;
-        cell.save(frame, Some(self.state.clone()), Some(self.state.checksum()));
+        check_frame(frame, self.adapter.frame)?;
+        cell.save(frame, Some(self.save_state()), Some(self.checksum()));
         Ok(())
     }
 
-    /// Loads the state saved in `cell`.
+    /// Loads the state saved in `cell` ([`Simulator::load_state`]: no re-validation, the
+    /// simulator's buffers kept).
     ///
     /// # Errors
     /// [`NetError::MissingState`] for an empty cell, [`NetError::FrameMismatch`] if it holds
     /// another frame's state.
     pub fn load(&mut self, cell: &GameStateCell<NetState>, frame: i32) -> Result<(), NetError> {
         let data = cell.data().ok_or(NetError::MissingState { frame })?;
-        self.check_frame(frame, data.frame)?;
-        self.state.clone_from(&data);
-        drop(data);
-        #[cfg(feature = "scenario")]
-        if let Some(driver) = self.driver.as_mut() {
-            driver.set_route_progress(&self.state.route_progress);
-        }
+        check_frame(frame, data.adapter.frame)?;
+        self.sim.load_state(&data.sim);
+        self.adapter.clone_from(&data.adapter);
         Ok(())
     }
 
-    fn check_frame(&self, requested: i32, actual: u32) -> Result<(), NetError> {
-        if u32::try_from(requested) == Ok(actual) {
-            Ok(())
-        } else {
-            Err(NetError::FrameMismatch { requested, actual })
-        }
-    }
-
     /// Advances one frame with one input per player (ggrs's `AdvanceFrame`): compares the
-    /// confirmed inputs' hash reports with this peer's own, turns each player's orders into
-    /// commands (skipping and counting invalid ones), adds the scene driver's commands and the
-    /// steering of ordered units, and steps.
+    /// confirmed inputs' hash reports with this peer's own, queues the scene driver's commands
+    /// and every player's orders (skipping and counting invalid ones) for the current tick,
+    /// and steps.
     ///
     /// # Errors
     /// [`NetError::PlayerCount`], [`NetError::FrameLimit`], or [`NetError::Sim`] if the step
@@ -947,7 +912,7 @@ impl NetGame {
             });
         }
         let next_frame = self
-            .state
+            .adapter
             .frame
             .checked_add(1)
             .ok_or(NetError::FrameLimit)?;
@@ -955,51 +920,45 @@ impl NetGame {
         self.last_rejections.clear();
         let mut commands = std::mem::take(&mut self.commands);
         commands.clear();
-        let saved_units = self.state.units.clone();
-        let result = self.frame_commands(inputs, &mut commands).and_then(|()| {
-            let sim = &mut self.state.sim;
-            let tick = sim.tick();
-            for c in &commands {
-                // Validated values; a refusal here (a past tick is impossible) is a skip.
-                if let Err(e) = sim.queue_command(tick, *c) {
-                    self.last_rejections.push(Rejection {
-                        frame: self.state.frame,
-                        player: usize::MAX,
-                        slot: 0,
-                        error: OrderError::Sim(e),
-                    });
-                }
+        let saved = self.adapter.clone();
+        self.frame_commands(inputs, &mut commands);
+        let tick = self.sim.tick();
+        for c in &commands {
+            // Validated values; a refusal here (e.g. a command for an agent removed outside the
+            // adapter) is a skip.
+            if let Err(e) = self.sim.queue_command(tick, *c) {
+                self.last_rejections.push(Rejection {
+                    frame: self.adapter.frame,
+                    player: usize::MAX,
+                    slot: 0,
+                    error: OrderError::Sim(e),
+                });
             }
-            sim.step().map_err(NetError::Sim)
-        });
-        self.commands = commands;
-        if let Err(e) = result {
-            self.state.units = saved_units;
-            return Err(e);
         }
-        let sim = &self.state.sim;
+        self.commands = commands;
+        if let Err(e) = self.sim.step() {
+            self.adapter = saved;
+            return Err(NetError::Sim(e));
+        }
+        let sim = &self.sim;
         let next_id = sim.next_agent_id();
         // Units whose agent is gone (removed by an order or a scene event) leave the table;
         // scene agents not added yet stay.
-        self.state
+        self.adapter
             .units
             .retain(|&id, _| id >= next_id || sim.contains_agent(id));
-        #[cfg(feature = "scenario")]
-        if let Some(driver) = &self.driver {
-            self.state.route_progress = driver.route_progress();
-        }
-        self.state.frame = next_frame;
+        self.adapter.frame = next_frame;
         if let Some(hook) = self.hook.as_mut() {
-            hook(next_frame, &mut self.state.sim);
+            hook(next_frame, &mut self.sim);
         }
         self.record_hash();
         Ok(())
     }
 
     fn record_hash(&mut self) {
-        let f = self.state.frame;
+        let f = self.adapter.frame;
         if self.hash_every != 0 && f.is_multiple_of(self.hash_every) {
-            self.hashes.insert(f, self.state.checksum());
+            self.hashes.insert(f, self.checksum());
             while self.hashes.len() > HASH_HISTORY {
                 self.hashes.pop_first();
             }
@@ -1036,24 +995,21 @@ impl NetGame {
         }
     }
 
-    /// The frame's commands: the scene's, then every player's orders, then the steering.
-    fn frame_commands(
-        &mut self,
-        inputs: &[(NetInput, InputStatus)],
-        out: &mut Vec<Command>,
-    ) -> Result<(), NetError> {
-        let tick = self.state.sim.tick();
+    /// The frame's commands: the scene's, then every player's orders.
+    fn frame_commands(&mut self, inputs: &[(NetInput, InputStatus)], out: &mut Vec<Command>) {
         let mut scene_adds = 0u32;
         let mut scene_adds_ahead = false;
         #[cfg(feature = "scenario")]
         if let Some(driver) = &self.driver {
-            let units = &self.state.units;
-            for c in driver.tick_commands(&self.state.sim, tick) {
+            let tick = self.sim.tick();
+            let units = &self.adapter.units;
+            for c in driver.tick_commands(&self.sim, tick) {
                 match c {
                     Command::AddAgent { .. } => scene_adds += 1,
-                    // An ordered unit is steered by its order, not by the scene.
+                    // A unit a player took over is steered by the player (the driver already
+                    // leaves agents with an order alone; this covers stopped ones).
                     Command::SetPrefVelocity { id, .. }
-                        if units.get(&id).is_some_and(|u| u.task != Task::Scene) =>
+                        if units.get(&id).is_some_and(|u| u.commanded) =>
                     {
                         continue;
                     }
@@ -1066,6 +1022,8 @@ impl NetGame {
             });
         }
         let mut spawned = 0u32;
+        // Path points each unit will hold after this frame's orders so far.
+        let mut path_len: BTreeMap<AgentId, usize> = BTreeMap::new();
         for (player, (input, _)) in inputs.iter().enumerate() {
             for (slot, wire) in input.orders.iter().enumerate() {
                 let result = wire.decode().and_then(|order| match order {
@@ -1076,29 +1034,18 @@ impl NetGame {
                         Ok(())
                     }
                     Some(Order::Spawn { .. }) => Err(OrderError::SpawnDuringSceneAdds),
-                    Some(order) => self.apply_order(player, order, out),
+                    Some(order) => self.apply_order(player, order, &mut path_len, out),
                 });
                 if let Err(error) = result {
-                    self.state.rejected += 1;
+                    self.adapter.rejected += 1;
                     self.last_rejections.push(Rejection {
-                        frame: self.state.frame,
+                        frame: self.adapter.frame,
                         player,
                         slot,
                         error,
                     });
                 }
             }
-        }
-        self.steer(out);
-        Ok(())
-    }
-
-    /// The owned unit `id` of `player`, or why not.
-    fn owned(&mut self, player: usize, id: AgentId) -> Result<&mut Unit, OrderError> {
-        let present = self.state.sim.contains_agent(id);
-        match self.state.units.get_mut(&id) {
-            Some(u) if usize::from(u.owner) == player && present => Ok(u),
-            _ => Err(OrderError::NotOwner(id)),
         }
     }
 
@@ -1110,13 +1057,12 @@ impl NetGame {
         out: &mut Vec<Command>,
     ) -> Result<(), OrderError> {
         let owned = self
-            .state
+            .adapter
             .units
             .values()
             .filter(|u| usize::from(u.owner) == player)
             .count();
         let id = self
-            .state
             .sim
             .next_agent_id()
             .0
@@ -1125,87 +1071,74 @@ impl NetGame {
             .ok_or(OrderError::UnitLimit)?;
         out.push(Command::AddAgent {
             position,
-            params: self.state.sim.agent_defaults(),
+            params: self.sim.agent_defaults(),
         });
-        self.state.units.insert(
+        self.adapter.units.insert(
             AgentId(id),
             Unit {
                 owner: player as u8,
-                task: Task::Idle,
+                commanded: true,
             },
         );
         Ok(())
     }
 
-    /// Applies one validated order of `player` to the unit table, pushing the simulator
-    /// commands it needs. **The one place that maps orders to the simulator.**
+    /// Turns one validated order of `player` into its simulator command. **The one place
+    /// that maps orders to the simulator**: move orders are the simulator's own
+    /// ([`Command::MoveTo`], [`Command::QueueMove`], [`Command::Stop`],
+    /// [`Command::SetPriority`], [`crate::orders`]).
     fn apply_order(
         &mut self,
         player: usize,
         order: Order,
+        path_len: &mut BTreeMap<AgentId, usize>,
         out: &mut Vec<Command>,
     ) -> Result<(), OrderError> {
         let id = order.unit().ok_or(OrderError::Malformed)?;
-        let sim_params = self.state.sim.agent_params(id);
-        let unit = self.owned(player, id)?;
-        match order {
-            Order::MoveTo { goal, .. } => unit.task = Task::Move(vec![goal]),
-            Order::QueueMove { goal, .. } => match &mut unit.task {
-                Task::Move(path) if path.len() > MAX_WAYPOINTS => {
+        let present = self.sim.contains_agent(id);
+        let unit = match self.adapter.units.get_mut(&id) {
+            Some(u) if usize::from(u.owner) == player && present => u,
+            _ => return Err(OrderError::NotOwner(id)),
+        };
+        let command = match order {
+            Order::MoveTo { goal, .. } => {
+                unit.commanded = true;
+                path_len.insert(id, 1);
+                Command::MoveTo { id, goal }
+            }
+            Order::QueueMove { goal, .. } => {
+                let sim = &self.sim;
+                let len = path_len
+                    .entry(id)
+                    .or_insert_with(|| match sim.agent_order(id) {
+                        Ok(Some(o)) => o.path().len() - o.progress(),
+                        _ => 0,
+                    });
+                if *len > MAX_WAYPOINTS {
                     return Err(OrderError::QueueFull(id));
                 }
-                Task::Move(path) => path.push(goal),
-                task => *task = Task::Move(vec![goal]),
-            },
-            Order::Stop { .. } => unit.task = Task::Idle,
-            Order::Remove { .. } => out.push(Command::RemoveAgent { id }),
-            Order::SetPriority { priority, .. } => {
-                let mut params = sim_params.map_err(OrderError::Sim)?;
-                params.priority = priority;
-                out.push(Command::SetParams { id, params });
+                *len += 1;
+                unit.commanded = true;
+                Command::QueueMove { id, goal }
             }
+            Order::Stop { .. } => {
+                unit.commanded = true;
+                path_len.insert(id, 0);
+                Command::Stop { id }
+            }
+            Order::Remove { .. } => Command::RemoveAgent { id },
+            Order::SetPriority { priority, .. } => Command::SetPriority { id, priority },
             Order::Spawn { .. } => return Err(OrderError::Malformed),
-        }
+        };
+        out.push(command);
         Ok(())
     }
+}
 
-    /// The preferred velocity of every ordered unit: towards its current target at its max
-    /// speed (the remaining vector once closer than one second of travel), zero when idle. A
-    /// target within the unit's radius is reached: the next waypoint becomes the target, and
-    /// after the last one the unit is idle.
-    fn steer(&mut self, out: &mut Vec<Command>) {
-        let sim = &self.state.sim;
-        for (&id, unit) in &mut self.state.units {
-            if unit.task == Task::Scene {
-                continue;
-            }
-            let (Ok(p), Ok(params)) = (sim.agent_position(id), sim.agent_params(id)) else {
-                continue; // spawned this frame, or removed
-            };
-            let r2 = wide_mul(params.radius, params.radius);
-            if let Task::Move(path) = &mut unit.task {
-                let reached = path
-                    .iter()
-                    .take_while(|&&t| (t - p).length_squared_wide() <= r2)
-                    .count();
-                path.drain(..reached);
-                if path.is_empty() {
-                    unit.task = Task::Idle;
-                }
-            }
-            let v = match &unit.task {
-                Task::Move(path) => {
-                    let to = path[0] - p;
-                    let s = params.max_speed;
-                    if to.length_squared_wide() > wide_mul(s, s) {
-                        to.normalize_or_zero() * s
-                    } else {
-                        to
-                    }
-                }
-                _ => Vec2::ZERO,
-            };
-            out.push(Command::SetPrefVelocity { id, v });
-        }
+fn check_frame(requested: i32, actual: u32) -> Result<(), NetError> {
+    if u32::try_from(requested) == Ok(actual) {
+        Ok(())
+    } else {
+        Err(NetError::FrameMismatch { requested, actual })
     }
 }

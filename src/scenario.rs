@@ -38,6 +38,8 @@ use crate::domain::{self, check_point, check_range, check_time_step, check_veloc
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns};
 use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
+use crate::orders::Steering;
+pub use crate::orders::{Perturbation, PerturbationHash};
 use crate::sim::{Simulator, SimulatorParams};
 use crate::util::splitmix64;
 use std::collections::BTreeMap;
@@ -51,7 +53,7 @@ pub const MAX_SCENARIO_AGENTS: usize = 1_000_000;
 pub const MAX_ROADMAP_VERTICES: usize = 4_096;
 
 /// Largest number of waypoints in one agent's route (before its goal).
-pub const MAX_ROUTE_WAYPOINTS: usize = 1_024;
+pub const MAX_ROUTE_WAYPOINTS: usize = crate::orders::MAX_PATH_POINTS - 1;
 
 /// Largest number of waypoints in all the routes of a scenario (a generator's route counts once
 /// per generated agent).
@@ -128,58 +130,6 @@ impl Default for Policy {
         Self::GoalSeeking {
             pref_speed: Fx::ONE,
             slow_within: Fx::ONE,
-        }
-    }
-}
-
-/// A deterministic perturbation added to every preferred velocity (RVO2's examples add random
-/// noise to break symmetric deadlocks; this one is seeded and fixed point).
-///
-/// For agent `id` at tick `t` a 64-bit hash `h` is drawn (see [`PerturbationHash`]); the angle
-/// is `(h >> 32) / 2³²` turns and the length `magnitude · (h mod 2³²) / 2³²`, i.e. angle
-/// uniform, length uniform in `[0, magnitude)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Perturbation {
-    /// Seed of the hash.
-    pub seed: u64,
-    /// Upper bound on the perturbation's length (RVO2's Blocks uses 1e-4).
-    pub magnitude: Fx,
-    /// How seed, tick and id are mixed. Default [`PerturbationHash::Nested`].
-    pub hash: PerturbationHash,
-}
-
-/// How [`Perturbation::offset`] draws its hash from (seed, tick, agent id).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum PerturbationHash {
-    /// `h = splitmix64(splitmix64(splitmix64(seed) ^ tick) ^ id)`; the length is the
-    /// fixed-point product `magnitude · fraction` (file value `"nested"`, the default).
-    #[default]
-    Nested,
-    /// The hash of the obstacle scenes' files (`blocks.toml`, `roadmap.toml`, …):
-    /// `h = splitmix64(seed ^ splitmix64(tick ^ (id << 40)))`; the length is
-    /// `floor((h mod 2³²) · bits(magnitude) / 2³²)` ulps (file value `"packed"`).
-    Packed,
-}
-
-impl Perturbation {
-    /// The perturbation vector of `agent` at `tick`.
-    #[must_use]
-    pub fn offset(&self, tick: u64, agent: u32) -> Vec2 {
-        match self.hash {
-            PerturbationHash::Nested => {
-                let h = splitmix64(splitmix64(splitmix64(self.seed) ^ tick) ^ u64::from(agent));
-                let turns = Fx::from_bits((h >> 32) as i64);
-                let fraction = Fx::from_bits((h & 0xFFFF_FFFF) as i64);
-                unit_from_turns(turns) * (self.magnitude * fraction)
-            }
-            PerturbationHash::Packed => {
-                let h = splitmix64(self.seed ^ splitmix64(tick ^ (u64::from(agent) << 40)));
-                let turns = Fx::from_bits((h >> 32) as i64);
-                // magnitude <= 1,000 (validated): the product fits in i128 easily.
-                let len =
-                    (i128::from(h & 0xFFFF_FFFF) * i128::from(self.magnitude.to_bits())) >> 32;
-                unit_from_turns(turns) * Fx::from_bits(len as i64)
-            }
         }
     }
 }
@@ -304,9 +254,10 @@ pub struct Scenario {
     pub max_ticks: u64,
     /// Routes: for an agent listed here (by id, scenario agents and agents added by events
     /// alike), the waypoints it visits in order before its goal, which is the route's final
-    /// point. The [`Driver`] heads for the current waypoint and moves on when within
-    /// [`waypoint_tolerance`](Self::waypoint_tolerance) of it or past it (see
-    /// [`Driver::route_target`]). Needs the goal-seeking policy.
+    /// point. [`Scenario::build`] makes each route the agent's [move order](crate::orders): the
+    /// agent heads for the current waypoint and moves on when within
+    /// [`waypoint_tolerance`](Self::waypoint_tolerance) of it or past it. Needs the
+    /// goal-seeking policy.
     pub routes: BTreeMap<AgentId, Vec<Vec2>>,
     /// A waypoint counts as reached when `|position - waypoint| <= waypoint_tolerance`. `None`:
     /// each agent's goal tolerance.
@@ -776,6 +727,24 @@ impl Scenario {
             sim.process_obstacles();
         }
         let driver = Driver::new(self, ids, &sim);
+        if let Policy::GoalSeeking {
+            pref_speed,
+            slow_within,
+        } = self.policy
+        {
+            sim.set_steering(Steering {
+                speed: Some(pref_speed),
+                slow_within: Some(slow_within),
+                waypoint_tolerance: self.waypoint_tolerance.or(self.goal_tolerance),
+                perturbation: self.perturbation,
+            })
+            .map_err(sim_err("policy"))?;
+            for (i, a) in self.agents.iter().enumerate() {
+                for c in driver.route_orders(i, a.goal) {
+                    sim.apply(&c).map_err(sim_err(format!("agent {i}")))?;
+                }
+            }
+        }
         Ok((sim, driver))
     }
 }

@@ -25,10 +25,14 @@
 //! | L | payload: bincode 2.0.1, serde, `standard().with_little_endian().with_fixed_int_encoding()` |
 //! | 8 | checksum: `xxh3_64` (seed 0) of every preceding byte (header and payload) |
 //!
-//! The snapshot payload (version 2) is, in this order: tick (`u64`), global time, time step,
-//! next agent id (`u32`), the [`Liveness`] mode (an enum tag), agent defaults
+//! The snapshot payload (version 3) is, in this order: tick (`u64`), global time, time step,
+//! next agent id (`u32`), the [`Liveness`] mode (an enum tag), the
+//! [`Steering`] (speed, slow-down distance, waypoint tolerance, each
+//! an option: a `u8` tag 0 or 1 and the value; the perturbation as an option of (seed `u64`,
+//! magnitude, hash kind as an enum tag)), agent defaults
 //! ([`AgentParams`]), the agents in ascending id (id, position, velocity, preferred velocity,
-//! parameters, stall counter (`u16`)), the obstacle set (its serde form: the
+//! parameters, stall counter (`u16`)), the move orders in ascending agent id (agent id, then
+//! the [`Order`]: start, path points, progress (`u32`)), the obstacle set (its serde form: the
 //! obstacles as (id, shape) in ascending id, the obstacle id counter (`u32`), then the
 //! [`ObstacleNeighbors`](crate::obstacle::ObstacleNeighbors) mode as an enum tag, 0 whole
 //! edges or 1 RVO2 fragments, any other tag undecodable), and the pending commands in
@@ -45,6 +49,8 @@
 //! trailing bytes are rejected, and finally every value is re-validated against the domain
 //! exactly as the public setters would ([`crate::domain`]), plus the structural invariants
 //! (ascending unique ids below the id counter, canonical command order, no command in the past,
+//! one order at most per agent, each for an agent present, with a path of 1 to 1,025 points and
+//! its progress inside it,
 //! every obstacle shape valid as for [`ObstacleSet::add`], ascending obstacle ids).
 //! Each failure has its own [`SnapshotError`] variant.
 
@@ -56,6 +62,7 @@ use crate::error::SimError;
 use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::obstacle::ObstacleSet;
+use crate::orders::{Order, Orders, Steering};
 use crate::sim::RestoredState;
 use crate::sim::{Simulator, SimulatorParams};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -64,11 +71,9 @@ use std::fmt;
 /// Magic prefix of a snapshot.
 pub const SNAPSHOT_MAGIC: [u8; 8] = *b"LSORCASN";
 /// Current snapshot format version.
-pub const SNAPSHOT_VERSION: u32 = 2;
+pub const SNAPSHOT_VERSION: u32 = 3;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
-/// Largest global time a restored snapshot may have, 2³⁰ s (see [`Simulator::restore`]).
-pub const MAX_RESTORED_TIME: Fx = Fx::from_bits(1 << 62);
 /// Bytes before the payload: magic, version, length.
 pub const HEADER_BYTES: usize = 20;
 /// Bytes after the payload: the checksum.
@@ -265,7 +270,7 @@ pub(crate) fn open<T: DeserializeOwned>(
 /// One agent in a snapshot: [`Agent`], whose field order is the record's layout.
 type AgentRecord = Agent;
 
-/// Payload of snapshot format version 1 (field order is the format).
+/// Payload of snapshot format version 3 (field order is the format).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct StateV1 {
     tick: u64,
@@ -273,8 +278,10 @@ struct StateV1 {
     time_step: Fx,
     next_id: u32,
     liveness: Liveness,
+    steering: Steering,
     defaults: AgentParams,
     agents: Vec<AgentRecord>,
+    orders: Vec<(AgentId, Order)>,
     obstacles: ObstacleSet,
     pending: Vec<PendingCommand>,
 }
@@ -292,16 +299,19 @@ impl StateV1 {
             agent_defaults: self.defaults,
         })
         .map_err(domain)?;
-        // The global time overflows at 2^31 s; a restored state gets at least 2^30 s of
-        // headroom (10 million steps of the largest time step), so a hostile snapshot cannot
-        // make the next steps overflow.
-        if self.global_time < Fx::ZERO || self.global_time > MAX_RESTORED_TIME {
-            return Err(SnapshotError::Inconsistent(
-                "global time outside 0 ..= 2^30 seconds",
-            ));
+        // The domain is the one the step keeps (crate::domain): any time a step can reach
+        // restores, and a step that would pass the clock's or the tick counter's end fails
+        // cleanly, from a restored state as from any other.
+        if self.global_time < Fx::ZERO {
+            return Err(SnapshotError::Inconsistent("negative global time"));
         }
-        if self.tick == u64::MAX {
-            return Err(SnapshotError::Inconsistent("tick counter exhausted"));
+        if self.agents.len() > crate::domain::MAX_AGENTS {
+            return Err(SnapshotError::Inconsistent("more than 1,000,000 agents"));
+        }
+        if self.pending.len() > crate::domain::MAX_PENDING_COMMANDS {
+            return Err(SnapshotError::Inconsistent(
+                "more than 1,048,576 pending commands",
+            ));
         }
         let mut previous: Option<AgentId> = None;
         for a in &self.agents {
@@ -321,6 +331,25 @@ impl StateV1 {
             checked_velocity(a.pref_velocity, "pref_velocity").map_err(domain)?;
             a.params.validate(self.time_step).map_err(domain)?;
         }
+        self.steering.validate().map_err(domain)?;
+        let mut orders = Orders::default();
+        let mut previous: Option<AgentId> = None;
+        let mut agent_ids = self.agents.iter().map(|a| a.id).peekable();
+        for (id, order) in self.orders {
+            if previous.is_some_and(|p| p >= id) {
+                return Err(SnapshotError::Inconsistent(
+                    "order agent ids not strictly ascending",
+                ));
+            }
+            previous = Some(id);
+            // Both lists ascend: one merge pass finds every order's agent.
+            while agent_ids.next_if(|&a| a < id).is_some() {}
+            if agent_ids.peek() != Some(&id) {
+                return Err(SnapshotError::Inconsistent("order for an absent agent"));
+            }
+            order.validate().map_err(domain)?;
+            orders.insert(id, order).map_err(domain)?;
+        }
         let mut previous = None;
         for (id, shape) in self.obstacles.iter() {
             if previous.is_some_and(|p| p >= id) {
@@ -333,6 +362,13 @@ impl StateV1 {
                 checked_point(p, "obstacle vertex").map_err(domain)?;
             }
             crate::obstacle::polygon::validate(shape).map_err(domain)?;
+        }
+        let mut obstacles = self.obstacles;
+        obstacles.recount();
+        if obstacles.num_vertices() > crate::domain::MAX_OBSTACLE_VERTICES {
+            return Err(SnapshotError::Inconsistent(
+                "more than 1,048,576 obstacle vertices",
+            ));
         }
         let Some(commands) = CommandQueue::from_canonical(self.pending) else {
             return Err(SnapshotError::Inconsistent(
@@ -357,8 +393,10 @@ impl StateV1 {
             next_id: self.next_id,
             defaults: self.defaults,
             liveness: self.liveness,
+            steering: self.steering,
             agents,
-            obstacles: self.obstacles,
+            orders,
+            obstacles,
             commands,
         });
         Ok(sim)
@@ -373,20 +411,23 @@ impl Simulator {
     /// state): last step's neighbour lists and rejected commands.
     #[must_use]
     pub fn snapshot(&self) -> Vec<u8> {
-        let (defaults, agents, obstacles, commands) = self.parts();
+        let (defaults, agents, orders, obstacles, commands) = self.parts();
         let state = StateV1 {
             tick: self.tick(),
             global_time: self.global_time(),
             time_step: self.time_step(),
             next_id: self.next_agent_id().0,
             liveness: self.liveness(),
+            steering: self.steering(),
             defaults: *defaults,
             agents: agents.iter().collect(),
+            orders: orders.iter().map(|(&id, o)| (id, o.clone())).collect(),
             obstacles: obstacles.clone(),
             pending: commands.to_vec(),
         };
         // 100 bytes per agent record, 80 per command (upper bounds), plus the fixed fields.
-        let hint = 128 + 100 * agents.len() + 80 * commands.len();
+        let points: usize = orders.iter().map(|(_, o)| o.path().len()).sum();
+        let hint = 192 + 100 * agents.len() + 40 * orders.len() + 16 * points + 80 * commands.len();
         seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint)
     }
 
@@ -395,7 +436,8 @@ impl Simulator {
     /// # Errors
     /// A [`SnapshotError`] naming the first problem: envelope (truncated, magic, version, size,
     /// checksum), encoding (undecodable, trailing bytes) or content (a value outside the domain,
-    /// an inconsistent structure, a global time above [`MAX_RESTORED_TIME`]). Never panics,
+    /// an inconsistent structure). Every state the simulator can reach restores (see
+    /// [`crate::domain`]: one domain for every entry point). Never panics,
     /// whatever the bytes.
     pub fn restore(bytes: &[u8]) -> Result<Simulator, SnapshotError> {
         let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;

@@ -5,6 +5,7 @@
 //! | stage | reads | writes |
 //! | --- | --- | --- |
 //! | 1. apply inputs ([`crate::command`]) | the pending commands due now | the agents, the undo log |
+//! | 1b. orders ([`crate::orders`]) | orders, positions, parameters, the steering | ordered agents' preferred velocities and path progress, the undo log |
 //! | 2. obstacles | the obstacle set | its BSP tree, when the set changed |
 //! | 3. agent tree | positions | the kd-tree |
 //! | 4. neighbours | kd-tree, positions, parameters | each slot's neighbour slots, nearest first |
@@ -57,6 +58,8 @@ pub struct StepStats {
     /// Stage 1: queued commands skipped because they were invalid when their tick came (see
     /// [`Simulator::rejected_commands`](crate::Simulator::rejected_commands)).
     pub commands_rejected: u64,
+    /// Stage 1b: agents steered by their move order ([`crate::orders`]).
+    pub ordered: u64,
     /// Stage 2: whether the obstacle tree was rebuilt by this step.
     pub obstacle_tree_rebuilt: bool,
     /// Stage 4: agent neighbours found, over all agents.

@@ -209,6 +209,10 @@ pub struct ObstacleSet {
     /// Whether `derived` matches `obstacles` (false after any change and after deserializing).
     #[serde(skip)]
     built: bool,
+    /// Vertices of all obstacles together (derived; [`recount`](Self::recount) after
+    /// deserializing).
+    #[serde(skip)]
+    vertices: usize,
 }
 
 impl ObstacleSet {
@@ -220,6 +224,13 @@ impl ObstacleSet {
     /// then unchanged.
     pub fn add(&mut self, shape: ObstacleShape) -> Result<ObstacleId, SimError> {
         polygon::validate(&shape)?;
+        let vertices = self.vertices + shape.vertices().len();
+        if vertices > crate::domain::MAX_OBSTACLE_VERTICES {
+            return Err(SimError::OutOfDomain {
+                what: "obstacle vertices in all",
+                allowed: "at most 1,048,576",
+            });
+        }
         let next = self
             .next_id
             .checked_add(1)
@@ -227,8 +238,21 @@ impl ObstacleSet {
         let id = ObstacleId(self.next_id);
         self.next_id = next;
         self.obstacles.push((id, shape));
+        self.vertices = vertices;
         self.built = false;
         Ok(id)
+    }
+
+    /// Vertices of all obstacles together (at most
+    /// [`MAX_OBSTACLE_VERTICES`](crate::domain::MAX_OBSTACLE_VERTICES)).
+    #[must_use]
+    pub fn num_vertices(&self) -> usize {
+        self.vertices
+    }
+
+    /// Recomputes the vertex count (a deserialized set).
+    pub(crate) fn recount(&mut self) {
+        self.vertices = self.obstacles.iter().map(|(_, s)| s.vertices().len()).sum();
     }
 
     /// Removes an obstacle. The tree is rebuilt before the next query.
@@ -237,7 +261,8 @@ impl ObstacleSet {
     /// [`SimError::UnknownObstacle`].
     pub fn remove(&mut self, id: ObstacleId) -> Result<(), SimError> {
         let i = self.index(id)?;
-        self.obstacles.remove(i);
+        let (_, shape) = self.obstacles.remove(i);
+        self.vertices -= shape.vertices().len();
         self.built = false;
         Ok(())
     }

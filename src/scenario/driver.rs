@@ -10,28 +10,29 @@ use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 use crate::obstacle::ObstacleSet;
 use crate::sim::Simulator;
 use crate::spatial::kdtree::{AgentTree, NeighborKey};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Drives the agents of a built [`Scenario`]: goals, the preferred-velocity policy, the
 /// scenario's events and the stop conditions.
 ///
-/// # State across ticks
-/// Without routes a driver holds no state that changes across ticks: everything it does is a
-/// function of the tick and the simulator, so one driver can drive several copies of a scene.
+/// # Orders, or preferred velocities
+/// With the **goal-seeking** policy (the default) the driver steers nothing itself: the
+/// scenario's goals and routes are [move orders](crate::orders) that
+/// [`Scenario::build`] gives the simulator (a [`Command::MoveTo`] to the first point of the
+/// path, a [`Command::QueueMove`] for each further one), the policy's speeds and the
+/// perturbation are its [`Steering`](crate::orders::Steering), and the simulator computes the
+/// preferred velocities in its step. Everything that changes across ticks (the route progress,
+/// a goal changed by an event or a player's order) is simulation state: hashed, snapshotted,
+/// restored by a rollback, carried by a replay as a few orders. Events do the same: `set_goal`
+/// is a `MoveTo`, an added agent gets its orders in the tick it is added.
 ///
-/// **With routes** ([`Scenario::routes`]) it keeps one thing: each routed agent's *route
-/// progress*, the index of the waypoint it currently heads for
-/// ([`route_progress`](Self::route_progress)). [`pref_velocity`](Self::pref_velocity) (and
-/// so [`set_pref_velocities`](Self::set_pref_velocities), [`tick_commands`](Self::tick_commands)
-/// and [`run`](Self::run)) advances it, through `&self` (a relaxed atomic per agent). It is not
-/// in the simulator, its snapshot or its state hash. What it decides reaches the simulation
-/// only through the preferred velocities, so a replay recorded from
-/// [`tick_commands`](Self::tick_commands) verifies without the driver. But a run continued
-/// from a snapshot needs the driver's progress at that tick as well: save
-/// [`route_progress`](Self::route_progress) with the snapshot and give it back with
-/// [`set_route_progress`](Self::set_route_progress) (a fresh driver starts every agent at its
-/// first waypoint). One driver per simulator when the scene has routes; [`Clone`] copies the
-/// progress.
+/// With the **roadmap** policy the driver computes every agent's preferred velocity each tick
+/// ([`set_pref_velocities`](Self::set_pref_velocities), or as [`Command::SetPrefVelocity`]s
+/// from [`tick_commands`](Self::tick_commands)), from its goal at that tick. An agent that has
+/// an order anyway (a player's `MoveTo`) is left to the order.
+///
+/// Either way the driver holds no state that changes across ticks: everything it does is a
+/// function of the tick and the simulator, so one driver can drive several copies of a scene
+/// (a rollback's resimulation, a replay, a SyncTest).
 #[derive(Clone, Debug)]
 pub struct Driver {
     /// Every agent the scene will ever have: scenario agents, then agents added by events.
@@ -53,29 +54,9 @@ pub struct Driver {
     max_ticks: u64,
     /// Per agent (empty when the scene has no route): the waypoints before its goal.
     routes: Vec<Vec<Vec2>>,
-    /// Per agent (empty when the scene has no route): its start, the point before its first
-    /// waypoint.
-    starts: Vec<Vec2>,
-    /// Per agent (empty when the scene has no route): `waypoint_tolerance²`, exact.
-    waypoint_tol_sq: Vec<i128>,
-    /// Per agent (empty when the scene has no route): the index of its current waypoint.
-    progress: Progress,
-}
-
-/// The route progress, one relaxed atomic per agent so that `&self` methods can advance it
-/// and the driver stays `Sync`.
-#[derive(Debug, Default)]
-struct Progress(Vec<AtomicU32>);
-
-impl Clone for Progress {
-    fn clone(&self) -> Self {
-        Self(
-            self.0
-                .iter()
-                .map(|a| AtomicU32::new(a.load(Ordering::Relaxed)))
-                .collect(),
-        )
-    }
+    /// Whether agents are steered by orders (the goal-seeking policy) rather than by the
+    /// driver's preferred velocities (the roadmap policy).
+    orders: bool,
 }
 
 /// Options of [`Driver::run`].
@@ -231,31 +212,13 @@ impl Driver {
                 all_goals.push(goal);
             }
         }
-        let (mut routes, mut starts, mut waypoint_tol_sq) = (Vec::new(), Vec::new(), Vec::new());
+        let mut routes = Vec::new();
         if !scenario.routes.is_empty() {
-            starts = scenario.agents.iter().map(|a| a.start).collect();
-            let mut params: Vec<AgentParams> = scenario.agents.iter().map(|a| a.params).collect();
-            for e in &scenario.events {
-                if let EventAction::AddAgent(a) = e.action {
-                    starts.push(a.start);
-                    params.push(a.params);
-                }
-            }
             routes = ids
                 .iter()
                 .map(|id| scenario.routes.get(id).cloned().unwrap_or_default())
                 .collect();
-            waypoint_tol_sq = params
-                .iter()
-                .map(|p| {
-                    let t = scenario
-                        .waypoint_tolerance
-                        .unwrap_or(scenario.goal_tolerance.unwrap_or(p.radius));
-                    wide_mul(t, t)
-                })
-                .collect();
         }
-        let progress = Progress(routes.iter().map(|_| AtomicU32::new(0)).collect());
         let roadmap = match &scenario.policy {
             Policy::Roadmap { vertices, .. } => Some(RoadmapGraph::build(
                 sim.obstacles(),
@@ -278,10 +241,29 @@ impl Driver {
             event_agent,
             max_ticks: scenario.max_ticks,
             routes,
-            starts,
-            waypoint_tol_sq,
-            progress,
+            orders: matches!(scenario.policy, Policy::GoalSeeking { .. }),
         }
+    }
+
+    /// Whether the driver steers by [orders](crate::orders) (the goal-seeking policy; see
+    /// [`Driver`]).
+    #[must_use]
+    pub fn steers_by_orders(&self) -> bool {
+        self.orders
+    }
+
+    /// The order commands that send agent `index` along its route to `goal`: a `MoveTo` to the
+    /// first point, a `QueueMove` for each further one.
+    pub(crate) fn route_orders(&self, index: usize, goal: Vec2) -> impl Iterator<Item = Command> {
+        let id = self.ids[index];
+        let route = self.route(index).iter().copied();
+        route.chain([goal]).enumerate().map(move |(k, p)| {
+            if k == 0 {
+                Command::MoveTo { id, goal: p }
+            } else {
+                Command::QueueMove { id, goal: p }
+            }
+        })
     }
 
     /// The waypoints agent `index` (into [`agent_ids`](Self::agent_ids)) visits before its
@@ -289,74 +271,6 @@ impl Driver {
     #[must_use]
     pub fn route(&self, index: usize) -> &[Vec2] {
         self.routes.get(index).map_or(&[], Vec::as_slice)
-    }
-
-    /// Every agent's route progress, in [`agent_ids`](Self::agent_ids) order: the index of the
-    /// waypoint it heads for, `route(i).len()` once it heads for its goal. Empty when the scene
-    /// has no route. Part of what continuing a run from a snapshot needs (see [`Driver`]).
-    #[must_use]
-    pub fn route_progress(&self) -> Vec<u32> {
-        self.progress
-            .0
-            .iter()
-            .map(|a| a.load(Ordering::Relaxed))
-            .collect()
-    }
-
-    /// Restores the route progress saved by [`route_progress`](Self::route_progress) (e.g. with
-    /// a snapshot). Entry `i` is agent `i`'s; values beyond its route's length are clamped to
-    /// it, entries past the last agent are ignored, missing ones are left unchanged.
-    pub fn set_route_progress(&mut self, progress: &[u32]) {
-        for (i, (cell, &k)) in self.progress.0.iter().zip(progress).enumerate() {
-            let len = u32::try_from(self.routes[i].len()).unwrap_or(u32::MAX);
-            cell.store(k.min(len), Ordering::Relaxed);
-        }
-    }
-
-    /// Whether agent `index`, at `position`, is done with waypoint `k` of its route: within the
-    /// waypoint tolerance of it, or past it. With `w = route[k]` and `a` the point before it
-    /// (the agent's start for `k = 0`, otherwise `route[k - 1]`), *past* means
-    /// `(position - w) · (w - a) > 0`: the projection of the position on the line `a → w` lies
-    /// beyond `w` (exact `i128`; never when `a = w`).
-    fn waypoint_done(&self, index: usize, k: usize, position: Vec2) -> bool {
-        let route = &self.routes[index];
-        let w = route[k];
-        let a = if k == 0 {
-            self.starts[index]
-        } else {
-            route[k - 1]
-        };
-        let to = position - w;
-        to.length_squared_wide() <= self.waypoint_tol_sq[index] || to.dot_wide(w - a) > 0
-    }
-
-    /// The point agent `index` at `position` heads for at `tick`: its current waypoint, or its
-    /// goal (the route's final point) once every waypoint is done. First advances the agent's
-    /// progress past every waypoint it is done with (within the waypoint tolerance, or past
-    /// it: see [`Driver`]), in order, so a position can pass several waypoints in one tick.
-    /// The progress never goes back. Given the same progress and position the result is the
-    /// same, so calling it twice in one tick changes nothing. Without a route: the goal.
-    pub fn route_target(&self, index: usize, tick: u64, position: Vec2) -> Vec2 {
-        self.route_step(index, tick, position).0
-    }
-
-    /// [`route_target`](Self::route_target), and whether the target is a waypoint (not the
-    /// goal).
-    fn route_step(&self, index: usize, tick: u64, position: Vec2) -> (Vec2, bool) {
-        let goal = self.goal_at(index, tick);
-        let Some(route) = self.routes.get(index).filter(|r| !r.is_empty()) else {
-            return (goal, false);
-        };
-        let cell = &self.progress.0[index];
-        let mut k = cell.load(Ordering::Relaxed) as usize;
-        while k < route.len() && self.waypoint_done(index, k, position) {
-            k += 1;
-        }
-        cell.store(k as u32, Ordering::Relaxed);
-        match route.get(k) {
-            Some(&w) => (w, true),
-            None => (goal, false),
-        }
     }
 
     /// Every driven agent's id: the scenario's agents in order, then the agents its events add
@@ -442,14 +356,14 @@ impl Driver {
         self.seek(position, goal)
     }
 
-    /// The preferred velocity of agent `index` at `tick`, at `position` with `radius`
-    /// (perturbation included): what [`set_pref_velocities`](Self::set_pref_velocities) sets and
-    /// [`tick_commands`](Self::tick_commands) sends. `obstacles` must be built for the roadmap
-    /// policy to be cheap ([`Scenario::build`] builds them).
-    ///
-    /// With a route it heads for [`route_target`](Self::route_target) (which advances the
-    /// agent's route progress): towards a waypoint at full `pref_speed` (no slow-down), towards
-    /// the goal with the goal-seeking rule.
+    /// The preferred velocity the driver gives agent `index` at `tick`, at `position` with
+    /// `radius`, heading for `goal`: the policy applied to the goal (the roadmap policy: to the
+    /// roadmap vertex it picks), plus the perturbation, if any. What
+    /// [`set_pref_velocities`](Self::set_pref_velocities) sets and
+    /// [`tick_commands`](Self::tick_commands) sends with the roadmap policy (the goal-seeking
+    /// policy leaves this to the simulator's orders, whose rule gives the same result towards
+    /// a goal: see [`crate::orders`]). `obstacles` must be built for the roadmap policy to be
+    /// cheap ([`Scenario::build`] builds them).
     #[must_use]
     pub fn pref_velocity(
         &self,
@@ -458,8 +372,8 @@ impl Driver {
         tick: u64,
         position: Vec2,
         radius: Fx,
+        goal: Vec2,
     ) -> Vec2 {
-        let (goal, waypoint) = self.route_step(index, tick, position);
         let target = match &self.roadmap {
             None => Some(goal),
             Some(map) => match map.goal_vertex(goal) {
@@ -470,56 +384,89 @@ impl Driver {
         let Some(target) = target else {
             return Vec2::ZERO; // Nothing visible: stand still (the roadmap example's fallback).
         };
-        let mut pref = if waypoint {
-            // A waypoint is passed, not stopped at: full speed, no slow-down.
-            (target - position).normalize_or_zero() * self.policy.pref_speed()
-        } else {
-            self.seek(position, target)
-        };
+        let mut pref = self.seek(position, target);
         if let Some(p) = &self.perturbation {
             pref += p.offset(tick, self.ids[index].0);
         }
         pref
     }
 
+    /// The commands of the events of `tick` that change the simulator, in list order, with
+    /// the agent index of each added agent: an event's own command, the initial velocity of an
+    /// added agent, and with orders the `MoveTo` of a `set_goal` and an added agent's orders.
+    fn event_commands(&self, tick: u64, mut out: impl FnMut(Command, Option<usize>)) {
+        let range = self.events_range(tick);
+        for (k, e) in range.clone().zip(&self.events[range]) {
+            if let Some(c) = e.action.command() {
+                out(c, self.event_agent[k]);
+            }
+            match e.action {
+                EventAction::AddAgent(a) => {
+                    let Some(index) = self.event_agent[k] else {
+                        continue;
+                    };
+                    if a.velocity != Vec2::ZERO {
+                        out(
+                            Command::SetVelocity {
+                                id: self.ids[index],
+                                v: a.velocity,
+                            },
+                            None,
+                        );
+                    }
+                    if self.orders {
+                        for c in self.route_orders(index, a.goal) {
+                            out(c, None);
+                        }
+                    }
+                }
+                EventAction::SetGoal { id, goal } if self.orders => {
+                    out(Command::MoveTo { id, goal }, None);
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Applies the events of `tick` to `sim` (in list order, as [`Simulator::apply`] of their
-    /// commands; an added agent's initial velocity is set right after it is added). Call it
-    /// before [`set_pref_velocities`](Self::set_pref_velocities) of the same tick;
-    /// [`run`](Self::run) does. Allocation-free when `tick` has no events.
+    /// commands: see [`tick_commands`](Self::tick_commands) for which). Call it before
+    /// [`set_pref_velocities`](Self::set_pref_velocities) of the same tick; [`run`](Self::run)
+    /// does. Allocation-free when `tick` has no events.
     ///
     /// # Errors
     /// A [`SimError`] if the simulator rejects an event (e.g. an added agent got an unexpected
     /// id because the simulator was changed outside the driver).
     pub fn apply_events(&self, sim: &mut Simulator, tick: u64) -> Result<(), SimError> {
-        for e in &self.events[self.events_range(tick)] {
-            if let Some(c) = e.action.command() {
-                let added = sim.apply(&c)?;
-                if let (EventAction::AddAgent(a), Some(id)) = (e.action, added) {
-                    sim.set_agent_velocity(id, a.velocity)?;
-                }
+        let mut result = Ok(());
+        self.event_commands(tick, |c, _| {
+            if result.is_ok() {
+                result = sim.apply(&c).map(drop);
             }
-        }
-        Ok(())
+        });
+        result
     }
 
     /// Sets every agent's preferred velocity for the coming `tick` (RVO2's
-    /// `setPreferredVelocities`): the policy's velocity plus the perturbation, if any, for every
-    /// agent driven at `tick`. Allocation-free.
+    /// `setPreferredVelocities`) with the roadmap policy: the policy's velocity plus the
+    /// perturbation, if any, for every agent driven at `tick` that has no order. With the
+    /// goal-seeking policy it does nothing (the orders steer). Allocation-free.
     ///
     /// # Errors
     /// [`SimError::UnknownAgent`] if a driven agent is not in the simulator (removed outside the
     /// driver, or its `add_agent` event was not applied).
     pub fn set_pref_velocities(&self, sim: &mut Simulator, tick: u64) -> Result<(), SimError> {
-        if self.roadmap.is_some() {
-            sim.process_obstacles();
+        if self.orders {
+            return Ok(());
         }
+        sim.process_obstacles();
         for (index, &id) in self.ids.iter().enumerate() {
-            if !self.is_active(index, tick) {
+            if !self.is_active(index, tick) || sim.agent_order(id)?.is_some() {
                 continue;
             }
             let position = sim.agent_position(id)?;
             let radius = sim.agent_params(id)?.radius;
-            let pref = self.pref_velocity(sim.obstacles(), index, tick, position, radius);
+            let goal = self.goal_at(index, tick);
+            let pref = self.pref_velocity(sim.obstacles(), index, tick, position, radius, goal);
             sim.set_agent_pref_velocity(id, pref)?;
         }
         Ok(())
@@ -530,44 +477,44 @@ impl Driver {
     /// [`set_pref_velocities`](Self::set_pref_velocities) do, for queueing at `tick`
     /// ([`Simulator::queue_command`], or a replay's input closure).
     ///
-    /// The tick's events come first as commands (`set_goal` has none; an added agent with an
-    /// initial velocity gets a [`Command::SetVelocity`]), then one [`Command::SetPrefVelocity`]
-    /// per agent driven at `tick`, ascending id, computed from the state the events leave (an
-    /// added agent at its start, a moved agent at its new position, new parameters' radius).
-    /// The queue applies agent additions first and each agent's commands in this order, so
-    /// the step sees the same state as with the direct calls. Agents missing from `sim` are
-    /// skipped.
+    /// The tick's events come first as commands (an added agent with an initial velocity gets
+    /// a [`Command::SetVelocity`]; with the goal-seeking policy `set_goal` is a
+    /// [`Command::MoveTo`] and an added agent gets its orders). With the goal-seeking policy
+    /// that is all: a tick without events has no command. With the roadmap policy one
+    /// [`Command::SetPrefVelocity`] per agent driven at `tick` without an order follows,
+    /// ascending id, computed from the state the events leave (an added agent at its start, a
+    /// moved agent at its new position, new parameters' radius). The queue applies agent
+    /// additions first and each agent's commands in this order, so the step sees the same
+    /// state as with the direct calls. Agents missing from `sim` are skipped.
     #[must_use]
     pub fn tick_commands(&self, sim: &Simulator, tick: u64) -> Vec<Command> {
-        let range = self.events_range(tick);
-        let events = &self.events[range.clone()];
-        let mut out = Vec::with_capacity(events.len() + sim.num_agents());
-        for (k, e) in range.clone().zip(events) {
-            if let Some(c) = e.action.command() {
-                out.push(c);
+        let mut out = Vec::new();
+        let mut added = Vec::new();
+        self.event_commands(tick, |c, index| {
+            if let (Command::AddAgent { position, params }, Some(index)) = (c, index) {
+                added.push((index, position, params.radius));
             }
-            if let (EventAction::AddAgent(a), Some(index)) = (e.action, self.event_agent[k])
-                && a.velocity != Vec2::ZERO
-            {
-                out.push(Command::SetVelocity {
-                    id: self.ids[index],
-                    v: a.velocity,
-                });
-            }
+            out.push(c);
+        });
+        if self.orders {
+            return out;
         }
+        let range = self.events_range(tick);
+        let events = &self.events[range];
+        out.reserve(sim.num_agents());
         for (index, &id) in self.ids.iter().enumerate() {
-            if !self.is_active(index, tick) {
+            if !self.is_active(index, tick) || sim.agent_order(id).is_ok_and(|o| o.is_some()) {
                 continue;
             }
             // State after this tick's events (in list order: the last one wins).
             let mut position = sim.agent_position(id).ok();
             let mut radius = sim.agent_params(id).ok().map(|p| p.radius);
-            for (k, e) in range.clone().zip(events) {
+            if let Some(&(_, p, r)) = added.iter().find(|a| a.0 == index) {
+                position = Some(p);
+                radius = Some(r);
+            }
+            for e in events {
                 match e.action {
-                    EventAction::AddAgent(a) if self.event_agent[k] == Some(index) => {
-                        position = Some(a.start);
-                        radius = Some(a.params.radius);
-                    }
                     EventAction::SetPosition { id: t, position: p } if t == id => {
                         position = Some(p);
                     }
@@ -578,7 +525,8 @@ impl Driver {
                 }
             }
             if let (Some(position), Some(radius)) = (position, radius) {
-                let pref = self.pref_velocity(sim.obstacles(), index, tick, position, radius);
+                let goal = self.goal_at(index, tick);
+                let pref = self.pref_velocity(sim.obstacles(), index, tick, position, radius, goal);
                 out.push(Command::SetPrefVelocity { id, v: pref });
             }
         }
@@ -609,10 +557,18 @@ impl Driver {
             .count()
     }
 
+    /// Whether agent `index` is within its goal tolerance of its goal: its order's goal when
+    /// it has one, otherwise its scene goal at `tick`. Absent agents count as arrived.
     fn is_reached(&self, sim: &Simulator, index: usize, tick: u64) -> bool {
-        sim.agent_position(self.ids[index]).map_or(true, |p| {
-            (p - self.goal_at(index, tick)).length_squared_wide() <= self.tolerance_sq[index]
-        })
+        let id = self.ids[index];
+        let Ok(p) = sim.agent_position(id) else {
+            return true;
+        };
+        let goal = match sim.agent_order(id) {
+            Ok(Some(order)) => order.goal(),
+            _ => self.goal_at(index, tick),
+        };
+        (p - goal).length_squared_wide() <= self.tolerance_sq[index]
     }
 
     /// Runs the scene: `while not done { apply_events; set_pref_velocities; step }` (RVO2's

@@ -74,7 +74,7 @@
 //!
 //! # Routes
 //! `route` lists the waypoints an agent visits in order before its goal (see
-//! [`Driver::route_target`](super::Driver::route_target) for the waypoint rule). At most
+//! [`crate::orders`] for the waypoint rule: a route is a move order). At most
 //! [`MAX_ROUTE_WAYPOINTS`] per agent and [`MAX_TOTAL_WAYPOINTS`] in all, counted before a
 //! generator's route is copied to its agents. Routes need the goal-seeking policy.
 //!

@@ -6,14 +6,17 @@ use crate::agent::{Agent, AgentId, AgentParams};
 use crate::command::{Command, CommandQueue, PendingCommand, RejectedCommand};
 use crate::error::SimError;
 use crate::math::Vec2;
+use crate::orders::Order;
 
 /// What to do to take one applied value change back (used when a step fails after its inputs).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Undo {
     PrefVelocity(AgentId, Vec2),
     Params(AgentId, AgentParams),
     Position(AgentId, Vec2),
     Velocity(AgentId, Vec2),
+    /// The agent's order before the command (`None`: it had none).
+    Order(AgentId, Option<Order>),
 }
 
 /// The inputs applied by the current step, and the commands the last step skipped: not state
@@ -29,6 +32,8 @@ pub(super) struct InputLog {
     rejected: Vec<RejectedCommand>,
     /// The commands due now, copied off the queue (a reused buffer).
     due: Vec<PendingCommand>,
+    /// What stage 1b (orders) changed in the current step.
+    pub(super) steered: Vec<super::orders::SteerUndo>,
 }
 
 impl Simulator {
@@ -49,6 +54,12 @@ impl Simulator {
             });
         }
         command.validate_values(self.time_step)?;
+        if self.commands.len() >= crate::domain::MAX_PENDING_COMMANDS {
+            return Err(SimError::OutOfDomain {
+                what: "pending commands",
+                allowed: "at most 1,048,576",
+            });
+        }
         if let Some(id) = command.target() {
             // Ids below the counter that are absent were removed and never come back. Ids at
             // or above it may be given by adds queued later, so they are accepted here (order
@@ -94,6 +105,10 @@ impl Simulator {
             Command::SetParams { id, params } => self.set_agent_params(id, params),
             Command::SetPosition { id, position } => self.set_agent_position(id, position),
             Command::SetVelocity { id, v } => self.set_agent_velocity(id, v),
+            Command::MoveTo { id, goal } => self.give_order(id, goal, false).map(drop),
+            Command::QueueMove { id, goal } => self.give_order(id, goal, true).map(drop),
+            Command::Stop { id } => self.stop_agent(id).map(drop),
+            Command::SetPriority { id, priority } => self.set_agent_priority(id, priority),
         }
         .map(|()| None)
     }
@@ -113,7 +128,22 @@ impl Simulator {
             Command::RemoveAgent { id } => {
                 let slot = self.slot(id)?;
                 self.agents.mark_removed(slot);
+                if let Some(order) = self.orders.remove(&id) {
+                    self.inputs.undo.push(Undo::Order(id, Some(order)));
+                }
                 return Ok(());
+            }
+            Command::MoveTo { id, goal } => Undo::Order(id, self.give_order(id, goal, false)?),
+            Command::QueueMove { id, goal } => Undo::Order(id, self.give_order(id, goal, true)?),
+            Command::Stop { id } => {
+                let (order, pref) = self.stop_agent(id)?;
+                self.inputs.undo.push(Undo::PrefVelocity(id, pref));
+                Undo::Order(id, order)
+            }
+            Command::SetPriority { id, priority } => {
+                let old = self.agent_params(id)?;
+                self.set_agent_priority(id, priority)?;
+                Undo::Params(id, old)
             }
             Command::SetPrefVelocity { id, v } => {
                 let old = self.agent_pref_velocity(id)?;
@@ -182,6 +212,7 @@ impl Simulator {
             return;
         }
         self.inputs.rejected.clear();
+        self.unsteer_orders();
         let removed = std::mem::take(&mut self.inputs.removed);
         self.agents.reinsert(&removed);
         self.inputs.removed = removed;
@@ -189,6 +220,10 @@ impl Simulator {
         while let Some(undo) = self.inputs.undo.pop() {
             // Every undo restores a value that was valid a moment ago, to an agent that exists.
             let restored = match undo {
+                Undo::Order(id, order) => {
+                    self.restore_order(id, order);
+                    Ok(())
+                }
                 Undo::PrefVelocity(id, v) => self.set_agent_pref_velocity(id, v),
                 Undo::Params(id, p) => self.set_agent_params(id, p),
                 Undo::Position(id, p) => self.set_agent_position(id, p),

@@ -1,6 +1,10 @@
 //! The [`Simulator`]: agents, obstacles and the tick pipeline.
 
 mod inputs;
+mod orders;
+mod state;
+
+pub use state::SimState;
 
 use crate::agent::{Agent, AgentId, AgentParams, Agents};
 use crate::command::CommandQueue;
@@ -10,8 +14,10 @@ use crate::hash::{StateRef, StreamHasher};
 use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleSet, ObstacleShape};
+use crate::orders::{Order, Orders, Steering};
 use crate::tick::{AgentOutcome, Pre, StepStats, Workspace};
 use inputs::InputLog;
+use std::sync::Arc;
 
 /// Simulator-wide parameters, checked by [`Simulator::new`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,8 +65,12 @@ pub struct Simulator {
     next_id: u32,
     defaults: AgentParams,
     liveness: Liveness,
+    steering: Steering,
     agents: Agents,
-    obstacles: ObstacleSet,
+    /// Every agent's move order ([`crate::orders`]), by id.
+    orders: Orders,
+    /// Shared with saved states ([`SimState`]) until changed (copy on write).
+    obstacles: Arc<ObstacleSet>,
     /// Queued inputs (see [`crate::command`]): pending commands are state, hashed and
     /// snapshotted.
     commands: CommandQueue,
@@ -78,7 +88,9 @@ pub(crate) struct RestoredState {
     pub next_id: u32,
     pub defaults: AgentParams,
     pub liveness: Liveness,
+    pub steering: Steering,
     pub agents: Agents,
+    pub orders: Orders,
     pub obstacles: ObstacleSet,
     pub commands: CommandQueue,
 }
@@ -99,8 +111,10 @@ impl Simulator {
             next_id: 0,
             defaults: params.agent_defaults,
             liveness: Liveness::default(),
+            steering: Steering::default(),
             agents: Agents::default(),
-            obstacles: ObstacleSet::default(),
+            orders: Orders::default(),
+            obstacles: Arc::default(),
             commands: CommandQueue::default(),
             inputs: InputLog::default(),
             work: Workspace::default(),
@@ -116,8 +130,10 @@ impl Simulator {
             next_id: r.next_id,
             defaults: r.defaults,
             liveness: r.liveness,
+            steering: r.steering,
             agents: r.agents,
-            obstacles: r.obstacles,
+            orders: r.orders,
+            obstacles: Arc::new(r.obstacles),
             commands: r.commands,
             inputs: InputLog::default(),
             work: Workspace::default(),
@@ -126,10 +142,18 @@ impl Simulator {
 
     // ------------------------------------------------------------------ the tick
 
+    /// Builds the obstacle tree if the set changed (copying a set shared with a saved state).
+    fn build_obstacles(&mut self) {
+        if !self.obstacles.is_built() {
+            Arc::make_mut(&mut self.obstacles).ensure_built();
+        }
+    }
+
     /// Advances the simulation by one time step.
     ///
     /// The stages, in order (see [`crate::tick`] for what each reads and writes): apply the
-    /// commands queued for this tick ([`crate::command`]), rebuild the obstacle tree if the
+    /// commands queued for this tick ([`crate::command`]), steer the agents that have an order
+    /// ([`crate::orders`]), rebuild the obstacle tree if the
     /// obstacle set changed, build the agent kd-tree, find each agent's neighbours, solve each
     /// pair once, build each agent's ORCA lines and solve its LP, integrate, then commit the
     /// inputs. [`step_stats`](Self::step_stats) reports what the stages did.
@@ -144,8 +168,9 @@ impl Simulator {
             ..StepStats::default()
         };
         self.apply_inputs();
+        self.steer_orders();
         self.work.stats.obstacle_tree_rebuilt = !self.obstacles.is_built();
-        self.obstacles.ensure_built();
+        self.build_obstacles();
         self.work.stats.agents = self.agents.len() as u64;
         let pre = Pre {
             agents: &self.agents,
@@ -196,7 +221,8 @@ impl Simulator {
     }
 
     fn integrate(&mut self) -> Result<(), SimError> {
-        // The clock is checked first: 2³¹ s (68 years) of simulated time is the domain's limit.
+        // The clock is checked first: 2³¹ s (68 years) of simulated time is the domain's limit,
+        // and the tick counter's 2⁶⁴ - 1 (crate::domain).
         let global_time =
             self.global_time
                 .checked_add(self.time_step)
@@ -204,6 +230,10 @@ impl Simulator {
                     what: "global_time",
                     allowed: "below 2^31 seconds",
                 })?;
+        let tick = self.tick.checked_add(1).ok_or(SimError::OutOfDomain {
+            what: "tick",
+            allowed: "below 2^64 - 1",
+        })?;
         let w = &mut self.work;
         w.new_positions.clear();
         let positions = self.agents.positions();
@@ -217,7 +247,7 @@ impl Simulator {
         self.agents
             .commit_motion(&mut w.new_positions, &w.new_velocities, &w.new_stalls);
         self.global_time = global_time;
-        self.tick += 1;
+        self.tick = tick;
         Ok(())
     }
 
@@ -244,6 +274,9 @@ impl Simulator {
     ) -> Result<AgentId, SimError> {
         check_point(position, "position")?;
         params.validate(self.time_step)?;
+        if self.agents.len() >= crate::domain::MAX_AGENTS {
+            return Err(SimError::TooManyAgents);
+        }
         let next = self.next_id.checked_add(1).ok_or(SimError::TooManyAgents)?;
         let id = AgentId(self.next_id);
         self.next_id = next;
@@ -286,8 +319,9 @@ impl Simulator {
         if let Some(w) = slots.windows(2).find(|w| w[0].0 == w[1].0) {
             return Err(SimError::UnknownAgent(w[1].1));
         }
-        for &(slot, _) in &slots {
+        for &(slot, id) in &slots {
             self.agents.mark_removed(slot);
+            self.orders.remove(&id);
         }
         self.agents.compact(|_| {});
         Ok(())
@@ -444,6 +478,14 @@ impl Simulator {
         self.update_params(id, |p| p.max_neighbors = max)
     }
 
+    /// Sets an agent's avoidance priority ([`AgentParams::priority`]).
+    ///
+    /// # Errors
+    /// As [`set_agent_params`](Self::set_agent_params).
+    pub fn set_agent_priority(&mut self, id: AgentId, priority: u8) -> Result<(), SimError> {
+        self.update_params(id, |p| p.priority = priority)
+    }
+
     /// Sets an agent's time horizon (agents).
     ///
     /// # Errors
@@ -534,7 +576,7 @@ impl Simulator {
     /// # Errors
     /// [`SimError::InvalidObstacle`] or [`SimError::OutOfDomain`]; nothing changes.
     pub fn add_obstacle(&mut self, shape: ObstacleShape) -> Result<ObstacleId, SimError> {
-        self.obstacles.add(shape)
+        Arc::make_mut(&mut self.obstacles).add(shape)
     }
 
     /// Removes an obstacle added earlier.
@@ -542,7 +584,7 @@ impl Simulator {
     /// # Errors
     /// [`SimError::UnknownObstacle`].
     pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<(), SimError> {
-        self.obstacles.remove(id)
+        Arc::make_mut(&mut self.obstacles).remove(id)
     }
 
     /// Chooses which obstacle neighbours the agents see: whole edges (default) or RVO2's split
@@ -550,19 +592,19 @@ impl Simulator {
     /// state (hashed, kept in snapshots); a change rebuilds the obstacle tree before the next
     /// step. Read it back with `obstacles().neighbor_mode()`.
     pub fn set_obstacle_neighbor_mode(&mut self, mode: ObstacleNeighbors) {
-        self.obstacles.set_neighbor_mode(mode);
+        Arc::make_mut(&mut self.obstacles).set_neighbor_mode(mode);
     }
 
     /// Builds the obstacle tree now (RVO2's `processObstacles`). Optional: [`step`](Self::step)
     /// rebuilds it when the obstacle set changed, so forgetting this call is never an error.
     pub fn process_obstacles(&mut self) {
-        self.obstacles.ensure_built();
+        self.build_obstacles();
     }
 
     /// Whether a disc of `radius` can move in a straight line from `from` to `to` without
     /// touching an obstacle (RVO2's `queryVisibility`).
     pub fn query_visibility(&mut self, from: Vec2, to: Vec2, radius: Fx) -> bool {
-        self.obstacles.ensure_built();
+        self.build_obstacles();
         self.obstacles.query_visibility(from, to, radius)
     }
 
@@ -574,7 +616,7 @@ impl Simulator {
 
     /// Mutable access to the obstacles (the set rebuilds its tree before the next step).
     pub fn obstacles_mut(&mut self) -> &mut ObstacleSet {
-        &mut self.obstacles
+        Arc::make_mut(&mut self.obstacles)
     }
 
     // ------------------------------------------------------------------ hashing
@@ -589,6 +631,8 @@ impl Simulator {
             liveness: self.liveness,
             defaults: &self.defaults,
             agents: &self.agents,
+            steering: &self.steering,
+            orders: &self.orders,
             obstacles: &self.obstacles,
             pending: with_pending.then_some(&self.commands),
         }
@@ -623,13 +667,57 @@ impl Simulator {
         h.finish()
     }
 
-    /// The default parameters, the store and the queue (for snapshots).
-    pub(crate) fn parts(&self) -> (&AgentParams, &Agents, &ObstacleSet, &CommandQueue) {
+    /// A 128-bit hash of the whole state: XXH3-128 (seed 0) of the same
+    /// [canonical bytes](Self::write_canonical_bytes) as [`state_hash`](Self::state_hash),
+    /// streamed. For checksums that want 128 bits (ggrs's, for one).
+    #[must_use]
+    pub fn state_hash128(&self) -> u128 {
+        let mut h = StreamHasher::new();
+        crate::hash::write_state(&self.state_ref(true), &mut h);
+        h.finish128()
+    }
+
+    /// The default parameters, the store, the orders, the obstacles and the queue (for
+    /// snapshots).
+    pub(crate) fn parts(&self) -> (&AgentParams, &Agents, &Orders, &ObstacleSet, &CommandQueue) {
         (
             &self.defaults,
             &self.agents,
+            &self.orders,
             &self.obstacles,
             &self.commands,
         )
+    }
+
+    // ------------------------------------------------------------------ orders
+
+    /// Agent `id`'s move order ([`crate::orders`]), `None` without one.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`].
+    pub fn agent_order(&self, id: AgentId) -> Result<Option<&Order>, SimError> {
+        self.slot(id)?;
+        Ok(self.orders.get(&id))
+    }
+
+    /// Every order, ascending agent id.
+    pub fn orders(&self) -> impl ExactSizeIterator<Item = (AgentId, &Order)> + '_ {
+        self.orders.iter().map(|(&id, o)| (id, o))
+    }
+
+    /// How ordered agents are steered ([`crate::orders`]).
+    #[must_use]
+    pub fn steering(&self) -> Steering {
+        self.steering
+    }
+
+    /// Sets how ordered agents are steered. Part of the state (hashed, kept in snapshots).
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] ([`Steering::validate`]); nothing changes then.
+    pub fn set_steering(&mut self, steering: Steering) -> Result<(), SimError> {
+        steering.validate()?;
+        self.steering = steering;
+        Ok(())
     }
 }

@@ -5,8 +5,8 @@
 //! input reads). The README pictures are in `tests/api/pictures.rs`.
 
 use lockstep_orca::Command as Cmd;
+use lockstep_orca::Vec2;
 use lockstep_orca::replay::Replay;
-use lockstep_orca::{Fx, Vec2};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -93,26 +93,35 @@ fn record_then_verify_succeeds_and_matches_run() {
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(again).unwrap());
 }
 
+/// Adds an order for agent 10 to the replay's inputs of tick 57 (the scene steers by orders, so
+/// a tick without events has no command to change).
+fn tamper_tick_57(replay: &mut Replay) {
+    let order = Cmd::MoveTo {
+        id: lockstep_orca::AgentId(10),
+        goal: Vec2::from_int(0, 30),
+    };
+    match replay.inputs.iter_mut().find(|t| t.tick == 57) {
+        Some(t) => t.commands.push(order),
+        None => {
+            let at = replay.inputs.partition_point(|t| t.tick < 57);
+            replay.inputs.insert(
+                at,
+                lockstep_orca::replay::TickInputs {
+                    tick: 57,
+                    commands: vec![order],
+                },
+            );
+        }
+    }
+}
+
 #[test]
 fn tampered_command_is_named_at_the_right_tick() {
     let dir = scratch("tamper");
     let out = record_add_remove(&dir);
     let mut replay = Replay::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
-    // Tick 57: nudge the preferred velocity of agent 10 (a left-group agent in the crossing).
-    let inputs = replay
-        .inputs
-        .iter_mut()
-        .find(|t| t.tick == 57)
-        .expect("tick 57 has commands");
-    let cmd = inputs
-        .commands
-        .iter_mut()
-        .find(|c| matches!(c, Cmd::SetPrefVelocity { id, .. } if id.0 == 10))
-        .expect("agent 10 is driven at tick 57");
-    let Cmd::SetPrefVelocity { v, .. } = cmd else {
-        unreachable!()
-    };
-    *v += Vec2::new(Fx::ZERO, Fx::lit("0.5"));
+    // Tick 57: order agent 10 (a left-group agent in the crossing) elsewhere.
+    tamper_tick_57(&mut replay);
     let tampered = dir.join("tampered.replay");
     std::fs::write(&tampered, replay.to_bytes()).unwrap();
     let o = runner(&["verify", tampered.to_str().unwrap()]);
@@ -499,14 +508,7 @@ fn verify_json_reports_match_and_divergence() {
     assert!(v["divergence"].is_null());
     // Tamper with agent 10 at tick 57, as above.
     let mut replay = Replay::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
-    let t57 = replay.inputs.iter_mut().find(|t| t.tick == 57).unwrap();
-    for c in &mut t57.commands {
-        if let Cmd::SetPrefVelocity { id, v } = c
-            && id.0 == 10
-        {
-            *v += Vec2::new(Fx::ZERO, Fx::lit("0.5"));
-        }
-    }
+    tamper_tick_57(&mut replay);
     let bad = dir.join("bad.replay");
     std::fs::write(&bad, replay.to_bytes()).unwrap();
     let o = runner(&["verify", bad.to_str().unwrap(), "--json"]);

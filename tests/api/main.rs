@@ -10,9 +10,11 @@ mod agent_lookup;
 mod cli;
 mod domain;
 mod domain_edges;
+mod domain_reach;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;
 mod obstacles_api;
+mod orders;
 #[cfg(feature = "cli")]
 mod pictures;
 #[cfg(feature = "scenario")]

@@ -1,5 +1,5 @@
 //! The route policy: per-agent waypoint lists in the scenario format, their validation, and the
-//! driver's waypoint rule (within the tolerance, or past the waypoint).
+//! waypoint rule of the orders they become (within the tolerance, or past the waypoint).
 
 use lockstep_orca::scenario::{MAX_ROUTE_WAYPOINTS, RunOptions, Scenario, ScenarioError};
 use lockstep_orca::{AgentId, Fx, Simulator, Vec2};
@@ -61,14 +61,26 @@ add_agent = { start = [0, -5], route = [[1, -5], [1, -6]] }
             (5, vec![v(1, -5)]),
         ]
     );
-    let (_, driver) = s.build().unwrap();
+    let (sim, driver) = s.build().unwrap();
     assert_eq!(driver.route(5), &[v(1, -5)]);
     assert_eq!(driver.route(2), &[] as &[Vec2]);
-    assert_eq!(driver.route_progress(), vec![0; 6]);
-    // Without any route the scenario (and the driver) carry none.
+    // The routes are the scene agents' orders: route, then goal; at the start of the path.
+    let order = sim.agent_order(AgentId(0)).unwrap().unwrap();
+    assert_eq!(order.path(), &[v(5, 0), v(5, 5), v(0, 5)]);
+    assert_eq!((order.progress(), order.start()), (0, v(0, 0)));
+    assert_eq!(
+        sim.agent_order(AgentId(2)).unwrap().unwrap().path(),
+        &[v(8, 8)]
+    );
+    assert_eq!(sim.orders().len(), 5); // agent 5 is added by the event, with its orders
+    // Without any route the scenario carries none, and each agent's order is its goal alone.
     let plain = parse("time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [1, 0]\n").unwrap();
     assert!(plain.routes.is_empty() && plain.waypoint_tolerance.is_none());
-    assert!(plain.build().unwrap().1.route_progress().is_empty());
+    let (sim, _) = plain.build().unwrap();
+    assert_eq!(
+        sim.agent_order(AgentId(0)).unwrap().unwrap().path(),
+        &[v(1, 0)]
+    );
 }
 
 #[test]
@@ -139,58 +151,73 @@ fn corner() -> (Simulator, lockstep_orca::scenario::Driver) {
     .unwrap()
 }
 
-#[test]
-fn a_waypoint_is_done_within_the_tolerance_or_once_past_it() {
-    let (_, driver) = corner();
-    let w = v(10, 0);
-    let goal = v(10, 10);
-    // Far before it, and off to the side but not beyond the perpendicular through it.
-    assert_eq!(driver.route_target(0, 0, v(5, 0)), w);
-    assert_eq!(driver.route_target(0, 0, v(10, 7)), w); // (p - w)·(w - start) = 0: not past
-    assert_eq!(driver.route_progress(), vec![0]);
-    // One ulp beyond the perpendicular: past, although 7 away.
-    let beyond = Vec2::new(Fx::from_num(10) + Fx::DELTA, Fx::from_num(7));
-    assert_eq!(driver.route_target(0, 0, beyond), goal);
-    assert_eq!(driver.route_progress(), vec![1]);
-    // The progress never goes back, and the goal is never skipped.
-    assert_eq!(driver.route_target(0, 0, v(0, 0)), goal);
-    assert_eq!(driver.route_target(0, 0, v(50, 50)), goal);
-
-    // Within the tolerance, exactly on its edge (|p - w| = 0.5), before the perpendicular.
-    let (_, driver) = corner();
-    let edge = Vec2::new(Fx::lit("9.5"), Fx::ZERO);
-    assert_eq!(driver.route_target(0, 0, edge), goal);
-    let (_, driver) = corner();
-    let outside = Vec2::new(Fx::lit("9.5") - Fx::DELTA, Fx::ZERO);
-    assert_eq!(driver.route_target(0, 0, outside), w);
-
-    // Toward a waypoint the preferred velocity is at full speed (no slow-down near it).
-    let (sim, driver) = corner();
-    let near = Vec2::new(Fx::lit("9.4"), Fx::ZERO);
-    let pref = driver.pref_velocity(sim.obstacles(), 0, 0, near, Fx::ONE);
-    assert_eq!(pref, v(1, 0));
+/// The progress of agent 0's order after one step taken from `position` (the step decides the
+/// progress from the position it starts at).
+fn progress_from(sim: &mut Simulator, position: Vec2) -> usize {
+    sim.set_agent_position(AgentId(0), position).unwrap();
+    sim.step().unwrap();
+    sim.agent_order(AgentId(0)).unwrap().unwrap().progress()
 }
 
 #[test]
-fn several_waypoints_can_be_passed_in_one_tick_and_progress_can_be_restored() {
+fn a_waypoint_is_done_within_the_tolerance_or_once_past_it() {
+    let progress = |p: Vec2| progress_from(&mut corner().0, p);
+    // Far before it, and off to the side but not beyond the perpendicular through it.
+    assert_eq!(progress(v(5, 0)), 0);
+    assert_eq!(progress(v(10, 7)), 0); // (p - w)·(w - start) = 0: not past
+    // One ulp beyond the perpendicular: past, although 7 away.
+    assert_eq!(
+        progress(Vec2::new(Fx::from_num(10) + Fx::DELTA, Fx::from_num(7))),
+        1
+    );
+    // Within the tolerance, exactly on its edge (|p - w| = 0.5), before the perpendicular.
+    assert_eq!(progress(Vec2::new(Fx::lit("9.5"), Fx::ZERO)), 1);
+    assert_eq!(progress(Vec2::new(Fx::lit("9.5") - Fx::DELTA, Fx::ZERO)), 0);
+
+    // The progress never goes back, and the goal is never skipped.
+    let (mut sim, _) = corner();
+    assert_eq!(progress_from(&mut sim, v(11, 1)), 1);
+    assert_eq!(progress_from(&mut sim, v(0, 0)), 1);
+    assert_eq!(progress_from(&mut sim, v(50, 50)), 1);
+    let order = sim.agent_order(AgentId(0)).unwrap().unwrap();
+    assert_eq!(order.target(), order.goal());
+
+    // Toward a waypoint the preferred velocity is at full speed (no slow-down near it).
+    let (mut sim, _) = corner();
+    assert_eq!(
+        progress_from(&mut sim, Vec2::new(Fx::lit("9.4"), Fx::ZERO)),
+        0
+    );
+    assert_eq!(sim.agent_pref_velocity(AgentId(0)).unwrap(), v(1, 0));
+}
+
+#[test]
+fn several_waypoints_can_be_passed_in_one_tick_and_progress_is_state() {
     let s = parse(
         "time_step = 0.25\ngoal_tolerance = 0.25\n[[agent]]\nstart = [0, 0]\n\
          route = [[1, 0], [2, 0], [3, 0]]\n\
          goal = [3, 5]\n",
     )
     .unwrap();
-    let (_, mut driver) = s.build().unwrap();
+    let (mut sim, _) = s.build().unwrap();
+    let before = sim.state_hash();
     // At (2.5, 0): past (1, 0) and (2, 0), before (3, 0).
-    let p = Vec2::new(Fx::lit("2.5"), Fx::ZERO);
-    assert_eq!(driver.route_target(0, 0, p), v(3, 0));
-    assert_eq!(driver.route_progress(), vec![2]);
-    let saved = driver.route_progress();
-    driver.set_route_progress(&[0]);
-    assert_eq!(driver.route_progress(), vec![0]);
-    driver.set_route_progress(&saved);
-    assert_eq!(driver.route_progress(), vec![2]);
-    driver.set_route_progress(&[99, 7]); // clamped to the route's length; extra entries ignored
-    assert_eq!(driver.route_progress(), vec![3]);
+    assert_eq!(
+        progress_from(&mut sim, Vec2::new(Fx::lit("2.5"), Fx::ZERO)),
+        2
+    );
+    assert_ne!(sim.state_hash(), before);
+    // The progress is in the snapshot, and in the hash.
+    let restored = Simulator::restore(&sim.snapshot()).unwrap();
+    assert_eq!(
+        restored
+            .agent_order(AgentId(0))
+            .unwrap()
+            .unwrap()
+            .progress(),
+        2
+    );
+    assert_eq!(restored.state_hash(), sim.state_hash());
 }
 
 const ZIGZAG: &str = r#"
@@ -228,20 +255,22 @@ fn a_run_follows_a_zigzag_route_in_order() {
         }
         let tick = sim.tick();
         driver.set_pref_velocities(&mut sim, tick).unwrap();
-        let k = driver.route_progress()[0];
+        sim.step().unwrap();
+        let k = sim.agent_order(AgentId(0)).unwrap().unwrap().progress();
         if k != last {
             visited.push((k, tick));
             last = k;
         }
-        sim.step().unwrap();
         let p = sim.agent_position(AgentId(0)).unwrap();
         for (n, &w) in nearest.iter_mut().zip(&route) {
             *n = (*n).min((p - w).length_squared_wide());
         }
     }
     assert!(driver.all_reached(&sim), "the zig-zag was not completed");
-    assert_eq!(driver.route_progress(), vec![3, 3]);
-    let ks: Vec<u32> = visited.iter().map(|&(k, _)| k).collect();
+    for id in [0, 1] {
+        assert_eq!(sim.agent_order(AgentId(id)).unwrap().unwrap().progress(), 3);
+    }
+    let ks: Vec<usize> = visited.iter().map(|&(k, _)| k).collect();
     assert_eq!(
         ks,
         vec![1, 2, 3],
@@ -278,7 +307,7 @@ fn a_run_follows_a_zigzag_route_in_order() {
 }
 
 #[test]
-fn a_run_continued_from_a_snapshot_needs_the_route_progress() {
+fn a_run_continued_from_a_snapshot_needs_nothing_but_the_snapshot() {
     let s = parse(ZIGZAG).unwrap();
     let (mut sim, driver) = s.build().unwrap();
     let ticks = |n| RunOptions {
@@ -289,22 +318,15 @@ fn a_run_continued_from_a_snapshot_needs_the_route_progress() {
     };
     driver.run(&mut sim, &ticks(40)).unwrap();
     let snapshot = sim.snapshot();
-    let progress = driver.route_progress();
+    let progress: Vec<usize> = sim.orders().map(|(_, o)| o.progress()).collect();
     assert_eq!(progress, vec![1, 1]);
     let straight = driver.run(&mut sim, &ticks(60)).unwrap().final_hash;
-    // A fresh driver with the saved progress continues bit for bit ...
-    let (_, mut fresh) = s.build().unwrap();
-    fresh.set_route_progress(&progress);
+    // A fresh driver on the restored snapshot continues bit for bit: the route progress is
+    // simulation state, not the driver's.
+    let (_, fresh) = s.build().unwrap();
     let mut restored = Simulator::restore(&snapshot).unwrap();
     assert_eq!(
         fresh.run(&mut restored, &ticks(60)).unwrap().final_hash,
-        straight
-    );
-    // ... and without it, it goes back to the first waypoint: another trajectory.
-    let (_, forgetful) = s.build().unwrap();
-    let mut restored = Simulator::restore(&snapshot).unwrap();
-    assert_ne!(
-        forgetful.run(&mut restored, &ticks(60)).unwrap().final_hash,
         straight
     );
 }

@@ -432,8 +432,18 @@ fn clearance_with_unequal_radii_picks_the_worst_pair_not_the_nearest() {
 }
 
 #[test]
-fn removed_agents_are_reported_by_the_driver() {
+fn removed_agents_are_reported_by_the_roadmap_driver_and_drop_their_orders() {
+    // Goal seeking: the agents are steered by orders; a removed agent's order goes with it.
     let (mut sim, driver) = Scenario::circle(4, Fx::from_num(10)).build().unwrap();
+    assert!(driver.steers_by_orders());
+    sim.remove_agent(driver.agent_ids()[2]).unwrap();
+    assert_eq!(sim.orders().len(), 3);
+    driver.set_pref_velocities(&mut sim, 0).unwrap();
+    sim.step().unwrap();
+    // The roadmap policy sets every agent's preferred velocity itself, and says which is gone.
+    let s = Scenario::load(fixture("roadmap.toml")).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    assert!(!driver.steers_by_orders() && sim.orders().len() == 0);
     sim.remove_agent(driver.agent_ids()[2]).unwrap();
     let err = driver.set_pref_velocities(&mut sim, 0).unwrap_err();
     assert_eq!(err, SimError::UnknownAgent(driver.agent_ids()[2]));

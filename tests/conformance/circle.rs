@@ -152,7 +152,11 @@ fn every_step_of_our_circle_is_an_rvo2_step() {
             let v = |p: Vec2| V(p.to_f64().0, p.to_f64().1);
             let k = port.add_agent(v(sim.agent_position(id).unwrap()), 1.5);
             port.agents[k].vel = v(sim.agent_velocity(id).unwrap());
-            port.agents[k].pref = v(sim.agent_pref_velocity(id).unwrap());
+            // The orders compute the preferred velocity inside the step, by the goal-seeking
+            // rule: the port gets the same one, computed here.
+            let position = sim.agent_position(id).unwrap();
+            let goal = sim.agent_order(id).unwrap().unwrap().goal();
+            port.agents[k].pref = v(driver.policy_velocity(position, goal));
         }
         port.step();
         sim.step().unwrap();

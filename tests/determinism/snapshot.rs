@@ -297,12 +297,13 @@ fn appended_bytes_are_refused() {
 #[test]
 fn huge_sequence_length_is_a_decode_error_not_an_allocation() {
     // A one-agent snapshot: the agent count is the u64 right after tick, time, time step,
-    // next id, the liveness mode's enum tag (u32) and the 45 default-parameter bytes.
+    // next id, the liveness mode's enum tag (u32), the default steering (four `None` option
+    // tags, one byte each) and the 45 default-parameter bytes.
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     sim.add_agent(Vec2::ZERO).unwrap();
     let bytes = sim.snapshot();
     let mut p = payload(&bytes).to_vec();
-    let at = 8 + 8 + 8 + 4 + 4 + 45;
+    let at = 8 + 8 + 8 + 4 + 4 + 4 + 45;
     assert_eq!(p[at..at + 8], 1u64.to_le_bytes());
     p[at..at + 8].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
     let err = Simulator::restore(&reseal(&SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &p)).unwrap_err();
@@ -440,7 +441,7 @@ fn inconsistent_structure_is_rejected() {
     // Second agent's id (right after the first record: id 4, vectors 48, parameters 45,
     // stall counter 2 bytes) set to 0.
     let mut p = payload(&bytes).to_vec();
-    let first = 8 + 8 + 8 + 4 + 4 + 45 + 8;
+    let first = 8 + 8 + 8 + 4 + 4 + 4 + 45 + 8;
     let second = first + 4 + 48 + 45 + 2;
     assert_eq!(p[second..second + 4], 1u32.to_le_bytes());
     p[second..second + 4].copy_from_slice(&0u32.to_le_bytes());

@@ -1,48 +1,47 @@
 //! The two-process tests of `examples/ggrs_p2p.rs`: both peers on free loopback ports, bounded
 //! in time by the example's own `--timeout-secs` and by a kill here.
 //!
-//! The example binary is found like `tests/docs.rs` finds examples: next to this test's
-//! directory (`target/<profile>/examples/`, where `cargo test --features ggrs` builds it), and
-//! if it is not there (`cargo test --features ggrs --test netcode` builds no examples), built
-//! first with `cargo build --profile <profile> --features ggrs --example ggrs_p2p` through
-//! `env!("CARGO")`. Cargo offers no `CARGO_BIN_EXE_*` for examples.
+//! Cargo offers no `CARGO_BIN_EXE_*` for examples, and `cargo test --test netcode` builds none.
+//! So the first test that needs the example runs `cargo build --profile <profile> --features
+//! ggrs --example ggrs_p2p` through `env!("CARGO")` (the profile this test was built with; a
+//! no-op when the binary is fresh, and never a stale binary), then runs it from
+//! `target/<profile>/examples/`, next to this test's directory.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn example() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(build_example).clone()
+}
+
+/// Builds the example once per test run (a no-op when it is fresh: a binary left from an older
+/// build must not be tested) and returns its path.
+fn build_example() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(Path::parent).unwrap();
     let path = profile_dir
         .join("examples")
         .join(format!("ggrs_p2p{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("release") => "release",
-            _ => "test",
-        };
-        let status = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--profile",
-                profile,
-                "--features",
-                "ggrs",
-                "--example",
-                "ggrs_p2p",
-            ])
-            .current_dir(ROOT)
-            .status()
-            .unwrap();
-        assert!(
-            status.success() && path.exists(),
-            "could not build {}",
-            path.display()
-        );
-    }
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("release") => "release",
+        _ => "test",
+    };
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--profile", profile, "--features", "ggrs"])
+        .args(["--example", "ggrs_p2p"])
+        .current_dir(ROOT)
+        .status()
+        .unwrap();
+    assert!(
+        status.success() && path.exists(),
+        "could not build {}",
+        path.display()
+    );
     path
 }
 

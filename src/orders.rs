@@ -1,0 +1,405 @@
+//! Orders: move orders as simulation state, steered by the simulator itself.
+//!
+//! A game does not have to compute every unit's preferred velocity every tick. It gives orders,
+//! as lockstep [`Command`](crate::Command)s or through [`Simulator::apply`](crate::Simulator::apply):
+//!
+//! * [`Command::MoveTo`](crate::Command::MoveTo): go to a point (replaces any path);
+//! * [`Command::QueueMove`](crate::Command::QueueMove): then go on to another point (a
+//!   shift-click: the path's current end becomes a waypoint, passed at full speed);
+//! * [`Command::Stop`](crate::Command::Stop): drop the order and stand (preferred velocity zero).
+//!
+//! An order is part of the state: hashed, snapshotted, restored by a rollback, carried by a
+//! replay. So a replay of a match stores the orders, not thousands of preferred velocities per
+//! tick, and a rollback that restores a state restores what every unit was told to do.
+//!
+//! # The steering rule (stage 1b of the tick, after the inputs)
+//! Every tick, each agent with an order first advances along its path: while its current target
+//! is a waypoint (not the path's last point) that it is *done with*, the next point becomes the
+//! target. A waypoint `w` is done when the agent is within the waypoint tolerance of it, or past
+//! it: with `a` the point before `w` (the agent's position when the order was given, for the
+//! first point), `(position − w) · (w − a) > 0` (exact `i128`). Then its preferred velocity is
+//! set, with `s` the order speed and `l` the slow-down distance of [`Steering`]:
+//!
+//! * towards a waypoint: `unit(w − position) · s` (full speed, never slowing);
+//! * towards the goal, `g = goal − position`: `unit(g) · s` when `|g|² > l²`, otherwise `g` when
+//!   `l = s` (RVO2's rule), zero when `l = 0`, else `g · (s / l)` (a linear slow-down);
+//! * plus the [`Steering::perturbation`], if any ([`Perturbation::offset`] of the tick and id);
+//! * each component clamped to the velocity domain (±1,000).
+//!
+//! An agent without an order keeps the preferred velocity it was given ([`Command::SetPrefVelocity`](crate::Command::SetPrefVelocity),
+//! RVO2's model). For an agent *with* an order the order decides: a `SetPrefVelocity` is
+//! overwritten at its next step (send [`Command::Stop`](crate::Command::Stop) first to steer it by hand).
+//! An order ends only with `Stop`, a new order or the agent's removal: an agent that arrived
+//! keeps heading for its goal, so one pushed away walks back.
+//!
+//! ```
+//! use lockstep_orca::{Command, Simulator, SimulatorParams, Vec2};
+//!
+//! let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+//! let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+//! sim.queue_command(0, Command::MoveTo { id: a, goal: Vec2::from_int(10, 0) }).unwrap();
+//! sim.queue_command(0, Command::QueueMove { id: a, goal: Vec2::from_int(10, 10) }).unwrap();
+//! for _ in 0..200 {
+//!     sim.step().unwrap();
+//! }
+//! let order = sim.agent_order(a).unwrap().unwrap();
+//! assert_eq!(order.target(), Vec2::from_int(10, 10)); // the waypoint (10, 0) is done
+//! assert!((sim.agent_position(a).unwrap() - order.goal()).length() < 1);
+//! ```
+
+use crate::agent::AgentId;
+use crate::domain::{self, check_range, checked_point};
+use crate::error::SimError;
+use crate::math::{Fx, Vec2, unit_from_turns, wide_mul};
+use crate::util::splitmix64;
+use serde::{Deserialize, Serialize};
+
+/// Every agent's order, by id (absent: no order), and the number of path points they hold in
+/// all (bounded by [`MAX_TOTAL_PATH_POINTS`]). Part of the state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Orders {
+    map: std::collections::BTreeMap<AgentId, Order>,
+    points: usize,
+}
+
+impl Orders {
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub(crate) fn get(&self, id: &AgentId) -> Option<&Order> {
+        self.map.get(id)
+    }
+
+    /// Ascending id.
+    pub(crate) fn iter(&self) -> std::collections::btree_map::Iter<'_, AgentId, Order> {
+        self.map.iter()
+    }
+
+    /// Ascending id, for advancing the progress (nothing else may change through it).
+    pub(crate) fn iter_mut(&mut self) -> std::collections::btree_map::IterMut<'_, AgentId, Order> {
+        self.map.iter_mut()
+    }
+
+    pub(crate) fn set_progress(&mut self, id: AgentId, next: u32) {
+        if let Some(o) = self.map.get_mut(&id) {
+            o.next = next;
+        }
+    }
+
+    fn total_error() -> SimError {
+        SimError::OutOfDomain {
+            what: "order path points in all",
+            allowed: "at most 4,194,304",
+        }
+    }
+
+    /// Gives agent `id` a new order, returning the one it replaces. Refused (nothing changes)
+    /// when the points in all would pass [`MAX_TOTAL_PATH_POINTS`].
+    pub(crate) fn insert(&mut self, id: AgentId, order: Order) -> Result<Option<Order>, SimError> {
+        let old = self.map.get(&id).map_or(0, |o| o.path.len());
+        let points = self.points - old + order.path.len();
+        if points > MAX_TOTAL_PATH_POINTS {
+            return Err(Self::total_error());
+        }
+        self.points = points;
+        Ok(self.map.insert(id, order))
+    }
+
+    /// Appends `goal` to agent `id`'s path ([`Order::queue`]). `Ok(false)` when it has no order.
+    pub(crate) fn queue(&mut self, id: AgentId, goal: Vec2) -> Result<bool, SimError> {
+        let Some(order) = self.map.get_mut(&id) else {
+            return Ok(false);
+        };
+        if self.points >= MAX_TOTAL_PATH_POINTS {
+            return Err(Self::total_error());
+        }
+        order.queue(goal)?;
+        self.points += 1;
+        Ok(true)
+    }
+
+    pub(crate) fn remove(&mut self, id: &AgentId) -> Option<Order> {
+        let o = self.map.remove(id)?;
+        self.points -= o.path.len();
+        Some(o)
+    }
+}
+
+/// Most path points all orders together may hold (2²², 64 MiB of points): what bounds the
+/// orders' share of a snapshot.
+pub const MAX_TOTAL_PATH_POINTS: usize = 1 << 22;
+
+/// Most points an order's path may hold (1,024 waypoints and the goal, a scenario route's
+/// limit); a [`Command::QueueMove`](crate::Command::QueueMove)
+/// beyond it is rejected.
+pub const MAX_PATH_POINTS: usize = 1_025;
+
+/// One agent's move order: a path of points and how far along it the agent is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Order {
+    /// Where the agent stood when the order was given: the point before the first waypoint.
+    start: Vec2,
+    /// The points to visit, the last one being the goal. Never empty.
+    path: Vec<Vec2>,
+    /// Index into `path` of the current target.
+    next: u32,
+}
+
+impl Order {
+    /// An order to go to `goal` from `start`.
+    pub(crate) fn new(start: Vec2, goal: Vec2) -> Self {
+        Self {
+            start,
+            path: vec![goal],
+            next: 0,
+        }
+    }
+
+    /// Checks a decoded order (snapshot restore): non-empty path within the limit, the index
+    /// inside it, every point in the domain.
+    pub(crate) fn validate(&self) -> Result<(), SimError> {
+        if self.path.is_empty() || self.path.len() > MAX_PATH_POINTS {
+            return Err(SimError::OutOfDomain {
+                what: "order path",
+                allowed: "1 ..= 1,025 points",
+            });
+        }
+        if self.next as usize >= self.path.len() {
+            return Err(SimError::OutOfDomain {
+                what: "order progress",
+                allowed: "below the path length",
+            });
+        }
+        checked_point(self.start, "order start")?;
+        for &p in &self.path {
+            checked_point(p, "order point")?;
+        }
+        Ok(())
+    }
+
+    /// Appends `goal` to the path (the old goal becomes a waypoint).
+    pub(crate) fn queue(&mut self, goal: Vec2) -> Result<(), SimError> {
+        if self.path.len() >= MAX_PATH_POINTS {
+            return Err(SimError::OutOfDomain {
+                what: "order path",
+                allowed: "1 ..= 1,025 points",
+            });
+        }
+        self.path.push(goal);
+        Ok(())
+    }
+
+    /// The point the agent stood at when the order was given.
+    #[must_use]
+    pub fn start(&self) -> Vec2 {
+        self.start
+    }
+
+    /// Every point of the path, waypoints first, the goal last.
+    #[must_use]
+    pub fn path(&self) -> &[Vec2] {
+        &self.path
+    }
+
+    /// Index into [`path`](Self::path) of the point the agent heads for.
+    #[must_use]
+    pub fn progress(&self) -> usize {
+        self.next as usize
+    }
+
+    /// The point the agent heads for (as of the last step).
+    #[must_use]
+    pub fn target(&self) -> Vec2 {
+        self.path[self.next as usize]
+    }
+
+    /// The path's last point.
+    #[must_use]
+    pub fn goal(&self) -> Vec2 {
+        self.path[self.path.len() - 1]
+    }
+
+    /// Whether waypoint `k` is done for an agent at `position` (see the [module docs](self)).
+    fn waypoint_done(&self, k: usize, position: Vec2, tolerance_sq: i128) -> bool {
+        let w = self.path[k];
+        let a = if k == 0 { self.start } else { self.path[k - 1] };
+        let to = position - w;
+        to.length_squared_wide() <= tolerance_sq || to.dot_wide(w - a) > 0
+    }
+
+    /// The progress after advancing past every waypoint done at `position`.
+    pub(crate) fn advanced(&self, position: Vec2, tolerance_sq: i128) -> u32 {
+        let mut k = self.next as usize;
+        while k + 1 < self.path.len() && self.waypoint_done(k, position, tolerance_sq) {
+            k += 1;
+        }
+        k as u32
+    }
+
+    pub(crate) fn set_progress(&mut self, next: u32) {
+        self.next = next;
+    }
+}
+
+/// How ordered agents are steered: simulator-wide, part of the state (hashed, snapshotted).
+/// The default: every field `None`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Steering {
+    /// The preferred speed of an ordered agent. `None` (the default): each agent's own
+    /// `max_speed`.
+    pub speed: Option<Fx>,
+    /// The distance from the goal under which an agent slows down. `None` (the default): the
+    /// speed (RVO2's rule: the remaining vector once closer than the speed). `Some(0)`: full
+    /// speed up to the goal.
+    pub slow_within: Option<Fx>,
+    /// The distance within which a waypoint is done. `None` (the default): the agent's radius.
+    pub waypoint_tolerance: Option<Fx>,
+    /// A deterministic perturbation added to every ordered agent's preferred velocity. Default
+    /// none.
+    pub perturbation: Option<Perturbation>,
+}
+
+impl Steering {
+    /// Checks every field against the domain: speed `0 ..= 1,000`, slow-down distance `0` or
+    /// `0.001 ..= 1,000,000`, waypoint tolerance `0 ..= 1,000,000`, perturbation magnitude
+    /// `0 ..= 1,000`.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] naming the first bad field.
+    pub fn validate(&self) -> Result<(), SimError> {
+        if let Some(s) = self.speed {
+            check_range(
+                s,
+                Fx::ZERO,
+                domain::MAX_SPEED,
+                "steering speed",
+                "0 ..= 1,000",
+            )?;
+        }
+        if let Some(l) = self.slow_within
+            && l != Fx::ZERO
+        {
+            check_range(
+                l,
+                domain::MIN_TIME,
+                domain::MAX_COORD,
+                "steering slow_within",
+                "0 or 0.001 ..= 1,000,000",
+            )?;
+        }
+        if let Some(t) = self.waypoint_tolerance {
+            check_range(
+                t,
+                Fx::ZERO,
+                domain::MAX_COORD,
+                "waypoint tolerance",
+                "0 ..= 1,000,000",
+            )?;
+        }
+        if let Some(p) = self.perturbation {
+            check_range(
+                p.magnitude,
+                Fx::ZERO,
+                domain::MAX_SPEED,
+                "perturbation magnitude",
+                "0 ..= 1,000",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The preferred velocity of agent `id` at `position` heading for `target` (the goal when
+    /// `to_goal`) at `tick`, with its own `max_speed` (the rule of the [module docs](self)).
+    pub(crate) fn pref_velocity(
+        &self,
+        id: AgentId,
+        tick: u64,
+        position: Vec2,
+        target: Vec2,
+        to_goal: bool,
+        max_speed: Fx,
+    ) -> Vec2 {
+        let speed = self.speed.unwrap_or(max_speed);
+        let slow = self.slow_within.unwrap_or(speed);
+        let to = target - position;
+        let mut pref = if !to_goal || to.length_squared_wide() > wide_mul(slow, slow) {
+            to.normalize_or_zero() * speed
+        } else if slow == speed {
+            to
+        } else if slow == Fx::ZERO {
+            Vec2::ZERO
+        } else {
+            // |to| <= slow here, and speed / slow <= 1,000 / 0.001 fits.
+            to * (speed / slow)
+        };
+        if let Some(p) = &self.perturbation {
+            pref += p.offset(tick, id.0);
+        }
+        let clamp = |v: Fx| v.clamp(-domain::MAX_SPEED, domain::MAX_SPEED);
+        Vec2::new(clamp(pref.x), clamp(pref.y))
+    }
+}
+
+/// A deterministic perturbation added to preferred velocities (RVO2's examples add random noise
+/// to break symmetric deadlocks; this one is seeded and fixed point).
+///
+/// For agent `id` at tick `t` a 64-bit hash `h` is drawn (see [`PerturbationHash`]); the angle
+/// is `(h >> 32) / 2³²` turns and the length `magnitude · (h mod 2³²) / 2³²`, i.e. angle
+/// uniform, length uniform in `[0, magnitude)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Perturbation {
+    /// Seed of the hash.
+    pub seed: u64,
+    /// Upper bound on the perturbation's length (RVO2's Blocks uses 1e-4).
+    pub magnitude: Fx,
+    /// How seed, tick and id are mixed. Default [`PerturbationHash::Nested`].
+    pub hash: PerturbationHash,
+}
+
+/// How [`Perturbation::offset`] draws its hash from (seed, tick, agent id).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PerturbationHash {
+    /// `h = splitmix64(splitmix64(splitmix64(seed) ^ tick) ^ id)`; the length is the
+    /// fixed-point product `magnitude · fraction` (file value `"nested"`, the default).
+    #[default]
+    Nested,
+    /// The hash of the obstacle scenes' files (`blocks.toml`, `roadmap.toml`, …):
+    /// `h = splitmix64(seed ^ splitmix64(tick ^ (id << 40)))`; the length is
+    /// `floor((h mod 2³²) · bits(magnitude) / 2³²)` ulps (file value `"packed"`).
+    Packed,
+}
+
+impl PerturbationHash {
+    /// The tag of the canonical encoding: 0 nested, 1 packed.
+    #[must_use]
+    pub fn canonical_byte(self) -> u8 {
+        match self {
+            Self::Nested => 0,
+            Self::Packed => 1,
+        }
+    }
+}
+
+impl Perturbation {
+    /// The perturbation vector of `agent` at `tick`.
+    #[must_use]
+    pub fn offset(&self, tick: u64, agent: u32) -> Vec2 {
+        match self.hash {
+            PerturbationHash::Nested => {
+                let h = splitmix64(splitmix64(splitmix64(self.seed) ^ tick) ^ u64::from(agent));
+                let turns = Fx::from_bits((h >> 32) as i64);
+                let fraction = Fx::from_bits((h & 0xFFFF_FFFF) as i64);
+                unit_from_turns(turns) * (self.magnitude * fraction)
+            }
+            PerturbationHash::Packed => {
+                let h = splitmix64(self.seed ^ splitmix64(tick ^ (u64::from(agent) << 40)));
+                let turns = Fx::from_bits((h >> 32) as i64);
+                // magnitude <= 1,000 (validated): the product fits in i128 easily.
+                let len =
+                    (i128::from(h & 0xFFFF_FFFF) * i128::from(self.magnitude.to_bits())) >> 32;
+                unit_from_turns(turns) * Fx::from_bits(len as i64)
+            }
+        }
+    }
+}
