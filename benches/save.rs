@@ -1,6 +1,7 @@
 //! The cost of one rollback save on `fixtures/scenarios/crowd1000.toml` (after 20 ticks, so
-//! every buffer is grown): a `Simulator` clone (what `netcode::NetState` holds) against
-//! snapshot bytes (`Simulator::snapshot`), and what restoring each costs.
+//! every buffer is grown): a `SimState` (`Simulator::save_state`, what `netcode::NetState`
+//! holds), a whole `Simulator` clone and snapshot bytes (`Simulator::snapshot`), and what
+//! loading each back costs.
 //!
 //! `cargo bench --bench save`. Before timing it prints the heap bytes each form allocates,
 //! counted by a global allocator: a clone copies the workspace's scratch buffers too.
@@ -61,19 +62,25 @@ fn bench(c: &mut Criterion) {
     let sim = crowd();
     let (clone_bytes, clone) = allocated(|| sim.clone());
     let (snap_alloc, snap) = allocated(|| sim.snapshot());
+    let (state_bytes, state) = allocated(|| sim.save_state());
     eprintln!(
-        "crowd1000 at tick {}: clone allocates {clone_bytes} bytes; snapshot is {} bytes ({snap_alloc} allocated)",
+        "crowd1000 at tick {}: save_state allocates {state_bytes} bytes; clone {clone_bytes}; snapshot is {} bytes ({snap_alloc} allocated)",
         sim.tick(),
         snap.len()
     );
+    assert_eq!(state.state_hash(), sim.state_hash());
     assert_eq!(clone.state_hash(), sim.state_hash());
     let mut g = c.benchmark_group("save_crowd1000");
     g.sample_size(30)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
+    g.bench_function("save_state", |b| b.iter(|| black_box(sim.save_state())));
     g.bench_function("clone", |b| b.iter(|| black_box(sim.clone())));
     g.bench_function("snapshot", |b| b.iter(|| black_box(sim.snapshot())));
     let mut target = sim.clone();
+    g.bench_function("load_state", |b| {
+        b.iter(|| target.load_state(black_box(&state)))
+    });
     g.bench_function("load_clone_from", |b| {
         b.iter(|| target.clone_from(black_box(&clone)))
     });
