@@ -71,6 +71,7 @@ pub mod replay;
 pub mod scenario;
 mod sim;
 pub mod snapshot;
+mod snapshot_diff;
 mod spatial;
 pub mod tick;
 mod util;

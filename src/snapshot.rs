@@ -19,7 +19,7 @@
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 8 | magic: `b"LSORCASN"` for snapshots ([`SNAPSHOT_MAGIC`]), `b"LSORCARP"` for replays |
+//! | 8 | magic: `b"LSORCASN"` ([`SNAPSHOT_MAGIC`]) |
 //! | 4 | format version (`u32`): [`SNAPSHOT_VERSION`] |
 //! | 8 | payload length `L` (`u64`), at most [`MAX_PAYLOAD_BYTES`] |
 //! | L | payload: bincode 2.0.1, serde, `standard().with_little_endian().with_fixed_int_encoding()` |
@@ -53,6 +53,12 @@
 //! its progress inside it,
 //! every obstacle shape valid as for [`ObstacleSet::add`], ascending obstacle ids).
 //! Each failure has its own [`SnapshotError`] variant.
+//!
+//! # Comparing two states
+//! [`diff`] lists every field in which two simulators differ ([`SnapshotDiff`]: tick, time,
+//! parameters, each agent's position, velocity, preferred velocity, parameters and stall
+//! counter, agents present in one only, obstacles, pending commands): restore two snapshots of
+//! peers that desynced and print it (the CLI's `diff A B`).
 
 use crate::agent::{Agent, Agents};
 use crate::agent::{AgentId, AgentParams};
@@ -66,6 +72,8 @@ use crate::orders::{Order, Orders, Steering};
 use crate::sim::RestoredState;
 use crate::sim::{Simulator, SimulatorParams};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+pub use crate::snapshot_diff::{Difference, Scope, SnapshotDiff, diff};
 use std::fmt;
 
 /// Magic prefix of a snapshot.
@@ -79,7 +87,7 @@ pub const HEADER_BYTES: usize = 20;
 /// Bytes after the payload: the checksum.
 pub const TRAILER_BYTES: usize = 8;
 
-/// Why bytes could not be decoded as a snapshot (or a replay, which shares the envelope).
+/// Why bytes could not be decoded as a snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SnapshotError {

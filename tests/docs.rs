@@ -560,3 +560,91 @@ fn named_tests_exist() {
     assert!(seen > 10, "the scan found only {seen} references");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Every `.rs` file under `dir` (relative to the root), as (path, text).
+fn rust_files(dir: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![Path::new(ROOT).join(dir)];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let rel = p.strip_prefix(ROOT).unwrap().to_string_lossy().into_owned();
+                out.push((rel.clone(), read(&rel)));
+            }
+        }
+    }
+    out
+}
+
+/// The variants of `pub enum NAME` in `text`: the identifiers that open a line indented by
+/// exactly four spaces inside its braces.
+fn enum_variants(text: &str, name: &str) -> Vec<String> {
+    let Some(start) = text.find(&format!("pub enum {name} {{")) else {
+        return Vec::new();
+    };
+    let body = &text[start..];
+    let end = body.find("\n}").unwrap_or(body.len());
+    body[..end]
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("    ") && !l.starts_with("     "))
+        .map(|l| l.trim_start())
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(|l| l.chars().take_while(char::is_ascii_alphanumeric).collect())
+        .collect()
+}
+
+/// The error enums of the public API, and where each is declared.
+const ERROR_ENUMS: &[(&str, &str)] = &[
+    ("src/error.rs", "SimError"),
+    ("src/snapshot.rs", "SnapshotError"),
+    ("src/replay/wire.rs", "ReplayError"),
+    ("src/replay/mod.rs", "RecordError"),
+    ("src/replay/mod.rs", "VerifyReport"),
+    ("src/scenario.rs", "ScenarioError"),
+];
+
+/// Every variant of every error enum is produced by some test: the tests name it as
+/// `Enum::Variant` (in a `matches!`, an `assert_eq!` or an `Err(..)`), so a new variant without a
+/// test fails here. (`tests/api/errors.rs` holds the ones no other test needed.)
+#[test]
+fn every_error_variant_is_produced_by_a_test() {
+    let tests: String = rust_files("tests").into_iter().map(|(_, t)| t).collect();
+    let mut missing = Vec::new();
+    let mut counted = 0;
+    for (file, name) in ERROR_ENUMS {
+        let variants = enum_variants(&read(file), name);
+        assert!(
+            variants.len() >= 2,
+            "{file}: enum {name} not found ({variants:?})"
+        );
+        for v in variants {
+            counted += 1;
+            let path = format!("{name}::{v}");
+            let named = tests.match_indices(&path).any(|(i, _)| {
+                !tests[i + path.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+            });
+            if !named {
+                missing.push(path);
+            }
+        }
+    }
+    assert!(
+        counted >= 40,
+        "only {counted} variants found: the scanner is broken"
+    );
+    assert!(
+        missing.is_empty(),
+        "error variants no test produces: {missing:?}"
+    );
+}
+
+#[test]
+fn the_variant_scanner_reads_enums() {
+    let text =
+        "pub enum E {\n    /// doc\n    A,\n    B {\n        x: u8,\n    },\n    C(u8),\n}\n";
+    assert_eq!(enum_variants(text, "E"), ["A", "B", "C"]);
+}

@@ -1,4 +1,5 @@
-//! The command-line tool end to end through the binary: `record` and `verify`, every
+//! The command-line tool end to end through the binary: `record`, `verify` (files and stdin),
+//! `diff`, every
 //! subcommand's `--help`, `--version`, the exit codes (0 ok, 1 failed run or mismatch, 2 bad
 //! input), the JSON of `run`, `verify` and `bench`, `golden`, and safe file handling (no output
 //! over an input, outputs checked before the run and written through a temporary file, bounded
@@ -93,26 +94,18 @@ fn record_then_verify_succeeds_and_matches_run() {
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(again).unwrap());
 }
 
-/// Adds an order for agent 10 to the replay's inputs of tick 57 (the scene steers by orders, so
-/// a tick without events has no command to change).
+/// Adds an order for agent 10 to the replay's commands of tick 57 (the scene steers by orders,
+/// so a tick without events has no command to change).
 fn tamper_tick_57(replay: &mut Replay) {
-    let order = Cmd::MoveTo {
+    let step = replay
+        .steps
+        .iter_mut()
+        .find(|t| t.tick == 57)
+        .expect("tick 57 was recorded");
+    step.commands.push(Cmd::MoveTo {
         id: lockstep_orca::AgentId(10),
         goal: Vec2::from_int(0, 30),
-    };
-    match replay.inputs.iter_mut().find(|t| t.tick == 57) {
-        Some(t) => t.commands.push(order),
-        None => {
-            let at = replay.inputs.partition_point(|t| t.tick < 57);
-            replay.inputs.insert(
-                at,
-                lockstep_orca::replay::TickInputs {
-                    tick: 57,
-                    commands: vec![order],
-                },
-            );
-        }
-    }
+    });
 }
 
 #[test]
@@ -123,7 +116,7 @@ fn tampered_command_is_named_at_the_right_tick() {
     // Tick 57: order agent 10 (a left-group agent in the crossing) elsewhere.
     tamper_tick_57(&mut replay);
     let tampered = dir.join("tampered.replay");
-    std::fs::write(&tampered, replay.to_bytes()).unwrap();
+    std::fs::write(&tampered, replay.to_bytes().unwrap()).unwrap();
     let o = runner(&["verify", tampered.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let text = stdout(&o);
@@ -150,6 +143,12 @@ fn corrupted_or_truncated_replays_exit_2_with_a_clear_message() {
         ("truncated.replay", bytes[..bytes.len() - 7].to_vec()),
         ("garbage.replay", b"not a replay at all".to_vec()),
         ("empty.replay", Vec::new()),
+        ("padded.replay", [bytes.as_slice(), b"x"].concat()),
+        ("version1.replay", {
+            let mut v = bytes.clone();
+            v[8] = 1;
+            v
+        }),
     ];
     for (name, data) in cases {
         let path = dir.join(name);
@@ -215,7 +214,9 @@ fn record_reports_bad_scenarios_with_exit_2() {
 /// square are pushed apart, one of them out of it.
 const LEAVES_DOMAIN: &str = "time_step = 0.25\nmax_ticks = 50\nagents = [{ start = [999999.5, 0], goal = [999999.5, 0] }, { start = [999999, 0], goal = [999999, 0] }]\n";
 
-const SUBCOMMANDS: [&str; 6] = ["run", "record", "verify", "render", "golden", "bench"];
+const SUBCOMMANDS: [&str; 7] = [
+    "run", "record", "verify", "diff", "render", "golden", "bench",
+];
 
 #[test]
 fn version_and_help_explain_every_subcommand() {
@@ -240,6 +241,7 @@ fn version_and_help_explain_every_subcommand() {
             "feeding the simulator only through lockstep commands",
         ),
         ("verify", "compare every tick's state hash"),
+        ("diff", "Compare two snapshot files"),
         ("render", "animated GIF"),
         ("golden", "golden hash lines"),
         ("bench", "total_ms"),
@@ -435,18 +437,134 @@ fn input_reads_are_bounded_by_a_stated_limit() {
         "{}",
         stderr(&o)
     );
+    // A replay is streamed: a 1 GiB sparse file is refused by its header, after 12 bytes.
     let huge = dir.join("huge.replay");
     std::fs::File::create(&huge)
         .unwrap()
-        .set_len((1 << 30) + 1)
+        .set_len(1 << 30)
         .unwrap();
     let o = runner(&["verify", huge.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("larger than the replay size limit of 1073741824 bytes"),
+        stderr(&o).contains("is not a valid replay file: bad magic"),
         "{}",
         stderr(&o)
     );
+    // So is a snapshot for `diff`, after 20 bytes.
+    let o = runner(&["diff", huge.to_str().unwrap(), huge.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is not a valid snapshot file: bad magic"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `verify -` streams stdin: a valid replay verifies (exit 0), an endless stream of zeros is
+/// refused (exit 2), whatever comes after its header.
+#[test]
+fn verify_reads_stdin() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = scratch("stdin");
+    let out = record_add_remove(&dir);
+    let run_with = |input: Vec<u8>| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lockstep-orca"))
+            .args(["verify", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // The runner may stop reading early: a broken pipe is expected then.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let o = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        o
+    };
+    let o = run_with(std::fs::read(&out).unwrap());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("OK: 120 ticks reproduced"));
+    assert!(stdout(&o).contains(" ticks/s"), "{}", stdout(&o));
+    let o = run_with(vec![0; 1 << 20]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("stdin is not a valid replay file: bad magic"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Writes `sim`'s snapshot to `dir/name` and returns the path.
+fn write_snapshot(dir: &std::path::Path, name: &str, sim: &lockstep_orca::Simulator) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, sim.snapshot()).unwrap();
+    path
+}
+
+/// `diff A B`: exit 0 and `identical` for equal states, 1 and one line per difference for
+/// different ones (naming the agent and the field), 2 for a file that is not a snapshot.
+#[test]
+fn diff_exit_codes_and_report() {
+    use lockstep_orca::{AgentId, Simulator, SimulatorParams};
+    let dir = scratch("diff");
+    let mut a = Simulator::new(SimulatorParams::default()).unwrap();
+    for i in 0..4 {
+        a.add_agent(Vec2::from_int(3 * i, 0)).unwrap();
+    }
+    let mut b = a.clone();
+    b.set_agent_velocity(AgentId(2), Vec2::from_int(1, 0))
+        .unwrap();
+    b.remove_agent(AgentId(3)).unwrap();
+    let (pa, pb) = (
+        write_snapshot(&dir, "a.snap", &a),
+        write_snapshot(&dir, "b.snap", &b),
+    );
+    let (pa, pb) = (pa.to_str().unwrap(), pb.to_str().unwrap());
+    let o = runner(&["diff", pa, pa]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("identical: state hash "),
+        "{}",
+        stdout(&o)
+    );
+    let o = runner(&["diff", pa, pb]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("agent 2 velocity: (0, 0) | (1, 0)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("agent 3 present: at (9, 0) | absent\n"),
+        "{text}"
+    );
+    assert!(text.contains("2 differences (2 agents)"), "{text}");
+    let o = runner(&["diff", pa, pb, "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["identical"], false);
+    assert_eq!(v["agents"], serde_json::json!([2, 3]));
+    assert_eq!(v["differences"][0]["field"], "velocity");
+    // Bad input: a replay, a truncated snapshot, a missing file.
+    let replay = record_add_remove(&dir);
+    let cut = dir.join("cut.snap");
+    let bytes = a.snapshot();
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    for bad in [replay, cut, dir.join("missing.snap")] {
+        let o = runner(&["diff", pa, bad.to_str().unwrap()]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}: {}",
+            bad.display(),
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty());
+    }
 }
 
 fn json(o: &Output) -> serde_json::Value {
@@ -506,11 +624,15 @@ fn verify_json_reports_match_and_divergence() {
     let recorded = Replay::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["final_hash"], format!("{:016x}", recorded.final_hash));
     assert!(v["divergence"].is_null());
+    assert_eq!(v["bytes"], std::fs::metadata(&out).unwrap().len());
+    assert!(v["ticks_per_second"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["elapsed_us"].is_u64(), "{v}");
+    assert!(v["report"].as_str().unwrap().starts_with("OK: 120 ticks"));
     // Tamper with agent 10 at tick 57, as above.
     let mut replay = Replay::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
     tamper_tick_57(&mut replay);
     let bad = dir.join("bad.replay");
-    std::fs::write(&bad, replay.to_bytes()).unwrap();
+    std::fs::write(&bad, replay.to_bytes().unwrap()).unwrap();
     let o = runner(&["verify", bad.to_str().unwrap(), "--json"]);
     assert_eq!(o.status.code(), Some(1));
     let v = json(&o);

@@ -302,7 +302,7 @@ fn a_run_follows_a_zigzag_route_in_order() {
     )
     .unwrap();
     let run_hashes: Vec<u64> = run.hashes[1..].iter().map(|&(_, h)| h).collect();
-    assert_eq!(rec.hashes, run_hashes);
+    assert_eq!(rec.hashes().collect::<Vec<_>>(), run_hashes);
     assert_eq!(rec.final_hash, run.final_hash);
 }
 

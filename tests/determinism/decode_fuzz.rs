@@ -5,7 +5,9 @@
 //!
 //! Two mutation modes per decoder: raw (mutated file as is: exercises the header and checksum
 //! checks) and resealed (mutated payload with a recomputed checksum: exercises bincode and the
-//! domain validation behind the checksum). Each test prints how many inputs it tried.
+//! domain validation behind the checksum; for replays, one frame's kind or payload is mutated
+//! and every frame's chained checksum recomputed, which exercises the frame decoders and the
+//! streaming verification). Each test prints how many inputs it tried.
 
 use crate::det_support;
 
@@ -16,6 +18,7 @@ use lockstep_orca::{AgentId, Command, Simulator, Vec2};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cell::Cell;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 fn snapshot_seed() -> Vec<u8> {
     let mut sim = det_support::random_scene_with_obstacles(21, 6, 2, 8.0, Vec2::ZERO);
@@ -47,6 +50,49 @@ fn replay_seed() -> Vec<u8> {
     )
     .unwrap()
     .to_bytes()
+    .unwrap()
+}
+
+/// The frames of a well-formed replay stream, as (kind, payload).
+fn split_frames(bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut at = 12;
+    let mut out = Vec::new();
+    while at < bytes.len() {
+        let len = u32::from_le_bytes(bytes[at + 1..at + 5].try_into().unwrap()) as usize;
+        out.push((bytes[at], bytes[at + 5..at + 5 + len].to_vec()));
+        at += 13 + len;
+    }
+    out
+}
+
+/// A replay stream of these frames, with valid chained checksums.
+fn assemble(frames: &[(u8, Vec<u8>)]) -> Vec<u8> {
+    let mut out = REPLAY_MAGIC.to_vec();
+    out.extend_from_slice(&REPLAY_VERSION.to_le_bytes());
+    let mut check = 0;
+    for (kind, payload) in frames {
+        let start = out.len();
+        out.push(*kind);
+        out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        out.extend_from_slice(payload);
+        check = xxh3_64_with_seed(&out[start..], check);
+        out.extend_from_slice(&check.to_le_bytes());
+    }
+    out
+}
+
+/// Mutates one frame of `base` (chosen by the first operation; kind 6 of it mutates the kind
+/// byte instead of the payload) and reseals the stream.
+fn reseal_frame(frames: &[(u8, Vec<u8>)], ops: &[(u8, usize, u8)]) -> Vec<u8> {
+    let mut frames = frames.to_vec();
+    let (kind, pos, val) = ops[0];
+    let i = pos % frames.len();
+    if kind % 7 == 6 {
+        frames[i].0 ^= val;
+    } else if !frames[i].1.is_empty() {
+        frames[i].1 = mutate(&frames[i].1, ops);
+    }
+    assemble(&frames)
 }
 
 /// Mutations: (kind, position, value). Kinds: 0 flip a bit, 1 set a byte, 2 insert a byte,
@@ -110,15 +156,29 @@ fn try_snapshot(bytes: &[u8]) -> bool {
     }
 }
 
-/// Decodes a replay; if it is accepted, verifying it must not panic.
+/// Decodes a replay; if it is accepted, verifying it must not panic, and the streaming
+/// verification agrees with the decoder about whether the stream is well-formed.
 fn try_replay(bytes: &[u8]) -> bool {
+    let streamed = replay::verify_bytes(bytes);
     match Replay::from_bytes(bytes) {
         Err(e) => {
             let _ = e.to_string();
+            // Verification may stop (diverged) before it reaches the malformed part.
+            if let Ok(report) = &streamed {
+                assert!(!report.is_match(), "{e}: a malformed stream verified");
+            }
             false
         }
         Ok(r) => {
             let _ = replay::verify(&r).to_string();
+            match streamed {
+                Ok(report) => {
+                    let _ = report.to_string();
+                }
+                // The decoder does not restore the initial snapshot; verification does.
+                Err(replay::ReplayError::InitialState(_)) => {}
+                Err(e) => panic!("a decodable stream fails verification: {e}"),
+            }
             true
         }
     }
@@ -202,13 +262,49 @@ fn snapshot_decoder_survives_mutations() {
 fn replay_decoder_survives_mutations() {
     let base = replay_seed();
     assert!(try_replay(&base));
-    let (tried, accepted) = proptest_fuzz(2048, &base, &REPLAY_MAGIC, REPLAY_VERSION, try_replay);
-    let n = 300_000;
-    let accepted_long = splitmix_fuzz(n, &base, &REPLAY_MAGIC, REPLAY_VERSION, try_replay);
-    eprintln!(
-        "replay decoder: {tried} proptest inputs ({accepted} accepted), \
-         {n} resealed SplitMix64 inputs ({accepted_long} accepted)"
+    let frames = split_frames(&base);
+    assert_eq!(
+        assemble(&frames),
+        base,
+        "the test's framing is the format's"
     );
-    assert_eq!(tried, 2048);
+    let tried = Cell::new(0u64);
+    let accepted = Cell::new(0u64);
+    let mut runner = TestRunner::new(Config {
+        cases: 2048,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&(ops(), any::<bool>()), |(ops, resealed)| {
+            let bytes = if resealed {
+                reseal_frame(&frames, &ops)
+            } else {
+                mutate(&base, &ops)
+            };
+            tried.set(tried.get() + 1);
+            accepted.set(accepted.get() + u64::from(try_replay(&bytes)));
+            Ok(())
+        })
+        .unwrap();
+    let n = 300_000;
+    let mut rng = Rng(0xF023);
+    let mut accepted_long = 0;
+    for _ in 0..n {
+        let k = 1 + rng.below(4) as usize;
+        let ops: Vec<(u8, usize, u8)> = (0..k)
+            .map(|_| (rng.next() as u8, rng.next() as usize, rng.next() as u8))
+            .collect();
+        accepted_long += u64::from(try_replay(&reseal_frame(&frames, &ops)));
+    }
+    eprintln!(
+        "replay decoder: {} proptest inputs ({} accepted), \
+         {n} resealed SplitMix64 inputs ({accepted_long} accepted)",
+        tried.get(),
+        accepted.get()
+    );
+    assert_eq!(tried.get(), 2048);
+    // Some mutations (a position's low bits in a checkpoint, a command's value) decode: the
+    // fuzz reaches the verification behind the frame decoders, not only the checksums.
     assert!(accepted_long > 0);
 }

@@ -17,4 +17,5 @@ mod liveness;
 mod pair_reuse;
 mod replay;
 mod snapshot;
+mod snapshot_diff;
 mod translation;

@@ -153,24 +153,34 @@ proptest! {
 /// `cargo insta review`.
 #[test]
 fn formats_are_pinned() {
-    use lockstep_orca::replay::{AgentMark, Checkpoint, Replay, TickInputs};
+    use lockstep_orca::replay::{AgentMark, Checkpoint, Replay, Step};
     let mut sim = det_support::random_scene_with_obstacles(77, 16, 3, 10.0, Vec2::ZERO);
     let id = sim.agent_ids()[3];
     sim.queue_command(2, Command::RemoveAgent { id }).unwrap();
     let snap = sim.snapshot();
+    let step = |tick: u64, commands: Vec<Command>, hash: u64| Step {
+        tick,
+        commands,
+        hash,
+        rejected: 0,
+    };
     let replay = Replay {
         initial: snap.clone(),
         start_tick: 0,
         initial_hash: sim.state_hash(),
         checkpoint_interval: 2,
-        inputs: vec![TickInputs {
-            tick: 1,
-            commands: vec![Command::SetVelocity {
-                id,
-                v: Vec2::from_int(-1, 2),
-            }],
-        }],
-        hashes: vec![1, 2, 3],
+        steps: vec![
+            step(0, vec![], 1),
+            step(
+                1,
+                vec![Command::SetVelocity {
+                    id,
+                    v: Vec2::from_int(-1, 2),
+                }],
+                2,
+            ),
+            step(2, vec![], 3),
+        ],
         checkpoints: vec![Checkpoint {
             tick: 2,
             agents: vec![AgentMark {
@@ -181,7 +191,8 @@ fn formats_are_pinned() {
         }],
         final_hash: 3,
     }
-    .to_bytes();
+    .to_bytes()
+    .unwrap();
     let digest = |b: &[u8]| {
         format!(
             "len={} xxh3={:016x}",
@@ -250,6 +261,21 @@ fn wrong_version_is_named() {
 
 #[test]
 fn a_replay_is_not_a_snapshot() {
+    // Neither a version-2 replay stream nor a snapshot payload under the replay magic.
+    let mut sim = small_scene();
+    let stream = lockstep_orca::replay::record(
+        &mut sim,
+        2,
+        lockstep_orca::replay::RecordOptions::default(),
+        |_| Vec::new(),
+    )
+    .unwrap()
+    .to_bytes()
+    .unwrap();
+    assert!(matches!(
+        Simulator::restore(&stream),
+        Err(SnapshotError::BadMagic { .. } | SnapshotError::Truncated { .. })
+    ));
     let bytes = small_scene().snapshot();
     let bad = reseal(b"LSORCARP", SNAPSHOT_VERSION, payload(&bytes));
     assert!(matches!(

@@ -174,8 +174,11 @@ fn desync(mode: &str) {
         assert_eq!(sim.tick(), 150);
         snaps.push(sim);
     }
-    // The two snapshots are of the same frame and differ (one agent moved by 2^-32).
+    // The two snapshots are of the same frame and differ in the one agent the fault moved
+    // (by 2^-32), which the snapshot diff names.
     assert_ne!(snaps[0].state_hash(), snaps[1].state_hash());
+    let diff = lockstep_orca::snapshot::diff(&snaps[0], &snaps[1]);
+    assert_eq!(diff.agents(), [snaps[0].agent_ids()[0]], "{mode}");
     // Up to the last hash line before the fault, the peers agree.
     let before = |o: &Output| -> Vec<String> {
         hash_lines(o)

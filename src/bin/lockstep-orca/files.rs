@@ -3,13 +3,11 @@
 
 use crate::Fail;
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Read};
 use std::path::{Path, PathBuf};
 
 /// Largest scenario file read (TOML): 16 MiB.
 pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
-/// Largest replay file read: 1 GiB.
-pub const MAX_REPLAY_BYTES: u64 = 1 << 30;
 
 /// Reads at most `limit` bytes of `path`; a larger file is refused (exit 2), naming the limit.
 pub fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, Fail> {
@@ -158,15 +156,6 @@ impl Output {
             let _ = std::fs::remove_file(&self.tmp);
             Fail::failed(format!("cannot write {name}: {e}"))
         })
-    }
-
-    /// Writes all of `bytes` and commits.
-    pub fn write_all_and_commit(mut self, bytes: &[u8]) -> Result<(), Fail> {
-        let name = self.path.display().to_string();
-        self.writer()
-            .write_all(bytes)
-            .map_err(|e| Fail::failed(format!("cannot write {name}: {e}")))?;
-        self.commit()
     }
 }
 

@@ -3,7 +3,8 @@
 //! ```text
 //! lockstep-orca run SCENARIO [--ticks N] [--csv OUT] [--hash-every K] [--json]
 //! lockstep-orca record SCENARIO OUT [--ticks N] [--hash-every K]
-//! lockstep-orca verify REPLAY [--json]
+//! lockstep-orca verify REPLAY|- [--json]
+//! lockstep-orca diff A B [--json]
 //! lockstep-orca render SCENARIO|REPLAY [--svg OUT] [--gif OUT] [--png OUT] [options]
 //! lockstep-orca golden [SCENARIO...] [--check]
 //! lockstep-orca bench SCENE [N] [--ticks T] [--json]
@@ -13,6 +14,7 @@
 //! or invalid input file, refused output). `docs/cli.md` is the manual.
 
 mod bench;
+mod diff;
 mod files;
 mod golden;
 mod progress;
@@ -51,12 +53,12 @@ impl Fail {
 
 const AFTER_HELP: &str = "\
 Exit codes: 0 success; 1 a run failed (the simulation left the numeric domain, an output could not
-be finished), a replay or golden mismatch; 2 bad input (the command line, an input file that
+be finished), a replay or golden mismatch, two snapshots that differ (diff); 2 bad input (the command line, an input file that
 cannot be read, is too large or is invalid, an output that would overwrite an input or cannot be
 written). Manual: docs/cli.md.";
 
 /// Deterministic fixed-point ORCA crowd simulation: run, record, verify, render and benchmark
-/// scenario files.
+/// scenario files; diff snapshots.
 #[derive(Parser)]
 #[command(name = "lockstep-orca", version, after_help = AFTER_HELP)]
 struct Cli {
@@ -69,6 +71,7 @@ enum Command {
     Run(run::RunArgs),
     Record(run::RecordArgs),
     Verify(run::VerifyArgs),
+    Diff(diff::DiffArgs),
     Render(render::RenderArgs),
     Golden(golden::GoldenArgs),
     Bench(bench::BenchArgs),
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(&a),
         Command::Record(a) => run::record(&a),
         Command::Verify(a) => run::verify(&a),
+        Command::Diff(a) => diff::diff(&a),
         Command::Render(a) => render::render(&a),
         Command::Golden(a) => golden::golden(&a),
         Command::Bench(a) => bench::bench(&a),

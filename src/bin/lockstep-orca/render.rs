@@ -12,7 +12,7 @@ use crate::files::{self, Output};
 use crate::progress::Progress;
 use crate::run;
 use clap::{Args, ValueEnum};
-use lockstep_orca::replay::REPLAY_MAGIC;
+use lockstep_orca::replay::{Frame, REPLAY_MAGIC, ReplayError, ReplayReader};
 use lockstep_orca::scenario::RunOptions;
 use lockstep_orca::{ObstacleShape, Simulator};
 use std::collections::BTreeMap;
@@ -32,7 +32,7 @@ use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Stroke, Transform};
 /// range --from..=--to, plus the range's last tick.
 #[derive(Args)]
 pub struct RenderArgs {
-    /// A scenario file (TOML, at most 16 MiB) or a replay file (at most 1 GiB).
+    /// A scenario file (TOML, at most 16 MiB) or a replay file (streamed).
     pub input: PathBuf,
     /// Write the SVG picture of the whole range here.
     #[arg(long, value_name = "OUT")]
@@ -219,32 +219,31 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
                 "--ticks applies to scenarios; a replay runs its own ticks",
             ));
         }
-        let replay = run::load_replay(&args.input)?;
-        let mut sim = Simulator::restore(&replay.initial).map_err(|e| {
+        let src = run::open_replay(&args.input)?;
+        let invalid = |e: &ReplayError| run::invalid_replay(&args.input, e);
+        let mut reader = ReplayReader::new(src).map_err(|e| invalid(&e))?;
+        let mut sim = Simulator::restore(&reader.take_initial()).map_err(|e| {
             Fail::input(format!(
                 "{}: bad initial snapshot: {e}",
                 args.input.display()
             ))
         })?;
         let obstacles = sim.obstacles().iter().map(|(_, s)| s.clone()).collect();
-        let progress = Progress::bar(replay.ticks(), "render");
+        let progress = Progress::spinner("rendering".to_string());
         sampler.observe(&sim);
-        let mut inputs = replay.inputs.iter().peekable();
-        for done in 0..replay.ticks() {
-            let tick = sim.tick();
+        while let Some(frame) = reader.next_frame().map_err(|e| invalid(&e))? {
+            let Frame::Tick(step) = frame else { continue };
+            let tick = step.tick;
             if tick >= to {
                 break;
             }
-            while let Some(ti) = inputs.next_if(|ti| ti.tick <= tick) {
-                for c in &ti.commands {
-                    sim.queue_command(ti.tick, *c)
-                        .map_err(|e| Fail::failed(format!("replay tick {tick}: {e}")))?;
-                }
+            for c in &step.commands {
+                sim.queue_command(tick, *c)
+                    .map_err(|e| Fail::failed(format!("replay tick {tick}: {e}")))?;
             }
             sim.step()
                 .map_err(|e| Fail::failed(format!("replay tick {tick}: {e}")))?;
             sampler.observe(&sim);
-            progress.set(done + 1);
         }
         progress.finish();
         (obstacles, BTreeMap::new())

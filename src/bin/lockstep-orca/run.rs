@@ -1,15 +1,17 @@
 //! `run`, `record` and `verify`.
 
 use crate::Fail;
-use crate::files::{self, MAX_REPLAY_BYTES, MAX_SCENARIO_BYTES, Output};
+use crate::files::{self, MAX_SCENARIO_BYTES, Output};
 use crate::progress::Progress;
 use clap::Args;
-use lockstep_orca::replay::{self, RecordOptions, Replay, VerifyReport};
+use lockstep_orca::replay::{self, RecordOptions, ReplayError, VerifyReport, VerifyStats};
 use lockstep_orca::scenario::{Driver, RunOptions, RunReport, Scenario};
 use lockstep_orca::{Fx, Simulator, Vec2};
 use serde_json::{Value, json};
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// Run a scenario file (TOML) and print what happened.
 ///
@@ -38,29 +40,32 @@ pub struct RunArgs {
 /// Record a scenario run as a replay file.
 ///
 /// Runs the scenario as `run` does, feeding the simulator only through lockstep commands
-/// (events and preferred velocities), and writes OUT: the initial snapshot, every tick's
-/// commands and every tick's state hash. `verify` re-runs it.
+/// (events and preferred velocities), and streams OUT: the initial snapshot, every tick's
+/// commands and state hash, agent checkpoints. `verify` re-runs it.
 #[derive(Args)]
 pub struct RecordArgs {
     /// The scenario file (TOML, at most 16 MiB).
     pub scenario: PathBuf,
-    /// The replay file to write (never over the scenario; written whole or not at all).
+    /// The replay file to write (never over the scenario; written through a temporary file,
+    /// so it appears whole or not at all).
     pub out: PathBuf,
     /// Record exactly N ticks (default: until every goal is reached, at most max_ticks).
     #[arg(long, value_name = "N")]
     pub ticks: Option<u64>,
-    /// Agent checkpoints every K ticks (default 10); also print the state hash every K ticks.
+    /// Agent checkpoints every K ticks (default 60); also print the state hash every K ticks.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=u64::from(u32::MAX)))]
     pub hash_every: Option<u64>,
 }
 
 /// Re-run a replay file and compare every tick's state hash.
 ///
-/// Prints `OK: …` when the replay reproduced; otherwise the first differing tick and the agents
-/// that differ at the next checkpoint (id, expected vs actual position), and exits 1.
+/// Streams the file (bounded memory whatever its length), re-simulating while reading. Prints
+/// `OK: …` when the replay reproduced; otherwise the first differing tick and the agents that
+/// differ at the next checkpoint (id, expected vs actual position), and exits 1. Then the
+/// throughput (ticks per second).
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// The replay file (written by `record`, at most 1 GiB).
+    /// The replay file (written by `record`), or `-` for stdin.
     pub replay: PathBuf,
     /// Print one JSON document on stdout instead of the text report (fields in docs/cli.md).
     #[arg(long)]
@@ -246,36 +251,46 @@ pub fn record(args: &RecordArgs) -> Result<(), Fail> {
     let (scenario, mut sim, driver) = build(&args.scenario)?;
     let name = scenario_name(&scenario, &args.scenario);
     let _warnings = warnings(&scenario);
-    let out = Output::create(&args.out)?;
+    let mut out = Output::create(&args.out)?;
     println!("scenario: {name} ({} agents)", sim.num_agents());
     let options = RecordOptions {
-        checkpoint_interval: args.hash_every.map_or(10, |k| k as u32),
+        checkpoint_interval: args
+            .hash_every
+            .map_or(replay::DEFAULT_CHECKPOINT_INTERVAL, |k| k as u32),
     };
     let limit = args.ticks.unwrap_or(driver.max_ticks());
     let progress = Progress::bar(limit, "record");
     let start_tick = sim.tick();
+    // The hashes printed by --hash-every: the state before each step whose offset from the
+    // start is a multiple of K (the start included); the last tick's is the summary's.
+    let every = args.hash_every;
+    let mut hashes = Vec::new();
     let inputs = |sim: &Simulator| {
-        progress.set(sim.tick() - start_tick);
+        let done = sim.tick() - start_tick;
+        progress.set(done);
+        if every.is_some_and(|k| done.is_multiple_of(k)) {
+            hashes.push((sim.tick(), sim.state_hash()));
+        }
         driver.tick_commands(sim, sim.tick())
     };
-    let rec = match args.ticks {
-        Some(n) => replay::record(&mut sim, n, options, inputs),
-        None => replay::record_until(&mut sim, driver.max_ticks(), options, inputs, |sim| {
-            driver.all_reached(sim)
-        }),
-    };
+    let max = args.ticks.unwrap_or(driver.max_ticks());
+    let stop_early = args.ticks.is_none();
+    let rec = replay::record_to(out.writer(), &mut sim, max, options, inputs, |sim| {
+        stop_early && driver.all_reached(sim)
+    });
     progress.finish();
-    let rec = rec.map_err(|e| Fail::failed(e.to_string()))?;
-    let bytes = rec.to_bytes();
-    out.write_all_and_commit(&bytes)?;
-    if let Some(k) = args.hash_every {
-        println!("hash at tick {}: {:016x}", rec.start_tick, rec.initial_hash);
-        for (tick, hash) in rec.hashes_every(k) {
+    let (_, summary) = rec.map_err(|e| Fail::failed(e.to_string()))?;
+    out.commit()?;
+    if every.is_some() {
+        let end = summary.start_tick + summary.ticks;
+        if summary.ticks > 0 {
+            hashes.push((end, summary.final_hash));
+        }
+        for (tick, hash) in hashes {
             println!("hash at tick {tick}: {hash:016x}");
         }
     }
-    let commands: usize = rec.inputs.iter().map(|t| t.commands.len()).sum();
-    println!("ticks: {}", rec.ticks());
+    println!("ticks: {}", summary.ticks);
     println!(
         "all reached: {}",
         if driver.all_reached(&sim) {
@@ -284,32 +299,64 @@ pub fn record(args: &RecordArgs) -> Result<(), Fail> {
             "no"
         }
     );
-    println!("commands: {commands}");
-    println!("final hash: {:016x}", rec.final_hash);
-    println!("wrote {} ({} bytes)", args.out.display(), bytes.len());
+    println!("commands: {}", summary.commands);
+    println!("final hash: {:016x}", summary.final_hash);
+    println!("wrote {} ({} bytes)", args.out.display(), summary.bytes);
     Ok(())
 }
 
-/// Reads (bounded) and decodes a replay file: exit 2 if it cannot be read or is not valid.
-pub fn load_replay(path: &Path) -> Result<Replay, Fail> {
-    let bytes = files::read_limited(path, MAX_REPLAY_BYTES, "replay")?;
-    Replay::from_bytes(&bytes).map_err(|e| {
-        Fail::input(format!(
-            "{} is not a valid replay file: {e}",
-            path.display()
-        ))
-    })
+/// Opens a replay for streaming: a file, or stdin for `-` (exit 2 if it cannot be opened).
+pub fn open_replay(path: &Path) -> Result<Box<dyn Read>, Fail> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(BufReader::with_capacity(
+            64 << 10,
+            std::io::stdin(),
+        )));
+    }
+    let name = path.display();
+    let file = File::open(path).map_err(|e| Fail::input(format!("cannot read {name}: {e}")))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(Fail::input(format!(
+            "cannot read {name}: it is a directory"
+        )));
+    }
+    Ok(Box::new(BufReader::with_capacity(64 << 10, file)))
+}
+
+/// The message of a replay that is not valid (exit 2).
+pub fn invalid_replay(path: &Path, e: &ReplayError) -> Fail {
+    let name = if path.as_os_str() == "-" {
+        "stdin".to_string()
+    } else {
+        path.display().to_string()
+    };
+    match e {
+        ReplayError::Io { message, .. } => Fail::input(format!("cannot read {name}: {message}")),
+        e => Fail::input(format!("{name} is not a valid replay file: {e}")),
+    }
 }
 
 pub fn verify(args: &VerifyArgs) -> Result<(), Fail> {
-    let replay = load_replay(&args.replay)?;
-    let spinner = Progress::spinner(format!("verifying {} ticks", replay.ticks()));
-    let report = replay::verify(&replay);
+    let src = open_replay(&args.replay)?;
+    let spinner = Progress::spinner("verifying".to_string());
+    let started = Instant::now();
+    let result = replay::verify_stream_with(src, |_| {});
+    let micros = started.elapsed().as_micros().max(1);
     spinner.finish();
+    let (report, stats) = result.map_err(|e| invalid_replay(&args.replay, &e))?;
+    // Integer throughput: ticks per second, rounded down.
+    let per_second = u128::from(stats.ticks_run) * 1_000_000 / micros;
     if args.json {
-        println!("{}", verify_json(&replay, &report));
+        println!("{}", verify_json(&report, &stats, micros, per_second));
     } else {
         println!("{report}");
+        println!(
+            "verified {} ticks ({} bytes) in {}.{:03} s: {per_second} ticks/s",
+            stats.ticks_run,
+            stats.bytes_read,
+            micros / 1_000_000,
+            micros / 1000 % 1000
+        );
     }
     if report.is_match() {
         Ok(())
@@ -318,7 +365,12 @@ pub fn verify(args: &VerifyArgs) -> Result<(), Fail> {
     }
 }
 
-fn verify_json(replay: &Replay, report: &VerifyReport) -> Value {
+fn verify_json(
+    report: &VerifyReport,
+    stats: &VerifyStats,
+    micros: u128,
+    per_second: u128,
+) -> Value {
     let divergence = report.divergence().map(|d| {
         json!({
             "tick": d.tick,
@@ -332,11 +384,19 @@ fn verify_json(replay: &Replay, report: &VerifyReport) -> Value {
             })).collect::<Vec<_>>(),
         })
     });
+    let final_hash = match report {
+        VerifyReport::Match { final_hash, .. } => Some(hex(*final_hash)),
+        _ => None,
+    };
     json!({
         "ok": report.is_match(),
-        "ticks": replay.ticks(),
-        "start_tick": replay.start_tick,
-        "final_hash": hex(replay.final_hash),
+        "ticks": stats.ticks_run,
+        "start_tick": stats.start_tick,
+        "bytes": stats.bytes_read,
+        "final_hash": final_hash,
+        "report": report.to_string(),
         "divergence": divergence,
+        "elapsed_us": u64::try_from(micros).unwrap_or(u64::MAX),
+        "ticks_per_second": u64::try_from(per_second).unwrap_or(u64::MAX),
     })
 }

@@ -1,0 +1,314 @@
+//! What differs between two simulator states: [`diff`] and [`SnapshotDiff`] (re-exported by
+//! [`crate::snapshot`]).
+
+use crate::agent::{Agent, AgentId, AgentParams};
+use crate::math::{Fx, Vec2};
+use crate::obstacle::{ObstacleId, ObstacleSet, ObstacleShape};
+use crate::sim::Simulator;
+use std::fmt;
+
+/// Where a [`Difference`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    /// A simulator-wide value: tick, time, time step, next agent id, deadlock-resolution mode.
+    Simulator,
+    /// The agent defaults ([`Simulator::agent_defaults`]).
+    Defaults,
+    /// One agent.
+    Agent(AgentId),
+    /// The obstacle set as a whole: count, neighbour mode, id counter.
+    Obstacles,
+    /// One obstacle.
+    Obstacle(ObstacleId),
+    /// The queue of pending commands.
+    Commands,
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Simulator => write!(f, "simulator"),
+            Self::Defaults => write!(f, "defaults"),
+            Self::Agent(id) => write!(f, "agent {}", id.0),
+            Self::Obstacles => write!(f, "obstacles"),
+            Self::Obstacle(id) => write!(f, "obstacle {}", id.0),
+            Self::Commands => write!(f, "commands"),
+        }
+    }
+}
+
+/// One differing field: its place, its name and the two values, written exactly (scalars are
+/// Q32.32 decimals that parse back to the same bits, [`Fx`]'s `Display`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// Where.
+    pub scope: Scope,
+    /// The field: `tick`, `position`, `params.radius`, `stall`, `present`, `pending[3]`, ….
+    pub field: String,
+    /// Its value in the first state (`absent` when only the other has it).
+    pub a: String,
+    /// Its value in the second state.
+    pub b: String,
+}
+
+/// Every difference between two states, in a fixed order: simulator fields, defaults, agents
+/// by ascending id, obstacles, pending commands. Empty when the states are equal (then their
+/// [`state_hash`](Simulator::state_hash)es are too).
+///
+/// ```
+/// use lockstep_orca::snapshot::{self, Scope};
+/// use lockstep_orca::{AgentId, Simulator, SimulatorParams, Vec2};
+///
+/// let mut a = Simulator::new(SimulatorParams::default()).unwrap();
+/// a.add_agent(Vec2::from_int(0, 0)).unwrap();
+/// a.add_agent(Vec2::from_int(5, 0)).unwrap();
+/// let mut b = a.clone();
+/// b.set_agent_position(AgentId(1), Vec2::from_int(5, 1)).unwrap();
+/// let d = snapshot::diff(&a, &b);
+/// assert_eq!(d.agents(), [AgentId(1)]);
+/// assert_eq!(d.differences[0].scope, Scope::Agent(AgentId(1)));
+/// assert_eq!(d.to_string(), "agent 1 position: (5, 0) | (5, 1)\n");
+/// assert!(snapshot::diff(&a, &a).is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SnapshotDiff {
+    /// The differences, in the order above.
+    pub differences: Vec<Difference>,
+}
+
+impl SnapshotDiff {
+    /// Whether the two states are equal.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.differences.is_empty()
+    }
+
+    /// The agents with at least one difference (present in one state only included), ascending.
+    #[must_use]
+    pub fn agents(&self) -> Vec<AgentId> {
+        let mut out: Vec<AgentId> = self
+            .differences
+            .iter()
+            .filter_map(|d| match d.scope {
+                Scope::Agent(id) => Some(id),
+                _ => None,
+            })
+            .collect();
+        out.dedup();
+        out
+    }
+
+    fn push(&mut self, scope: Scope, field: impl Into<String>, a: String, b: String) {
+        self.differences.push(Difference {
+            scope,
+            field: field.into(),
+            a,
+            b,
+        });
+    }
+
+    fn cmp<T: PartialEq + fmt::Display>(&mut self, scope: Scope, field: &str, a: T, b: T) {
+        if a != b {
+            self.push(scope, field, a.to_string(), b.to_string());
+        }
+    }
+}
+
+/// One line per difference: `SCOPE FIELD: A | B`.
+impl fmt::Display for SnapshotDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for d in &self.differences {
+            writeln!(f, "{} {}: {} | {}", d.scope, d.field, d.a, d.b)?;
+        }
+        Ok(())
+    }
+}
+
+/// A [`Vec2`] as `(x, y)`, exact.
+struct V(Vec2);
+
+impl PartialEq for V {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl fmt::Display for V {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {})", self.0.x, self.0.y)
+    }
+}
+
+fn params(d: &mut SnapshotDiff, scope: Scope, prefix: &str, a: &AgentParams, b: &AgentParams) {
+    let name = |f: &str| format!("{prefix}{f}");
+    let fx: [(&str, Fx, Fx); 5] = [
+        ("neighbor_dist", a.neighbor_dist, b.neighbor_dist),
+        ("time_horizon", a.time_horizon, b.time_horizon),
+        (
+            "time_horizon_obst",
+            a.time_horizon_obst,
+            b.time_horizon_obst,
+        ),
+        ("radius", a.radius, b.radius),
+        ("max_speed", a.max_speed, b.max_speed),
+    ];
+    d.cmp(
+        scope,
+        &name("max_neighbors"),
+        a.max_neighbors,
+        b.max_neighbors,
+    );
+    for (f, x, y) in fx {
+        d.cmp(scope, &name(f), x, y);
+    }
+    d.cmp(scope, &name("priority"), a.priority, b.priority);
+}
+
+fn agent(d: &mut SnapshotDiff, a: &Agent, b: &Agent) {
+    let s = Scope::Agent(a.id);
+    d.cmp(s, "position", V(a.position), V(b.position));
+    d.cmp(s, "velocity", V(a.velocity), V(b.velocity));
+    d.cmp(s, "pref_velocity", V(a.pref_velocity), V(b.pref_velocity));
+    params(d, s, "params.", &a.params, &b.params);
+    d.cmp(s, "stall", a.stall, b.stall);
+}
+
+fn shape_kind(s: &ObstacleShape) -> &'static str {
+    match s {
+        ObstacleShape::Polygon(_) => "polygon",
+        ObstacleShape::Polyline(_) => "polyline",
+    }
+}
+
+/// The obstacle id counter, read from the set's canonical bytes (mode `u8`, then the counter).
+fn obstacle_counter(set: &ObstacleSet) -> u32 {
+    let mut bytes = Vec::new();
+    set.write_canonical(&mut bytes);
+    bytes
+        .get(1..5)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
+}
+
+fn obstacles(d: &mut SnapshotDiff, a: &ObstacleSet, b: &ObstacleSet) {
+    let s = Scope::Obstacles;
+    d.cmp(s, "count", a.len(), b.len());
+    if a.neighbor_mode() != b.neighbor_mode() {
+        d.push(
+            s,
+            "neighbor_mode",
+            format!("{:?}", a.neighbor_mode()),
+            format!("{:?}", b.neighbor_mode()),
+        );
+    }
+    d.cmp(s, "next_id", obstacle_counter(a), obstacle_counter(b));
+    let (mut ia, mut ib) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        match (ia.peek().copied(), ib.peek().copied()) {
+            (None, None) => break,
+            (Some((id, x)), Some((jd, y))) if id == jd => {
+                let scope = Scope::Obstacle(id);
+                d.cmp(scope, "kind", shape_kind(x), shape_kind(y));
+                let (vx, vy) = (x.vertices(), y.vertices());
+                d.cmp(scope, "vertices", vx.len(), vy.len());
+                for (i, (p, q)) in vx.iter().zip(vy).enumerate() {
+                    d.cmp(scope, &format!("vertex[{i}]"), V(*p), V(*q));
+                }
+                ia.next();
+                ib.next();
+            }
+            (Some((id, x)), other) if other.is_none_or(|(jd, _)| id < jd) => {
+                let what = format!("{} of {} vertices", shape_kind(x), x.vertices().len());
+                d.push(Scope::Obstacle(id), "present", what, "absent".into());
+                ia.next();
+            }
+            (_, Some((jd, y))) => {
+                let what = format!("{} of {} vertices", shape_kind(y), y.vertices().len());
+                d.push(Scope::Obstacle(jd), "present", "absent".into(), what);
+                ib.next();
+            }
+            (Some(_), None) => unreachable!("handled by the guard above"),
+        }
+    }
+}
+
+/// Every difference between the states of `a` and `b` (see [`SnapshotDiff`]).
+///
+/// Compares what a [snapshot](crate::snapshot) holds: tick, global time, time step, next
+/// agent id, deadlock-resolution mode, agent defaults, every agent by id (position, velocity,
+/// preferred velocity, each parameter, stall counter; agents present in one state only), the
+/// obstacles (count, neighbour mode, id counter, each obstacle by id: kind, vertex count,
+/// vertices) and the pending commands in canonical order. Restore two snapshot files with
+/// [`Simulator::restore`] to compare them (the CLI's `diff A B`).
+#[must_use]
+pub fn diff(a: &Simulator, b: &Simulator) -> SnapshotDiff {
+    let mut d = SnapshotDiff::default();
+    let s = Scope::Simulator;
+    d.cmp(s, "tick", a.tick(), b.tick());
+    d.cmp(s, "global_time", a.global_time(), b.global_time());
+    d.cmp(s, "time_step", a.time_step(), b.time_step());
+    d.cmp(s, "next_agent_id", a.next_agent_id().0, b.next_agent_id().0);
+    if a.liveness() != b.liveness() {
+        d.push(
+            s,
+            "liveness",
+            format!("{:?}", a.liveness()),
+            format!("{:?}", b.liveness()),
+        );
+    }
+    params(
+        &mut d,
+        Scope::Defaults,
+        "",
+        &a.agent_defaults(),
+        &b.agent_defaults(),
+    );
+    let (aa, ab) = (a.agents(), b.agents());
+    let (ids_a, ids_b) = (aa.ids(), ab.ids());
+    let (mut i, mut j) = (0, 0);
+    while i < ids_a.len() || j < ids_b.len() {
+        match (ids_a.get(i), ids_b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                agent(&mut d, &aa.at(i), &ab.at(j));
+                i += 1;
+                j += 1;
+            }
+            (Some(&x), y) if y.is_none_or(|&y| x < y) => {
+                let p = V(aa.positions()[i]).to_string();
+                d.push(
+                    Scope::Agent(x),
+                    "present",
+                    format!("at {p}"),
+                    "absent".into(),
+                );
+                i += 1;
+            }
+            (_, Some(&y)) => {
+                let p = V(ab.positions()[j]).to_string();
+                d.push(
+                    Scope::Agent(y),
+                    "present",
+                    "absent".into(),
+                    format!("at {p}"),
+                );
+                j += 1;
+            }
+            (_, None) => break,
+        }
+    }
+    obstacles(&mut d, a.obstacles(), b.obstacles());
+    let (qa, qb) = (a.pending_commands().to_vec(), b.pending_commands().to_vec());
+    d.cmp(Scope::Commands, "count", qa.len(), qb.len());
+    let show = |p: Option<&crate::command::PendingCommand>| {
+        p.map_or("absent".to_string(), |p| {
+            format!("tick {} {:?}", p.tick, p.command)
+        })
+    };
+    for k in 0..qa.len().max(qb.len()) {
+        let (x, y) = (qa.get(k), qb.get(k));
+        if x != y {
+            d.push(Scope::Commands, format!("pending[{k}]"), show(x), show(y));
+        }
+    }
+    d
+}
