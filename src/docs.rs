@@ -32,3 +32,7 @@ pub mod architecture {}
 
 #[doc = include_str!("../docs/cli.md")]
 pub mod cli {}
+
+#[cfg(feature = "ggrs")]
+#[doc = include_str!("../docs/netcode.md")]
+pub mod netcode {}

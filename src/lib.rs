@@ -32,8 +32,9 @@
 //! | [`obstacle`] | static obstacles: validation, BSP tree, obstacle lines, visibility |
 //! | [`command`] | lockstep inputs queued per tick, applied in canonical order |
 //! | [`hash`], [`snapshot`], [`replay`] | the determinism contract: state hash, snapshots, replays |
+//! | `netcode` | the ggrs adapter: the simulator as rollback / lockstep game state, validated order messages (feature `ggrs`, off by default) |
 //! | `scenario`, `golden` | scenario files, the goal-seeking driver, golden runs (feature `scenario`, on by default) |
-//! | [`docs`] | the manual: scenarios, determinism, replays, obstacles, numeric domain, RVO2, performance, architecture |
+//! | [`docs`] | the manual: scenarios, determinism, replays, obstacles, numeric domain, RVO2, performance, architecture, netcode |
 //!
 //! ## Features
 //! * `scenario` (default): the scenario format (TOML), the driver, golden runs. Without it
@@ -41,6 +42,8 @@
 //!   with no `toml` dependency.
 //! * `cli` (default, implies `scenario`): the `lockstep-orca` command-line runner and its
 //!   dependencies.
+//! * `ggrs` (off): the `netcode` module, the simulator as [ggrs](https://docs.rs/ggrs/0.13)
+//!   0.13 game state (rollback and lockstep), with the `ggrs` dependency.
 //! * `test-oracles`: brute-force references and internal structures for the crate's own
 //!   tests (`oracles`); not a stable API.
 
@@ -56,6 +59,8 @@ pub mod golden;
 pub mod hash;
 pub mod liveness;
 pub mod math;
+#[cfg(feature = "ggrs")]
+pub mod netcode;
 pub mod obstacle;
 #[cfg(feature = "test-oracles")]
 pub mod oracles;

@@ -17,7 +17,6 @@
 //!    (speeds within max speed, no centre inside the solid block, the same hashes on a second
 //!    run of the same stream).
 
-
 use lockstep_orca::replay::{self, REPLAY_MAGIC, REPLAY_VERSION, RecordOptions};
 use lockstep_orca::scenario::Scenario;
 use lockstep_orca::snapshot::{HEADER_BYTES, TRAILER_BYTES};
@@ -123,7 +122,13 @@ fn replay_seed() -> Vec<u8> {
         RecordOptions {
             checkpoint_interval: 2,
         },
-        |s| if s.tick() == 3 { vec![stop] } else { Vec::new() },
+        |s| {
+            if s.tick() == 3 {
+                vec![stop]
+            } else {
+                Vec::new()
+            }
+        },
     )
     .unwrap()
     .to_bytes()
@@ -162,7 +167,11 @@ fn assemble(frames: &[(u8, Vec<u8>)]) -> Vec<u8> {
 #[test]
 fn replay_decode() {
     let frames = split_frames(&replay_seed());
-    assert!(replay::verify_stream(&assemble(&frames)[..]).unwrap().is_match());
+    assert!(
+        replay::verify_stream(&assemble(&frames)[..])
+            .unwrap()
+            .is_match()
+    );
     bolero::check!()
         .with_type::<(bool, u8, u8, Vec<(u16, u8)>, Vec<u8>)>()
         .for_each(|(raw, which, kind, edits, bytes)| {
@@ -271,7 +280,10 @@ fn field_point(x: i8, y: i8) -> Vec2 {
 /// One command from a fuzz tuple (kind, agent, x, y).
 fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
     let id = AgentId(u32::from(agent % 12));
-    let v = Vec2::new(Fx::from_num(i32::from(x)) / 16, Fx::from_num(i32::from(y)) / 16);
+    let v = Vec2::new(
+        Fx::from_num(i32::from(x)) / 16,
+        Fx::from_num(i32::from(y)) / 16,
+    );
     match kind % 8 {
         0 => Command::AddAgent {
             position: field_point(x, y),
@@ -292,7 +304,10 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
         3 => Command::Stop { id },
         4 => Command::SetPrefVelocity { id, v },
         5 => Command::SetVelocity { id, v },
-        6 => Command::SetPriority { id, priority: x as u8 },
+        6 => Command::SetPriority {
+            id,
+            priority: x as u8,
+        },
         _ => Command::RemoveAgent { id },
     }
 }

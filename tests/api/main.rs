@@ -11,6 +11,7 @@ mod cli;
 mod domain;
 mod domain_edges;
 mod domain_reach;
+#[cfg(feature = "scenario")]
 mod errors;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;

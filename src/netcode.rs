@@ -1,0 +1,1144 @@
+//! Rollback and lockstep netcode with [ggrs](https://docs.rs/ggrs/0.13) 0.13: the simulator as
+//! ggrs game state (feature `ggrs`, off by default). The manual page is
+//! [`docs::netcode`](crate::docs::netcode).
+//!
+//! * [`NetConfig`] is the ggrs [`Config`](ggrs::Config): input [`NetInput`], state
+//!   [`NetState`], address [`SocketAddr`].
+//! * [`NetInput`] is one player's message for one frame: up to [`MAX_ORDERS`] orders
+//!   ([`WireOrder`], [`ORDER_WIRE_BYTES`] bytes each) and an optional state hash for the
+//!   lockstep hash exchange, [`INPUT_WIRE_BYTES`] bytes on the wire in all.
+//! * [`NetGame`] owns the simulator (and, with the `scenario` feature, the scene's
+//!   [`Driver`](crate::scenario::Driver)) and fulfils the session's requests:
+//!   [`handle_requests`](NetGame::handle_requests).
+//!
+//! Remote input is hostile input: every byte string decodes to a [`NetInput`] (it holds only
+//! integers), and each order is validated against the state of its frame. An invalid order
+//! (unknown kind, coordinates outside the domain, a unit the player does not own, a full
+//! waypoint queue, …) is skipped, identically on every peer, counted in the state
+//! ([`NetGame::rejected_orders`]) and listed by [`NetGame::last_rejections`]. Nothing in an
+//! advance panics; simulator failures come back as [`NetError`].
+//!
+//! ```
+//! use lockstep_orca::netcode::{NetConfig, NetGame, NetInput, Order};
+//! use lockstep_orca::{Simulator, SimulatorParams, Vec2};
+//!
+//! let mut sim = Simulator::new(SimulatorParams::default())?;
+//! let a = sim.add_agent(Vec2::from_int(0, 0))?;
+//! let mut game = NetGame::new(sim, 2)?;
+//! game.assign(a, 0)?; // player 0 owns agent a
+//! let mut session = ggrs::SessionBuilder::<NetConfig>::new()
+//!     .with_num_players(2)?
+//!     .with_check_distance(7)
+//!     .start_synctest_session()?;
+//! for frame in 0..20 {
+//!     let order = Order::MoveTo { unit: a, goal: Vec2::from_int(10, 0) };
+//!     let p0 = if frame == 3 { NetInput::from_orders(&[order])? } else { NetInput::default() };
+//!     session.add_local_input(0, p0)?;
+//!     session.add_local_input(1, NetInput::default())?;
+//!     game.handle_requests(session.advance_frame()?)?; // a checksum mismatch would be an Err
+//! }
+//! assert_eq!(game.frame(), 20);
+//! assert!(game.simulator().agent_position(a)?.x > lockstep_orca::Fx::ZERO);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::agent::AgentId;
+use crate::command::Command;
+use crate::domain::checked_point;
+use crate::error::SimError;
+use crate::hash::StreamHasher;
+use crate::math::{Fx, Vec2};
+use crate::sim::{SimState, Simulator};
+use crate::util::ByteSink;
+use ggrs::{GameStateCell, GgrsRequest, InputStatus};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+
+/// Orders one player can give in one frame (the slots of a [`NetInput`]).
+pub const MAX_ORDERS: usize = 4;
+/// Bytes of one [`WireOrder`] on the wire: kind (`u8`), arg (`u8`), unit (`u32`), x, y (`i32`).
+pub const ORDER_WIRE_BYTES: usize = 14;
+/// Bytes of one [`NetInput`] on the wire (ggrs serializes it with bincode 1, fixed-width
+/// little-endian integers, no padding, no length prefixes): [`MAX_ORDERS`] orders, the hash tag
+/// (`u32`) and the hash (`u64`). ggrs then delta- and run-length-encodes it against the last
+/// acknowledged input, so empty slots cost almost nothing.
+pub const INPUT_WIRE_BYTES: usize = MAX_ORDERS * ORDER_WIRE_BYTES + 4 + 8;
+/// Waypoints a unit can have queued behind its current goal ([`Order::QueueMove`]).
+pub const MAX_WAYPOINTS: usize = 16;
+/// Units one player may own; a [`Order::Spawn`] beyond it is rejected.
+pub const MAX_UNITS_PER_PLAYER: usize = 4096;
+/// Players a [`NetGame`] accepts (owners are stored as `u8`).
+pub const MAX_PLAYERS: usize = 64;
+/// A wire coordinate is the Q32.32 value's bits shifted right by this: units of 1/1024, so an
+/// `i32` covers ±2,097,152, the whole coordinate domain (±1,000,000) included.
+pub const COORD_SHIFT: u32 = 22;
+/// Magic of the adapter's part of the checksum ([`NetState::checksum`]).
+pub const NET_MAGIC: &[u8; 8] = b"LSNET002";
+
+/// The ggrs configuration: the simulator as game state.
+///
+/// Inputs are one-off orders, so the predictor is [`ggrs::PredictDefault`]: a missing remote
+/// input is predicted as "no orders" (repeating the last input would repeat its orders).
+#[derive(Debug)]
+pub struct NetConfig;
+
+impl ggrs::Config for NetConfig {
+    type Input = NetInput;
+    type InputPredictor = ggrs::PredictDefault;
+    type State = NetState;
+    type Address = SocketAddr;
+}
+
+/// Order kinds on the wire ([`WireOrder::kind`]).
+pub mod kind {
+    /// An empty slot.
+    pub const NONE: u8 = 0;
+    /// [`Order::MoveTo`](super::Order::MoveTo).
+    pub const MOVE_TO: u8 = 1;
+    /// [`Order::QueueMove`](super::Order::QueueMove).
+    pub const QUEUE_MOVE: u8 = 2;
+    /// [`Order::Stop`](super::Order::Stop).
+    pub const STOP: u8 = 3;
+    /// [`Order::Spawn`](super::Order::Spawn).
+    pub const SPAWN: u8 = 4;
+    /// [`Order::Remove`](super::Order::Remove).
+    pub const REMOVE: u8 = 5;
+    /// [`Order::SetPriority`](super::Order::SetPriority).
+    pub const SET_PRIORITY: u8 = 6;
+}
+
+/// One order slot as it travels: integers only, so every byte pattern is a value and decoding
+/// a hostile message cannot fail; [`decode`](Self::decode) then validates it.
+///
+/// `kind` is one of [`kind`]; `unit` is the addressed [`AgentId`]; `x`, `y` a point in units
+/// of 1/1024 ([`COORD_SHIFT`]); `arg` the priority of [`Order::SetPriority`]. Fields an order
+/// kind does not use must be zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WireOrder {
+    /// The order kind ([`kind`]); 0 is an empty slot.
+    pub kind: u8,
+    /// The priority of a priority order, else 0.
+    pub arg: u8,
+    /// The addressed unit's id, else 0.
+    pub unit: u32,
+    /// The point's x in 1/1024 units, else 0.
+    pub x: i32,
+    /// The point's y in 1/1024 units, else 0.
+    pub y: i32,
+}
+
+/// A decoded order, addressing one of the sending player's units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Walk to `goal`, replacing any earlier goal and waypoints.
+    MoveTo {
+        /// The unit.
+        unit: AgentId,
+        /// Where to.
+        goal: Vec2,
+    },
+    /// Append `goal` to the unit's path (a waypoint after the current goal), or walk to it if
+    /// the unit has no goal.
+    QueueMove {
+        /// The unit.
+        unit: AgentId,
+        /// The waypoint.
+        goal: Vec2,
+    },
+    /// Forget the goal and the path; the preferred velocity becomes zero.
+    Stop {
+        /// The unit.
+        unit: AgentId,
+    },
+    /// Add a unit owned by the sender at `position`, with the simulator's agent defaults. It
+    /// gets the next agent id (after the scene's own additions of that tick).
+    Spawn {
+        /// Where.
+        position: Vec2,
+    },
+    /// Remove the unit.
+    Remove {
+        /// The unit.
+        unit: AgentId,
+    },
+    /// Set the unit's avoidance priority ([`AgentParams::priority`](crate::AgentParams)).
+    SetPriority {
+        /// The unit.
+        unit: AgentId,
+        /// The new priority.
+        priority: u8,
+    },
+}
+
+/// A point on the wire grid: the Q32.32 bits shifted right by [`COORD_SHIFT`] (rounding toward
+/// −∞), or `None` outside the coordinate domain.
+fn wire_point(p: Vec2) -> Option<(i32, i32)> {
+    checked_point(p, "position").ok()?;
+    let x = i32::try_from(p.x.to_bits() >> COORD_SHIFT).ok()?;
+    let y = i32::try_from(p.y.to_bits() >> COORD_SHIFT).ok()?;
+    Some((x, y))
+}
+
+/// The point of a wire coordinate pair, checked against the domain.
+fn point_of_wire(x: i32, y: i32) -> Result<Vec2, OrderError> {
+    let p = Vec2::new(
+        Fx::from_bits(i64::from(x) << COORD_SHIFT),
+        Fx::from_bits(i64::from(y) << COORD_SHIFT),
+    );
+    checked_point(p, "order point").map_err(|_| OrderError::OutOfDomain)?;
+    Ok(p)
+}
+
+impl Order {
+    /// The wire form. Points are rounded down to the 1/1024 grid ([`COORD_SHIFT`]): the order
+    /// every peer decodes names the rounded point.
+    ///
+    /// # Errors
+    /// [`OrderError::OutOfDomain`] for a point outside the coordinate domain.
+    pub fn encode(&self) -> Result<WireOrder, OrderError> {
+        let point = |p: Vec2| wire_point(p).ok_or(OrderError::OutOfDomain);
+        let unit_only = |kind, unit: AgentId| WireOrder {
+            kind,
+            unit: unit.0,
+            ..WireOrder::default()
+        };
+        Ok(match *self {
+            Self::MoveTo { unit, goal } | Self::QueueMove { unit, goal } => {
+                let (x, y) = point(goal)?;
+                let kind = if matches!(self, Self::MoveTo { .. }) {
+                    kind::MOVE_TO
+                } else {
+                    kind::QUEUE_MOVE
+                };
+                WireOrder {
+                    kind,
+                    arg: 0,
+                    unit: unit.0,
+                    x,
+                    y,
+                }
+            }
+            Self::Stop { unit } => unit_only(kind::STOP, unit),
+            Self::Spawn { position } => {
+                let (x, y) = point(position)?;
+                WireOrder {
+                    kind: kind::SPAWN,
+                    arg: 0,
+                    unit: 0,
+                    x,
+                    y,
+                }
+            }
+            Self::Remove { unit } => unit_only(kind::REMOVE, unit),
+            Self::SetPriority { unit, priority } => WireOrder {
+                arg: priority,
+                ..unit_only(kind::SET_PRIORITY, unit)
+            },
+        })
+    }
+
+    /// The unit the order addresses (`None` for [`Order::Spawn`]).
+    #[must_use]
+    pub fn unit(&self) -> Option<AgentId> {
+        match *self {
+            Self::Spawn { .. } => None,
+            Self::MoveTo { unit, .. }
+            | Self::QueueMove { unit, .. }
+            | Self::Stop { unit }
+            | Self::Remove { unit }
+            | Self::SetPriority { unit, .. } => Some(unit),
+        }
+    }
+}
+
+impl WireOrder {
+    /// Validates the slot's form (not yet against the state): `Ok(None)` for an empty slot.
+    ///
+    /// # Errors
+    /// [`OrderError::UnknownKind`], [`OrderError::OutOfDomain`] (a point outside the coordinate
+    /// domain), [`OrderError::Malformed`] (a field the kind does not use is not zero).
+    pub fn decode(&self) -> Result<Option<Order>, OrderError> {
+        let WireOrder {
+            kind,
+            arg,
+            unit,
+            x,
+            y,
+        } = *self;
+        let unit_id = AgentId(unit);
+        let no_point = x == 0 && y == 0;
+        let order = match kind {
+            kind::NONE if arg == 0 && unit == 0 && no_point => return Ok(None),
+            kind::MOVE_TO | kind::QUEUE_MOVE if arg == 0 => {
+                let goal = point_of_wire(x, y)?;
+                if kind == kind::MOVE_TO {
+                    Order::MoveTo {
+                        unit: unit_id,
+                        goal,
+                    }
+                } else {
+                    Order::QueueMove {
+                        unit: unit_id,
+                        goal,
+                    }
+                }
+            }
+            kind::STOP if arg == 0 && no_point => Order::Stop { unit: unit_id },
+            kind::SPAWN if arg == 0 && unit == 0 => Order::Spawn {
+                position: point_of_wire(x, y)?,
+            },
+            kind::REMOVE if arg == 0 && no_point => Order::Remove { unit: unit_id },
+            kind::SET_PRIORITY if no_point => Order::SetPriority {
+                unit: unit_id,
+                priority: arg,
+            },
+            kind::NONE..=kind::SET_PRIORITY => return Err(OrderError::Malformed),
+            other => return Err(OrderError::UnknownKind(other)),
+        };
+        Ok(Some(order))
+    }
+}
+
+/// One player's input for one frame: the ggrs [`Config::Input`](ggrs::Config::Input).
+///
+/// [`INPUT_WIRE_BYTES`] (68) bytes: four 14-byte order slots, then the hash tag and the hash.
+/// `Default` is "no orders, no hash" (what ggrs uses for a missing or disconnected player).
+///
+/// The hash fields carry the sender's own state hash for the lockstep hash exchange (ggrs
+/// computes no checksums in lockstep mode): `hash_tag = F + 1` and `hash` the low 64 bits of
+/// the [checksum](NetState::checksum) of the sender's state at frame `F`; `hash_tag = 0` means
+/// no hash. The simulation never reads them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct NetInput {
+    /// The order slots, applied in slot order; empty slots are all zero.
+    pub orders: [WireOrder; MAX_ORDERS],
+    /// `F + 1` when `hash` is the sender's hash of frame `F`; 0 for no hash.
+    pub hash_tag: u32,
+    /// The low 64 bits of the sender's checksum of frame `hash_tag - 1`.
+    pub hash: u64,
+}
+
+impl NetInput {
+    /// An input holding `orders` in its first slots.
+    ///
+    /// # Errors
+    /// [`NetError::TooManyOrders`] for more than [`MAX_ORDERS`]; [`NetError::Order`] for an
+    /// order that cannot be encoded (a point outside the domain).
+    pub fn from_orders(orders: &[Order]) -> Result<Self, NetError> {
+        if orders.len() > MAX_ORDERS {
+            return Err(NetError::TooManyOrders(orders.len()));
+        }
+        let mut input = Self::default();
+        for (slot, order) in input.orders.iter_mut().zip(orders) {
+            *slot = order.encode().map_err(NetError::Order)?;
+        }
+        Ok(input)
+    }
+
+    /// This input carrying the hash of the sender's state at `frame` (see the type's docs).
+    #[must_use]
+    pub fn with_hash(mut self, frame: u32, checksum: u128) -> Self {
+        self.hash_tag = frame.saturating_add(1);
+        self.hash = checksum as u64;
+        self
+    }
+
+    /// The reported `(frame, low 64 bits of the checksum)`, if any.
+    #[must_use]
+    pub fn reported_hash(&self) -> Option<(u32, u64)> {
+        self.hash_tag.checked_sub(1).map(|f| (f, self.hash))
+    }
+
+    /// The exact bytes ggrs sends for this input (bincode 1's encoding: fields in order,
+    /// little-endian, fixed width).
+    #[must_use]
+    pub fn to_bytes(&self) -> [u8; INPUT_WIRE_BYTES] {
+        let mut out = [0; INPUT_WIRE_BYTES];
+        let mut at = 0;
+        let mut put = |b: &[u8]| {
+            out[at..at + b.len()].copy_from_slice(b);
+            at += b.len();
+        };
+        for o in &self.orders {
+            put(&[o.kind, o.arg]);
+            put(&o.unit.to_le_bytes());
+            put(&o.x.to_le_bytes());
+            put(&o.y.to_le_bytes());
+        }
+        put(&self.hash_tag.to_le_bytes());
+        put(&self.hash.to_le_bytes());
+        out
+    }
+
+    /// Reads [`to_bytes`](Self::to_bytes)' form. Every 68-byte string is an input; the orders
+    /// are validated when applied.
+    ///
+    /// # Errors
+    /// [`NetError::BadInputLength`] unless `bytes` has exactly [`INPUT_WIRE_BYTES`] bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, NetError> {
+        let bytes: &[u8; INPUT_WIRE_BYTES] = bytes
+            .try_into()
+            .map_err(|_| NetError::BadInputLength(bytes.len()))?;
+        let u32_at =
+            |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let mut input = Self::default();
+        for (k, o) in input.orders.iter_mut().enumerate() {
+            let b = k * ORDER_WIRE_BYTES;
+            *o = WireOrder {
+                kind: bytes[b],
+                arg: bytes[b + 1],
+                unit: u32_at(b + 2),
+                x: u32_at(b + 6) as i32,
+                y: u32_at(b + 10) as i32,
+            };
+        }
+        let h = MAX_ORDERS * ORDER_WIRE_BYTES;
+        input.hash_tag = u32_at(h);
+        input.hash = u64::from(u32_at(h + 4)) | (u64::from(u32_at(h + 8)) << 32);
+        Ok(input)
+    }
+}
+
+/// Why an order was skipped. Deterministic: every peer skips the same orders for the same
+/// reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OrderError {
+    /// The kind byte names no order.
+    UnknownKind(u8),
+    /// A field the kind does not use is not zero.
+    Malformed,
+    /// A point lies outside the coordinate domain.
+    OutOfDomain,
+    /// The unit is not one of the sender's units (unknown, removed, or another player's).
+    NotOwner(AgentId),
+    /// The unit's waypoint queue already holds [`MAX_WAYPOINTS`] points.
+    QueueFull(AgentId),
+    /// The player already owns [`MAX_UNITS_PER_PLAYER`] units, or the agent id space is
+    /// exhausted.
+    UnitLimit,
+    /// The scene still adds agents by events: a spawn now would shift their ids.
+    SpawnDuringSceneAdds,
+    /// The simulator refused the resulting command (at apply time; see
+    /// [`Simulator::rejected_commands`]).
+    Sim(SimError),
+}
+
+impl fmt::Display for OrderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownKind(k) => write!(f, "unknown order kind {k}"),
+            Self::Malformed => write!(f, "a field the order kind does not use is not zero"),
+            Self::OutOfDomain => write!(f, "point outside the coordinate domain"),
+            Self::NotOwner(id) => write!(f, "unit {} is not the sender's", id.0),
+            Self::QueueFull(id) => write!(f, "unit {} has {MAX_WAYPOINTS} waypoints queued", id.0),
+            Self::UnitLimit => write!(f, "unit limit reached"),
+            Self::SpawnDuringSceneAdds => write!(f, "spawn while the scene still adds agents"),
+            Self::Sim(e) => write!(f, "simulator: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for OrderError {}
+
+/// A skipped order: the frame, the sender, the slot and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// The frame whose advance skipped it.
+    pub frame: u32,
+    /// The sending player's handle; `usize::MAX` for a command of the scene's driver or of
+    /// the steering that the simulator's queue refused.
+    pub player: usize,
+    /// The slot in the player's [`NetInput::orders`].
+    pub slot: usize,
+    /// Why.
+    pub error: OrderError,
+}
+
+/// A lockstep hash report that disagrees with this peer's own hash of the same frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HashMismatch {
+    /// The frame both hashes are of.
+    pub frame: u32,
+    /// The reporting player's handle.
+    pub player: usize,
+    /// This peer's hash (low 64 bits of its checksum).
+    pub local: u64,
+    /// The reported hash.
+    pub remote: u64,
+}
+
+/// What goes wrong in the adapter: the errors [`NetGame`] returns instead of panicking.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NetError {
+    /// The simulator failed a step ([`SimError::AgentLeftDomain`], the clock's limit) or
+    /// refused a setup call. After a failed advance, load a saved state before going on.
+    Sim(SimError),
+    /// A load request's cell holds no state.
+    MissingState {
+        /// The frame ggrs asked for.
+        frame: i32,
+    },
+    /// A request names a frame other than the one the game (or the cell) is at.
+    FrameMismatch {
+        /// The frame ggrs named.
+        requested: i32,
+        /// The frame of the game or the loaded state.
+        actual: u32,
+    },
+    /// An advance brought inputs for another number of players than the game has.
+    PlayerCount {
+        /// Players of the game.
+        expected: usize,
+        /// Inputs given.
+        got: usize,
+    },
+    /// A player count or handle outside `0..MAX_PLAYERS` or the game's players.
+    BadPlayer(usize),
+    /// [`NetInput::from_orders`] got more than [`MAX_ORDERS`] orders.
+    TooManyOrders(usize),
+    /// An order could not be encoded.
+    Order(OrderError),
+    /// [`NetInput::from_bytes`] got this many bytes instead of [`INPUT_WIRE_BYTES`].
+    BadInputLength(usize),
+    /// The frame counter would pass `u32::MAX`.
+    FrameLimit,
+    /// The scene could not be built (feature `scenario`).
+    Scenario(String),
+}
+
+impl fmt::Display for NetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sim(e) => write!(f, "simulator: {e}"),
+            Self::MissingState { frame } => {
+                write!(f, "no saved state in the cell of frame {frame}")
+            }
+            Self::FrameMismatch { requested, actual } => {
+                write!(
+                    f,
+                    "request for frame {requested}, but the state is at frame {actual}"
+                )
+            }
+            Self::PlayerCount { expected, got } => {
+                write!(f, "inputs for {got} players, the game has {expected}")
+            }
+            Self::BadPlayer(p) => write!(f, "no player {p}"),
+            Self::TooManyOrders(n) => write!(f, "{n} orders, at most {MAX_ORDERS} fit an input"),
+            Self::Order(e) => write!(f, "order: {e}"),
+            Self::BadInputLength(n) => {
+                write!(f, "{n} bytes, an input has {INPUT_WIRE_BYTES}")
+            }
+            Self::FrameLimit => write!(f, "frame counter exhausted"),
+            Self::Scenario(e) => write!(f, "scenario: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for NetError {}
+
+impl From<SimError> for NetError {
+    fn from(e: SimError) -> Self {
+        Self::Sim(e)
+    }
+}
+
+/// A unit of the adapter's table: its owner, and whether a player has given it a move order
+/// or a stop (then the scene's driver no longer steers it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Unit {
+    owner: u8,
+    commanded: bool,
+}
+
+/// The adapter's own state, beside the simulator's: what persists across frames.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Adapter {
+    frame: u32,
+    units: BTreeMap<AgentId, Unit>,
+    rejected: u64,
+}
+
+impl Adapter {
+    fn write_bytes(&self, out: &mut impl ByteSink) {
+        out.put(NET_MAGIC);
+        out.put(&self.frame.to_le_bytes());
+        out.put(&self.rejected.to_le_bytes());
+        out.put(&(self.units.len() as u32).to_le_bytes());
+        for (id, u) in &self.units {
+            out.put(&id.0.to_le_bytes());
+            out.put(&[u.owner, u8::from(u.commanded)]);
+        }
+    }
+
+    /// The checksum of a state whose simulator part hashes to `sim_hash128`.
+    fn checksum(&self, sim_hash128: u128) -> u128 {
+        let mut h = StreamHasher::new();
+        h.put(&sim_hash128.to_le_bytes());
+        self.write_bytes(&mut h);
+        h.finish128()
+    }
+}
+
+/// The saved game state: the ggrs [`Config::State`](ggrs::Config::State).
+///
+/// The simulator's [`SimState`] (its state without the scratch buffers; see
+/// [`docs::netcode`](crate::docs::netcode) for its cost against a clone and snapshot bytes)
+/// plus the adapter's own state that persists across frames: the frame counter, the unit
+/// table (owner, and whether a player has taken the unit over from the scene) and the count of
+/// rejected orders. All of it is in the [checksum](Self::checksum). Move orders are simulation
+/// state ([`crate::orders`]), so the [`SimState`] holds them.
+#[derive(Clone, Debug)]
+pub struct NetState {
+    sim: SimState,
+    adapter: Adapter,
+}
+
+impl NetState {
+    /// The frame: advances since the game started.
+    #[must_use]
+    pub fn frame(&self) -> u32 {
+        self.adapter.frame
+    }
+
+    /// The simulator's saved state.
+    #[must_use]
+    pub fn sim_state(&self) -> &SimState {
+        &self.sim
+    }
+
+    /// The checksum ggrs compares: XXH3-128 (seed 0) of 16 bytes, the simulator's
+    /// [`state_hash128`](Simulator::state_hash128) (little-endian), followed by the adapter's
+    /// canonical bytes ([`adapter_bytes`](Self::adapter_bytes)), streamed without allocating.
+    #[must_use]
+    pub fn checksum(&self) -> u128 {
+        self.adapter.checksum(self.sim.state_hash128())
+    }
+
+    /// The adapter's canonical bytes: magic [`NET_MAGIC`], frame (`u32`), rejected orders
+    /// (`u64`), unit count (`u32`), then per unit in ascending id: id (`u32`), owner (`u8`),
+    /// taken over from the scene (`u8`, 0 or 1). Little-endian.
+    #[must_use]
+    pub fn adapter_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.adapter.write_bytes(&mut out);
+        out
+    }
+}
+
+/// A hook run at the end of every advance with the new frame and the simulator. It exists to
+/// break determinism on purpose (fault injection, the negative sync test); a game has no use
+/// for it.
+pub type FrameHook = Box<dyn FnMut(u32, &mut Simulator)>;
+
+/// The game: the live simulator and adapter state, and what is not state (the scene's driver,
+/// diagnostics, the hash history of the lockstep exchange).
+pub struct NetGame {
+    sim: Simulator,
+    adapter: Adapter,
+    num_players: usize,
+    #[cfg(feature = "scenario")]
+    driver: Option<crate::scenario::Driver>,
+    hash_every: u32,
+    hashes: BTreeMap<u32, u128>,
+    mismatches: Vec<HashMismatch>,
+    unchecked_reports: u64,
+    last_rejections: Vec<Rejection>,
+    hook: Option<FrameHook>,
+    commands: Vec<Command>,
+}
+
+impl fmt::Debug for NetGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NetGame")
+            .field("frame", &self.adapter.frame)
+            .field("num_players", &self.num_players)
+            .field("units", &self.adapter.units.len())
+            .field("rejected", &self.adapter.rejected)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How many frames of own hashes the lockstep exchange keeps.
+const HASH_HISTORY: usize = 1024;
+
+impl NetGame {
+    /// A game over `sim` for `num_players` players (handles `0..num_players`). No unit is
+    /// owned yet: [`assign`](Self::assign) them, or let players [`Order::Spawn`] their own.
+    ///
+    /// # Errors
+    /// [`NetError::BadPlayer`] unless `1 <= num_players <= MAX_PLAYERS`.
+    pub fn new(sim: Simulator, num_players: usize) -> Result<Self, NetError> {
+        if num_players == 0 || num_players > MAX_PLAYERS {
+            return Err(NetError::BadPlayer(num_players));
+        }
+        Ok(Self {
+            sim,
+            adapter: Adapter::default(),
+            num_players,
+            #[cfg(feature = "scenario")]
+            driver: None,
+            hash_every: 0,
+            hashes: BTreeMap::new(),
+            mismatches: Vec::new(),
+            unchecked_reports: 0,
+            last_rejections: Vec::new(),
+            hook: None,
+            commands: Vec::new(),
+        })
+    }
+
+    /// A game over a scene: the scene's simulator and driver. The scene steers its agents as
+    /// it does alone (its goals and routes are move orders in the simulator; with the roadmap
+    /// policy the driver sets preferred velocities) until their owner orders them; scene agent
+    /// `i` (in [`Driver::agent_ids`](crate::scenario::Driver::agent_ids) order, agents that
+    /// events add later included) is owned by player `i % num_players`.
+    ///
+    /// Spawn orders are rejected while the scene still has `add_agent` events to come (they
+    /// would shift the ids the driver expects).
+    ///
+    /// # Errors
+    /// [`NetError::Scenario`] if the scene does not build, [`NetError::BadPlayer`].
+    #[cfg(feature = "scenario")]
+    pub fn from_scenario(
+        scenario: &crate::scenario::Scenario,
+        num_players: usize,
+    ) -> Result<Self, NetError> {
+        let (sim, driver) = scenario
+            .build()
+            .map_err(|e| NetError::Scenario(e.to_string()))?;
+        let mut game = Self::new(sim, num_players)?;
+        for (i, &id) in driver.agent_ids().iter().enumerate() {
+            game.adapter.units.insert(
+                id,
+                Unit {
+                    owner: (i % num_players) as u8,
+                    commanded: false,
+                },
+            );
+        }
+        game.driver = Some(driver);
+        Ok(game)
+    }
+
+    /// Gives agent `id` to `player` (setup, before the session starts; part of the state).
+    ///
+    /// # Errors
+    /// [`NetError::Sim`] ([`SimError::UnknownAgent`]) for an agent not in the simulator,
+    /// [`NetError::BadPlayer`] for a player outside the game.
+    pub fn assign(&mut self, id: AgentId, player: usize) -> Result<(), NetError> {
+        if player >= self.num_players {
+            return Err(NetError::BadPlayer(player));
+        }
+        if !self.sim.contains_agent(id) {
+            return Err(NetError::Sim(SimError::UnknownAgent(id)));
+        }
+        let unit = self.adapter.units.entry(id).or_insert(Unit {
+            owner: 0,
+            commanded: false,
+        });
+        unit.owner = player as u8;
+        Ok(())
+    }
+
+    /// The live state, saved ([`Simulator::save_state`] and the adapter's state): what a save
+    /// request stores.
+    #[must_use]
+    pub fn save_state(&self) -> NetState {
+        NetState {
+            sim: self.sim.save_state(),
+            adapter: self.adapter.clone(),
+        }
+    }
+
+    /// The simulator.
+    #[must_use]
+    pub fn simulator(&self) -> &Simulator {
+        &self.sim
+    }
+
+    /// The frame: advances since the game started.
+    #[must_use]
+    pub fn frame(&self) -> u32 {
+        self.adapter.frame
+    }
+
+    /// Number of players.
+    #[must_use]
+    pub fn num_players(&self) -> usize {
+        self.num_players
+    }
+
+    /// The checksum of the live state ([`NetState::checksum`]).
+    #[must_use]
+    pub fn checksum(&self) -> u128 {
+        self.adapter.checksum(self.sim.state_hash128())
+    }
+
+    /// The owner of unit `id`, if a player owns it.
+    #[must_use]
+    pub fn owner(&self, id: AgentId) -> Option<usize> {
+        self.adapter.units.get(&id).map(|u| usize::from(u.owner))
+    }
+
+    /// The units `player` owns, ascending id (agents that events will add included).
+    #[must_use]
+    pub fn units_of(&self, player: usize) -> Vec<AgentId> {
+        self.adapter
+            .units
+            .iter()
+            .filter(|(_, u)| usize::from(u.owner) == player)
+            .map(|(&id, _)| id)
+            .collect()
+    }
+
+    /// Unit `id`'s remaining path (its current target first, its goal last) from the
+    /// simulator's order ([`Simulator::agent_order`]); empty without an order.
+    #[must_use]
+    pub fn unit_path(&self, id: AgentId) -> Vec<Vec2> {
+        match self.sim.agent_order(id) {
+            Ok(Some(o)) => o.path()[o.progress()..].to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Orders skipped since the game started (state: rolled back with it, in the checksum).
+    #[must_use]
+    pub fn rejected_orders(&self) -> u64 {
+        self.adapter.rejected
+    }
+
+    /// The orders the last advance skipped, and why (not state).
+    #[must_use]
+    pub fn last_rejections(&self) -> &[Rejection] {
+        &self.last_rejections
+    }
+
+    /// Records this peer's checksum of every frame that is a multiple of `k` (0: none), for
+    /// [`recorded_checksum`](Self::recorded_checksum) and the lockstep hash exchange. The
+    /// current frame is recorded now if it is one.
+    pub fn set_hash_interval(&mut self, k: u32) {
+        self.hash_every = k;
+        self.record_hash();
+    }
+
+    /// This peer's checksum of `frame` (state at the start of that frame), if recorded: the
+    /// latest simulation of it, so after a rollback the re-simulated one.
+    #[must_use]
+    pub fn recorded_checksum(&self, frame: u32) -> Option<u128> {
+        self.hashes.get(&frame).copied()
+    }
+
+    /// Lockstep hash reports from other players that disagree with this peer's hash of the
+    /// same frame, oldest first (not state; each (player, frame) listed once).
+    #[must_use]
+    pub fn hash_mismatches(&self) -> &[HashMismatch] {
+        &self.mismatches
+    }
+
+    /// Hash reports that could not be checked: the frame was not recorded here (not a
+    /// multiple of the hash interval, or too old).
+    #[must_use]
+    pub fn unchecked_hash_reports(&self) -> u64 {
+        self.unchecked_reports
+    }
+
+    /// Installs (or removes) the [`FrameHook`].
+    pub fn set_frame_hook(&mut self, hook: Option<FrameHook>) {
+        self.hook = hook;
+    }
+
+    /// Fulfils the session's requests, in order.
+    ///
+    /// # Errors
+    /// The first request that fails stops the handling: [`NetError::MissingState`] and
+    /// [`NetError::FrameMismatch`] for a load or save that does not fit, otherwise what
+    /// [`advance`](Self::advance) returns.
+    pub fn handle_requests(
+        &mut self,
+        requests: Vec<GgrsRequest<NetConfig>>,
+    ) -> Result<(), NetError> {
+        for request in requests {
+            match request {
+                GgrsRequest::SaveGameState { cell, frame } => self.save(&cell, frame)?,
+                GgrsRequest::LoadGameState { cell, frame } => self.load(&cell, frame)?,
+                GgrsRequest::AdvanceFrame { inputs } => self.advance(&inputs)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Saves the live state ([`save_state`](Self::save_state)) and its checksum into `cell`.
+    ///
+    /// # Errors
+    /// [`NetError::FrameMismatch`] if the game is not at `frame`.
+    pub fn save(&self, cell: &GameStateCell<NetState>, frame: i32) -> Result<(), NetError> {
+        check_frame(frame, self.adapter.frame)?;
+        cell.save(frame, Some(self.save_state()), Some(self.checksum()));
+        Ok(())
+    }
+
+    /// Loads the state saved in `cell` ([`Simulator::load_state`]: no re-validation, the
+    /// simulator's buffers kept).
+    ///
+    /// # Errors
+    /// [`NetError::MissingState`] for an empty cell, [`NetError::FrameMismatch`] if it holds
+    /// another frame's state.
+    pub fn load(&mut self, cell: &GameStateCell<NetState>, frame: i32) -> Result<(), NetError> {
+        let data = cell.data().ok_or(NetError::MissingState { frame })?;
+        check_frame(frame, data.adapter.frame)?;
+        self.sim.load_state(&data.sim);
+        self.adapter.clone_from(&data.adapter);
+        Ok(())
+    }
+
+    /// Advances one frame with one input per player (ggrs's `AdvanceFrame`): compares the
+    /// confirmed inputs' hash reports with this peer's own, queues the scene driver's commands
+    /// and every player's orders (skipping and counting invalid ones) for the current tick,
+    /// and steps.
+    ///
+    /// # Errors
+    /// [`NetError::PlayerCount`], [`NetError::FrameLimit`], or [`NetError::Sim`] if the step
+    /// fails (the simulator is then unchanged but holds the frame's commands queued: load a
+    /// saved state before going on).
+    pub fn advance(&mut self, inputs: &[(NetInput, InputStatus)]) -> Result<(), NetError> {
+        if inputs.len() != self.num_players {
+            return Err(NetError::PlayerCount {
+                expected: self.num_players,
+                got: inputs.len(),
+            });
+        }
+        let next_frame = self
+            .adapter
+            .frame
+            .checked_add(1)
+            .ok_or(NetError::FrameLimit)?;
+        self.check_reported_hashes(inputs);
+        self.last_rejections.clear();
+        let mut commands = std::mem::take(&mut self.commands);
+        commands.clear();
+        let saved = self.adapter.clone();
+        self.frame_commands(inputs, &mut commands);
+        let tick = self.sim.tick();
+        for c in &commands {
+            // Validated values; a refusal here (e.g. a command for an agent removed outside the
+            // adapter) is a skip.
+            if let Err(e) = self.sim.queue_command(tick, *c) {
+                self.last_rejections.push(Rejection {
+                    frame: self.adapter.frame,
+                    player: usize::MAX,
+                    slot: 0,
+                    error: OrderError::Sim(e),
+                });
+            }
+        }
+        self.commands = commands;
+        if let Err(e) = self.sim.step() {
+            self.adapter = saved;
+            return Err(NetError::Sim(e));
+        }
+        let sim = &self.sim;
+        let next_id = sim.next_agent_id();
+        // Units whose agent is gone (removed by an order or a scene event) leave the table;
+        // scene agents not added yet stay.
+        self.adapter
+            .units
+            .retain(|&id, _| id >= next_id || sim.contains_agent(id));
+        self.adapter.frame = next_frame;
+        if let Some(hook) = self.hook.as_mut() {
+            hook(next_frame, &mut self.sim);
+        }
+        self.record_hash();
+        Ok(())
+    }
+
+    fn record_hash(&mut self) {
+        let f = self.adapter.frame;
+        if self.hash_every != 0 && f.is_multiple_of(self.hash_every) {
+            self.hashes.insert(f, self.checksum());
+            while self.hashes.len() > HASH_HISTORY {
+                self.hashes.pop_first();
+            }
+        }
+    }
+
+    fn check_reported_hashes(&mut self, inputs: &[(NetInput, InputStatus)]) {
+        for (player, (input, status)) in inputs.iter().enumerate() {
+            let Some((frame, remote)) = input.reported_hash() else {
+                continue;
+            };
+            if *status != InputStatus::Confirmed {
+                continue;
+            }
+            match self.hashes.get(&frame) {
+                Some(&local) if local as u64 != remote => {
+                    let m = HashMismatch {
+                        frame,
+                        player,
+                        local: local as u64,
+                        remote,
+                    };
+                    if !self
+                        .mismatches
+                        .iter()
+                        .any(|x| x.frame == frame && x.player == player)
+                    {
+                        self.mismatches.push(m);
+                    }
+                }
+                Some(_) => {}
+                None => self.unchecked_reports += 1,
+            }
+        }
+    }
+
+    /// The frame's commands: the scene's, then every player's orders.
+    fn frame_commands(&mut self, inputs: &[(NetInput, InputStatus)], out: &mut Vec<Command>) {
+        let mut scene_adds = 0u32;
+        let mut scene_adds_ahead = false;
+        #[cfg(feature = "scenario")]
+        if let Some(driver) = &self.driver {
+            let tick = self.sim.tick();
+            let units = &self.adapter.units;
+            for c in driver.tick_commands(&self.sim, tick) {
+                match c {
+                    Command::AddAgent { .. } => scene_adds += 1,
+                    // A unit a player took over is steered by the player (the driver already
+                    // leaves agents with an order alone; this covers stopped ones).
+                    Command::SetPrefVelocity { id, .. }
+                        if units.get(&id).is_some_and(|u| u.commanded) =>
+                    {
+                        continue;
+                    }
+                    _ => {}
+                }
+                out.push(c);
+            }
+            scene_adds_ahead = driver.events().iter().any(|e| {
+                e.tick >= tick && matches!(e.action, crate::scenario::EventAction::AddAgent(_))
+            });
+        }
+        let mut spawned = 0u32;
+        // Path points each unit will hold after this frame's orders so far.
+        let mut path_len: BTreeMap<AgentId, usize> = BTreeMap::new();
+        for (player, (input, _)) in inputs.iter().enumerate() {
+            for (slot, wire) in input.orders.iter().enumerate() {
+                let result = wire.decode().and_then(|order| match order {
+                    None => Ok(()),
+                    Some(Order::Spawn { position }) if !scene_adds_ahead => {
+                        self.spawn(player, position, scene_adds + spawned, out)?;
+                        spawned += 1;
+                        Ok(())
+                    }
+                    Some(Order::Spawn { .. }) => Err(OrderError::SpawnDuringSceneAdds),
+                    Some(order) => self.apply_order(player, order, &mut path_len, out),
+                });
+                if let Err(error) = result {
+                    self.adapter.rejected += 1;
+                    self.last_rejections.push(Rejection {
+                        frame: self.adapter.frame,
+                        player,
+                        slot,
+                        error,
+                    });
+                }
+            }
+        }
+    }
+
+    fn spawn(
+        &mut self,
+        player: usize,
+        position: Vec2,
+        adds_before: u32,
+        out: &mut Vec<Command>,
+    ) -> Result<(), OrderError> {
+        let owned = self
+            .adapter
+            .units
+            .values()
+            .filter(|u| usize::from(u.owner) == player)
+            .count();
+        let id = self
+            .sim
+            .next_agent_id()
+            .0
+            .checked_add(adds_before)
+            .filter(|id| *id < u32::MAX && owned < MAX_UNITS_PER_PLAYER)
+            .ok_or(OrderError::UnitLimit)?;
+        out.push(Command::AddAgent {
+            position,
+            params: self.sim.agent_defaults(),
+        });
+        self.adapter.units.insert(
+            AgentId(id),
+            Unit {
+                owner: player as u8,
+                commanded: true,
+            },
+        );
+        Ok(())
+    }
+
+    /// Turns one validated order of `player` into its simulator command. **The one place
+    /// that maps orders to the simulator**: move orders are the simulator's own
+    /// ([`Command::MoveTo`], [`Command::QueueMove`], [`Command::Stop`],
+    /// [`Command::SetPriority`], [`crate::orders`]).
+    fn apply_order(
+        &mut self,
+        player: usize,
+        order: Order,
+        path_len: &mut BTreeMap<AgentId, usize>,
+        out: &mut Vec<Command>,
+    ) -> Result<(), OrderError> {
+        let id = order.unit().ok_or(OrderError::Malformed)?;
+        let present = self.sim.contains_agent(id);
+        let unit = match self.adapter.units.get_mut(&id) {
+            Some(u) if usize::from(u.owner) == player && present => u,
+            _ => return Err(OrderError::NotOwner(id)),
+        };
+        let command = match order {
+            Order::MoveTo { goal, .. } => {
+                unit.commanded = true;
+                path_len.insert(id, 1);
+                Command::MoveTo { id, goal }
+            }
+            Order::QueueMove { goal, .. } => {
+                let sim = &self.sim;
+                let len = path_len
+                    .entry(id)
+                    .or_insert_with(|| match sim.agent_order(id) {
+                        Ok(Some(o)) => o.path().len() - o.progress(),
+                        _ => 0,
+                    });
+                if *len > MAX_WAYPOINTS {
+                    return Err(OrderError::QueueFull(id));
+                }
+                *len += 1;
+                unit.commanded = true;
+                Command::QueueMove { id, goal }
+            }
+            Order::Stop { .. } => {
+                unit.commanded = true;
+                path_len.insert(id, 0);
+                Command::Stop { id }
+            }
+            Order::Remove { .. } => Command::RemoveAgent { id },
+            Order::SetPriority { priority, .. } => Command::SetPriority { id, priority },
+            Order::Spawn { .. } => return Err(OrderError::Malformed),
+        };
+        out.push(command);
+        Ok(())
+    }
+}
+
+fn check_frame(requested: i32, actual: u32) -> Result<(), NetError> {
+    if u32::try_from(requested) == Ok(actual) {
+        Ok(())
+    } else {
+        Err(NetError::FrameMismatch { requested, actual })
+    }
+}
