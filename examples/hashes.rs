@@ -7,7 +7,7 @@
 //! cargo run --release --example hashes
 //! ```
 
-use lockstep_orca::golden::{golden_scenes, golden_text};
+use lockstep_orca::golden::hash_lines;
 use std::path::Path;
 
 /// No arguments: `--help` prints the usage, anything else is refused with status 2.
@@ -25,21 +25,11 @@ fn refuse_arguments() {
 
 fn main() {
     refuse_arguments();
-    let files = golden_scenes(Path::new(".")).unwrap_or_else(|e| {
-        eprintln!("cannot read the scenario directories: {e} (run from the project root)");
-        std::process::exit(1);
-    });
-    for (name, path) in files {
-        match golden_text(&path) {
-            Ok(text) => {
-                for line in text.lines() {
-                    println!("hash={name} {line}");
-                }
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                std::process::exit(1);
-            }
+    match hash_lines(Path::new(".")) {
+        Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
         }
     }
 }

@@ -84,3 +84,22 @@ pub fn golden_report(path: &Path) -> Result<RunReport, String> {
 pub fn golden_text(path: &Path) -> Result<String, String> {
     Ok(golden_report(path)?.golden_text(&golden_name(path)))
 }
+
+/// Every golden scene's golden text under `root` ([`golden_scenes`]), each line prefixed with
+/// `hash=<scene> `: what `examples/hashes.rs` and the `lockstep-orca-hashes` tool print, and what
+/// the cross-platform and build checks compare (`.ci/cross-check`, `.ci/build-check`).
+///
+/// # Errors
+/// A message if the scenario directories cannot be read or a scene fails to run.
+pub fn hash_lines(root: &Path) -> Result<Vec<String>, String> {
+    let scenes = golden_scenes(root).map_err(|e| {
+        format!("cannot read the scenario directories: {e} (run from the project root)")
+    })?;
+    let mut out = Vec::new();
+    for (name, path) in scenes {
+        for line in golden_text(&path)?.lines() {
+            out.push(format!("hash={name} {line}"));
+        }
+    }
+    Ok(out)
+}
