@@ -45,7 +45,7 @@
 //! * `ggrs` (off): the `netcode` module, the simulator as [ggrs](https://docs.rs/ggrs/0.13)
 //!   0.13 game state (rollback and lockstep), with the `ggrs` dependency.
 //! * `test-oracles`: brute-force references and internal structures for the crate's own
-//!   tests (`oracles`); not a stable API.
+//!   tests (`oracles`, and with `ggrs` `NetGame::set_frame_for_test`); not a stable API.
 
 #![forbid(unsafe_code)]
 

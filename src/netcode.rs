@@ -504,7 +504,8 @@ pub enum NetError {
     Order(OrderError),
     /// [`NetInput::from_bytes`] got this many bytes instead of [`INPUT_WIRE_BYTES`].
     BadInputLength(usize),
-    /// The frame counter would pass `u32::MAX`.
+    /// The frame counter would reach `u32::MAX`: the last frame is `u32::MAX - 1` (so that
+    /// every frame's [hash tag](NetInput::hash_tag), `frame + 1`, fits a `u32`).
     FrameLimit,
     /// The scene could not be built (feature `scenario`).
     Scenario(String),
@@ -846,6 +847,15 @@ impl NetGame {
         self.unchecked_reports
     }
 
+    /// Puts the frame counter at `frame`: a test oracle (feature `test-oracles`, for the
+    /// crate's own tests; not part of the stable API). It exists so that a test reaches
+    /// [`NetError::FrameLimit`] without 2³² advances; a game's frame is the ggrs session's,
+    /// which starts at 0, and nothing else is changed here.
+    #[cfg(feature = "test-oracles")]
+    pub fn set_frame_for_test(&mut self, frame: u32) {
+        self.adapter.frame = frame;
+    }
+
     /// Installs (or removes) the [`FrameHook`].
     pub fn set_frame_hook(&mut self, hook: Option<FrameHook>) {
         self.hook = hook;
@@ -911,10 +921,12 @@ impl NetGame {
                 got: inputs.len(),
             });
         }
+        // The last frame is `u32::MAX - 1`, so every frame's hash tag (`frame + 1`) fits.
         let next_frame = self
             .adapter
             .frame
             .checked_add(1)
+            .filter(|&f| f < u32::MAX)
             .ok_or(NetError::FrameLimit)?;
         self.check_reported_hashes(inputs);
         self.last_rejections.clear();

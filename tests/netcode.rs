@@ -1,16 +1,19 @@
 //! The ggrs adapter (`lockstep_orca::netcode`): SyncTest on every golden scene, a deliberately
 //! non-deterministic step caught, hostile inputs, orders, save/load, the lockstep hash
-//! exchange, and the two-process example (`examples/ggrs_p2p.rs`) on loopback.
+//! exchange, every variant of `NetError` and `OrderError`, and the two-process example
+//! (`examples/ggrs_p2p.rs`) on loopback.
 
 #[path = "netcode/p2p.rs"]
 mod p2p;
 
 use ggrs::{GgrsError, InputStatus, SessionBuilder};
 use lockstep_orca::netcode::{
-    INPUT_WIRE_BYTES, NetConfig, NetError, NetGame, NetInput, Order, OrderError, WireOrder, kind,
+    INPUT_WIRE_BYTES, MAX_UNITS_PER_PLAYER, NetConfig, NetError, NetGame, NetInput, Order,
+    OrderError, Rejection, WireOrder, kind,
 };
 use lockstep_orca::scenario::Scenario;
-use lockstep_orca::{AgentId, Fx, Simulator, SimulatorParams, Vec2};
+use lockstep_orca::snapshot::{HEADER_BYTES, TRAILER_BYTES};
+use lockstep_orca::{AgentId, AgentParams, Fx, SimError, Simulator, SimulatorParams, Vec2};
 use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -491,4 +494,367 @@ fn the_lockstep_hash_exchange_finds_a_diverged_peer() {
     ])
     .unwrap();
     assert!(c.hash_mismatches().is_empty());
+}
+
+// ------------------------------------------------------------------ every error variant
+//
+// Each variant of `NetError` and `OrderError` is produced here or above, through the public
+// API: a returned `NetError` leaves the game's checksum and frame as they were; a rejected order
+// leaves the simulator where an idle advance takes it, only the rejection count differs.
+
+fn idle() -> (NetInput, InputStatus) {
+    (NetInput::default(), InputStatus::Confirmed)
+}
+
+fn confirmed(orders: &[Order]) -> (NetInput, InputStatus) {
+    (
+        NetInput::from_orders(orders).unwrap(),
+        InputStatus::Confirmed,
+    )
+}
+
+/// Advances `game` with `inputs` and `twin` (the same simulator and units) with `twin_inputs`:
+/// the orders `game` got beyond the twin's are rejected for `expected` (player, slot, reason),
+/// counted, and the simulator and the units end as in the twin.
+fn rejected_like_twin(
+    game: &mut NetGame,
+    twin: &mut NetGame,
+    inputs: &[(NetInput, InputStatus)],
+    twin_inputs: &[(NetInput, InputStatus)],
+    expected: &[(usize, usize, OrderError)],
+) {
+    let same_sim = |a: &NetGame, b: &NetGame| {
+        assert_eq!(a.frame(), b.frame());
+        assert_eq!(a.simulator().state_hash(), b.simulator().state_hash());
+        for p in 0..a.num_players() {
+            assert_eq!(a.units_of(p), b.units_of(p));
+        }
+    };
+    same_sim(game, twin);
+    let (before, twin_before) = (game.rejected_orders(), twin.rejected_orders());
+    let frame = game.frame();
+    game.advance(inputs).unwrap();
+    twin.advance(twin_inputs).unwrap();
+    let got: Vec<_> = game
+        .last_rejections()
+        .iter()
+        .map(|r| {
+            assert_eq!(r.frame, frame);
+            (r.player, r.slot, r.error.clone())
+        })
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(game.rejected_orders(), before + expected.len() as u64);
+    assert_eq!(twin.rejected_orders(), twin_before);
+    assert!(twin.last_rejections().is_empty());
+    same_sim(game, twin);
+}
+
+/// `call` fails with `expected` and leaves `game` as it was.
+fn fails_unchanged(
+    game: &mut NetGame,
+    expected: NetError,
+    call: impl FnOnce(&mut NetGame) -> Result<(), NetError>,
+) {
+    let (checksum, frame) = (game.checksum(), game.frame());
+    assert_eq!(call(game), Err(expected));
+    assert_eq!(game.checksum(), checksum);
+    assert_eq!(game.frame(), frame);
+}
+
+/// Two agents crossing; at tick 5 the scene adds a third (id 2), at tick 8 it removes agent 0.
+const EVENT_SCENE: &str = r#"
+time_step = 0.25
+max_ticks = 100
+
+[[agent]]
+start = [-10, 0]
+goal = [10, 0]
+
+[[agent]]
+start = [10, 5]
+goal = [-10, 5]
+
+[[event]]
+tick = 5
+add_agent = { start = [0, 20], goal = [0, -20] }
+
+[[event]]
+tick = 8
+remove_agent = 0
+"#;
+
+fn event_game() -> NetGame {
+    NetGame::from_scenario(&Scenario::from_toml_str(EVENT_SCENE).unwrap(), 2).unwrap()
+}
+
+#[test]
+fn setup_errors_are_bad_player_sim_scenario_and_bad_input_length() {
+    let sim = || Simulator::new(SimulatorParams::default()).unwrap();
+    assert_eq!(NetGame::new(sim(), 0).err(), Some(NetError::BadPlayer(0)));
+    assert_eq!(NetGame::new(sim(), 65).err(), Some(NetError::BadPlayer(65)));
+    assert!(NetGame::new(sim(), 64).is_ok());
+    let mut game = two_unit_game();
+    fails_unchanged(&mut game, NetError::BadPlayer(2), |g| {
+        g.assign(AgentId(0), 2)
+    });
+    fails_unchanged(
+        &mut game,
+        NetError::Sim(SimError::UnknownAgent(AgentId(9))),
+        |g| g.assign(AgentId(9), 0),
+    );
+    assert_eq!(game.owner(AgentId(0)), Some(0));
+    // A scene that does not build (a zero time step), and a good scene with no players.
+    let mut scene = Scenario::from_toml_str(EVENT_SCENE).unwrap();
+    assert_eq!(
+        NetGame::from_scenario(&scene, 0).err(),
+        Some(NetError::BadPlayer(0))
+    );
+    scene.time_step = Fx::ZERO;
+    match NetGame::from_scenario(&scene, 2) {
+        Err(NetError::Scenario(message)) => assert!(message.contains("time_step"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    // Only 68 bytes are an input.
+    for n in [0, 3, INPUT_WIRE_BYTES - 1, INPUT_WIRE_BYTES + 1] {
+        assert_eq!(
+            NetInput::from_bytes(&vec![0; n]),
+            Err(NetError::BadInputLength(n))
+        );
+    }
+    assert_eq!(
+        NetInput::from_bytes(&[0; INPUT_WIRE_BYTES]),
+        Ok(NetInput::default())
+    );
+}
+
+#[test]
+fn the_frame_counter_ends_at_u32_max_minus_one_with_frame_limit() {
+    let mut game = two_unit_game();
+    game.set_hash_interval(1);
+    // 2³² advances away otherwise (ggrs frames are i32, so a ggrs session never gets here).
+    game.set_frame_for_test(u32::MAX - 2);
+    game.advance(&[idle(), idle()]).unwrap();
+    assert_eq!(game.frame(), u32::MAX - 1);
+    fails_unchanged(&mut game, NetError::FrameLimit, |g| {
+        g.advance(&[idle(), idle()])
+    });
+    // The last frame's hash report still names it (its tag, frame + 1, fits).
+    let checksum = game.recorded_checksum(u32::MAX - 1).unwrap();
+    assert_eq!(checksum, game.checksum());
+    let report = NetInput::default().with_hash(game.frame(), checksum);
+    assert_eq!(
+        report.reported_hash(),
+        Some((u32::MAX - 1, checksum as u64))
+    );
+}
+
+#[test]
+fn a_failed_step_is_net_error_sim_and_leaves_the_game_unchanged() {
+    // An agent half a unit from the domain's edge, heading out at 2 units/s (0.5 per tick).
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let edge = Fx::from_num(1_000_000);
+    let a = sim
+        .add_agent(Vec2::new(edge - Fx::lit("0.5"), Fx::ZERO))
+        .unwrap();
+    sim.set_agent_velocity(a, Vec2::from_int(2, 0)).unwrap();
+    sim.set_agent_pref_velocity(a, Vec2::from_int(2, 0))
+        .unwrap();
+    let mut game = NetGame::new(sim, 2).unwrap();
+    game.assign(a, 0).unwrap();
+    game.advance(&[idle(), idle()]).unwrap();
+    assert_eq!(
+        game.simulator().agent_position(a).unwrap(),
+        Vec2::new(edge, Fx::ZERO)
+    );
+    fails_unchanged(
+        &mut game,
+        NetError::Sim(SimError::AgentLeftDomain(a)),
+        |g| g.advance(&[idle(), idle()]),
+    );
+}
+
+#[test]
+fn a_full_waypoint_queue_is_queue_full() {
+    let u = AgentId(0);
+    let far = |i: i32| Vec2::from_int(200 + i, 0);
+    let queue = |i: i32| Order::QueueMove {
+        unit: u,
+        goal: far(i),
+    };
+    let history = || {
+        let mut game = two_unit_game();
+        // A goal and 15 waypoints over four frames: a 16-point path.
+        let first = [
+            Order::MoveTo {
+                unit: u,
+                goal: far(0),
+            },
+            queue(1),
+            queue(2),
+            queue(3),
+        ];
+        game.advance(&[confirmed(&first), idle()]).unwrap();
+        for f in 1..4 {
+            let orders: Vec<_> = (0..4).map(|k| queue(f * 4 + k)).collect();
+            game.advance(&[confirmed(&orders), idle()]).unwrap();
+        }
+        assert!(game.last_rejections().is_empty());
+        assert_eq!(game.unit_path(u).len(), 16);
+        game
+    };
+    let (mut game, mut twin) = (history(), history());
+    // The 16th waypoint fits (goal + 16 queued); the 17th, in the same frame, does not.
+    rejected_like_twin(
+        &mut game,
+        &mut twin,
+        &[confirmed(&[queue(16), queue(17)]), idle()],
+        &[confirmed(&[queue(16)]), idle()],
+        &[(0, 1, OrderError::QueueFull(u))],
+    );
+    assert_eq!(game.unit_path(u).len(), 17);
+    // A later frame reads the queue from the simulator's order: still full.
+    rejected_like_twin(
+        &mut game,
+        &mut twin,
+        &[confirmed(&[queue(18)]), idle()],
+        &[idle(), idle()],
+        &[(0, 0, OrderError::QueueFull(u))],
+    );
+    assert_eq!(game.unit_path(u).last(), Some(&far(16)));
+}
+
+#[test]
+fn a_player_at_the_unit_limit_gets_unit_limit() {
+    // Player 0 owns MAX_UNITS_PER_PLAYER agents (far apart, no neighbours); player 1 none.
+    let history = || {
+        let params = AgentParams {
+            neighbor_dist: Fx::ZERO,
+            max_neighbors: 0,
+            ..AgentParams::default()
+        };
+        let mut sim = Simulator::new(SimulatorParams {
+            agent_defaults: params,
+            ..SimulatorParams::default()
+        })
+        .unwrap();
+        let ids: Vec<_> = (0..MAX_UNITS_PER_PLAYER as i32)
+            .map(|i| {
+                sim.add_agent(Vec2::from_int(i % 64 * 4, i / 64 * 4))
+                    .unwrap()
+            })
+            .collect();
+        let mut game = NetGame::new(sim, 2).unwrap();
+        for id in ids {
+            game.assign(id, 0).unwrap();
+        }
+        game
+    };
+    let (mut game, mut twin) = (history(), history());
+    let spawn = Order::Spawn {
+        position: Vec2::from_int(-50, 0),
+    };
+    // Player 0's spawn is refused; player 1's, in the same frame, is not (the limit is per
+    // player).
+    rejected_like_twin(
+        &mut game,
+        &mut twin,
+        &[confirmed(&[spawn]), confirmed(&[spawn])],
+        &[idle(), confirmed(&[spawn])],
+        &[(0, 0, OrderError::UnitLimit)],
+    );
+    assert_eq!(game.units_of(0).len(), MAX_UNITS_PER_PLAYER);
+    assert_eq!(game.units_of(1), [AgentId(MAX_UNITS_PER_PLAYER as u32)]);
+}
+
+#[test]
+fn the_end_of_the_id_space_is_unit_limit() {
+    // A snapshot whose id counter (payload bytes 24..28) is at the last id but one.
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.add_agent(Vec2::ZERO).unwrap();
+    let mut bytes = sim.snapshot();
+    bytes[HEADER_BYTES + 24..HEADER_BYTES + 28].copy_from_slice(&(u32::MAX - 1).to_le_bytes());
+    let end = bytes.len() - TRAILER_BYTES;
+    let sum = lockstep_orca::hash::hash_bytes(&bytes[..end]);
+    bytes[end..].copy_from_slice(&sum.to_le_bytes());
+    let history = || {
+        let sim = Simulator::restore(&bytes).unwrap();
+        assert_eq!(sim.next_agent_id(), AgentId(u32::MAX - 1));
+        NetGame::new(sim, 2).unwrap()
+    };
+    let (mut game, mut twin) = (history(), history());
+    let spawn = Order::Spawn {
+        position: Vec2::from_int(5, 5),
+    };
+    // The first spawn gets the last id; the second has none left.
+    rejected_like_twin(
+        &mut game,
+        &mut twin,
+        &[confirmed(&[spawn, spawn]), idle()],
+        &[confirmed(&[spawn]), idle()],
+        &[(0, 1, OrderError::UnitLimit)],
+    );
+    assert_eq!(game.owner(AgentId(u32::MAX - 1)), Some(0));
+    assert!(game.simulator().contains_agent(AgentId(u32::MAX - 1)));
+}
+
+#[test]
+fn a_spawn_before_the_scenes_last_add_is_spawn_during_scene_adds() {
+    let (mut game, mut twin) = (event_game(), event_game());
+    let spawn = Order::Spawn {
+        position: Vec2::from_int(0, -20),
+    };
+    // Frames 0..=5: the scene still adds agent 2 (at tick 5), so a spawn would take its id.
+    for _ in 0..=5 {
+        rejected_like_twin(
+            &mut game,
+            &mut twin,
+            &[idle(), confirmed(&[spawn])],
+            &[idle(), idle()],
+            &[(1, 0, OrderError::SpawnDuringSceneAdds)],
+        );
+    }
+    assert_eq!(game.owner(AgentId(2)), Some(0)); // the scene's agent 2, player 0's
+    assert!(game.simulator().contains_agent(AgentId(2)));
+    // From frame 6 on it is accepted, and gets the next id.
+    game.advance(&[idle(), confirmed(&[spawn])]).unwrap();
+    assert!(game.last_rejections().is_empty());
+    assert_eq!(game.owner(AgentId(3)), Some(1));
+    assert!(game.simulator().contains_agent(AgentId(3)));
+}
+
+#[test]
+fn a_scene_command_the_simulator_refuses_is_order_error_sim() {
+    let mut game = event_game();
+    // Player 0 removes its unit 0 at frame 0; the scene's own removal of it comes at tick 8.
+    game.advance(&[confirmed(&[Order::Remove { unit: AgentId(0) }]), idle()])
+        .unwrap();
+    assert!(!game.simulator().contains_agent(AgentId(0)));
+    for _ in 1..8 {
+        game.advance(&[idle(), idle()]).unwrap();
+        assert!(game.last_rejections().is_empty());
+    }
+    let before = game.checksum();
+    game.advance(&[idle(), idle()]).unwrap();
+    assert_eq!(
+        game.last_rejections(),
+        [Rejection {
+            frame: 8,
+            player: usize::MAX,
+            slot: 0,
+            error: OrderError::Sim(SimError::UnknownAgent(AgentId(0))),
+        }]
+    );
+    // Not a player's order: not counted. Another game fed the same gets the same state.
+    assert_eq!(game.rejected_orders(), 0);
+    assert_ne!(game.checksum(), before);
+    let mut other = event_game();
+    other
+        .advance(&[confirmed(&[Order::Remove { unit: AgentId(0) }]), idle()])
+        .unwrap();
+    for _ in 1..9 {
+        other.advance(&[idle(), idle()]).unwrap();
+    }
+    assert_eq!(other.checksum(), game.checksum());
+    assert_eq!(other.last_rejections(), game.last_rejections());
 }

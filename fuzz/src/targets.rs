@@ -16,7 +16,16 @@
 //! 4. `command_stream`: commands applied to a walled scene and stepped, invariants each tick
 //!    (speeds within max speed, no centre inside the solid block, the same hashes on a second
 //!    run of the same stream).
+//! 5. `ggrs_input`: the netcode adapter's per-player messages, as bytes (`NetInput::from_bytes`)
+//!    and as orders (`NetInput::from_orders`), applied to a two-player game (four agents, or a
+//!    small scene with events) for up to 16 frames: two games fed the same inputs agree on the
+//!    checksum, the rejections and the hash reports; every skipped order is counted; a third
+//!    game that mispredicts, loads its save and re-simulates agrees too.
 
+use ggrs::{GameStateCell, InputStatus};
+use lockstep_orca::netcode::{
+    INPUT_WIRE_BYTES, MAX_ORDERS, NetError, NetGame, NetInput, NetState, Order, OrderError,
+};
 use lockstep_orca::replay::{self, REPLAY_MAGIC, REPLAY_VERSION, RecordOptions};
 use lockstep_orca::scenario::Scenario;
 use lockstep_orca::snapshot::{HEADER_BYTES, TRAILER_BYTES};
@@ -355,5 +364,220 @@ fn command_stream() {
         .for_each(|ops| {
             let first = run_stream(ops);
             assert_eq!(first, run_stream(ops), "the same stream gave other hashes");
+        });
+}
+
+// ------------------------------------------------------------------ 5. ggrs input
+
+/// One player's message of one frame: `(mode, bytes, orders)`. Mode bit 0 set: the bytes, read
+/// as the wire message ([`NetInput::from_bytes`]; a wrong length is refused, then the bytes are
+/// padded or cut to [`INPUT_WIRE_BYTES`]); clear: the orders, built as [`Order`]s and encoded
+/// ([`NetInput::from_orders`]). Bit 1: the input is a prediction (its hash report is not
+/// checked).
+type NetMessage = (u8, Vec<u8>, Vec<(u8, u8, i16, i16, u8)>);
+
+/// An order from a fuzz tuple (kind, unit, x, y, arg): units 0..8 (the games have 4 or 5, and
+/// spawn more), points within ±2048 on the wire grid, or up to ±8,388,608 (outside the domain)
+/// when `arg`'s high bit is set.
+fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> Order {
+    let unit = AgentId(u32::from(unit % 8));
+    let shift = if arg & 0x80 == 0 { 28 } else { 40 };
+    let point = Vec2::new(
+        Fx::from_bits(i64::from(x) << shift),
+        Fx::from_bits(i64::from(y) << shift),
+    );
+    match kind % 6 {
+        0 => Order::MoveTo { unit, goal: point },
+        1 => Order::QueueMove { unit, goal: point },
+        2 => Order::Stop { unit },
+        3 => Order::Spawn { position: point },
+        4 => Order::Remove { unit },
+        _ => Order::SetPriority {
+            unit,
+            priority: arg,
+        },
+    }
+}
+
+/// The input of one message, checking the decoding on the way: the wire form round-trips, a
+/// slot that decodes re-encodes to itself, an encoding error is the documented one.
+fn net_input(message: &NetMessage) -> (NetInput, InputStatus) {
+    let (mode, bytes, orders) = message;
+    let input = if mode & 1 != 0 {
+        let mut bytes = bytes.clone();
+        if bytes.len() != INPUT_WIRE_BYTES {
+            assert_eq!(
+                NetInput::from_bytes(&bytes),
+                Err(NetError::BadInputLength(bytes.len()))
+            );
+            bytes.resize(INPUT_WIRE_BYTES, 0);
+        }
+        let input = NetInput::from_bytes(&bytes).expect("every 68-byte string is an input");
+        assert_eq!(input.to_bytes()[..], bytes[..]);
+        for wire in &input.orders {
+            if let Ok(Some(order)) = wire.decode() {
+                assert_eq!(order.encode(), Ok(*wire));
+            }
+        }
+        input
+    } else {
+        let mut orders: Vec<Order> = orders
+            .iter()
+            .map(|&(kind, unit, x, y, arg)| net_order(kind, unit, x, y, arg))
+            .collect();
+        if orders.len() > MAX_ORDERS {
+            assert_eq!(
+                NetInput::from_orders(&orders),
+                Err(NetError::TooManyOrders(orders.len()))
+            );
+            orders.truncate(MAX_ORDERS);
+        }
+        match NetInput::from_orders(&orders) {
+            Ok(input) => {
+                // The points are on the wire grid already: every slot decodes to its order,
+                // the rest are empty.
+                for (k, wire) in input.orders.iter().enumerate() {
+                    assert_eq!(wire.decode(), Ok(orders.get(k).copied()));
+                }
+                input
+            }
+            Err(NetError::Order(OrderError::OutOfDomain)) => {
+                assert!(orders.iter().any(|o| o.encode().is_err()));
+                NetInput::default()
+            }
+            Err(e) => panic!("from_orders: {e}"),
+        }
+    };
+    let status = if mode & 2 != 0 {
+        InputStatus::Predicted
+    } else {
+        InputStatus::Confirmed
+    };
+    (input, status)
+}
+
+/// The scene of `ggrs_input`'s second game: four agents (owned alternately by the two
+/// players), and events that add an agent (id 4) at tick 3, remove agent 1 at tick 2 and give
+/// agent 4 a new goal at tick 5.
+const NET_SCENE: &str = r#"
+time_step = 0.25
+max_ticks = 100
+
+[[agent]]
+start = [-6, 0]
+goal = [6, 0]
+
+[[agent]]
+start = [6, 0]
+goal = [-6, 0]
+
+[[agent]]
+start = [0, -6]
+goal = [0, 6]
+
+[[agent]]
+start = [0, 6]
+goal = [0, -6]
+
+[[event]]
+tick = 2
+remove_agent = 1
+
+[[event]]
+tick = 3
+add_agent = { start = [10, 10], goal = [-10, -10] }
+
+[[event]]
+tick = 5
+set_goal = { id = 4, goal = [10, -10] }
+"#;
+
+/// A two-player game: the scene, or four agents in the open (0 and 2 player 0's, 1 and 3
+/// player 1's) with no driver.
+fn net_game(scene: Option<&Scenario>) -> NetGame {
+    let mut game = match scene {
+        Some(s) => NetGame::from_scenario(s, 2).unwrap(),
+        None => {
+            let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+            let ids: Vec<_> = [(-6, 0), (6, 0), (0, -6), (0, 6)]
+                .into_iter()
+                .map(|(x, y)| sim.add_agent(Vec2::from_int(x, y)).unwrap())
+                .collect();
+            let mut game = NetGame::new(sim, 2).unwrap();
+            for (i, id) in ids.into_iter().enumerate() {
+                game.assign(id, i % 2).unwrap();
+            }
+            game
+        }
+    };
+    game.set_hash_interval(2);
+    game
+}
+
+/// Runs up to 16 frames of messages on three games: `a` and `b` must agree on everything
+/// after every frame (checksum, rejections, hash reports), and every rejected order is counted;
+/// `c` mispredicts at frame `rollback_at` (three frames with the players' inputs swapped),
+/// loads its save of that frame and re-simulates, and must agree with `a` again.
+fn run_net(scene: Option<&Scenario>, rollback_at: u8, frames: &[(NetMessage, NetMessage)]) {
+    let inputs: Vec<[(NetInput, InputStatus); 2]> = frames
+        .iter()
+        .take(16)
+        .map(|(p0, p1)| [net_input(p0), net_input(p1)])
+        .collect();
+    let (mut a, mut b, mut c) = (net_game(scene), net_game(scene), net_game(scene));
+    let rollback_at = usize::from(rollback_at) % (inputs.len() + 1);
+    let cell = GameStateCell::<NetState>::default();
+    for (f, input) in inputs.iter().enumerate() {
+        if f == rollback_at {
+            let saved = c.checksum();
+            c.save(&cell, f as i32).unwrap();
+            for wrong in inputs[f..].iter().take(3) {
+                // A failed step is fine here: the load below is what a session does next.
+                if c.advance(&[wrong[1], wrong[0]]).is_err() {
+                    break;
+                }
+            }
+            c.load(&cell, f as i32).unwrap();
+            assert_eq!(c.checksum(), saved);
+            assert_eq!(c.frame() as usize, f);
+        }
+        let (frame, rejected) = (a.frame(), a.rejected_orders());
+        let result = a.advance(input);
+        assert_eq!(b.advance(input), result);
+        assert_eq!(c.advance(input), result);
+        if let Err(e) = result {
+            // Only the simulator can fail an advance of the right number of players; the
+            // failure is the same on every peer.
+            assert!(matches!(e, NetError::Sim(_)), "{e}");
+            return;
+        }
+        assert_eq!(a.frame(), frame + 1);
+        assert_eq!(a.checksum(), b.checksum());
+        assert_eq!(a.checksum(), c.checksum());
+        assert_eq!(a.last_rejections(), b.last_rejections());
+        assert_eq!(a.last_rejections(), c.last_rejections());
+        assert_eq!(a.hash_mismatches(), b.hash_mismatches());
+        assert_eq!(a.unchecked_hash_reports(), b.unchecked_hash_reports());
+        // Every skipped order is counted (the scene's refused commands are listed, not counted).
+        let orders = a
+            .last_rejections()
+            .iter()
+            .filter(|r| r.player != usize::MAX)
+            .count();
+        assert_eq!(a.rejected_orders(), rejected + orders as u64);
+        for r in a.last_rejections() {
+            assert_eq!(r.frame, frame);
+            assert!(r.slot < MAX_ORDERS && (r.player < 2 || r.player == usize::MAX));
+        }
+    }
+}
+
+#[test]
+fn ggrs_input() {
+    let scene = Scenario::from_toml_str(NET_SCENE).unwrap();
+    bolero::check!()
+        .with_type::<(bool, u8, Vec<(NetMessage, NetMessage)>)>()
+        .for_each(|(with_scene, rollback_at, frames)| {
+            run_net(with_scene.then_some(&scene), *rollback_at, frames);
         });
 }
