@@ -181,7 +181,8 @@ fn a_rollback_loop_allocates_nothing_after_warm_up() {
     for &id in &ids {
         sim.apply(&lockstep_orca::Command::Stop { id }).unwrap();
         let p = sim.agent_position(id).unwrap();
-        sim.set_agent_pref_velocity(id, -p.normalize_or_zero()).unwrap();
+        sim.set_agent_pref_velocity(id, -p.normalize_or_zero())
+            .unwrap();
     }
     let mut saved = sim.save_state();
     let mut rollback = |sim: &mut Simulator, saved: &mut lockstep_orca::SimState| {
