@@ -185,7 +185,7 @@ fn a_rollback_loop_allocates_nothing_after_warm_up() {
             .unwrap();
     }
     let mut saved = sim.save_state();
-    let mut rollback = |sim: &mut Simulator, saved: &mut lockstep_orca::SimState| {
+    let rollback = |sim: &mut Simulator, saved: &mut lockstep_orca::SimState| {
         sim.load_state(saved);
         for _ in 0..4 {
             sim.step().unwrap();
