@@ -498,18 +498,7 @@ fn the_cycle_check_reads_imports() {
 /// point at tests), as (path, text).
 fn texts_that_name_tests() -> Vec<(String, String)> {
     let mut out = doc_files();
-    let mut dirs = vec![Path::new(ROOT).join("src")];
-    while let Some(dir) = dirs.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                let rel = p.strip_prefix(ROOT).unwrap().to_string_lossy().into_owned();
-                out.push((rel.clone(), read(&rel)));
-            }
-        }
-    }
+    out.extend(rust_files("src"));
     out
 }
 
