@@ -1,5 +1,6 @@
 //! Agents: stable ids, per-agent parameters and their validation.
 
+use crate::agent_model::AgentModel;
 use crate::domain::{self, check_range, check_scale};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
@@ -141,6 +142,11 @@ pub struct Agent {
     /// progress last tick, and always 0 in [`Liveness::Rvo2`](crate::liveness::Liveness::Rvo2)
     /// mode.
     pub stall: u16,
+    /// The agent model beyond RVO2's ([`AgentModel`]). Not part of this record's serde form:
+    /// snapshots store the models apart, and only when some agent's is not the default (see
+    /// [`crate::snapshot`]), so the record's layout is the one of format version 3.
+    #[serde(skip)]
+    pub model: AgentModel,
 }
 
 /// The agent store: every agent's state in dense slots, slots in ascending [`AgentId`] order
@@ -162,6 +168,9 @@ pub struct Agents {
     pref_velocities: Vec<Vec2>,
     params: Vec<AgentParams>,
     stalls: Vec<u16>,
+    models: Vec<AgentModel>,
+    /// How many of `models` are not the default: with none, the tick takes RVO2's path.
+    modelled: usize,
     /// Slots marked for removal (a bit per slot, empty when none is), compacted by
     /// [`compact`](Self::compact).
     marked: Vec<u64>,
@@ -183,6 +192,8 @@ impl Clone for Agents {
         self.pref_velocities.clone_from(&source.pref_velocities);
         self.params.clone_from(&source.params);
         self.stalls.clone_from(&source.stalls);
+        self.models.clone_from(&source.models);
+        self.modelled = source.modelled;
         self.marked.clone_from(&source.marked);
         self.num_marked = source.num_marked;
     }
@@ -243,6 +254,7 @@ impl Agents {
             pref_velocity: self.pref_velocities[slot],
             params: self.params[slot],
             stall: self.stalls[slot],
+            model: self.models[slot],
         }
     }
 
@@ -287,6 +299,20 @@ impl Agents {
         &self.stalls
     }
 
+    /// Agent models by slot ([`AgentModel`]), or `None` when every agent's is the default
+    /// (the tick then takes RVO2's path: one branch).
+    #[must_use]
+    #[inline]
+    pub fn models(&self) -> Option<&[AgentModel]> {
+        (self.modelled > 0).then_some(&self.models)
+    }
+
+    /// Agent models by slot, default ones included.
+    #[must_use]
+    pub fn all_models(&self) -> &[AgentModel] {
+        &self.models
+    }
+
     // -------------------------------------------------------------- crate-internal mutation
 
     /// Appends an agent. Its id must be above every id present (ids are handed out ascending).
@@ -299,6 +325,8 @@ impl Agents {
         self.pref_velocities.push(a.pref_velocity);
         self.params.push(a.params);
         self.stalls.push(a.stall);
+        self.modelled += usize::from(!a.model.is_default());
+        self.models.push(a.model);
     }
 
     /// Reserves room for `n` more agents.
@@ -309,6 +337,7 @@ impl Agents {
         self.pref_velocities.reserve_exact(n);
         self.params.reserve_exact(n);
         self.stalls.reserve_exact(n);
+        self.models.reserve_exact(n);
     }
 
     /// Removes the newest agent (the last slot).
@@ -321,7 +350,9 @@ impl Agents {
             pref_velocity: self.pref_velocities.pop()?,
             params: self.params.pop()?,
             stall: self.stalls.pop()?,
+            model: self.models.pop()?,
         };
+        self.modelled -= usize::from(!a.model.is_default());
         Some(a)
     }
 
@@ -352,6 +383,7 @@ impl Agents {
         let mut keep = 0;
         for slot in 0..self.ids.len() {
             if self.is_marked(slot) {
+                self.modelled -= usize::from(!self.models[slot].is_default());
                 removed(self.at(slot));
                 continue;
             }
@@ -362,6 +394,7 @@ impl Agents {
                 self.pref_velocities[keep] = self.pref_velocities[slot];
                 self.params[keep] = self.params[slot];
                 self.stalls[keep] = self.stalls[slot];
+                self.models[keep] = self.models[slot];
             }
             keep += 1;
         }
@@ -371,6 +404,7 @@ impl Agents {
         self.pref_velocities.truncate(keep);
         self.params.truncate(keep);
         self.stalls.truncate(keep);
+        self.models.truncate(keep);
         self.marked.clear();
         self.num_marked = 0;
     }
@@ -420,6 +454,13 @@ impl Agents {
         self.params[slot] = p;
     }
 
+    /// Sets the agent model in `slot`.
+    pub(crate) fn set_model(&mut self, slot: usize, m: AgentModel) {
+        self.modelled -= usize::from(!self.models[slot].is_default());
+        self.modelled += usize::from(!m.is_default());
+        self.models[slot] = m;
+    }
+
     /// Commits a step: every position, velocity and stall counter replaced at once
     /// (`positions` is swapped in, so the caller's buffer receives the old positions).
     pub(crate) fn commit_motion(
@@ -437,7 +478,7 @@ impl Agents {
 
 #[cfg(test)]
 mod tests {
-    use super::{Agent, AgentId, AgentParams, Agents};
+    use super::{Agent, AgentId, AgentModel, AgentParams, Agents};
     use crate::math::Vec2;
 
     fn agent(id: u32) -> Agent {
@@ -448,6 +489,7 @@ mod tests {
             pref_velocity: Vec2::from_int(1, 1),
             params: AgentParams::default(),
             stall: id as u16,
+            model: AgentModel::default(),
         }
     }
 

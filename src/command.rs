@@ -59,6 +59,7 @@
 #[cfg(doc)]
 use crate::Simulator;
 use crate::agent::{AgentId, AgentParams};
+use crate::agent_model::AgentModel;
 use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
 use crate::math::Vec2;
@@ -142,6 +143,14 @@ pub enum Command {
         /// The new priority.
         priority: u8,
     },
+    /// Replaces an agent's model beyond RVO2's ([`Simulator::set_agent_model`],
+    /// [`AgentModel`]: layers and mask, body radius, acceleration, support, terrain).
+    SetModel {
+        /// The agent.
+        id: AgentId,
+        /// The new model.
+        model: AgentModel,
+    },
 }
 
 impl Command {
@@ -158,7 +167,8 @@ impl Command {
             | Self::MoveTo { id, .. }
             | Self::QueueMove { id, .. }
             | Self::Stop { id }
-            | Self::SetPriority { id, .. } => Some(id),
+            | Self::SetPriority { id, .. }
+            | Self::SetModel { id, .. } => Some(id),
         }
     }
 
@@ -176,6 +186,7 @@ impl Command {
             Self::QueueMove { .. } => 7,
             Self::Stop { .. } => 8,
             Self::SetPriority { .. } => 9,
+            Self::SetModel { .. } => 10,
         }
     }
 
@@ -198,6 +209,7 @@ impl Command {
                 checked_point(*goal, "goal")
             }
             Self::Stop { .. } | Self::SetPriority { .. } => Ok(()),
+            Self::SetModel { model, .. } => model.validate(time_step),
         }
     }
 }

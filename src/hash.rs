@@ -30,6 +30,12 @@
 //! | | tags 6 `MoveTo`, 7 `QueueMove`: id (`u32`), goal x, y (20 bytes) |
 //! | | tag 8 `Stop`: id (`u32`) (4 bytes) |
 //! | | tag 9 `SetPriority`: id (`u32`), priority (`u8`) (5 bytes) |
+//! | | tag 10 `SetModel`: id (`u32`), the 67 model bytes (71 bytes) |
+//! | … | **only when some agent's [`AgentModel`] is not the default**, the agent-model extension: marker byte 1, count `n` (`u32`), then `n` × (id (`u32`), the 67 model bytes), ascending id, non-default models only |
+//!
+//! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
+//! and the value, 0 when none), support velocity x, y, slope x, y, speed_limit (flag and
+//! value). A simulation that never sets a model hashes exactly as before the model existed.
 //!
 //! Pending commands are hashed because they decide future ticks; with no commands queued (the
 //! usual state between steps when inputs are queued just before their tick) they add 4 bytes.
@@ -38,6 +44,7 @@
 //! the above.
 
 use crate::agent::{Agent, AgentParams, Agents};
+use crate::agent_model::AgentModel;
 use crate::command::{Command, CommandQueue, PendingCommand};
 use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2};
@@ -140,6 +147,17 @@ fn params(out: &mut impl ByteSink, p: &AgentParams) {
     out.put(&[p.priority]);
 }
 
+/// The 67 canonical bytes of an agent model.
+fn model(out: &mut impl ByteSink, m: &AgentModel) {
+    out.put(&m.layers.to_le_bytes());
+    out.put(&m.mask.to_le_bytes());
+    option_fx(out, m.body_radius);
+    option_fx(out, m.max_accel);
+    vec2(out, m.support_velocity);
+    vec2(out, m.slope);
+    option_fx(out, m.speed_limit);
+}
+
 fn option_fx(out: &mut impl ByteSink, v: Option<Fx>) {
     out.put(&[u8::from(v.is_some())]);
     fx(out, v.unwrap_or(Fx::ZERO));
@@ -189,6 +207,17 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
     for p in s.pending.into_iter().flat_map(CommandQueue::iter) {
         write_pending(p, out);
     }
+    // The agent-model extension: only when some agent's model is not the default, so states
+    // that never use it keep their bytes (and every golden hash).
+    if s.agents.models().is_some() {
+        out.put(&[1]);
+        let n = s.agents.iter().filter(|a| !a.model.is_default()).count();
+        out.put(&(n as u32).to_le_bytes());
+        for a in s.agents.iter().filter(|a| !a.model.is_default()) {
+            out.put(&a.id.0.to_le_bytes());
+            model(out, &a.model);
+        }
+    }
 }
 
 /// The 99 canonical bytes of one agent (one row of the table above).
@@ -201,10 +230,14 @@ pub(crate) fn write_agent(a: &Agent, out: &mut impl ByteSink) {
     out.put(&a.stall.to_le_bytes());
 }
 
-/// The hash of one agent's canonical bytes (the replays' per-agent checkpoint hash).
+/// The hash of one agent's canonical bytes (the replays' per-agent checkpoint hash), its 67
+/// model bytes appended when its model is not the default.
 pub(crate) fn agent_hash(a: &Agent) -> u64 {
     let mut h = StreamHasher::new();
     write_agent(a, &mut h);
+    if !a.model.is_default() {
+        model(&mut h, &a.model);
+    }
     h.finish()
 }
 
@@ -240,6 +273,10 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
         Command::SetPriority { id, priority } => {
             out.put(&id.0.to_le_bytes());
             out.put(&[*priority]);
+        }
+        Command::SetModel { id, model: m } => {
+            out.put(&id.0.to_le_bytes());
+            model(out, m);
         }
     }
 }

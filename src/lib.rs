@@ -50,6 +50,7 @@
 #![forbid(unsafe_code)]
 
 mod agent;
+pub mod agent_model;
 pub mod command;
 pub mod docs;
 pub mod domain;
@@ -77,6 +78,7 @@ pub mod tick;
 mod util;
 
 pub use agent::{Agent, AgentId, AgentParams, Agents, DEFAULT_PRIORITY};
+pub use agent_model::AgentModel;
 pub use command::{Command, CommandQueue, PendingCommand, RejectedCommand};
 pub use error::SimError;
 pub use liveness::Liveness;

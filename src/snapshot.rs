@@ -39,6 +39,14 @@
 //! canonical order ([`crate::command`]). Scalars are their raw Q32.32 `i64` bits; sequence
 //! lengths are `u64`; enum tags `u32`. There is no `usize`, no float and no native-endian
 //! field, so a snapshot taken on one machine restores bit-identically on any other.
+//!
+//! **Version 4** ([`SNAPSHOT_VERSION_MODELS`]) is written only when an agent model is in use
+//! (some agent's [`AgentModel`] is not the default, or a
+//! [`Command::SetModel`](crate::Command::SetModel) is pending): version 3's payload, then the
+//! non-default models as a sequence of (agent id, [`AgentModel`]: layers `u32`, mask `u32`,
+//! body radius option, max accel option, support velocity, slope, speed limit option) in
+//! ascending agent id. Otherwise the snapshot is version 3, byte for byte what a build without
+//! the model writes. Both versions restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -62,6 +70,7 @@
 
 use crate::agent::{Agent, Agents};
 use crate::agent::{AgentId, AgentParams};
+use crate::agent_model::AgentModel;
 use crate::command::{CommandQueue, PendingCommand};
 use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
@@ -78,8 +87,13 @@ use std::fmt;
 
 /// Magic prefix of a snapshot.
 pub const SNAPSHOT_MAGIC: [u8; 8] = *b"LSORCASN";
-/// Current snapshot format version.
+/// The snapshot format version written when no agent model is in use (every agent's
+/// [`AgentModel`] is the default and no [`Command::SetModel`](crate::Command::SetModel) is
+/// pending): the format of every snapshot taken before the model existed.
 pub const SNAPSHOT_VERSION: u32 = 3;
+/// The snapshot format version written when some agent model is in use: version 3's payload
+/// followed by the non-default models (see the [module docs](self)). This build reads both.
+pub const SNAPSHOT_VERSION_MODELS: u32 = 4;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -278,6 +292,13 @@ pub(crate) fn open<T: DeserializeOwned>(
 /// One agent in a snapshot: [`Agent`], whose field order is the record's layout.
 type AgentRecord = Agent;
 
+/// Payload of snapshot format version 4: version 3's, then the non-default agent models.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV4 {
+    base: StateV1,
+    models: Vec<(AgentId, AgentModel)>,
+}
+
 /// Payload of snapshot format version 3 (field order is the format).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct StateV1 {
@@ -299,8 +320,12 @@ fn domain(e: SimError) -> SnapshotError {
 }
 
 impl StateV1 {
-    /// Re-validates everything and builds the simulator.
-    fn into_simulator(self) -> Result<Simulator, SnapshotError> {
+    /// Re-validates everything and builds the simulator (with the agent models of format 4,
+    /// ascending agent id, each for an agent present and not the default).
+    fn into_simulator(
+        self,
+        models: Vec<(AgentId, AgentModel)>,
+    ) -> Result<Simulator, SnapshotError> {
         // The time step and the defaults are checked as a new simulator checks them.
         Simulator::new(SimulatorParams {
             time_step: self.time_step,
@@ -391,8 +416,28 @@ impl StateV1 {
         }
         let mut agents = Agents::default();
         agents.reserve_exact(self.agents.len());
-        for a in self.agents {
+        let mut models = models.into_iter().peekable();
+        let mut previous: Option<AgentId> = None;
+        for mut a in self.agents {
+            if let Some((id, m)) = models.next_if(|&(id, _)| id <= a.id) {
+                if id != a.id || previous.is_some_and(|p| p >= id) {
+                    return Err(SnapshotError::Inconsistent(
+                        "agent models not in ascending id of present agents",
+                    ));
+                }
+                if m.is_default() {
+                    return Err(SnapshotError::Inconsistent("a default agent model stored"));
+                }
+                m.validate(self.time_step).map_err(domain)?;
+                previous = Some(id);
+                a.model = m;
+            }
             agents.push(a);
+        }
+        if models.next().is_some() {
+            return Err(SnapshotError::Inconsistent(
+                "agent models not in ascending id of present agents",
+            ));
         }
         let sim = Simulator::from_restored(RestoredState {
             tick: self.tick,
@@ -436,7 +481,23 @@ impl Simulator {
         // 100 bytes per agent record, 80 per command (upper bounds), plus the fixed fields.
         let points: usize = orders.iter().map(|(_, o)| o.path().len()).sum();
         let hint = 192 + 100 * agents.len() + 40 * orders.len() + 16 * points + 80 * commands.len();
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint)
+        let model_commands = commands
+            .iter()
+            .any(|p| matches!(p.command, crate::Command::SetModel { .. }));
+        if agents.models().is_none() && !model_commands {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint);
+        }
+        let models = agents
+            .iter()
+            .filter(|a| !a.model.is_default())
+            .map(|a| (a.id, a.model))
+            .collect::<Vec<_>>();
+        let hint = hint + 80 * models.len();
+        let state = StateV4 {
+            base: state,
+            models,
+        };
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS, &state, hint)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -448,7 +509,16 @@ impl Simulator {
     /// [`crate::domain`]: one domain for every entry point). Never panics,
     /// whatever the bytes.
     pub fn restore(bytes: &[u8]) -> Result<Simulator, SnapshotError> {
-        let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
-        state.into_simulator()
+        let version = bytes
+            .get(8..12)
+            .and_then(|v| v.try_into().ok())
+            .map(u32::from_le_bytes);
+        if version == Some(SNAPSHOT_VERSION) {
+            let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
+            return state.into_simulator(Vec::new());
+        }
+        // Anything else is read as the newest version (an unknown one is refused naming it).
+        let state: StateV4 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS)?;
+        state.base.into_simulator(state.models)
     }
 }

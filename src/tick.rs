@@ -34,9 +34,10 @@
 
 use crate::agent::{AgentId, Agents};
 use crate::liveness::{self, Liveness, Rules};
-use crate::math::{Fx, Vec2, narrow, wide_mul};
+use crate::math::{Fx, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
+use crate::orca::lens::{self, Lens};
 use crate::orca::lines::{AgentState, PairHalf, Share};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{AgentTree, NeighborKey};
@@ -93,6 +94,10 @@ pub struct StepStats {
     pub stalls_begun: u64,
     /// Stage 7: stalled agents whose own preferred velocity points into a wall.
     pub blocked_by_obstacle: u64,
+    /// Stage 7: agents with an acceleration limit ([`crate::AgentModel::max_accel`]) that
+    /// found no velocity satisfying the walls within reach and braked
+    /// ([`SolvePath::Braked`]).
+    pub braked: u64,
 }
 
 /// What happened to one agent in the last step
@@ -116,6 +121,9 @@ pub struct AgentOutcome {
     pub blocked_by_obstacle: bool,
     /// Whether its preferred direction was turned by the deadlock resolution.
     pub steered: bool,
+    /// "No solution": with an acceleration limit, no velocity within reach satisfied its
+    /// obstacle lines, and it braked ([`SolvePath::Braked`]).
+    pub no_solution: bool,
 }
 
 impl Default for AgentOutcome {
@@ -127,6 +135,7 @@ impl Default for AgentOutcome {
             yielding_to: None,
             blocked_by_obstacle: false,
             steered: false,
+            no_solution: false,
         }
     }
 }
@@ -185,12 +194,18 @@ pub(crate) struct Pre<'a> {
 }
 
 impl Pre<'_> {
+    /// The agent's state as ORCA sees it: on a moving support
+    /// ([`crate::AgentModel::support_velocity`]) its world velocity, `support + velocity`.
     #[inline]
     fn state(&self, slot: usize) -> AgentState {
+        let velocity = self.agents.velocities()[slot];
         AgentState {
             id: self.agents.ids()[slot],
             position: self.agents.positions()[slot],
-            velocity: self.agents.velocities()[slot],
+            velocity: match self.agents.models() {
+                None => velocity,
+                Some(m) => velocity + m[slot].support_velocity,
+            },
             radius: self.agents.params()[slot].radius,
         }
     }
@@ -383,6 +398,20 @@ impl Workspace {
         out.clear();
         let me = pre.state(slot);
         let p = &pre.agents.params()[slot];
+        let models = pre.agents.models();
+        // The agent model: the body radius against walls, and a search range covering the
+        // world speed (effective max speed plus the support's, bounded by 2·max component).
+        let (body, world_speed) = match models {
+            None => (p.radius, p.max_speed),
+            Some(m) => {
+                let m = &m[slot];
+                let support = m.support_velocity.max_abs_component();
+                (
+                    m.body(p.radius),
+                    m.effective_max_speed(p.max_speed) + support + support,
+                )
+            }
+        };
         // Without obstacles (no BSP node) there are no obstacle lines: skip the query.
         let obstacle = if pre.obstacles.max_neighbor_count() == 0 {
             0
@@ -392,8 +421,8 @@ impl Workspace {
                     id: me.id,
                     position: me.position,
                     velocity: me.velocity,
-                    radius: p.radius,
-                    max_speed: p.max_speed,
+                    radius: body,
+                    max_speed: world_speed,
                     time_horizon_obst: p.time_horizon_obst,
                 },
                 out,
@@ -403,11 +432,32 @@ impl Workspace {
         let params = pre.agents.params();
         for k in self.neighbors_of(slot) {
             let o = self.neighbor_slots[k] as usize;
-            let share = Share::of(p.priority, params[o].priority);
+            let mut share = Share::of(p.priority, params[o].priority);
+            if let Some(m) = models {
+                // Layers and masks: a neighbour this agent does not avoid gets no line; one
+                // that does not avoid this agent leaves it the whole avoidance.
+                if !m[slot].avoids(&m[o]) {
+                    continue;
+                }
+                if !m[o].avoids(&m[slot]) {
+                    share = Share::All;
+                }
+            }
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
                 let other = pre.state(o);
                 out.push(self.pair(k).line_with_share(&me, &other, share));
+            }
+        }
+        // The lines constrain world velocities; the LP solves for the velocity relative to
+        // the support: `support + v` on the left of a line is `v` on the left of the line
+        // moved by −support.
+        if let Some(m) = models {
+            let support = m[slot].support_velocity;
+            if support != Vec2::ZERO {
+                for l in out.iter_mut() {
+                    l.point = l.point - support;
+                }
             }
         }
         obstacle
@@ -425,7 +475,23 @@ impl Workspace {
         scratch: &mut Vec<Line>,
     ) -> (Vec2, SolvePath) {
         let p = &pre.agents.params()[slot];
-        lp::solve_with_path(lines, num_obstacle_lines, p.max_speed, pref, scratch)
+        let Some(models) = pre.agents.models() else {
+            return lp::solve_with_path(lines, num_obstacle_lines, p.max_speed, pref, scratch);
+        };
+        // The agent model: terrain-scaled speed, and with an acceleration limit the lens.
+        let m = &models[slot];
+        let max_speed = m.effective_max_speed(p.max_speed);
+        let Some(reach) = m.reach(pre.time_step) else {
+            return lp::solve_with_path(lines, num_obstacle_lines, max_speed, pref, scratch);
+        };
+        let center = pre.agents.velocities()[slot];
+        let l = Lens {
+            max_speed,
+            center,
+            radius: (reach - REACH_MARGIN).max(Fx::ZERO),
+        };
+        let (v, path) = lens::solve_with_path(lines, num_obstacle_lines, &l, pref, scratch);
+        (within_reach(v, center, reach), path)
     }
 
     /// Stage 7 for one slot, after the LP: its stall counter and outcome.
@@ -448,7 +514,8 @@ impl Workspace {
         };
         let penetration = match path {
             SolvePath::Lp2 => Fx::ZERO,
-            SolvePath::Lp3Agents | SolvePath::Lp3Obstacles => lines[num_obstacle_lines..]
+            SolvePath::Lp3Agents | SolvePath::Lp3Obstacles | SolvePath::Braked => lines
+                [num_obstacle_lines..]
                 .iter()
                 .map(|l| narrow(l.violation_wide(v).max(0)))
                 .max()
@@ -465,6 +532,7 @@ impl Workspace {
             yielding_to: self.yielding[slot],
             blocked_by_obstacle: blocked,
             steered: self.steered[slot] != pref && self.yielding[slot].is_none(),
+            no_solution: path == SolvePath::Braked,
         };
         (stall, outcome)
     }
@@ -520,6 +588,7 @@ impl Workspace {
         self.stats.lp3_fallbacks = stats.lp3;
         self.stats.obstacle_lp3_fallbacks = stats.lp3_obstacles;
         self.stats.at_max_speed = stats.at_max;
+        self.stats.braked = stats.braked;
     }
 
     /// Neighbours found for agent `id` by the last step (empty if it was not simulated then).
@@ -561,6 +630,7 @@ struct SolveCounts {
     stalled: u64,
     begun: u64,
     blocked: u64,
+    braked: u64,
 }
 
 impl SolveCounts {
@@ -571,6 +641,7 @@ impl SolveCounts {
             SolvePath::Lp2 => {}
             SolvePath::Lp3Agents => self.lp3 += 1,
             SolvePath::Lp3Obstacles => self.lp3_obstacles += 1,
+            SolvePath::Braked => self.braked += 1,
         }
         self.at_max += u64::from(at_max);
     }
@@ -581,6 +652,31 @@ fn at_max_speed(v: Vec2, max_speed: Fx) -> bool {
     max_speed > Fx::ZERO
         && wide_mul(max_speed, max_speed) - v.length_squared_wide()
             <= wide_mul(max_speed, Fx::from_bits(1 << 16))
+}
+
+/// How much smaller than `max_accel · time_step` the LP's reachable circle is (2⁻²⁰ units per
+/// second, 4,096 ulps): the LP's roundings (a few ulps per square root and projection) then
+/// never carry the result outside the true circle, which [`within_reach`] checks exactly.
+const REACH_MARGIN: Fx = Fx::from_bits(1 << 12);
+
+/// `v` if `|v − center| ≤ reach` (exact), otherwise `v` pulled radially into the circle (each
+/// component of `v − center` scaled by `reach / |v − center|` toward zero, then shortened by an
+/// ulp at a time until inside). With [`REACH_MARGIN`] the LP's answer is always inside already;
+/// this keeps the guarantee exact whatever the rounding.
+fn within_reach(v: Vec2, center: Vec2, reach: Fx) -> Vec2 {
+    let r2 = wide_mul(reach, reach);
+    let d = v - center;
+    if d.length_squared_wide() <= r2 {
+        return v;
+    }
+    let len = i128::from(d.length().to_bits()); // > reach >= 0
+    let scale = |x: Fx| Fx::from_bits(div_trunc(wide_mul(x, reach), len) as i64);
+    let mut d = Vec2::new(scale(d.x), scale(d.y));
+    let toward_zero = |x: Fx| x - Fx::from_bits(x.to_bits().signum());
+    while d.length_squared_wide() > r2 {
+        d = Vec2::new(toward_zero(d.x), toward_zero(d.y));
+    }
+    center + d
 }
 
 /// Neighbours per agent that the flat lists reserve room for up front (see

@@ -217,6 +217,11 @@ pub enum SolvePath {
     Lp3Agents,
     /// The obstacle lines alone were infeasible: LP3 over the obstacle lines, agents ignored.
     Lp3Obstacles,
+    /// With an acceleration limit ([`crate::AgentModel::max_accel`]): no velocity in the lens
+    /// of the speed and reachable circles satisfies the obstacle lines (or the lens is empty).
+    /// "No solution": the agent applied the braking rule of
+    /// [`lens::solve_with_path`](super::lens::solve_with_path).
+    Braked,
 }
 
 /// The full solve of one agent: LP2, then LP3 from the failing line if LP2 is infeasible.

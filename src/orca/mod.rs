@@ -8,6 +8,7 @@
 //! * `reference` (feature `test-oracles`) is the brute-force candidate solver from seed 002,
 //!   used to check LP2.
 
+pub mod lens;
 pub mod lines;
 pub mod lp;
 #[cfg(any(test, feature = "test-oracles"))]

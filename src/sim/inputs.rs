@@ -3,6 +3,7 @@
 
 use super::Simulator;
 use crate::agent::{Agent, AgentId, AgentParams};
+use crate::agent_model::AgentModel;
 use crate::command::{Command, CommandQueue, PendingCommand, RejectedCommand};
 use crate::error::SimError;
 use crate::math::Vec2;
@@ -13,6 +14,7 @@ use crate::orders::Order;
 enum Undo {
     PrefVelocity(AgentId, Vec2),
     Params(AgentId, AgentParams),
+    Model(AgentId, AgentModel),
     Position(AgentId, Vec2),
     Velocity(AgentId, Vec2),
     /// The agent's order before the command (`None`: it had none).
@@ -109,6 +111,7 @@ impl Simulator {
             Command::QueueMove { id, goal } => self.give_order(id, goal, true).map(drop),
             Command::Stop { id } => self.stop_agent(id).map(drop),
             Command::SetPriority { id, priority } => self.set_agent_priority(id, priority),
+            Command::SetModel { id, model } => self.set_agent_model(id, model),
         }
         .map(|()| None)
     }
@@ -144,6 +147,11 @@ impl Simulator {
                 let old = self.agent_params(id)?;
                 self.set_agent_priority(id, priority)?;
                 Undo::Params(id, old)
+            }
+            Command::SetModel { id, model } => {
+                let old = self.agent_model(id)?;
+                self.set_agent_model(id, model)?;
+                Undo::Model(id, old)
             }
             Command::SetPrefVelocity { id, v } => {
                 let old = self.agent_pref_velocity(id)?;
@@ -226,6 +234,7 @@ impl Simulator {
                 }
                 Undo::PrefVelocity(id, v) => self.set_agent_pref_velocity(id, v),
                 Undo::Params(id, p) => self.set_agent_params(id, p),
+                Undo::Model(id, m) => self.set_agent_model(id, m),
                 Undo::Position(id, p) => self.set_agent_position(id, p),
                 Undo::Velocity(id, v) => self.set_agent_velocity(id, v),
             };

@@ -237,7 +237,10 @@ impl Simulator {
         let w = &mut self.work;
         w.new_positions.clear();
         let positions = self.agents.positions();
+        // On a moving support the position moves by the world velocity, support + velocity.
+        let models = self.agents.models();
         for (slot, (&p, &v)) in positions.iter().zip(&w.new_velocities).enumerate() {
+            let v = models.map_or(v, |m| v + m[slot].support_velocity);
             let p = p + v * self.time_step;
             if check_point(p, "position").is_err() {
                 return Err(SimError::AgentLeftDomain(self.agents.ids()[slot]));
@@ -287,6 +290,7 @@ impl Simulator {
             pref_velocity: Vec2::ZERO,
             params,
             stall: 0,
+            model: crate::AgentModel::default(),
         });
         Ok(id)
     }
@@ -436,6 +440,31 @@ impl Simulator {
         Ok(())
     }
 
+    /// An agent's model beyond RVO2's ([`AgentModel`](crate::AgentModel): layers and mask,
+    /// body radius, acceleration, support, terrain); the default for every new agent.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`].
+    pub fn agent_model(&self, id: AgentId) -> Result<crate::AgentModel, SimError> {
+        Ok(self.agents.all_models()[self.slot(id)?])
+    }
+
+    /// Replaces an agent's model ([`AgentModel`](crate::AgentModel), see
+    /// [`crate::docs::agent_model`]). Setting the default model again turns it off.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`], or a validation error (nothing changes).
+    pub fn set_agent_model(
+        &mut self,
+        id: AgentId,
+        model: crate::AgentModel,
+    ) -> Result<(), SimError> {
+        let slot = self.slot(id)?;
+        model.validate(self.time_step)?;
+        self.agents.set_model(slot, model);
+        Ok(())
+    }
+
     fn update_params(
         &mut self,
         id: AgentId,
@@ -530,6 +559,11 @@ impl Simulator {
         check_time_step(time_step)?;
         for p in self.agents.params() {
             p.validate(time_step)?;
+        }
+        if self.agents.models().is_some() {
+            for m in self.agents.all_models() {
+                m.validate(time_step)?;
+            }
         }
         self.defaults.validate(time_step)?;
         self.time_step = time_step;
