@@ -33,6 +33,7 @@
 //! compared, and it keeps its buffers between ticks so a steady tick allocates nothing.
 
 use crate::agent::{AgentId, Agents};
+use crate::agent_model::AgentModel;
 use crate::liveness::{self, Liveness, Rules};
 use crate::math::{Fx, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
@@ -196,16 +197,27 @@ pub(crate) struct Pre<'a> {
 impl Pre<'_> {
     /// The agent's state as ORCA sees it: on a moving support
     /// ([`crate::AgentModel::support_velocity`]) its world velocity, `support + velocity`.
-    #[inline]
+    /// Inlined always: it runs per neighbour, and with no model in use its one extra branch is
+    /// all it costs.
+    #[inline(always)]
     fn state(&self, slot: usize) -> AgentState {
-        let velocity = self.agents.velocities()[slot];
+        match self.agents.models() {
+            None => self.rvo2_state(slot),
+            Some(m) => AgentState {
+                velocity: self.agents.velocities()[slot] + m[slot].support_velocity,
+                ..self.rvo2_state(slot)
+            },
+        }
+    }
+
+    /// [`state`](Self::state) when no agent model is in use: the velocity is the world
+    /// velocity.
+    #[inline(always)]
+    fn rvo2_state(&self, slot: usize) -> AgentState {
         AgentState {
             id: self.agents.ids()[slot],
             position: self.agents.positions()[slot],
-            velocity: match self.agents.models() {
-                None => velocity,
-                Some(m) => velocity + m[slot].support_velocity,
-            },
+            velocity: self.agents.velocities()[slot],
             radius: self.agents.params()[slot].radius,
         }
     }
@@ -395,23 +407,63 @@ impl Workspace {
         out: &mut Vec<Line>,
         obstacle_neighbors: &mut Vec<(i128, u32)>,
     ) -> usize {
+        if let Some(models) = pre.agents.models() {
+            return self.lines_of_modelled(pre, models, slot, out, obstacle_neighbors);
+        }
+        out.clear();
+        let me = pre.rvo2_state(slot);
+        let p = &pre.agents.params()[slot];
+        // Without obstacles (no BSP node) there are no obstacle lines: skip the query.
+        let obstacle = if pre.obstacles.max_neighbor_count() == 0 {
+            0
+        } else {
+            pre.obstacles.agent_lines_with(
+                &ObstacleAgent {
+                    id: me.id,
+                    position: me.position,
+                    velocity: me.velocity,
+                    radius: p.radius,
+                    max_speed: p.max_speed,
+                    time_horizon_obst: p.time_horizon_obst,
+                },
+                out,
+                obstacle_neighbors,
+            )
+        };
+        let params = pre.agents.params();
+        for k in self.neighbors_of(slot) {
+            let o = self.neighbor_slots[k] as usize;
+            let share = Share::of(p.priority, params[o].priority);
+            // A neighbour of lower priority gets out of this agent's way: no line.
+            if share != Share::None {
+                let other = pre.rvo2_state(o);
+                out.push(self.pair(k).line_with_share(&me, &other, share));
+            }
+        }
+        obstacle
+    }
+
+    /// [`lines_of`](Self::lines_of) when some agent model is in use
+    /// ([`crate::agent_model`]): body radius, layers and masks, supports. Out of line, so the
+    /// RVO2 path stays as it was.
+    #[inline(never)]
+    fn lines_of_modelled(
+        &self,
+        pre: Pre<'_>,
+        models: &[AgentModel],
+        slot: usize,
+        out: &mut Vec<Line>,
+        obstacle_neighbors: &mut Vec<(i128, u32)>,
+    ) -> usize {
         out.clear();
         let me = pre.state(slot);
         let p = &pre.agents.params()[slot];
-        let models = pre.agents.models();
-        // The agent model: the body radius against walls, and a search range covering the
-        // world speed (effective max speed plus the support's, bounded by 2·max component).
-        let (body, world_speed) = match models {
-            None => (p.radius, p.max_speed),
-            Some(m) => {
-                let m = &m[slot];
-                let support = m.support_velocity.max_abs_component();
-                (
-                    m.body(p.radius),
-                    m.effective_max_speed(p.max_speed) + support + support,
-                )
-            }
-        };
+        // The body radius against walls, and a search range covering the world speed
+        // (effective max speed plus the support's, bounded by twice its larger component).
+        let m = &models[slot];
+        let support = m.support_velocity.max_abs_component();
+        let body = m.body(p.radius);
+        let world_speed = m.effective_max_speed(p.max_speed) + support + support;
         // Without obstacles (no BSP node) there are no obstacle lines: skip the query.
         let obstacle = if pre.obstacles.max_neighbor_count() == 0 {
             0
@@ -432,17 +484,16 @@ impl Workspace {
         let params = pre.agents.params();
         for k in self.neighbors_of(slot) {
             let o = self.neighbor_slots[k] as usize;
-            let mut share = Share::of(p.priority, params[o].priority);
-            if let Some(m) = models {
-                // Layers and masks: a neighbour this agent does not avoid gets no line; one
-                // that does not avoid this agent leaves it the whole avoidance.
-                if !m[slot].avoids(&m[o]) {
-                    continue;
-                }
-                if !m[o].avoids(&m[slot]) {
-                    share = Share::All;
-                }
+            // Layers and masks: a neighbour this agent does not avoid gets no line; one that
+            // does not avoid this agent leaves it the whole avoidance.
+            if !m.avoids(&models[o]) {
+                continue;
             }
+            let share = if models[o].avoids(m) {
+                Share::of(p.priority, params[o].priority)
+            } else {
+                Share::All
+            };
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
                 let other = pre.state(o);
@@ -452,12 +503,10 @@ impl Workspace {
         // The lines constrain world velocities; the LP solves for the velocity relative to
         // the support: `support + v` on the left of a line is `v` on the left of the line
         // moved by −support.
-        if let Some(m) = models {
-            let support = m[slot].support_velocity;
-            if support != Vec2::ZERO {
-                for l in out.iter_mut() {
-                    l.point = l.point - support;
-                }
+        let support = m.support_velocity;
+        if support != Vec2::ZERO {
+            for l in out.iter_mut() {
+                l.point = l.point - support;
             }
         }
         obstacle
@@ -475,11 +524,33 @@ impl Workspace {
         scratch: &mut Vec<Line>,
     ) -> (Vec2, SolvePath) {
         let p = &pre.agents.params()[slot];
-        let Some(models) = pre.agents.models() else {
-            return lp::solve_with_path(lines, num_obstacle_lines, p.max_speed, pref, scratch);
-        };
-        // The agent model: terrain-scaled speed, and with an acceleration limit the lens.
-        let m = &models[slot];
+        match pre.agents.models() {
+            None => lp::solve_with_path(lines, num_obstacle_lines, p.max_speed, pref, scratch),
+            Some(models) => Self::solve_modelled(
+                pre,
+                &models[slot],
+                slot,
+                pref,
+                lines,
+                num_obstacle_lines,
+                scratch,
+            ),
+        }
+    }
+
+    /// [`solve_one`](Self::solve_one) when some agent model is in use: the terrain-scaled
+    /// speed, and with an acceleration limit the lens LP ([`crate::orca::lens`]). Out of line.
+    #[inline(never)]
+    fn solve_modelled(
+        pre: Pre<'_>,
+        m: &AgentModel,
+        slot: usize,
+        pref: Vec2,
+        lines: &[Line],
+        num_obstacle_lines: usize,
+        scratch: &mut Vec<Line>,
+    ) -> (Vec2, SolvePath) {
+        let p = &pre.agents.params()[slot];
         let max_speed = m.effective_max_speed(p.max_speed);
         let Some(reach) = m.reach(pre.time_step) else {
             return lp::solve_with_path(lines, num_obstacle_lines, max_speed, pref, scratch);

@@ -237,15 +237,24 @@ impl Simulator {
         let w = &mut self.work;
         w.new_positions.clear();
         let positions = self.agents.positions();
-        // On a moving support the position moves by the world velocity, support + velocity.
-        let models = self.agents.models();
-        for (slot, (&p, &v)) in positions.iter().zip(&w.new_velocities).enumerate() {
-            let v = models.map_or(v, |m| v + m[slot].support_velocity);
-            let p = p + v * self.time_step;
-            if check_point(p, "position").is_err() {
-                return Err(SimError::AgentLeftDomain(self.agents.ids()[slot]));
+        if let Some(models) = self.agents.models() {
+            // On a moving support the position moves by the world velocity.
+            integrate_on_supports(
+                positions,
+                &w.new_velocities,
+                models,
+                self.time_step,
+                self.agents.ids(),
+                &mut w.new_positions,
+            )?;
+        } else {
+            for (slot, (&p, &v)) in positions.iter().zip(&w.new_velocities).enumerate() {
+                let p = p + v * self.time_step;
+                if check_point(p, "position").is_err() {
+                    return Err(SimError::AgentLeftDomain(self.agents.ids()[slot]));
+                }
+                w.new_positions.push(p);
             }
-            w.new_positions.push(p);
         }
         self.agents
             .commit_motion(&mut w.new_positions, &w.new_velocities, &w.new_stalls);
@@ -754,4 +763,26 @@ impl Simulator {
         self.steering = steering;
         Ok(())
     }
+}
+
+/// Stage 8 with agent models in use: each position moves by the world velocity, its support's
+/// plus its own ([`crate::AgentModel::support_velocity`]). Out of line, so the RVO2 path of
+/// [`Simulator::step`] stays as it was.
+#[inline(never)]
+fn integrate_on_supports(
+    positions: &[Vec2],
+    velocities: &[Vec2],
+    models: &[crate::AgentModel],
+    time_step: Fx,
+    ids: &[AgentId],
+    out: &mut Vec<Vec2>,
+) -> Result<(), SimError> {
+    for (slot, (&p, &v)) in positions.iter().zip(velocities).enumerate() {
+        let p = p + (v + models[slot].support_velocity) * time_step;
+        if check_point(p, "position").is_err() {
+            return Err(SimError::AgentLeftDomain(ids[slot]));
+        }
+        out.push(p);
+    }
+    Ok(())
 }
