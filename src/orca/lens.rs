@@ -110,45 +110,50 @@ fn project(p: Vec2, center: Vec2, radius: Fx) -> Option<Vec2> {
 /// crossing). `None` when the lens is empty. Ties go to the first candidate in that order.
 #[must_use]
 pub fn start(lens: &Lens, objective: Objective) -> Option<Vec2> {
+    // A point on one circle is tested against the other disc only (it lies on its own circle
+    // up to the rounding of the projection); the crossings lie on both.
+    let in_speed = |v: Vec2| v.length_squared_wide() <= wide_mul(lens.max_speed, lens.max_speed);
+    let in_reach =
+        |v: Vec2| (v - lens.center).length_squared_wide() <= wide_mul(lens.radius, lens.radius);
     let mut best: Option<(i128, Vec2)> = None;
-    let mut offer = |v: Vec2, score: i128| {
-        if lens.contains(v) && best.is_none_or(|(s, _)| score < s) {
+    let mut offer = |v: Vec2, ok: bool, score: i128| {
+        if ok && best.is_none_or(|(s, _)| score < s) {
             best = Some((score, v));
         }
     };
     match objective {
         Objective::Closest(p) => {
-            let score = |v: Vec2| (v - p).length_squared_wide();
             if lens.contains(p) {
                 return Some(p);
             }
+            let score = |v: Vec2| (v - p).length_squared_wide();
             if let Some(v) = project(p, Vec2::ZERO, lens.max_speed) {
-                offer(v, score(v));
+                offer(v, in_reach(v), score(v));
             }
             if let Some(v) = project(p, lens.center, lens.radius) {
-                offer(v, score(v));
+                offer(v, in_speed(v), score(v));
             }
             if let Some(xs) = lens.crossings() {
                 for v in xs {
-                    offer(v, score(v));
+                    offer(v, true, score(v));
                 }
             }
             // A zero-radius reachable circle is its centre (no projection onto it exists when
             // p is the centre).
-            offer(lens.center, score(lens.center));
+            offer(lens.center, in_speed(lens.center), score(lens.center));
         }
         Objective::Direction(dir) => {
             let score = |v: Vec2| -dir.dot_wide(v);
             let a = dir * lens.max_speed;
-            offer(a, score(a));
+            offer(a, in_reach(a), score(a));
             let b = lens.center + dir * lens.radius;
-            offer(b, score(b));
+            offer(b, in_speed(b), score(b));
             if let Some(xs) = lens.crossings() {
                 for v in xs {
-                    offer(v, score(v));
+                    offer(v, true, score(v));
                 }
             }
-            offer(lens.center, score(lens.center));
+            offer(lens.center, in_speed(lens.center), score(lens.center));
         }
     }
     best.map(|(_, v)| v)

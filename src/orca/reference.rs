@@ -11,6 +11,10 @@
 //! * the intersections of each line with the speed circle (an edge meets the arc);
 //! * the radial projection of `pref` onto the speed circle (optimum in the interior of the arc).
 //!
+//! [`solve_lens`] adds seed 002's acceleration limit (a reachable circle, [`Lens`]) and its
+//! extra candidates: the circles' crossings, each line's intersections with the reachable
+//! circle, and the radial projection of `pref` onto it.
+//!
 //! (With no lines and `pref = 0`, `pref` is the zero vector, the seed's explicit extra
 //! candidate.) [`solve`] keeps the candidates that satisfy every half-plane and the circle within
 //! a tolerance and returns the one closest to `pref`; `None` when no candidate qualifies, i.e.
@@ -25,6 +29,7 @@
 //! checked against `n` lines: `O(n³)`, fine for the handful of lines of a test.
 
 use super::Line;
+use super::lens::Lens;
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 
 /// Default feasibility tolerance of [`solve`]: `2⁻²⁴ ≈ 6·10⁻⁸` (256 ulps of [`Fx`]).
@@ -158,6 +163,84 @@ fn intersection(li: &Line, lj: &Line, max_speed: Fx) -> Option<Vec2> {
         coord(li.point.x, li.direction.x),
         coord(li.point.y, li.direction.y),
     ))
+}
+
+// ------------------------------------------------------------------ with the reachable circle
+
+/// [`solve`] with the acceleration limit of seed 002: the closest point to `pref` inside the
+/// lens of the speed circle and the reachable circle ([`Lens`]) and on the left of every line.
+/// The candidates are [`for_each_candidate`]'s (with the lens's speed) plus the seed's extra
+/// ones ([`for_each_lens_candidate`]); feasibility checks both circles. `None` when infeasible.
+#[must_use]
+pub fn solve_lens(lines: &[Line], lens: &Lens, pref: Vec2) -> Option<Vec2> {
+    solve_lens_with_tolerance(lines, lens, pref, DEFAULT_TOLERANCE)
+}
+
+/// [`solve_lens`] with an explicit feasibility tolerance.
+#[must_use]
+pub fn solve_lens_with_tolerance(
+    lines: &[Line],
+    lens: &Lens,
+    pref: Vec2,
+    tolerance: Fx,
+) -> Option<Vec2> {
+    let mut best: Option<(i128, Vec2)> = None;
+    for_each_lens_candidate(lines, lens, pref, |c| {
+        if !is_feasible_lens(lines, lens, c, tolerance) {
+            return;
+        }
+        let d = (c - pref).length_squared_wide();
+        let better = match best {
+            None => true,
+            Some((bd, bv)) => {
+                (d, c.x.to_bits(), c.y.to_bits()) < (bd, bv.x.to_bits(), bv.y.to_bits())
+            }
+        };
+        if better {
+            best = Some((d, c));
+        }
+    });
+    best.map(|(_, v)| v)
+}
+
+/// Whether `v` satisfies every line and both circles of `lens`, each within `tolerance`.
+#[must_use]
+pub fn is_feasible_lens(lines: &[Line], lens: &Lens, v: Vec2, tolerance: Fx) -> bool {
+    let outer = lens.radius + tolerance;
+    is_feasible(lines, lens.max_speed, v, tolerance)
+        && (v - lens.center).length_squared_wide() <= wide_mul(outer, outer)
+}
+
+/// Every candidate of [`solve_lens`]: those of [`for_each_candidate`] for the speed circle,
+/// then seed 002's extra ones: the two circles' crossings, each line's intersections with the
+/// reachable circle, the radial projection of `pref` onto it, and its centre (the whole
+/// reachable disc when its radius is 0).
+pub fn for_each_lens_candidate(lines: &[Line], lens: &Lens, pref: Vec2, mut f: impl FnMut(Vec2)) {
+    for_each_candidate(lines, lens.max_speed, pref, &mut f);
+    if let Some(xs) = lens.crossings() {
+        xs.into_iter().for_each(&mut f);
+    }
+    let c = lens.center;
+    let d = pref - c;
+    let len = d.length();
+    if len > Fx::ZERO {
+        let scale =
+            |x: Fx| Fx::from_bits((wide_mul(x, lens.radius) / i128::from(len.to_bits())) as i64);
+        f(c + Vec2::new(scale(d.x), scale(d.y)));
+    }
+    f(c);
+    for l in lines {
+        // |p − c + t d|² = r²: t = −q·d ± sqrt((q·d)² + r² − |q|²) with q = p − c.
+        let q = l.point - c;
+        let dot = q.dot(l.direction);
+        let disc =
+            wide_mul(dot, dot) + wide_mul(lens.radius, lens.radius) - q.length_squared_wide();
+        if disc >= 0 {
+            let root = sqrt_wide(disc);
+            f(l.point + l.direction * (-dot - root));
+            f(l.point + l.direction * (-dot + root));
+        }
+    }
 }
 
 #[cfg(test)]

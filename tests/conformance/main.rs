@@ -12,6 +12,7 @@ mod common;
 mod circle;
 mod conformance_agents;
 mod conformance_circle;
+mod lp_lens_reference;
 mod lp_reference;
 mod obstacles_conformance;
 #[cfg(feature = "scenario")]
