@@ -76,6 +76,11 @@ pub struct AgentSpec {
     pub velocity: Vec2,
     /// The agent's parameters (scenario defaults with any per-agent overrides applied).
     pub params: AgentParams,
+    /// The agent's model beyond RVO2's ([`AgentModel`](crate::AgentModel)), the default
+    /// unless the file sets its fields (`layers`, `mask`, `body_radius`, `max_accel`,
+    /// `support_velocity`, `slope`, `speed_limit`) in `[defaults]`, a generator's `params` or
+    /// the agent.
+    pub model: crate::AgentModel,
 }
 
 /// How the preferred velocity is chosen every tick.
@@ -320,6 +325,7 @@ impl AgentSpec {
             goal: center + center - start,
             velocity: Vec2::ZERO,
             params,
+            model: crate::AgentModel::default(),
         }
     }
 }
@@ -505,6 +511,7 @@ impl Scenario {
         for (i, a) in self.agents.iter().enumerate() {
             let ctx = || format!("agent {i}");
             a.params.validate(self.time_step).map_err(sim_err(ctx()))?;
+            a.model.validate(self.time_step).map_err(sim_err(ctx()))?;
             check_point(a.start, "start").map_err(sim_err(ctx()))?;
             check_point(a.goal, "goal").map_err(sim_err(ctx()))?;
             check_velocity(a.velocity, "velocity").map_err(sim_err(ctx()))?;
@@ -670,6 +677,7 @@ impl Scenario {
                         });
                     }
                     a.params.validate(self.time_step).map_err(sim_err(ctx()))?;
+                    a.model.validate(self.time_step).map_err(sim_err(ctx()))?;
                     check_point(a.start, "start").map_err(sim_err(ctx()))?;
                     check_point(a.goal, "goal").map_err(sim_err(ctx()))?;
                     check_velocity(a.velocity, "velocity").map_err(sim_err(ctx()))?;
@@ -715,6 +723,10 @@ impl Scenario {
                 .map_err(sim_err(format!("agent {i}")))?;
             sim.set_agent_velocity(id, a.velocity)
                 .map_err(sim_err(format!("agent {i}")))?;
+            if !a.model.is_default() {
+                sim.set_agent_model(id, a.model)
+                    .map_err(sim_err(format!("agent {i}")))?;
+            }
             ids.push(id);
         }
         for (i, o) in self.obstacles.iter().enumerate() {

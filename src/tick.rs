@@ -359,8 +359,12 @@ impl Workspace {
                 stall: agents.stalls()[slot],
                 dir,
             };
+            let models = agents.models();
             let others = self.neighbor_slots[self.neighbors_of(slot)]
                 .iter()
+                // Layers and masks: the deadlock resolution ignores the agents this one does
+                // not avoid, as its LP does.
+                .filter(|&&o| models.is_none_or(|m| m[slot].avoids(&m[o as usize])))
                 .map(|&o| {
                     let o = o as usize;
                     liveness::Other {

@@ -414,6 +414,15 @@ impl Driver {
                             None,
                         );
                     }
+                    if !a.model.is_default() {
+                        out(
+                            Command::SetModel {
+                                id: self.ids[index],
+                                model: a.model,
+                            },
+                            None,
+                        );
+                    }
                     if self.orders {
                         for c in self.route_orders(index, a.goal) {
                             out(c, None);

@@ -107,6 +107,7 @@ use super::{
     Perturbation, PerturbationHash, Policy, Scenario, ScenarioError, grid_agents, ring_agents,
 };
 use crate::agent::{AgentId, AgentParams};
+use crate::agent_model::AgentModel;
 use crate::domain::MAX_COORD;
 use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2, fx_from_f64};
@@ -159,7 +160,7 @@ fn point(p: Point) -> Vec2 {
     Vec2::new(p[0].0, p[1].0)
 }
 
-/// Optional parameter overrides (all fields of [`AgentParams`]).
+/// Optional parameter overrides (all fields of [`AgentParams`] and of [`AgentModel`]).
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ParamOverrides {
@@ -170,6 +171,41 @@ struct ParamOverrides {
     radius: Option<Num>,
     max_speed: Option<Num>,
     priority: Option<u8>,
+    layers: Option<u32>,
+    mask: Option<u32>,
+    body_radius: Option<Num>,
+    max_accel: Option<Num>,
+    support_velocity: Option<Point>,
+    slope: Option<Point>,
+    speed_limit: Option<Num>,
+}
+
+impl ParamOverrides {
+    /// The [`AgentModel`] fields applied to `m`.
+    fn apply_model(&self, mut m: AgentModel) -> AgentModel {
+        if let Some(l) = self.layers {
+            m.layers = l;
+        }
+        if let Some(l) = self.mask {
+            m.mask = l;
+        }
+        if let Some(r) = self.body_radius {
+            m.body_radius = Some(r.0);
+        }
+        if let Some(a) = self.max_accel {
+            m.max_accel = Some(a.0);
+        }
+        if let Some(v) = self.support_velocity {
+            m.support_velocity = point(v);
+        }
+        if let Some(v) = self.slope {
+            m.slope = point(v);
+        }
+        if let Some(v) = self.speed_limit {
+            m.speed_limit = Some(v.0);
+        }
+        m
+    }
 }
 
 impl ParamOverrides {
@@ -210,6 +246,13 @@ struct FileAgent {
     radius: Option<Num>,
     max_speed: Option<Num>,
     priority: Option<u8>,
+    layers: Option<u32>,
+    mask: Option<u32>,
+    body_radius: Option<Num>,
+    max_accel: Option<Num>,
+    support_velocity: Option<Point>,
+    slope: Option<Point>,
+    speed_limit: Option<Num>,
 }
 
 impl FileAgent {
@@ -222,6 +265,13 @@ impl FileAgent {
             radius: self.radius,
             max_speed: self.max_speed,
             priority: self.priority,
+            layers: self.layers,
+            mask: self.mask,
+            body_radius: self.body_radius,
+            max_accel: self.max_accel,
+            support_velocity: self.support_velocity,
+            slope: self.slope,
+            speed_limit: self.speed_limit,
         }
     }
 }
@@ -379,11 +429,12 @@ fn checked_center(c: Option<Point>, context: &str) -> Result<Vec2, ScenarioError
 pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let f: FileScenario = toml::from_str(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
     let defaults = f.defaults.apply(AgentParams::default());
+    let model = f.defaults.apply_model(AgentModel::default());
     let mut agents = Vec::new();
     let mut routes = RouteBuilder::default();
     for (i, a) in f.agent.iter().enumerate() {
         let ctx = format!("agent {i}");
-        let (spec, route) = agent_spec(a, defaults, &ctx)?;
+        let (spec, route) = agent_spec(a, defaults, model, &ctx)?;
         routes.add(AgentId(i as u32), route, &ctx)?;
         agents.push(spec);
     }
@@ -411,12 +462,12 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         }
         let center = checked_center(r.center, &ctx)?;
         let first = agents.len();
-        agents.extend(ring_agents(
-            r.count,
-            r.radius.0,
-            center,
-            r.params.apply(defaults),
-        ));
+        let m = r.params.apply_model(model);
+        agents.extend(
+            ring_agents(r.count, r.radius.0, center, r.params.apply(defaults))
+                .into_iter()
+                .map(|a| AgentSpec { model: m, ..a }),
+        );
         routes.add_group(r.route.as_deref(), first..agents.len(), &ctx)?;
     }
     for (i, g) in f.grid.iter().enumerate() {
@@ -432,14 +483,19 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         }
         let center = checked_center(g.center, &ctx)?;
         let first = agents.len();
-        agents.extend(grid_agents(
-            g.count,
-            spacing,
-            jitter,
-            g.seed.unwrap_or(12345),
-            center,
-            g.params.apply(defaults),
-        ));
+        let m = g.params.apply_model(model);
+        agents.extend(
+            grid_agents(
+                g.count,
+                spacing,
+                jitter,
+                g.seed.unwrap_or(12345),
+                center,
+                g.params.apply(defaults),
+            )
+            .into_iter()
+            .map(|a| AgentSpec { model: m, ..a }),
+        );
         routes.add_group(g.route.as_deref(), first..agents.len(), &ctx)?;
     }
     let mut obstacles = Vec::new();
@@ -479,7 +535,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             vertices: roadmap.into_iter().map(point).collect(),
         },
     };
-    let events = parse_events(f.event, &agents, defaults, &mut routes)?;
+    let events = parse_events(f.event, &agents, defaults, model, &mut routes)?;
     Ok(Scenario {
         name: f.name,
         time_step: f.time_step.0,
@@ -510,6 +566,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
 fn agent_spec(
     a: &FileAgent,
     defaults: AgentParams,
+    model: AgentModel,
     context: &str,
 ) -> Result<(AgentSpec, Vec<Vec2>), ScenarioError> {
     let mut route: Vec<Vec2> = match &a.route {
@@ -533,6 +590,7 @@ fn agent_spec(
         goal,
         velocity: a.velocity.map_or(Vec2::ZERO, point),
         params: a.overrides().apply(defaults),
+        model: a.overrides().apply_model(model),
     };
     Ok((spec, route))
 }
@@ -607,6 +665,7 @@ fn parse_events(
     file: Vec<FileEvent>,
     agents: &[AgentSpec],
     defaults: AgentParams,
+    model: AgentModel,
     routes: &mut RouteBuilder,
 ) -> Result<Vec<Event>, ScenarioError> {
     let mut params: Vec<AgentParams> = agents.iter().map(|a| a.params).collect();
@@ -630,7 +689,7 @@ fn parse_events(
             if params.len() >= super::MAX_SCENARIO_AGENTS {
                 return Err(invalid(ctx(), "too many agents"));
             }
-            let (spec, route) = agent_spec(a, defaults, &ctx())?;
+            let (spec, route) = agent_spec(a, defaults, model, &ctx())?;
             routes.add(AgentId(params.len() as u32), route, &ctx())?;
             params.push(spec.params);
             EventAction::AddAgent(spec)
@@ -656,6 +715,7 @@ fn parse_events(
                 radius: p.radius,
                 max_speed: p.max_speed,
                 priority: p.priority,
+                ..ParamOverrides::default()
             }
             .apply(*current);
             EventAction::SetParams {

@@ -6,6 +6,7 @@
 //! one module with `cargo test --test api scenario::`.
 
 mod agent_lookup;
+mod agent_model;
 #[cfg(feature = "cli")]
 mod cli;
 mod domain;

@@ -144,6 +144,7 @@ fn head_on_pair_against_a_wall_jams() {
         goal,
         velocity: Vec2::ZERO,
         params: blocks.defaults,
+        model: Default::default(),
     };
     blocks.agents = vec![
         agent(scenes::v(8.0, 24.0), scenes::v(75.0, -75.0)),
