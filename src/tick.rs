@@ -566,7 +566,11 @@ impl Workspace {
             radius: (reach - REACH_MARGIN).max(Fx::ZERO),
         };
         let (v, path) = lens::solve_with_path(lines, num_obstacle_lines, &l, pref, scratch);
-        (within_reach(v, center, reach), path)
+        match path {
+            // Braking may give up the reach for the walls (orca::lens).
+            SolvePath::Braked => (v, path),
+            _ => (within_reach(v, center, reach), path),
+        }
     }
 
     /// Stage 7 for one slot, after the LP: its stall counter and outcome.

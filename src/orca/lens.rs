@@ -298,12 +298,15 @@ pub fn lp3(
 /// from a failing agent line, and the braking rule otherwise.
 ///
 /// **Braking rule** ([`SolvePath::Braked`]): when the lens is empty, or the lens and the
-/// obstacle lines have no common point, the agent ignores the other agents and its speed limit
-/// and brakes as hard as its acceleration allows while respecting the walls: the velocity
-/// closest to zero within the reachable circle that satisfies every obstacle line; if the
-/// walls cannot be satisfied within the reachable circle either, LP3 over the obstacle lines
-/// within it (the smallest largest wall violation the acceleration allows). The velocity change
-/// stays within the reachable circle in every case.
+/// obstacle lines have no common point, the agent ignores the other agents and its speed
+/// limit, and brakes as hard as its acceleration allows while respecting the walls: the
+/// velocity closest to zero within the reachable circle that satisfies every obstacle line
+/// (the velocity change stays within reach; the speed may stay above the max speed for the
+/// ticks it takes to brake). If no velocity within reach satisfies the walls, the walls win
+/// over the acceleration limit (seed 002: the braking velocity obeys the navigation
+/// boundary): the velocity in the speed circle closest to the current one (the smallest
+/// change) that satisfies them, or LP3 over them in the speed circle, as RVO2 solves walls
+/// alone ([`SolvePath::Lp3Obstacles`]). Only then does the velocity change exceed the reach.
 #[must_use]
 pub fn solve_with_path(
     lines: &[Line],
@@ -342,14 +345,31 @@ fn brake(obstacle_lines: &[Line], lens: &Lens, scratch: &mut Vec<Line>) -> Vec2 
         max_speed: UNBOUNDED,
         ..*lens
     };
-    match lp2(obstacle_lines, &reach, Objective::Closest(Vec2::ZERO)) {
-        Some(Lp2Outcome::Feasible(v)) => v,
-        Some(Lp2Outcome::Infeasible {
+    if let Some(Lp2Outcome::Feasible(v)) =
+        lp2(obstacle_lines, &reach, Objective::Closest(Vec2::ZERO))
+    {
+        return v;
+    }
+    // The walls cannot be satisfied within reach: they win over the acceleration limit
+    // (seed 002: the braking velocity obeys the navigation boundary), with the smallest
+    // velocity change that satisfies them, as RVO2 would solve them.
+    match super::lp::lp2(
+        obstacle_lines,
+        lens.max_speed,
+        Objective::Closest(lens.center),
+    ) {
+        Lp2Outcome::Feasible(v) => v,
+        Lp2Outcome::Infeasible {
             failed_line,
             partial,
-        }) => lp3(obstacle_lines, 0, failed_line, &reach, partial, scratch),
-        // The reachable circle alone is never empty.
-        None => lens.center,
+        } => super::lp::lp3(
+            obstacle_lines,
+            0,
+            failed_line,
+            lens.max_speed,
+            partial,
+            scratch,
+        ),
     }
 }
 
@@ -421,17 +441,28 @@ mod tests {
 
     #[test]
     fn brakes_within_reach_when_the_walls_leave_no_room() {
-        // Moving at (2, 0) with reach 0.5 towards a wall that demands v_x ≤ 0 (line x = 0
-        // pointing +y): the lens holds no such velocity, so the agent brakes to (1.5, 0).
+        // Moving at (2, 0) with reach 0.5, speed limit 1, a wall demanding v_x ≤ 1.75 (line
+        // x = 1.75 pointing +y): the lens (within 1 of the origin, within 0.5 of (2, 0)) is
+        // empty, so the agent brakes: closest to zero within reach, (1.5, 0).
         let lines = [Line {
-            point: Vec2::ZERO,
+            point: Vec2::new(Fx::lit("1.75"), Fx::ZERO),
             direction: Vec2::from_int(0, 1),
         }];
-        let l = lens(2, (2, 0), "0.5");
+        let l = lens(1, (2, 0), "0.5");
         let mut scratch = Vec::new();
         let (v, path) = solve_with_path(&lines, 1, &l, Vec2::from_int(2, 0), &mut scratch);
         assert_eq!(path, SolvePath::Braked);
         assert_eq!(v, Vec2::new(Fx::lit("1.5"), Fx::ZERO));
+        // A wall demanding v_x ≤ 0, out of reach: the wall wins over the acceleration, with
+        // the smallest change of velocity: from (1, 1) to (0, 1).
+        let lines = [Line {
+            point: Vec2::ZERO,
+            direction: Vec2::from_int(0, 1),
+        }];
+        let l = lens(2, (1, 1), "0.5");
+        let (v, path) = solve_with_path(&lines, 1, &l, Vec2::from_int(2, 0), &mut scratch);
+        assert_eq!(path, SolvePath::Braked);
+        assert_eq!(v, Vec2::from_int(0, 1));
         // The same wall within reach: braking stops at the wall.
         let l = lens(2, (0, 0), "0.5");
         let (v, path) = solve_with_path(&lines, 1, &l, Vec2::from_int(2, 0), &mut scratch);

@@ -204,12 +204,13 @@ fn lens_vs_reference_sweep() {
 }
 
 /// Whatever the lines, the full solve never leaves the reachable circle by more than the
-/// LP's rounding (here checked against the exact circle grown by 2⁻²⁴), and it brakes only
-/// when the obstacle lines and the lens have no common point.
+/// LP's rounding (here checked against the exact circle grown by 2⁻²⁴), except when braking
+/// for walls out of reach (which it then satisfies); and it brakes only when the obstacle lines
+/// and the lens have no common point.
 #[test]
 fn solve_stays_within_reach_and_brakes_only_without_a_solution() {
     let mut scratch = Vec::new();
-    let mut braked = 0;
+    let (mut braked, mut left_reach) = (0, 0);
     for seed in 0..5_000 {
         let mut p = problem(seed);
         // Some problems made infeasible for the walls: a line pushing away from the lens.
@@ -227,11 +228,8 @@ fn solve_stays_within_reach_and_brakes_only_without_a_solution() {
         let walls = usize::from(seed % 3 == 0) + (p.lines.len() / 2).min(1);
         let (out, path) = lens::solve_with_path(&p.lines, walls, &p.lens, p.pref, &mut scratch);
         let grown = p.lens.radius + Fx::from_bits(1 << 8);
-        assert!(
-            (out - p.lens.center).length_squared_wide()
-                <= lockstep_orca::math::wide_mul(grown, grown),
-            "seed {seed}: {out:?} outside reach, {p:?}"
-        );
+        let within = (out - p.lens.center).length_squared_wide()
+            <= lockstep_orca::math::wide_mul(grown, grown);
         let walls_in_lens = reference::solve_lens(&p.lines[..walls], &p.lens, p.pref).is_some();
         if path == SolvePath::Braked {
             braked += 1;
@@ -239,11 +237,36 @@ fn solve_stays_within_reach_and_brakes_only_without_a_solution() {
                 !walls_in_lens || !p.planted,
                 "seed {seed}: braked with a solution"
             );
+            // Braking gives up the reach only for walls that no velocity within reach
+            // satisfies, and then the walls hold (when the speed circle allows them).
+            let reach_only = Lens {
+                max_speed: Fx::from_num(1 << 16),
+                ..p.lens
+            };
+            let walls_in_reach =
+                reference::solve_lens(&p.lines[..walls], &reach_only, Vec2::ZERO).is_some();
+            assert!(
+                within || !walls_in_reach,
+                "seed {seed}: left reach with walls in reach"
+            );
+            let tol = Fx::from_bits(1 << 8);
+            let walls_hold = reference::is_feasible(&p.lines[..walls], p.lens.max_speed, out, tol);
+            let walls_possible =
+                reference::solve(&p.lines[..walls], p.lens.max_speed, Vec2::ZERO).is_some();
+            assert!(
+                within || walls_hold || !walls_possible,
+                "seed {seed}: walls violated"
+            );
+            left_reach += u32::from(!within);
+        } else {
+            assert!(within, "seed {seed}: {out:?} outside reach, {p:?}");
         }
         if seed % 3 == 0 {
-            // The pushing wall is out of reach: always a brake, towards it.
+            // The pushing wall is out of reach: always a brake.
             assert_eq!(path, SolvePath::Braked, "seed {seed}");
         }
     }
+    println!("{braked} brakes, {left_reach} of them leaving the reach for the walls");
     assert!(braked >= 1_000, "{braked}");
+    assert!(left_reach >= 100, "{left_reach}");
 }
