@@ -2,6 +2,7 @@
 //! [`crate::snapshot`]).
 
 use crate::agent::{Agent, AgentId, AgentParams};
+use crate::agent_model::AgentModel;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleSet, ObstacleShape};
 use crate::sim::Simulator;
@@ -171,6 +172,40 @@ fn agent(d: &mut SnapshotDiff, a: &Agent, b: &Agent) {
     d.cmp(s, "pref_velocity", V(a.pref_velocity), V(b.pref_velocity));
     params(d, s, "params.", &a.params, &b.params);
     d.cmp(s, "stall", a.stall, b.stall);
+    model(d, s, &a.model, &b.model);
+}
+
+/// An optional scalar as its value or `none`.
+struct O(Option<Fx>);
+
+impl PartialEq for O {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl fmt::Display for O {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "{v}"),
+            None => write!(f, "none"),
+        }
+    }
+}
+
+fn model(d: &mut SnapshotDiff, s: Scope, a: &AgentModel, b: &AgentModel) {
+    d.cmp(s, "model.layers", a.layers, b.layers);
+    d.cmp(s, "model.mask", a.mask, b.mask);
+    d.cmp(s, "model.body_radius", O(a.body_radius), O(b.body_radius));
+    d.cmp(s, "model.max_accel", O(a.max_accel), O(b.max_accel));
+    d.cmp(
+        s,
+        "model.support_velocity",
+        V(a.support_velocity),
+        V(b.support_velocity),
+    );
+    d.cmp(s, "model.slope", V(a.slope), V(b.slope));
+    d.cmp(s, "model.speed_limit", O(a.speed_limit), O(b.speed_limit));
 }
 
 fn shape_kind(s: &ObstacleShape) -> &'static str {

@@ -3,7 +3,8 @@
 
 use lockstep_orca::snapshot::{self, Difference, Scope};
 use lockstep_orca::{
-    AgentId, AgentParams, Command, Fx, Liveness, ObstacleShape, Simulator, SimulatorParams, Vec2,
+    AgentId, AgentModel, AgentParams, Command, Fx, Liveness, ObstacleShape, Simulator,
+    SimulatorParams, Vec2,
 };
 
 fn scene() -> Simulator {
@@ -82,6 +83,35 @@ fn each_changed_field_is_named_exactly() {
         (Scope::Agent(AgentId(4)), "present", "absent")
     );
     assert_eq!(d.to_string(), "agent 4 present: at (16, 0) | absent\n");
+
+    // The agent model (issue 14): each field by name, through a version 4 snapshot.
+    let mut b = a.clone();
+    b.set_agent_model(
+        AgentId(1),
+        AgentModel {
+            max_accel: Some(Fx::lit("2.5")),
+            ..AgentModel::default()
+        },
+    )
+    .unwrap();
+    let x = snapshot::diff(&a, &through_bytes(&b));
+    let x = only(&x);
+    assert_eq!(
+        (x.scope, x.field.as_str(), x.a.as_str(), x.b.as_str()),
+        (Scope::Agent(AgentId(1)), "model.max_accel", "none", "2.5")
+    );
+    let mut c = b.clone();
+    c.set_agent_model(
+        AgentId(1),
+        AgentModel {
+            max_accel: Some(Fx::lit("2.5")),
+            mask: 6,
+            ..AgentModel::default()
+        },
+    )
+    .unwrap();
+    let x = snapshot::diff(&b, &c);
+    assert_eq!(only(&x).field, "model.mask");
 
     let mut b = a.clone();
     b.set_liveness(Liveness::Rvo2);
