@@ -359,12 +359,8 @@ impl Workspace {
                 stall: agents.stalls()[slot],
                 dir,
             };
-            let models = agents.models();
             let others = self.neighbor_slots[self.neighbors_of(slot)]
                 .iter()
-                // Layers and masks: the deadlock resolution ignores the agents this one does
-                // not avoid, as its LP does.
-                .filter(|&&o| models.is_none_or(|m| m[slot].avoids(&m[o as usize])))
                 .map(|&o| {
                     let o = o as usize;
                     liveness::Other {
@@ -378,7 +374,13 @@ impl Workspace {
                         max_speed: agents.params()[o].max_speed,
                     }
                 });
-            let s = liveness::steer(&me, others, rules);
+            let s = match agents.models() {
+                None => liveness::steer(&me, others, rules),
+                Some(m) => {
+                    let slots = &self.neighbor_slots[self.neighbors_of(slot)];
+                    steer_masked(&me, others, slots, m, slot, rules)
+                }
+            };
             steered += u64::from(s.pref != me.pref && s.yielding_to.is_none());
             yielding += u64::from(s.yielding_to.is_some());
             self.steered.push(s.pref);
@@ -724,6 +726,26 @@ impl SolveCounts {
         }
         self.at_max += u64::from(at_max);
     }
+}
+
+/// Stage 5 (steer) for one slot when agent models are in use: the deadlock resolution ignores
+/// the neighbours this agent does not avoid (layers and masks), as its LP does. `slots` are the
+/// slots of `others`, in order. Out of line, so the RVO2 path of the stage stays as it was.
+#[inline(never)]
+fn steer_masked(
+    me: &liveness::Me,
+    others: impl Iterator<Item = liveness::Other>,
+    slots: &[u32],
+    models: &[AgentModel],
+    slot: usize,
+    rules: Rules,
+) -> liveness::Steered {
+    let mine = &models[slot];
+    let avoided = others
+        .zip(slots)
+        .filter(|&(_, &o)| mine.avoids(&models[o as usize]))
+        .map(|(other, _)| other);
+    liveness::steer(me, avoided, rules)
 }
 
 /// Whether `v` is at the speed limit: `max_speed² − |v|² ≤ max_speed · 2⁻¹⁶` (raw Q64.64).
