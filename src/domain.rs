@@ -20,6 +20,11 @@
 //! | pending commands | `≤ 1,048,576` ([`MAX_PENDING_COMMANDS`]) |
 //! | obstacle vertices, all obstacles together | `≤ 1,048,576` ([`MAX_OBSTACLE_VERTICES`]) |
 //! | move-order path points | `≤ 1,025` per agent, `≤ 4,194,304` in all ([`crate::orders`]) |
+//! | agent model ([`crate::AgentModel`]): `body_radius` | `0.001 ..= 1,000` (obstacle lines use `min(body_radius, radius)`) |
+//! | `max_accel` | `0 ..= 100,000` units/s², and `max_accel · time_step ≤ 4,096` units/s |
+//! | `support_velocity` components | `≤ 1,000` (world velocities up to 2,000 per component) |
+//! | `slope` components | `≤ 1,000` |
+//! | `speed_limit` | `0 ..= 1,000` |
 //!
 //! **One domain for every entry point.** The setters, the commands (when queued and when
 //! applied), the scenario format, snapshot restore and replay decoding check the same limits

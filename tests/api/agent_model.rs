@@ -746,3 +746,73 @@ fn a_neutral_model_follows_rvo2_to_the_bit() {
     // Only the model extension of the hash tells them apart.
     assert_ne!(plain.state_hash(), modelled.state_hash());
 }
+
+/// The model's domain edges at once: the largest support (opposite for two neighbours), max
+/// speed and velocity, the largest reach (`max_accel · time_step` = 4,000), the steepest slope
+/// and the largest radius, next to a wall: the steps run with overflow checks on (the test
+/// profile) and stay in the domain.
+#[test]
+fn the_model_at_its_domain_edges_steps_without_overflow() {
+    let mut sim = Simulator::new(SimulatorParams {
+        time_step: fx("0.04"),
+        ..SimulatorParams::default()
+    })
+    .unwrap();
+    let params = AgentParams {
+        radius: Fx::from_num(100),
+        max_speed: Fx::from_num(1000),
+        neighbor_dist: Fx::from_num(4000),
+        time_horizon: Fx::ONE,
+        time_horizon_obst: Fx::ONE,
+        ..AgentParams::default()
+    };
+    let big = Fx::from_num(1000);
+    let edge = AgentModel {
+        layers: u32::MAX,
+        mask: u32::MAX,
+        body_radius: Some(Fx::from_num(1000)),
+        max_accel: Some(Fx::from_num(100_000)),
+        support_velocity: Vec2::new(big, big),
+        slope: Vec2::new(-big, big),
+        speed_limit: Some(big),
+    };
+    let a = sim.add_agent_with(Vec2::from_int(-300, 0), params).unwrap();
+    let b = sim.add_agent_with(Vec2::from_int(300, 0), params).unwrap();
+    let c = sim.add_agent_with(Vec2::from_int(0, 400), params).unwrap();
+    sim.set_agent_model(a, edge).unwrap();
+    sim.set_agent_model(
+        b,
+        AgentModel {
+            support_velocity: Vec2::new(-big, -big),
+            slope: Vec2::ZERO,
+            ..edge
+        },
+    )
+    .unwrap();
+    sim.set_agent_model(
+        c,
+        AgentModel {
+            support_velocity: Vec2::new(-big, big),
+            slope: Vec2::ZERO,
+            max_accel: Some(Fx::ZERO),
+            ..edge
+        },
+    )
+    .unwrap();
+    for (id, v) in [(a, (1000, 1000)), (b, (-1000, -1000)), (c, (1000, -1000))] {
+        let v = Vec2::from_int(v.0, v.1);
+        sim.set_agent_velocity(id, v).unwrap();
+        sim.set_agent_pref_velocity(id, v).unwrap();
+    }
+    sim.add_obstacle(ObstacleShape::Polygon(vec![
+        Vec2::from_int(-50, 150),
+        Vec2::from_int(50, 150),
+        Vec2::from_int(50, 250),
+        Vec2::from_int(-50, 250),
+    ]))
+    .unwrap();
+    for _ in 0..40 {
+        sim.step().unwrap();
+    }
+    assert_eq!(sim.tick(), 40);
+}
