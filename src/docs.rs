@@ -24,6 +24,9 @@ pub mod domain {}
 #[doc = include_str!("../docs/rvo2.md")]
 pub mod rvo2 {}
 
+#[doc = include_str!("../docs/agent-model.md")]
+pub mod agent_model {}
+
 #[doc = include_str!("../docs/performance.md")]
 pub mod performance {}
 
