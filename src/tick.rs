@@ -512,7 +512,7 @@ impl Workspace {
         let support = m.support_velocity;
         if support != Vec2::ZERO {
             for l in out.iter_mut() {
-                l.point = l.point - support;
+                l.point -= support;
             }
         }
         obstacle

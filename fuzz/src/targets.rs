@@ -331,7 +331,7 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
                 // so the walls can always be kept (a faster conveyor carries it into the wall).
                 support_velocity: v * Fx::lit("0.015625"),
                 slope: Vec2::new(v.y, v.x) * Fx::lit("0.0625"),
-                speed_limit: (x & 8 != 0).then(|| Fx::ONE),
+                speed_limit: (x & 8 != 0).then_some(Fx::ONE),
             },
         },
     }
