@@ -506,3 +506,55 @@ fn pending_commands_in_the_past_are_rejected() {
         SnapshotError::Inconsistent("pending command in the past")
     );
 }
+
+/// Version 4 (agent models, issue 14): its models section is checked like the rest. The
+/// section is the payload's tail: a `u64` count, then per model the agent id (`u32`), layers,
+/// mask (`u32`), body radius and max accel (option: tag byte, value when some), support and
+/// slope (two `i64` each), speed limit (option): 47 bytes for a model of options all none.
+#[test]
+fn version_4_models_are_validated() {
+    let mut sim = small_scene();
+    let id = sim.agent_ids()[1];
+    sim.set_agent_model(
+        id,
+        lockstep_orca::AgentModel {
+            layers: 2,
+            ..lockstep_orca::AgentModel::default()
+        },
+    )
+    .unwrap();
+    let bytes = sim.snapshot();
+    let p = payload(&bytes).to_vec();
+    let tail = p.len() - 55;
+    assert_eq!(u64::from_le_bytes(p[tail..tail + 8].try_into().unwrap()), 1);
+    assert_eq!(
+        u32::from_le_bytes(p[tail + 8..tail + 12].try_into().unwrap()),
+        id.0
+    );
+    let v4 = |p: &[u8]| Simulator::restore(&reseal(&SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS, p));
+    assert_eq!(v4(&p).unwrap().state_hash(), sim.state_hash());
+    // A model for an agent that is not there.
+    let mut bad = p.clone();
+    bad[tail + 8..tail + 12].copy_from_slice(&999u32.to_le_bytes());
+    assert!(matches!(v4(&bad), Err(SnapshotError::Inconsistent(_))));
+    // A default model stored (layers back to 1).
+    let mut bad = p.clone();
+    bad[tail + 12..tail + 16].copy_from_slice(&1u32.to_le_bytes());
+    assert_eq!(
+        v4(&bad).unwrap_err(),
+        SnapshotError::Inconsistent("a default agent model stored")
+    );
+    // A slope outside the domain.
+    let mut bad = p.clone();
+    let slope_x = tail + 8 + 4 + 8 + 1 + 1 + 16;
+    bad[slope_x..slope_x + 8].copy_from_slice(&(5000i64 << 32).to_le_bytes());
+    assert!(matches!(v4(&bad), Err(SnapshotError::Invalid(_))));
+    // Two models for one agent.
+    let mut bad = p.clone();
+    bad[tail..tail + 8].copy_from_slice(&2u64.to_le_bytes());
+    bad.extend_from_slice(&p[tail + 8..]);
+    assert!(matches!(v4(&bad), Err(SnapshotError::Inconsistent(_))));
+    // A version 3 payload read as version 4 lacks the section.
+    let v3 = small_scene().snapshot();
+    assert!(matches!(v4(payload(&v3)), Err(SnapshotError::Decode(_))));
+}
