@@ -187,6 +187,14 @@ pub enum EventAction {
         /// Its new velocity.
         velocity: Vec2,
     },
+    /// Replaces an agent's model ([`AgentModel`](crate::AgentModel); the file's partial
+    /// fields are resolved against the agent's model at that point of the event list).
+    SetModel {
+        /// The agent.
+        id: AgentId,
+        /// Its whole new model.
+        model: crate::AgentModel,
+    },
 }
 
 impl EventAction {
@@ -206,6 +214,7 @@ impl EventAction {
             Self::SetParams { id, params } => Command::SetParams { id, params },
             Self::SetPosition { id, position } => Command::SetPosition { id, position },
             Self::SetVelocity { id, velocity } => Command::SetVelocity { id, v: velocity },
+            Self::SetModel { id, model } => Command::SetModel { id, model },
         })
     }
 
@@ -218,7 +227,8 @@ impl EventAction {
             | Self::SetGoal { id, .. }
             | Self::SetParams { id, .. }
             | Self::SetPosition { id, .. }
-            | Self::SetVelocity { id, .. } => Some(id),
+            | Self::SetVelocity { id, .. }
+            | Self::SetModel { id, .. } => Some(id),
         }
     }
 }
@@ -695,6 +705,9 @@ impl Scenario {
                 }
                 EventAction::SetVelocity { velocity, .. } => {
                     check_velocity(velocity, "velocity").map_err(sim_err(ctx()))?;
+                }
+                EventAction::SetModel { model, .. } => {
+                    model.validate(self.time_step).map_err(sim_err(ctx()))?;
                 }
             }
         }

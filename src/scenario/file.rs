@@ -372,6 +372,19 @@ struct FileSetParams {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct FileSetModel {
+    id: u32,
+    layers: Option<u32>,
+    mask: Option<u32>,
+    body_radius: Option<Num>,
+    max_accel: Option<Num>,
+    support_velocity: Option<Point>,
+    slope: Option<Point>,
+    speed_limit: Option<Num>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FileEvent {
     tick: u64,
     add_agent: Option<FileAgent>,
@@ -380,6 +393,7 @@ struct FileEvent {
     set_params: Option<FileSetParams>,
     set_position: Option<FileSetPosition>,
     set_velocity: Option<FileSetVelocity>,
+    set_model: Option<FileSetModel>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -669,6 +683,7 @@ fn parse_events(
     routes: &mut RouteBuilder,
 ) -> Result<Vec<Event>, ScenarioError> {
     let mut params: Vec<AgentParams> = agents.iter().map(|a| a.params).collect();
+    let mut models: Vec<AgentModel> = agents.iter().map(|a| a.model).collect();
     let mut events = Vec::with_capacity(file.len());
     for (i, e) in file.into_iter().enumerate() {
         let ctx = || format!("event #{i} (tick {})", e.tick);
@@ -677,12 +692,13 @@ fn parse_events(
             + usize::from(e.set_goal.is_some())
             + usize::from(e.set_params.is_some())
             + usize::from(e.set_position.is_some())
-            + usize::from(e.set_velocity.is_some());
+            + usize::from(e.set_velocity.is_some())
+            + usize::from(e.set_model.is_some());
         if given != 1 {
             return Err(invalid(
                 ctx(),
                 "give exactly one of add_agent, remove_agent, set_goal, set_params, \
-                 set_position, set_velocity",
+                 set_position, set_velocity, set_model",
             ));
         }
         let action = if let Some(a) = &e.add_agent {
@@ -692,6 +708,7 @@ fn parse_events(
             let (spec, route) = agent_spec(a, defaults, model, &ctx())?;
             routes.add(AgentId(params.len() as u32), route, &ctx())?;
             params.push(spec.params);
+            models.push(spec.model);
             EventAction::AddAgent(spec)
         } else if let Some(id) = e.remove_agent {
             EventAction::RemoveAgent(AgentId(id))
@@ -721,6 +738,28 @@ fn parse_events(
             EventAction::SetParams {
                 id: AgentId(p.id),
                 params: *current,
+            }
+        } else if let Some(m) = &e.set_model {
+            let Some(current) = models.get_mut(m.id as usize) else {
+                return Err(invalid(
+                    ctx(),
+                    format!("agent {} does not exist at this point", m.id),
+                ));
+            };
+            *current = ParamOverrides {
+                layers: m.layers,
+                mask: m.mask,
+                body_radius: m.body_radius,
+                max_accel: m.max_accel,
+                support_velocity: m.support_velocity,
+                slope: m.slope,
+                speed_limit: m.speed_limit,
+                ..ParamOverrides::default()
+            }
+            .apply_model(*current);
+            EventAction::SetModel {
+                id: AgentId(m.id),
+                model: *current,
             }
         } else if let Some(p) = &e.set_position {
             EventAction::SetPosition {

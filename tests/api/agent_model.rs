@@ -816,3 +816,62 @@ fn the_model_at_its_domain_edges_steps_without_overflow() {
     }
     assert_eq!(sim.tick(), 40);
 }
+
+/// The scenario format: model fields in `[defaults]`, on a generator and on an agent, and a
+/// `set_model` event resolved against the agent's model at that point; a bad value is refused
+/// with the field's name.
+#[cfg(feature = "scenario")]
+#[test]
+fn scenario_files_carry_the_model() {
+    use lockstep_orca::scenario::{EventAction, Scenario};
+    let text = r#"
+time_step = 0.25
+[defaults]
+max_accel = 2
+[[agent]]
+start = [0, 0]
+goal = [10, 0]
+mask = 0
+support_velocity = ["0.5", 0]
+[[ring]]
+count = 2
+radius = 5
+params = { layers = 4, body_radius = "0.4", slope = ["0.75", 0] }
+[[event]]
+tick = 3
+set_model = { id = 0, speed_limit = 1 }
+"#;
+    let scene = Scenario::from_toml_str(text).unwrap();
+    let a = scene.agents[0].model;
+    assert_eq!(
+        (a.mask, a.layers, a.max_accel),
+        (0, 1, Some(Fx::from_num(2)))
+    );
+    assert_eq!(a.support_velocity, v("0.5", "0"));
+    let r = scene.agents[1].model;
+    assert_eq!((r.layers, r.body_radius), (4, Some(fx("0.4"))));
+    assert_eq!(r.slope, v("0.75", "0"));
+    let EventAction::SetModel { id, model } = scene.events[0].action else {
+        panic!("{:?}", scene.events[0].action);
+    };
+    assert_eq!(id, AgentId(0));
+    assert_eq!(
+        model,
+        AgentModel {
+            speed_limit: Some(Fx::ONE),
+            ..a
+        }
+    );
+    let (mut sim, driver) = scene.build().unwrap();
+    assert_eq!(sim.agent_model(AgentId(0)).unwrap(), a);
+    assert_eq!(sim.agent_model(AgentId(2)).unwrap(), r);
+    for tick in 0..4 {
+        driver.apply_events(&mut sim, tick).unwrap();
+        driver.set_pref_velocities(&mut sim, tick).unwrap();
+        sim.step().unwrap();
+    }
+    assert_eq!(sim.agent_model(AgentId(0)).unwrap(), model);
+    let bad = text.replace("max_accel = 2", "max_accel = 200000");
+    let err = Scenario::from_toml_str(&bad).unwrap_err().to_string();
+    assert!(err.contains("max_accel"), "{err}");
+}
