@@ -693,6 +693,10 @@ fn replays_carry_model_commands() {
         sim.agent_model(AgentId(4)).unwrap().max_accel,
         Some(Fx::ONE)
     );
+    // A replay that starts from a state with models in use (its initial snapshot is version 4).
+    let again = replay::record(&mut sim, 20, RecordOptions::default(), |_| Vec::new()).unwrap();
+    let bytes = again.to_bytes().unwrap();
+    assert!(replay::verify_bytes(&bytes).unwrap().is_match());
 }
 
 /// A model in use whose every part is neutral (the speed limit at the max speed, the body
