@@ -43,7 +43,7 @@ use crate::liveness::{self, Liveness, Rules};
 use crate::math::{Fx, Vec2, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
-use crate::orca::lines::{AgentState, PairHalf, Share};
+use crate::orca::lines::{AgentState, Branch, PairHalf, Share};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{AgentTree, NeighborKey};
 use std::time::{Duration, Instant};
@@ -216,10 +216,39 @@ struct ChunkLists {
     ids: Vec<AgentId>,
     /// Stage 5: the pair solutions of each slot with its *higher* neighbours (`other > slot`),
     /// in list order; `pair_start[i]` is the first of slot `i`'s.
-    pairs: Vec<PairHalf>,
+    pairs: Vec<StoredPair>,
     pair_start: Vec<u32>,
     /// Scratch of the query.
     keys: Vec<NeighborKey>,
+}
+
+/// A pair solution as stage 5 stores it: [`PairHalf`] without its branch (32 bytes instead of
+/// 40; the lines read only `u` and the direction).
+#[derive(Clone, Copy, Debug)]
+struct StoredPair {
+    u: Vec2,
+    direction: Vec2,
+}
+
+impl StoredPair {
+    #[inline]
+    fn new(p: PairHalf) -> Self {
+        Self {
+            u: p.u,
+            direction: p.direction,
+        }
+    }
+
+    /// The pair solution again (its branch is not kept: reported as the leg it is not read
+    /// for).
+    #[inline]
+    fn half(self) -> PairHalf {
+        PairHalf {
+            u: self.u,
+            direction: self.direction,
+            branch: Branch::RightLeg,
+        }
+    }
 }
 
 /// The chunk's scratch and counters for stages 5b to 8.
@@ -349,7 +378,7 @@ fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> 
     let mut k = c.pair_start[i] as usize;
     for &s in &c.slots[start as usize..(start + len) as usize] {
         if s == target {
-            return Some(c.pairs[k]);
+            return Some(c.pairs[k].half());
         }
         k += usize::from(s as usize > lower);
     }
@@ -519,12 +548,12 @@ impl ChunkLists {
             for &o in listed {
                 let o = o as usize;
                 if o > slot {
-                    self.pairs.push(PairHalf::solve(
+                    self.pairs.push(StoredPair::new(PairHalf::solve(
                         &me,
                         &pre.state(o),
                         p.time_horizon,
                         pre.time_step,
-                    ));
+                    )));
                 }
             }
         }
@@ -616,7 +645,7 @@ impl ChunkWork {
             // hand it over; else solved here.
             let pair = if o > slot {
                 k += 1;
-                c.pairs[k - 1]
+                c.pairs[k - 1].half()
             } else if let Some(pair) = reusable(pre, lists, o, slot) {
                 self.counts.pairs_reused += 1;
                 pair

@@ -60,7 +60,13 @@ impl AgentTree {
         if positions.is_empty() {
             return;
         }
-        self.nodes.resize(2 * positions.len() - 1, Node::default());
+        // At most 2n − 1 nodes (each split leaves both sides non-empty). Reserved, not
+        // written: only the nodes the build creates (about 2n / 5 with leaves of up to 10)
+        // touch memory, and a steady run never reallocates.
+        let worst = 2 * positions.len() - 1;
+        if self.nodes.capacity() < worst {
+            self.nodes.reserve(worst);
+        }
         self.leaf_of.clear();
         self.leaf_of.resize(positions.len(), 0);
         self.build_recursive(positions, 0, positions.len(), 0);
@@ -78,7 +84,15 @@ impl AgentTree {
         );
     }
 
-    fn build_recursive(&mut self, positions: &[Vec2], begin: usize, end: usize, node: usize) {
+    /// Builds the subtree over `order[begin..end]` below `parent`; returns its node. Nodes are
+    /// numbered in depth-first order (the root is 0, a node's left child is the next node).
+    fn build_recursive(
+        &mut self,
+        positions: &[Vec2],
+        begin: usize,
+        end: usize,
+        parent: u32,
+    ) -> u32 {
         let first = positions[self.order[begin] as usize];
         let (mut min, mut max) = (first, first);
         let mut min_slot = self.order[begin];
@@ -88,17 +102,22 @@ impl AgentTree {
             max = Vec2::new(max.x.max(p.x), max.y.max(p.y));
             min_slot = min_slot.min(slot);
         }
-        let n = &mut self.nodes[node];
-        n.begin = begin as u32;
-        n.end = end as u32;
-        n.min = min;
-        n.max = max;
-        n.min_slot = min_slot;
+        let node = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            begin: begin as u32,
+            end: end as u32,
+            left: 0,
+            right: 0,
+            parent,
+            min,
+            max,
+            min_slot,
+        });
         if end - begin <= MAX_LEAF_SIZE {
             for &slot in &self.order[begin..end] {
-                self.leaf_of[slot as usize] = node as u32;
+                self.leaf_of[slot as usize] = node;
             }
-            return;
+            return node;
         }
         // Split the longer side at its midpoint (exact: floor of the raw sum / 2).
         let vertical = max.x - min.x > max.y - min.y;
@@ -127,14 +146,12 @@ impl AgentTree {
         if left_size == 0 {
             left_size = (end - begin) / 2;
         }
-        let left_node = node + 1;
-        let right_node = node + 2 * left_size;
-        self.nodes[node].left = left_node as u32;
-        self.nodes[node].right = right_node as u32;
-        self.nodes[left_node].parent = node as u32;
-        self.nodes[right_node].parent = node as u32;
-        self.build_recursive(positions, begin, begin + left_size, left_node);
-        self.build_recursive(positions, begin + left_size, end, right_node);
+        let left_node = self.build_recursive(positions, begin, begin + left_size, node);
+        let right_node = self.build_recursive(positions, begin + left_size, end, node);
+        let n = &mut self.nodes[node as usize];
+        n.left = left_node;
+        n.right = right_node;
+        node
     }
 
     /// Finds the `max_neighbors` nearest agents to `positions[slot]` with squared distance below

@@ -207,6 +207,8 @@ fn run(args: &BenchArgs) -> Result<(), Fail> {
     let (mut sim, driver) = scenario
         .build()
         .map_err(|e| Fail::failed(format!("{scene}: {e}")))?;
+    // The scene description is not needed once built (peak memory is the simulator's).
+    drop(scenario);
     let agents = sim.num_agents();
     let max_ticks = match (until_reached, args.ticks) {
         (_, Some(t)) => t,
