@@ -45,7 +45,7 @@ use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lines::{AgentState, Branch, PairHalf, Share};
 use crate::orca::lp::{self, SolvePath};
-use crate::spatial::kdtree::{AgentTree, NeighborKey};
+use crate::spatial::kdtree::{self, AgentTree, NeighborKey};
 use std::time::{Duration, Instant};
 
 /// Counters of one [`step`](crate::Simulator::step), named after its stages (see the
@@ -220,6 +220,9 @@ struct ChunkLists {
     pair_start: Vec<u32>,
     /// Scratch of the query.
     keys: Vec<NeighborKey>,
+    /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
+    /// none). A speed hint, never state: every hint gives the same lists.
+    hints: Vec<u64>,
 }
 
 /// A pair solution as stage 5 stores it: [`PairHalf`] without its branch (32 bytes instead of
@@ -423,9 +426,16 @@ impl Workspace {
         let chunks = n.div_ceil(CHUNK);
         self.lists.resize_with(chunks, ChunkLists::default);
         let tree = &self.tree;
+        // How far an agent can move in one tick: its speed is at most its max speed (the LP's
+        // circle). Hints from a tick whose slots held other agents are dropped.
+        let max_speed = pre.agents.params().iter().map(|p| p.max_speed).max();
+        let reach = max_speed.map_or(0, |v| {
+            (wide_mul(v, pre.time_step) >> 32).unsigned_abs() as u64 + 1
+        });
+        let hints_valid = self.listed_ids[..] == pre.agents.ids()[..];
         for_each_chunk(&mut self.lists, |c, lists| {
             let slots = c * CHUNK..((c + 1) * CHUNK).min(n);
-            lists.find(pre, tree, slots);
+            lists.find(pre, tree, slots, reach, hints_valid);
         });
         self.listed_ids.clear();
         self.listed_ids.extend_from_slice(pre.agents.ids());
@@ -526,8 +536,16 @@ impl ChunkLists {
         self.pair_start.clear();
     }
 
-    /// Stages 4 and 5 for `slots`.
-    fn find(&mut self, pre: Pre<'_>, tree: &AgentTree, slots: std::ops::Range<usize>) {
+    /// Stages 4 and 5 for `slots`. `reach` bounds how far any agent moves in one tick (raw);
+    /// `hints_valid` is false when the slots changed since the last tick.
+    fn find(
+        &mut self,
+        pre: Pre<'_>,
+        tree: &AgentTree,
+        slots: std::ops::Range<usize>,
+        reach: u64,
+        hints_valid: bool,
+    ) {
         let params = pre.agents.params();
         let chunk_params = &params[slots.clone()];
         let n = params.len();
@@ -553,17 +571,24 @@ impl ChunkLists {
         reserve_total(&mut self.pair_start, slots.len());
         let positions = pre.agents.positions();
         let ids = pre.agents.ids();
-        for slot in slots {
+        // Hints are per slot: after agents were added or removed the slots moved, start over.
+        if self.hints.len() != slots.len() || !hints_valid {
+            self.hints.clear();
+            self.hints.resize(slots.len(), 0);
+        }
+        for (i, slot) in slots.enumerate() {
             let p = &params[slot];
             let start = self.slots.len() as u32;
-            tree.query_slots(
+            let last = tree.query_slots_hinted(
                 positions,
                 slot as u32,
                 p.neighbor_dist,
                 p.max_neighbors as usize,
+                u128::from(self.hints[i]) * u128::from(self.hints[i]),
                 &mut self.keys,
                 &mut self.slots,
             );
+            self.hints[i] = kdtree::next_hint(last, reach);
             let len = self.slots.len() as u32 - start;
             self.ranges.push((start, len));
             self.pair_start.push(self.pairs.len() as u32);

@@ -16,6 +16,10 @@
 //!   whose integer order is the key order; larger ranges (the clearance tracker's unbounded
 //!   query) compare `(distance², slot)` pairs. `tests/determinism/kdtree_reference.rs` checks both paths
 //!   against brute force on tie-heavy scenes.
+//! * Hints (speed only): the tick's query starts with a distance limit from the agent's last
+//!   list ([`next_hint`]: its last neighbour's distance plus twice the farthest an agent moves
+//!   in a tick). A search with a limit finds every key below it, so a full list is the answer;
+//!   a short one is searched again with the full range. Any hint gives the same list.
 
 use crate::math::{Fx, Vec2, wide_mul};
 
@@ -196,6 +200,55 @@ impl AgentTree {
         slots.extend(keys.iter().map(|&k| Self::raw_slot(k, packed)));
     }
 
+    /// [`query_slots`](Self::query_slots), first tried with the distance² limit `hint_sq`
+    /// (raw Q64.64; 0 for none). The result is the same for every hint: a search with a limit
+    /// finds every key below it, so when it finds `max_neighbors` of them they are the
+    /// nearest; when it finds fewer, the query runs again with the full range. A hint from
+    /// the last tick's list (see [`next_hint`]) prunes the first subtrees a plain query
+    /// visits before its list is full. Returns the distance² of the last neighbour when the
+    /// list is full (`max_neighbors` found), else 0.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn query_slots_hinted(
+        &self,
+        positions: &[Vec2],
+        slot: u32,
+        range: Fx,
+        max_neighbors: usize,
+        hint_sq: u128,
+        keys: &mut Vec<NeighborKey>,
+        slots: &mut Vec<u32>,
+    ) -> u128 {
+        keys.clear();
+        if self.nodes.is_empty() || max_neighbors == 0 {
+            return 0;
+        }
+        let range_sq = wide_mul(range, range).unsigned_abs();
+        if range_sq >= PACKED_BOUND {
+            self.query_slots(positions, slot, range, max_neighbors, keys, slots);
+            return 0;
+        }
+        let center = positions[slot as usize];
+        let leaf = self.leaf_of[slot as usize];
+        if hint_sq > 0 && hint_sq < range_sq {
+            // Keys with distance² ≤ hint_sq (all below range², as the hint is).
+            let mut search = Search::<true>::new(self, center, slot, max_neighbors, hint_sq, keys);
+            search.limit_packed = hint_sq << 32 | u128::from(u32::MAX);
+            search.run(leaf);
+        }
+        if keys.len() < max_neighbors {
+            keys.clear();
+            let mut search = Search::<true>::new(self, center, slot, max_neighbors, range_sq, keys);
+            search.run(leaf);
+        }
+        slots.extend(keys.iter().map(|&k| k.0 as u32));
+        if keys.len() == max_neighbors {
+            (keys[max_neighbors - 1].0 as u128) >> 32
+        } else {
+            0
+        }
+    }
+
     /// [`query`](Self::query) without unpacking: returns `true` when the keys were left packed,
     /// each entry's `.0` holding `distance² << 32 | slot` (so its low 32 bits are the slot)
     /// and `.1` unspecified; `false` when the entries are already `(distance², slot)`. The
@@ -231,6 +284,23 @@ impl AgentTree {
     fn raw_slot(key: NeighborKey, packed: bool) -> u32 {
         if packed { key.0 as u32 } else { key.1 }
     }
+}
+
+/// The hint for the next tick's [`AgentTree::query_slots_hinted`] of an agent whose last
+/// neighbour is at distance² `last_sq` (raw Q64.64) now, when no agent moves more than `reach`
+/// (raw Q32.32) in a tick: `(⌊√last_sq⌋ + 1 + 2·reach)²`, a bound on that neighbour's distance²
+/// after the tick, returned as its root `⌊√last_sq⌋ + 1 + 2·reach` (8 bytes per agent; square
+/// it for the query). Any hint gives the same result; a good one only saves time. 0 (no hint)
+/// when `last_sq` is 0.
+#[must_use]
+pub fn next_hint(last_sq: u128, reach: u64) -> u64 {
+    if last_sq == 0 {
+        return 0;
+    }
+    // last_sq < 2⁹⁶ (packed keys), so its root is below 2⁴⁸.
+    (crate::math::isqrt_u128(last_sq) as u64)
+        .saturating_add(1)
+        .saturating_add(reach.saturating_mul(2))
 }
 
 /// Ranges with `range² < 2⁹⁶` (raw Q64.64, i.e. below 65,536 units: every simulation range)
@@ -464,6 +534,58 @@ mod tests {
                 assert_eq!(out, brute(&positions, slot, range, max), "slot {slot}");
             }
         }
+    }
+
+    #[test]
+    fn hinted_queries_match_plain_ones_for_any_hint() {
+        let positions: Vec<Vec2> = (0..500)
+            .map(|i| Vec2::from_bits((i * 7919 % 1000) << 27, (i * 104_729 % 997) << 27))
+            .collect();
+        let mut tree = AgentTree::default();
+        tree.build(&positions);
+        let (mut keys, mut plain, mut hinted) = (Vec::new(), Vec::new(), Vec::new());
+        // A range where some lists fill up and some do not (checked below).
+        let range = Fx::lit("3.5");
+        let mut full = 0;
+        for slot in 0..500 {
+            plain.clear();
+            tree.query_slots(&positions, slot, range, 10, &mut keys, &mut plain);
+            // No hint, tiny, tight, loose and beyond-range hints (raw roots, squared).
+            for root in [
+                0u128,
+                1,
+                1 << 30,
+                1 << 32,
+                3 << 32,
+                1 << 40,
+                u64::MAX as u128,
+            ] {
+                hinted.clear();
+                let last = tree.query_slots_hinted(
+                    &positions,
+                    slot,
+                    range,
+                    10,
+                    root * root,
+                    &mut keys,
+                    &mut hinted,
+                );
+                assert_eq!(hinted, plain, "slot {slot}, hint root {root}");
+                if plain.len() == 10 {
+                    let d = positions[plain[9] as usize] - positions[slot as usize];
+                    assert_eq!(last, d.length_squared_wide() as u128);
+                } else {
+                    assert_eq!(last, 0);
+                }
+            }
+            full += usize::from(plain.len() == 10);
+            // The next tick's hint bounds the last neighbour's distance.
+            let last =
+                tree.query_slots_hinted(&positions, slot, range, 10, 0, &mut keys, &mut hinted);
+            let root = u128::from(super::next_hint(last, 0));
+            assert!(last == 0 || root * root >= last);
+        }
+        assert!(full > 100 && full < 500, "{full} full lists");
     }
 
     #[test]
