@@ -154,7 +154,9 @@ fn per_s(agent_steps: u64, d: Duration) -> f64 {
 }
 
 pub fn bench(args: &BenchArgs) -> Result<(), Fail> {
-    if args.threads == 1 {
+    // With the `parallel` feature even one thread gets its own pool: the global pool would
+    // use every core.
+    if args.threads == 1 && !cfg!(feature = "parallel") {
         return run(args);
     }
     pool(args.threads)?.install(|| run(args))
