@@ -60,6 +60,12 @@ impl AgentTree {
     pub fn build(&mut self, positions: &[Vec2]) {
         self.order.clear();
         self.order.extend(0..positions.len() as u32);
+        // The coordinates travel with the slots through the partitions, so every pass reads
+        // contiguous memory and the arrays end in tree order, as the queries read them.
+        self.xs.clear();
+        self.xs.extend(positions.iter().map(|p| p.x.to_bits()));
+        self.ys.clear();
+        self.ys.extend(positions.iter().map(|p| p.y.to_bits()));
         self.nodes.clear();
         if positions.is_empty() {
             return;
@@ -73,39 +79,19 @@ impl AgentTree {
         }
         self.leaf_of.clear();
         self.leaf_of.resize(positions.len(), 0);
-        self.build_recursive(positions, 0, positions.len(), 0);
-        self.xs.clear();
-        self.xs.extend(
-            self.order
-                .iter()
-                .map(|&slot| positions[slot as usize].x.to_bits()),
-        );
-        self.ys.clear();
-        self.ys.extend(
-            self.order
-                .iter()
-                .map(|&slot| positions[slot as usize].y.to_bits()),
-        );
+        self.build_recursive(0, positions.len(), 0);
     }
 
     /// Builds the subtree over `order[begin..end]` below `parent`; returns its node. Nodes are
     /// numbered in depth-first order (the root is 0, a node's left child is the next node).
-    fn build_recursive(
-        &mut self,
-        positions: &[Vec2],
-        begin: usize,
-        end: usize,
-        parent: u32,
-    ) -> u32 {
-        let first = positions[self.order[begin] as usize];
-        let (mut min, mut max) = (first, first);
-        let mut min_slot = self.order[begin];
-        for &slot in &self.order[begin + 1..end] {
-            let p = positions[slot as usize];
-            min = Vec2::new(min.x.min(p.x), min.y.min(p.y));
-            max = Vec2::new(max.x.max(p.x), max.y.max(p.y));
-            min_slot = min_slot.min(slot);
-        }
+    fn build_recursive(&mut self, begin: usize, end: usize, parent: u32) -> u32 {
+        let (xs, ys) = (&self.xs[begin..end], &self.ys[begin..end]);
+        let fold = |v: &[i64]| {
+            v.iter()
+                .fold((i64::MAX, i64::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)))
+        };
+        let ((x0, x1), (y0, y1)) = (fold(xs), fold(ys));
+        let min_slot = self.order[begin..end].iter().copied().min().unwrap_or(0);
         let node = self.nodes.len() as u32;
         self.nodes.push(Node {
             begin: begin as u32,
@@ -113,8 +99,8 @@ impl AgentTree {
             left: 0,
             right: 0,
             parent,
-            min,
-            max,
+            min: Vec2::from_bits(x0, y0),
+            max: Vec2::from_bits(x1, y1),
             min_slot,
         });
         if end - begin <= MAX_LEAF_SIZE {
@@ -123,35 +109,38 @@ impl AgentTree {
             }
             return node;
         }
-        // Split the longer side at its midpoint (exact: floor of the raw sum / 2).
-        let vertical = max.x - min.x > max.y - min.y;
-        let coord = |p: Vec2| if vertical { p.x } else { p.y };
-        let split = if vertical {
-            Fx::from_bits(((i128::from(min.x.to_bits()) + i128::from(max.x.to_bits())) >> 1) as i64)
-        } else {
-            Fx::from_bits(((i128::from(min.y.to_bits()) + i128::from(max.y.to_bits())) >> 1) as i64)
-        };
-        // RVO2's in-place partition.
+        // Split the longer side at its midpoint (exact: floor of the raw sum / 2). The sides'
+        // lengths compare as Fx differences did: the exact i128 differences.
+        let vertical = i128::from(x1) - i128::from(x0) > i128::from(y1) - i128::from(y0);
+        let (lo, hi) = if vertical { (x0, x1) } else { (y0, y1) };
+        let split = ((i128::from(lo) + i128::from(hi)) >> 1) as i64;
+        // RVO2's in-place partition, moving the coordinates with the slots.
         let (mut left, mut right) = (begin, end);
-        while left < right {
-            while left < right && coord(positions[self.order[left] as usize]) < split {
-                left += 1;
-            }
-            while right > left && coord(positions[self.order[right - 1] as usize]) >= split {
-                right -= 1;
-            }
-            if left < right {
-                self.order.swap(left, right - 1);
-                left += 1;
-                right -= 1;
+        {
+            let (order, xs, ys) = (&mut self.order, &mut self.xs, &mut self.ys);
+            let coord = |xs: &[i64], ys: &[i64], k: usize| if vertical { xs[k] } else { ys[k] };
+            while left < right {
+                while left < right && coord(xs, ys, left) < split {
+                    left += 1;
+                }
+                while right > left && coord(xs, ys, right - 1) >= split {
+                    right -= 1;
+                }
+                if left < right {
+                    order.swap(left, right - 1);
+                    xs.swap(left, right - 1);
+                    ys.swap(left, right - 1);
+                    left += 1;
+                    right -= 1;
+                }
             }
         }
         let mut left_size = left - begin;
         if left_size == 0 {
             left_size = (end - begin) / 2;
         }
-        let left_node = self.build_recursive(positions, begin, begin + left_size, node);
-        let right_node = self.build_recursive(positions, begin + left_size, end, node);
+        let left_node = self.build_recursive(begin, begin + left_size, node);
+        let right_node = self.build_recursive(begin + left_size, end, node);
         let n = &mut self.nodes[node as usize];
         n.left = left_node;
         n.right = right_node;
