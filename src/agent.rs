@@ -463,16 +463,19 @@ impl Agents {
 
     /// Commits a step: every position, velocity and stall counter replaced at once
     /// (`positions` is swapped in, so the caller's buffer receives the old positions).
-    pub(crate) fn commit_motion(
-        &mut self,
-        positions: &mut Vec<Vec2>,
-        velocities: &[Vec2],
-        stalls: &[u16],
-    ) {
-        debug_assert_eq!(positions.len(), self.ids.len());
-        std::mem::swap(&mut self.positions, positions);
-        self.velocities.copy_from_slice(velocities);
-        self.stalls.copy_from_slice(stalls);
+    pub(crate) fn commit_motion(&mut self, outs: &[crate::tick::SlotOut]) {
+        debug_assert_eq!(outs.len(), self.ids.len());
+        for (((p, v), s), o) in self
+            .positions
+            .iter_mut()
+            .zip(&mut self.velocities)
+            .zip(&mut self.stalls)
+            .zip(outs)
+        {
+            *p = o.position;
+            *v = o.velocity;
+            *s = o.stall;
+        }
     }
 }
 

@@ -88,7 +88,7 @@ pub use orders::{Order, Steering};
 pub use replay::{Replay, VerifyReport};
 pub use sim::{SimState, Simulator, SimulatorParams};
 pub use snapshot::SnapshotError;
-pub use tick::{AgentOutcome, StepStats};
+pub use tick::{AgentOutcome, StageTimes, StepStats};
 pub use util::splitmix64;
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -381,11 +381,23 @@ impl Vec2 {
         let s = m.leading_zeros().saturating_sub(2);
         // |xb|, |yb| <= m, and m << s < 2⁶²: the shifted components fit an i64.
         let (x, y) = (i128::from(xb << s), i128::from(yb << s));
-        let len = isqrt_u128((x * x + y * y).cast_unsigned()).cast_signed();
-        let unit = Self::from_bits(
-            div_trunc(x << FRAC_BITS, len) as i64,
-            div_trunc(y << FRAC_BITS, len) as i64,
-        );
+        let len = isqrt_u128((x * x + y * y).cast_unsigned());
+        // Both quotients `(c << 32) / len` (truncated toward zero) from one division: with
+        // r = ⌊2¹²⁵ / len⌋ the estimate ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it
+        // (|c| < 2⁶³ and len ≥ max(|x|, |y|) ≥ 2⁶¹, so |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻³⁰), and
+        // one exact comparison decides which.
+        let r = (1u128 << 125) / len;
+        let quotient = |c: i128| -> i64 {
+            let a = c.unsigned_abs();
+            let mut q = (a * r) >> 93;
+            if (q + 1) * len <= a << FRAC_BITS {
+                q += 1;
+            }
+            debug_assert_eq!(q, (a << FRAC_BITS) / len);
+            // q ≤ 2³²: |c| ≤ len.
+            if c < 0 { -(q as i64) } else { q as i64 }
+        };
+        let unit = Self::from_bits(quotient(x), quotient(y));
         Some((Fx::from_bits((len >> s) as i64), unit))
     }
 

@@ -56,35 +56,42 @@ use serde::{Deserialize, Serialize};
 
 /// Every agent's order, by id (absent: no order), and the number of path points they hold in
 /// all (bounded by [`MAX_TOTAL_PATH_POINTS`]). Part of the state.
+///
+/// A vector sorted by id: the tick reads it in id order, in chunks (stage 1b), and agent slots
+/// are in id order too, so the two are merged rather than searched. Giving or dropping an order
+/// moves the ones after it (a command, not a per-tick cost).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Orders {
-    map: std::collections::BTreeMap<AgentId, Order>,
+    list: Vec<(AgentId, Order)>,
     points: usize,
 }
 
 impl Orders {
     pub(crate) fn len(&self) -> usize {
-        self.map.len()
+        self.list.len()
+    }
+
+    fn find(&self, id: AgentId) -> Result<usize, usize> {
+        self.list.binary_search_by_key(&id, |&(i, _)| i)
     }
 
     pub(crate) fn get(&self, id: &AgentId) -> Option<&Order> {
-        self.map.get(id)
+        self.find(*id).ok().map(|k| &self.list[k].1)
     }
 
     /// Ascending id.
-    pub(crate) fn iter(&self) -> std::collections::btree_map::Iter<'_, AgentId, Order> {
-        self.map.iter()
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&AgentId, &Order)> {
+        self.list.iter().map(|(id, o)| (id, o))
     }
 
-    /// Ascending id, for advancing the progress (nothing else may change through it).
-    pub(crate) fn iter_mut(&mut self) -> std::collections::btree_map::IterMut<'_, AgentId, Order> {
-        self.map.iter_mut()
+    /// The orders, ascending id, for the tick's stage 1b (which changes only their progress).
+    pub(crate) fn as_slice(&self) -> &[(AgentId, Order)] {
+        &self.list
     }
 
-    pub(crate) fn set_progress(&mut self, id: AgentId, next: u32) {
-        if let Some(o) = self.map.get_mut(&id) {
-            o.next = next;
-        }
+    /// Swaps order `k`'s progress with `next` (stage 1b applies and undoes its steps so).
+    pub(crate) fn swap_progress(&mut self, k: usize, next: &mut u32) {
+        std::mem::swap(&mut self.list[k].1.next, next);
     }
 
     fn total_error() -> SimError {
@@ -97,30 +104,38 @@ impl Orders {
     /// Gives agent `id` a new order, returning the one it replaces. Refused (nothing changes)
     /// when the points in all would pass [`MAX_TOTAL_PATH_POINTS`].
     pub(crate) fn insert(&mut self, id: AgentId, order: Order) -> Result<Option<Order>, SimError> {
-        let old = self.map.get(&id).map_or(0, |o| o.path.len());
+        let at = self.find(id);
+        let old = at.map_or(0, |k| self.list[k].1.path.len());
         let points = self.points - old + order.path.len();
         if points > MAX_TOTAL_PATH_POINTS {
             return Err(Self::total_error());
         }
         self.points = points;
-        Ok(self.map.insert(id, order))
+        Ok(match at {
+            Ok(k) => Some(std::mem::replace(&mut self.list[k].1, order)),
+            Err(k) => {
+                self.list.insert(k, (id, order));
+                None
+            }
+        })
     }
 
     /// Appends `goal` to agent `id`'s path ([`Order::queue`]). `Ok(false)` when it has no order.
     pub(crate) fn queue(&mut self, id: AgentId, goal: Vec2) -> Result<bool, SimError> {
-        let Some(order) = self.map.get_mut(&id) else {
+        let Ok(k) = self.find(id) else {
             return Ok(false);
         };
         if self.points >= MAX_TOTAL_PATH_POINTS {
             return Err(Self::total_error());
         }
-        order.queue(goal)?;
+        self.list[k].1.queue(goal)?;
         self.points += 1;
         Ok(true)
     }
 
     pub(crate) fn remove(&mut self, id: &AgentId) -> Option<Order> {
-        let o = self.map.remove(id)?;
+        let k = self.find(*id).ok()?;
+        let (_, o) = self.list.remove(k);
         self.points -= o.path.len();
         Some(o)
     }
@@ -235,10 +250,6 @@ impl Order {
             k += 1;
         }
         k as u32
-    }
-
-    pub(crate) fn set_progress(&mut self, next: u32) {
-        self.next = next;
     }
 }
 

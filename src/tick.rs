@@ -9,39 +9,46 @@
 //! | 2. obstacles | the obstacle set | its BSP tree, when the set changed |
 //! | 3. agent tree | positions | the kd-tree |
 //! | 4. neighbours | kd-tree, positions, parameters | each slot's neighbour slots, nearest first |
-//! | 5. pairs | neighbour lists, agent states | each neighbour entry: solved, or reused from the lower id |
-//! | 5b. steer | neighbour lists, agent states, stall counters | each slot's preferred velocity for its LP ([`crate::liveness`]) |
-//! | 6. ORCA lines | obstacles, pairs, agent states | each slot's lines (obstacle lines first) |
-//! | 7. solve | each slot's lines, steered preferred velocity | each slot's new velocity, [`SolvePath`], stall counter and [`AgentOutcome`] |
-//! | 8. integrate | new velocities, stall counters | positions, velocities, stall counters, time, tick (all or nothing) |
+//! | 5. pairs | neighbour lists, agent states | each slot's pair solutions with its neighbours of higher id |
+//! | 5b. steer | neighbour lists, agent states, stall counters | the slot's preferred velocity for its LP ([`crate::liveness`]) |
+//! | 6. ORCA lines | obstacles, pairs, agent states | the slot's lines (obstacle lines first) |
+//! | 7. solve | the slot's lines, steered preferred velocity | each slot's new velocity, [`SolvePath`], stall counter and [`AgentOutcome`] |
+//! | 8. integrate | new velocities, stall counters | each slot's new position, then positions, velocities, stall counters, time, tick (all or nothing) |
 //! | 9. finish | the step's result | commits the inputs, or undoes them |
 //!
-//! Stages 4 to 7 run per agent. Each agent's work in a stage reads only the state before the
-//! step and the outputs of earlier stages, and writes only its own slot's entries: any of these
-//! stages can be split across threads without changing a bit. Stages 6 and 7 run back to back
-//! for each agent (its lines are built, then solved, while they are in cache), so only one
-//! agent's lines are held at a time.
+//! Stages 4 to 8 run per agent, in two passes over the slots: stages 4 and 5, then (after
+//! every list is complete) stages 5b to 8 up to the new position, back to back for each slot
+//! (its lines are built, then solved, while they are in cache, so only one slot's lines are
+//! held at a time). Each slot's work reads only the state before the step and the outputs of
+//! the earlier pass, and writes only its own entries. The passes run chunk by chunk (64
+//! slots), and with the `parallel` feature the chunks run on rayon's current thread pool: the
+//! result is bit-identical whatever the number of threads, because no entry depends on the
+//! order in which chunks run and the step's counters are integer sums. Committing the motion
+//! (the domain check, then the new positions, velocities and stall counters) is serial.
 //!
 //! **Pairs are solved once.** ORCA's line for a pair is, in the frame of the lower id, exactly
 //! the negation of the higher id's ([`crate::orca::lines`]). When the higher id `h` lists the
-//! lower id `l` as a neighbour, `l` lists `h`, and both use the same time horizon, the pairs
-//! stage of `h` records a reference to `l`'s entry instead of solving
-//! again; the lines stage reads it from there. Since a reference always points at an entry
-//! that `l`'s pairs stage solved itself, no entry depends on another entry of the same stage.
+//! lower id `l` as a neighbour, `l` lists `h`, and both use the same time horizon, the lines
+//! stage of `h` reads the solution `l`'s pairs stage stored instead of solving again (and
+//! solves the pair itself otherwise). The pairs stage stores only the solutions with higher
+//! neighbours, and the lines stage reads them after the pass that wrote them: no entry depends
+//! on another entry of the same pass.
 //!
 //! The outputs live in a workspace that is never state: it is not hashed, snapshotted or
 //! compared, and it keeps its buffers between ticks so a steady tick allocates nothing.
 
 use crate::agent::{AgentId, Agents};
 use crate::agent_model::AgentModel;
+use crate::domain::check_point;
 use crate::liveness::{self, Liveness, Rules};
 use crate::math::{Fx, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{AgentState, PairHalf, Share};
+use crate::orca::lines::{AgentState, Branch, PairHalf, Share};
 use crate::orca::lp::{self, SolvePath};
-use crate::spatial::kdtree::{AgentTree, NeighborKey};
+use crate::spatial::kdtree::{self, AgentTree, NeighborKey};
+use std::time::{Duration, Instant};
 
 /// Counters of one [`step`](crate::Simulator::step), named after its stages (see the
 /// [module docs](self)). Read them with
@@ -101,6 +108,66 @@ pub struct StepStats {
     pub braked: u64,
 }
 
+/// Wall-clock time of each stage of the last [`step`](crate::Simulator::step), measured only
+/// when enabled with [`Simulator::set_stage_timing`](crate::Simulator::set_stage_timing) (zero
+/// otherwise). Read with [`Simulator::stage_times`](crate::Simulator::stage_times).
+///
+/// Diagnostics for profiling (`lockstep-orca bench` prints them), never state and never an
+/// input of the simulation: the step reads the monotonic clock, nothing it computes depends on
+/// it. Platforms without a clock (`wasm32-unknown-unknown`) must leave timing off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StageTimes {
+    /// Stage 1: applying the queued commands.
+    pub inputs: Duration,
+    /// Stage 1b: steering ordered agents.
+    pub orders: Duration,
+    /// Stage 2: rebuilding the obstacle tree (when the set changed).
+    pub obstacles: Duration,
+    /// Stage 3: building the agent kd-tree.
+    pub tree: Duration,
+    /// Stages 4 and 5: neighbour search and the pairs solved by the lower id.
+    pub neighbors: Duration,
+    /// Stages 5b to 7 (and the new positions of 8): steering, ORCA lines, linear programs,
+    /// outcomes.
+    pub solve: Duration,
+    /// Stages 8 and 9: the domain check, committing the motion and the inputs.
+    pub integrate: Duration,
+}
+
+impl StageTimes {
+    /// The sum of the stages.
+    #[must_use]
+    pub fn total(&self) -> Duration {
+        self.inputs
+            + self.orders
+            + self.obstacles
+            + self.tree
+            + self.neighbors
+            + self.solve
+            + self.integrate
+    }
+}
+
+/// Times consecutive stages when enabled (one branch per stage when not).
+pub(crate) struct StageClock(Option<Instant>);
+
+impl StageClock {
+    #[inline]
+    pub(crate) fn start(enabled: bool) -> Self {
+        Self(enabled.then(Instant::now))
+    }
+
+    /// Adds the time since the last lap to `into`.
+    #[inline]
+    pub(crate) fn lap(&mut self, into: &mut Duration) {
+        if let Some(t0) = self.0 {
+            let t1 = Instant::now();
+            *into += t1 - t0;
+            self.0 = Some(t1);
+        }
+    }
+}
+
 /// What happened to one agent in the last step
 /// ([`Simulator::agent_outcome`](crate::Simulator::agent_outcome)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,47 +208,96 @@ impl Default for AgentOutcome {
     }
 }
 
-/// One entry of the pairs stage, aligned with the flat neighbour list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PairEntry {
-    /// This agent solved the pair.
-    Solved(PairHalf),
-    /// The lower id solved the same pair: its entry, by flat index.
-    Reused(u32),
+/// Slots per chunk: the per-agent stages work chunk by chunk (in parallel with the `parallel`
+/// feature), each chunk writing only its own entries. The chunking never changes a result.
+const CHUNK_SHIFT: u32 = 6;
+/// `1 << CHUNK_SHIFT`.
+const CHUNK: usize = 1 << CHUNK_SHIFT;
+
+/// Stage 4 and 5 outputs of one chunk of slots: written by the chunk's own pass, read by every
+/// chunk's lines stage.
+#[derive(Clone, Debug, Default)]
+struct ChunkLists {
+    /// Neighbour slots of the chunk's slots, flat, nearest first; a `(start, len)` range per
+    /// slot.
+    slots: Vec<u32>,
+    ranges: Vec<(u32, u32)>,
+    /// For queries after the step: the ids of `slots`.
+    ids: Vec<AgentId>,
+    /// Stage 5: the pair solutions of each slot with its *higher* neighbours (`other > slot`),
+    /// in list order; `pair_start[i]` is the first of slot `i`'s.
+    pairs: Vec<StoredPair>,
+    pair_start: Vec<u32>,
+    /// Scratch of the query.
+    keys: Vec<NeighborKey>,
+    /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
+    /// none). A speed hint, never state: every hint gives the same lists.
+    hints: Vec<u64>,
+}
+
+/// A pair solution as stage 5 stores it: [`PairHalf`] without its branch (32 bytes instead of
+/// 40; the lines read only `u` and the direction).
+#[derive(Clone, Copy, Debug)]
+struct StoredPair {
+    u: Vec2,
+    direction: Vec2,
+}
+
+impl StoredPair {
+    #[inline]
+    fn new(p: PairHalf) -> Self {
+        Self {
+            u: p.u,
+            direction: p.direction,
+        }
+    }
+
+    /// The pair solution again (its branch is not kept: reported as the leg it is not read
+    /// for).
+    #[inline]
+    fn half(self) -> PairHalf {
+        PairHalf {
+            u: self.u,
+            direction: self.direction,
+            branch: Branch::RightLeg,
+        }
+    }
+}
+
+/// The chunk's scratch and counters for stages 5b to 8.
+#[derive(Clone, Debug, Default)]
+struct ChunkWork {
+    lines: Vec<Line>,
+    lp_scratch: Vec<Line>,
+    obstacle_neighbors: Vec<(i128, u32)>,
+    counts: SolveCounts,
+}
+
+/// One slot's outputs of stages 7 and 8.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SlotOut {
+    pub velocity: Vec2,
+    pub position: Vec2,
+    pub stall: u16,
+    /// The new position left the coordinate domain.
+    pub left_domain: bool,
+    pub outcome: AgentOutcome,
 }
 
 /// Reusable buffers and stage outputs of the tick: never state.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Workspace {
     tree: AgentTree,
-    keys: Vec<NeighborKey>,
-    obstacle_neighbors: Vec<(i128, u32)>,
-    /// Stage 4: neighbour slots, flat, with a `(start, len)` range per slot.
-    neighbor_slots: Vec<u32>,
-    neighbor_ranges: Vec<(u32, u32)>,
-    /// Stage 4, for queries after the step: the ids of `neighbor_slots`, and the id of every
-    /// slot at the time of the step.
-    neighbor_ids: Vec<AgentId>,
+    lists: Vec<ChunkLists>,
+    work: Vec<ChunkWork>,
+    /// The id of every slot at the time of the step (for queries after it).
     listed_ids: Vec<AgentId>,
-    /// Stage 5, aligned with `neighbor_slots`.
-    pairs: Vec<PairEntry>,
-    /// Stage 5 (steer): the preferred velocity each slot's LP optimises for, and whom it
-    /// yields to.
-    steered: Vec<Vec2>,
-    yielding: Vec<Option<AgentId>>,
-    /// Each slot's preferred velocity as `length_and_direction()` (one square root per agent
-    /// per tick, shared by the steering and the stall counter).
-    pref_dirs: Vec<Option<(Fx, Vec2)>>,
-    /// Stage 7: each slot's stall counter after the step (committed by stage 8) and outcome.
-    pub(crate) new_stalls: Vec<u16>,
-    outcomes: Vec<AgentOutcome>,
-    /// Stage 6 (one slot's lines at a time) and 7.
-    lines: Vec<Line>,
-    lp_scratch: Vec<Line>,
-    pub(crate) new_velocities: Vec<Vec2>,
-    /// Stage 8.
-    pub(crate) new_positions: Vec<Vec2>,
+    /// Stages 7 and 8, one per slot (committed by stage 8).
+    pub(crate) outs: Vec<SlotOut>,
     pub(crate) stats: StepStats,
+    /// Stage times of the last step, when timing is on.
+    pub(crate) timing: bool,
+    pub(crate) times: StageTimes,
 }
 
 /// The pre-step state every per-agent stage reads.
@@ -223,183 +339,378 @@ impl Pre<'_> {
     }
 }
 
+/// Runs `f(chunk index, item)` over `items`: in parallel on rayon's current pool with the
+/// `parallel` feature, in order without it. Each call writes only its own item.
+#[inline]
+fn for_each_chunk<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync + Send) {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if items.len() > 1 {
+            items
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(i, item)| f(i, item));
+            return;
+        }
+    }
+    for (i, item) in items.iter_mut().enumerate() {
+        f(i, item);
+    }
+}
+
+/// As [`for_each_chunk`], over `items` zipped with `CHUNK`-sized pieces of `outs`.
+#[inline]
+fn for_each_chunk_with<T: Send, O: Send>(
+    items: &mut [T],
+    outs: &mut [O],
+    f: impl Fn(usize, &mut T, &mut [O]) + Sync + Send,
+) {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if items.len() > 1 {
+            items
+                .par_iter_mut()
+                .zip(outs.par_chunks_mut(CHUNK))
+                .enumerate()
+                .for_each(|(i, (item, out))| f(i, item, out));
+            return;
+        }
+    }
+    for (i, (item, out)) in items.iter_mut().zip(outs.chunks_mut(CHUNK)).enumerate() {
+        f(i, item, out);
+    }
+}
+
+/// Runs `f` over `CHUNK`-sized pieces of `items` and the matching pieces of `outs` (of the
+/// same length): in parallel with the `parallel` feature, in order without it.
+#[inline]
+pub(crate) fn for_each_chunk_of<I: Sync, O: Send>(
+    items: &[I],
+    outs: &mut [O],
+    f: impl Fn(&[I], &mut [O]) + Sync + Send,
+) {
+    debug_assert_eq!(items.len(), outs.len());
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if items.len() > CHUNK {
+            items
+                .par_chunks(CHUNK)
+                .zip(outs.par_chunks_mut(CHUNK))
+                .for_each(|(i, o)| f(i, o));
+            return;
+        }
+    }
+    for (i, o) in items.chunks(CHUNK).zip(outs.chunks_mut(CHUNK)) {
+        f(i, o);
+    }
+}
+
+/// The neighbour slots of `slot` found by stage 4.
+#[inline]
+fn neighbors_in(lists: &[ChunkLists], slot: usize) -> &[u32] {
+    let c = &lists[slot >> CHUNK_SHIFT];
+    let (start, len) = c.ranges[slot & (CHUNK - 1)];
+    &c.slots[start as usize..(start + len) as usize]
+}
+
+/// The pair solution of `lower` with its higher neighbour `higher`, when `lower` lists
+/// `higher` and both use the same time horizon (stage 5 solved it then).
+#[inline]
+fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> Option<PairHalf> {
+    let params = pre.agents.params();
+    if params[lower].time_horizon != params[higher].time_horizon {
+        return None;
+    }
+    let c = &lists[lower >> CHUNK_SHIFT];
+    let i = lower & (CHUNK - 1);
+    let (start, len) = c.ranges[i];
+    let target = higher as u32;
+    // Slots in a list are unique: at most one match. Its pair is the lower's `k`-th pair with
+    // a higher neighbour, `k` counting the higher neighbours listed before it.
+    let mut k = c.pair_start[i] as usize;
+    for &s in &c.slots[start as usize..(start + len) as usize] {
+        if s == target {
+            return Some(c.pairs[k].half());
+        }
+        k += usize::from(s as usize > lower);
+    }
+    None
+}
+
 impl Workspace {
     /// Stage 3: the agent kd-tree over the positions.
     pub(crate) fn build_agent_tree(&mut self, pre: Pre<'_>) {
         self.tree.build(pre.agents.positions());
     }
 
-    /// Stage 4: every slot's neighbours (nearest first, ties by slot, i.e. by id).
-    pub(crate) fn find_neighbors(&mut self, pre: Pre<'_>) {
+    /// Stages 4 and 5: every slot's neighbours (nearest first, ties by slot, i.e. by id), and
+    /// its pair solution with each neighbour of higher id.
+    pub(crate) fn find_neighbors_and_pairs(&mut self, pre: Pre<'_>) {
         let n = pre.agents.len();
+        let chunks = n.div_ceil(CHUNK);
+        self.lists.resize_with(chunks, ChunkLists::default);
+        let tree = &self.tree;
+        // How far an agent can move in one tick: its speed is at most its max speed (the LP's
+        // circle). Hints from a tick whose slots held other agents are dropped.
+        let mut max_speed = pre.agents.params().iter().map(|p| p.max_speed).max();
+        if let (Some(models), Some(v)) = (pre.agents.models(), max_speed.as_mut()) {
+            // On moving supports agents move by their support's velocity too (twice the larger
+            // component bounds its length). The hint only speeds the search up: the lists are
+            // the same for any hint.
+            let extra = models
+                .iter()
+                .map(|m| m.support_velocity.max_abs_component() * 2)
+                .max()
+                .unwrap_or(Fx::ZERO);
+            *v += extra;
+        }
+        let reach = max_speed.map_or(0, |v| {
+            (wide_mul(v, pre.time_step) >> 32).unsigned_abs() as u64 + 1
+        });
+        let hints_valid = self.listed_ids[..] == pre.agents.ids()[..];
+        for_each_chunk(&mut self.lists, |c, lists| {
+            let slots = c * CHUNK..((c + 1) * CHUNK).min(n);
+            lists.find(pre, tree, slots, reach, hints_valid);
+        });
+        self.listed_ids.clear();
+        self.listed_ids.extend_from_slice(pre.agents.ids());
+        let found: usize = self.lists.iter().map(|l| l.slots.len()).sum();
+        let solved: usize = self.lists.iter().map(|l| l.pairs.len()).sum();
+        self.stats.neighbors_found = found as u64;
+        // Completed by stage 6 (pairs it solves because the lower id did not list them).
+        self.stats.pairs_solved = solved as u64;
+    }
+
+    /// Stages 5b to 8a for every slot: its steered preferred velocity ([`crate::liveness`]),
+    /// its ORCA lines (obstacle lines first), its new velocity (LP2, LP3 on failure), stall
+    /// counter and outcome, and its new position. The stages run back to back per slot, so a
+    /// slot's lines are still in cache when the LP reads them and only one slot's lines are
+    /// held per chunk (sized once for the worst case: no allocation mid-run).
+    pub(crate) fn build_lines_and_solve(&mut self, pre: Pre<'_>) {
+        let n = pre.agents.len();
+        let max_obstacle_lines = pre.obstacles.max_neighbor_count();
+        let max_agent_lines = pre
+            .agents
+            .params()
+            .iter()
+            .map(|p| p.max_neighbors)
+            .max()
+            .unwrap_or(0) as usize;
+        self.work.resize_with(self.lists.len(), ChunkWork::default);
+        self.outs.resize(n, SlotOut::default());
+        let lists = &self.lists[..];
+        let rules = Rules::new(pre.time_step);
+        for_each_chunk_with(&mut self.work, &mut self.outs, |c, work, outs| {
+            reserve_total(&mut work.obstacle_neighbors, max_obstacle_lines);
+            reserve_total(&mut work.lines, max_obstacle_lines + max_agent_lines);
+            reserve_total(&mut work.lp_scratch, max_obstacle_lines + max_agent_lines);
+            work.counts = SolveCounts::default();
+            for (i, out) in outs.iter_mut().enumerate() {
+                *out = work.solve_slot(pre, lists, rules, c * CHUNK + i);
+            }
+        });
+        let mut total = SolveCounts::default();
+        for w in &self.work {
+            total.add(&w.counts);
+        }
+        let s = &mut self.stats;
+        s.pairs_solved += total.pairs_solved;
+        s.pairs_reused = total.pairs_reused;
+        s.steered = total.steered;
+        s.yielding = total.yielding;
+        s.stalled = total.stalled;
+        s.stalls_begun = total.begun;
+        s.blocked_by_obstacle = total.blocked;
+        s.obstacle_lines = total.obstacle_lines;
+        s.agent_lines = total.agent_lines;
+        s.lp3_fallbacks = total.lp3;
+        s.obstacle_lp3_fallbacks = total.lp3_obstacles;
+        s.at_max_speed = total.at_max;
+        s.braked = total.braked;
+    }
+
+    /// The first slot whose new position left the domain, if any (stage 8).
+    pub(crate) fn first_left_domain(&self) -> Option<usize> {
+        self.outs.iter().position(|o| o.left_domain)
+    }
+
+    /// Neighbours found for agent `id` by the last step (empty if it was not simulated then).
+    pub(crate) fn neighbors_of_id(&self, id: AgentId) -> &[AgentId] {
+        match self.listed_ids.binary_search(&id) {
+            Ok(slot) if slot < self.listed_ids.len() && !self.lists.is_empty() => {
+                let c = &self.lists[slot >> CHUNK_SHIFT];
+                let (start, len) = c.ranges[slot & (CHUNK - 1)];
+                &c.ids[start as usize..(start + len) as usize]
+            }
+            _ => &[],
+        }
+    }
+
+    /// The outcome of agent `id` in the last step (`None` if it was not simulated then).
+    pub(crate) fn outcome_of_id(&self, id: AgentId) -> Option<AgentOutcome> {
+        let slot = self.listed_ids.binary_search(&id).ok()?;
+        self.outs.get(slot).map(|o| o.outcome)
+    }
+
+    /// Forgets the neighbour lists and outcomes of the last step (after a failed step, whose
+    /// lists were computed for a state that has been rolled back).
+    pub(crate) fn clear_neighbor_lists(&mut self) {
+        self.listed_ids.clear();
+        self.outs.clear();
+        for l in &mut self.lists {
+            l.clear();
+        }
+    }
+}
+
+impl ChunkLists {
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.ranges.clear();
+        self.ids.clear();
+        self.pairs.clear();
+        self.pair_start.clear();
+    }
+
+    /// Stages 4 and 5 for `slots`. `reach` bounds how far any agent moves in one tick (raw);
+    /// `hints_valid` is false when the slots changed since the last tick.
+    fn find(
+        &mut self,
+        pre: Pre<'_>,
+        tree: &AgentTree,
+        slots: std::ops::Range<usize>,
+        reach: u64,
+        hints_valid: bool,
+    ) {
         let params = pre.agents.params();
-        let max = params.iter().map(|p| p.max_neighbors).max().unwrap_or(0) as usize;
-        // The flat lists are reserved for every agent's cap at once (at most n − 1, and at most
+        let chunk_params = &params[slots.clone()];
+        let n = params.len();
+        // The lists are reserved for every slot's cap at once (at most n − 1, and at most
         // RESERVED_NEIGHBORS each), so a run never grows them mid-way; caps above that grow
         // them as needed (amortised), rather than reserving gigabytes for 1,024 neighbours each.
         let bound = n.saturating_sub(1).min(RESERVED_NEIGHBORS);
-        let total: usize = params
+        let max = chunk_params
+            .iter()
+            .map(|p| p.max_neighbors)
+            .max()
+            .unwrap_or(0) as usize;
+        let total: usize = chunk_params
             .iter()
             .map(|p| (p.max_neighbors as usize).min(bound))
             .sum();
+        self.clear();
         reserve_total(&mut self.keys, max);
-        reserve_total(&mut self.neighbor_slots, total);
-        reserve_total(&mut self.neighbor_ids, total);
+        reserve_total(&mut self.slots, total);
+        reserve_total(&mut self.ids, total);
         reserve_total(&mut self.pairs, total);
-        reserve_total(&mut self.neighbor_ranges, n);
-        reserve_total(&mut self.listed_ids, n);
-        self.neighbor_slots.clear();
-        self.neighbor_ranges.clear();
-        for (slot, p) in params.iter().enumerate() {
-            let start = self.neighbor_slots.len() as u32;
-            self.tree.query_slots(
-                pre.agents.positions(),
+        reserve_total(&mut self.ranges, slots.len());
+        reserve_total(&mut self.pair_start, slots.len());
+        let positions = pre.agents.positions();
+        let ids = pre.agents.ids();
+        // Hints are per slot: after agents were added or removed the slots moved, start over.
+        if self.hints.len() != slots.len() || !hints_valid {
+            self.hints.clear();
+            self.hints.resize(slots.len(), 0);
+        }
+        for (i, slot) in slots.enumerate() {
+            let p = &params[slot];
+            let start = self.slots.len() as u32;
+            let last = tree.query_slots_hinted(
+                positions,
                 slot as u32,
                 p.neighbor_dist,
                 p.max_neighbors as usize,
+                u128::from(self.hints[i]) * u128::from(self.hints[i]),
                 &mut self.keys,
-                &mut self.neighbor_slots,
+                &mut self.slots,
             );
-            let len = self.neighbor_slots.len() as u32 - start;
-            self.neighbor_ranges.push((start, len));
-        }
-        let ids = pre.agents.ids();
-        self.neighbor_ids.clear();
-        self.neighbor_ids
-            .extend(self.neighbor_slots.iter().map(|&o| ids[o as usize]));
-        self.listed_ids.clear();
-        self.listed_ids.extend_from_slice(ids);
-        self.stats.neighbors_found = self.neighbor_slots.len() as u64;
-    }
-
-    fn neighbors_of(&self, slot: usize) -> std::ops::Range<usize> {
-        let (start, len) = self.neighbor_ranges[slot];
-        start as usize..(start + len) as usize
-    }
-
-    /// The flat index of `slot` in `lower`'s neighbour list, when `lower` can hand its solution
-    /// of the pair to `slot`: `lower` lists `slot` and both use the same time horizon.
-    #[inline]
-    fn reusable(&self, pre: Pre<'_>, lower: usize, slot: usize) -> Option<u32> {
-        let params = pre.agents.params();
-        if params[lower].time_horizon != params[slot].time_horizon {
-            return None;
-        }
-        let range = self.neighbors_of(lower);
-        let target = slot as u32;
-        // Slots in a list are unique: at most one match.
-        self.neighbor_slots[range.clone()]
-            .iter()
-            .position(|&s| s == target)
-            .map(|k| (range.start + k) as u32)
-    }
-
-    /// Stage 5: each neighbour entry's pair solution, solved here or reused from the lower id.
-    pub(crate) fn solve_pairs(&mut self, pre: Pre<'_>) {
-        let mut pairs = std::mem::take(&mut self.pairs);
-        pairs.clear();
-        reserve_total(&mut pairs, self.neighbor_slots.len());
-        let mut reused = 0;
-        for slot in 0..self.neighbor_ranges.len() {
+            self.hints[i] = kdtree::next_hint(last, reach);
+            let len = self.slots.len() as u32 - start;
+            self.ranges.push((start, len));
+            self.pair_start.push(self.pairs.len() as u32);
             let me = pre.state(slot);
-            let horizon = pre.agents.params()[slot].time_horizon;
-            for k in self.neighbors_of(slot) {
-                let o = self.neighbor_slots[k] as usize;
-                let entry = match (o < slot).then(|| self.reusable(pre, o, slot)).flatten() {
-                    Some(index) => {
-                        reused += 1;
-                        PairEntry::Reused(index)
-                    }
-                    None => PairEntry::Solved(PairHalf::solve(
+            let listed = &self.slots[start as usize..];
+            self.ids.extend(listed.iter().map(|&o| ids[o as usize]));
+            for &o in listed {
+                let o = o as usize;
+                if o > slot {
+                    self.pairs.push(StoredPair::new(PairHalf::solve(
                         &me,
                         &pre.state(o),
-                        horizon,
+                        p.time_horizon,
                         pre.time_step,
-                    )),
-                };
-                pairs.push(entry);
-            }
-        }
-        self.pairs = pairs;
-        self.stats.pairs_reused = reused;
-        self.stats.pairs_solved = self.pairs.len() as u64 - reused;
-    }
-
-    /// Stage 5 (steer): each slot's preferred velocity for its LP, turned or yielding by the
-    /// deadlock resolution in [`Liveness::Resolve`] mode, unchanged in [`Liveness::Rvo2`].
-    pub(crate) fn steer(&mut self, pre: Pre<'_>) {
-        let agents = pre.agents;
-        self.steered.clear();
-        self.yielding.clear();
-        self.pref_dirs.clear();
-        if pre.liveness == Liveness::Rvo2 {
-            self.steered.extend_from_slice(agents.pref_velocities());
-            self.yielding.resize(agents.len(), None);
-            self.stats.steered = 0;
-            self.stats.yielding = 0;
-            return;
-        }
-        let rules = Rules::new(pre.time_step);
-        let (mut steered, mut yielding) = (0, 0);
-        for slot in 0..self.neighbor_ranges.len() {
-            let pref = agents.pref_velocities()[slot];
-            let dir = pref.length_and_direction();
-            self.pref_dirs.push(dir);
-            // Every rule needs a neighbour: alone, the preferred velocity stays.
-            if self.neighbor_ranges[slot].1 == 0 {
-                self.steered.push(pref);
-                self.yielding.push(None);
-                continue;
-            }
-            let me = liveness::Me {
-                id: agents.ids()[slot],
-                position: agents.positions()[slot],
-                pref,
-                params: agents.params()[slot],
-                stall: agents.stalls()[slot],
-                dir,
-            };
-            let others = self.neighbor_slots[self.neighbors_of(slot)]
-                .iter()
-                .map(|&o| {
-                    let o = o as usize;
-                    liveness::Other {
-                        id: agents.ids()[o],
-                        position: agents.positions()[o],
-                        velocity: agents.velocities()[o],
-                        radius: agents.params()[o].radius,
-                        priority: agents.params()[o].priority,
-                        stall: agents.stalls()[o],
-                        pref: agents.pref_velocities()[o],
-                        max_speed: agents.params()[o].max_speed,
-                    }
-                });
-            let s = match agents.models() {
-                None => liveness::steer(&me, others, rules),
-                Some(m) => {
-                    let slots = &self.neighbor_slots[self.neighbors_of(slot)];
-                    steer_masked(&me, others, slots, m, slot, rules)
+                    )));
                 }
-            };
-            steered += u64::from(s.pref != me.pref && s.yielding_to.is_none());
-            yielding += u64::from(s.yielding_to.is_some());
-            self.steered.push(s.pref);
-            self.yielding.push(s.yielding_to);
+            }
         }
-        self.stats.steered = steered;
-        self.stats.yielding = yielding;
     }
+}
 
-    /// The pair solution of neighbour entry `k`.
+impl ChunkWork {
+    /// Stages 5b to 8a for one slot.
     #[inline]
-    fn pair(&self, k: usize) -> PairHalf {
-        match self.pairs[k] {
-            PairEntry::Solved(p) => p,
-            PairEntry::Reused(j) => match self.pairs[j as usize] {
-                PairEntry::Solved(p) => p,
-                // A reused entry points at an entry its lower id solved (module docs).
-                PairEntry::Reused(_) => unreachable!("a reused pair points at a solved pair"),
-            },
+    fn solve_slot(
+        &mut self,
+        pre: Pre<'_>,
+        lists: &[ChunkLists],
+        rules: Rules,
+        slot: usize,
+    ) -> SlotOut {
+        let agents = pre.agents;
+        let pref = agents.pref_velocities()[slot];
+        let neighbors = neighbors_in(lists, slot);
+        let (steered, dir) = steer_slot(pre, rules, slot, neighbors);
+        let mut lines = std::mem::take(&mut self.lines);
+        let p = &agents.params()[slot];
+        let models = agents.models();
+        let (obstacle, (v, path)) = match models {
+            None => {
+                let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
+                let solved = lp::solve_with_path(
+                    &lines,
+                    obstacle,
+                    p.max_speed,
+                    steered.pref,
+                    &mut self.lp_scratch,
+                );
+                (obstacle, solved)
+            }
+            Some(m) => {
+                let obstacle = self.lines_of_modelled(pre, m, lists, slot, neighbors, &mut lines);
+                let solved = solve_modelled(
+                    pre,
+                    &m[slot],
+                    slot,
+                    steered.pref,
+                    &lines,
+                    obstacle,
+                    &mut self.lp_scratch,
+                );
+                (obstacle, solved)
+            }
+        };
+        let c = &mut self.counts;
+        c.count(obstacle, path, at_max_speed(v, p.max_speed));
+        c.agent_lines += (lines.len() - obstacle) as u64;
+        c.steered += u64::from(steered.pref != pref && steered.yielding_to.is_none());
+        c.yielding += u64::from(steered.yielding_to.is_some());
+        let (stall, outcome) = outcome_of(pre, slot, (v, path), &lines, obstacle, steered, dir);
+        self.lines = lines;
+        c.stalled += u64::from(stall > 0);
+        c.begun += u64::from(stall == 1);
+        c.blocked += u64::from(outcome.blocked_by_obstacle);
+        // On a moving support the position moves by the world velocity, support + velocity.
+        let world = models.map_or(v, |m| v + m[slot].support_velocity);
+        let position = agents.positions()[slot] + world * pre.time_step;
+        SlotOut {
+            velocity: v,
+            position,
+            stall,
+            left_domain: check_point(position, "position").is_err(),
+            outcome,
         }
     }
 
@@ -407,15 +718,13 @@ impl Workspace {
     /// one line per neighbour. Returns the number of obstacle lines.
     #[inline]
     fn lines_of(
-        &self,
+        &mut self,
         pre: Pre<'_>,
+        lists: &[ChunkLists],
         slot: usize,
+        neighbors: &[u32],
         out: &mut Vec<Line>,
-        obstacle_neighbors: &mut Vec<(i128, u32)>,
     ) -> usize {
-        if let Some(models) = pre.agents.models() {
-            return self.lines_of_modelled(pre, models, slot, out, obstacle_neighbors);
-        }
         out.clear();
         let me = pre.rvo2_state(slot);
         let p = &pre.agents.params()[slot];
@@ -433,17 +742,31 @@ impl Workspace {
                     time_horizon_obst: p.time_horizon_obst,
                 },
                 out,
-                obstacle_neighbors,
+                &mut self.obstacle_neighbors,
             )
         };
         let params = pre.agents.params();
-        for k in self.neighbors_of(slot) {
-            let o = self.neighbor_slots[k] as usize;
+        let c = &lists[slot >> CHUNK_SHIFT];
+        let mut k = c.pair_start[slot & (CHUNK - 1)] as usize;
+        for &o in neighbors {
+            let o = o as usize;
+            let other = pre.rvo2_state(o);
+            // The pair: stage 5's with a higher neighbour; the lower neighbour's when it can
+            // hand it over; else solved here.
+            let pair = if o > slot {
+                k += 1;
+                c.pairs[k - 1].half()
+            } else if let Some(pair) = reusable(pre, lists, o, slot) {
+                self.counts.pairs_reused += 1;
+                pair
+            } else {
+                self.counts.pairs_solved += 1;
+                PairHalf::solve(&me, &other, p.time_horizon, pre.time_step)
+            };
             let share = Share::of(p.priority, params[o].priority);
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
-                let other = pre.rvo2_state(o);
-                out.push(self.pair(k).line_with_share(&me, &other, share));
+                out.push(pair.line_with_share(&me, &other, share));
             }
         }
         obstacle
@@ -454,12 +777,13 @@ impl Workspace {
     /// RVO2 path stays as it was.
     #[inline(never)]
     fn lines_of_modelled(
-        &self,
+        &mut self,
         pre: Pre<'_>,
         models: &[AgentModel],
+        lists: &[ChunkLists],
         slot: usize,
+        neighbors: &[u32],
         out: &mut Vec<Line>,
-        obstacle_neighbors: &mut Vec<(i128, u32)>,
     ) -> usize {
         out.clear();
         let me = pre.state(slot);
@@ -484,14 +808,30 @@ impl Workspace {
                     time_horizon_obst: p.time_horizon_obst,
                 },
                 out,
-                obstacle_neighbors,
+                &mut self.obstacle_neighbors,
             )
         };
         let params = pre.agents.params();
-        for k in self.neighbors_of(slot) {
-            let o = self.neighbor_slots[k] as usize;
-            // Layers and masks: a neighbour this agent does not avoid gets no line; one that
-            // does not avoid this agent leaves it the whole avoidance.
+        let c = &lists[slot >> CHUNK_SHIFT];
+        let mut k = c.pair_start[slot & (CHUNK - 1)] as usize;
+        for &o in neighbors {
+            let o = o as usize;
+            let other = pre.state(o);
+            // The pair: stage 5's with a higher neighbour; the lower neighbour's when it can
+            // hand it over; else solved here.
+            let pair = if o > slot {
+                k += 1;
+                c.pairs[k - 1].half()
+            } else if let Some(pair) = reusable(pre, lists, o, slot) {
+                self.counts.pairs_reused += 1;
+                pair
+            } else {
+                self.counts.pairs_solved += 1;
+                PairHalf::solve(&me, &other, p.time_horizon, pre.time_step)
+            };
+            // Layers and masks: a neighbour this agent does not avoid gets no line (its pair is
+            // still taken above, so the stored pairs stay aligned); one that does not avoid
+            // this agent leaves it the whole avoidance.
             if !m.avoids(&models[o]) {
                 continue;
             }
@@ -502,8 +842,7 @@ impl Workspace {
             };
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
-                let other = pre.state(o);
-                out.push(self.pair(k).line_with_share(&me, &other, share));
+                out.push(pair.line_with_share(&me, &other, share));
             }
         }
         // The lines constrain world velocities; the LP solves for the velocity relative to
@@ -517,219 +856,63 @@ impl Workspace {
         }
         obstacle
     }
-
-    /// Stage 7 for one slot: the new velocity from its lines (LP2, LP3 on failure), towards
-    /// its steered preferred velocity.
-    #[inline]
-    fn solve_one(
-        pre: Pre<'_>,
-        slot: usize,
-        pref: Vec2,
-        lines: &[Line],
-        num_obstacle_lines: usize,
-        scratch: &mut Vec<Line>,
-    ) -> (Vec2, SolvePath) {
-        let p = &pre.agents.params()[slot];
-        match pre.agents.models() {
-            None => lp::solve_with_path(lines, num_obstacle_lines, p.max_speed, pref, scratch),
-            Some(models) => Self::solve_modelled(
-                pre,
-                &models[slot],
-                slot,
-                pref,
-                lines,
-                num_obstacle_lines,
-                scratch,
-            ),
-        }
-    }
-
-    /// [`solve_one`](Self::solve_one) when some agent model is in use: the terrain-scaled
-    /// speed, and with an acceleration limit the lens LP ([`crate::orca::lens`]). Out of line.
-    #[inline(never)]
-    fn solve_modelled(
-        pre: Pre<'_>,
-        m: &AgentModel,
-        slot: usize,
-        pref: Vec2,
-        lines: &[Line],
-        num_obstacle_lines: usize,
-        scratch: &mut Vec<Line>,
-    ) -> (Vec2, SolvePath) {
-        let p = &pre.agents.params()[slot];
-        let max_speed = m.effective_max_speed(p.max_speed);
-        let Some(reach) = m.reach(pre.time_step) else {
-            return lp::solve_with_path(lines, num_obstacle_lines, max_speed, pref, scratch);
-        };
-        let center = pre.agents.velocities()[slot];
-        let l = Lens {
-            max_speed,
-            center,
-            radius: (reach - REACH_MARGIN).max(Fx::ZERO),
-        };
-        let (v, path) = lens::solve_with_path(lines, num_obstacle_lines, &l, pref, scratch);
-        match path {
-            // Braking may give up the reach for the walls (orca::lens).
-            SolvePath::Braked => (v, path),
-            _ => (within_reach(v, center, reach), path),
-        }
-    }
-
-    /// Stage 7 for one slot, after the LP: its stall counter and outcome.
-    fn outcome_of(
-        &self,
-        pre: Pre<'_>,
-        slot: usize,
-        (v, path): (Vec2, SolvePath),
-        lines: &[Line],
-        num_obstacle_lines: usize,
-    ) -> (u16, AgentOutcome) {
-        let agents = pre.agents;
-        let pref = agents.pref_velocities()[slot];
-        let max_speed = agents.params()[slot].max_speed;
-        let stall = match pre.liveness {
-            Liveness::Rvo2 => 0,
-            Liveness::Resolve => {
-                liveness::next_stall(agents.stalls()[slot], self.pref_dirs[slot], v, max_speed)
-            }
-        };
-        let penetration = match path {
-            SolvePath::Lp2 => Fx::ZERO,
-            SolvePath::Lp3Agents | SolvePath::Lp3Obstacles | SolvePath::Braked => lines
-                [num_obstacle_lines..]
-                .iter()
-                .map(|l| narrow(l.violation_wide(v).max(0)))
-                .max()
-                .unwrap_or(Fx::ZERO),
-        };
-        let blocked = stall > 0
-            && lines[..num_obstacle_lines]
-                .iter()
-                .any(|l| l.violation_wide(pref) > 0);
-        let outcome = AgentOutcome {
-            solve: path,
-            penetration,
-            stalled_since: (stall > 0).then(|| pre.tick.saturating_sub(u64::from(stall) - 1)),
-            yielding_to: self.yielding[slot],
-            blocked_by_obstacle: blocked,
-            steered: self.steered[slot] != pref && self.yielding[slot].is_none(),
-            no_solution: path == SolvePath::Braked,
-        };
-        (stall, outcome)
-    }
-
-    /// Stages 6 and 7: every slot's lines, then its new velocity. The two stages run back to
-    /// back per slot, so a slot's lines are still in cache when the LP reads them and only one
-    /// slot's lines are ever held (sized once for the worst case: no allocation mid-run).
-    pub(crate) fn build_lines_and_solve(&mut self, pre: Pre<'_>) {
-        // Size the buffers for the worst case once (obstacle lines + agent neighbours), so
-        // crowding into new walls never reallocates in the middle of a run.
-        let max_obstacle_lines = pre.obstacles.max_neighbor_count();
-        let max_agent_lines = pre
-            .agents
-            .params()
-            .iter()
-            .map(|p| p.max_neighbors)
-            .max()
-            .unwrap_or(0) as usize;
-        let mut lines = std::mem::take(&mut self.lines);
-        let mut obstacle_neighbors = std::mem::take(&mut self.obstacle_neighbors);
-        reserve_total(&mut obstacle_neighbors, max_obstacle_lines);
-        reserve_total(&mut lines, max_obstacle_lines + max_agent_lines);
-        reserve_total(&mut self.lp_scratch, max_obstacle_lines + max_agent_lines);
-        self.new_velocities.clear();
-        self.new_stalls.clear();
-        let mut outcomes = std::mem::take(&mut self.outcomes);
-        outcomes.clear();
-        let mut stats = SolveCounts::default();
-        for slot in 0..self.neighbor_ranges.len() {
-            let obstacle = self.lines_of(pre, slot, &mut lines, &mut obstacle_neighbors);
-            let pref = self.steered[slot];
-            let solved = Self::solve_one(pre, slot, pref, &lines, obstacle, &mut self.lp_scratch);
-            let (v, path) = solved;
-            let max_speed = pre.agents.params()[slot].max_speed;
-            stats.count(obstacle, path, at_max_speed(v, max_speed));
-            stats.agent_lines += (lines.len() - obstacle) as u64;
-            let (stall, outcome) = self.outcome_of(pre, slot, solved, &lines, obstacle);
-            stats.stalled += u64::from(stall > 0);
-            stats.begun += u64::from(stall == 1);
-            stats.blocked += u64::from(outcome.blocked_by_obstacle);
-            self.new_velocities.push(v);
-            self.new_stalls.push(stall);
-            outcomes.push(outcome);
-        }
-        self.outcomes = outcomes;
-        self.stats.stalled = stats.stalled;
-        self.stats.stalls_begun = stats.begun;
-        self.stats.blocked_by_obstacle = stats.blocked;
-        self.lines = lines;
-        self.obstacle_neighbors = obstacle_neighbors;
-        self.stats.obstacle_lines = stats.obstacle_lines;
-        self.stats.agent_lines = stats.agent_lines;
-        self.stats.lp3_fallbacks = stats.lp3;
-        self.stats.obstacle_lp3_fallbacks = stats.lp3_obstacles;
-        self.stats.at_max_speed = stats.at_max;
-        self.stats.braked = stats.braked;
-    }
-
-    /// Neighbours found for agent `id` by the last step (empty if it was not simulated then).
-    pub(crate) fn neighbors_of_id(&self, id: AgentId) -> &[AgentId] {
-        match self.listed_ids.binary_search(&id) {
-            Ok(slot) if slot < self.neighbor_ranges.len() => {
-                &self.neighbor_ids[self.neighbors_of(slot)]
-            }
-            _ => &[],
-        }
-    }
-
-    /// The outcome of agent `id` in the last step (`None` if it was not simulated then).
-    pub(crate) fn outcome_of_id(&self, id: AgentId) -> Option<AgentOutcome> {
-        let slot = self.listed_ids.binary_search(&id).ok()?;
-        self.outcomes.get(slot).copied()
-    }
-
-    /// Forgets the neighbour lists of the last step (after a failed step, whose lists were
-    /// computed for a state that has been rolled back).
-    pub(crate) fn clear_neighbor_lists(&mut self) {
-        self.neighbor_ids.clear();
-        self.neighbor_slots.clear();
-        self.neighbor_ranges.clear();
-        self.listed_ids.clear();
-        self.pairs.clear();
-        self.outcomes.clear();
-    }
 }
 
-/// Stage 6 and 7 counters.
-#[derive(Default)]
-struct SolveCounts {
-    obstacle_lines: u64,
-    agent_lines: u64,
-    lp3: u64,
-    lp3_obstacles: u64,
-    at_max: u64,
-    stalled: u64,
-    begun: u64,
-    blocked: u64,
-    braked: u64,
-}
-
-impl SolveCounts {
-    #[inline]
-    fn count(&mut self, obstacle_lines: usize, path: SolvePath, at_max: bool) {
-        self.obstacle_lines += obstacle_lines as u64;
-        match path {
-            SolvePath::Lp2 => {}
-            SolvePath::Lp3Agents => self.lp3 += 1,
-            SolvePath::Lp3Obstacles => self.lp3_obstacles += 1,
-            SolvePath::Braked => self.braked += 1,
-        }
-        self.at_max += u64::from(at_max);
+/// Stage 5b for one slot: its preferred velocity for the LP, turned or yielding by the deadlock
+/// resolution in [`Liveness::Resolve`] mode, unchanged in [`Liveness::Rvo2`]; and the preferred
+/// velocity's `length_and_direction()` (one square root per agent per tick, shared by the
+/// steering and the stall counter; `None` in [`Liveness::Rvo2`] mode, which needs neither).
+#[inline]
+fn steer_slot(
+    pre: Pre<'_>,
+    rules: Rules,
+    slot: usize,
+    neighbors: &[u32],
+) -> (liveness::Steered, Option<(Fx, Vec2)>) {
+    let agents = pre.agents;
+    let pref = agents.pref_velocities()[slot];
+    let unchanged = liveness::Steered {
+        pref,
+        yielding_to: None,
+    };
+    if pre.liveness == Liveness::Rvo2 {
+        return (unchanged, None);
     }
+    let dir = pref.length_and_direction();
+    // Every rule needs a neighbour: alone, the preferred velocity stays.
+    if neighbors.is_empty() {
+        return (unchanged, dir);
+    }
+    let me = liveness::Me {
+        id: agents.ids()[slot],
+        position: agents.positions()[slot],
+        pref,
+        params: agents.params()[slot],
+        stall: agents.stalls()[slot],
+        dir,
+    };
+    let others = neighbors.iter().map(|&o| {
+        let o = o as usize;
+        liveness::Other {
+            id: agents.ids()[o],
+            position: agents.positions()[o],
+            velocity: agents.velocities()[o],
+            radius: agents.params()[o].radius,
+            priority: agents.params()[o].priority,
+            stall: agents.stalls()[o],
+            pref: agents.pref_velocities()[o],
+            max_speed: agents.params()[o].max_speed,
+        }
+    });
+    let steered = match agents.models() {
+        None => liveness::steer(&me, others, rules),
+        Some(m) => steer_masked(&me, others, neighbors, m, slot, rules),
+    };
+    (steered, dir)
 }
 
-/// Stage 5 (steer) for one slot when agent models are in use: the deadlock resolution ignores
-/// the neighbours this agent does not avoid (layers and masks), as its LP does. `slots` are the
+/// Stage 5b for one slot when agent models are in use: the deadlock resolution ignores the
+/// neighbours this agent does not avoid (layers and masks), as its LP does. `slots` are the
 /// slots of `others`, in order. Out of line, so the RVO2 path of the stage stays as it was.
 #[inline(never)]
 fn steer_masked(
@@ -746,6 +929,127 @@ fn steer_masked(
         .filter(|&(_, &o)| mine.avoids(&models[o as usize]))
         .map(|(other, _)| other);
     liveness::steer(me, avoided, rules)
+}
+
+/// Stage 7 for one slot when some agent model is in use: the terrain-scaled speed, and with
+/// an acceleration limit the lens LP ([`crate::orca::lens`]). Out of line.
+#[inline(never)]
+fn solve_modelled(
+    pre: Pre<'_>,
+    m: &AgentModel,
+    slot: usize,
+    pref: Vec2,
+    lines: &[Line],
+    num_obstacle_lines: usize,
+    scratch: &mut Vec<Line>,
+) -> (Vec2, SolvePath) {
+    let p = &pre.agents.params()[slot];
+    let max_speed = m.effective_max_speed(p.max_speed);
+    let Some(reach) = m.reach(pre.time_step) else {
+        return lp::solve_with_path(lines, num_obstacle_lines, max_speed, pref, scratch);
+    };
+    let center = pre.agents.velocities()[slot];
+    let l = Lens {
+        max_speed,
+        center,
+        radius: (reach - REACH_MARGIN).max(Fx::ZERO),
+    };
+    let (v, path) = lens::solve_with_path(lines, num_obstacle_lines, &l, pref, scratch);
+    match path {
+        // Braking may give up the reach for the walls (orca::lens).
+        SolvePath::Braked => (v, path),
+        _ => (within_reach(v, center, reach), path),
+    }
+}
+
+/// Stage 7 for one slot, after the LP: its stall counter and outcome.
+fn outcome_of(
+    pre: Pre<'_>,
+    slot: usize,
+    (v, path): (Vec2, SolvePath),
+    lines: &[Line],
+    num_obstacle_lines: usize,
+    steered: liveness::Steered,
+    dir: Option<(Fx, Vec2)>,
+) -> (u16, AgentOutcome) {
+    let agents = pre.agents;
+    let pref = agents.pref_velocities()[slot];
+    let max_speed = agents.params()[slot].max_speed;
+    let stall = match pre.liveness {
+        Liveness::Rvo2 => 0,
+        Liveness::Resolve => liveness::next_stall(agents.stalls()[slot], dir, v, max_speed),
+    };
+    let penetration = match path {
+        SolvePath::Lp2 => Fx::ZERO,
+        SolvePath::Lp3Agents | SolvePath::Lp3Obstacles | SolvePath::Braked => lines
+            [num_obstacle_lines..]
+            .iter()
+            .map(|l| narrow(l.violation_wide(v).max(0)))
+            .max()
+            .unwrap_or(Fx::ZERO),
+    };
+    let blocked = stall > 0
+        && lines[..num_obstacle_lines]
+            .iter()
+            .any(|l| l.violation_wide(pref) > 0);
+    let outcome = AgentOutcome {
+        solve: path,
+        penetration,
+        stalled_since: (stall > 0).then(|| pre.tick.saturating_sub(u64::from(stall) - 1)),
+        yielding_to: steered.yielding_to,
+        blocked_by_obstacle: blocked,
+        steered: steered.pref != pref && steered.yielding_to.is_none(),
+        no_solution: path == SolvePath::Braked,
+    };
+    (stall, outcome)
+}
+
+/// Stage 5b to 7 counters.
+#[derive(Clone, Copy, Debug, Default)]
+struct SolveCounts {
+    pairs_solved: u64,
+    pairs_reused: u64,
+    steered: u64,
+    yielding: u64,
+    obstacle_lines: u64,
+    agent_lines: u64,
+    lp3: u64,
+    lp3_obstacles: u64,
+    at_max: u64,
+    stalled: u64,
+    begun: u64,
+    blocked: u64,
+    braked: u64,
+}
+
+impl SolveCounts {
+    fn add(&mut self, o: &Self) {
+        self.pairs_solved += o.pairs_solved;
+        self.pairs_reused += o.pairs_reused;
+        self.steered += o.steered;
+        self.yielding += o.yielding;
+        self.obstacle_lines += o.obstacle_lines;
+        self.agent_lines += o.agent_lines;
+        self.lp3 += o.lp3;
+        self.lp3_obstacles += o.lp3_obstacles;
+        self.at_max += o.at_max;
+        self.stalled += o.stalled;
+        self.begun += o.begun;
+        self.blocked += o.blocked;
+        self.braked += o.braked;
+    }
+
+    #[inline]
+    fn count(&mut self, obstacle_lines: usize, path: SolvePath, at_max: bool) {
+        self.obstacle_lines += obstacle_lines as u64;
+        match path {
+            SolvePath::Lp2 => {}
+            SolvePath::Lp3Agents => self.lp3 += 1,
+            SolvePath::Lp3Obstacles => self.lp3_obstacles += 1,
+            SolvePath::Braked => self.braked += 1,
+        }
+        self.at_max += u64::from(at_max);
+    }
 }
 
 /// Whether `v` is at the speed limit: `max_speed² − |v|² ≤ max_speed · 2⁻¹⁶` (raw Q64.64).

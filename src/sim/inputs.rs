@@ -35,7 +35,7 @@ pub(super) struct InputLog {
     /// The commands due now, copied off the queue (a reused buffer).
     due: Vec<PendingCommand>,
     /// What stage 1b (orders) changed in the current step.
-    pub(super) steered: Vec<super::orders::SteerUndo>,
+    pub(super) steered: Vec<super::orders::OrderStep>,
 }
 
 impl Simulator {

@@ -15,7 +15,7 @@ use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleSet, ObstacleShape};
 use crate::orders::{Order, Orders, Steering};
-use crate::tick::{AgentOutcome, Pre, StepStats, Workspace};
+use crate::tick::{AgentOutcome, Pre, StageClock, StageTimes, StepStats, Workspace};
 use inputs::InputLog;
 use std::sync::Arc;
 
@@ -167,10 +167,15 @@ impl Simulator {
             tick: self.tick,
             ..StepStats::default()
         };
+        let mut times = StageTimes::default();
+        let mut clock = StageClock::start(self.work.timing);
         self.apply_inputs();
+        clock.lap(&mut times.inputs);
         self.steer_orders();
+        clock.lap(&mut times.orders);
         self.work.stats.obstacle_tree_rebuilt = !self.obstacles.is_built();
         self.build_obstacles();
+        clock.lap(&mut times.obstacles);
         self.work.stats.agents = self.agents.len() as u64;
         let pre = Pre {
             agents: &self.agents,
@@ -180,13 +185,31 @@ impl Simulator {
             liveness: self.liveness,
         };
         self.work.build_agent_tree(pre);
-        self.work.find_neighbors(pre);
-        self.work.solve_pairs(pre);
-        self.work.steer(pre);
+        clock.lap(&mut times.tree);
+        self.work.find_neighbors_and_pairs(pre);
+        clock.lap(&mut times.neighbors);
         self.work.build_lines_and_solve(pre);
+        clock.lap(&mut times.solve);
         let result = self.integrate();
         self.finish_inputs(result.is_ok());
+        clock.lap(&mut times.integrate);
+        self.work.times = times;
         result
+    }
+
+    /// Turns the per-stage timing of [`step`](Self::step) on or off (off by default). Timing
+    /// reads the monotonic clock a few times per step; nothing the step computes depends on
+    /// it. Not state: not hashed, snapshotted or restored (a restored simulator starts with it
+    /// off).
+    pub fn set_stage_timing(&mut self, on: bool) {
+        self.work.timing = on;
+    }
+
+    /// The wall-clock time of each stage of the last [`step`](Self::step), when stage timing is
+    /// on ([`set_stage_timing`](Self::set_stage_timing)); zero otherwise.
+    #[must_use]
+    pub fn stage_times(&self) -> &StageTimes {
+        &self.work.times
     }
 
     /// What happened to agent `id` in the last [`step`](Self::step): which program solved it
@@ -234,30 +257,10 @@ impl Simulator {
             what: "tick",
             allowed: "below 2^64 - 1",
         })?;
-        let w = &mut self.work;
-        w.new_positions.clear();
-        let positions = self.agents.positions();
-        if let Some(models) = self.agents.models() {
-            // On a moving support the position moves by the world velocity.
-            integrate_on_supports(
-                positions,
-                &w.new_velocities,
-                models,
-                self.time_step,
-                self.agents.ids(),
-                &mut w.new_positions,
-            )?;
-        } else {
-            for (slot, (&p, &v)) in positions.iter().zip(&w.new_velocities).enumerate() {
-                let p = p + v * self.time_step;
-                if check_point(p, "position").is_err() {
-                    return Err(SimError::AgentLeftDomain(self.agents.ids()[slot]));
-                }
-                w.new_positions.push(p);
-            }
+        if let Some(slot) = self.work.first_left_domain() {
+            return Err(SimError::AgentLeftDomain(self.agents.ids()[slot]));
         }
-        self.agents
-            .commit_motion(&mut w.new_positions, &w.new_velocities, &w.new_stalls);
+        self.agents.commit_motion(&self.work.outs);
         self.global_time = global_time;
         self.tick = tick;
         Ok(())
@@ -763,26 +766,4 @@ impl Simulator {
         self.steering = steering;
         Ok(())
     }
-}
-
-/// Stage 8 with agent models in use: each position moves by the world velocity, its support's
-/// plus its own ([`crate::AgentModel::support_velocity`]). Out of line, so the RVO2 path of
-/// [`Simulator::step`] stays as it was.
-#[inline(never)]
-fn integrate_on_supports(
-    positions: &[Vec2],
-    velocities: &[Vec2],
-    models: &[crate::AgentModel],
-    time_step: Fx,
-    ids: &[AgentId],
-    out: &mut Vec<Vec2>,
-) -> Result<(), SimError> {
-    for (slot, (&p, &v)) in positions.iter().zip(velocities).enumerate() {
-        let p = p + (v + models[slot].support_velocity) * time_step;
-        if check_point(p, "position").is_err() {
-            return Err(SimError::AgentLeftDomain(ids[slot]));
-        }
-        out.push(p);
-    }
-    Ok(())
 }

@@ -7,21 +7,23 @@ use crate::error::SimError;
 use crate::math::{Vec2, wide_mul};
 use crate::orders::Order;
 
-/// What stage 1b changed for one agent, to undo it if the step fails.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct SteerUndo {
-    id: AgentId,
-    slot: usize,
-    pref_velocity: Vec2,
-    progress: u32,
+/// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
+/// and its new progress and preferred velocity. Applying it swaps these with the state's, so
+/// the entry then holds the old values, and swapping again undoes it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct OrderStep {
+    slot: u32,
+    next: u32,
+    pref: Vec2,
 }
 
 impl Simulator {
     /// Stage 1b: for every agent with an order (ascending id), advances its path past the
-    /// waypoints it is done with and sets its preferred velocity by the steering rule. Logs
-    /// what it changed, for [`finish_inputs`](Self::finish_inputs) to undo on failure.
+    /// waypoints it is done with and sets its preferred velocity by the steering rule. The
+    /// steps are computed chunk by chunk (in parallel with the `parallel` feature; each reads
+    /// only the state and writes only its own entries), then applied in order, keeping what
+    /// they replaced for [`finish_inputs`](Self::finish_inputs) to undo on failure.
     pub(super) fn steer_orders(&mut self) {
-        self.inputs.steered.clear();
         let Self {
             orders,
             agents,
@@ -30,37 +32,73 @@ impl Simulator {
             tick,
             ..
         } = self;
-        for (&id, order) in orders.iter_mut() {
-            // Removing an agent drops its order, so every order has its agent.
-            let Some(slot) = agents.slot(id) else {
-                continue;
-            };
-            let position = agents.positions()[slot];
-            let params = agents.params()[slot];
-            let tolerance = steering.waypoint_tolerance.unwrap_or(params.radius);
-            let next = order.advanced(position, wide_mul(tolerance, tolerance));
-            let to_goal = next as usize + 1 == order.path().len();
-            let target = order.path()[next as usize];
-            let pref =
-                steering.pref_velocity(id, *tick, position, target, to_goal, params.max_speed);
-            inputs.steered.push(SteerUndo {
-                id,
-                slot,
-                pref_velocity: agents.pref_velocities()[slot],
-                progress: order.progress() as u32,
-            });
-            order.set_progress(next);
-            agents.set_pref_velocity(slot, pref);
-        }
+        let list = orders.as_slice();
+        let steps = &mut inputs.steered;
+        steps.clear();
+        steps.resize(list.len(), OrderStep::default());
+        let (agents_ref, steering, tick) = (&*agents, *steering, *tick);
+        crate::tick::for_each_chunk_of(list, steps, |orders, steps| {
+            let ids = agents_ref.ids();
+            // Both ascend: one search for the chunk's first agent, then a merge.
+            let mut slot = orders
+                .first()
+                .map_or(0, |(id, _)| ids.partition_point(|a| a < id));
+            for ((id, order), step) in orders.iter().zip(steps) {
+                while slot < ids.len() && ids[slot] < *id {
+                    slot += 1;
+                }
+                // Removing an agent drops its order, so every order has its agent.
+                debug_assert_eq!(ids.get(slot), Some(id));
+                let position = agents_ref.positions()[slot];
+                let params = agents_ref.params()[slot];
+                let tolerance = steering.waypoint_tolerance.unwrap_or(params.radius);
+                let next = order.advanced(position, wide_mul(tolerance, tolerance));
+                let to_goal = next as usize + 1 == order.path().len();
+                let target = order.path()[next as usize];
+                *step = OrderStep {
+                    slot: slot as u32,
+                    next,
+                    pref: steering.pref_velocity(
+                        *id,
+                        tick,
+                        position,
+                        target,
+                        to_goal,
+                        params.max_speed,
+                    ),
+                };
+            }
+        });
+        Self::swap_order_steps(orders, agents, steps);
         self.work.stats.ordered = self.inputs.steered.len() as u64;
+    }
+
+    /// Swaps every order step with the state's progress and preferred velocity (applies the
+    /// steps, or undoes applied ones).
+    fn swap_order_steps(
+        orders: &mut crate::orders::Orders,
+        agents: &mut crate::agent::Agents,
+        steps: &mut [OrderStep],
+    ) {
+        for (k, step) in steps.iter_mut().enumerate() {
+            orders.swap_progress(k, &mut step.next);
+            let slot = step.slot as usize;
+            let old = agents.pref_velocities()[slot];
+            agents.set_pref_velocity(slot, step.pref);
+            step.pref = old;
+        }
     }
 
     /// Undoes stage 1b (a failed step).
     pub(super) fn unsteer_orders(&mut self) {
-        for u in self.inputs.steered.drain(..) {
-            self.agents.set_pref_velocity(u.slot, u.pref_velocity);
-            self.orders.set_progress(u.id, u.progress);
-        }
+        let Self {
+            orders,
+            agents,
+            inputs,
+            ..
+        } = self;
+        Self::swap_order_steps(orders, agents, &mut inputs.steered);
+        inputs.steered.clear();
     }
 
     /// [`Command::MoveTo`](crate::Command::MoveTo) (`queue == false`) or

@@ -16,6 +16,10 @@
 //!   whose integer order is the key order; larger ranges (the clearance tracker's unbounded
 //!   query) compare `(distance², slot)` pairs. `tests/determinism/kdtree_reference.rs` checks both paths
 //!   against brute force on tie-heavy scenes.
+//! * Hints (speed only): the tick's query starts with a distance limit from the agent's last
+//!   list ([`next_hint`]: its last neighbour's distance plus twice the farthest an agent moves
+//!   in a tick). A search with a limit finds every key below it, so a full list is the answer;
+//!   a short one is searched again with the full range. Any hint gives the same list.
 
 use crate::math::{Fx, Vec2, wide_mul};
 
@@ -56,85 +60,91 @@ impl AgentTree {
     pub fn build(&mut self, positions: &[Vec2]) {
         self.order.clear();
         self.order.extend(0..positions.len() as u32);
+        // The coordinates travel with the slots through the partitions, so every pass reads
+        // contiguous memory and the arrays end in tree order, as the queries read them.
+        self.xs.clear();
+        self.xs.extend(positions.iter().map(|p| p.x.to_bits()));
+        self.ys.clear();
+        self.ys.extend(positions.iter().map(|p| p.y.to_bits()));
         self.nodes.clear();
         if positions.is_empty() {
             return;
         }
-        self.nodes.resize(2 * positions.len() - 1, Node::default());
+        // At most 2n − 1 nodes (each split leaves both sides non-empty). Reserved, not
+        // written: only the nodes the build creates (about 2n / 5 with leaves of up to 10)
+        // touch memory, and a steady run never reallocates.
+        let worst = 2 * positions.len() - 1;
+        if self.nodes.capacity() < worst {
+            self.nodes.reserve(worst);
+        }
         self.leaf_of.clear();
         self.leaf_of.resize(positions.len(), 0);
-        self.build_recursive(positions, 0, positions.len(), 0);
-        self.xs.clear();
-        self.xs.extend(
-            self.order
-                .iter()
-                .map(|&slot| positions[slot as usize].x.to_bits()),
-        );
-        self.ys.clear();
-        self.ys.extend(
-            self.order
-                .iter()
-                .map(|&slot| positions[slot as usize].y.to_bits()),
-        );
+        self.build_recursive(0, positions.len(), 0);
     }
 
-    fn build_recursive(&mut self, positions: &[Vec2], begin: usize, end: usize, node: usize) {
-        let first = positions[self.order[begin] as usize];
-        let (mut min, mut max) = (first, first);
-        let mut min_slot = self.order[begin];
-        for &slot in &self.order[begin + 1..end] {
-            let p = positions[slot as usize];
-            min = Vec2::new(min.x.min(p.x), min.y.min(p.y));
-            max = Vec2::new(max.x.max(p.x), max.y.max(p.y));
-            min_slot = min_slot.min(slot);
-        }
-        let n = &mut self.nodes[node];
-        n.begin = begin as u32;
-        n.end = end as u32;
-        n.min = min;
-        n.max = max;
-        n.min_slot = min_slot;
+    /// Builds the subtree over `order[begin..end]` below `parent`; returns its node. Nodes are
+    /// numbered in depth-first order (the root is 0, a node's left child is the next node).
+    fn build_recursive(&mut self, begin: usize, end: usize, parent: u32) -> u32 {
+        let (xs, ys) = (&self.xs[begin..end], &self.ys[begin..end]);
+        let fold = |v: &[i64]| {
+            v.iter()
+                .fold((i64::MAX, i64::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)))
+        };
+        let ((x0, x1), (y0, y1)) = (fold(xs), fold(ys));
+        let min_slot = self.order[begin..end].iter().copied().min().unwrap_or(0);
+        let node = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            begin: begin as u32,
+            end: end as u32,
+            left: 0,
+            right: 0,
+            parent,
+            min: Vec2::from_bits(x0, y0),
+            max: Vec2::from_bits(x1, y1),
+            min_slot,
+        });
         if end - begin <= MAX_LEAF_SIZE {
             for &slot in &self.order[begin..end] {
-                self.leaf_of[slot as usize] = node as u32;
+                self.leaf_of[slot as usize] = node;
             }
-            return;
+            return node;
         }
-        // Split the longer side at its midpoint (exact: floor of the raw sum / 2).
-        let vertical = max.x - min.x > max.y - min.y;
-        let coord = |p: Vec2| if vertical { p.x } else { p.y };
-        let split = if vertical {
-            Fx::from_bits(((i128::from(min.x.to_bits()) + i128::from(max.x.to_bits())) >> 1) as i64)
-        } else {
-            Fx::from_bits(((i128::from(min.y.to_bits()) + i128::from(max.y.to_bits())) >> 1) as i64)
-        };
-        // RVO2's in-place partition.
+        // Split the longer side at its midpoint (exact: floor of the raw sum / 2). The sides'
+        // lengths compare as Fx differences did: the exact i128 differences.
+        let vertical = i128::from(x1) - i128::from(x0) > i128::from(y1) - i128::from(y0);
+        let (lo, hi) = if vertical { (x0, x1) } else { (y0, y1) };
+        let split = ((i128::from(lo) + i128::from(hi)) >> 1) as i64;
+        // RVO2's in-place partition, moving the coordinates with the slots.
         let (mut left, mut right) = (begin, end);
-        while left < right {
-            while left < right && coord(positions[self.order[left] as usize]) < split {
-                left += 1;
-            }
-            while right > left && coord(positions[self.order[right - 1] as usize]) >= split {
-                right -= 1;
-            }
-            if left < right {
-                self.order.swap(left, right - 1);
-                left += 1;
-                right -= 1;
+        {
+            let (order, xs, ys) = (&mut self.order, &mut self.xs, &mut self.ys);
+            let coord = |xs: &[i64], ys: &[i64], k: usize| if vertical { xs[k] } else { ys[k] };
+            while left < right {
+                while left < right && coord(xs, ys, left) < split {
+                    left += 1;
+                }
+                while right > left && coord(xs, ys, right - 1) >= split {
+                    right -= 1;
+                }
+                if left < right {
+                    order.swap(left, right - 1);
+                    xs.swap(left, right - 1);
+                    ys.swap(left, right - 1);
+                    left += 1;
+                    right -= 1;
+                }
             }
         }
         let mut left_size = left - begin;
         if left_size == 0 {
             left_size = (end - begin) / 2;
         }
-        let left_node = node + 1;
-        let right_node = node + 2 * left_size;
-        self.nodes[node].left = left_node as u32;
-        self.nodes[node].right = right_node as u32;
-        self.nodes[left_node].parent = node as u32;
-        self.nodes[right_node].parent = node as u32;
-        self.build_recursive(positions, begin, begin + left_size, left_node);
-        self.build_recursive(positions, begin + left_size, end, right_node);
+        let left_node = self.build_recursive(begin, begin + left_size, node);
+        let right_node = self.build_recursive(begin + left_size, end, node);
+        let n = &mut self.nodes[node as usize];
+        n.left = left_node;
+        n.right = right_node;
+        node
     }
 
     /// Finds the `max_neighbors` nearest agents to `positions[slot]` with squared distance below
@@ -179,6 +189,55 @@ impl AgentTree {
         slots.extend(keys.iter().map(|&k| Self::raw_slot(k, packed)));
     }
 
+    /// [`query_slots`](Self::query_slots), first tried with the distance² limit `hint_sq`
+    /// (raw Q64.64; 0 for none). The result is the same for every hint: a search with a limit
+    /// finds every key below it, so when it finds `max_neighbors` of them they are the
+    /// nearest; when it finds fewer, the query runs again with the full range. A hint from
+    /// the last tick's list (see [`next_hint`]) prunes the first subtrees a plain query
+    /// visits before its list is full. Returns the distance² of the last neighbour when the
+    /// list is full (`max_neighbors` found), else 0.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn query_slots_hinted(
+        &self,
+        positions: &[Vec2],
+        slot: u32,
+        range: Fx,
+        max_neighbors: usize,
+        hint_sq: u128,
+        keys: &mut Vec<NeighborKey>,
+        slots: &mut Vec<u32>,
+    ) -> u128 {
+        keys.clear();
+        if self.nodes.is_empty() || max_neighbors == 0 {
+            return 0;
+        }
+        let range_sq = wide_mul(range, range).unsigned_abs();
+        if range_sq >= PACKED_BOUND {
+            self.query_slots(positions, slot, range, max_neighbors, keys, slots);
+            return 0;
+        }
+        let center = positions[slot as usize];
+        let leaf = self.leaf_of[slot as usize];
+        if hint_sq > 0 && hint_sq < range_sq {
+            // Keys with distance² ≤ hint_sq (all below range², as the hint is).
+            let mut search = Search::<true>::new(self, center, slot, max_neighbors, hint_sq, keys);
+            search.limit_packed = hint_sq << 32 | u128::from(u32::MAX);
+            search.run(leaf);
+        }
+        if keys.len() < max_neighbors {
+            keys.clear();
+            let mut search = Search::<true>::new(self, center, slot, max_neighbors, range_sq, keys);
+            search.run(leaf);
+        }
+        slots.extend(keys.iter().map(|&k| k.0 as u32));
+        if keys.len() == max_neighbors {
+            (keys[max_neighbors - 1].0 as u128) >> 32
+        } else {
+            0
+        }
+    }
+
     /// [`query`](Self::query) without unpacking: returns `true` when the keys were left packed,
     /// each entry's `.0` holding `distance² << 32 | slot` (so its low 32 bits are the slot)
     /// and `.1` unspecified; `false` when the entries are already `(distance², slot)`. The
@@ -214,6 +273,23 @@ impl AgentTree {
     fn raw_slot(key: NeighborKey, packed: bool) -> u32 {
         if packed { key.0 as u32 } else { key.1 }
     }
+}
+
+/// The hint for the next tick's [`AgentTree::query_slots_hinted`] of an agent whose last
+/// neighbour is at distance² `last_sq` (raw Q64.64) now, when no agent moves more than `reach`
+/// (raw Q32.32) in a tick: `(⌊√last_sq⌋ + 1 + 2·reach)²`, a bound on that neighbour's distance²
+/// after the tick, returned as its root `⌊√last_sq⌋ + 1 + 2·reach` (8 bytes per agent; square
+/// it for the query). Any hint gives the same result; a good one only saves time. 0 (no hint)
+/// when `last_sq` is 0.
+#[must_use]
+pub fn next_hint(last_sq: u128, reach: u64) -> u64 {
+    if last_sq == 0 {
+        return 0;
+    }
+    // last_sq < 2⁹⁶ (packed keys), so its root is below 2⁴⁸.
+    (crate::math::isqrt_u128(last_sq) as u64)
+        .saturating_add(1)
+        .saturating_add(reach.saturating_mul(2))
 }
 
 /// Ranges with `range² < 2⁹⁶` (raw Q64.64, i.e. below 65,536 units: every simulation range)
@@ -447,6 +523,58 @@ mod tests {
                 assert_eq!(out, brute(&positions, slot, range, max), "slot {slot}");
             }
         }
+    }
+
+    #[test]
+    fn hinted_queries_match_plain_ones_for_any_hint() {
+        let positions: Vec<Vec2> = (0..500)
+            .map(|i| Vec2::from_bits((i * 7919 % 1000) << 27, (i * 104_729 % 997) << 27))
+            .collect();
+        let mut tree = AgentTree::default();
+        tree.build(&positions);
+        let (mut keys, mut plain, mut hinted) = (Vec::new(), Vec::new(), Vec::new());
+        // A range where some lists fill up and some do not (checked below).
+        let range = Fx::lit("3.5");
+        let mut full = 0;
+        for slot in 0..500 {
+            plain.clear();
+            tree.query_slots(&positions, slot, range, 10, &mut keys, &mut plain);
+            // No hint, tiny, tight, loose and beyond-range hints (raw roots, squared).
+            for root in [
+                0u128,
+                1,
+                1 << 30,
+                1 << 32,
+                3 << 32,
+                1 << 40,
+                u64::MAX as u128,
+            ] {
+                hinted.clear();
+                let last = tree.query_slots_hinted(
+                    &positions,
+                    slot,
+                    range,
+                    10,
+                    root * root,
+                    &mut keys,
+                    &mut hinted,
+                );
+                assert_eq!(hinted, plain, "slot {slot}, hint root {root}");
+                if plain.len() == 10 {
+                    let d = positions[plain[9] as usize] - positions[slot as usize];
+                    assert_eq!(last, d.length_squared_wide() as u128);
+                } else {
+                    assert_eq!(last, 0);
+                }
+            }
+            full += usize::from(plain.len() == 10);
+            // The next tick's hint bounds the last neighbour's distance.
+            let last =
+                tree.query_slots_hinted(&positions, slot, range, 10, 0, &mut keys, &mut hinted);
+            let root = u128::from(super::next_hint(last, 0));
+            assert!(last == 0 || root * root >= last);
+        }
+        assert!(full > 100 && full < 500, "{full} full lists");
     }
 
     #[test]

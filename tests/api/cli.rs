@@ -676,9 +676,36 @@ fn bench_prints_one_key_value_line_or_json() {
         "pairs_reused",
         "lp3_fallbacks",
         "at_max_speed",
+        "threads",
+        "inputs_ms",
+        "orders_ms",
+        "obstacles_ms",
+        "tree_ms",
+        "neighbors_ms",
+        "solve_ms",
+        "integrate_ms",
     ] {
         assert!(pairs.contains_key(key), "{key} in {text}");
     }
+    // The stages add up to the step (each tick's stage times are within its step time).
+    let ms = |k: &str| pairs[k].parse::<f64>().unwrap();
+    let stages: f64 = [
+        "inputs_ms",
+        "orders_ms",
+        "obstacles_ms",
+        "tree_ms",
+        "neighbors_ms",
+        "solve_ms",
+        "integrate_ms",
+    ]
+    .iter()
+    .map(|k| ms(k))
+    .sum();
+    assert!(
+        stages > 0.0 && stages <= ms("step_ms") * 1.0001 + 1e-6,
+        "{text}"
+    );
+    assert_eq!(pairs["threads"], "1");
     assert_eq!(pairs["scene"], "crowd");
     assert_eq!(pairs["agents"], "50");
     assert_eq!(pairs["ticks"], "5");
@@ -702,6 +729,32 @@ fn bench_prints_one_key_value_line_or_json() {
     assert_eq!(v["last_step"]["step_agents"], 40);
     assert!(v["last_step"]["neighbors_found"].is_u64());
     assert_eq!(v["hash"].as_str().unwrap().len(), 16);
+    assert!(v["stages_ms"]["neighbors"].as_f64().unwrap() > 0.0);
+    // The crowd among posts: N agents and N segments (the step builds the obstacle tree once).
+    let o = runner(&["bench", "obstacles", "200", "--ticks", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("scene=obstacles agents=200 ticks=2"),
+        "{text}"
+    );
+    assert!(!text.contains(" obstacle_lines=0 "), "{text}");
+    // Without the parallel feature more than one thread is refused; with it, the same hash.
+    let o = runner(&["bench", "crowd", "300", "--ticks", "3", "--threads", "2"]);
+    if cfg!(feature = "parallel") {
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let serial = stdout(&runner(&["bench", "crowd", "300", "--ticks", "3"]));
+        let hash = |t: &str| {
+            t.split_whitespace()
+                .find(|kv| kv.starts_with("hash="))
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(hash(&stdout(&o)), hash(&serial));
+    } else {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("parallel"), "{}", stderr(&o));
+    }
 }
 
 #[test]

@@ -15,6 +15,8 @@ mod kdtree_reference;
 mod kernels;
 mod liveness;
 mod pair_reuse;
+#[cfg(feature = "parallel")]
+mod parallel;
 mod replay;
 mod snapshot;
 mod snapshot_diff;

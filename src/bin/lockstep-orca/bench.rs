@@ -3,8 +3,8 @@
 
 use crate::Fail;
 use clap::{Args, ValueEnum};
-use lockstep_orca::StepStats;
 use lockstep_orca::scenario::Scenario;
+use lockstep_orca::{StageTimes, StepStats};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -23,6 +23,9 @@ pub enum Scene {
     /// RVO2's Blocks (fixtures/scenarios/blocks.toml, 100 agents, seed 1), until every goal is
     /// reached (at most 40,000 ticks).
     Blocks,
+    /// crowd N (default 10,000) among N obstacle segments: one 1-unit post at the centre of
+    /// each grid cell, alternately horizontal and vertical; 100 ticks.
+    Obstacles,
 }
 
 /// Time the simulator on a reference scene; print one line of key=value pairs.
@@ -44,9 +47,46 @@ pub struct BenchArgs {
     /// goal is reached, at most this many).
     #[arg(long, value_name = "T")]
     pub ticks: Option<u64>,
+    /// Worker threads of the step (rayon pool; more than 1 needs a build with the `parallel`
+    /// feature). Default 1.
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
     /// Print one JSON document on stdout instead of the key=value line (fields in docs/cli.md).
     #[arg(long)]
     pub json: bool,
+}
+
+/// The obstacles scene: `crowd n` and one post per grid cell (see [`Scene::Obstacles`]).
+fn crowd_among_posts(n: u32) -> Scenario {
+    use lockstep_orca::{Fx, ObstacleShape, Vec2};
+    let mut s = Scenario::crowd(n);
+    s.name = Some(format!("crowd {n} among {n} segments"));
+    // The crowd's grid: spacing 3, ceil(sqrt n) columns, centred on the origin; the posts sit
+    // at the cell centres between four agents (1.5 + 1.5 units off each axis), 0.5 units each
+    // way, so no agent starts on one.
+    let cols = (1..=n).find(|c| c * c >= n).unwrap_or(1);
+    let rows = n.div_ceil(cols);
+    let spacing = Fx::from_num(3);
+    let x0 = -spacing * Fx::from_num(cols - 1) / 2;
+    let y0 = -spacing * Fx::from_num(rows - 1) / 2;
+    let half = Fx::from_num(3) / 2;
+    let arm = Fx::from_num(1) / 2;
+    for k in 0..n {
+        let (i, j) = (k % cols, k / cols);
+        let c = Vec2::new(
+            x0 + spacing * Fx::from_num(i) + half,
+            y0 + spacing * Fx::from_num(j) + half,
+        );
+        let d = if (i + j) % 2 == 0 {
+            Vec2::new(arm, Fx::ZERO)
+        } else {
+            Vec2::new(Fx::ZERO, arm)
+        };
+        s.obstacles
+            .push(ObstacleShape::Polyline(vec![c - d, c + d]));
+    }
+    s
 }
 
 fn scenario(args: &BenchArgs) -> Result<(String, Scenario, bool), Fail> {
@@ -76,6 +116,10 @@ fn scenario(args: &BenchArgs) -> Result<(String, Scenario, bool), Fail> {
             // As the `blocks` example: run to completion (the file stops at 1,500 ticks).
             s.max_ticks = 40_000;
             ("blocks".into(), s, true)
+        }
+        Scene::Obstacles => {
+            let n = args.n.unwrap_or(10_000);
+            ("obstacles".into(), crowd_among_posts(n), false)
         }
     })
 }
@@ -110,16 +154,71 @@ fn per_s(agent_steps: u64, d: Duration) -> f64 {
 }
 
 pub fn bench(args: &BenchArgs) -> Result<(), Fail> {
+    // With the `parallel` feature even one thread gets its own pool: the global pool would
+    // use every core.
+    if args.threads == 1 && !cfg!(feature = "parallel") {
+        return run(args);
+    }
+    pool(args.threads)?.install(|| run(args))
+}
+
+#[cfg(feature = "parallel")]
+fn pool(threads: u32) -> Result<rayon::ThreadPool, Fail> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads as usize)
+        .build()
+        .map_err(|e| Fail::failed(format!("thread pool: {e}")))
+}
+
+/// Without the `parallel` feature the step is serial: refuse `--threads` above 1 rather than
+/// time something else than what was asked.
+#[cfg(not(feature = "parallel"))]
+fn pool(_threads: u32) -> Result<Serial, Fail> {
+    Err(Fail::input(
+        "--threads above 1 needs a build with the `parallel` feature \
+         (cargo build --release --features parallel)"
+            .to_string(),
+    ))
+}
+
+#[cfg(not(feature = "parallel"))]
+struct Serial;
+
+#[cfg(not(feature = "parallel"))]
+impl Serial {
+    fn install<R>(&self, f: impl FnOnce() -> R) -> R {
+        f()
+    }
+}
+
+/// Stage names and mean milliseconds per tick.
+fn stage_ms(t: &StageTimes, ticks: u64) -> Vec<(&'static str, f64)> {
+    vec![
+        ("inputs_ms", ms(t.inputs, ticks)),
+        ("orders_ms", ms(t.orders, ticks)),
+        ("obstacles_ms", ms(t.obstacles, ticks)),
+        ("tree_ms", ms(t.tree, ticks)),
+        ("neighbors_ms", ms(t.neighbors, ticks)),
+        ("solve_ms", ms(t.solve, ticks)),
+        ("integrate_ms", ms(t.integrate, ticks)),
+    ]
+}
+
+fn run(args: &BenchArgs) -> Result<(), Fail> {
     let (scene, scenario, until_reached) = scenario(args)?;
     let (mut sim, driver) = scenario
         .build()
         .map_err(|e| Fail::failed(format!("{scene}: {e}")))?;
+    // The scene description is not needed once built (peak memory is the simulator's).
+    drop(scenario);
     let agents = sim.num_agents();
     let max_ticks = match (until_reached, args.ticks) {
         (_, Some(t)) => t,
         (false, None) => 100,
         (true, None) => driver.max_ticks(),
     };
+    sim.set_stage_timing(true);
+    let mut stages = StageTimes::default();
     let (mut pref, mut step) = (Duration::ZERO, Duration::ZERO);
     let mut ticks = 0;
     let mut agent_steps = 0u64;
@@ -136,11 +235,13 @@ pub fn bench(args: &BenchArgs) -> Result<(), Fail> {
         let t2 = Instant::now();
         pref += t1 - t0;
         step += t2 - t1;
+        add_times(&mut stages, sim.stage_times());
         ticks += 1;
         agent_steps += sim.num_agents() as u64;
     }
     let total = pref + step;
     let stats = stats_pairs(sim.step_stats());
+    let split = stage_ms(&stages, ticks);
     let hash = format!("{:016x}", sim.state_hash());
     if args.json {
         let last: serde_json::Map<String, serde_json::Value> = stats
@@ -157,23 +258,39 @@ pub fn bench(args: &BenchArgs) -> Result<(), Fail> {
             "pref_ms": ms(pref, ticks),
             "step_ms": ms(step, ticks),
             "agent_steps_per_s": per_s(agent_steps, total),
+            "threads": args.threads,
             "hash": hash,
+            "stages_ms": split.iter().map(|&(k, v)| (k.trim_end_matches("_ms").to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
             "last_step": last,
         });
         println!("{doc}");
     } else {
         let mut line = format!(
-            "scene={scene} agents={agents} ticks={ticks} all_reached={} total_ms={:.6} pref_ms={:.6} step_ms={:.6} agent_steps_per_s={:.0} hash={hash}",
+            "scene={scene} agents={agents} ticks={ticks} threads={} all_reached={} total_ms={:.6} pref_ms={:.6} step_ms={:.6} agent_steps_per_s={:.0} hash={hash}",
+            args.threads,
             driver.all_reached(&sim),
             ms(total, ticks),
             ms(pref, ticks),
             ms(step, ticks),
             per_s(agent_steps, total),
         );
+        for (k, v) in split {
+            line.push_str(&format!(" {k}={v:.6}"));
+        }
         for (k, v) in stats {
             line.push_str(&format!(" {k}={v}"));
         }
         println!("{line}");
     }
     Ok(())
+}
+
+fn add_times(into: &mut StageTimes, t: &StageTimes) {
+    into.inputs += t.inputs;
+    into.orders += t.orders;
+    into.obstacles += t.obstacles;
+    into.tree += t.tree;
+    into.neighbors += t.neighbors;
+    into.solve += t.solve;
+    into.integrate += t.integrate;
 }
