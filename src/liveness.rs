@@ -197,6 +197,7 @@ pub(crate) fn has_right_of_way(a: (u8, AgentId), b: (u8, AgentId)) -> bool {
 }
 
 /// Steers one agent (the rules of the [module docs](self)); `neighbors` nearest first.
+#[inline]
 pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rules) -> Steered {
     let unchanged = Steered {
         pref: me.pref,

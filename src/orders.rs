@@ -322,7 +322,6 @@ impl Steering {
 
     /// The preferred velocity of agent `id` at `position` heading for `target` (the goal when
     /// `to_goal`) at `tick`, with its own `max_speed` (the rule of the [module docs](self)).
-    #[inline]
     pub(crate) fn pref_velocity(
         &self,
         id: AgentId,

@@ -660,38 +660,22 @@ impl ChunkWork {
         slot: usize,
     ) -> SlotOut {
         let agents = pre.agents;
+        if let Some(models) = agents.models() {
+            return self.solve_slot_modelled(pre, models, lists, rules, slot);
+        }
         let pref = agents.pref_velocities()[slot];
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot(pre, rules, slot, neighbors);
         let mut lines = std::mem::take(&mut self.lines);
+        let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
         let p = &agents.params()[slot];
-        let models = agents.models();
-        let (obstacle, (v, path)) = match models {
-            None => {
-                let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
-                let solved = lp::solve_with_path(
-                    &lines,
-                    obstacle,
-                    p.max_speed,
-                    steered.pref,
-                    &mut self.lp_scratch,
-                );
-                (obstacle, solved)
-            }
-            Some(m) => {
-                let obstacle = self.lines_of_modelled(pre, m, lists, slot, neighbors, &mut lines);
-                let solved = solve_modelled(
-                    pre,
-                    &m[slot],
-                    slot,
-                    steered.pref,
-                    &lines,
-                    obstacle,
-                    &mut self.lp_scratch,
-                );
-                (obstacle, solved)
-            }
-        };
+        let (v, path) = lp::solve_with_path(
+            &lines,
+            obstacle,
+            p.max_speed,
+            steered.pref,
+            &mut self.lp_scratch,
+        );
         let c = &mut self.counts;
         c.count(obstacle, path, at_max_speed(v, p.max_speed));
         c.agent_lines += (lines.len() - obstacle) as u64;
@@ -702,8 +686,57 @@ impl ChunkWork {
         c.stalled += u64::from(stall > 0);
         c.begun += u64::from(stall == 1);
         c.blocked += u64::from(outcome.blocked_by_obstacle);
-        // On a moving support the position moves by the world velocity, support + velocity.
-        let world = models.map_or(v, |m| v + m[slot].support_velocity);
+        let position = agents.positions()[slot] + v * pre.time_step;
+        SlotOut {
+            velocity: v,
+            position,
+            stall,
+            left_domain: check_point(position, "position").is_err(),
+            outcome,
+        }
+    }
+
+    /// [`solve_slot`](Self::solve_slot) when some agent model is in use
+    /// ([`crate::agent_model`]): the deadlock resolution and the lines skip the neighbours not
+    /// avoided, the LP works with the terrain-scaled speed and the reachable circle, and the
+    /// position moves by the world velocity (support + velocity). Out of line, so the RVO2
+    /// path is compiled as it was.
+    #[inline(never)]
+    fn solve_slot_modelled(
+        &mut self,
+        pre: Pre<'_>,
+        models: &[AgentModel],
+        lists: &[ChunkLists],
+        rules: Rules,
+        slot: usize,
+    ) -> SlotOut {
+        let agents = pre.agents;
+        let pref = agents.pref_velocities()[slot];
+        let neighbors = neighbors_in(lists, slot);
+        let (steered, dir) = steer_slot_modelled(pre, models, rules, slot, neighbors);
+        let mut lines = std::mem::take(&mut self.lines);
+        let obstacle = self.lines_of_modelled(pre, models, lists, slot, neighbors, &mut lines);
+        let p = &agents.params()[slot];
+        let (v, path) = solve_modelled(
+            pre,
+            &models[slot],
+            slot,
+            steered.pref,
+            &lines,
+            obstacle,
+            &mut self.lp_scratch,
+        );
+        let c = &mut self.counts;
+        c.count(obstacle, path, at_max_speed(v, p.max_speed));
+        c.agent_lines += (lines.len() - obstacle) as u64;
+        c.steered += u64::from(steered.pref != pref && steered.yielding_to.is_none());
+        c.yielding += u64::from(steered.yielding_to.is_some());
+        let (stall, outcome) = outcome_of(pre, slot, (v, path), &lines, obstacle, steered, dir);
+        self.lines = lines;
+        c.stalled += u64::from(stall > 0);
+        c.begun += u64::from(stall == 1);
+        c.blocked += u64::from(outcome.blocked_by_obstacle);
+        let world = v + models[slot].support_velocity;
         let position = agents.positions()[slot] + world * pre.time_step;
         SlotOut {
             velocity: v,
@@ -904,31 +937,55 @@ fn steer_slot(
             max_speed: agents.params()[o].max_speed,
         }
     });
-    let steered = match agents.models() {
-        None => liveness::steer(&me, others, rules),
-        Some(m) => steer_masked(&me, others, neighbors, m, slot, rules),
-    };
-    (steered, dir)
+    (liveness::steer(&me, others, rules), dir)
 }
 
-/// Stage 5b for one slot when agent models are in use: the deadlock resolution ignores the
-/// neighbours this agent does not avoid (layers and masks), as its LP does. `slots` are the
-/// slots of `others`, in order. Out of line, so the RVO2 path of the stage stays as it was.
-#[inline(never)]
-fn steer_masked(
-    me: &liveness::Me,
-    others: impl Iterator<Item = liveness::Other>,
-    slots: &[u32],
+/// [`steer_slot`] when agent models are in use: the deadlock resolution ignores the
+/// neighbours this agent does not avoid (layers and masks), as its LP does.
+fn steer_slot_modelled(
+    pre: Pre<'_>,
     models: &[AgentModel],
-    slot: usize,
     rules: Rules,
-) -> liveness::Steered {
+    slot: usize,
+    neighbors: &[u32],
+) -> (liveness::Steered, Option<(Fx, Vec2)>) {
+    let agents = pre.agents;
+    let pref = agents.pref_velocities()[slot];
+    let unchanged = liveness::Steered {
+        pref,
+        yielding_to: None,
+    };
+    if pre.liveness == Liveness::Rvo2 {
+        return (unchanged, None);
+    }
+    let dir = pref.length_and_direction();
     let mine = &models[slot];
-    let avoided = others
-        .zip(slots)
-        .filter(|&(_, &o)| mine.avoids(&models[o as usize]))
-        .map(|(other, _)| other);
-    liveness::steer(me, avoided, rules)
+    if !neighbors.iter().any(|&o| mine.avoids(&models[o as usize])) {
+        return (unchanged, dir);
+    }
+    let me = liveness::Me {
+        id: agents.ids()[slot],
+        position: agents.positions()[slot],
+        pref,
+        params: agents.params()[slot],
+        stall: agents.stalls()[slot],
+        dir,
+    };
+    let others = neighbors
+        .iter()
+        .map(|&o| o as usize)
+        .filter(|&o| mine.avoids(&models[o]))
+        .map(|o| liveness::Other {
+            id: agents.ids()[o],
+            position: agents.positions()[o],
+            velocity: agents.velocities()[o],
+            radius: agents.params()[o].radius,
+            priority: agents.params()[o].priority,
+            stall: agents.stalls()[o],
+            pref: agents.pref_velocities()[o],
+            max_speed: agents.params()[o].max_speed,
+        });
+    (liveness::steer(&me, others, rules), dir)
 }
 
 /// Stage 7 for one slot when some agent model is in use: the terrain-scaled speed, and with
@@ -962,7 +1019,9 @@ fn solve_modelled(
     }
 }
 
-/// Stage 7 for one slot, after the LP: its stall counter and outcome.
+/// Stage 7 for one slot, after the LP: its stall counter and outcome. Inlined always: it has
+/// two callers (the RVO2 and the agent-model paths), and the RVO2 one had it inlined.
+#[inline(always)]
 fn outcome_of(
     pre: Pre<'_>,
     slot: usize,

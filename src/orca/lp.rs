@@ -104,6 +104,7 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
 /// LP2: the velocity within the speed circle of `radius` that satisfies every line and is best
 /// for `objective`; lines are added in order (RVO2 `linearProgram2`).
 #[must_use]
+#[inline]
 pub fn lp2(lines: &[Line], radius: Fx, objective: Objective) -> Lp2Outcome {
     let mut result = match objective {
         // The direction is a unit vector.
