@@ -168,8 +168,10 @@ pub struct Agents {
     pref_velocities: Vec<Vec2>,
     params: Vec<AgentParams>,
     stalls: Vec<u16>,
+    /// Every slot's model, or empty when every agent's is the default (`modelled == 0`): the
+    /// common case costs no memory per agent.
     models: Vec<AgentModel>,
-    /// How many of `models` are not the default: with none, the tick takes RVO2's path.
+    /// How many agents' models are not the default: with none, the tick takes RVO2's path.
     modelled: usize,
     /// Slots marked for removal (a bit per slot, empty when none is), compacted by
     /// [`compact`](Self::compact).
@@ -254,8 +256,18 @@ impl Agents {
             pref_velocity: self.pref_velocities[slot],
             params: self.params[slot],
             stall: self.stalls[slot],
-            model: self.models[slot],
+            model: self.model(slot),
         }
+    }
+
+    /// The agent model in `slot` (the default when no agent has one).
+    ///
+    /// # Panics
+    /// If `slot >= len()`.
+    #[must_use]
+    pub fn model(&self, slot: usize) -> AgentModel {
+        assert!(slot < self.ids.len(), "slot out of range");
+        self.models.get(slot).copied().unwrap_or_default()
     }
 
     /// Every agent in slot (ascending id) order.
@@ -307,10 +319,19 @@ impl Agents {
         (self.modelled > 0).then_some(&self.models)
     }
 
-    /// Agent models by slot, default ones included.
-    #[must_use]
-    pub fn all_models(&self) -> &[AgentModel] {
-        &self.models
+    /// Stores every slot's model (defaults) before the first non-default one is set.
+    fn materialize_models(&mut self) {
+        if self.models.is_empty() {
+            self.models = vec![AgentModel::default(); self.ids.len()];
+        }
+    }
+
+    /// Drops the models once every agent's is the default again (so the representation is
+    /// canonical: empty iff no agent has a model).
+    fn normalize_models(&mut self) {
+        if self.modelled == 0 && !self.models.is_empty() {
+            self.models = Vec::new();
+        }
     }
 
     // -------------------------------------------------------------- crate-internal mutation
@@ -319,6 +340,10 @@ impl Agents {
     pub(crate) fn push(&mut self, a: Agent) {
         debug_assert!(self.ids.last().is_none_or(|&l| l < a.id));
         debug_assert_eq!(self.num_marked, 0);
+        if !a.model.is_default() {
+            self.materialize_models();
+        }
+        let store_model = !self.models.is_empty();
         self.ids.push(a.id);
         self.positions.push(a.position);
         self.velocities.push(a.velocity);
@@ -326,7 +351,9 @@ impl Agents {
         self.params.push(a.params);
         self.stalls.push(a.stall);
         self.modelled += usize::from(!a.model.is_default());
-        self.models.push(a.model);
+        if store_model {
+            self.models.push(a.model);
+        }
     }
 
     /// Reserves room for `n` more agents.
@@ -337,7 +364,9 @@ impl Agents {
         self.pref_velocities.reserve_exact(n);
         self.params.reserve_exact(n);
         self.stalls.reserve_exact(n);
-        self.models.reserve_exact(n);
+        if !self.models.is_empty() {
+            self.models.reserve_exact(n);
+        }
     }
 
     /// Removes the newest agent (the last slot).
@@ -350,9 +379,10 @@ impl Agents {
             pref_velocity: self.pref_velocities.pop()?,
             params: self.params.pop()?,
             stall: self.stalls.pop()?,
-            model: self.models.pop()?,
+            model: self.models.pop().unwrap_or_default(),
         };
         self.modelled -= usize::from(!a.model.is_default());
+        self.normalize_models();
         Some(a)
     }
 
@@ -383,7 +413,7 @@ impl Agents {
         let mut keep = 0;
         for slot in 0..self.ids.len() {
             if self.is_marked(slot) {
-                self.modelled -= usize::from(!self.models[slot].is_default());
+                self.modelled -= usize::from(!self.model(slot).is_default());
                 removed(self.at(slot));
                 continue;
             }
@@ -394,7 +424,9 @@ impl Agents {
                 self.pref_velocities[keep] = self.pref_velocities[slot];
                 self.params[keep] = self.params[slot];
                 self.stalls[keep] = self.stalls[slot];
-                self.models[keep] = self.models[slot];
+                if !self.models.is_empty() {
+                    self.models[keep] = self.models[slot];
+                }
             }
             keep += 1;
         }
@@ -407,6 +439,7 @@ impl Agents {
         self.models.truncate(keep);
         self.marked.clear();
         self.num_marked = 0;
+        self.normalize_models();
     }
 
     /// Puts removed agents back (the inverse of [`compact`](Self::compact)): `agents` ascending
@@ -456,9 +489,14 @@ impl Agents {
 
     /// Sets the agent model in `slot`.
     pub(crate) fn set_model(&mut self, slot: usize, m: AgentModel) {
+        if self.models.is_empty() && m.is_default() {
+            return; // already the default
+        }
+        self.materialize_models();
         self.modelled -= usize::from(!self.models[slot].is_default());
         self.modelled += usize::from(!m.is_default());
         self.models[slot] = m;
+        self.normalize_models();
     }
 
     /// Commits a step: every position, velocity and stall counter replaced at once

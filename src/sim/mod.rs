@@ -458,7 +458,7 @@ impl Simulator {
     /// # Errors
     /// [`SimError::UnknownAgent`].
     pub fn agent_model(&self, id: AgentId) -> Result<crate::AgentModel, SimError> {
-        Ok(self.agents.all_models()[self.slot(id)?])
+        Ok(self.agents.model(self.slot(id)?))
     }
 
     /// Replaces an agent's model ([`AgentModel`](crate::AgentModel), see
@@ -572,8 +572,8 @@ impl Simulator {
         for p in self.agents.params() {
             p.validate(time_step)?;
         }
-        if self.agents.models().is_some() {
-            for m in self.agents.all_models() {
+        if let Some(models) = self.agents.models() {
+            for m in models {
                 m.validate(time_step)?;
             }
         }
