@@ -706,6 +706,18 @@ fn bench_prints_one_key_value_line_or_json() {
         "{text}"
     );
     assert_eq!(pairs["threads"], "1");
+    assert_eq!(pairs["liveness"], "resolve");
+    // RVO2's mode, on request: another run (the steering differs), reported as such.
+    let rvo2 = stdout(&runner(&[
+        "bench",
+        "crowd",
+        "50",
+        "--ticks",
+        "5",
+        "--liveness",
+        "rvo2",
+    ]));
+    assert!(rvo2.contains(" liveness=rvo2 "), "{rvo2}");
     assert_eq!(pairs["scene"], "crowd");
     assert_eq!(pairs["agents"], "50");
     assert_eq!(pairs["ticks"], "5");

@@ -52,9 +52,23 @@ pub struct BenchArgs {
     #[arg(long, value_name = "K", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
+    /// The deadlock-resolution mode: `resolve` (the simulator's default, what a game gets) or
+    /// `rvo2` (RVO2's behaviour exactly, without the steering stage's work). Default: the
+    /// scene's own (`resolve` for every bench scene).
+    #[arg(long, value_enum)]
+    pub liveness: Option<LivenessArg>,
     /// Print one JSON document on stdout instead of the key=value line (fields in docs/cli.md).
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--liveness`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum LivenessArg {
+    /// Deterministic deadlock resolution (the simulator's default).
+    Resolve,
+    /// RVO2's behaviour exactly.
+    Rvo2,
 }
 
 /// The obstacles scene: `crowd n` and one post per grid cell (see [`Scene::Obstacles`]).
@@ -205,7 +219,16 @@ fn stage_ms(t: &StageTimes, ticks: u64) -> Vec<(&'static str, f64)> {
 }
 
 fn run(args: &BenchArgs) -> Result<(), Fail> {
-    let (scene, scenario, until_reached) = scenario(args)?;
+    let (scene, mut scenario, until_reached) = scenario(args)?;
+    match args.liveness {
+        Some(LivenessArg::Resolve) => scenario.liveness = lockstep_orca::Liveness::Resolve,
+        Some(LivenessArg::Rvo2) => scenario.liveness = lockstep_orca::Liveness::Rvo2,
+        None => {}
+    }
+    let liveness = match scenario.liveness {
+        lockstep_orca::Liveness::Resolve => "resolve",
+        lockstep_orca::Liveness::Rvo2 => "rvo2",
+    };
     let (mut sim, driver) = scenario
         .build()
         .map_err(|e| Fail::failed(format!("{scene}: {e}")))?;
@@ -259,6 +282,7 @@ fn run(args: &BenchArgs) -> Result<(), Fail> {
             "step_ms": ms(step, ticks),
             "agent_steps_per_s": per_s(agent_steps, total),
             "threads": args.threads,
+            "liveness": liveness,
             "hash": hash,
             "stages_ms": split.iter().map(|&(k, v)| (k.trim_end_matches("_ms").to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
             "last_step": last,
@@ -266,8 +290,9 @@ fn run(args: &BenchArgs) -> Result<(), Fail> {
         println!("{doc}");
     } else {
         let mut line = format!(
-            "scene={scene} agents={agents} ticks={ticks} threads={} all_reached={} total_ms={:.6} pref_ms={:.6} step_ms={:.6} agent_steps_per_s={:.0} hash={hash}",
+            "scene={scene} agents={agents} ticks={ticks} threads={} liveness={} all_reached={} total_ms={:.6} pref_ms={:.6} step_ms={:.6} agent_steps_per_s={:.0} hash={hash}",
             args.threads,
+            liveness,
             driver.all_reached(&sim),
             ms(total, ticks),
             ms(pref, ticks),

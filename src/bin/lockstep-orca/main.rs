@@ -7,7 +7,7 @@
 //! lockstep-orca diff A B [--json]
 //! lockstep-orca render SCENARIO|REPLAY [--svg OUT] [--gif OUT] [--png OUT] [options]
 //! lockstep-orca golden [SCENARIO...] [--check]
-//! lockstep-orca bench SCENE [N] [--ticks T] [--json]
+//! lockstep-orca bench SCENE [N] [--ticks T] [--threads K] [--liveness M] [--json]
 //! ```
 //!
 //! Exit codes: 0 success, 1 a failed run or a mismatch, 2 bad input (command line, unreadable
