@@ -148,6 +148,19 @@ impl StageTimes {
     }
 }
 
+impl std::ops::AddAssign<&StageTimes> for StageTimes {
+    /// Adds another step's times stage by stage (sums over a run).
+    fn add_assign(&mut self, t: &StageTimes) {
+        self.inputs += t.inputs;
+        self.orders += t.orders;
+        self.obstacles += t.obstacles;
+        self.tree += t.tree;
+        self.neighbors += t.neighbors;
+        self.solve += t.solve;
+        self.integrate += t.integrate;
+    }
+}
+
 /// Times consecutive stages when enabled (one branch per stage when not).
 pub(crate) struct StageClock(Option<Instant>);
 
@@ -663,7 +676,6 @@ impl ChunkWork {
         if let Some(models) = agents.models() {
             return self.solve_slot_modelled(pre, models, lists, rules, slot);
         }
-        let pref = agents.pref_velocities()[slot];
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot(pre, rules, slot, neighbors);
         let mut lines = std::mem::take(&mut self.lines);
@@ -676,24 +688,9 @@ impl ChunkWork {
             steered.pref,
             &mut self.lp_scratch,
         );
-        let c = &mut self.counts;
-        c.count(obstacle, path, at_max_speed(v, p.max_speed));
-        c.agent_lines += (lines.len() - obstacle) as u64;
-        c.steered += u64::from(steered.pref != pref && steered.yielding_to.is_none());
-        c.yielding += u64::from(steered.yielding_to.is_some());
-        let (stall, outcome) = outcome_of(pre, slot, (v, path), &lines, obstacle, steered, dir);
+        let out = self.finish_slot(pre, slot, (v, path), &lines, obstacle, (steered, dir), v);
         self.lines = lines;
-        c.stalled += u64::from(stall > 0);
-        c.begun += u64::from(stall == 1);
-        c.blocked += u64::from(outcome.blocked_by_obstacle);
-        let position = agents.positions()[slot] + v * pre.time_step;
-        SlotOut {
-            velocity: v,
-            position,
-            stall,
-            left_domain: check_point(position, "position").is_err(),
-            outcome,
-        }
+        out
     }
 
     /// [`solve_slot`](Self::solve_slot) when some agent model is in use
@@ -710,13 +707,10 @@ impl ChunkWork {
         rules: Rules,
         slot: usize,
     ) -> SlotOut {
-        let agents = pre.agents;
-        let pref = agents.pref_velocities()[slot];
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot_modelled(pre, models, rules, slot, neighbors);
         let mut lines = std::mem::take(&mut self.lines);
         let obstacle = self.lines_of_modelled(pre, models, lists, slot, neighbors, &mut lines);
-        let p = &agents.params()[slot];
         let (v, path) = solve_modelled(
             pre,
             &models[slot],
@@ -726,24 +720,106 @@ impl ChunkWork {
             obstacle,
             &mut self.lp_scratch,
         );
+        let world = v + models[slot].support_velocity;
+        let out = self.finish_slot(
+            pre,
+            slot,
+            (v, path),
+            &lines,
+            obstacle,
+            (steered, dir),
+            world,
+        );
+        self.lines = lines;
+        out
+    }
+
+    /// Stages 7 and 8a after the LP, for either path: the counters, the stall counter and
+    /// outcome, and the new position (moved by `world`, the velocity plus any support's).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn finish_slot(
+        &mut self,
+        pre: Pre<'_>,
+        slot: usize,
+        (v, path): (Vec2, SolvePath),
+        lines: &[Line],
+        obstacle: usize,
+        (steered, dir): (liveness::Steered, Option<(Fx, Vec2)>),
+        world: Vec2,
+    ) -> SlotOut {
+        let pref = pre.agents.pref_velocities()[slot];
+        let max_speed = pre.agents.params()[slot].max_speed;
         let c = &mut self.counts;
-        c.count(obstacle, path, at_max_speed(v, p.max_speed));
+        c.count(obstacle, path, at_max_speed(v, max_speed));
         c.agent_lines += (lines.len() - obstacle) as u64;
         c.steered += u64::from(steered.pref != pref && steered.yielding_to.is_none());
         c.yielding += u64::from(steered.yielding_to.is_some());
-        let (stall, outcome) = outcome_of(pre, slot, (v, path), &lines, obstacle, steered, dir);
-        self.lines = lines;
+        let (stall, outcome) = outcome_of(pre, slot, (v, path), lines, obstacle, steered, dir);
         c.stalled += u64::from(stall > 0);
         c.begun += u64::from(stall == 1);
         c.blocked += u64::from(outcome.blocked_by_obstacle);
-        let world = v + models[slot].support_velocity;
-        let position = agents.positions()[slot] + world * pre.time_step;
+        let position = pre.agents.positions()[slot] + world * pre.time_step;
         SlotOut {
             velocity: v,
             position,
             stall,
             left_domain: check_point(position, "position").is_err(),
             outcome,
+        }
+    }
+
+    /// The obstacle lines of an agent at `me` with the given radius and speed bound, into
+    /// `out` (none without obstacles: no BSP node, no query). Returns their number.
+    #[inline(always)]
+    fn obstacle_lines(
+        &mut self,
+        pre: Pre<'_>,
+        me: &AgentState,
+        (radius, max_speed, time_horizon_obst): (Fx, Fx, Fx),
+        out: &mut Vec<Line>,
+    ) -> usize {
+        if pre.obstacles.max_neighbor_count() == 0 {
+            return 0;
+        }
+        pre.obstacles.agent_lines_with(
+            &ObstacleAgent {
+                id: me.id,
+                position: me.position,
+                velocity: me.velocity,
+                radius,
+                max_speed,
+                time_horizon_obst,
+            },
+            out,
+            &mut self.obstacle_neighbors,
+        )
+    }
+
+    /// The pair of `slot` with its neighbour `o`: stage 5's with a higher neighbour (the
+    /// `k`-th, advancing `k`); the lower neighbour's when it can hand it over; else solved
+    /// here.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn pair_with(
+        &mut self,
+        pre: Pre<'_>,
+        lists: &[ChunkLists],
+        k: &mut usize,
+        (slot, o): (usize, usize),
+        me: &AgentState,
+        other: &AgentState,
+        time_horizon: Fx,
+    ) -> PairHalf {
+        if o > slot {
+            *k += 1;
+            lists[slot >> CHUNK_SHIFT].pairs[*k - 1].half()
+        } else if let Some(pair) = reusable(pre, lists, o, slot) {
+            self.counts.pairs_reused += 1;
+            pair
+        } else {
+            self.counts.pairs_solved += 1;
+            PairHalf::solve(me, other, time_horizon, pre.time_step)
         }
     }
 
@@ -761,41 +837,14 @@ impl ChunkWork {
         out.clear();
         let me = pre.rvo2_state(slot);
         let p = &pre.agents.params()[slot];
-        // Without obstacles (no BSP node) there are no obstacle lines: skip the query.
-        let obstacle = if pre.obstacles.max_neighbor_count() == 0 {
-            0
-        } else {
-            pre.obstacles.agent_lines_with(
-                &ObstacleAgent {
-                    id: me.id,
-                    position: me.position,
-                    velocity: me.velocity,
-                    radius: p.radius,
-                    max_speed: p.max_speed,
-                    time_horizon_obst: p.time_horizon_obst,
-                },
-                out,
-                &mut self.obstacle_neighbors,
-            )
-        };
+        let limits = (p.radius, p.max_speed, p.time_horizon_obst);
+        let obstacle = self.obstacle_lines(pre, &me, limits, out);
         let params = pre.agents.params();
-        let c = &lists[slot >> CHUNK_SHIFT];
-        let mut k = c.pair_start[slot & (CHUNK - 1)] as usize;
+        let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {
             let o = o as usize;
             let other = pre.rvo2_state(o);
-            // The pair: stage 5's with a higher neighbour; the lower neighbour's when it can
-            // hand it over; else solved here.
-            let pair = if o > slot {
-                k += 1;
-                c.pairs[k - 1].half()
-            } else if let Some(pair) = reusable(pre, lists, o, slot) {
-                self.counts.pairs_reused += 1;
-                pair
-            } else {
-                self.counts.pairs_solved += 1;
-                PairHalf::solve(&me, &other, p.time_horizon, pre.time_step)
-            };
+            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, &other, p.time_horizon);
             let share = Share::of(p.priority, params[o].priority);
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
@@ -827,41 +876,13 @@ impl ChunkWork {
         let support = m.support_velocity.max_abs_component();
         let body = m.body(p.radius);
         let world_speed = m.effective_max_speed(p.max_speed) + support + support;
-        // Without obstacles (no BSP node) there are no obstacle lines: skip the query.
-        let obstacle = if pre.obstacles.max_neighbor_count() == 0 {
-            0
-        } else {
-            pre.obstacles.agent_lines_with(
-                &ObstacleAgent {
-                    id: me.id,
-                    position: me.position,
-                    velocity: me.velocity,
-                    radius: body,
-                    max_speed: world_speed,
-                    time_horizon_obst: p.time_horizon_obst,
-                },
-                out,
-                &mut self.obstacle_neighbors,
-            )
-        };
+        let obstacle = self.obstacle_lines(pre, &me, (body, world_speed, p.time_horizon_obst), out);
         let params = pre.agents.params();
-        let c = &lists[slot >> CHUNK_SHIFT];
-        let mut k = c.pair_start[slot & (CHUNK - 1)] as usize;
+        let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {
             let o = o as usize;
             let other = pre.state(o);
-            // The pair: stage 5's with a higher neighbour; the lower neighbour's when it can
-            // hand it over; else solved here.
-            let pair = if o > slot {
-                k += 1;
-                c.pairs[k - 1].half()
-            } else if let Some(pair) = reusable(pre, lists, o, slot) {
-                self.counts.pairs_reused += 1;
-                pair
-            } else {
-                self.counts.pairs_solved += 1;
-                PairHalf::solve(&me, &other, p.time_horizon, pre.time_step)
-            };
+            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, &other, p.time_horizon);
             // Layers and masks: a neighbour this agent does not avoid gets no line (its pair is
             // still taken above, so the stored pairs stay aligned); one that does not avoid
             // this agent leaves it the whole avoidance.

@@ -19,11 +19,8 @@
 //! never comes here.
 
 use super::Line;
-use super::lp::{Lp2Outcome, Objective, SolvePath};
-use crate::math::{EPSILON, Fx, Vec2, div_trunc, fx_saturating_div, sqrt_wide, wide_mul};
-
-/// Intersection parameters are clamped to this magnitude (2²⁴), as in [`crate::orca::lp`].
-const T_LIMIT: Fx = Fx::from_bits(1 << 56);
+use super::lp::{Lp2Outcome, Objective, SolvePath, T_LIMIT};
+use crate::math::{EPSILON, Fx, Vec2, div_trunc, sqrt_wide, wide_mul};
 
 /// The speed circle's radius while braking: larger than any velocity the reachable circle
 /// holds in the domain (|c| ≤ 1,415 plus r ≤ 4,096), so only the reachable circle binds.
@@ -159,11 +156,6 @@ pub fn start(lens: &Lens, objective: Objective) -> Option<Vec2> {
     best.map(|(_, v)| v)
 }
 
-#[inline]
-fn clamp_t(t: Fx) -> Fx {
-    t.clamp(-T_LIMIT, T_LIMIT)
-}
-
 /// LP1 in the lens: the optimum on line `line_no`, its segment clipped against both circles
 /// and bounded by lines `0..line_no`. `None` when infeasible.
 #[must_use]
@@ -179,42 +171,8 @@ pub fn lp1(lines: &[Line], line_no: usize, lens: &Lens, objective: Objective) ->
         // The line crosses both discs, but not where they overlap.
         return None;
     }
-    for other in &lines[..line_no] {
-        let denominator = line.direction.det(other.direction);
-        let numerator = other.direction.det(line.point - other.point);
-        if denominator.abs() <= EPSILON {
-            // Lines are (almost) parallel.
-            if numerator < Fx::ZERO {
-                return None;
-            }
-            continue;
-        }
-        let t = clamp_t(fx_saturating_div(numerator, denominator));
-        if denominator >= Fx::ZERO {
-            // `other` bounds this line on the right.
-            t_right = t_right.min(t);
-        } else {
-            // `other` bounds this line on the left.
-            t_left = t_left.max(t);
-        }
-        if t_left > t_right {
-            return None;
-        }
-    }
-    let at = |t: Fx| line.point + line.direction * t;
-    Some(match objective {
-        Objective::Direction(dir) => {
-            if dir.dot_wide(line.direction) > 0 {
-                at(t_right)
-            } else {
-                at(t_left)
-            }
-        }
-        Objective::Closest(opt) => {
-            let t = line.direction.dot(opt - line.point);
-            at(t.clamp(t_left, t_right))
-        }
-    })
+    let (t_left, t_right) = super::lp::clip(line, &lines[..line_no], t_left, t_right)?;
+    Some(super::lp::optimum_on(line, t_left, t_right, objective))
 }
 
 /// LP2 in the lens: the velocity in both discs that satisfies every line and is best for

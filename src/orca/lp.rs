@@ -15,7 +15,7 @@ use super::Line;
 use crate::math::{EPSILON, Fx, Vec2, div_trunc, fx_saturating_div, sqrt_wide, wide_mul};
 
 /// Intersection parameters are clamped to this magnitude (2²⁴).
-const T_LIMIT: Fx = Fx::from_bits(1 << 56);
+pub(crate) const T_LIMIT: Fx = Fx::from_bits(1 << 56);
 
 /// What to optimise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,10 +59,21 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
         return None;
     }
     let sqrt_disc = sqrt_wide(discriminant);
-    let mut t_left = -dot - sqrt_disc;
-    let mut t_right = -dot + sqrt_disc;
+    let (t_left, t_right) = clip(line, &lines[..line_no], -dot - sqrt_disc, -dot + sqrt_disc)?;
+    Some(optimum_on(line, t_left, t_right, objective))
+}
 
-    for other in &lines[..line_no] {
+/// Narrows the interval `[t_left, t_right]` of `line` (points `point + t · direction`) to the
+/// side of every line in `before` (LP1's loop; also the lens LP's). `None` when it empties
+/// or a parallel line excludes all of `line`.
+#[inline]
+pub(crate) fn clip(
+    line: Line,
+    before: &[Line],
+    mut t_left: Fx,
+    mut t_right: Fx,
+) -> Option<(Fx, Fx)> {
+    for other in before {
         let denominator = line.direction.det(other.direction);
         let numerator = other.direction.det(line.point - other.point);
         if denominator.abs() <= EPSILON {
@@ -84,9 +95,14 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
             return None;
         }
     }
+    Some((t_left, t_right))
+}
 
+/// The best point of `line` on `[t_left, t_right]` for `objective`.
+#[inline]
+pub(crate) fn optimum_on(line: Line, t_left: Fx, t_right: Fx, objective: Objective) -> Vec2 {
     let at = |t: Fx| line.point + line.direction * t;
-    Some(match objective {
+    match objective {
         Objective::Direction(dir) => {
             if dir.dot_wide(line.direction) > 0 {
                 at(t_right) // take the right extreme
@@ -98,7 +114,7 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
             let t = line.direction.dot(opt - line.point);
             at(t.clamp(t_left, t_right))
         }
-    })
+    }
 }
 
 /// LP2: the velocity within the speed circle of `radius` that satisfies every line and is best

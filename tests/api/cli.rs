@@ -652,6 +652,17 @@ fn verify_json_reports_match_and_divergence() {
     assert!(a["actual"][0].is_string());
 }
 
+/// The stage split keys of `bench` (docs/cli.md).
+const STAGES: [&str; 7] = [
+    "inputs_ms",
+    "orders_ms",
+    "obstacles_ms",
+    "tree_ms",
+    "neighbors_ms",
+    "solve_ms",
+    "integrate_ms",
+];
+
 #[test]
 fn bench_prints_one_key_value_line_or_json() {
     let o = runner(&["bench", "crowd", "50", "--ticks", "5"]);
@@ -677,30 +688,15 @@ fn bench_prints_one_key_value_line_or_json() {
         "lp3_fallbacks",
         "at_max_speed",
         "threads",
-        "inputs_ms",
-        "orders_ms",
-        "obstacles_ms",
-        "tree_ms",
-        "neighbors_ms",
-        "solve_ms",
-        "integrate_ms",
-    ] {
+    ]
+    .iter()
+    .chain(&STAGES)
+    {
         assert!(pairs.contains_key(key), "{key} in {text}");
     }
     // The stages add up to the step (each tick's stage times are within its step time).
     let ms = |k: &str| pairs[k].parse::<f64>().unwrap();
-    let stages: f64 = [
-        "inputs_ms",
-        "orders_ms",
-        "obstacles_ms",
-        "tree_ms",
-        "neighbors_ms",
-        "solve_ms",
-        "integrate_ms",
-    ]
-    .iter()
-    .map(|k| ms(k))
-    .sum();
+    let stages: f64 = STAGES.iter().map(|k| ms(k)).sum();
     assert!(
         stages > 0.0 && stages <= ms("step_ms") * 1.0001 + 1e-6,
         "{text}"

@@ -258,7 +258,7 @@ fn run(args: &BenchArgs) -> Result<(), Fail> {
         let t2 = Instant::now();
         pref += t1 - t0;
         step += t2 - t1;
-        add_times(&mut stages, sim.stage_times());
+        stages += sim.stage_times();
         ticks += 1;
         agent_steps += sim.num_agents() as u64;
     }
@@ -308,14 +308,4 @@ fn run(args: &BenchArgs) -> Result<(), Fail> {
         println!("{line}");
     }
     Ok(())
-}
-
-fn add_times(into: &mut StageTimes, t: &StageTimes) {
-    into.inputs += t.inputs;
-    into.orders += t.orders;
-    into.obstacles += t.obstacles;
-    into.tree += t.tree;
-    into.neighbors += t.neighbors;
-    into.solve += t.solve;
-    into.integrate += t.integrate;
 }
