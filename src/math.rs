@@ -92,16 +92,16 @@ pub fn sqrt_wide(wide: i128) -> Fx {
     Fx::from_bits(root as i64)
 }
 
-/// `RSQRT_SEED[i - 256]` ≈ `2¹⁵ / √((i + ½) / 1024)` for the 10-bit prefix `i` ∈ [256, 1024)
-/// of a normalised 64-bit value: the seed of [`isqrt_u128`]'s Goldschmidt iteration (computed
-/// at compile time in integers: `isqrt(⌈2⁴¹ / (2i + 1)⌉)`).
-const RSQRT_SEED: [u16; 768] = {
-    let mut table = [0u16; 768];
-    let mut k = 0;
-    while k < 768 {
-        let i = (k + 256) as u64;
-        table[k] = (1u64 << 41).div_ceil(2 * i + 1).isqrt() as u16;
-        k += 1;
+/// `RSQRT_SEED[i]` ≈ `2¹⁵ / √((i + ½) / 1024)` for the 10-bit prefix `i` ∈ [256, 1024) of a
+/// normalised 64-bit value: the seed of [`isqrt_u128`]'s Goldschmidt iteration (computed at
+/// compile time in integers: `isqrt(⌈2⁴¹ / (2i + 1)⌉)`). Indexed by the prefix itself (entries
+/// below 256 are never read) so that `t >> 54` needs no bounds check.
+const RSQRT_SEED: [u16; 1024] = {
+    let mut table = [0u16; 1024];
+    let mut i = 256;
+    while i < 1024 {
+        table[i] = (1u64 << 41).div_ceil(2 * i as u64 + 1).isqrt() as u16;
+        i += 1;
     }
     table
 };
@@ -146,22 +146,8 @@ fn isqrt_u128_verified(n: u128) -> Option<u128> {
     let shift = n.leading_zeros() & !1;
     let m = n << shift;
     let t = (m >> 64) as u64; // ∈ [2⁶², 2⁶⁴)
-    // Goldschmidt's coupled iteration, x = t / 2⁶⁴ ∈ [¼, 1): g → √x and h → 1/(2√x), both
-    // in Q.62 (below 2⁶³, so signed products are single multiplications), seeded from the table
-    // (y₀ ≈ 1/√x in Q.15). Each step: r = ½ − g·h, g += g·r, h += h·r (the two products are
-    // independent: a shorter dependency chain than Newton's). Wrapping arithmetic: only the
-    // verified result counts.
-    let y0 = u64::from(RSQRT_SEED[(t >> 54) as usize - 256]);
-    let mut g = ((u128::from(t) * u128::from(y0)) >> 17) as i64; // x·y₀ < 2
-    let mut h = (y0 << 46) as i64;
-    for _ in 0..2 {
-        let gh = ((i128::from(g) * i128::from(h)) >> 64) as i64; // Q.60
-        let r = (1i64 << 59).wrapping_sub(gh);
-        let dg = ((i128::from(g) * i128::from(r)) >> 60) as i64;
-        let dh = ((i128::from(h) * i128::from(r)) >> 60) as i64;
-        g = g.wrapping_add(dg);
-        h = h.wrapping_add(dh);
-    }
+    // Goldschmidt's coupled iteration, x = t / 2⁶⁴ ∈ [¼, 1): g ≈ √x, h ≈ 1/(2√x) in Q.62.
+    let (g, h) = goldschmidt(t);
     // √m = 2⁶⁴·√x ≈ s₁ = 4g (~37 bits), then one residual step s = s₁ + (m − s₁²)/(2s₁),
     // with 1/(2s₁) ≈ h / 2¹²⁶.
     let s1 = (g.clamp(0, i64::MAX >> 1) as u64) << 2;
@@ -185,6 +171,75 @@ fn isqrt_u128_verified(n: u128) -> Option<u128> {
         return None;
     }
     Some(u128::from(s >> (shift / 2)))
+}
+
+/// Goldschmidt's coupled iteration for `x = t / 2⁶⁴` ∈ [¼, 1) (`t` ∈ [2⁶², 2⁶⁴)): `g ≈ √x` and
+/// `h ≈ 1/(2√x)` to about 37 bits, both in Q.62 (below 2⁶³, so signed products are single
+/// multiplications), seeded from the table (`y₀ ≈ 1/√x` in Q.15). Each step:
+/// `r = ½ − g·h, g += g·r, h += h·r` (the two products are independent: a shorter dependency
+/// chain than Newton's). Wrapping arithmetic: only the callers' verified results count.
+#[inline(always)]
+fn goldschmidt(t: u64) -> (i64, i64) {
+    let y0 = u64::from(RSQRT_SEED[(t >> 54) as usize]);
+    let mut g = ((u128::from(t) * u128::from(y0)) >> 17) as i64; // x·y₀ < 2
+    let mut h = (y0 << 46) as i64;
+    for _ in 0..2 {
+        let gh = ((i128::from(g) * i128::from(h)) >> 64) as i64; // Q.60
+        let r = (1i64 << 59).wrapping_sub(gh);
+        let dg = ((i128::from(g) * i128::from(r)) >> 60) as i64;
+        let dh = ((i128::from(h) * i128::from(r)) >> 60) as i64;
+        g = g.wrapping_add(dg);
+        h = h.wrapping_add(dh);
+    }
+    (g, h)
+}
+
+/// Floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of [`Vec2::length_and_direction`],
+/// whose larger component has 62 significant bits), with `h ≈ 2¹²⁶ / (2√(4ᵏn))` from the
+/// iteration (`k` ∈ {1, 2}, also returned); `None` when the verified estimate was off by more
+/// than one (tests assert it never is).
+///
+/// The same estimate as [`isqrt_u128`], computed at `n`'s own scale: the normalising shift
+/// `4ᵏ` only selects the table entry (`t` = the top word of `4ᵏn` without its lowest `2k` bits:
+/// a relative change below 2⁻⁵⁸, far under the iteration's 2⁻³⁷), `s₁ = 4g / 2ᵏ` is exact, and
+/// the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The residual `e = n − s²` is then kept
+/// exactly through the correction by one, so the verification `0 ≤ e ≤ 2s` (that is,
+/// `s² ≤ n < (s + 1)²`) needs no further squares. `s` is masked below 2⁶³ first, so `s² < 2¹²⁶`
+/// and `e` is exact in `i128` whatever the estimate.
+#[inline(always)]
+fn isqrt_sum_verified(n: u128) -> Option<u64> {
+    let hi = (n >> 64) as u64; // ∈ [2⁵⁸, 2⁶¹)
+    let shift = hi.leading_zeros() & !1; // 2 or 4
+    let k = shift / 2;
+    let (g, h) = goldschmidt(hi << shift);
+    let s1 = (g.clamp(0, i64::MAX >> 1) as u64) << (2 - k);
+    let residual = n
+        .wrapping_sub(u128::from(s1) * u128::from(s1))
+        .cast_signed();
+    let step = ((i128::from((residual >> 32) as i64) * i128::from(h >> (30 - k))) >> 64) as i64;
+    let mut s = s1.wrapping_add_signed(step) & (u64::MAX >> 1);
+    let mut e = n.wrapping_sub(u128::from(s) * u128::from(s)).cast_signed();
+    if e < 0 {
+        s -= 1; // s² > n ≥ 0, so s ≥ 1
+        e += 2 * i128::from(s) + 1;
+    } else if e > 2 * i128::from(s) {
+        e -= 2 * i128::from(s) + 1; // (s + 1)² ≤ n < 2¹²⁵
+        s += 1;
+    }
+    // 0 ≤ e ≤ 2s, as one unsigned comparison (a negative e is above 2¹²⁷).
+    if e.cast_unsigned() > 2 * u128::from(s) {
+        return None;
+    }
+    Some(s)
+}
+
+/// [`isqrt_sum_verified`] with core's `isqrt` as the (never taken) fallback.
+#[inline(always)]
+fn isqrt_sum(n: u128) -> u64 {
+    match isqrt_sum_verified(n) {
+        Some(root) => root,
+        None => isqrt_fallback(n) as u64,
+    }
 }
 
 /// `n / d` for `i128`, truncating toward zero: the operator's result for every input, computed as
@@ -375,17 +430,47 @@ impl Vec2 {
         if m == 0 {
             return None;
         }
-        // Scale both components up by 2^s so the larger has 62 significant bits: the quotients
-        // then carry full precision even for vectors a few ulps long. The scaled root shifted
-        // back is exactly `length()`: floor(floor(2^s·√X) / 2^s) = floor(√X).
+        if m >= 1 << 62 {
+            return Self::length_and_direction_wide(xb, yb, m);
+        }
+        // Scale both components up by 2^s so the larger has exactly 62 significant bits: the
+        // quotients then carry full precision even for vectors a few ulps long. The scaled root
+        // shifted back is exactly `length()`: floor(floor(2^s·√X) / 2^s) = floor(√X).
+        let s = m.leading_zeros() - 2;
+        // max(|x|, |y|) ∈ [2⁶¹, 2⁶²), so the sum of squares is in [2¹²², 2¹²⁵) and its root
+        // `len` in [2⁶¹, 2⁶³).
+        let (x, y) = (xb << s, yb << s);
+        let sum = (i128::from(x) * i128::from(x) + i128::from(y) * i128::from(y)).cast_unsigned();
+        let len = isqrt_sum(sum);
+        // Both quotients `(c << 32) / len` (truncated toward zero) from one division: with
+        // r = ⌊(2¹²⁵ − 1) / len⌋ (< 2⁶⁴ as len ≥ 2⁶¹) we have 2¹²⁵/len − 1 − 2⁻⁶¹ < r ≤ 2¹²⁵/len,
+        // so the estimate ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it
+        // (|c| < 2⁶², so |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻³⁰), and one exact comparison decides.
+        let len_wide = u128::from(len);
+        let r = (((1u128 << 125) - 1) / len_wide) as u64;
+        let quotient = |c: i64| -> i64 {
+            let a = c.unsigned_abs();
+            let mut q = ((u128::from(a) * u128::from(r)) >> 93) as u64;
+            if u128::from(q + 1) * len_wide <= u128::from(a) << FRAC_BITS {
+                q += 1;
+            }
+            debug_assert_eq!(u128::from(q), (u128::from(a) << FRAC_BITS) / len_wide);
+            // q ≤ 2³² (|c| ≤ len); the sign applied without a branch: (q ^ σ) − σ.
+            let sign = c >> 63;
+            (q.cast_signed() ^ sign) - sign
+        };
+        let unit = Self::from_bits(quotient(x), quotient(y));
+        Some((Fx::from_bits((len >> s).cast_signed()), unit))
+    }
+
+    /// [`length_and_direction`](Self::length_and_direction) for a component of magnitude
+    /// `m` ≥ 2⁶² (far outside the simulation's domain): the general computation in `i128`.
+    #[cold]
+    #[inline(never)]
+    fn length_and_direction_wide(xb: i64, yb: i64, m: u64) -> Option<(Fx, Self)> {
         let s = m.leading_zeros().saturating_sub(2);
-        // |xb|, |yb| <= m, and m << s < 2⁶²: the shifted components fit an i64.
         let (x, y) = (i128::from(xb << s), i128::from(yb << s));
         let len = isqrt_u128((x * x + y * y).cast_unsigned());
-        // Both quotients `(c << 32) / len` (truncated toward zero) from one division: with
-        // r = ⌊2¹²⁵ / len⌋ the estimate ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it
-        // (|c| < 2⁶³ and len ≥ max(|x|, |y|) ≥ 2⁶¹, so |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻³⁰), and
-        // one exact comparison decides which.
         let r = (1u128 << 125) / len;
         let quotient = |c: i128| -> i64 {
             let a = c.unsigned_abs();
@@ -394,7 +479,6 @@ impl Vec2 {
                 q += 1;
             }
             debug_assert_eq!(q, (a << FRAC_BITS) / len);
-            // q ≤ 2³²: |c| ≤ len.
             if c < 0 { -(q as i64) } else { q as i64 }
         };
         let unit = Self::from_bits(quotient(x), quotient(y));
@@ -594,6 +678,128 @@ mod tests {
         for _ in 0..2_000_000 {
             let m = (u128::from(next() | (1 << 62)) << 64) | u128::from(next());
             check(m);
+        }
+    }
+
+    /// The verified estimate of the specialised root (`isqrt_sum_verified`, for sums of squares
+    /// in [2¹²², 2¹²⁵)) never needs core's fallback: every table interval at both ends and
+    /// inside under both normalising shifts, perfect squares and their neighbours at both ends
+    /// of the range and around 2¹²⁴, and two million random inputs.
+    #[test]
+    fn isqrt_sum_estimate_is_always_verified() {
+        let (lo, hi) = (1u128 << 122, 1u128 << 125);
+        let check = |n: u128| {
+            if (lo..hi).contains(&n) {
+                assert_eq!(
+                    isqrt_sum_verified(n).map(u128::from),
+                    Some(n.isqrt()),
+                    "n = {n}"
+                );
+            }
+        };
+        let mut z = 0x0fed_cba9_8765_4321u64;
+        let mut next = || {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            crate::util::splitmix64(z)
+        };
+        for i in 256u64..1024 {
+            let (lo_t, hi_t) = (i << 54, (i << 54) | ((1 << 54) - 1));
+            for t in [
+                lo_t,
+                lo_t + 1,
+                lo_t + (hi_t - lo_t) / 2,
+                hi_t - 1,
+                hi_t,
+                lo_t | (next() >> 10),
+            ] {
+                for shift in [2, 4] {
+                    // The top word t >> shift, and the bits below it all zero or all one.
+                    let top = u128::from(t >> shift) << 64;
+                    for low in [0, 1, 1 << 63, u64::MAX - 1, u64::MAX, next()] {
+                        check(top | u128::from(low));
+                    }
+                }
+            }
+        }
+        let max_root = (hi - 1).isqrt() as u64;
+        for d in 0..4096u64 {
+            for r in [
+                (1u64 << 61) + d,
+                (1u64 << 62) - d,
+                (1u64 << 62) + d,
+                max_root - d,
+                (1u64 << 61) | (next() >> 3),
+            ] {
+                let sq = u128::from(r) * u128::from(r);
+                for n in [
+                    sq - 1,
+                    sq,
+                    sq + 1,
+                    sq + 2 * u128::from(r) - 1,
+                    sq + 2 * u128::from(r),
+                ] {
+                    check(n);
+                }
+            }
+        }
+        check(lo);
+        check(hi - 1);
+        for _ in 0..2_000_000 {
+            let n = (u128::from(next()) << 64) | u128::from(next());
+            check(lo + n % (hi - lo));
+        }
+    }
+
+    /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against the general
+    /// computation it replaced (kept for components of 2⁶² and more) and against the plain
+    /// definition (core's `isqrt`, `i128` division): edge components and random vectors of
+    /// every magnitude.
+    #[test]
+    fn length_and_direction_matches_the_general_computation() {
+        let reference = |v: Vec2| -> Option<(Fx, Vec2)> {
+            let (xb, yb) = (v.x.to_bits(), v.y.to_bits());
+            let m = xb.unsigned_abs().max(yb.unsigned_abs());
+            if m == 0 {
+                return None;
+            }
+            let s = m.leading_zeros().saturating_sub(2);
+            let (x, y) = (i128::from(xb) << s, i128::from(yb) << s);
+            let len = (x * x + y * y).cast_unsigned().isqrt().cast_signed();
+            let unit = Vec2::from_bits(((x << 32) / len) as i64, ((y << 32) / len) as i64);
+            Some((Fx::from_bits((len >> s) as i64), unit))
+        };
+        let check = |x: i64, y: i64| {
+            let v = Vec2::from_bits(x, y);
+            let fast = v.length_and_direction();
+            assert_eq!(fast, reference(v), "{v:?}");
+            let m = x.unsigned_abs().max(y.unsigned_abs());
+            if m != 0 {
+                assert_eq!(fast, Vec2::length_and_direction_wide(x, y, m), "{v:?}");
+            }
+        };
+        let mut edges = vec![0i64, 1, 2, 3, 5, 7];
+        for k in 0..62 {
+            let p = 1i64 << k;
+            edges.extend([p - 1, p, p + 1, p | (p >> 1), (p - 1) ^ (p >> 1)]);
+        }
+        edges.extend([(1 << 62) - 1, (1 << 62) - 2, 3_037_000_499, 3_037_000_500]);
+        let edges: Vec<i64> = edges.iter().flat_map(|&e| [e, -e]).collect();
+        for &x in &edges {
+            for &y in &edges {
+                check(x, y);
+            }
+        }
+        let mut z = 99u64;
+        let mut next = || {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            crate::util::splitmix64(z)
+        };
+        for _ in 0..1_000_000 {
+            let (a, b, c) = (next(), next(), next());
+            // Components below 2⁶² (the fast path) of every magnitude, either sign.
+            let x = (a as i64 >> 2) >> (c % 62);
+            let y = (b as i64 >> 2) >> ((c >> 8) % 62);
+            check(x, y);
         }
     }
 
