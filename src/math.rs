@@ -122,27 +122,52 @@ const RSQRT_SEED: [u16; 1024] = {
 #[inline]
 #[must_use]
 pub fn isqrt_u128(n: u128) -> u128 {
-    match isqrt_u128_verified(n) {
-        Some(root) => root,
-        None => isqrt_fallback(n),
+    if n == 0 {
+        return 0;
+    }
+    let (shift, m, s) = isqrt_estimate(n);
+    // Verification (s² ≤ m < (s + 1)²); the estimate is almost always exact, the correction by
+    // one in either direction is out of line.
+    let sq = u128::from(s) * u128::from(s);
+    if sq <= m && m - sq <= 2 * u128::from(s) {
+        u128::from(s >> (shift / 2))
+    } else {
+        isqrt_slow(n, shift, m, s)
     }
 }
 
-/// Core's `isqrt`, out of line: the fallback [`isqrt_u128`] never takes.
+/// The rare path of [`isqrt_u128`]: the estimate corrected by one, or core's `isqrt` (which the
+/// tests show is never needed).
 #[cold]
 #[inline(never)]
-fn isqrt_fallback(n: u128) -> u128 {
-    n.isqrt()
+fn isqrt_slow(n: u128, shift: u32, m: u128, s: u64) -> u128 {
+    match isqrt_correct(m, s) {
+        Some(s) => u128::from(s >> (shift / 2)),
+        None => n.isqrt(),
+    }
 }
 
 /// [`isqrt_u128`] without the fallback: `None` when the verified estimate was off by more than
-/// one (tests assert it never is). Always inlined: an `Option<u128>` returned from a call
-/// goes through memory.
-#[inline(always)]
+/// one (tests assert it never is).
+#[cfg(test)]
 fn isqrt_u128_verified(n: u128) -> Option<u128> {
     if n == 0 {
         return Some(0);
     }
+    let (shift, m, s) = isqrt_estimate(n);
+    let sq = u128::from(s) * u128::from(s);
+    let s = if sq <= m && m - sq <= 2 * u128::from(s) {
+        s
+    } else {
+        isqrt_correct(m, s)?
+    };
+    Some(u128::from(s >> (shift / 2)))
+}
+
+/// The estimate of [`isqrt_u128`] for `n` > 0: the even normalising shift, `m = n << shift`
+/// ∈ [2¹²⁶, 2¹²⁸) and `s` ≈ `√m` (within one of it, as the tests show; unverified).
+#[inline(always)]
+fn isqrt_estimate(n: u128) -> (u32, u128, u64) {
     let shift = n.leading_zeros() & !1;
     let m = n << shift;
     let t = (m >> 64) as u64; // ∈ [2⁶², 2⁶⁴)
@@ -155,8 +180,12 @@ fn isqrt_u128_verified(n: u128) -> Option<u128> {
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
     let step = ((i128::from((residual >> 32) as i64) * i128::from(h >> 30)) >> 64) as i64;
-    let mut s = s1.wrapping_add_signed(step);
-    // Exact correction by one in either direction, then verification.
+    (shift, m, s1.wrapping_add_signed(step))
+}
+
+/// The floor root of `m` from an estimate `s` within one of it, exactly corrected and verified
+/// (`None` when the estimate was off by more than one): the rare path of [`isqrt_u128`].
+fn isqrt_correct(m: u128, mut s: u64) -> Option<u64> {
     let mut sq = u128::from(s) * u128::from(s);
     if sq > m {
         s -= 1; // sq > m >= 0, so s >= 1
@@ -170,7 +199,7 @@ fn isqrt_u128_verified(n: u128) -> Option<u128> {
     if sq > m || m - sq > 2 * u128::from(s) {
         return None;
     }
-    Some(u128::from(s >> (shift / 2)))
+    Some(s)
 }
 
 /// Goldschmidt's coupled iteration for `x = t / 2⁶⁴` ∈ [¼, 1) (`t` ∈ [2⁶², 2⁶⁴)): `g ≈ √x` and
@@ -194,20 +223,19 @@ fn goldschmidt(t: u64) -> (i64, i64) {
     (g, h)
 }
 
-/// Floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of [`Vec2::length_and_direction`],
-/// whose larger component has 62 significant bits), with `h ≈ 2¹²⁶ / (2√(4ᵏn))` from the
-/// iteration (`k` ∈ {1, 2}, also returned); `None` when the verified estimate was off by more
-/// than one (tests assert it never is).
+/// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
+/// [`Vec2::length_and_direction`], whose larger component has 62 significant bits) and its
+/// residual `e = n − s²`; within one of the root (tests), unverified.
 ///
 /// The same estimate as [`isqrt_u128`], computed at `n`'s own scale: the normalising shift
 /// `4ᵏ` only selects the table entry (`t` = the top word of `4ᵏn` without its lowest `2k` bits:
 /// a relative change below 2⁻⁵⁸, far under the iteration's 2⁻³⁷), `s₁ = 4g / 2ᵏ` is exact, and
-/// the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The residual `e = n − s²` is then kept
-/// exactly through the correction by one, so the verification `0 ≤ e ≤ 2s` (that is,
-/// `s² ≤ n < (s + 1)²`) needs no further squares. `s` is masked below 2⁶³ first, so `s² < 2¹²⁶`
-/// and `e` is exact in `i128` whatever the estimate.
+/// the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The verification `s² ≤ n < (s + 1)²` is
+/// `0 ≤ e ≤ 2s` on the residual `e = n − s²`, one comparison; the (rare) correction by one keeps
+/// `e` exact, so it needs no further squares. `s` is masked below 2⁶³ first, so `s² < 2¹²⁶` and
+/// `e` is exact in `i128` whatever the estimate.
 #[inline(always)]
-fn isqrt_sum_verified(n: u128) -> Option<u64> {
+fn isqrt_sum_estimate(n: u128) -> (u64, i128) {
     let hi = (n >> 64) as u64; // ∈ [2⁵⁸, 2⁶¹)
     let shift = hi.leading_zeros() & !1; // 2 or 4
     let k = shift / 2;
@@ -217,8 +245,22 @@ fn isqrt_sum_verified(n: u128) -> Option<u64> {
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
     let step = ((i128::from((residual >> 32) as i64) * i128::from(h >> (30 - k))) >> 64) as i64;
-    let mut s = s1.wrapping_add_signed(step) & (u64::MAX >> 1);
-    let mut e = n.wrapping_sub(u128::from(s) * u128::from(s)).cast_signed();
+    let s = s1.wrapping_add_signed(step) & (u64::MAX >> 1);
+    (
+        s,
+        n.wrapping_sub(u128::from(s) * u128::from(s)).cast_signed(),
+    )
+}
+
+/// `0 ≤ e ≤ 2s`, as one unsigned comparison (a negative `e` is above 2¹²⁷).
+#[inline(always)]
+fn sum_root_holds(s: u64, e: i128) -> bool {
+    e.cast_unsigned() <= 2 * u128::from(s)
+}
+
+/// `s` (< 2⁶³) corrected by one in either direction with the exact residual `e = n − s²` kept
+/// along, then verified: `None` when the estimate was off by more than one.
+fn isqrt_sum_correct(mut s: u64, mut e: i128) -> Option<u64> {
     if e < 0 {
         s -= 1; // s² > n ≥ 0, so s ≥ 1
         e += 2 * i128::from(s) + 1;
@@ -226,20 +268,37 @@ fn isqrt_sum_verified(n: u128) -> Option<u64> {
         e -= 2 * i128::from(s) + 1; // (s + 1)² ≤ n < 2¹²⁵
         s += 1;
     }
-    // 0 ≤ e ≤ 2s, as one unsigned comparison (a negative e is above 2¹²⁷).
-    if e.cast_unsigned() > 2 * u128::from(s) {
-        return None;
-    }
-    Some(s)
+    sum_root_holds(s, e).then_some(s)
 }
 
-/// [`isqrt_sum_verified`] with core's `isqrt` as the (never taken) fallback.
+/// [`isqrt_sum`] without the fallback (tests assert it is never needed).
+#[cfg(test)]
+fn isqrt_sum_verified(n: u128) -> Option<u64> {
+    let (s, e) = isqrt_sum_estimate(n);
+    if sum_root_holds(s, e) {
+        Some(s)
+    } else {
+        isqrt_sum_correct(s, e)
+    }
+}
+
+/// Floor square root of `n` ∈ [2¹²², 2¹²⁵): the estimate, verified with one comparison (it is
+/// almost always exact); the correction and core's `isqrt` (never needed) out of line.
 #[inline(always)]
 fn isqrt_sum(n: u128) -> u64 {
-    match isqrt_sum_verified(n) {
-        Some(root) => root,
-        None => isqrt_fallback(n) as u64,
+    let (s, e) = isqrt_sum_estimate(n);
+    if sum_root_holds(s, e) {
+        s
+    } else {
+        isqrt_sum_slow(n, s, e)
     }
+}
+
+/// The rare path of [`isqrt_sum`].
+#[cold]
+#[inline(never)]
+fn isqrt_sum_slow(n: u128, s: u64, e: i128) -> u64 {
+    isqrt_sum_correct(s, e).unwrap_or_else(|| n.isqrt() as u64)
 }
 
 /// `n / d` for `i128`, truncating toward zero: the operator's result for every input, computed as
