@@ -632,7 +632,9 @@ impl Mul<Fx> for Vec2 {
     type Output = Self;
     #[inline]
     fn mul(self, s: Fx) -> Self {
-        Self::new(self.x * s, self.y * s)
+        // `fixed`'s product (exact, shifted toward −∞; overflow panics with debug assertions,
+        // wraps without), written as one widening multiplication each.
+        Self::new(narrow(wide_mul(self.x, s)), narrow(wide_mul(self.y, s)))
     }
 }
 
