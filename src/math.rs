@@ -175,7 +175,8 @@ fn isqrt_estimate(n: u128) -> (u32, u128, u64) {
     let (g, h) = goldschmidt(t);
     // √m = 2⁶⁴·√x ≈ s₁ = 4g (~37 bits), then one residual step s = s₁ + (m − s₁²)/(2s₁),
     // with 1/(2s₁) ≈ h / 2¹²⁶.
-    let s1 = (g.clamp(0, i64::MAX >> 1) as u64) << 2;
+    // No clamp needed: a wild g gives a wild s, which the exact verification rejects.
+    let s1 = (g as u64) << 2;
     let residual = m
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
@@ -240,7 +241,7 @@ fn isqrt_sum_estimate(n: u128) -> (u64, i128) {
     let shift = hi.leading_zeros() & !1; // 2 or 4
     let k = shift / 2;
     let (g, h) = goldschmidt(hi << shift);
-    let s1 = (g.clamp(0, i64::MAX >> 1) as u64) << (2 - k);
+    let s1 = (g as u64) << (2 - k); // a wild g gives a wild s: the verification rejects it
     let residual = n
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
@@ -498,8 +499,8 @@ impl Vec2 {
         let s = m.leading_zeros() - 2;
         // max(|x|, |y|) ∈ [2⁶¹, 2⁶²), so the sum of squares is in [2¹²², 2¹²⁵) and its root
         // `len` in [2⁶¹, 2⁶³).
-        let (x, y) = (xb << s, yb << s);
-        let sum = (i128::from(x) * i128::from(x) + i128::from(y) * i128::from(y)).cast_unsigned();
+        let (ax, ay) = (xb.unsigned_abs() << s, yb.unsigned_abs() << s);
+        let sum = u128::from(ax) * u128::from(ax) + u128::from(ay) * u128::from(ay);
         let len = isqrt_sum(sum);
         // Both quotients `(c << 32) / len` (truncated toward zero) from one division: with
         // r = ⌊(2¹²⁵ − 1) / len⌋ (< 2⁶⁴ as len ≥ 2⁶¹) we have 2¹²⁵/len − 1 − 2⁻⁶¹ < r ≤ 2¹²⁵/len,
@@ -507,18 +508,17 @@ impl Vec2 {
         // (|c| < 2⁶², so |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻³⁰), and one exact comparison decides.
         let len_wide = u128::from(len);
         let r = (((1u128 << 125) - 1) / len_wide) as u64;
-        let quotient = |c: i64| -> i64 {
-            let a = c.unsigned_abs();
+        // `a` = |c|, `sign` = c >> 63 (all ones when c < 0).
+        let quotient = |a: u64, sign: i64| -> i64 {
             let mut q = ((u128::from(a) * u128::from(r)) >> 93) as u64;
             if u128::from(q + 1) * len_wide <= u128::from(a) << FRAC_BITS {
                 q += 1;
             }
             debug_assert_eq!(u128::from(q), (u128::from(a) << FRAC_BITS) / len_wide);
             // q ≤ 2³² (|c| ≤ len); the sign applied without a branch: (q ^ σ) − σ.
-            let sign = c >> 63;
             (q.cast_signed() ^ sign) - sign
         };
-        let unit = Self::from_bits(quotient(x), quotient(y));
+        let unit = Self::from_bits(quotient(ax, xb >> 63), quotient(ay, yb >> 63));
         Some((Fx::from_bits((len >> s).cast_signed()), unit))
     }
 
