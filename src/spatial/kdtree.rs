@@ -34,6 +34,8 @@ struct Node {
     right: u32,
     /// Parent node (the root's is 0).
     parent: u32,
+    /// The parent's other child (the root's is 0): the walk up reads it without the parent.
+    sibling: u32,
     min: Vec2,
     max: Vec2,
     min_slot: u32,
@@ -385,6 +387,7 @@ fn make_node<L: Leaves>(
         left: 0,
         right: 0,
         parent,
+        sibling: 0,
         min: Vec2::from_bits(x0, y0),
         max: Vec2::from_bits(x1, y1),
         min_slot,
@@ -440,6 +443,8 @@ fn build_sub<L: Leaves>(
     let (lp, rp) = part.split(left_size);
     let left_node = build_sub(lp, nodes, first, node, leaves);
     let right_node = build_sub(rp, nodes, first, node, leaves);
+    nodes[(left_node - first) as usize].sibling = right_node;
+    nodes[(right_node - first) as usize].sibling = left_node;
     let n = &mut nodes[(node - first) as usize];
     n.left = left_node;
     n.right = right_node;
@@ -493,6 +498,7 @@ fn build_par(
     for (i, n) in right_nodes.iter_mut().enumerate() {
         if i > 0 {
             n.parent += start;
+            n.sibling += start;
         }
         if (n.end - n.begin) as usize > MAX_LEAF_SIZE {
             n.left += start;
@@ -503,6 +509,8 @@ fn build_par(
         *leaf += start;
     }
     nodes.extend_from_slice(&right_nodes);
+    nodes[(left_node - first) as usize].sibling = start;
+    nodes[(start - first) as usize].sibling = left_node;
     let n = &mut nodes[(node - first) as usize];
     n.left = left_node;
     n.right = start;
@@ -604,14 +612,13 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
         let n = &self.nodes[node];
         self.scan_leaf(n.begin as usize, n.end as usize);
         while node != 0 {
-            let parent = &self.nodes[self.nodes[node].parent as usize];
-            // The other child, without a branch: left + right − node.
-            let sibling = parent.left + parent.right - node as u32;
-            let s = &self.nodes[sibling as usize];
+            let n = &self.nodes[node];
+            let (sibling, parent) = (n.sibling as usize, n.parent as usize);
+            let s = &self.nodes[sibling];
             if self.below_limit(self.box_dist_sq(s), s.min_slot) {
-                self.visit(sibling as usize);
+                self.visit(sibling);
             }
-            node = self.nodes[node].parent as usize;
+            node = parent;
         }
     }
 
