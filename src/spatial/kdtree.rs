@@ -4,7 +4,9 @@
 //!   midpoint `(min + max) / 2` of its longer side (x when the sides are equal... RVO2 picks x when
 //!   `width > height`, else y) and partitions in place exactly as RVO2 does. The build always
 //!   starts from slot order (= id order), never from last tick's permutation, so the tree is a
-//!   pure function of the current positions.
+//!   pure function of the current positions. With the `parallel` feature large subtrees are
+//!   built with `rayon::join` into the same tree, node for node (same numbering: depth first,
+//!   a node's left child next), so the parallel step's queries walk the same nodes.
 //! * Query: the `max_neighbors` smallest keys `(distance², id)` with `distance² < range²`.
 //!   Because the key is a total order, the result does not depend on the tree's layout or the
 //!   order of the visit: translating a scene may change the tree, never the neighbour list.
@@ -63,8 +65,9 @@ pub struct AgentTree {
 impl AgentTree {
     /// Rebuilds the tree over `positions` (indexed by slot). Reuses its buffers.
     ///
-    /// With the `parallel` feature, trees over at least [`PAR_MIN`] agents build their large
-    /// subtrees on rayon's current pool (see `build_par`); the tree is the same, node for node.
+    /// With the `parallel` feature, trees over at least `PAR_MIN` (4,096) agents build their
+    /// large subtrees on rayon's current pool (see `build_par`); the tree is the same, node
+    /// for node.
     pub fn build(&mut self, positions: &[Vec2]) {
         self.order.clear();
         self.order.extend(0..positions.len() as u32);
