@@ -166,7 +166,7 @@ impl AgentTree {
     /// (raw Q64.64; 0 for none). The result is the same for every hint: a search with a limit
     /// finds every key below it, so when it finds `max_neighbors` of them they are the
     /// nearest; when it finds fewer, the query runs again with the full range. A hint from
-    /// the last tick's list (see [`next_hint`]) prunes the first subtrees a plain query
+    /// the last tick's list (see `next_hint`) prunes the first subtrees a plain query
     /// visits before its list is full. Returns the distance² of the last neighbour when the
     /// list is full (`max_neighbors` found), else 0.
     #[inline]
