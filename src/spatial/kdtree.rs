@@ -822,7 +822,7 @@ mod tests {
         }
         for k in 0..128 {
             let p = 1u128 << k;
-            for n in [p - 1, p, p + 1, (p - 1) * 3 / 2] {
+            for n in [p - 1, p, p + 1, (p - 1) / 2 * 3] {
                 check(n);
             }
         }
