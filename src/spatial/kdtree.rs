@@ -4,7 +4,9 @@
 //!   midpoint `(min + max) / 2` of its longer side (x when the sides are equal... RVO2 picks x when
 //!   `width > height`, else y) and partitions in place exactly as RVO2 does. The build always
 //!   starts from slot order (= id order), never from last tick's permutation, so the tree is a
-//!   pure function of the current positions.
+//!   pure function of the current positions. With the `parallel` feature large subtrees are
+//!   built with `rayon::join` into the same tree, node for node (same numbering: depth first,
+//!   a node's left child next), so the parallel step's queries walk the same nodes.
 //! * Query: the `max_neighbors` smallest keys `(distance², id)` with `distance² < range²`.
 //!   Because the key is a total order, the result does not depend on the tree's layout or the
 //!   order of the visit: translating a scene may change the tree, never the neighbour list.
@@ -26,7 +28,7 @@ use crate::math::{Fx, Vec2, wide_mul};
 /// Maximum number of agents in a leaf (RVO2's `MAX_LEAF_SIZE`).
 pub const MAX_LEAF_SIZE: usize = 10;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Node {
     begin: u32,
     end: u32,
@@ -34,6 +36,8 @@ struct Node {
     right: u32,
     /// Parent node (the root's is 0).
     parent: u32,
+    /// The parent's other child (the root's is 0): the walk up reads it without the parent.
+    sibling: u32,
     min: Vec2,
     max: Vec2,
     min_slot: u32,
@@ -53,10 +57,17 @@ pub struct AgentTree {
     nodes: Vec<Node>,
     /// The leaf holding each slot: queries start there and walk up.
     leaf_of: Vec<u32>,
+    /// The parallel build's leaf per tree position (scattered into `leaf_of` at the end).
+    #[cfg(feature = "parallel")]
+    leaf_at: Vec<u32>,
 }
 
 impl AgentTree {
     /// Rebuilds the tree over `positions` (indexed by slot). Reuses its buffers.
+    ///
+    /// With the `parallel` feature, trees over at least `PAR_MIN` (4,096) agents build their
+    /// large subtrees on rayon's current pool (see `build_par`); the tree is the same, node
+    /// for node.
     pub fn build(&mut self, positions: &[Vec2]) {
         self.order.clear();
         self.order.extend(0..positions.len() as u32);
@@ -79,72 +90,34 @@ impl AgentTree {
         }
         self.leaf_of.clear();
         self.leaf_of.resize(positions.len(), 0);
-        self.build_recursive(0, positions.len(), 0);
+        #[cfg(feature = "parallel")]
+        if positions.len() >= PAR_MIN && rayon::current_num_threads() > 1 {
+            self.leaf_at.clear();
+            self.leaf_at.resize(positions.len(), 0);
+            let part = Part {
+                order: &mut self.order,
+                xs: &mut self.xs,
+                ys: &mut self.ys,
+                base: 0,
+            };
+            build_par(part, &mut self.nodes, 0, 0, &mut self.leaf_at);
+            for (&slot, &leaf) in self.order.iter().zip(&self.leaf_at) {
+                self.leaf_of[slot as usize] = leaf;
+            }
+            return;
+        }
+        self.build_serial();
     }
 
-    /// Builds the subtree over `order[begin..end]` below `parent`; returns its node. Nodes are
-    /// numbered in depth-first order (the root is 0, a node's left child is the next node).
-    fn build_recursive(&mut self, begin: usize, end: usize, parent: u32) -> u32 {
-        let (xs, ys) = (&self.xs[begin..end], &self.ys[begin..end]);
-        let fold = |v: &[i64]| {
-            v.iter()
-                .fold((i64::MAX, i64::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)))
+    /// The serial build over the buffers [`build`](Self::build) filled.
+    fn build_serial(&mut self) {
+        let part = Part {
+            order: &mut self.order,
+            xs: &mut self.xs,
+            ys: &mut self.ys,
+            base: 0,
         };
-        let ((x0, x1), (y0, y1)) = (fold(xs), fold(ys));
-        let min_slot = self.order[begin..end].iter().copied().min().unwrap_or(0);
-        let node = self.nodes.len() as u32;
-        self.nodes.push(Node {
-            begin: begin as u32,
-            end: end as u32,
-            left: 0,
-            right: 0,
-            parent,
-            min: Vec2::from_bits(x0, y0),
-            max: Vec2::from_bits(x1, y1),
-            min_slot,
-        });
-        if end - begin <= MAX_LEAF_SIZE {
-            for &slot in &self.order[begin..end] {
-                self.leaf_of[slot as usize] = node;
-            }
-            return node;
-        }
-        // Split the longer side at its midpoint (exact: floor of the raw sum / 2). The sides'
-        // lengths compare as Fx differences did: the exact i128 differences.
-        let vertical = i128::from(x1) - i128::from(x0) > i128::from(y1) - i128::from(y0);
-        let (lo, hi) = if vertical { (x0, x1) } else { (y0, y1) };
-        let split = ((i128::from(lo) + i128::from(hi)) >> 1) as i64;
-        // RVO2's in-place partition, moving the coordinates with the slots.
-        let (mut left, mut right) = (begin, end);
-        {
-            let (order, xs, ys) = (&mut self.order, &mut self.xs, &mut self.ys);
-            let coord = |xs: &[i64], ys: &[i64], k: usize| if vertical { xs[k] } else { ys[k] };
-            while left < right {
-                while left < right && coord(xs, ys, left) < split {
-                    left += 1;
-                }
-                while right > left && coord(xs, ys, right - 1) >= split {
-                    right -= 1;
-                }
-                if left < right {
-                    order.swap(left, right - 1);
-                    xs.swap(left, right - 1);
-                    ys.swap(left, right - 1);
-                    left += 1;
-                    right -= 1;
-                }
-            }
-        }
-        let mut left_size = left - begin;
-        if left_size == 0 {
-            left_size = (end - begin) / 2;
-        }
-        let left_node = self.build_recursive(begin, begin + left_size, node);
-        let right_node = self.build_recursive(begin + left_size, end, node);
-        let n = &mut self.nodes[node as usize];
-        n.left = left_node;
-        n.right = right_node;
-        node
+        build_sub(part, &mut self.nodes, 0, 0, &mut BySlot(&mut self.leaf_of));
     }
 
     /// Finds the `max_neighbors` nearest agents to `positions[slot]` with squared distance below
@@ -193,7 +166,7 @@ impl AgentTree {
     /// (raw Q64.64; 0 for none). The result is the same for every hint: a search with a limit
     /// finds every key below it, so when it finds `max_neighbors` of them they are the
     /// nearest; when it finds fewer, the query runs again with the full range. A hint from
-    /// the last tick's list (see [`next_hint`]) prunes the first subtrees a plain query
+    /// the last tick's list (see `next_hint`) prunes the first subtrees a plain query
     /// visits before its list is full. Returns the distance² of the last neighbour when the
     /// list is full (`max_neighbors` found), else 0.
     #[inline]
@@ -277,19 +250,274 @@ impl AgentTree {
 
 /// The hint for the next tick's [`AgentTree::query_slots_hinted`] of an agent whose last
 /// neighbour is at distance² `last_sq` (raw Q64.64) now, when no agent moves more than `reach`
-/// (raw Q32.32) in a tick: `(⌊√last_sq⌋ + 1 + 2·reach)²`, a bound on that neighbour's distance²
-/// after the tick, returned as its root `⌊√last_sq⌋ + 1 + 2·reach` (8 bytes per agent; square
-/// it for the query). Any hint gives the same result; a good one only saves time. 0 (no hint)
-/// when `last_sq` is 0.
+/// (raw Q32.32) in a tick: `root_bound(last_sq) + 2·reach`, where `root_bound(last_sq)` is an
+/// integer above `√last_sq` by less than 1 % (a 256-entry table instead of an exact square
+/// root), so its square bounds that neighbour's distance² after the tick. Returned as the
+/// root (8 bytes per agent; square it for the query). Any hint gives the same result; a good
+/// one only saves time. 0 (no hint) when `last_sq` is 0.
 #[must_use]
 pub fn next_hint(last_sq: u128, reach: u64) -> u64 {
     if last_sq == 0 {
         return 0;
     }
-    // last_sq < 2⁹⁶ (packed keys), so its root is below 2⁴⁸.
-    (crate::math::isqrt_u128(last_sq) as u64)
-        .saturating_add(1)
-        .saturating_add(reach.saturating_mul(2))
+    root_bound(last_sq).saturating_add(reach.saturating_mul(2))
+}
+
+/// `ROOT_TABLE[m]` = `⌈√((m + 1)·2²⁴)⌉` = `⌈2¹²·√(m + 1)⌉` (computed at compile time in
+/// integers), for [`root_bound`].
+const ROOT_TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut m = 0;
+    while m < 256 {
+        let n = ((m as u64) + 1) << 24;
+        let r = n.isqrt();
+        table[m] = (if r * r == n { r } else { r + 1 }) as u32;
+        m += 1;
+    }
+    table
+};
+
+/// An integer strictly above `√n` and, for `n ≥ 64`, within 0.8 % of it (saturating at
+/// `u64::MAX`): a cheap bound where any bound is correct and a close one is only faster.
+///
+/// With `n < 2^e` (`e` even) and `s = e − 8` (or 0), `m = ⌊n / 2^s⌋ < 256` and
+/// `√n < √(m + 1)·2^(s/2) ≤ ROOT_TABLE[m]·2^(s/2 − 12)`; the floor of the last plus one is
+/// above `√n`. When `s > 0`, `m ≥ 64`, so the bound is below `√n·√(65/64)·(1 + 2⁻¹²) + 1`.
+#[inline]
+fn root_bound(n: u128) -> u64 {
+    let bits = 128 - n.leading_zeros();
+    let s = ((bits + 1) & !1).saturating_sub(8);
+    let m = (n >> s) as usize & 255;
+    let b = (u128::from(ROOT_TABLE[m]) << (s / 2)) >> 12;
+    u64::try_from(b + 1).unwrap_or(u64::MAX)
+}
+
+/// Trees over at least this many agents build in parallel (feature `parallel`), and so do
+/// their subtrees down to this size; smaller subtrees are built serially, each in one task.
+#[cfg(feature = "parallel")]
+pub const PAR_MIN: usize = 4096;
+
+/// The part of the tree's arrays a subtree's build works on: tree positions
+/// `base..base + order.len()`.
+struct Part<'a> {
+    order: &'a mut [u32],
+    xs: &'a mut [i64],
+    ys: &'a mut [i64],
+    base: usize,
+}
+
+impl<'a> Part<'a> {
+    /// The two parts `[..mid]` and `[mid..]`.
+    fn split(self, mid: usize) -> (Part<'a>, Part<'a>) {
+        let (ol, or) = self.order.split_at_mut(mid);
+        let (xl, xr) = self.xs.split_at_mut(mid);
+        let (yl, yr) = self.ys.split_at_mut(mid);
+        (
+            Part {
+                order: ol,
+                xs: xl,
+                ys: yl,
+                base: self.base,
+            },
+            Part {
+                order: or,
+                xs: xr,
+                ys: yr,
+                base: self.base + mid,
+            },
+        )
+    }
+}
+
+/// Where a build records each agent's leaf.
+trait Leaves {
+    /// The agents `slots` (at tree positions `base..`) are in leaf `node`.
+    fn mark(&mut self, slots: &[u32], base: usize, node: u32);
+}
+
+/// Leaves by slot: the tree's `leaf_of` itself (the serial build).
+struct BySlot<'a>(&'a mut [u32]);
+
+impl Leaves for BySlot<'_> {
+    #[inline(always)]
+    fn mark(&mut self, slots: &[u32], _base: usize, node: u32) {
+        for &slot in slots {
+            self.0[slot as usize] = node;
+        }
+    }
+}
+
+/// Leaves by tree position, over positions `offset..offset + len` (the parallel build, whose
+/// parts are disjoint ranges of positions but not of slots).
+#[cfg(feature = "parallel")]
+struct ByPosition<'a> {
+    leaf_at: &'a mut [u32],
+    offset: usize,
+}
+
+#[cfg(feature = "parallel")]
+impl Leaves for ByPosition<'_> {
+    #[inline(always)]
+    fn mark(&mut self, slots: &[u32], base: usize, node: u32) {
+        let at = base - self.offset;
+        self.leaf_at[at..at + slots.len()].fill(node);
+    }
+}
+
+/// Appends `part`'s node to `nodes` (numbered `first + nodes.len()`, below `parent`) and, when
+/// it is not a leaf, partitions `part` at its split (RVO2): returns the node and, for an inner
+/// node, the size of its left part (`None` for a leaf, whose agents are marked in `leaves`).
+#[inline(always)]
+fn make_node<L: Leaves>(
+    part: &mut Part<'_>,
+    nodes: &mut Vec<Node>,
+    first: u32,
+    parent: u32,
+    leaves: &mut L,
+) -> (u32, Option<usize>) {
+    let len = part.order.len();
+    let (begin, end) = (part.base, part.base + len);
+    let fold = |v: &[i64]| {
+        v.iter()
+            .fold((i64::MAX, i64::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)))
+    };
+    let ((x0, x1), (y0, y1)) = (fold(part.xs), fold(part.ys));
+    let min_slot = part.order.iter().copied().min().unwrap_or(0);
+    let node = first + nodes.len() as u32;
+    nodes.push(Node {
+        begin: begin as u32,
+        end: end as u32,
+        left: 0,
+        right: 0,
+        parent,
+        sibling: 0,
+        min: Vec2::from_bits(x0, y0),
+        max: Vec2::from_bits(x1, y1),
+        min_slot,
+    });
+    if len <= MAX_LEAF_SIZE {
+        leaves.mark(part.order, begin, node);
+        return (node, None);
+    }
+    // Split the longer side at its midpoint (exact: floor of the raw sum / 2). The sides'
+    // lengths compare as Fx differences did: the exact i128 differences.
+    let vertical = i128::from(x1) - i128::from(x0) > i128::from(y1) - i128::from(y0);
+    let (lo, hi) = if vertical { (x0, x1) } else { (y0, y1) };
+    let split = ((i128::from(lo) + i128::from(hi)) >> 1) as i64;
+    // RVO2's in-place partition, moving the coordinates with the slots.
+    let (mut left, mut right) = (0, len);
+    {
+        let (order, xs, ys) = (&mut *part.order, &mut *part.xs, &mut *part.ys);
+        let coord = |xs: &[i64], ys: &[i64], k: usize| if vertical { xs[k] } else { ys[k] };
+        while left < right {
+            while left < right && coord(xs, ys, left) < split {
+                left += 1;
+            }
+            while right > left && coord(xs, ys, right - 1) >= split {
+                right -= 1;
+            }
+            if left < right {
+                order.swap(left, right - 1);
+                xs.swap(left, right - 1);
+                ys.swap(left, right - 1);
+                left += 1;
+                right -= 1;
+            }
+        }
+    }
+    let left_size = if left == 0 { len / 2 } else { left };
+    (node, Some(left_size))
+}
+
+/// Builds the subtree over `part` below `parent` into `nodes` (node `i` of `nodes` is node
+/// `first + i` of the tree); returns its node. Nodes are numbered in depth-first order (the
+/// root is 0, a node's left child is the next node).
+fn build_sub<L: Leaves>(
+    mut part: Part<'_>,
+    nodes: &mut Vec<Node>,
+    first: u32,
+    parent: u32,
+    leaves: &mut L,
+) -> u32 {
+    let (node, split) = make_node(&mut part, nodes, first, parent, leaves);
+    let Some(left_size) = split else {
+        return node;
+    };
+    let (lp, rp) = part.split(left_size);
+    let left_node = build_sub(lp, nodes, first, node, leaves);
+    let right_node = build_sub(rp, nodes, first, node, leaves);
+    nodes[(left_node - first) as usize].sibling = right_node;
+    nodes[(right_node - first) as usize].sibling = left_node;
+    let n = &mut nodes[(node - first) as usize];
+    n.left = left_node;
+    n.right = right_node;
+    node
+}
+
+/// [`build_sub`] with the two subtrees of each part of at least [`PAR_MIN`] agents built in
+/// parallel (`rayon::join`), leaves recorded by position in `leaf_at` (tree positions
+/// `part.base..`). The tree is the serial one, node for node: the left subtree is built into
+/// `nodes` right after its parent, as serially; the right one into a vector of its own,
+/// numbered from 0 (its root's parent already global), then renumbered by the number of
+/// nodes before it (its links, parents but its root's, and leaf marks: `+ start`) and
+/// appended. Nested parts compose: each renumbering is relative to the vector it joins.
+#[cfg(feature = "parallel")]
+fn build_par(
+    mut part: Part<'_>,
+    nodes: &mut Vec<Node>,
+    first: u32,
+    parent: u32,
+    leaf_at: &mut [u32],
+) -> u32 {
+    if part.order.len() < PAR_MIN {
+        let offset = part.base;
+        return build_sub(
+            part,
+            nodes,
+            first,
+            parent,
+            &mut ByPosition { leaf_at, offset },
+        );
+    }
+    let offset = part.base;
+    let mut leaves = ByPosition {
+        leaf_at: &mut *leaf_at,
+        offset,
+    };
+    let (node, Some(left_size)) = make_node(&mut part, nodes, first, parent, &mut leaves) else {
+        unreachable!("PAR_MIN > MAX_LEAF_SIZE");
+    };
+    let (lp, rp) = part.split(left_size);
+    let (leaf_l, leaf_r) = leaf_at.split_at_mut(left_size);
+    let (left_node, mut right_nodes) = rayon::join(
+        || build_par(lp, nodes, first, node, leaf_l),
+        || {
+            let mut right_nodes = Vec::new();
+            build_par(rp, &mut right_nodes, 0, node, leaf_r);
+            right_nodes
+        },
+    );
+    let start = first + nodes.len() as u32;
+    for (i, n) in right_nodes.iter_mut().enumerate() {
+        if i > 0 {
+            n.parent += start;
+            n.sibling += start;
+        }
+        if (n.end - n.begin) as usize > MAX_LEAF_SIZE {
+            n.left += start;
+            n.right += start;
+        }
+    }
+    for leaf in leaf_r.iter_mut() {
+        *leaf += start;
+    }
+    nodes.extend_from_slice(&right_nodes);
+    nodes[(left_node - first) as usize].sibling = start;
+    nodes[(start - first) as usize].sibling = left_node;
+    let n = &mut nodes[(node - first) as usize];
+    n.left = left_node;
+    n.right = start;
+    node
 }
 
 /// Ranges with `range² < 2⁹⁶` (raw Q64.64, i.e. below 65,536 units: every simulation range)
@@ -387,14 +615,13 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
         let n = &self.nodes[node];
         self.scan_leaf(n.begin as usize, n.end as usize);
         while node != 0 {
-            let parent = &self.nodes[self.nodes[node].parent as usize];
-            // The other child, without a branch: left + right − node.
-            let sibling = parent.left + parent.right - node as u32;
-            let s = &self.nodes[sibling as usize];
+            let n = &self.nodes[node];
+            let (sibling, parent) = (n.sibling as usize, n.parent as usize);
+            let s = &self.nodes[sibling];
             if self.below_limit(self.box_dist_sq(s), s.min_slot) {
-                self.visit(sibling as usize);
+                self.visit(sibling);
             }
-            node = self.nodes[node].parent as usize;
+            node = parent;
         }
     }
 
@@ -575,6 +802,88 @@ mod tests {
             assert!(last == 0 || root * root >= last);
         }
         assert!(full > 100 && full < 500, "{full} full lists");
+    }
+
+    #[test]
+    fn root_bound_is_above_the_root_and_close() {
+        let mut x: u128 = 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C834;
+        let check = |n: u128| {
+            let b = u128::from(root_bound(n));
+            assert!(b * b > n || b == u128::from(u64::MAX), "n {n}");
+            let r = n.isqrt();
+            assert!(b > r || b == u128::from(u64::MAX), "n {n}");
+            if n >= 64 {
+                // Within 0.8 % (+1): b ≤ r·1.008 + 2.
+                assert!(b * 1000 <= r * 1008 + 2000, "n {n}: {b} against {r}");
+            }
+        };
+        for n in 0..5000 {
+            check(n);
+        }
+        for k in 0..128 {
+            let p = 1u128 << k;
+            for n in [p - 1, p, p + 1, (p - 1) / 2 * 3] {
+                check(n);
+            }
+        }
+        check(u128::MAX);
+        for _ in 0..20_000 {
+            // xorshift, at every magnitude.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            check(x >> (x % 128));
+        }
+    }
+
+    /// Scenes above [`PAR_MIN`]: scattered at full raw resolution, a lattice with duplicates
+    /// (splits by count), and one stack of agents on a single point.
+    #[cfg(feature = "parallel")]
+    fn large_scenes() -> Vec<Vec<Vec2>> {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let scattered: Vec<Vec2> = (0..30_000)
+            .map(|_| {
+                let (a, b) = (next() % (300 << 32), next() % (300 << 32));
+                Vec2::from_bits(a as i64 - (150 << 32), b as i64 - (150 << 32))
+            })
+            .collect();
+        let lattice: Vec<Vec2> = (0..20_000)
+            .map(|_| Vec2::from_int((next() % 90) as i32, (next() % 70) as i32))
+            .collect();
+        let mut stacked = vec![Vec2::from_int(3, -7); 9_000];
+        stacked.extend((0..2_000).map(|i| Vec2::from_int(i % 40, i / 40)));
+        vec![scattered, lattice, stacked]
+    }
+
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn parallel_build_is_the_serial_tree() {
+        let pool = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+        };
+        let mut reused = AgentTree::default();
+        for positions in large_scenes() {
+            assert!(positions.len() >= PAR_MIN);
+            let mut serial = AgentTree::default();
+            pool(1).install(|| serial.build(&positions));
+            for threads in [2, 3, 4] {
+                pool(threads).install(|| reused.build(&positions));
+                assert_eq!(reused.nodes, serial.nodes, "{threads} threads");
+                assert_eq!(reused.order, serial.order);
+                assert_eq!(reused.xs, serial.xs);
+                assert_eq!(reused.ys, serial.ys);
+                assert_eq!(reused.leaf_of, serial.leaf_of);
+            }
+        }
     }
 
     #[test]

@@ -175,3 +175,35 @@ fn stacked_agents_keep_the_lowest_ids() {
     tree.query(&positions, 0, Fx::ONE, 3, &mut out);
     assert_eq!(out, vec![(0, 1), (0, 2), (0, 3)]);
 }
+
+/// A large scene (above the parallel build's threshold, so with the `parallel` feature the tree
+/// is built on rayon's pool): scattered agents, a lattice with duplicates and a stack. Sampled
+/// queries equal the brute-force reference.
+#[test]
+fn large_scene_matches_brute_force() {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut positions: Vec<Vec2> = (0..9_000)
+        .map(|_| {
+            let (a, b) = (next() % (200 << 32), next() % (200 << 32));
+            Vec2::from_bits(a as i64 - (100 << 32), b as i64 - (100 << 32))
+        })
+        .collect();
+    positions
+        .extend((0..3_000).map(|_| Vec2::from_int((next() % 50) as i32, (next() % 50) as i32)));
+    positions.extend(std::iter::repeat_n(Vec2::from_int(-20, 30), 1_500));
+    let mut tree = AgentTree::default();
+    tree.build(&positions);
+    let mut out = Vec::new();
+    for slot in (0..positions.len() as u32).step_by(23) {
+        for (range, max) in [(Fx::from_num(3), 10), (Fx::from_num(12), 10), (Fx::ONE, 40)] {
+            tree.query(&positions, slot, range, max, &mut out);
+            assert_eq!(out, brute(&positions, slot, range, max), "slot {slot}");
+        }
+    }
+}
