@@ -48,6 +48,14 @@ fn clamp_t(t: Fx) -> Fx {
 
 /// LP1: optimum on line `line_no` subject to the speed circle and lines `0..line_no`.
 /// `None` when infeasible.
+///
+/// The circle bounds the line to `[−dot − s, −dot + s]` with `s = ⌊√disc⌋`; the square root is
+/// taken only when the answer lies on the circle. Every comparison with a circle bound is
+/// decided exactly without it (`y <= s` iff `y < 0` or `y² <= disc`), so the result is that of
+/// [`lp1_eager`] (which takes the root first and clips with [`clip`]) bit for bit: `None` iff a
+/// parallel line excludes the line or `max(t_left, L) > min(t_right, R)` for the tightest line
+/// bounds `L`, `R` (the order in which the loop finds it out changes nothing else), and the
+/// point is the same clamp of the same values.
 #[must_use]
 pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> Option<Vec2> {
     let line = lines[line_no];
@@ -58,9 +66,106 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
         // The speed circle fully invalidates this line.
         return None;
     }
+    // Far outside the domain `−dot ± s` could wrap: the eager code, as it was.
+    if dot.to_bits().unsigned_abs() > 1 << 61 || discriminant > 1 << 122 {
+        return lp1_eager(lines, line_no, radius, objective);
+    }
+    let (left, right) = line_bounds(line, &lines[..line_no])?;
+    // `x <= t_right = −dot + s`, `x >= t_left = −dot − s`: |x + dot| < 2⁶³ + 2⁶¹, squares fit.
+    let below_s = |y: i128| y < 0 || y * y <= discriminant;
+    let le_right = |x: Fx| below_s(i128::from(x.to_bits()) + i128::from(dot.to_bits()));
+    let ge_left = |x: Fx| below_s(-(i128::from(x.to_bits()) + i128::from(dot.to_bits())));
+    // The interval is [lo, hi], lo = max(t_left, L) and hi = min(t_right, R): `Some` when a
+    // line bound is the tighter one (ties are the same value), `None` for the circle.
+    let hi_line = right.filter(|&r| le_right(r));
+    let lo_line = left.filter(|&l| ge_left(l));
+    // Empty: L > t_right or t_left > R (L > R is `line_bounds`'; t_left <= t_right).
+    if left.is_some_and(|l| !le_right(l)) || right.is_some_and(|r| !ge_left(r)) {
+        return None;
+    }
+    let sqrt_disc = || sqrt_wide(discriminant);
+    let hi = || hi_line.unwrap_or_else(|| -dot + sqrt_disc());
+    let lo = || lo_line.unwrap_or_else(|| -dot - sqrt_disc());
+    let at = |t: Fx| line.point + line.direction * t;
+    Some(match objective {
+        Objective::Direction(dir) => {
+            if dir.dot_wide(line.direction) > 0 {
+                at(hi()) // take the right extreme
+            } else {
+                at(lo()) // take the left extreme
+            }
+        }
+        Objective::Closest(opt) => {
+            // `t.clamp(lo, hi)`: lo if t < lo, else hi if t > hi, else t.
+            let t = line.direction.dot(opt - line.point);
+            let below_lo = match lo_line {
+                Some(l) => t < l,
+                None => !ge_left(t),
+            };
+            let above_hi = match hi_line {
+                Some(r) => t > r,
+                None => !le_right(t),
+            };
+            if below_lo {
+                at(lo())
+            } else if above_hi {
+                at(hi())
+            } else {
+                at(t)
+            }
+        }
+    })
+}
+
+/// [`lp1`] as RVO2 writes it: the circle's interval first (one square root), then [`clip`].
+/// Used outside the domain's range (see [`lp1`]) and as its test oracle.
+fn lp1_eager(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> Option<Vec2> {
+    let line = lines[line_no];
+    let dot = line.point.dot(line.direction);
+    let discriminant =
+        wide_mul(dot, dot) + wide_mul(radius, radius) - line.point.length_squared_wide();
+    if discriminant < 0 {
+        return None;
+    }
     let sqrt_disc = sqrt_wide(discriminant);
     let (t_left, t_right) = clip(line, &lines[..line_no], -dot - sqrt_disc, -dot + sqrt_disc)?;
     Some(optimum_on(line, t_left, t_right, objective))
+}
+
+/// The tightest bounds `(L, R)` the lines in `before` put on `t` along `line` ([`clip`]'s
+/// loop without an initial interval; `None` for a side no line bounds). `None` when a
+/// parallel line excludes all of `line` or `L > R`.
+#[inline]
+fn line_bounds(line: Line, before: &[Line]) -> Option<(Option<Fx>, Option<Fx>)> {
+    let (mut left, mut right): (Option<Fx>, Option<Fx>) = (None, None);
+    for other in before {
+        let denominator = line.direction.det(other.direction);
+        let numerator = other.direction.det(line.point - other.point);
+        if denominator.abs() <= EPSILON {
+            // Lines are (almost) parallel.
+            if numerator < Fx::ZERO {
+                return None;
+            }
+            continue;
+        }
+        let t = clamp_t(fx_saturating_div(numerator, denominator));
+        if denominator >= Fx::ZERO {
+            // `other` bounds this line on the right.
+            let r = right.map_or(t, |r| r.min(t));
+            right = Some(r);
+            if left.is_some_and(|l| l > r) {
+                return None;
+            }
+        } else {
+            // `other` bounds this line on the left.
+            let l = left.map_or(t, |l| l.max(t));
+            left = Some(l);
+            if right.is_some_and(|r| l > r) {
+                return None;
+            }
+        }
+    }
+    Some((left, right))
 }
 
 /// Narrows the interval `[t_left, t_right]` of `line` (points `point + t · direction`) to the
@@ -297,5 +402,131 @@ pub fn solve_with_path(
             ),
             SolvePath::Lp3Agents,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::unit_from_turns;
+    use proptest::prelude::*;
+
+    const ONE: i64 = 1 << 32;
+
+    /// [`lp1`] against [`lp1_eager`] for every line of `lines` and both objectives.
+    fn check_lp1(lines: &[Line], radius: Fx, objectives: &[Objective]) {
+        for i in 0..lines.len() {
+            for &objective in objectives {
+                assert_eq!(
+                    lp1(lines, i, radius, objective),
+                    lp1_eager(lines, i, radius, objective),
+                    "line {i} of {lines:?}, radius {radius:?}, {objective:?}"
+                );
+            }
+        }
+    }
+
+    /// A direction: exact axis units (so circle bounds and line bounds land on the grid and tie),
+    /// or any angle.
+    fn direction() -> impl Strategy<Value = Vec2> {
+        prop_oneof![
+            (0usize..4).prop_map(|k| [
+                Vec2::from_bits(ONE, 0),
+                Vec2::from_bits(0, ONE),
+                Vec2::from_bits(-ONE, 0),
+                Vec2::from_bits(0, -ONE)
+            ][k]),
+            (0i64..ONE).prop_map(|turns| unit_from_turns(Fx::from_bits(turns))),
+        ]
+    }
+
+    /// A coordinate: on a grid of quarter units (exact squares, ties with the circle), a few
+    /// ulps off it, or anything in ±8.
+    fn coordinate() -> impl Strategy<Value = Fx> {
+        prop_oneof![
+            (-24i64..25).prop_map(|k| Fx::from_bits(k << 30)),
+            (-24i64..25, -2i64..3).prop_map(|(k, d)| Fx::from_bits((k << 30) + d)),
+            (-(8 * ONE)..(8 * ONE)).prop_map(Fx::from_bits),
+        ]
+    }
+
+    fn vec2() -> impl Strategy<Value = Vec2> {
+        (coordinate(), coordinate()).prop_map(|(x, y)| Vec2::new(x, y))
+    }
+
+    #[test]
+    fn lp1_on_tangents_and_grid_ties() {
+        // Speed 5; the horizontal lines y = 3 (chord x in [-4, 4]), y = 5 (tangent), the
+        // vertical x = 4 and x = -4 through the chord's ends, x = 0, both orientations.
+        let r = Fx::from_num(5);
+        let h = |y: i32, d: i32| Line {
+            point: Vec2::from_int(0, y),
+            direction: Vec2::from_int(d, 0),
+        };
+        let v = |x: i32, d: i32| Line {
+            point: Vec2::from_int(x, 0),
+            direction: Vec2::from_int(0, d),
+        };
+        let objectives: Vec<Objective> = [
+            (-9, 3),
+            (4, 3),
+            (-4, 3),
+            (5, 3),
+            (0, 3),
+            (4, 9),
+            (0, 5),
+            (1, 5),
+        ]
+        .iter()
+        .map(|&(x, y)| Objective::Closest(Vec2::from_int(x, y)))
+        .chain(
+            [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                .iter()
+                .map(|&(x, y)| Objective::Direction(Vec2::from_int(x, y))),
+        )
+        .collect();
+        for lines in [
+            vec![h(3, 1), v(4, 1), v(-4, -1), h(3, -1)],
+            vec![v(4, -1), h(3, 1), v(-4, 1)],
+            vec![v(-4, -1), v(4, 1), h(3, 1)],
+            vec![h(5, 1), h(5, -1), v(0, 1), v(0, -1)],
+            vec![v(0, 1), h(-5, -1), h(5, 1)],
+            vec![v(5, 1), v(4, 1), h(3, -1), h(3, 1), v(-4, 1)],
+        ] {
+            check_lp1(&lines, r, &objectives);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// LP1 with the lazy square root is LP1 with the eager one, bit for bit.
+        #[test]
+        fn lp1_matches_the_eager_lp1(
+            lines in prop::collection::vec((vec2(), direction()), 1..10),
+            copies in prop::collection::vec((0usize..10, -2i64..3, any::<bool>()), 0..3),
+            radius in prop_oneof![(0i64..24).prop_map(|k| k << 30), 0i64..(8 * ONE)],
+            opt in vec2(),
+            dir in direction(),
+        ) {
+            let mut lines: Vec<Line> = lines
+                .into_iter()
+                .map(|(point, direction)| Line { point, direction })
+                .collect();
+            // Parallel and antiparallel copies, shifted by a few ulps.
+            for &(at, shift, flip) in &copies {
+                let mut copy = lines[at % lines.len()];
+                if flip {
+                    copy.direction = -copy.direction;
+                }
+                copy.point.x += Fx::from_bits(shift);
+                lines.push(copy);
+            }
+            check_lp1(
+                &lines,
+                Fx::from_bits(radius),
+                &[Objective::Closest(opt), Objective::Direction(dir)],
+            );
+        }
     }
 }
