@@ -12,7 +12,7 @@
 //! the speed circle a line lies on.
 
 use super::Line;
-use crate::math::{EPSILON, Fx, Vec2, div_trunc, fx_saturating_div, sqrt_wide, wide_mul};
+use crate::math::{EPSILON, Fx, Vec2, fx_saturating_div, sqrt_wide, wide_mul};
 
 /// Intersection parameters are clamped to this magnitude (2²⁴).
 pub(crate) const T_LIMIT: Fx = Fx::from_bits(1 << 56);
@@ -278,45 +278,10 @@ pub fn lp3(
         // The result violates line i by more than the current maximum.
         scratch.clear();
         scratch.extend_from_slice(&lines[..num_obstacle_lines]);
-        for lj in &lines[num_obstacle_lines.min(i)..i] {
-            let determinant = li.direction.det(lj.direction);
-            let (point, direction) = if determinant.abs() <= EPSILON {
-                // Lines i and j are parallel.
-                if li.direction.dot_wide(lj.direction) > 0 {
-                    continue; // same direction
-                }
-                // Opposite directions: the midpoint.
-                (
-                    (li.point + lj.point).half(),
-                    (lj.direction - li.direction).normalize_or_zero(),
-                )
-            } else {
-                // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
-                // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at
-                // the intersection of i and j, which for nearly parallel lines lies up to 2²⁴
-                // away; the rounding of that far point and of the unit direction then shifts
-                // the line near the speed circle by ~|point|·ulp, and LP1's circle intersection
-                // (which assumes a unit direction) misses the circle by ~t²·ulp (measured before
-                // this change: the answer 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶
-                // above the optimum). Same line, anchored instead at its foot from the origin,
-                // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
-                let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
-                // |e| and the line's direction e/|e| from one square root (`length_and_direction`
-                // is bit-identical to `length` and `normalize_or_zero`).
-                let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
-                // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
-                // distance |k| / |e| is capped, which also keeps every product below in i128.
-                let cap = wide_mul(T_LIMIT, e_len);
-                let k = (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point))
-                    .clamp(-cap, cap);
-                let n_sq = e.length_squared_wide();
-                let n = e.perp();
-                // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64).
-                let foot =
-                    |c: Fx| Fx::from_bits(div_trunc(i128::from(c.to_bits()) * k, n_sq) as i64);
-                (Vec2::new(foot(n.x), foot(n.y)), e_unit)
-            };
-            scratch.push(Line { point, direction });
+        for &lj in &lines[num_obstacle_lines.min(i)..i] {
+            if let Some(line) = projected_line(li, lj) {
+                scratch.push(line);
+            }
         }
         let objective = Objective::Direction(li.direction.perp());
         if let Lp2Outcome::Feasible(v) = lp2(scratch, radius, objective) {
@@ -327,6 +292,56 @@ pub fn lp3(
         distance = li.violation_wide(result);
     }
     result
+}
+
+/// LP3's projected line of agent lines `li` and `lj` (j before i): where both are violated
+/// equally, pointing so that its left side is where `lj` is violated less. `None` when they
+/// are parallel with the same direction (no constraint).
+#[inline]
+pub(crate) fn projected_line(li: Line, lj: Line) -> Option<Line> {
+    let determinant = li.direction.det(lj.direction);
+    let (point, direction) = if determinant.abs() <= EPSILON {
+        // Lines i and j are parallel.
+        if li.direction.dot_wide(lj.direction) > 0 {
+            return None; // same direction
+        }
+        // Opposite directions: the midpoint.
+        (
+            (li.point + lj.point).half(),
+            (lj.direction - li.direction).normalize_or_zero(),
+        )
+    } else {
+        // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
+        // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at the
+        // intersection of i and j, which for nearly parallel lines lies up to 2²⁴ away; the
+        // rounding of that far point and of the unit direction then shifts the line near the
+        // speed circle by ~|point|·ulp, and LP1's circle intersection (which assumes a unit
+        // direction) misses the circle by ~t²·ulp (measured before this change: the answer
+        // 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶ above the optimum). Same line,
+        // anchored instead at its foot from the origin, N·(c_j − c_i) / |N|² with
+        // N = perp(d_j − d_i), from exact i128 terms.
+        let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
+        // |e| and the line's direction e/|e| from one square root (`length_and_direction` is
+        // bit-identical to `length` and `normalize_or_zero`).
+        let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
+        // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its distance
+        // |k| / |e| is capped, which also keeps every product below in i128.
+        let cap = wide_mul(T_LIMIT, e_len);
+        let k =
+            (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point)).clamp(-cap, cap);
+        let n_sq = e.length_squared_wide().cast_unsigned(); // > 0
+        let n = e.perp();
+        // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64), truncated
+        // toward zero (|c|·|k| / |e|², the sign applied after). |c| <= 2³³, |k| <= 2⁸⁹ and
+        // the quotient |c·k| / |e|² <= |k| / |e| <= 2⁵⁶.
+        let k_abs = k.unsigned_abs();
+        let foot = |c: Fx| {
+            let q = (u128::from(c.to_bits().unsigned_abs()) * k_abs / n_sq) as i64;
+            Fx::from_bits(if (c.to_bits() < 0) != (k < 0) { -q } else { q })
+        };
+        (Vec2::new(foot(n.x), foot(n.y)), e_unit)
+    };
+    Some(Line { point, direction })
 }
 
 /// Which program produced an agent's new velocity (see [`solve_with_path`]).
@@ -497,8 +512,48 @@ mod tests {
         }
     }
 
+    /// [`projected_line`]'s foot as it was: one signed `i128` division per coordinate.
+    fn projected_line_dividing(li: Line, lj: Line) -> Option<Line> {
+        let determinant = li.direction.det(lj.direction);
+        if determinant.abs() <= EPSILON {
+            return projected_line(li, lj); // the parallel branch is unchanged
+        }
+        let e = lj.direction - li.direction;
+        let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
+        let cap = wide_mul(T_LIMIT, e_len);
+        let k =
+            (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point)).clamp(-cap, cap);
+        let n_sq = e.length_squared_wide();
+        let n = e.perp();
+        let foot =
+            |c: Fx| Fx::from_bits(crate::math::div_trunc(i128::from(c.to_bits()) * k, n_sq) as i64);
+        Some(Line {
+            point: Vec2::new(foot(n.x), foot(n.y)),
+            direction: e_unit,
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The projected line's foot (magnitudes divided, sign applied) is the signed quotient.
+        #[test]
+        fn projected_line_matches_the_signed_division(
+            (pi, di) in (vec2(), direction()),
+            (pj, dj) in (vec2(), direction()),
+            far in prop_oneof![Just(0i64), -(1i64 << 62)..(1i64 << 62)],
+            tilt in prop_oneof![Just(0i64), -(1i64 << 20)..(1i64 << 20)],
+        ) {
+            // Far points reach the 2²⁴ cap; a tilt of a few ulps makes lines nearly parallel.
+            let li = Line { point: Vec2::new(pi.x, pi.y + Fx::from_bits(far >> 2)), direction: di };
+            let dj = Vec2::new(dj.x, dj.y + Fx::from_bits(tilt));
+            let lj = Line { point: Vec2::new(pj.x + Fx::from_bits(far >> 3), pj.y), direction: dj };
+            prop_assert_eq!(projected_line(li, lj), projected_line_dividing(li, lj));
+            let nearly = Line { point: pj, direction: Vec2::new(di.x, di.y + Fx::from_bits(tilt)) };
+            prop_assert_eq!(projected_line(li, nearly), projected_line_dividing(li, nearly));
+            let opposite = Line { point: pj, direction: -nearly.direction };
+            prop_assert_eq!(projected_line(li, opposite), projected_line_dividing(li, opposite));
+        }
 
         /// LP1 with the lazy square root is LP1 with the eager one, bit for bit.
         #[test]
