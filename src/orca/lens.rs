@@ -19,8 +19,8 @@
 //! never comes here.
 
 use super::Line;
-use super::lp::{Lp2Outcome, Objective, SolvePath, T_LIMIT};
-use crate::math::{EPSILON, Fx, Vec2, div_trunc, sqrt_wide, wide_mul};
+use super::lp::{Lp2Outcome, Objective, SolvePath};
+use crate::math::{Fx, Vec2, div_trunc, sqrt_wide, wide_mul};
 
 /// The speed circle's radius while braking: larger than any velocity the reachable circle
 /// holds in the domain (|c| ≤ 1,415 plus r ≤ 4,096), so only the reachable circle binds.
@@ -198,7 +198,7 @@ pub fn lp2(lines: &[Line], lens: &Lens, objective: Objective) -> Option<Lp2Outco
 
 /// LP3 in the lens: from LP2's partial result, minimise the largest violation of lines
 /// `begin_line..`, the first `num_obstacle_lines` kept hard (see [`crate::orca::lp::lp3`],
-/// whose projected lines this builds the same way).
+/// whose projected lines it shares).
 #[must_use]
 pub fn lp3(
     lines: &[Line],
@@ -216,32 +216,10 @@ pub fn lp3(
         }
         scratch.clear();
         scratch.extend_from_slice(&lines[..num_obstacle_lines]);
-        for lj in &lines[num_obstacle_lines.min(i)..i] {
-            let determinant = li.direction.det(lj.direction);
-            let (point, direction) = if determinant.abs() <= EPSILON {
-                // Lines i and j are parallel.
-                if li.direction.dot_wide(lj.direction) > 0 {
-                    continue; // same direction
-                }
-                (
-                    (li.point + lj.point).half(),
-                    (lj.direction - li.direction).normalize_or_zero(),
-                )
-            } else {
-                // The line of equal violation of i and j, anchored at its foot from the
-                // origin (as in `lp::lp3`).
-                let e = lj.direction - li.direction;
-                let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
-                let cap = wide_mul(T_LIMIT, e_len);
-                let k = (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point))
-                    .clamp(-cap, cap);
-                let n_sq = e.length_squared_wide();
-                let n = e.perp();
-                let foot =
-                    |c: Fx| Fx::from_bits(div_trunc(i128::from(c.to_bits()) * k, n_sq) as i64);
-                (Vec2::new(foot(n.x), foot(n.y)), e_unit)
-            };
-            scratch.push(Line { point, direction });
+        for &lj in &lines[num_obstacle_lines.min(i)..i] {
+            if let Some(line) = super::lp::projected_line(li, lj) {
+                scratch.push(line);
+            }
         }
         let objective = Objective::Direction(li.direction.perp());
         if let Some(Lp2Outcome::Feasible(v)) = lp2(scratch, lens, objective) {

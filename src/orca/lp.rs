@@ -12,7 +12,7 @@
 //! the speed circle a line lies on.
 
 use super::Line;
-use crate::math::{EPSILON, Fx, Vec2, div_trunc, fx_saturating_div, sqrt_wide, wide_mul};
+use crate::math::{EPSILON, Fx, Vec2, fx_saturating_div, sqrt_wide, wide_mul};
 
 /// Intersection parameters are clamped to this magnitude (2²⁴).
 pub(crate) const T_LIMIT: Fx = Fx::from_bits(1 << 56);
@@ -48,6 +48,14 @@ fn clamp_t(t: Fx) -> Fx {
 
 /// LP1: optimum on line `line_no` subject to the speed circle and lines `0..line_no`.
 /// `None` when infeasible.
+///
+/// The circle bounds the line to `[−dot − s, −dot + s]` with `s = ⌊√disc⌋`; the square root is
+/// taken only when the answer lies on the circle. Every comparison with a circle bound is
+/// decided exactly without it (`y <= s` iff `y < 0` or `y² <= disc`), so the result is that of
+/// [`lp1_eager`] (which takes the root first and clips with [`clip`]) bit for bit: `None` iff a
+/// parallel line excludes the line or `max(t_left, L) > min(t_right, R)` for the tightest line
+/// bounds `L`, `R` (the order in which the loop finds it out changes nothing else), and the
+/// point is the same clamp of the same values.
 #[must_use]
 pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> Option<Vec2> {
     let line = lines[line_no];
@@ -58,9 +66,106 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
         // The speed circle fully invalidates this line.
         return None;
     }
+    // Far outside the domain `−dot ± s` could wrap: the eager code, as it was.
+    if dot.to_bits().unsigned_abs() > 1 << 61 || discriminant > 1 << 122 {
+        return lp1_eager(lines, line_no, radius, objective);
+    }
+    let (left, right) = line_bounds(line, &lines[..line_no])?;
+    // `x <= t_right = −dot + s`, `x >= t_left = −dot − s`: |x + dot| < 2⁶³ + 2⁶¹, squares fit.
+    let below_s = |y: i128| y < 0 || y * y <= discriminant;
+    let le_right = |x: Fx| below_s(i128::from(x.to_bits()) + i128::from(dot.to_bits()));
+    let ge_left = |x: Fx| below_s(-(i128::from(x.to_bits()) + i128::from(dot.to_bits())));
+    // The interval is [lo, hi], lo = max(t_left, L) and hi = min(t_right, R): `Some` when a
+    // line bound is the tighter one (ties are the same value), `None` for the circle.
+    let hi_line = right.filter(|&r| le_right(r));
+    let lo_line = left.filter(|&l| ge_left(l));
+    // Empty: L > t_right or t_left > R (L > R is `line_bounds`'; t_left <= t_right).
+    if left.is_some_and(|l| !le_right(l)) || right.is_some_and(|r| !ge_left(r)) {
+        return None;
+    }
+    let sqrt_disc = || sqrt_wide(discriminant);
+    let hi = || hi_line.unwrap_or_else(|| -dot + sqrt_disc());
+    let lo = || lo_line.unwrap_or_else(|| -dot - sqrt_disc());
+    let at = |t: Fx| line.point + line.direction * t;
+    Some(match objective {
+        Objective::Direction(dir) => {
+            if dir.dot_wide(line.direction) > 0 {
+                at(hi()) // take the right extreme
+            } else {
+                at(lo()) // take the left extreme
+            }
+        }
+        Objective::Closest(opt) => {
+            // `t.clamp(lo, hi)`: lo if t < lo, else hi if t > hi, else t.
+            let t = line.direction.dot(opt - line.point);
+            let below_lo = match lo_line {
+                Some(l) => t < l,
+                None => !ge_left(t),
+            };
+            let above_hi = match hi_line {
+                Some(r) => t > r,
+                None => !le_right(t),
+            };
+            if below_lo {
+                at(lo())
+            } else if above_hi {
+                at(hi())
+            } else {
+                at(t)
+            }
+        }
+    })
+}
+
+/// [`lp1`] as RVO2 writes it: the circle's interval first (one square root), then [`clip`].
+/// Used outside the domain's range (see [`lp1`]) and as its test oracle.
+fn lp1_eager(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> Option<Vec2> {
+    let line = lines[line_no];
+    let dot = line.point.dot(line.direction);
+    let discriminant =
+        wide_mul(dot, dot) + wide_mul(radius, radius) - line.point.length_squared_wide();
+    if discriminant < 0 {
+        return None;
+    }
     let sqrt_disc = sqrt_wide(discriminant);
     let (t_left, t_right) = clip(line, &lines[..line_no], -dot - sqrt_disc, -dot + sqrt_disc)?;
     Some(optimum_on(line, t_left, t_right, objective))
+}
+
+/// The tightest bounds `(L, R)` the lines in `before` put on `t` along `line` ([`clip`]'s
+/// loop without an initial interval; `None` for a side no line bounds). `None` when a
+/// parallel line excludes all of `line` or `L > R`.
+#[inline]
+fn line_bounds(line: Line, before: &[Line]) -> Option<(Option<Fx>, Option<Fx>)> {
+    let (mut left, mut right): (Option<Fx>, Option<Fx>) = (None, None);
+    for other in before {
+        let denominator = line.direction.det(other.direction);
+        let numerator = other.direction.det(line.point - other.point);
+        if denominator.abs() <= EPSILON {
+            // Lines are (almost) parallel.
+            if numerator < Fx::ZERO {
+                return None;
+            }
+            continue;
+        }
+        let t = clamp_t(fx_saturating_div(numerator, denominator));
+        if denominator >= Fx::ZERO {
+            // `other` bounds this line on the right.
+            let r = right.map_or(t, |r| r.min(t));
+            right = Some(r);
+            if left.is_some_and(|l| l > r) {
+                return None;
+            }
+        } else {
+            // `other` bounds this line on the left.
+            let l = left.map_or(t, |l| l.max(t));
+            left = Some(l);
+            if right.is_some_and(|r| l > r) {
+                return None;
+            }
+        }
+    }
+    Some((left, right))
 }
 
 /// Narrows the interval `[t_left, t_right]` of `line` (points `point + t · direction`) to the
@@ -173,45 +278,10 @@ pub fn lp3(
         // The result violates line i by more than the current maximum.
         scratch.clear();
         scratch.extend_from_slice(&lines[..num_obstacle_lines]);
-        for lj in &lines[num_obstacle_lines.min(i)..i] {
-            let determinant = li.direction.det(lj.direction);
-            let (point, direction) = if determinant.abs() <= EPSILON {
-                // Lines i and j are parallel.
-                if li.direction.dot_wide(lj.direction) > 0 {
-                    continue; // same direction
-                }
-                // Opposite directions: the midpoint.
-                (
-                    (li.point + lj.point).half(),
-                    (lj.direction - li.direction).normalize_or_zero(),
-                )
-            } else {
-                // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
-                // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at
-                // the intersection of i and j, which for nearly parallel lines lies up to 2²⁴
-                // away; the rounding of that far point and of the unit direction then shifts
-                // the line near the speed circle by ~|point|·ulp, and LP1's circle intersection
-                // (which assumes a unit direction) misses the circle by ~t²·ulp (measured before
-                // this change: the answer 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶
-                // above the optimum). Same line, anchored instead at its foot from the origin,
-                // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
-                let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
-                // |e| and the line's direction e/|e| from one square root (`length_and_direction`
-                // is bit-identical to `length` and `normalize_or_zero`).
-                let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
-                // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
-                // distance |k| / |e| is capped, which also keeps every product below in i128.
-                let cap = wide_mul(T_LIMIT, e_len);
-                let k = (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point))
-                    .clamp(-cap, cap);
-                let n_sq = e.length_squared_wide();
-                let n = e.perp();
-                // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64).
-                let foot =
-                    |c: Fx| Fx::from_bits(div_trunc(i128::from(c.to_bits()) * k, n_sq) as i64);
-                (Vec2::new(foot(n.x), foot(n.y)), e_unit)
-            };
-            scratch.push(Line { point, direction });
+        for &lj in &lines[num_obstacle_lines.min(i)..i] {
+            if let Some(line) = projected_line(li, lj) {
+                scratch.push(line);
+            }
         }
         let objective = Objective::Direction(li.direction.perp());
         if let Lp2Outcome::Feasible(v) = lp2(scratch, radius, objective) {
@@ -222,6 +292,56 @@ pub fn lp3(
         distance = li.violation_wide(result);
     }
     result
+}
+
+/// LP3's projected line of agent lines `li` and `lj` (j before i): where both are violated
+/// equally, pointing so that its left side is where `lj` is violated less. `None` when they
+/// are parallel with the same direction (no constraint).
+#[inline]
+pub(crate) fn projected_line(li: Line, lj: Line) -> Option<Line> {
+    let determinant = li.direction.det(lj.direction);
+    let (point, direction) = if determinant.abs() <= EPSILON {
+        // Lines i and j are parallel.
+        if li.direction.dot_wide(lj.direction) > 0 {
+            return None; // same direction
+        }
+        // Opposite directions: the midpoint.
+        (
+            (li.point + lj.point).half(),
+            (lj.direction - li.direction).normalize_or_zero(),
+        )
+    } else {
+        // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
+        // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at the
+        // intersection of i and j, which for nearly parallel lines lies up to 2²⁴ away; the
+        // rounding of that far point and of the unit direction then shifts the line near the
+        // speed circle by ~|point|·ulp, and LP1's circle intersection (which assumes a unit
+        // direction) misses the circle by ~t²·ulp (measured before this change: the answer
+        // 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶ above the optimum). Same line,
+        // anchored instead at its foot from the origin, N·(c_j − c_i) / |N|² with
+        // N = perp(d_j − d_i), from exact i128 terms.
+        let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
+        // |e| and the line's direction e/|e| from one square root (`length_and_direction` is
+        // bit-identical to `length` and `normalize_or_zero`).
+        let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
+        // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its distance
+        // |k| / |e| is capped, which also keeps every product below in i128.
+        let cap = wide_mul(T_LIMIT, e_len);
+        let k =
+            (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point)).clamp(-cap, cap);
+        let n_sq = e.length_squared_wide().cast_unsigned(); // > 0
+        let n = e.perp();
+        // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64), truncated
+        // toward zero (|c|·|k| / |e|², the sign applied after). |c| <= 2³³, |k| <= 2⁸⁹ and
+        // the quotient |c·k| / |e|² <= |k| / |e| <= 2⁵⁶.
+        let k_abs = k.unsigned_abs();
+        let foot = |c: Fx| {
+            let q = (u128::from(c.to_bits().unsigned_abs()) * k_abs / n_sq) as i64;
+            Fx::from_bits(if (c.to_bits() < 0) != (k < 0) { -q } else { q })
+        };
+        (Vec2::new(foot(n.x), foot(n.y)), e_unit)
+    };
+    Some(Line { point, direction })
 }
 
 /// Which program produced an agent's new velocity (see [`solve_with_path`]).
@@ -297,5 +417,171 @@ pub fn solve_with_path(
             ),
             SolvePath::Lp3Agents,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::unit_from_turns;
+    use proptest::prelude::*;
+
+    const ONE: i64 = 1 << 32;
+
+    /// [`lp1`] against [`lp1_eager`] for every line of `lines` and both objectives.
+    fn check_lp1(lines: &[Line], radius: Fx, objectives: &[Objective]) {
+        for i in 0..lines.len() {
+            for &objective in objectives {
+                assert_eq!(
+                    lp1(lines, i, radius, objective),
+                    lp1_eager(lines, i, radius, objective),
+                    "line {i} of {lines:?}, radius {radius:?}, {objective:?}"
+                );
+            }
+        }
+    }
+
+    /// A direction: exact axis units (so circle bounds and line bounds land on the grid and tie),
+    /// or any angle.
+    fn direction() -> impl Strategy<Value = Vec2> {
+        prop_oneof![
+            (0usize..4).prop_map(|k| [
+                Vec2::from_bits(ONE, 0),
+                Vec2::from_bits(0, ONE),
+                Vec2::from_bits(-ONE, 0),
+                Vec2::from_bits(0, -ONE)
+            ][k]),
+            (0i64..ONE).prop_map(|turns| unit_from_turns(Fx::from_bits(turns))),
+        ]
+    }
+
+    /// A coordinate: on a grid of quarter units (exact squares, ties with the circle), a few
+    /// ulps off it, or anything in ±8.
+    fn coordinate() -> impl Strategy<Value = Fx> {
+        prop_oneof![
+            (-24i64..25).prop_map(|k| Fx::from_bits(k << 30)),
+            (-24i64..25, -2i64..3).prop_map(|(k, d)| Fx::from_bits((k << 30) + d)),
+            (-(8 * ONE)..(8 * ONE)).prop_map(Fx::from_bits),
+        ]
+    }
+
+    fn vec2() -> impl Strategy<Value = Vec2> {
+        (coordinate(), coordinate()).prop_map(|(x, y)| Vec2::new(x, y))
+    }
+
+    #[test]
+    fn lp1_on_tangents_and_grid_ties() {
+        // Speed 5; the horizontal lines y = 3 (chord x in [-4, 4]), y = 5 (tangent), the
+        // vertical x = 4 and x = -4 through the chord's ends, x = 0, both orientations.
+        let r = Fx::from_num(5);
+        let h = |y: i32, d: i32| Line {
+            point: Vec2::from_int(0, y),
+            direction: Vec2::from_int(d, 0),
+        };
+        let v = |x: i32, d: i32| Line {
+            point: Vec2::from_int(x, 0),
+            direction: Vec2::from_int(0, d),
+        };
+        let objectives: Vec<Objective> = [
+            (-9, 3),
+            (4, 3),
+            (-4, 3),
+            (5, 3),
+            (0, 3),
+            (4, 9),
+            (0, 5),
+            (1, 5),
+        ]
+        .iter()
+        .map(|&(x, y)| Objective::Closest(Vec2::from_int(x, y)))
+        .chain(
+            [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                .iter()
+                .map(|&(x, y)| Objective::Direction(Vec2::from_int(x, y))),
+        )
+        .collect();
+        for lines in [
+            vec![h(3, 1), v(4, 1), v(-4, -1), h(3, -1)],
+            vec![v(4, -1), h(3, 1), v(-4, 1)],
+            vec![v(-4, -1), v(4, 1), h(3, 1)],
+            vec![h(5, 1), h(5, -1), v(0, 1), v(0, -1)],
+            vec![v(0, 1), h(-5, -1), h(5, 1)],
+            vec![v(5, 1), v(4, 1), h(3, -1), h(3, 1), v(-4, 1)],
+        ] {
+            check_lp1(&lines, r, &objectives);
+        }
+    }
+
+    /// [`projected_line`]'s foot as it was: one signed `i128` division per coordinate.
+    fn projected_line_dividing(li: Line, lj: Line) -> Option<Line> {
+        let determinant = li.direction.det(lj.direction);
+        if determinant.abs() <= EPSILON {
+            return projected_line(li, lj); // the parallel branch is unchanged
+        }
+        let e = lj.direction - li.direction;
+        let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
+        let cap = wide_mul(T_LIMIT, e_len);
+        let k =
+            (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point)).clamp(-cap, cap);
+        let n_sq = e.length_squared_wide();
+        let n = e.perp();
+        let foot =
+            |c: Fx| Fx::from_bits(crate::math::div_trunc(i128::from(c.to_bits()) * k, n_sq) as i64);
+        Some(Line {
+            point: Vec2::new(foot(n.x), foot(n.y)),
+            direction: e_unit,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The projected line's foot (magnitudes divided, sign applied) is the signed quotient.
+        #[test]
+        fn projected_line_matches_the_signed_division(
+            (pi, di) in (vec2(), direction()),
+            (pj, dj) in (vec2(), direction()),
+            far in prop_oneof![Just(0i64), -(1i64 << 62)..(1i64 << 62)],
+            tilt in prop_oneof![Just(0i64), -(1i64 << 20)..(1i64 << 20)],
+        ) {
+            // Far points reach the 2²⁴ cap; a tilt of a few ulps makes lines nearly parallel.
+            let li = Line { point: Vec2::new(pi.x, pi.y + Fx::from_bits(far >> 2)), direction: di };
+            let dj = Vec2::new(dj.x, dj.y + Fx::from_bits(tilt));
+            let lj = Line { point: Vec2::new(pj.x + Fx::from_bits(far >> 3), pj.y), direction: dj };
+            prop_assert_eq!(projected_line(li, lj), projected_line_dividing(li, lj));
+            let nearly = Line { point: pj, direction: Vec2::new(di.x, di.y + Fx::from_bits(tilt)) };
+            prop_assert_eq!(projected_line(li, nearly), projected_line_dividing(li, nearly));
+            let opposite = Line { point: pj, direction: -nearly.direction };
+            prop_assert_eq!(projected_line(li, opposite), projected_line_dividing(li, opposite));
+        }
+
+        /// LP1 with the lazy square root is LP1 with the eager one, bit for bit.
+        #[test]
+        fn lp1_matches_the_eager_lp1(
+            lines in prop::collection::vec((vec2(), direction()), 1..10),
+            copies in prop::collection::vec((0usize..10, -2i64..3, any::<bool>()), 0..3),
+            radius in prop_oneof![(0i64..24).prop_map(|k| k << 30), 0i64..(8 * ONE)],
+            opt in vec2(),
+            dir in direction(),
+        ) {
+            let mut lines: Vec<Line> = lines
+                .into_iter()
+                .map(|(point, direction)| Line { point, direction })
+                .collect();
+            // Parallel and antiparallel copies, shifted by a few ulps.
+            for &(at, shift, flip) in &copies {
+                let mut copy = lines[at % lines.len()];
+                if flip {
+                    copy.direction = -copy.direction;
+                }
+                copy.point.x += Fx::from_bits(shift);
+                lines.push(copy);
+            }
+            check_lp1(
+                &lines,
+                Fx::from_bits(radius),
+                &[Objective::Closest(opt), Objective::Direction(dir)],
+            );
+        }
     }
 }
