@@ -52,7 +52,7 @@ fn clamp_t(t: Fx) -> Fx {
 /// The circle bounds the line to `[−dot − s, −dot + s]` with `s = ⌊√disc⌋`; the square root is
 /// taken only when the answer lies on the circle. Every comparison with a circle bound is
 /// decided exactly without it (`y <= s` iff `y < 0` or `y² <= disc`), so the result is that of
-/// [`lp1_eager`] (which takes the root first and clips with [`clip`]) bit for bit: `None` iff a
+/// `lp1_eager` (which takes the root first and clips with `clip`) bit for bit: `None` iff a
 /// parallel line excludes the line or `max(t_left, L) > min(t_right, R)` for the tightest line
 /// bounds `L`, `R` (the order in which the loop finds it out changes nothing else), and the
 /// point is the same clamp of the same values.
