@@ -41,11 +41,11 @@ use crate::agent::{AgentId, Agents};
 use crate::agent_model::AgentModel;
 use crate::domain::check_point;
 use crate::liveness::{self, Liveness, Rules};
-use crate::math::{Fx, Vec2, div_trunc, narrow, wide_mul};
+use crate::math::{Fx, HALF, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{AgentState, Branch, PairHalf, Share};
+use crate::orca::lines::{AgentState, PairHalf, Share};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{self, AgentTree, NeighborKey};
 use std::time::{Duration, Instant};
@@ -265,14 +265,27 @@ impl StoredPair {
         }
     }
 
-    /// The pair solution again (its branch is not kept: reported as the leg it is not read
-    /// for).
-    #[inline]
-    fn half(self) -> PairHalf {
-        PairHalf {
-            u: self.u,
-            direction: self.direction,
-            branch: Branch::RightLeg,
+    /// [`PairHalf::line_with_share`] for an agent of velocity `velocity`; `lower` is whether
+    /// it has the lower id of the pair (`me.id < other.id` there). Slots ascend by id, so for
+    /// a slot and its neighbour `o` that is `slot < o`, and the neighbour's state is not read.
+    #[inline(always)]
+    fn line(self, velocity: Vec2, share: Share, lower: bool) -> Line {
+        // The same expressions as `line_with_share`.
+        let part = match share {
+            Share::Half => Vec2::new(self.u.x * HALF, self.u.y * HALF),
+            Share::All => self.u,
+            Share::None => Vec2::ZERO,
+        };
+        if lower {
+            Line {
+                point: velocity + part,
+                direction: self.direction,
+            }
+        } else {
+            Line {
+                point: velocity - part,
+                direction: -self.direction,
+            }
         }
     }
 }
@@ -432,7 +445,7 @@ fn neighbors_in(lists: &[ChunkLists], slot: usize) -> &[u32] {
 /// The pair solution of `lower` with its higher neighbour `higher`, when `lower` lists
 /// `higher` and both use the same time horizon (stage 5 solved it then).
 #[inline]
-fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> Option<PairHalf> {
+fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> Option<StoredPair> {
     let params = pre.agents.params();
     if params[lower].time_horizon != params[higher].time_horizon {
         return None;
@@ -446,7 +459,7 @@ fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> 
     let mut k = c.pair_start[i] as usize;
     for &s in &c.slots[start as usize..(start + len) as usize] {
         if s == target {
-            return Some(c.pairs[k].half());
+            return Some(c.pairs[k]);
         }
         k += usize::from(s as usize > lower);
     }
@@ -798,9 +811,8 @@ impl ChunkWork {
 
     /// The pair of `slot` with its neighbour `o`: stage 5's with a higher neighbour (the
     /// `k`-th, advancing `k`); the lower neighbour's when it can hand it over; else solved
-    /// here.
+    /// here (the only case that reads the neighbour's state).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn pair_with(
         &mut self,
         pre: Pre<'_>,
@@ -808,18 +820,22 @@ impl ChunkWork {
         k: &mut usize,
         (slot, o): (usize, usize),
         me: &AgentState,
-        other: &AgentState,
         time_horizon: Fx,
-    ) -> PairHalf {
+    ) -> StoredPair {
         if o > slot {
             *k += 1;
-            lists[slot >> CHUNK_SHIFT].pairs[*k - 1].half()
+            lists[slot >> CHUNK_SHIFT].pairs[*k - 1]
         } else if let Some(pair) = reusable(pre, lists, o, slot) {
             self.counts.pairs_reused += 1;
             pair
         } else {
             self.counts.pairs_solved += 1;
-            PairHalf::solve(me, other, time_horizon, pre.time_step)
+            StoredPair::new(PairHalf::solve(
+                me,
+                &pre.state(o),
+                time_horizon,
+                pre.time_step,
+            ))
         }
     }
 
@@ -843,12 +859,11 @@ impl ChunkWork {
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {
             let o = o as usize;
-            let other = pre.rvo2_state(o);
-            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, &other, p.time_horizon);
+            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
             let share = Share::of(p.priority, params[o].priority);
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
-                out.push(pair.line_with_share(&me, &other, share));
+                out.push(pair.line(me.velocity, share, slot < o));
             }
         }
         obstacle
@@ -881,8 +896,7 @@ impl ChunkWork {
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {
             let o = o as usize;
-            let other = pre.state(o);
-            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, &other, p.time_horizon);
+            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
             // Layers and masks: a neighbour this agent does not avoid gets no line (its pair is
             // still taken above, so the stored pairs stay aligned); one that does not avoid
             // this agent leaves it the whole avoidance.
@@ -896,7 +910,7 @@ impl ChunkWork {
             };
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
-                out.push(pair.line_with_share(&me, &other, share));
+                out.push(pair.line(me.velocity, share, slot < o));
             }
         }
         // The lines constrain world velocities; the LP solves for the velocity relative to
