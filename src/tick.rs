@@ -238,9 +238,13 @@ struct ChunkLists {
     /// For queries after the step: the ids of `slots`.
     ids: Vec<AgentId>,
     /// Stage 5: the pair solutions of each slot with its *higher* neighbours (`other > slot`),
-    /// in list order; `pair_start[i]` is the first of slot `i`'s.
+    /// in list order; `pair_start[i]` is the first of slot `i`'s, `pair_start[i + 1]` the end
+    /// (one entry more than the chunk's slots).
     pairs: Vec<StoredPair>,
     pair_start: Vec<u32>,
+    /// The higher neighbour of each of `pairs` (aligned): where the lines stage of a higher
+    /// slot looks for its pair with a lower one.
+    higher: Vec<u32>,
     /// Scratch of the query.
     keys: Vec<NeighborKey>,
     /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
@@ -452,18 +456,12 @@ fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> 
     }
     let c = &lists[lower >> CHUNK_SHIFT];
     let i = lower & (CHUNK - 1);
-    let (start, len) = c.ranges[i];
+    let (start, end) = (c.pair_start[i] as usize, c.pair_start[i + 1] as usize);
     let target = higher as u32;
-    // Slots in a list are unique: at most one match. Its pair is the lower's `k`-th pair with
-    // a higher neighbour, `k` counting the higher neighbours listed before it.
-    let mut k = c.pair_start[i] as usize;
-    for &s in &c.slots[start as usize..(start + len) as usize] {
-        if s == target {
-            return Some(c.pairs[k]);
-        }
-        k += usize::from(s as usize > lower);
-    }
-    None
+    // Slots in a list are unique: at most one match, among the lower's higher neighbours
+    // (`higher > lower`), whose pairs are aligned with them.
+    let j = c.higher[start..end].iter().position(|&s| s == target)?;
+    Some(c.pairs[start + j])
 }
 
 impl Workspace {
@@ -599,6 +597,7 @@ impl ChunkLists {
         self.ids.clear();
         self.pairs.clear();
         self.pair_start.clear();
+        self.higher.clear();
     }
 
     /// Stages 4 and 5 for `slots`. `reach` bounds how far any agent moves in one tick (raw);
@@ -632,8 +631,9 @@ impl ChunkLists {
         reserve_total(&mut self.slots, total);
         reserve_total(&mut self.ids, total);
         reserve_total(&mut self.pairs, total);
+        reserve_total(&mut self.higher, total);
         reserve_total(&mut self.ranges, slots.len());
-        reserve_total(&mut self.pair_start, slots.len());
+        reserve_total(&mut self.pair_start, slots.len() + 1);
         let positions = pre.agents.positions();
         let ids = pre.agents.ids();
         // Hints are per slot: after agents were added or removed the slots moved, start over.
@@ -669,9 +669,11 @@ impl ChunkLists {
                         p.time_horizon,
                         pre.time_step,
                     )));
+                    self.higher.push(o as u32);
                 }
             }
         }
+        self.pair_start.push(self.pairs.len() as u32);
     }
 }
 
