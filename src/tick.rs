@@ -928,6 +928,46 @@ impl ChunkWork {
     }
 }
 
+/// A neighbour's slot, as the steering reads it ([`liveness::Neighbor`]): each field loaded
+/// when the steering asks for it.
+#[derive(Clone, Copy)]
+struct Neighbor<'a>(&'a Agents, usize);
+
+impl liveness::Neighbor for Neighbor<'_> {
+    #[inline(always)]
+    fn id(&self) -> AgentId {
+        self.0.ids()[self.1]
+    }
+    #[inline(always)]
+    fn position(&self) -> Vec2 {
+        self.0.positions()[self.1]
+    }
+    #[inline(always)]
+    fn velocity(&self) -> Vec2 {
+        self.0.velocities()[self.1]
+    }
+    #[inline(always)]
+    fn radius(&self) -> Fx {
+        self.0.params()[self.1].radius
+    }
+    #[inline(always)]
+    fn priority(&self) -> u8 {
+        self.0.params()[self.1].priority
+    }
+    #[inline(always)]
+    fn stall(&self) -> u16 {
+        self.0.stalls()[self.1]
+    }
+    #[inline(always)]
+    fn pref(&self) -> Vec2 {
+        self.0.pref_velocities()[self.1]
+    }
+    #[inline(always)]
+    fn max_speed(&self) -> Fx {
+        self.0.params()[self.1].max_speed
+    }
+}
+
 /// Stage 5b for one slot: its preferred velocity for the LP, turned or yielding by the deadlock
 /// resolution in [`Liveness::Resolve`] mode, unchanged in [`Liveness::Rvo2`]; and the preferred
 /// velocity's `length_and_direction()` (one square root per agent per tick, shared by the
@@ -961,19 +1001,7 @@ fn steer_slot(
         stall: agents.stalls()[slot],
         dir,
     };
-    let others = neighbors.iter().map(|&o| {
-        let o = o as usize;
-        liveness::Other {
-            id: agents.ids()[o],
-            position: agents.positions()[o],
-            velocity: agents.velocities()[o],
-            radius: agents.params()[o].radius,
-            priority: agents.params()[o].priority,
-            stall: agents.stalls()[o],
-            pref: agents.pref_velocities()[o],
-            max_speed: agents.params()[o].max_speed,
-        }
-    });
+    let others = neighbors.iter().map(|&o| Neighbor(agents, o as usize));
     (liveness::steer(&me, others, rules), dir)
 }
 
@@ -1012,16 +1040,7 @@ fn steer_slot_modelled(
         .iter()
         .map(|&o| o as usize)
         .filter(|&o| mine.avoids(&models[o]))
-        .map(|o| liveness::Other {
-            id: agents.ids()[o],
-            position: agents.positions()[o],
-            velocity: agents.velocities()[o],
-            radius: agents.params()[o].radius,
-            priority: agents.params()[o].priority,
-            stall: agents.stalls()[o],
-            pref: agents.pref_velocities()[o],
-            max_speed: agents.params()[o].max_speed,
-        });
+        .map(|o| Neighbor(agents, o));
     (liveness::steer(&me, others, rules), dir)
 }
 
