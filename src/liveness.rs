@@ -133,7 +133,21 @@ pub(crate) struct Me {
     pub dir: Option<(Fx, Vec2)>,
 }
 
-/// What it needs to know about a neighbour.
+/// What the steering reads of a neighbour, field by field when it needs it (the tick reads
+/// them from the agents' arrays lazily: most neighbours are rejected on position and radius).
+pub(crate) trait Neighbor: Copy {
+    fn id(&self) -> AgentId;
+    fn position(&self) -> Vec2;
+    fn velocity(&self) -> Vec2;
+    fn radius(&self) -> Fx;
+    fn priority(&self) -> u8;
+    fn stall(&self) -> u16;
+    fn pref(&self) -> Vec2;
+    fn max_speed(&self) -> Fx;
+}
+
+/// A neighbour by value (the tests').
+#[cfg(test)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Other {
     pub id: AgentId,
@@ -144,6 +158,34 @@ pub(crate) struct Other {
     pub stall: u16,
     pub pref: Vec2,
     pub max_speed: Fx,
+}
+
+#[cfg(test)]
+impl Neighbor for Other {
+    fn id(&self) -> AgentId {
+        self.id
+    }
+    fn position(&self) -> Vec2 {
+        self.position
+    }
+    fn velocity(&self) -> Vec2 {
+        self.velocity
+    }
+    fn radius(&self) -> Fx {
+        self.radius
+    }
+    fn priority(&self) -> u8 {
+        self.priority
+    }
+    fn stall(&self) -> u16 {
+        self.stall
+    }
+    fn pref(&self) -> Vec2 {
+        self.pref
+    }
+    fn max_speed(&self) -> Fx {
+        self.max_speed
+    }
 }
 
 /// `v / 2^k`, each component truncated toward zero (so `shr(−v) = −shr(v)` exactly).
@@ -198,7 +240,11 @@ pub(crate) fn has_right_of_way(a: (u8, AgentId), b: (u8, AgentId)) -> bool {
 
 /// Steers one agent (the rules of the [module docs](self)); `neighbors` nearest first.
 #[inline]
-pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rules) -> Steered {
+pub(crate) fn steer<N: Neighbor>(
+    me: &Me,
+    neighbors: impl Iterator<Item = N>,
+    rules: Rules,
+) -> Steered {
     let unchanged = Steered {
         pref: me.pref,
         yielding_to: None,
@@ -213,9 +259,9 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
     // The first blocker, nearest first.
     let mut blocker = None;
     for o in neighbors {
-        let reach = me.params.radius + o.radius;
-        if let Some(lateral) = on_course(o.position - me.position, d, s, reach)
-            && o.velocity.dot(d) < s >> 1
+        let reach = me.params.radius + o.radius();
+        if let Some(lateral) = on_course(o.position() - me.position, d, s, reach)
+            && o.velocity().dot(d) < s >> 1
         {
             blocker = Some((o, lateral));
             break;
@@ -229,8 +275,8 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
     };
     if me.stall >= rules.level_2
         && let Some((o, _)) = blocker
-        && o.stall > 0
-        && has_right_of_way((o.priority, o.id), (me.params.priority, me.id))
+        && o.stall() > 0
+        && has_right_of_way((o.priority(), o.id()), (me.params.priority, me.id))
     {
         // Yield: aside to the right and a little back, at half the preferred speed.
         let dir = right - shr(d, YIELD_BACK_SHIFT);
@@ -239,7 +285,7 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
             .map_or(me.pref, |(_, unit)| scale(unit, half(s)));
         return Steered {
             pref,
-            yielding_to: Some(o.id),
+            yielding_to: Some(o.id()),
         };
     }
     if me.stall >= rules.level_1 && blocker.is_some() {
@@ -249,7 +295,7 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
         };
     }
     match blocker {
-        Some((o, lateral)) if lateral.abs() < (me.params.radius + o.radius) >> 1 => Steered {
+        Some((o, lateral)) if lateral.abs() < (me.params.radius + o.radius()) >> 1 => Steered {
             pref: turned(2),
             yielding_to: None,
         },
@@ -262,20 +308,24 @@ pub(crate) fn steer(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rule
 /// (the blocker test, from the neighbour's side): it steps sideways off that neighbour's
 /// course, to the side it already is on (to the neighbour's left when exactly on it, since the
 /// neighbour turns right), at half the smaller of the two speeds.
-fn make_way(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rules) -> Option<Steered> {
+fn make_way<N: Neighbor>(
+    me: &Me,
+    neighbors: impl Iterator<Item = N>,
+    rules: Rules,
+) -> Option<Steered> {
     for o in neighbors {
-        if o.stall < rules.level_1 {
+        if o.stall() < rules.level_1 {
             continue;
         }
         let Some((so, d)) = o
-            .pref
+            .pref()
             .length_and_direction()
-            .filter(|&(so, _)| wants_to_move(so, o.max_speed))
+            .filter(|&(so, _)| wants_to_move(so, o.max_speed()))
         else {
             continue;
         };
-        let reach = me.params.radius + o.radius;
-        let Some(lateral) = on_course(me.position - o.position, d, so, reach) else {
+        let reach = me.params.radius + o.radius();
+        let Some(lateral) = on_course(me.position - o.position(), d, so, reach) else {
             continue;
         };
         let left = d.perp();
@@ -283,7 +333,7 @@ fn make_way(me: &Me, neighbors: impl Iterator<Item = Other>, rules: Rules) -> Op
         let speed = half(so.min(me.params.max_speed));
         return Some(Steered {
             pref: scale(side, speed),
-            yielding_to: Some(o.id),
+            yielding_to: Some(o.id()),
         });
     }
     None

@@ -41,11 +41,11 @@ use crate::agent::{AgentId, Agents};
 use crate::agent_model::AgentModel;
 use crate::domain::check_point;
 use crate::liveness::{self, Liveness, Rules};
-use crate::math::{Fx, Vec2, div_trunc, narrow, wide_mul};
+use crate::math::{Fx, HALF, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{AgentState, Branch, PairHalf, Share};
+use crate::orca::lines::{AgentState, PairHalf, Share};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{self, AgentTree, NeighborKey};
 use std::time::{Duration, Instant};
@@ -238,9 +238,13 @@ struct ChunkLists {
     /// For queries after the step: the ids of `slots`.
     ids: Vec<AgentId>,
     /// Stage 5: the pair solutions of each slot with its *higher* neighbours (`other > slot`),
-    /// in list order; `pair_start[i]` is the first of slot `i`'s.
+    /// in list order; `pair_start[i]` is the first of slot `i`'s, `pair_start[i + 1]` the end
+    /// (one entry more than the chunk's slots).
     pairs: Vec<StoredPair>,
     pair_start: Vec<u32>,
+    /// The higher neighbour of each of `pairs` (aligned): where the lines stage of a higher
+    /// slot looks for its pair with a lower one.
+    higher: Vec<u32>,
     /// Scratch of the query.
     keys: Vec<NeighborKey>,
     /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
@@ -265,14 +269,27 @@ impl StoredPair {
         }
     }
 
-    /// The pair solution again (its branch is not kept: reported as the leg it is not read
-    /// for).
-    #[inline]
-    fn half(self) -> PairHalf {
-        PairHalf {
-            u: self.u,
-            direction: self.direction,
-            branch: Branch::RightLeg,
+    /// [`PairHalf::line_with_share`] for an agent of velocity `velocity`; `lower` is whether
+    /// it has the lower id of the pair (`me.id < other.id` there). Slots ascend by id, so for
+    /// a slot and its neighbour `o` that is `slot < o`, and the neighbour's state is not read.
+    #[inline(always)]
+    fn line(self, velocity: Vec2, share: Share, lower: bool) -> Line {
+        // The same expressions as `line_with_share`.
+        let part = match share {
+            Share::Half => Vec2::new(self.u.x * HALF, self.u.y * HALF),
+            Share::All => self.u,
+            Share::None => Vec2::ZERO,
+        };
+        if lower {
+            Line {
+                point: velocity + part,
+                direction: self.direction,
+            }
+        } else {
+            Line {
+                point: velocity - part,
+                direction: -self.direction,
+            }
         }
     }
 }
@@ -432,25 +449,19 @@ fn neighbors_in(lists: &[ChunkLists], slot: usize) -> &[u32] {
 /// The pair solution of `lower` with its higher neighbour `higher`, when `lower` lists
 /// `higher` and both use the same time horizon (stage 5 solved it then).
 #[inline]
-fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> Option<PairHalf> {
+fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> Option<StoredPair> {
     let params = pre.agents.params();
     if params[lower].time_horizon != params[higher].time_horizon {
         return None;
     }
     let c = &lists[lower >> CHUNK_SHIFT];
     let i = lower & (CHUNK - 1);
-    let (start, len) = c.ranges[i];
+    let (start, end) = (c.pair_start[i] as usize, c.pair_start[i + 1] as usize);
     let target = higher as u32;
-    // Slots in a list are unique: at most one match. Its pair is the lower's `k`-th pair with
-    // a higher neighbour, `k` counting the higher neighbours listed before it.
-    let mut k = c.pair_start[i] as usize;
-    for &s in &c.slots[start as usize..(start + len) as usize] {
-        if s == target {
-            return Some(c.pairs[k].half());
-        }
-        k += usize::from(s as usize > lower);
-    }
-    None
+    // Slots in a list are unique: at most one match, among the lower's higher neighbours
+    // (`higher > lower`), whose pairs are aligned with them.
+    let j = c.higher[start..end].iter().position(|&s| s == target)?;
+    Some(c.pairs[start + j])
 }
 
 impl Workspace {
@@ -586,6 +597,7 @@ impl ChunkLists {
         self.ids.clear();
         self.pairs.clear();
         self.pair_start.clear();
+        self.higher.clear();
     }
 
     /// Stages 4 and 5 for `slots`. `reach` bounds how far any agent moves in one tick (raw);
@@ -619,8 +631,9 @@ impl ChunkLists {
         reserve_total(&mut self.slots, total);
         reserve_total(&mut self.ids, total);
         reserve_total(&mut self.pairs, total);
+        reserve_total(&mut self.higher, total);
         reserve_total(&mut self.ranges, slots.len());
-        reserve_total(&mut self.pair_start, slots.len());
+        reserve_total(&mut self.pair_start, slots.len() + 1);
         let positions = pre.agents.positions();
         let ids = pre.agents.ids();
         // Hints are per slot: after agents were added or removed the slots moved, start over.
@@ -656,9 +669,11 @@ impl ChunkLists {
                         p.time_horizon,
                         pre.time_step,
                     )));
+                    self.higher.push(o as u32);
                 }
             }
         }
+        self.pair_start.push(self.pairs.len() as u32);
     }
 }
 
@@ -798,9 +813,8 @@ impl ChunkWork {
 
     /// The pair of `slot` with its neighbour `o`: stage 5's with a higher neighbour (the
     /// `k`-th, advancing `k`); the lower neighbour's when it can hand it over; else solved
-    /// here.
+    /// here (the only case that reads the neighbour's state).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn pair_with(
         &mut self,
         pre: Pre<'_>,
@@ -808,18 +822,22 @@ impl ChunkWork {
         k: &mut usize,
         (slot, o): (usize, usize),
         me: &AgentState,
-        other: &AgentState,
         time_horizon: Fx,
-    ) -> PairHalf {
+    ) -> StoredPair {
         if o > slot {
             *k += 1;
-            lists[slot >> CHUNK_SHIFT].pairs[*k - 1].half()
+            lists[slot >> CHUNK_SHIFT].pairs[*k - 1]
         } else if let Some(pair) = reusable(pre, lists, o, slot) {
             self.counts.pairs_reused += 1;
             pair
         } else {
             self.counts.pairs_solved += 1;
-            PairHalf::solve(me, other, time_horizon, pre.time_step)
+            StoredPair::new(PairHalf::solve(
+                me,
+                &pre.state(o),
+                time_horizon,
+                pre.time_step,
+            ))
         }
     }
 
@@ -843,12 +861,11 @@ impl ChunkWork {
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {
             let o = o as usize;
-            let other = pre.rvo2_state(o);
-            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, &other, p.time_horizon);
+            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
             let share = Share::of(p.priority, params[o].priority);
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
-                out.push(pair.line_with_share(&me, &other, share));
+                out.push(pair.line(me.velocity, share, slot < o));
             }
         }
         obstacle
@@ -881,8 +898,7 @@ impl ChunkWork {
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {
             let o = o as usize;
-            let other = pre.state(o);
-            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, &other, p.time_horizon);
+            let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
             // Layers and masks: a neighbour this agent does not avoid gets no line (its pair is
             // still taken above, so the stored pairs stay aligned); one that does not avoid
             // this agent leaves it the whole avoidance.
@@ -896,7 +912,7 @@ impl ChunkWork {
             };
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
-                out.push(pair.line_with_share(&me, &other, share));
+                out.push(pair.line(me.velocity, share, slot < o));
             }
         }
         // The lines constrain world velocities; the LP solves for the velocity relative to
@@ -909,6 +925,46 @@ impl ChunkWork {
             }
         }
         obstacle
+    }
+}
+
+/// A neighbour's slot, as the steering reads it ([`liveness::Neighbor`]): each field loaded
+/// when the steering asks for it.
+#[derive(Clone, Copy)]
+struct Neighbor<'a>(&'a Agents, usize);
+
+impl liveness::Neighbor for Neighbor<'_> {
+    #[inline(always)]
+    fn id(&self) -> AgentId {
+        self.0.ids()[self.1]
+    }
+    #[inline(always)]
+    fn position(&self) -> Vec2 {
+        self.0.positions()[self.1]
+    }
+    #[inline(always)]
+    fn velocity(&self) -> Vec2 {
+        self.0.velocities()[self.1]
+    }
+    #[inline(always)]
+    fn radius(&self) -> Fx {
+        self.0.params()[self.1].radius
+    }
+    #[inline(always)]
+    fn priority(&self) -> u8 {
+        self.0.params()[self.1].priority
+    }
+    #[inline(always)]
+    fn stall(&self) -> u16 {
+        self.0.stalls()[self.1]
+    }
+    #[inline(always)]
+    fn pref(&self) -> Vec2 {
+        self.0.pref_velocities()[self.1]
+    }
+    #[inline(always)]
+    fn max_speed(&self) -> Fx {
+        self.0.params()[self.1].max_speed
     }
 }
 
@@ -945,19 +1001,7 @@ fn steer_slot(
         stall: agents.stalls()[slot],
         dir,
     };
-    let others = neighbors.iter().map(|&o| {
-        let o = o as usize;
-        liveness::Other {
-            id: agents.ids()[o],
-            position: agents.positions()[o],
-            velocity: agents.velocities()[o],
-            radius: agents.params()[o].radius,
-            priority: agents.params()[o].priority,
-            stall: agents.stalls()[o],
-            pref: agents.pref_velocities()[o],
-            max_speed: agents.params()[o].max_speed,
-        }
-    });
+    let others = neighbors.iter().map(|&o| Neighbor(agents, o as usize));
     (liveness::steer(&me, others, rules), dir)
 }
 
@@ -996,16 +1040,7 @@ fn steer_slot_modelled(
         .iter()
         .map(|&o| o as usize)
         .filter(|&o| mine.avoids(&models[o]))
-        .map(|o| liveness::Other {
-            id: agents.ids()[o],
-            position: agents.positions()[o],
-            velocity: agents.velocities()[o],
-            radius: agents.params()[o].radius,
-            priority: agents.params()[o].priority,
-            stall: agents.stalls()[o],
-            pref: agents.pref_velocities()[o],
-            max_speed: agents.params()[o].max_speed,
-        });
+        .map(|o| Neighbor(agents, o));
     (liveness::steer(&me, others, rules), dir)
 }
 
