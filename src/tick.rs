@@ -235,8 +235,6 @@ struct ChunkLists {
     /// slot.
     slots: Vec<u32>,
     ranges: Vec<(u32, u32)>,
-    /// For queries after the step: the ids of `slots`.
-    ids: Vec<AgentId>,
     /// Stage 5: the pair solutions of each slot with its *higher* neighbours (`other > slot`),
     /// in list order; `pair_start[i]` is the first of slot `i`'s, `pair_start[i + 1]` the end
     /// (one entry more than the chunk's slots).
@@ -561,15 +559,20 @@ impl Workspace {
         self.outs.iter().position(|o| o.left_domain)
     }
 
-    /// Neighbours found for agent `id` by the last step (empty if it was not simulated then).
-    pub(crate) fn neighbors_of_id(&self, id: AgentId) -> &[AgentId] {
+    /// Neighbours found for agent `id` by the last step (empty if it was not simulated then),
+    /// mapped from their slots through the ids the slots held at the time of the step (the
+    /// lists keep slots only: 40 bytes per agent less than keeping the ids too).
+    pub(crate) fn neighbors_of_id(&self, id: AgentId) -> Vec<AgentId> {
         match self.listed_ids.binary_search(&id) {
             Ok(slot) if slot < self.listed_ids.len() && !self.lists.is_empty() => {
                 let c = &self.lists[slot >> CHUNK_SHIFT];
                 let (start, len) = c.ranges[slot & (CHUNK - 1)];
-                &c.ids[start as usize..(start + len) as usize]
+                c.slots[start as usize..(start + len) as usize]
+                    .iter()
+                    .map(|&o| self.listed_ids[o as usize])
+                    .collect()
             }
-            _ => &[],
+            _ => Vec::new(),
         }
     }
 
@@ -594,7 +597,6 @@ impl ChunkLists {
     fn clear(&mut self) {
         self.slots.clear();
         self.ranges.clear();
-        self.ids.clear();
         self.pairs.clear();
         self.pair_start.clear();
         self.higher.clear();
@@ -629,13 +631,11 @@ impl ChunkLists {
         self.clear();
         reserve_total(&mut self.keys, max);
         reserve_total(&mut self.slots, total);
-        reserve_total(&mut self.ids, total);
         reserve_total(&mut self.pairs, total);
         reserve_total(&mut self.higher, total);
         reserve_total(&mut self.ranges, slots.len());
         reserve_total(&mut self.pair_start, slots.len() + 1);
         let positions = pre.agents.positions();
-        let ids = pre.agents.ids();
         // Hints are per slot: after agents were added or removed the slots moved, start over.
         if self.hints.len() != slots.len() || !hints_valid {
             self.hints.clear();
@@ -659,7 +659,6 @@ impl ChunkLists {
             self.pair_start.push(self.pairs.len() as u32);
             let me = pre.state(slot);
             let listed = &self.slots[start as usize..];
-            self.ids.extend(listed.iter().map(|&o| ids[o as usize]));
             for &o in listed {
                 let o = o as usize;
                 if o > slot {

@@ -549,7 +549,7 @@ impl Simulator {
     ///
     /// # Errors
     /// [`SimError::UnknownAgent`].
-    pub fn agent_neighbors(&self, id: AgentId) -> Result<&[AgentId], SimError> {
+    pub fn agent_neighbors(&self, id: AgentId) -> Result<Vec<AgentId>, SimError> {
         self.slot(id)?;
         Ok(self.work.neighbors_of_id(id))
     }
