@@ -543,11 +543,12 @@ struct Search<'a, const PACKED: bool> {
     out: &'a mut Vec<NeighborKey>,
 }
 
-/// `|a − b|²` of two raw coordinates, exact.
+/// `|a − b|²` of two raw coordinates, exact: a signed square (one widening multiply, no
+/// absolute value), at most `2¹²⁶` for any `i64` difference, so the cast is exact.
 #[inline(always)]
 fn sq_diff(a: i64, b: i64) -> u128 {
-    let d = (a - b).unsigned_abs();
-    u128::from(d) * u128::from(d)
+    let d = i128::from(a - b);
+    (d * d) as u128
 }
 
 /// The gap between `c` and the slab `[lo, hi]` along one axis (zero inside it).
