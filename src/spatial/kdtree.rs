@@ -377,12 +377,17 @@ fn make_node<L: Leaves>(
 ) -> (u32, Option<usize>) {
     let len = part.order.len();
     let (begin, end) = (part.base, part.base + len);
-    let fold = |v: &[i64]| {
-        v.iter()
-            .fold((i64::MAX, i64::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)))
-    };
-    let ((x0, x1), (y0, y1)) = (fold(part.xs), fold(part.ys));
-    let min_slot = part.order.iter().copied().min().unwrap_or(0);
+    // The bounding box and the min slot in one pass (parts are never empty).
+    debug_assert!(len > 0);
+    let (mut x0, mut x1, mut y0, mut y1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+    let mut min_slot = u32::MAX;
+    for ((&x, &y), &slot) in part.xs.iter().zip(part.ys.iter()).zip(part.order.iter()) {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+        min_slot = min_slot.min(slot);
+    }
     let node = first + nodes.len() as u32;
     nodes.push(Node {
         begin: begin as u32,
