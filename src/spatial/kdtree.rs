@@ -412,19 +412,23 @@ fn make_node<L: Leaves>(
     // RVO2's in-place partition, moving the coordinates with the slots.
     let (mut left, mut right) = (0, len);
     {
-        let (order, xs, ys) = (&mut *part.order, &mut *part.xs, &mut *part.ys);
-        let coord = |xs: &[i64], ys: &[i64], k: usize| if vertical { xs[k] } else { ys[k] };
+        // `keys`: the split axis' coordinates; `other`: the other axis'.
+        let (order, keys, other) = if vertical {
+            (&mut *part.order, &mut *part.xs, &mut *part.ys)
+        } else {
+            (&mut *part.order, &mut *part.ys, &mut *part.xs)
+        };
         while left < right {
-            while left < right && coord(xs, ys, left) < split {
+            while left < right && keys[left] < split {
                 left += 1;
             }
-            while right > left && coord(xs, ys, right - 1) >= split {
+            while right > left && keys[right - 1] >= split {
                 right -= 1;
             }
             if left < right {
                 order.swap(left, right - 1);
-                xs.swap(left, right - 1);
-                ys.swap(left, right - 1);
+                keys.swap(left, right - 1);
+                other.swap(left, right - 1);
                 left += 1;
                 right -= 1;
             }
