@@ -25,8 +25,10 @@
 
 use crate::math::{Fx, Vec2, wide_mul};
 
-/// Maximum number of agents in a leaf (RVO2's `MAX_LEAF_SIZE`).
-pub const MAX_LEAF_SIZE: usize = 10;
+/// Maximum number of agents in a leaf. RVO2's `MAX_LEAF_SIZE` is 10; the neighbour lists do
+/// not depend on the tree's layout, and leaves of up to 16 take fewer instructions per query
+/// (fewer nodes tested and visited for a few more points scanned).
+pub const MAX_LEAF_SIZE: usize = 16;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Node {
@@ -82,7 +84,7 @@ impl AgentTree {
             return;
         }
         // At most 2n − 1 nodes (each split leaves both sides non-empty). Reserved, not
-        // written: only the nodes the build creates (about 2n / 5 with leaves of up to 10)
+        // written: only the nodes the build creates (about 2n / 8 with leaves of up to 16)
         // touch memory, and a steady run never reallocates.
         let worst = 2 * positions.len() - 1;
         if self.nodes.capacity() < worst {
