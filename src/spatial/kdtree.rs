@@ -625,7 +625,7 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
     fn run(&mut self, leaf: u32) {
         let mut node = leaf as usize;
         let n = &self.nodes[node];
-        self.scan_leaf(n.begin as usize, n.end as usize);
+        self.scan_leaf::<true>(n.begin as usize, n.end as usize);
         while node != 0 {
             let n = &self.nodes[node];
             let (sibling, parent) = (n.sibling as usize, n.parent as usize);
@@ -641,7 +641,8 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
         let n = &self.nodes[node];
         if (n.end - n.begin) as usize <= MAX_LEAF_SIZE {
             let (begin, end) = (n.begin as usize, n.end as usize);
-            self.scan_leaf(begin, end);
+            // Not the query's own leaf (run scanned it), so not its own slot.
+            self.scan_leaf::<false>(begin, end);
             return;
         }
         let (li, ri) = (n.left, n.right);
@@ -667,13 +668,13 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
     }
 
     #[inline(always)]
-    fn scan_leaf(&mut self, begin: usize, end: usize) {
+    fn scan_leaf<const OWN: bool>(&mut self, begin: usize, end: usize) {
         let slots = &self.order[begin..end];
         let xs = &self.xs[begin..end];
         let ys = &self.ys[begin..end];
         for ((&other, &x), &y) in slots.iter().zip(xs).zip(ys) {
             let d = sq_diff(x, self.cx) + sq_diff(y, self.cy);
-            if self.below_limit(d, other) && other != self.slot {
+            if self.below_limit(d, other) && (!OWN || other != self.slot) {
                 self.insert(d, other);
             }
         }
