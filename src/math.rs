@@ -688,6 +688,29 @@ mod tests {
         }
     }
 
+    /// A SplitMix64 stream from `seed` (test inputs).
+    fn splitmix_stream(seed: u64) -> impl FnMut() -> u64 {
+        let mut z = seed;
+        move || {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            crate::util::splitmix64(z)
+        }
+    }
+
+    /// Top words in the seed table's interval `i` (prefix `i` of 10 bits): both ends, their
+    /// inner neighbours, the middle and one random point.
+    fn interval_tops(i: u64, next: &mut impl FnMut() -> u64) -> [u64; 6] {
+        let (lo_t, hi_t) = (i << 54, (i << 54) | ((1 << 54) - 1));
+        [
+            lo_t,
+            lo_t + 1,
+            lo_t + (hi_t - lo_t) / 2,
+            hi_t - 1,
+            hi_t,
+            lo_t | (next() >> 10),
+        ]
+    }
+
     /// The verified estimate of [`isqrt_u128`] never needs core's fallback: every table
     /// interval at both ends and inside, perfect squares and their neighbours at every
     /// magnitude of the normalised root, and two million random normalised inputs.
@@ -697,21 +720,9 @@ mod tests {
         for n in 0..=1u128 << 16 {
             check(n);
         }
-        let mut z = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            crate::util::splitmix64(z)
-        };
+        let mut next = splitmix_stream(0x1234_5678_9abc_def0);
         for i in 256u64..1024 {
-            let (lo_t, hi_t) = (i << 54, (i << 54) | ((1 << 54) - 1));
-            for t in [
-                lo_t,
-                lo_t + 1,
-                lo_t + (hi_t - lo_t) / 2,
-                hi_t - 1,
-                hi_t,
-                lo_t | (next() >> 10),
-            ] {
+            for t in interval_tops(i, &mut next) {
                 for low in [0, 1, 1 << 63, u64::MAX - 1, u64::MAX, next()] {
                     let m = (u128::from(t) << 64) | u128::from(low);
                     check(m);
@@ -758,21 +769,9 @@ mod tests {
                 );
             }
         };
-        let mut z = 0x0fed_cba9_8765_4321u64;
-        let mut next = || {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            crate::util::splitmix64(z)
-        };
+        let mut next = splitmix_stream(0x0fed_cba9_8765_4321);
         for i in 256u64..1024 {
-            let (lo_t, hi_t) = (i << 54, (i << 54) | ((1 << 54) - 1));
-            for t in [
-                lo_t,
-                lo_t + 1,
-                lo_t + (hi_t - lo_t) / 2,
-                hi_t - 1,
-                hi_t,
-                lo_t | (next() >> 10),
-            ] {
+            for t in interval_tops(i, &mut next) {
                 for shift in [2, 4] {
                     // The top word t >> shift, and the bits below it all zero or all one.
                     let top = u128::from(t >> shift) << 64;

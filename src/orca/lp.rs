@@ -59,13 +59,8 @@ fn clamp_t(t: Fx) -> Fx {
 #[must_use]
 pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> Option<Vec2> {
     let line = lines[line_no];
-    let dot = line.point.dot(line.direction);
-    let discriminant =
-        wide_mul(dot, dot) + wide_mul(radius, radius) - line.point.length_squared_wide();
-    if discriminant < 0 {
-        // The speed circle fully invalidates this line.
-        return None;
-    }
+    // `None`: the speed circle fully invalidates this line.
+    let (dot, discriminant) = circle_discriminant(line, radius)?;
     // Far outside the domain `−dot ± s` could wrap: the eager code, as it was.
     if dot.to_bits().unsigned_abs() > 1 << 61 || discriminant > 1 << 122 {
         return lp1_eager(lines, line_no, radius, objective);
@@ -117,19 +112,59 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
     })
 }
 
+/// `line.point · line.direction` and the discriminant `dot² + r² − |point|²` (raw Q64.64) of
+/// the line's intersection with the speed circle of radius `radius`; `None` when it is
+/// negative (the line misses the circle).
+#[inline(always)]
+fn circle_discriminant(line: Line, radius: Fx) -> Option<(Fx, i128)> {
+    let dot = line.point.dot(line.direction);
+    let discriminant =
+        wide_mul(dot, dot) + wide_mul(radius, radius) - line.point.length_squared_wide();
+    (discriminant >= 0).then_some((dot, discriminant))
+}
+
 /// [`lp1`] as RVO2 writes it: the circle's interval first (one square root), then [`clip`].
 /// Used outside the domain's range (see [`lp1`]) and as its test oracle.
 fn lp1_eager(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> Option<Vec2> {
     let line = lines[line_no];
-    let dot = line.point.dot(line.direction);
-    let discriminant =
-        wide_mul(dot, dot) + wide_mul(radius, radius) - line.point.length_squared_wide();
-    if discriminant < 0 {
-        return None;
-    }
+    let (dot, discriminant) = circle_discriminant(line, radius)?;
     let sqrt_disc = sqrt_wide(discriminant);
     let (t_left, t_right) = clip(line, &lines[..line_no], -dot - sqrt_disc, -dot + sqrt_disc)?;
     Some(optimum_on(line, t_left, t_right, objective))
+}
+
+/// What one earlier line `other` says about the points `point + t · direction` of `line`.
+enum Bound {
+    /// (Almost) parallel, and `line` lies wholly on its wrong side.
+    Excludes,
+    /// (Almost) parallel, and `line` lies on its right side: no bound.
+    None,
+    /// `t ≤` this (`other` bounds `line` on the right).
+    Right(Fx),
+    /// `t ≥` this (`other` bounds `line` on the left).
+    Left(Fx),
+}
+
+/// The bound `other` puts on `line` (LP1's per-line step: its intersection parameter,
+/// saturated and clamped to ±[`T_LIMIT`]).
+#[inline(always)]
+fn bound_by(line: Line, other: &Line) -> Bound {
+    let denominator = line.direction.det(other.direction);
+    let numerator = other.direction.det(line.point - other.point);
+    if denominator.abs() <= EPSILON {
+        // Lines are (almost) parallel.
+        return if numerator < Fx::ZERO {
+            Bound::Excludes
+        } else {
+            Bound::None
+        };
+    }
+    let t = clamp_t(fx_saturating_div(numerator, denominator));
+    if denominator >= Fx::ZERO {
+        Bound::Right(t)
+    } else {
+        Bound::Left(t)
+    }
 }
 
 /// The tightest bounds `(L, R)` the lines in `before` put on `t` along `line` ([`clip`]'s
@@ -139,29 +174,22 @@ fn lp1_eager(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -
 fn line_bounds(line: Line, before: &[Line]) -> Option<(Option<Fx>, Option<Fx>)> {
     let (mut left, mut right): (Option<Fx>, Option<Fx>) = (None, None);
     for other in before {
-        let denominator = line.direction.det(other.direction);
-        let numerator = other.direction.det(line.point - other.point);
-        if denominator.abs() <= EPSILON {
-            // Lines are (almost) parallel.
-            if numerator < Fx::ZERO {
-                return None;
+        match bound_by(line, other) {
+            Bound::Excludes => return None,
+            Bound::None => {}
+            Bound::Right(t) => {
+                let r = right.map_or(t, |r| r.min(t));
+                right = Some(r);
+                if left.is_some_and(|l| l > r) {
+                    return None;
+                }
             }
-            continue;
-        }
-        let t = clamp_t(fx_saturating_div(numerator, denominator));
-        if denominator >= Fx::ZERO {
-            // `other` bounds this line on the right.
-            let r = right.map_or(t, |r| r.min(t));
-            right = Some(r);
-            if left.is_some_and(|l| l > r) {
-                return None;
-            }
-        } else {
-            // `other` bounds this line on the left.
-            let l = left.map_or(t, |l| l.max(t));
-            left = Some(l);
-            if right.is_some_and(|r| l > r) {
-                return None;
+            Bound::Left(t) => {
+                let l = left.map_or(t, |l| l.max(t));
+                left = Some(l);
+                if right.is_some_and(|r| l > r) {
+                    return None;
+                }
             }
         }
     }
@@ -179,22 +207,11 @@ pub(crate) fn clip(
     mut t_right: Fx,
 ) -> Option<(Fx, Fx)> {
     for other in before {
-        let denominator = line.direction.det(other.direction);
-        let numerator = other.direction.det(line.point - other.point);
-        if denominator.abs() <= EPSILON {
-            // Lines are (almost) parallel.
-            if numerator < Fx::ZERO {
-                return None;
-            }
-            continue;
-        }
-        let t = clamp_t(fx_saturating_div(numerator, denominator));
-        if denominator >= Fx::ZERO {
-            // `other` bounds this line on the right.
-            t_right = t_right.min(t);
-        } else {
-            // `other` bounds this line on the left.
-            t_left = t_left.max(t);
+        match bound_by(line, other) {
+            Bound::Excludes => return None,
+            Bound::None => continue,
+            Bound::Right(t) => t_right = t_right.min(t),
+            Bound::Left(t) => t_left = t_left.max(t),
         }
         if t_left > t_right {
             return None;

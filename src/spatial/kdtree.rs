@@ -457,12 +457,19 @@ fn build_sub<L: Leaves>(
     let (lp, rp) = part.split(left_size);
     let left_node = build_sub(lp, nodes, first, node, leaves);
     let right_node = build_sub(rp, nodes, first, node, leaves);
-    nodes[(left_node - first) as usize].sibling = right_node;
-    nodes[(right_node - first) as usize].sibling = left_node;
-    let n = &mut nodes[(node - first) as usize];
-    n.left = left_node;
-    n.right = right_node;
+    link(nodes, first, node, left_node, right_node);
     node
+}
+
+/// Makes `left` and `right` the children of `node` and each other's siblings (`nodes` starts
+/// at node number `first`).
+#[inline]
+fn link(nodes: &mut [Node], first: u32, node: u32, left: u32, right: u32) {
+    nodes[(left - first) as usize].sibling = right;
+    nodes[(right - first) as usize].sibling = left;
+    let n = &mut nodes[(node - first) as usize];
+    n.left = left;
+    n.right = right;
 }
 
 /// [`build_sub`] with the two subtrees of each part of at least [`PAR_MIN`] agents built in
@@ -523,11 +530,7 @@ fn build_par(
         *leaf += start;
     }
     nodes.extend_from_slice(&right_nodes);
-    nodes[(left_node - first) as usize].sibling = start;
-    nodes[(start - first) as usize].sibling = left_node;
-    let n = &mut nodes[(node - first) as usize];
-    n.left = left_node;
-    n.right = start;
+    link(nodes, first, node, left_node, start);
     node
 }
 
