@@ -374,12 +374,12 @@ fn lp2_projected(
 }
 
 /// The margin of [`surely_satisfied`] at the result `v`: `2·(2³⁶·(v₁ + 1) + 2³⁹) + 64` raw
-/// Q64.64, `v₁ = ⌊(|v.x| + |v.y|) / 2³²⌋ + 1` (real units, rounded up).
+/// Q64.64, `v₁ = ⌊(|v.x| + |v.y|) / 2³²⌋ + 1` (real units, rounded up). `None` when
+/// `|v.x| + |v.y| >= 2²⁹` (real), far outside the domain: no test is decided there.
 #[inline]
-fn violation_margin(v: Vec2) -> i128 {
-    let v1 =
-        (u128::from(v.x.to_bits().unsigned_abs()) + u128::from(v.y.to_bits().unsigned_abs())) >> 32;
-    (2 * (((v1 + 2) << 36) + (1 << 39)) + 64).cast_signed()
+fn violation_margin(v: Vec2) -> Option<i128> {
+    let v1 = u128::from(v.x.to_bits().unsigned_abs()) + u128::from(v.y.to_bits().unsigned_abs());
+    (v1 < 1 << 61).then(|| (2 * ((((v1 >> 32) + 2) << 36) + (1 << 39)) + 64).cast_signed())
 }
 
 /// Whether `v` surely satisfies the (skew) projected line with the exact terms `e`, `k`, `|e|²`
@@ -389,7 +389,8 @@ fn violation_margin(v: Vec2) -> i128 {
 /// The line is `N·v = k` with `N = perp(e)`, the raw `k` unless the 2²⁴ cap changes it:
 /// ruled out here by `|k| <= 2⁷¹` and `|e|² >= 2³⁰` raw (`⌊|e|⌋ >= 2¹⁵` raw, a cap of at
 /// least 2⁷¹). [`projected_line`] anchors it at `p ≈ N·k/|e|²` with the unit direction
-/// `u ≈ e/|e|`. Exactly, `det(e/|e|, N·k/|e|² − v) = (k − N·v)/|e| = D/|e|`, with
+/// `u ≈ e/|e|`, at most 2²⁴ + 1 from the origin, so with `|v| < 2²⁹` (checked) `p − v` is
+/// exact. Exactly, `det(e/|e|, N·k/|e|² − v) = (k − N·v)/|e| = D/|e|`, with
 /// `N·v = det(e, v)`. The rounded line differs by `|δp| < √2` ulps (one truncation per
 /// coordinate) and `|δu| < √2·(1 + 2⁻²⁸)` ulps (one truncation per coordinate of a quotient by
 /// a root floored at 61 or more bits), so its violation `det(u, p − v) = D/|e| + det(u*, δp) +
@@ -404,7 +405,7 @@ fn surely_satisfied(e: Vec2, k: i128, n_sq: i128, v: Vec2) -> bool {
     // then) since most projected lines are violated and fail here.
     let d = k.wrapping_sub(e.det_wide(v));
     d < 0
-        && d < -violation_margin(v)
+        && violation_margin(v).is_some_and(|margin| d < -margin)
         && k.unsigned_abs() <= 1 << 71
         && (n_sq.wrapping_sub(1 << 30)).cast_unsigned() <= (1 << 71) - (1 << 30)
 }
