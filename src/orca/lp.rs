@@ -277,6 +277,16 @@ pub fn lp2(lines: &[Line], radius: Fx, objective: Objective) -> Lp2Outcome {
 /// `begin_line..` while keeping the first `num_obstacle_lines` lines hard.
 ///
 /// `scratch` is reused between calls (no allocation once warm).
+///
+/// Bit-identical to RVO2's loop (build every projected line, then [`lp2`] over them; kept as
+/// the test oracle `lp3_eager`), but a projected line is computed only when LP2 needs it. LP2
+/// first tests whether the current result violates the line, and only an LP1 call (on that
+/// line or a later one) reads the line itself. When the line's exact defining terms show that
+/// the result satisfies it with a margin wider than the line's roundings, the test is decided
+/// without computing it (otherwise the line is computed and tested as LP2 does), and such a
+/// line is computed when the next LP1 call needs it. So the tests happen in the same order on
+/// the same results, every LP1 call sees the same lines, and the satisfied lines after the
+/// last LP1 call are never computed (about a fifth of them in a dense crowd).
 #[must_use]
 pub fn lp3(
     lines: &[Line],
@@ -295,6 +305,130 @@ pub fn lp3(
         // The result violates line i by more than the current maximum.
         scratch.clear();
         scratch.extend_from_slice(&lines[..num_obstacle_lines]);
+        let objective = Objective::Direction(li.direction.perp());
+        if let Some(v) = lp2_projected(lines, num_obstacle_lines, i, radius, objective, scratch) {
+            result = v;
+        }
+        // Otherwise keep the result: by construction it is feasible for the projected program,
+        // so failure can only come from rounding (RVO2's comment says the same of floats).
+        distance = li.violation_wide(result);
+    }
+    result
+}
+
+/// [`lp2`] over `scratch` (the obstacle lines) followed by the projected lines of line `i` and
+/// the agent lines before it, the projected lines computed lazily (see [`lp3`]). `None` when
+/// LP2 is infeasible. Leaves in `scratch` the lines it computed.
+#[inline]
+fn lp2_projected(
+    lines: &[Line],
+    num_obstacle_lines: usize,
+    i: usize,
+    radius: Fx,
+    objective: Objective,
+    scratch: &mut Vec<Line>,
+) -> Option<Vec2> {
+    let Objective::Direction(dir) = objective else {
+        unreachable!("LP3 optimises a direction")
+    };
+    let mut result = dir * radius;
+    for k in 0..scratch.len() {
+        if scratch[k].violation_wide(result) > 0 {
+            result = lp1(scratch, k, radius, objective)?;
+        }
+    }
+    let li = lines[i];
+    let c_i = li.direction.det_wide(li.point);
+    let first = num_obstacle_lines.min(i);
+    // Lines `pending..j` were found satisfied and are not in `scratch` yet.
+    let mut pending = first;
+    for j in first..i {
+        let lj = lines[j];
+        let terms = projected_terms(li, c_i, lj);
+        match terms {
+            Terms::Same => {
+                debug_assert!(projected_line(li, lj).is_none());
+                continue;
+            }
+            Terms::Skew { e, k, n_sq } if surely_satisfied(e, k, n_sq, result) => {
+                debug_assert!(
+                    projected_line(li, lj).is_some_and(|l| l.violation_wide(result) <= 0)
+                );
+                continue;
+            }
+            _ => {}
+        }
+        for &lk in &lines[pending..j] {
+            scratch.extend(projected_line(li, lk));
+        }
+        pending = j + 1;
+        let Some(line) = projected_from_terms(li, lj, terms) else {
+            unreachable!("only parallel lines of the same direction have no projected line")
+        };
+        scratch.push(line);
+        if line.violation_wide(result) > 0 {
+            result = lp1(scratch, scratch.len() - 1, radius, objective)?;
+        }
+    }
+    Some(result)
+}
+
+/// The margin of [`surely_satisfied`] at the result `v`: `2·(2³⁶·(v₁ + 1) + 2³⁹) + 64` raw
+/// Q64.64, `v₁ = ⌊(|v.x| + |v.y|) / 2³²⌋ + 1` (real units, rounded up). `None` when
+/// `|v.x| + |v.y| >= 2²⁹` (real), far outside the domain: no test is decided there.
+#[inline]
+fn violation_margin(v: Vec2) -> Option<i128> {
+    let v1 = u128::from(v.x.to_bits().unsigned_abs()) + u128::from(v.y.to_bits().unsigned_abs());
+    (v1 < 1 << 61).then(|| (2 * ((((v1 >> 32) + 2) << 36) + (1 << 39)) + 64).cast_signed())
+}
+
+/// Whether `v` surely satisfies the (skew) projected line with the exact terms `e`, `k`, `|e|²`
+/// of [`Terms::Skew`] (`violation_wide <= 0`), decided without computing the line; `false`
+/// when it violates it or the margin ([`violation_margin`]) is too thin to tell.
+///
+/// The line is `N·v = k` with `N = perp(e)`, the raw `k` unless the 2²⁴ cap changes it:
+/// ruled out here by `|k| <= 2⁷¹` and `|e|² >= 2³⁰` raw (`⌊|e|⌋ >= 2¹⁵` raw, a cap of at
+/// least 2⁷¹). [`projected_line`] anchors it at `p ≈ N·k/|e|²` with the unit direction
+/// `u ≈ e/|e|`, at most 2²⁴ + 1 from the origin, so with `|v| < 2²⁹` (checked) `p − v` is
+/// exact. Exactly, `det(e/|e|, N·k/|e|² − v) = (k − N·v)/|e| = D/|e|`, with
+/// `N·v = det(e, v)`. The rounded line differs by `|δp| < √2` ulps (one truncation per
+/// coordinate) and `|δu| < √2·(1 + 2⁻²⁸)` ulps (one truncation per coordinate of a quotient by
+/// a root floored at 61 or more bits), so its violation `det(u, p − v) = D/|e| + det(u*, δp) +
+/// det(δu, p − v)` is within `√2·ulp·(1 + (1 + 2⁻²⁸)(|k|/|e| + √2·ulp + |v|))` of `D/|e|`.
+/// Times `|e|`, with `|e| <= e₁ = |e.x| + |e.y| <= √2·|e| <= 2³⁶` raw (`|e|² <= 2⁷¹` raw,
+/// checked), and in raw Q64.64 units, that is below `1.5·(e₁ + ⌊|k|/2³²⌋ + e₁·v₁ + 2) + 33
+/// < 2·(2³⁶·(v₁ + 1) + 2³⁹) + 64`, the margin: `D` below minus the margin makes the
+/// violation negative.
+#[inline(always)]
+fn surely_satisfied(e: Vec2, k: i128, n_sq: i128, v: Vec2) -> bool {
+    // |D| <= 2⁷¹ + 2³⁶·2⁶⁴ when the checks below hold; computed first (wrapping, only read
+    // then) since most projected lines are violated and fail here.
+    let d = k.wrapping_sub(e.det_wide(v));
+    d < 0
+        && violation_margin(v).is_some_and(|margin| d < -margin)
+        && k.unsigned_abs() <= 1 << 71
+        && (n_sq.wrapping_sub(1 << 30)).cast_unsigned() <= (1 << 71) - (1 << 30)
+}
+
+/// [`lp3`] as RVO2 writes it: every projected line first, then [`lp2`] over them. The test
+/// oracle of the lazy [`lp3`].
+#[cfg(test)]
+fn lp3_eager(
+    lines: &[Line],
+    num_obstacle_lines: usize,
+    begin_line: usize,
+    radius: Fx,
+    mut result: Vec2,
+    scratch: &mut Vec<Line>,
+) -> Vec2 {
+    let mut distance: i128 = 0;
+    for i in begin_line..lines.len() {
+        let li = lines[i];
+        if li.violation_wide(result) <= distance {
+            continue;
+        }
+        scratch.clear();
+        scratch.extend_from_slice(&lines[..num_obstacle_lines]);
         for &lj in &lines[num_obstacle_lines.min(i)..i] {
             if let Some(line) = projected_line(li, lj) {
                 scratch.push(line);
@@ -304,8 +438,6 @@ pub fn lp3(
         if let Lp2Outcome::Feasible(v) = lp2(scratch, radius, objective) {
             result = v;
         }
-        // Otherwise keep the result: by construction it is feasible for the projected program,
-        // so failure can only come from rounding (RVO2's comment says the same of floats).
         distance = li.violation_wide(result);
     }
     result
@@ -316,47 +448,91 @@ pub fn lp3(
 /// are parallel with the same direction (no constraint).
 #[inline]
 pub(crate) fn projected_line(li: Line, lj: Line) -> Option<Line> {
+    projected_from_terms(
+        li,
+        lj,
+        projected_terms(li, li.direction.det_wide(li.point), lj),
+    )
+}
+
+/// The exact terms of a projected line ([`projected_terms`]), before its roundings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Terms {
+    /// Parallel with the same direction: no line.
+    Same,
+    /// Parallel with opposite directions.
+    Opposite,
+    /// Not parallel: `e = d_j − d_i`, `k = c_j − c_i` (`c = det(direction, point)`, exact,
+    /// before the cap) and `|e|²` (exact).
+    Skew {
+        /// `d_j − d_i`.
+        e: Vec2,
+        /// `c_j − c_i`, raw Q64.64.
+        k: i128,
+        /// `|e|²`, raw Q64.64.
+        n_sq: i128,
+    },
+}
+
+/// The terms of the projected line of `li` and `lj`; `c_i = det(li.direction, li.point)`.
+#[inline(always)]
+fn projected_terms(li: Line, c_i: i128, lj: Line) -> Terms {
     let determinant = li.direction.det(lj.direction);
-    let (point, direction) = if determinant.abs() <= EPSILON {
+    if determinant.abs() <= EPSILON {
         // Lines i and j are parallel.
-        if li.direction.dot_wide(lj.direction) > 0 {
-            return None; // same direction
-        }
+        return if li.direction.dot_wide(lj.direction) > 0 {
+            Terms::Same
+        } else {
+            Terms::Opposite
+        };
+    }
+    let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
+    Terms::Skew {
+        e,
+        k: lj.direction.det_wide(lj.point) - c_i,
+        n_sq: e.length_squared_wide(),
+    }
+}
+
+/// [`projected_line`] from its terms.
+#[inline(always)]
+fn projected_from_terms(li: Line, lj: Line, terms: Terms) -> Option<Line> {
+    let (point, direction) = match terms {
+        Terms::Same => return None, // same direction
         // Opposite directions: the midpoint.
-        (
+        Terms::Opposite => (
             (li.point + lj.point).half(),
             (lj.direction - li.direction).normalize_or_zero(),
-        )
-    } else {
-        // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
-        // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at the
-        // intersection of i and j, which for nearly parallel lines lies up to 2²⁴ away; the
-        // rounding of that far point and of the unit direction then shifts the line near the
-        // speed circle by ~|point|·ulp, and LP1's circle intersection (which assumes a unit
-        // direction) misses the circle by ~t²·ulp (measured before this change: the answer
-        // 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶ above the optimum). Same line,
-        // anchored instead at its foot from the origin, N·(c_j − c_i) / |N|² with
-        // N = perp(d_j − d_i), from exact i128 terms.
-        let e = lj.direction - li.direction; // |e| >= |det| > EPSILON: never zero
-        // |e| and the line's direction e/|e| from one square root (`length_and_direction` is
-        // bit-identical to `length` and `normalize_or_zero`).
-        let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
-        // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its distance
-        // |k| / |e| is capped, which also keeps every product below in i128.
-        let cap = wide_mul(T_LIMIT, e_len);
-        let k =
-            (lj.direction.det_wide(lj.point) - li.direction.det_wide(li.point)).clamp(-cap, cap);
-        let n_sq = e.length_squared_wide().cast_unsigned(); // > 0
-        let n = e.perp();
-        // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64), truncated
-        // toward zero (|c|·|k| / |e|², the sign applied after). |c| <= 2³³, |k| <= 2⁸⁹ and
-        // the quotient |c·k| / |e|² <= |k| / |e| <= 2⁵⁶.
-        let k_abs = k.unsigned_abs();
-        let foot = |c: Fx| {
-            let q = (u128::from(c.to_bits().unsigned_abs()) * k_abs / n_sq) as i64;
-            Fx::from_bits(if (c.to_bits() < 0) != (k < 0) { -q } else { q })
-        };
-        (Vec2::new(foot(n.x), foot(n.y)), e_unit)
+        ),
+        Terms::Skew { e, k, n_sq } => {
+            // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
+            // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at
+            // the intersection of i and j, which for nearly parallel lines lies up to 2²⁴ away;
+            // the rounding of that far point and of the unit direction then shifts the line
+            // near the speed circle by ~|point|·ulp, and LP1's circle intersection (which
+            // assumes a unit direction) misses the circle by ~t²·ulp (measured before this
+            // change: the answer 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶ above the
+            // optimum). Same line, anchored instead at its foot from the origin,
+            // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
+            // |e| and the line's direction e/|e| from one square root (`length_and_direction`
+            // is bit-identical to `length` and `normalize_or_zero`).
+            let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
+            // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
+            // distance |k| / |e| is capped, which also keeps every product below in i128.
+            let cap = wide_mul(T_LIMIT, e_len);
+            let k = k.clamp(-cap, cap);
+            let n_sq = n_sq.cast_unsigned(); // > 0
+            let n = e.perp();
+            // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64), truncated
+            // toward zero (|c|·|k| / |e|², the sign applied after). |c| <= 2³³, |k| <= 2⁸⁹ and
+            // the quotient |c·k| / |e|² <= |k| / |e| <= 2⁵⁶.
+            let k_abs = k.unsigned_abs();
+            let foot = |c: Fx| {
+                let q = (u128::from(c.to_bits().unsigned_abs()) * k_abs / n_sq) as i64;
+                Fx::from_bits(if (c.to_bits() < 0) != (k < 0) { -q } else { q })
+            };
+            (Vec2::new(foot(n.x), foot(n.y)), e_unit)
+        }
     };
     Some(Line { point, direction })
 }
@@ -570,6 +746,51 @@ mod tests {
             prop_assert_eq!(projected_line(li, nearly), projected_line_dividing(li, nearly));
             let opposite = Line { point: pj, direction: -nearly.direction };
             prop_assert_eq!(projected_line(li, opposite), projected_line_dividing(li, opposite));
+        }
+
+        /// LP3 with the lazy projected lines is RVO2's LP3, bit for bit: random lines, parallel
+        /// and antiparallel copies, and pencils of lines through one grid point (their
+        /// projected lines all pass through it, so results on it sit on the margin).
+        #[test]
+        fn lp3_matches_the_eager_lp3(
+            lines in prop::collection::vec((vec2(), direction()), 1..12),
+            copies in prop::collection::vec((0usize..12, -2i64..3, any::<bool>()), 0..4),
+            pencil in prop::option::of((vec2(), prop::collection::vec(direction(), 2..8))),
+            num_obstacle_lines in 0usize..3,
+            begin in 0usize..12,
+            radius in prop_oneof![(0i64..24).prop_map(|k| k << 30), 0i64..(8 * ONE)],
+            start in vec2(),
+        ) {
+            let mut lines: Vec<Line> = lines
+                .into_iter()
+                .map(|(point, direction)| Line { point, direction })
+                .collect();
+            for &(at, shift, flip) in &copies {
+                let mut copy = lines[at % lines.len()];
+                if flip {
+                    copy.direction = -copy.direction;
+                }
+                copy.point.y += Fx::from_bits(shift);
+                lines.push(copy);
+            }
+            if let Some((point, directions)) = &pencil {
+                lines.extend(directions.iter().map(|&direction| Line { point: *point, direction }));
+            }
+            let num_obstacle_lines = num_obstacle_lines.min(lines.len());
+            let begin = begin % lines.len();
+            let radius = Fx::from_bits(radius);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            prop_assert_eq!(
+                lp3(&lines, num_obstacle_lines, begin, radius, start, &mut a),
+                lp3_eager(&lines, num_obstacle_lines, begin, radius, start, &mut b)
+            );
+            // Every suffix of a pencil's lines, the start on its point.
+            if let Some((point, _)) = &pencil {
+                prop_assert_eq!(
+                    lp3(&lines, 0, begin, radius, *point, &mut a),
+                    lp3_eager(&lines, 0, begin, radius, *point, &mut b)
+                );
+            }
         }
 
         /// LP1 with the lazy square root is LP1 with the eager one, bit for bit.
