@@ -37,7 +37,7 @@
 //! The outputs live in a workspace that is never state: it is not hashed, snapshotted or
 //! compared, and it keeps its buffers between ticks so a steady tick allocates nothing.
 
-use crate::agent::{AgentId, Agents};
+use crate::agent::{AgentId, AgentParams, Agents};
 use crate::agent_model::AgentModel;
 use crate::domain::check_point;
 use crate::liveness::{self, Liveness, Rules};
@@ -336,6 +336,84 @@ pub(crate) struct Pre<'a> {
     pub time_step: Fx,
     pub tick: u64,
     pub liveness: Liveness,
+    /// The agents' per-slot arrays ([`View`]); rebuilt by [`localized`](Self::localized) at
+    /// the start of each chunk.
+    view: View<'a>,
+    /// Every agent has the same priority: a neighbour's is then the agent's own, and is not
+    /// loaded.
+    uniform_priority: bool,
+    /// Every agent has the same time horizon: every pair the lower id solved is reusable by
+    /// the higher one (when listed), without comparing the two.
+    uniform_horizon: bool,
+}
+
+/// The agents' per-slot arrays, each sliced to the agent count `n`. Built where it is used
+/// (once per chunk, [`Pre::localized`]), every slice has the same length value, so the
+/// compiler checks an index against it once for all the arrays instead of once per array.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    ids: &'a [AgentId],
+    positions: &'a [Vec2],
+    velocities: &'a [Vec2],
+    prefs: &'a [Vec2],
+    params: &'a [AgentParams],
+    stalls: &'a [u16],
+}
+
+impl<'a> View<'a> {
+    #[inline(always)]
+    fn new(agents: &'a Agents) -> Self {
+        let n = agents.len();
+        Self {
+            ids: &agents.ids()[..n],
+            positions: &agents.positions()[..n],
+            velocities: &agents.velocities()[..n],
+            prefs: &agents.pref_velocities()[..n],
+            params: &agents.params()[..n],
+            stalls: &agents.stalls()[..n],
+        }
+    }
+}
+
+impl<'a> Pre<'a> {
+    /// The pre-step state of a step.
+    pub(crate) fn new(
+        agents: &'a Agents,
+        obstacles: &'a ObstacleSet,
+        time_step: Fx,
+        tick: u64,
+        liveness: Liveness,
+    ) -> Self {
+        let params = agents.params();
+        let (uniform_priority, uniform_horizon) = params.first().map_or((true, true), |p0| {
+            params.iter().fold((true, true), |(pr, th), p| {
+                (
+                    pr & (p.priority == p0.priority),
+                    th & (p.time_horizon == p0.time_horizon),
+                )
+            })
+        });
+        Self {
+            agents,
+            obstacles,
+            time_step,
+            tick,
+            liveness,
+            view: View::new(agents),
+            uniform_priority,
+            uniform_horizon,
+        }
+    }
+
+    /// The same, with the [`View`] rebuilt here (at the start of a chunk's work, so its
+    /// slices' common length is known to the code that indexes them).
+    #[inline(always)]
+    fn localized(self) -> Self {
+        Self {
+            view: View::new(self.agents),
+            ..self
+        }
+    }
 }
 
 impl Pre<'_> {
@@ -348,7 +426,7 @@ impl Pre<'_> {
         match self.agents.models() {
             None => self.rvo2_state(slot),
             Some(m) => AgentState {
-                velocity: self.agents.velocities()[slot] + m[slot].support_velocity,
+                velocity: self.view.velocities[slot] + m[slot].support_velocity,
                 ..self.rvo2_state(slot)
             },
         }
@@ -358,11 +436,12 @@ impl Pre<'_> {
     /// velocity.
     #[inline(always)]
     fn rvo2_state(&self, slot: usize) -> AgentState {
+        let v = &self.view;
         AgentState {
-            id: self.agents.ids()[slot],
-            position: self.agents.positions()[slot],
-            velocity: self.agents.velocities()[slot],
-            radius: self.agents.params()[slot].radius,
+            id: v.ids[slot],
+            position: v.positions[slot],
+            velocity: v.velocities[slot],
+            radius: v.params[slot].radius,
         }
     }
 }
@@ -448,8 +527,9 @@ fn neighbors_in(lists: &[ChunkLists], slot: usize) -> &[u32] {
 /// `higher` and both use the same time horizon (stage 5 solved it then).
 #[inline]
 fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> Option<StoredPair> {
-    let params = pre.agents.params();
-    if params[lower].time_horizon != params[higher].time_horizon {
+    let params = pre.view.params;
+    // With a uniform horizon the two are equal (not loaded).
+    if !pre.uniform_horizon && params[lower].time_horizon != params[higher].time_horizon {
         return None;
     }
     let c = &lists[lower >> CHUNK_SHIFT];
@@ -526,6 +606,7 @@ impl Workspace {
         let lists = &self.lists[..];
         let rules = Rules::new(pre.time_step);
         for_each_chunk_with(&mut self.work, &mut self.outs, |c, work, outs| {
+            let pre = pre.localized();
             reserve_total(&mut work.obstacle_neighbors, max_obstacle_lines);
             reserve_total(&mut work.lines, max_obstacle_lines + max_agent_lines);
             reserve_total(&mut work.lp_scratch, max_obstacle_lines + max_agent_lines);
@@ -694,7 +775,7 @@ impl ChunkWork {
         let (steered, dir) = steer_slot(pre, rules, slot, neighbors);
         let mut lines = std::mem::take(&mut self.lines);
         let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
-        let p = &agents.params()[slot];
+        let p = &pre.view.params[slot];
         let (v, path) = lp::solve_with_path(
             &lines,
             obstacle,
@@ -762,8 +843,8 @@ impl ChunkWork {
         (steered, dir): (liveness::Steered, Option<(Fx, Vec2)>),
         world: Vec2,
     ) -> SlotOut {
-        let pref = pre.agents.pref_velocities()[slot];
-        let max_speed = pre.agents.params()[slot].max_speed;
+        let pref = pre.view.prefs[slot];
+        let max_speed = pre.view.params[slot].max_speed;
         let c = &mut self.counts;
         c.count(obstacle, path, at_max_speed(v, max_speed));
         c.agent_lines += (lines.len() - obstacle) as u64;
@@ -773,7 +854,7 @@ impl ChunkWork {
         c.stalled += u64::from(stall > 0);
         c.begun += u64::from(stall == 1);
         c.blocked += u64::from(outcome.blocked_by_obstacle);
-        let position = pre.agents.positions()[slot] + world * pre.time_step;
+        let position = pre.view.positions[slot] + world * pre.time_step;
         SlotOut {
             velocity: v,
             position,
@@ -853,15 +934,21 @@ impl ChunkWork {
     ) -> usize {
         out.clear();
         let me = pre.rvo2_state(slot);
-        let p = &pre.agents.params()[slot];
+        let p = &pre.view.params[slot];
         let limits = (p.radius, p.max_speed, p.time_horizon_obst);
         let obstacle = self.obstacle_lines(pre, &me, limits, out);
-        let params = pre.agents.params();
+        let params = pre.view.params;
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
+        // With uniform priorities every neighbour's is this agent's own.
+        let own = Share::of(p.priority, p.priority);
         for &o in neighbors {
             let o = o as usize;
             let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
-            let share = Share::of(p.priority, params[o].priority);
+            let share = if pre.uniform_priority {
+                own
+            } else {
+                Share::of(p.priority, params[o].priority)
+            };
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
                 out.push(pair.line(me.velocity, share, slot < o));
@@ -930,40 +1017,40 @@ impl ChunkWork {
 /// A neighbour's slot, as the steering reads it ([`liveness::Neighbor`]): each field loaded
 /// when the steering asks for it.
 #[derive(Clone, Copy)]
-struct Neighbor<'a>(&'a Agents, usize);
+struct Neighbor<'a>(View<'a>, usize);
 
 impl liveness::Neighbor for Neighbor<'_> {
     #[inline(always)]
     fn id(&self) -> AgentId {
-        self.0.ids()[self.1]
+        self.0.ids[self.1]
     }
     #[inline(always)]
     fn position(&self) -> Vec2 {
-        self.0.positions()[self.1]
+        self.0.positions[self.1]
     }
     #[inline(always)]
     fn velocity(&self) -> Vec2 {
-        self.0.velocities()[self.1]
+        self.0.velocities[self.1]
     }
     #[inline(always)]
     fn radius(&self) -> Fx {
-        self.0.params()[self.1].radius
+        self.0.params[self.1].radius
     }
     #[inline(always)]
     fn priority(&self) -> u8 {
-        self.0.params()[self.1].priority
+        self.0.params[self.1].priority
     }
     #[inline(always)]
     fn stall(&self) -> u16 {
-        self.0.stalls()[self.1]
+        self.0.stalls[self.1]
     }
     #[inline(always)]
     fn pref(&self) -> Vec2 {
-        self.0.pref_velocities()[self.1]
+        self.0.prefs[self.1]
     }
     #[inline(always)]
     fn max_speed(&self) -> Fx {
-        self.0.params()[self.1].max_speed
+        self.0.params[self.1].max_speed
     }
 }
 
@@ -978,8 +1065,8 @@ fn steer_slot(
     slot: usize,
     neighbors: &[u32],
 ) -> (liveness::Steered, Option<(Fx, Vec2)>) {
-    let agents = pre.agents;
-    let pref = agents.pref_velocities()[slot];
+    let v = pre.view;
+    let pref = v.prefs[slot];
     let unchanged = liveness::Steered {
         pref,
         yielding_to: None,
@@ -993,14 +1080,14 @@ fn steer_slot(
         return (unchanged, dir);
     }
     let me = liveness::Me {
-        id: agents.ids()[slot],
-        position: agents.positions()[slot],
+        id: v.ids[slot],
+        position: v.positions[slot],
         pref,
-        params: agents.params()[slot],
-        stall: agents.stalls()[slot],
+        params: v.params[slot],
+        stall: v.stalls[slot],
         dir,
     };
-    let others = neighbors.iter().map(|&o| Neighbor(agents, o as usize));
+    let others = neighbors.iter().map(|&o| Neighbor(v, o as usize));
     (liveness::steer(&me, others, rules), dir)
 }
 
@@ -1013,8 +1100,8 @@ fn steer_slot_modelled(
     slot: usize,
     neighbors: &[u32],
 ) -> (liveness::Steered, Option<(Fx, Vec2)>) {
-    let agents = pre.agents;
-    let pref = agents.pref_velocities()[slot];
+    let v = pre.view;
+    let pref = v.prefs[slot];
     let unchanged = liveness::Steered {
         pref,
         yielding_to: None,
@@ -1028,18 +1115,18 @@ fn steer_slot_modelled(
         return (unchanged, dir);
     }
     let me = liveness::Me {
-        id: agents.ids()[slot],
-        position: agents.positions()[slot],
+        id: v.ids[slot],
+        position: v.positions[slot],
         pref,
-        params: agents.params()[slot],
-        stall: agents.stalls()[slot],
+        params: v.params[slot],
+        stall: v.stalls[slot],
         dir,
     };
     let others = neighbors
         .iter()
         .map(|&o| o as usize)
         .filter(|&o| mine.avoids(&models[o]))
-        .map(|o| Neighbor(agents, o));
+        .map(|o| Neighbor(v, o));
     (liveness::steer(&me, others, rules), dir)
 }
 
@@ -1086,12 +1173,12 @@ fn outcome_of(
     steered: liveness::Steered,
     dir: Option<(Fx, Vec2)>,
 ) -> (u16, AgentOutcome) {
-    let agents = pre.agents;
-    let pref = agents.pref_velocities()[slot];
-    let max_speed = agents.params()[slot].max_speed;
+    let view = pre.view;
+    let pref = view.prefs[slot];
+    let max_speed = view.params[slot].max_speed;
     let stall = match pre.liveness {
         Liveness::Rvo2 => 0,
-        Liveness::Resolve => liveness::next_stall(agents.stalls()[slot], dir, v, max_speed),
+        Liveness::Resolve => liveness::next_stall(view.stalls[slot], dir, v, max_speed),
     };
     let penetration = match path {
         SolvePath::Lp2 => Fx::ZERO,
