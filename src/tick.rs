@@ -716,7 +716,8 @@ impl ChunkLists {
         reserve_total(&mut self.higher, total);
         reserve_total(&mut self.ranges, slots.len());
         reserve_total(&mut self.pair_start, slots.len() + 1);
-        let positions = pre.agents.positions();
+        let pre = pre.localized();
+        let positions = pre.view.positions;
         // Hints are per slot: after agents were added or removed the slots moved, start over.
         if self.hints.len() != slots.len() || !hints_valid {
             self.hints.clear();
@@ -738,22 +739,47 @@ impl ChunkLists {
             let len = self.slots.len() as u32 - start;
             self.ranges.push((start, len));
             self.pair_start.push(self.pairs.len() as u32);
-            let me = pre.state(slot);
             let listed = &self.slots[start as usize..];
-            for &o in listed {
-                let o = o as usize;
-                if o > slot {
-                    self.pairs.push(StoredPair::new(PairHalf::solve(
-                        &me,
-                        &pre.state(o),
-                        p.time_horizon,
-                        pre.time_step,
-                    )));
-                    self.higher.push(o as u32);
-                }
+            let (pairs, higher) = (&mut self.pairs, &mut self.higher);
+            // The model branch of `state` once per slot, not per pair.
+            if pre.agents.models().is_none() {
+                let state = |s: usize| pre.rvo2_state(s);
+                solve_higher(pre, state, slot, listed, p.time_horizon, pairs, higher);
+            } else {
+                let state = |s: usize| pre.state(s);
+                solve_higher(pre, state, slot, listed, p.time_horizon, pairs, higher);
             }
         }
         self.pair_start.push(self.pairs.len() as u32);
+    }
+}
+
+/// Stage 5 for one slot: its pair solutions with the neighbours of `listed` above it, into
+/// `pairs`, and those neighbours into `higher` (aligned). `state` is [`Pre::state`], or
+/// [`Pre::rvo2_state`] when no model is in use.
+#[inline(always)]
+fn solve_higher(
+    pre: Pre<'_>,
+    state: impl Fn(usize) -> AgentState,
+    slot: usize,
+    listed: &[u32],
+    time_horizon: Fx,
+    pairs: &mut Vec<StoredPair>,
+    higher: &mut Vec<u32>,
+) {
+    let me = state(slot);
+    for &o in listed {
+        let o = o as usize;
+        if o > slot {
+            let other = state(o);
+            pairs.push(StoredPair::new(PairHalf::solve(
+                &me,
+                &other,
+                time_horizon,
+                pre.time_step,
+            )));
+            higher.push(o as u32);
+        }
     }
 }
 
