@@ -45,7 +45,7 @@ use crate::math::{Fx, HALF, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{AgentState, PairHalf, Share};
+use crate::orca::lines::{AgentState, Share, solve_pair};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{self, AgentTree, NeighborKey};
 use std::time::{Duration, Instant};
@@ -250,8 +250,8 @@ struct ChunkLists {
     hints: Vec<u64>,
 }
 
-/// A pair solution as stage 5 stores it: [`PairHalf`] without its branch (32 bytes instead of
-/// 40; the lines read only `u` and the direction).
+/// A pair solution as stage 5 stores it: [`PairHalf`](crate::orca::lines::PairHalf) without
+/// its branch (32 bytes instead of 40; the lines read only `u` and the direction).
 #[derive(Clone, Copy, Debug)]
 struct StoredPair {
     u: Vec2,
@@ -259,17 +259,31 @@ struct StoredPair {
 }
 
 impl StoredPair {
-    #[inline]
-    fn new(p: PairHalf) -> Self {
+    /// [`PairHalf::solve`](crate::orca::lines::PairHalf::solve) (without its branch) for a
+    /// pair whose ids are known to ascend, `lo.id < hi.id` (slots ascend by id: for slots
+    /// `lo < hi`). It makes the same `solve_pair` call as `PairHalf::solve` does, without
+    /// comparing the ids (the combined radius is a sum, the same either way round).
+    #[inline(always)]
+    fn solve_ordered(lo: &AgentState, hi: &AgentState, time_horizon: Fx, time_step: Fx) -> Self {
+        debug_assert!(lo.id < hi.id);
+        let s = solve_pair(
+            hi.position - lo.position,
+            lo.velocity - hi.velocity,
+            lo.radius + hi.radius,
+            time_horizon,
+            time_step,
+            (lo.id, hi.id),
+        );
         Self {
-            u: p.u,
-            direction: p.direction,
+            u: s.u,
+            direction: s.direction,
         }
     }
 
-    /// [`PairHalf::line_with_share`] for an agent of velocity `velocity`; `lower` is whether
-    /// it has the lower id of the pair (`me.id < other.id` there). Slots ascend by id, so for
-    /// a slot and its neighbour `o` that is `slot < o`, and the neighbour's state is not read.
+    /// [`PairHalf::line_with_share`](crate::orca::lines::PairHalf::line_with_share) for an
+    /// agent of velocity `velocity`; `lower` is whether it has the lower id of the pair
+    /// (`me.id < other.id` there). Slots ascend by id, so for a slot and its neighbour `o`
+    /// that is `slot < o`, and the neighbour's state is not read.
     #[inline(always)]
     fn line(self, velocity: Vec2, share: Share, lower: bool) -> Line {
         // The same expressions as `line_with_share`.
@@ -772,12 +786,12 @@ fn solve_higher(
         let o = o as usize;
         if o > slot {
             let other = state(o);
-            pairs.push(StoredPair::new(PairHalf::solve(
+            pairs.push(StoredPair::solve_ordered(
                 &me,
                 &other,
                 time_horizon,
                 pre.time_step,
-            )));
+            ));
             higher.push(o as u32);
         }
     }
@@ -938,12 +952,8 @@ impl ChunkWork {
             pair
         } else {
             self.counts.pairs_solved += 1;
-            StoredPair::new(PairHalf::solve(
-                me,
-                &pre.state(o),
-                time_horizon,
-                pre.time_step,
-            ))
+            // `o < slot`: the neighbour has the lower id.
+            StoredPair::solve_ordered(&pre.state(o), me, time_horizon, pre.time_step)
         }
     }
 
