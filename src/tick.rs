@@ -811,6 +811,10 @@ impl ChunkWork {
         if let Some(models) = agents.models() {
             return self.solve_slot_modelled(pre, models, lists, rules, slot);
         }
+        // The view rebuilt per slot: this path's `pre` then stays in registers (a `pre` also
+        // passed to the out-of-line model path above lives in memory, and its slices'
+        // lengths are loaded one by one).
+        let pre = pre.localized();
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot(pre, rules, slot, neighbors);
         let mut lines = std::mem::take(&mut self.lines);
