@@ -229,7 +229,12 @@ const CHUNK: usize = 1 << CHUNK_SHIFT;
 
 /// Stage 4 and 5 outputs of one chunk of slots: written by the chunk's own pass, read by every
 /// chunk's lines stage.
+///
+/// Aligned to 128 bytes (two cache lines, the unit the adjacent-line prefetcher pulls in): the
+/// chunks' structs sit side by side in a `Vec` and their `Vec` headers are written per slot
+/// by whichever thread runs the chunk, so no two chunks share a line.
 #[derive(Clone, Debug, Default)]
+#[repr(align(128))]
 struct ChunkLists {
     /// Neighbour slots of the chunk's slots, flat, nearest first; a `(start, len)` range per
     /// slot.
@@ -306,8 +311,10 @@ impl StoredPair {
     }
 }
 
-/// The chunk's scratch and counters for stages 5b to 8.
+/// The chunk's scratch and counters for stages 5b to 8 (aligned as [`ChunkLists`] is: its
+/// counters are written per slot).
 #[derive(Clone, Debug, Default)]
+#[repr(align(128))]
 struct ChunkWork {
     lines: Vec<Line>,
     lp_scratch: Vec<Line>,
