@@ -248,6 +248,8 @@ struct ChunkLists {
     /// The higher neighbour of each of `pairs` (aligned): where the lines stage of a higher
     /// slot looks for its pair with a lower one.
     higher: Vec<u32>,
+    /// Whether the chunk's agents all have the priority and the time horizon of slot 0.
+    uniform: (bool, bool),
     /// Scratch of the query.
     keys: Vec<NeighborKey>,
     /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
@@ -344,6 +346,9 @@ pub(crate) struct Workspace {
     /// Stages 7 and 8, one per slot (committed by stage 8).
     pub(crate) outs: Vec<SlotOut>,
     pub(crate) stats: StepStats,
+    /// Whether every agent has the priority and the time horizon of the first (found by
+    /// stage 4, per chunk; read by the stages after it, [`Pre`]).
+    uniform: (bool, bool),
     /// Stage times of the last step, when timing is on.
     pub(crate) timing: bool,
     pub(crate) times: StageTimes,
@@ -361,7 +366,7 @@ pub(crate) struct Pre<'a> {
     /// the start of each chunk.
     view: View<'a>,
     /// Every agent has the same priority: a neighbour's is then the agent's own, and is not
-    /// loaded.
+    /// loaded. (False until stage 4 has checked.)
     uniform_priority: bool,
     /// Every agent has the same time horizon: every pair the lower id solved is reusable by
     /// the higher one (when listed), without comparing the two.
@@ -405,15 +410,6 @@ impl<'a> Pre<'a> {
         tick: u64,
         liveness: Liveness,
     ) -> Self {
-        let params = agents.params();
-        let (uniform_priority, uniform_horizon) = params.first().map_or((true, true), |p0| {
-            params.iter().fold((true, true), |(pr, th), p| {
-                (
-                    pr & (p.priority == p0.priority),
-                    th & (p.time_horizon == p0.time_horizon),
-                )
-            })
-        });
         Self {
             agents,
             obstacles,
@@ -421,8 +417,9 @@ impl<'a> Pre<'a> {
             tick,
             liveness,
             view: View::new(agents),
-            uniform_priority,
-            uniform_horizon,
+            // Found by stage 4 (`Workspace::uniform`), for the stages after it.
+            uniform_priority: false,
+            uniform_horizon: false,
         }
     }
 
@@ -602,6 +599,10 @@ impl Workspace {
         self.listed_ids.extend_from_slice(pre.agents.ids());
         let found: usize = self.lists.iter().map(|l| l.slots.len()).sum();
         let solved: usize = self.lists.iter().map(|l| l.pairs.len()).sum();
+        self.uniform = self
+            .lists
+            .iter()
+            .fold((true, true), |(p, h), l| (p & l.uniform.0, h & l.uniform.1));
         self.stats.neighbors_found = found as u64;
         // Completed by stage 6 (pairs it solves because the lower id did not list them).
         self.stats.pairs_solved = solved as u64;
@@ -626,6 +627,11 @@ impl Workspace {
         self.outs.resize(n, SlotOut::default());
         let lists = &self.lists[..];
         let rules = Rules::new(pre.time_step);
+        let pre = Pre {
+            uniform_priority: self.uniform.0,
+            uniform_horizon: self.uniform.1,
+            ..pre
+        };
         for_each_chunk_with(&mut self.work, &mut self.outs, |c, work, outs| {
             let pre = pre.localized();
             reserve_total(&mut work.obstacle_neighbors, max_obstacle_lines);
@@ -721,15 +727,22 @@ impl ChunkLists {
         // RESERVED_NEIGHBORS each), so a run never grows them mid-way; caps above that grow
         // them as needed (amortised), rather than reserving gigabytes for 1,024 neighbours each.
         let bound = n.saturating_sub(1).min(RESERVED_NEIGHBORS);
-        let max = chunk_params
-            .iter()
-            .map(|p| p.max_neighbors)
-            .max()
-            .unwrap_or(0) as usize;
-        let total: usize = chunk_params
-            .iter()
-            .map(|p| (p.max_neighbors as usize).min(bound))
-            .sum();
+        // One pass: the largest cap, the caps' total, and whether the priorities and time
+        // horizons are slot 0's.
+        let p0 = &params[0];
+        let (max, total, same_priority, same_horizon) = chunk_params.iter().fold(
+            (0, 0, true, true),
+            |(max, total, pr, th): (u32, usize, bool, bool), p| {
+                (
+                    max.max(p.max_neighbors),
+                    total + (p.max_neighbors as usize).min(bound),
+                    pr & (p.priority == p0.priority),
+                    th & (p.time_horizon == p0.time_horizon),
+                )
+            },
+        );
+        let max = max as usize;
+        self.uniform = (same_priority, same_horizon);
         self.clear();
         reserve_total(&mut self.keys, max);
         reserve_total(&mut self.slots, total);
