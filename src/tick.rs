@@ -225,7 +225,7 @@ impl Default for AgentOutcome {
 /// feature), each chunk writing only its own entries. The chunking never changes a result.
 const CHUNK_SHIFT: u32 = 6;
 /// `1 << CHUNK_SHIFT`.
-const CHUNK: usize = 1 << CHUNK_SHIFT;
+pub(crate) const CHUNK: usize = 1 << CHUNK_SHIFT;
 
 /// Stage 4 and 5 outputs of one chunk of slots: written by the chunk's own pass, read by every
 /// chunk's lines stage.
@@ -664,6 +664,17 @@ impl Workspace {
 
     /// The first slot whose new position left the domain, if any (stage 8).
     pub(crate) fn first_left_domain(&self) -> Option<usize> {
+        // In parallel (`position_first` is the first whatever the threads do): the scan reads
+        // every slot's outcome, half of them written by the other thread.
+        #[cfg(feature = "parallel")]
+        if self.outs.len() > CHUNK {
+            use rayon::prelude::*;
+            return self
+                .outs
+                .par_iter()
+                .with_min_len(CHUNK)
+                .position_first(|o| o.left_domain);
+        }
         self.outs.iter().position(|o| o.left_domain)
     }
 
