@@ -24,7 +24,9 @@
 //! slots), and with the `parallel` feature the chunks run on rayon's current thread pool: the
 //! result is bit-identical whatever the number of threads, because no entry depends on the
 //! order in which chunks run and the step's counters are integer sums. Committing the motion
-//! (the domain check, then the new positions, velocities and stall counters) is serial.
+//! (the domain check, then the new positions, velocities and stall counters) runs after every
+//! slot is done, by chunks too (in parallel with the feature), as does stage 1b's application
+//! of the order steps.
 //!
 //! **Pairs are solved once.** ORCA's line for a pair is, in the frame of the lower id, exactly
 //! the negation of the higher id's ([`crate::orca::lines`]). When the higher id `h` lists the
