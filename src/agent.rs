@@ -506,38 +506,19 @@ impl Agents {
 
     /// Commits a step: every position, velocity and stall counter replaced at once
     /// (`positions` is swapped in, so the caller's buffer receives the old positions).
-    ///
-    /// With the `parallel` feature the slots are committed chunk by chunk on rayon's current
-    /// pool (each slot's entries are written from its own outcome only: the same result).
     pub(crate) fn commit_motion(&mut self, outs: &[crate::tick::SlotOut]) {
         debug_assert_eq!(outs.len(), self.ids.len());
-        fn commit(p: &mut [Vec2], v: &mut [Vec2], s: &mut [u16], outs: &[crate::tick::SlotOut]) {
-            for (((p, v), s), o) in p.iter_mut().zip(v).zip(s).zip(outs) {
-                *p = o.position;
-                *v = o.velocity;
-                *s = o.stall;
-            }
-        }
-        #[cfg(feature = "parallel")]
+        for (((p, v), s), o) in self
+            .positions
+            .iter_mut()
+            .zip(&mut self.velocities)
+            .zip(&mut self.stalls)
+            .zip(outs)
         {
-            use crate::tick::CHUNK;
-            use rayon::prelude::*;
-            if outs.len() > CHUNK {
-                self.positions
-                    .par_chunks_mut(CHUNK)
-                    .zip(self.velocities.par_chunks_mut(CHUNK))
-                    .zip(self.stalls.par_chunks_mut(CHUNK))
-                    .zip(outs.par_chunks(CHUNK))
-                    .for_each(|(((p, v), s), o)| commit(p, v, s, o));
-                return;
-            }
+            *p = o.position;
+            *v = o.velocity;
+            *s = o.stall;
         }
-        commit(
-            &mut self.positions,
-            &mut self.velocities,
-            &mut self.stalls,
-            outs,
-        );
     }
 }
 

@@ -24,9 +24,8 @@
 //! slots), and with the `parallel` feature the chunks run on rayon's current thread pool: the
 //! result is bit-identical whatever the number of threads, because no entry depends on the
 //! order in which chunks run and the step's counters are integer sums. Committing the motion
-//! (the domain check, then the new positions, velocities and stall counters) runs after every
-//! slot is done, by chunks too (in parallel with the feature), as does stage 1b's application
-//! of the order steps.
+//! (the domain check, then the new positions, velocities and stall counters) is serial; stage
+//! 1b's application of the order steps runs in parallel with the feature.
 //!
 //! **Pairs are solved once.** ORCA's line for a pair is, in the frame of the lower id, exactly
 //! the negation of the higher id's ([`crate::orca::lines`]). When the higher id `h` lists the
@@ -666,17 +665,6 @@ impl Workspace {
 
     /// The first slot whose new position left the domain, if any (stage 8).
     pub(crate) fn first_left_domain(&self) -> Option<usize> {
-        // In parallel (`position_first` is the first whatever the threads do): the scan reads
-        // every slot's outcome, half of them written by the other thread.
-        #[cfg(feature = "parallel")]
-        if self.outs.len() > CHUNK {
-            use rayon::prelude::*;
-            return self
-                .outs
-                .par_iter()
-                .with_min_len(CHUNK)
-                .position_first(|o| o.left_domain);
-        }
         self.outs.iter().position(|o| o.left_domain)
     }
 
