@@ -481,6 +481,11 @@ impl Agents {
         self.pref_velocities[slot] = v;
     }
 
+    /// Every slot's preferred velocity, to write (stage 1b's steps, in parallel).
+    pub(crate) fn pref_velocities_mut(&mut self) -> &mut [Vec2] {
+        &mut self.pref_velocities
+    }
+
     /// Sets the parameters in `slot`.
     #[inline]
     pub(crate) fn set_params(&mut self, slot: usize, p: AgentParams) {

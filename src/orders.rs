@@ -89,9 +89,9 @@ impl Orders {
         &self.list
     }
 
-    /// Swaps order `k`'s progress with `next` (stage 1b applies and undoes its steps so).
-    pub(crate) fn swap_progress(&mut self, k: usize, next: &mut u32) {
-        std::mem::swap(&mut self.list[k].1.next, next);
+    /// The orders, ascending by id, to swap their progress ([`Order::swap_progress`]).
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [(AgentId, Order)] {
+        &mut self.list
     }
 
     fn total_error() -> SimError {
@@ -162,6 +162,11 @@ pub struct Order {
 }
 
 impl Order {
+    /// Swaps the order's progress with `next` (stage 1b applies and undoes its steps so).
+    pub(crate) fn swap_progress(&mut self, next: &mut u32) {
+        std::mem::swap(&mut self.next, next);
+    }
+
     /// An order to go to `goal` from `start`.
     pub(crate) fn new(start: Vec2, goal: Vec2) -> Self {
         Self {

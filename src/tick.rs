@@ -24,7 +24,8 @@
 //! slots), and with the `parallel` feature the chunks run on rayon's current thread pool: the
 //! result is bit-identical whatever the number of threads, because no entry depends on the
 //! order in which chunks run and the step's counters are integer sums. Committing the motion
-//! (the domain check, then the new positions, velocities and stall counters) is serial.
+//! (the domain check, then the new positions, velocities and stall counters) is serial; stage
+//! 1b's application of the order steps runs in parallel with the feature.
 //!
 //! **Pairs are solved once.** ORCA's line for a pair is, in the frame of the lower id, exactly
 //! the negation of the higher id's ([`crate::orca::lines`]). When the higher id `h` lists the
@@ -37,7 +38,7 @@
 //! The outputs live in a workspace that is never state: it is not hashed, snapshotted or
 //! compared, and it keeps its buffers between ticks so a steady tick allocates nothing.
 
-use crate::agent::{AgentId, Agents};
+use crate::agent::{AgentId, AgentParams, Agents};
 use crate::agent_model::AgentModel;
 use crate::domain::check_point;
 use crate::liveness::{self, Liveness, Rules};
@@ -45,7 +46,7 @@ use crate::math::{Fx, HALF, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{AgentState, PairHalf, Share};
+use crate::orca::lines::{AgentState, Share, solve_pair};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{self, AgentTree, NeighborKey};
 use std::time::{Duration, Instant};
@@ -225,11 +226,16 @@ impl Default for AgentOutcome {
 /// feature), each chunk writing only its own entries. The chunking never changes a result.
 const CHUNK_SHIFT: u32 = 6;
 /// `1 << CHUNK_SHIFT`.
-const CHUNK: usize = 1 << CHUNK_SHIFT;
+pub(crate) const CHUNK: usize = 1 << CHUNK_SHIFT;
 
 /// Stage 4 and 5 outputs of one chunk of slots: written by the chunk's own pass, read by every
 /// chunk's lines stage.
+///
+/// Aligned to 128 bytes (two cache lines, the unit the adjacent-line prefetcher pulls in): the
+/// chunks' structs sit side by side in a `Vec` and their `Vec` headers are written per slot
+/// by whichever thread runs the chunk, so no two chunks share a line.
 #[derive(Clone, Debug, Default)]
+#[repr(align(128))]
 struct ChunkLists {
     /// Neighbour slots of the chunk's slots, flat, nearest first; a `(start, len)` range per
     /// slot.
@@ -243,6 +249,8 @@ struct ChunkLists {
     /// The higher neighbour of each of `pairs` (aligned): where the lines stage of a higher
     /// slot looks for its pair with a lower one.
     higher: Vec<u32>,
+    /// Whether the chunk's agents all have the priority and the time horizon of slot 0.
+    uniform: (bool, bool),
     /// Scratch of the query.
     keys: Vec<NeighborKey>,
     /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
@@ -250,8 +258,8 @@ struct ChunkLists {
     hints: Vec<u64>,
 }
 
-/// A pair solution as stage 5 stores it: [`PairHalf`] without its branch (32 bytes instead of
-/// 40; the lines read only `u` and the direction).
+/// A pair solution as stage 5 stores it: [`PairHalf`](crate::orca::lines::PairHalf) without
+/// its branch (32 bytes instead of 40; the lines read only `u` and the direction).
 #[derive(Clone, Copy, Debug)]
 struct StoredPair {
     u: Vec2,
@@ -259,17 +267,31 @@ struct StoredPair {
 }
 
 impl StoredPair {
-    #[inline]
-    fn new(p: PairHalf) -> Self {
+    /// [`PairHalf::solve`](crate::orca::lines::PairHalf::solve) (without its branch) for a
+    /// pair whose ids are known to ascend, `lo.id < hi.id` (slots ascend by id: for slots
+    /// `lo < hi`). It makes the same `solve_pair` call as `PairHalf::solve` does, without
+    /// comparing the ids (the combined radius is a sum, the same either way round).
+    #[inline(always)]
+    fn solve_ordered(lo: &AgentState, hi: &AgentState, time_horizon: Fx, time_step: Fx) -> Self {
+        debug_assert!(lo.id < hi.id);
+        let s = solve_pair(
+            hi.position - lo.position,
+            lo.velocity - hi.velocity,
+            lo.radius + hi.radius,
+            time_horizon,
+            time_step,
+            (lo.id, hi.id),
+        );
         Self {
-            u: p.u,
-            direction: p.direction,
+            u: s.u,
+            direction: s.direction,
         }
     }
 
-    /// [`PairHalf::line_with_share`] for an agent of velocity `velocity`; `lower` is whether
-    /// it has the lower id of the pair (`me.id < other.id` there). Slots ascend by id, so for
-    /// a slot and its neighbour `o` that is `slot < o`, and the neighbour's state is not read.
+    /// [`PairHalf::line_with_share`](crate::orca::lines::PairHalf::line_with_share) for an
+    /// agent of velocity `velocity`; `lower` is whether it has the lower id of the pair
+    /// (`me.id < other.id` there). Slots ascend by id, so for a slot and its neighbour `o`
+    /// that is `slot < o`, and the neighbour's state is not read.
     #[inline(always)]
     fn line(self, velocity: Vec2, share: Share, lower: bool) -> Line {
         // The same expressions as `line_with_share`.
@@ -292,8 +314,10 @@ impl StoredPair {
     }
 }
 
-/// The chunk's scratch and counters for stages 5b to 8.
+/// The chunk's scratch and counters for stages 5b to 8 (aligned as [`ChunkLists`] is: its
+/// counters are written per slot).
 #[derive(Clone, Debug, Default)]
+#[repr(align(128))]
 struct ChunkWork {
     lines: Vec<Line>,
     lp_scratch: Vec<Line>,
@@ -323,6 +347,9 @@ pub(crate) struct Workspace {
     /// Stages 7 and 8, one per slot (committed by stage 8).
     pub(crate) outs: Vec<SlotOut>,
     pub(crate) stats: StepStats,
+    /// Whether every agent has the priority and the time horizon of the first (found by
+    /// stage 4, per chunk; read by the stages after it, [`Pre`]).
+    uniform: (bool, bool),
     /// Stage times of the last step, when timing is on.
     pub(crate) timing: bool,
     pub(crate) times: StageTimes,
@@ -336,6 +363,76 @@ pub(crate) struct Pre<'a> {
     pub time_step: Fx,
     pub tick: u64,
     pub liveness: Liveness,
+    /// The agents' per-slot arrays ([`View`]); rebuilt by [`localized`](Self::localized) at
+    /// the start of each chunk.
+    view: View<'a>,
+    /// Every agent has the same priority: a neighbour's is then the agent's own, and is not
+    /// loaded. (False until stage 4 has checked.)
+    uniform_priority: bool,
+    /// Every agent has the same time horizon: every pair the lower id solved is reusable by
+    /// the higher one (when listed), without comparing the two.
+    uniform_horizon: bool,
+}
+
+/// The agents' per-slot arrays, each sliced to the agent count `n`. Built where it is used
+/// (once per chunk, [`Pre::localized`]), every slice has the same length value, so the
+/// compiler checks an index against it once for all the arrays instead of once per array.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    ids: &'a [AgentId],
+    positions: &'a [Vec2],
+    velocities: &'a [Vec2],
+    prefs: &'a [Vec2],
+    params: &'a [AgentParams],
+    stalls: &'a [u16],
+}
+
+impl<'a> View<'a> {
+    #[inline(always)]
+    fn new(agents: &'a Agents) -> Self {
+        let n = agents.len();
+        Self {
+            ids: &agents.ids()[..n],
+            positions: &agents.positions()[..n],
+            velocities: &agents.velocities()[..n],
+            prefs: &agents.pref_velocities()[..n],
+            params: &agents.params()[..n],
+            stalls: &agents.stalls()[..n],
+        }
+    }
+}
+
+impl<'a> Pre<'a> {
+    /// The pre-step state of a step.
+    pub(crate) fn new(
+        agents: &'a Agents,
+        obstacles: &'a ObstacleSet,
+        time_step: Fx,
+        tick: u64,
+        liveness: Liveness,
+    ) -> Self {
+        Self {
+            agents,
+            obstacles,
+            time_step,
+            tick,
+            liveness,
+            view: View::new(agents),
+            // Found by stage 4 (`Workspace::uniform`), for the stages after it.
+            uniform_priority: false,
+            uniform_horizon: false,
+        }
+    }
+
+    /// The same, with the [`View`] rebuilt here (at the start of a chunk's work, so its
+    /// slices' common length is known to the code that indexes them).
+    #[inline(always)]
+    fn localized(self) -> Self {
+        Self {
+            view: View::new(self.agents),
+            ..self
+        }
+    }
 }
 
 impl Pre<'_> {
@@ -348,7 +445,7 @@ impl Pre<'_> {
         match self.agents.models() {
             None => self.rvo2_state(slot),
             Some(m) => AgentState {
-                velocity: self.agents.velocities()[slot] + m[slot].support_velocity,
+                velocity: self.view.velocities[slot] + m[slot].support_velocity,
                 ..self.rvo2_state(slot)
             },
         }
@@ -358,11 +455,12 @@ impl Pre<'_> {
     /// velocity.
     #[inline(always)]
     fn rvo2_state(&self, slot: usize) -> AgentState {
+        let v = &self.view;
         AgentState {
-            id: self.agents.ids()[slot],
-            position: self.agents.positions()[slot],
-            velocity: self.agents.velocities()[slot],
-            radius: self.agents.params()[slot].radius,
+            id: v.ids[slot],
+            position: v.positions[slot],
+            velocity: v.velocities[slot],
+            radius: v.params[slot].radius,
         }
     }
 }
@@ -448,8 +546,9 @@ fn neighbors_in(lists: &[ChunkLists], slot: usize) -> &[u32] {
 /// `higher` and both use the same time horizon (stage 5 solved it then).
 #[inline]
 fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> Option<StoredPair> {
-    let params = pre.agents.params();
-    if params[lower].time_horizon != params[higher].time_horizon {
+    let params = pre.view.params;
+    // With a uniform horizon the two are equal (not loaded).
+    if !pre.uniform_horizon && params[lower].time_horizon != params[higher].time_horizon {
         return None;
     }
     let c = &lists[lower >> CHUNK_SHIFT];
@@ -501,6 +600,10 @@ impl Workspace {
         self.listed_ids.extend_from_slice(pre.agents.ids());
         let found: usize = self.lists.iter().map(|l| l.slots.len()).sum();
         let solved: usize = self.lists.iter().map(|l| l.pairs.len()).sum();
+        self.uniform = self
+            .lists
+            .iter()
+            .fold((true, true), |(p, h), l| (p & l.uniform.0, h & l.uniform.1));
         self.stats.neighbors_found = found as u64;
         // Completed by stage 6 (pairs it solves because the lower id did not list them).
         self.stats.pairs_solved = solved as u64;
@@ -525,7 +628,13 @@ impl Workspace {
         self.outs.resize(n, SlotOut::default());
         let lists = &self.lists[..];
         let rules = Rules::new(pre.time_step);
+        let pre = Pre {
+            uniform_priority: self.uniform.0,
+            uniform_horizon: self.uniform.1,
+            ..pre
+        };
         for_each_chunk_with(&mut self.work, &mut self.outs, |c, work, outs| {
+            let pre = pre.localized();
             reserve_total(&mut work.obstacle_neighbors, max_obstacle_lines);
             reserve_total(&mut work.lines, max_obstacle_lines + max_agent_lines);
             reserve_total(&mut work.lp_scratch, max_obstacle_lines + max_agent_lines);
@@ -619,15 +728,22 @@ impl ChunkLists {
         // RESERVED_NEIGHBORS each), so a run never grows them mid-way; caps above that grow
         // them as needed (amortised), rather than reserving gigabytes for 1,024 neighbours each.
         let bound = n.saturating_sub(1).min(RESERVED_NEIGHBORS);
-        let max = chunk_params
-            .iter()
-            .map(|p| p.max_neighbors)
-            .max()
-            .unwrap_or(0) as usize;
-        let total: usize = chunk_params
-            .iter()
-            .map(|p| (p.max_neighbors as usize).min(bound))
-            .sum();
+        // One pass: the largest cap, the caps' total, and whether the priorities and time
+        // horizons are slot 0's.
+        let p0 = &params[0];
+        let (max, total, same_priority, same_horizon) = chunk_params.iter().fold(
+            (0, 0, true, true),
+            |(max, total, pr, th): (u32, usize, bool, bool), p| {
+                (
+                    max.max(p.max_neighbors),
+                    total + (p.max_neighbors as usize).min(bound),
+                    pr & (p.priority == p0.priority),
+                    th & (p.time_horizon == p0.time_horizon),
+                )
+            },
+        );
+        let max = max as usize;
+        self.uniform = (same_priority, same_horizon);
         self.clear();
         reserve_total(&mut self.keys, max);
         reserve_total(&mut self.slots, total);
@@ -635,7 +751,8 @@ impl ChunkLists {
         reserve_total(&mut self.higher, total);
         reserve_total(&mut self.ranges, slots.len());
         reserve_total(&mut self.pair_start, slots.len() + 1);
-        let positions = pre.agents.positions();
+        let pre = pre.localized();
+        let positions = pre.view.positions;
         // Hints are per slot: after agents were added or removed the slots moved, start over.
         if self.hints.len() != slots.len() || !hints_valid {
             self.hints.clear();
@@ -657,22 +774,47 @@ impl ChunkLists {
             let len = self.slots.len() as u32 - start;
             self.ranges.push((start, len));
             self.pair_start.push(self.pairs.len() as u32);
-            let me = pre.state(slot);
             let listed = &self.slots[start as usize..];
-            for &o in listed {
-                let o = o as usize;
-                if o > slot {
-                    self.pairs.push(StoredPair::new(PairHalf::solve(
-                        &me,
-                        &pre.state(o),
-                        p.time_horizon,
-                        pre.time_step,
-                    )));
-                    self.higher.push(o as u32);
-                }
+            let (pairs, higher) = (&mut self.pairs, &mut self.higher);
+            // The model branch of `state` once per slot, not per pair.
+            if pre.agents.models().is_none() {
+                let state = |s: usize| pre.rvo2_state(s);
+                solve_higher(pre, state, slot, listed, p.time_horizon, pairs, higher);
+            } else {
+                let state = |s: usize| pre.state(s);
+                solve_higher(pre, state, slot, listed, p.time_horizon, pairs, higher);
             }
         }
         self.pair_start.push(self.pairs.len() as u32);
+    }
+}
+
+/// Stage 5 for one slot: its pair solutions with the neighbours of `listed` above it, into
+/// `pairs`, and those neighbours into `higher` (aligned). `state` is [`Pre::state`], or
+/// [`Pre::rvo2_state`] when no model is in use.
+#[inline(always)]
+fn solve_higher(
+    pre: Pre<'_>,
+    state: impl Fn(usize) -> AgentState,
+    slot: usize,
+    listed: &[u32],
+    time_horizon: Fx,
+    pairs: &mut Vec<StoredPair>,
+    higher: &mut Vec<u32>,
+) {
+    let me = state(slot);
+    for &o in listed {
+        let o = o as usize;
+        if o > slot {
+            let other = state(o);
+            pairs.push(StoredPair::solve_ordered(
+                &me,
+                &other,
+                time_horizon,
+                pre.time_step,
+            ));
+            higher.push(o as u32);
+        }
     }
 }
 
@@ -690,11 +832,15 @@ impl ChunkWork {
         if let Some(models) = agents.models() {
             return self.solve_slot_modelled(pre, models, lists, rules, slot);
         }
+        // The view rebuilt per slot: this path's `pre` then stays in registers (a `pre` also
+        // passed to the out-of-line model path above lives in memory, and its slices'
+        // lengths are loaded one by one).
+        let pre = pre.localized();
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot(pre, rules, slot, neighbors);
         let mut lines = std::mem::take(&mut self.lines);
         let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
-        let p = &agents.params()[slot];
+        let p = &pre.view.params[slot];
         let (v, path) = lp::solve_with_path(
             &lines,
             obstacle,
@@ -762,8 +908,8 @@ impl ChunkWork {
         (steered, dir): (liveness::Steered, Option<(Fx, Vec2)>),
         world: Vec2,
     ) -> SlotOut {
-        let pref = pre.agents.pref_velocities()[slot];
-        let max_speed = pre.agents.params()[slot].max_speed;
+        let pref = pre.view.prefs[slot];
+        let max_speed = pre.view.params[slot].max_speed;
         let c = &mut self.counts;
         c.count(obstacle, path, at_max_speed(v, max_speed));
         c.agent_lines += (lines.len() - obstacle) as u64;
@@ -773,7 +919,7 @@ impl ChunkWork {
         c.stalled += u64::from(stall > 0);
         c.begun += u64::from(stall == 1);
         c.blocked += u64::from(outcome.blocked_by_obstacle);
-        let position = pre.agents.positions()[slot] + world * pre.time_step;
+        let position = pre.view.positions[slot] + world * pre.time_step;
         SlotOut {
             velocity: v,
             position,
@@ -831,12 +977,8 @@ impl ChunkWork {
             pair
         } else {
             self.counts.pairs_solved += 1;
-            StoredPair::new(PairHalf::solve(
-                me,
-                &pre.state(o),
-                time_horizon,
-                pre.time_step,
-            ))
+            // `o < slot`: the neighbour has the lower id.
+            StoredPair::solve_ordered(&pre.state(o), me, time_horizon, pre.time_step)
         }
     }
 
@@ -853,15 +995,21 @@ impl ChunkWork {
     ) -> usize {
         out.clear();
         let me = pre.rvo2_state(slot);
-        let p = &pre.agents.params()[slot];
+        let p = &pre.view.params[slot];
         let limits = (p.radius, p.max_speed, p.time_horizon_obst);
         let obstacle = self.obstacle_lines(pre, &me, limits, out);
-        let params = pre.agents.params();
+        let params = pre.view.params;
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
+        // With uniform priorities every neighbour's is this agent's own.
+        let own = Share::of(p.priority, p.priority);
         for &o in neighbors {
             let o = o as usize;
             let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
-            let share = Share::of(p.priority, params[o].priority);
+            let share = if pre.uniform_priority {
+                own
+            } else {
+                Share::of(p.priority, params[o].priority)
+            };
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
                 out.push(pair.line(me.velocity, share, slot < o));
@@ -930,40 +1078,40 @@ impl ChunkWork {
 /// A neighbour's slot, as the steering reads it ([`liveness::Neighbor`]): each field loaded
 /// when the steering asks for it.
 #[derive(Clone, Copy)]
-struct Neighbor<'a>(&'a Agents, usize);
+struct Neighbor<'a>(View<'a>, usize);
 
 impl liveness::Neighbor for Neighbor<'_> {
     #[inline(always)]
     fn id(&self) -> AgentId {
-        self.0.ids()[self.1]
+        self.0.ids[self.1]
     }
     #[inline(always)]
     fn position(&self) -> Vec2 {
-        self.0.positions()[self.1]
+        self.0.positions[self.1]
     }
     #[inline(always)]
     fn velocity(&self) -> Vec2 {
-        self.0.velocities()[self.1]
+        self.0.velocities[self.1]
     }
     #[inline(always)]
     fn radius(&self) -> Fx {
-        self.0.params()[self.1].radius
+        self.0.params[self.1].radius
     }
     #[inline(always)]
     fn priority(&self) -> u8 {
-        self.0.params()[self.1].priority
+        self.0.params[self.1].priority
     }
     #[inline(always)]
     fn stall(&self) -> u16 {
-        self.0.stalls()[self.1]
+        self.0.stalls[self.1]
     }
     #[inline(always)]
     fn pref(&self) -> Vec2 {
-        self.0.pref_velocities()[self.1]
+        self.0.prefs[self.1]
     }
     #[inline(always)]
     fn max_speed(&self) -> Fx {
-        self.0.params()[self.1].max_speed
+        self.0.params[self.1].max_speed
     }
 }
 
@@ -978,8 +1126,8 @@ fn steer_slot(
     slot: usize,
     neighbors: &[u32],
 ) -> (liveness::Steered, Option<(Fx, Vec2)>) {
-    let agents = pre.agents;
-    let pref = agents.pref_velocities()[slot];
+    let v = pre.view;
+    let pref = v.prefs[slot];
     let unchanged = liveness::Steered {
         pref,
         yielding_to: None,
@@ -993,14 +1141,14 @@ fn steer_slot(
         return (unchanged, dir);
     }
     let me = liveness::Me {
-        id: agents.ids()[slot],
-        position: agents.positions()[slot],
+        id: v.ids[slot],
+        position: v.positions[slot],
         pref,
-        params: agents.params()[slot],
-        stall: agents.stalls()[slot],
+        params: v.params[slot],
+        stall: v.stalls[slot],
         dir,
     };
-    let others = neighbors.iter().map(|&o| Neighbor(agents, o as usize));
+    let others = neighbors.iter().map(|&o| Neighbor(v, o as usize));
     (liveness::steer(&me, others, rules), dir)
 }
 
@@ -1013,8 +1161,8 @@ fn steer_slot_modelled(
     slot: usize,
     neighbors: &[u32],
 ) -> (liveness::Steered, Option<(Fx, Vec2)>) {
-    let agents = pre.agents;
-    let pref = agents.pref_velocities()[slot];
+    let v = pre.view;
+    let pref = v.prefs[slot];
     let unchanged = liveness::Steered {
         pref,
         yielding_to: None,
@@ -1028,18 +1176,18 @@ fn steer_slot_modelled(
         return (unchanged, dir);
     }
     let me = liveness::Me {
-        id: agents.ids()[slot],
-        position: agents.positions()[slot],
+        id: v.ids[slot],
+        position: v.positions[slot],
         pref,
-        params: agents.params()[slot],
-        stall: agents.stalls()[slot],
+        params: v.params[slot],
+        stall: v.stalls[slot],
         dir,
     };
     let others = neighbors
         .iter()
         .map(|&o| o as usize)
         .filter(|&o| mine.avoids(&models[o]))
-        .map(|o| Neighbor(agents, o));
+        .map(|o| Neighbor(v, o));
     (liveness::steer(&me, others, rules), dir)
 }
 
@@ -1086,12 +1234,12 @@ fn outcome_of(
     steered: liveness::Steered,
     dir: Option<(Fx, Vec2)>,
 ) -> (u16, AgentOutcome) {
-    let agents = pre.agents;
-    let pref = agents.pref_velocities()[slot];
-    let max_speed = agents.params()[slot].max_speed;
+    let view = pre.view;
+    let pref = view.prefs[slot];
+    let max_speed = view.params[slot].max_speed;
     let stall = match pre.liveness {
         Liveness::Rvo2 => 0,
-        Liveness::Resolve => liveness::next_stall(agents.stalls()[slot], dir, v, max_speed),
+        Liveness::Resolve => liveness::next_stall(view.stalls[slot], dir, v, max_speed),
     };
     let penetration = match path {
         SolvePath::Lp2 => Fx::ZERO,

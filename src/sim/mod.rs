@@ -177,13 +177,13 @@ impl Simulator {
         self.build_obstacles();
         clock.lap(&mut times.obstacles);
         self.work.stats.agents = self.agents.len() as u64;
-        let pre = Pre {
-            agents: &self.agents,
-            obstacles: &self.obstacles,
-            time_step: self.time_step,
-            tick: self.tick,
-            liveness: self.liveness,
-        };
+        let pre = Pre::new(
+            &self.agents,
+            &self.obstacles,
+            self.time_step,
+            self.tick,
+            self.liveness,
+        );
         self.work.build_agent_tree(pre);
         clock.lap(&mut times.tree);
         self.work.find_neighbors_and_pairs(pre);

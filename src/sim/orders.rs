@@ -80,13 +80,12 @@ impl Simulator {
         agents: &mut crate::agent::Agents,
         steps: &mut [OrderStep],
     ) {
-        for (k, step) in steps.iter_mut().enumerate() {
-            orders.swap_progress(k, &mut step.next);
-            let slot = step.slot as usize;
-            let old = agents.pref_velocities()[slot];
-            agents.set_pref_velocity(slot, step.pref);
-            step.pref = old;
-        }
+        swap_steps(
+            orders.as_mut_slice(),
+            agents.pref_velocities_mut(),
+            0,
+            steps,
+        );
     }
 
     /// Undoes stage 1b (a failed step).
@@ -138,5 +137,37 @@ impl Simulator {
                 self.orders.remove(&id);
             }
         }
+    }
+}
+
+/// Swaps `steps` (aligned with `orders`) with the orders' progress and the preferred
+/// velocities of their slots; `prefs` holds the slots from `base` on. With the `parallel`
+/// feature large runs split in two at the middle step, the preferred velocities at that step's
+/// slot (the steps' slots ascend, as the orders' ids do), and the halves run on rayon's pool:
+/// each step writes only its own order and its own slot, so the result is the serial one.
+fn swap_steps(
+    orders: &mut [(AgentId, Order)],
+    prefs: &mut [Vec2],
+    base: usize,
+    steps: &mut [OrderStep],
+) {
+    debug_assert_eq!(orders.len(), steps.len());
+    #[cfg(feature = "parallel")]
+    if steps.len() > 4 * crate::tick::CHUNK {
+        let mid = steps.len() / 2;
+        let split = steps[mid].slot as usize - base;
+        let (steps_lo, steps_hi) = steps.split_at_mut(mid);
+        let (orders_lo, orders_hi) = orders.split_at_mut(mid);
+        let (prefs_lo, prefs_hi) = prefs.split_at_mut(split);
+        rayon::join(
+            || swap_steps(orders_lo, prefs_lo, base, steps_lo),
+            || swap_steps(orders_hi, prefs_hi, base + split, steps_hi),
+        );
+        return;
+    }
+    for ((_, order), step) in orders.iter_mut().zip(steps) {
+        order.swap_progress(&mut step.next);
+        let pref = &mut prefs[step.slot as usize - base];
+        std::mem::swap(pref, &mut step.pref);
     }
 }
