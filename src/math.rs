@@ -225,18 +225,18 @@ fn goldschmidt(t: u64) -> (i64, i64) {
 }
 
 /// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
-/// [`Vec2::length_and_direction`], whose larger component has 62 significant bits) and its
-/// residual `e = n − s²`; within one of the root (tests), unverified.
+/// [`Vec2::length_and_direction`], whose larger component has 62 significant bits), its
+/// residual `e = n − s²` and a reciprocal estimate `r` ≈ `2¹²⁵ / √n` just below it (see
+/// [`recip_from_h`]); `s` is within one of the root (tests), nothing is verified here.
 ///
 /// The same estimate as [`isqrt_u128`], computed at `n`'s own scale: the normalising shift
 /// `4ᵏ` only selects the table entry (`t` = the top word of `4ᵏn` without its lowest `2k` bits:
 /// a relative change below 2⁻⁵⁸, far under the iteration's 2⁻³⁷), `s₁ = 4g / 2ᵏ` is exact, and
 /// the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The verification `s² ≤ n < (s + 1)²` is
-/// `0 ≤ e ≤ 2s` on the residual `e = n − s²`, one comparison; the (rare) correction by one keeps
-/// `e` exact, so it needs no further squares. `s` is masked below 2⁶³ first, so `s² < 2¹²⁶` and
-/// `e` is exact in `i128` whatever the estimate.
+/// `0 ≤ e ≤ 2s` on the residual `e = n − s²`, one comparison ([`sum_root_holds`]). `s` is
+/// masked below 2⁶³ first, so `s² < 2¹²⁶` and `e` is exact in `i128` whatever the estimate.
 #[inline(always)]
-fn isqrt_sum_estimate(n: u128) -> (u64, i128) {
+fn isqrt_sum_estimate(n: u128) -> (u64, i128, u64) {
     let hi = (n >> 64) as u64; // ∈ [2⁵⁸, 2⁶¹)
     let shift = hi.leading_zeros() & !1; // 2 or 4
     let k = shift / 2;
@@ -250,7 +250,18 @@ fn isqrt_sum_estimate(n: u128) -> (u64, i128) {
     (
         s,
         n.wrapping_sub(u128::from(s) * u128::from(s)).cast_signed(),
+        recip_from_h(h, k),
     )
+}
+
+/// `r` ≈ `2¹²⁵ / √n` from Goldschmidt's `h` ≈ `2⁶¹ / √x` (Q.62 `1/(2√x)`, `x = 4ᵏn / 2¹²⁸`):
+/// `2¹²⁵ / √n = 2ᵏ·2⁶¹ / √x ≈ h·2ᵏ`, lowered by `2¹⁴⁺ᵏ` to stay below the exact reciprocal.
+/// The tests measure `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁶, 2⁶] over every table interval and
+/// millions of random inputs; [`Vec2::length_and_direction`] verifies the bound it needs
+/// exactly in any case. Wrapping: a wild `h` gives a wild `r`, which that check rejects.
+#[inline(always)]
+fn recip_from_h(h: i64, k: u32) -> u64 {
+    (h as u64).wrapping_sub(1 << 14) << k
 }
 
 /// `0 ≤ e ≤ 2s`, as one unsigned comparison (a negative `e` is above 2¹²⁷).
@@ -261,6 +272,7 @@ fn sum_root_holds(s: u64, e: i128) -> bool {
 
 /// `s` (< 2⁶³) corrected by one in either direction with the exact residual `e = n − s²` kept
 /// along, then verified: `None` when the estimate was off by more than one.
+#[cfg(test)]
 fn isqrt_sum_correct(mut s: u64, mut e: i128) -> Option<u64> {
     if e < 0 {
         s -= 1; // s² > n ≥ 0, so s ≥ 1
@@ -272,10 +284,11 @@ fn isqrt_sum_correct(mut s: u64, mut e: i128) -> Option<u64> {
     sum_root_holds(s, e).then_some(s)
 }
 
-/// [`isqrt_sum`] without the fallback (tests assert it is never needed).
+/// The estimate of [`isqrt_sum_estimate`] corrected by one (tests assert it is never off by
+/// more; [`Vec2::length_and_direction`] takes its general path when it is not exact).
 #[cfg(test)]
 fn isqrt_sum_verified(n: u128) -> Option<u64> {
-    let (s, e) = isqrt_sum_estimate(n);
+    let (s, e, _) = isqrt_sum_estimate(n);
     if sum_root_holds(s, e) {
         Some(s)
     } else {
@@ -283,23 +296,13 @@ fn isqrt_sum_verified(n: u128) -> Option<u64> {
     }
 }
 
-/// Floor square root of `n` ∈ [2¹²², 2¹²⁵): the estimate, verified with one comparison (it is
-/// almost always exact); the correction and core's `isqrt` (never needed) out of line.
+/// Whether the reciprocal estimate `r` satisfies `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (exact `u128`
+/// arithmetic; a negative difference wraps above 2¹²⁷), which gives
+/// `2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len` as `len ≥ 2⁶¹`: what [`Vec2::length_and_direction`]'s
+/// quotients need.
 #[inline(always)]
-fn isqrt_sum(n: u128) -> u64 {
-    let (s, e) = isqrt_sum_estimate(n);
-    if sum_root_holds(s, e) {
-        s
-    } else {
-        isqrt_sum_slow(n, s, e)
-    }
-}
-
-/// The rare path of [`isqrt_sum`].
-#[cold]
-#[inline(never)]
-fn isqrt_sum_slow(n: u128, s: u64, e: i128) -> u64 {
-    isqrt_sum_correct(s, e).unwrap_or_else(|| n.isqrt() as u64)
+fn recip_holds(r: u64, len: u64) -> bool {
+    (1u128 << 125).wrapping_sub(u128::from(r) * u128::from(len)) >> 90 == 0
 }
 
 /// `n / d` for `i128`, truncating toward zero: the operator's result for every input, computed as
@@ -501,13 +504,19 @@ impl Vec2 {
         // `len` in [2⁶¹, 2⁶³).
         let (ax, ay) = (xb.unsigned_abs() << s, yb.unsigned_abs() << s);
         let sum = u128::from(ax) * u128::from(ax) + u128::from(ay) * u128::from(ay);
-        let len = isqrt_sum(sum);
-        // Both quotients `(c << 32) / len` (truncated toward zero) from one division: with
-        // r = ⌊(2¹²⁵ − 1) / len⌋ (< 2⁶⁴ as len ≥ 2⁶¹) we have 2¹²⁵/len − 1 − 2⁻⁶¹ < r ≤ 2¹²⁵/len,
-        // so the estimate ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it
-        // (|c| < 2⁶², so |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻³⁰), and one exact comparison decides.
+        // The root and a reciprocal estimate `r` ≈ 2¹²⁵/len from one Goldschmidt iteration,
+        // both verified exactly: the root `len` by its residual (it is almost always exact),
+        // `r` by 2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len. Either check failing (the tests show the root
+        // estimate off by one a few times in a million, `r` never) sends the vector to the
+        // general computation, out of line.
+        let (len, e, r) = isqrt_sum_estimate(sum);
+        if !(sum_root_holds(len, e) && recip_holds(r, len)) {
+            return Self::length_and_direction_wide(xb, yb, m);
+        }
+        // Both quotients `(c << 32) / len` (truncated toward zero) without a division: the
+        // estimate ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it (|c| < 2⁶², so
+        // |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻²), and one exact comparison decides.
         let len_wide = u128::from(len);
-        let r = (((1u128 << 125) - 1) / len_wide) as u64;
         // `a` = |c|, `sign` = c >> 63 (all ones when c < 0).
         let quotient = |a: u64, sign: i64| -> i64 {
             let mut q = ((u128::from(a) * u128::from(r)) >> 93) as u64;
@@ -522,8 +531,10 @@ impl Vec2 {
         Some((Fx::from_bits((len >> s).cast_signed()), unit))
     }
 
-    /// [`length_and_direction`](Self::length_and_direction) for a component of magnitude
-    /// `m` ≥ 2⁶² (far outside the simulation's domain): the general computation in `i128`.
+    /// [`length_and_direction`](Self::length_and_direction) computed in general in `i128`
+    /// (`m` = the larger component magnitude): for a component of 2⁶² or more (far outside
+    /// the simulation's domain), and when the fast path's root or reciprocal estimate fails
+    /// its check (same results: the tests compare both on every input they try).
     #[cold]
     #[inline(never)]
     fn length_and_direction_wide(xb: i64, yb: i64, m: u64) -> Option<(Fx, Self)> {
@@ -753,20 +764,21 @@ mod tests {
         }
     }
 
-    /// The verified estimate of the specialised root (`isqrt_sum_verified`, for sums of squares
-    /// in [2¹²², 2¹²⁵)) never needs core's fallback: every table interval at both ends and
-    /// inside under both normalising shifts, perfect squares and their neighbours at both ends
-    /// of the range and around 2¹²⁴, and two million random inputs.
+    /// The specialised root's estimate (for sums of squares in [2¹²², 2¹²⁵)) is within one of
+    /// the root (`isqrt_sum_verified`) and its reciprocal estimate always passes
+    /// `recip_holds` (so `length_and_direction` never takes its general path for it): every
+    /// table interval at both ends and inside under both normalising shifts, perfect squares
+    /// and their neighbours at both ends of the range and around 2¹²⁴, and two million random
+    /// inputs.
     #[test]
     fn isqrt_sum_estimate_is_always_verified() {
         let (lo, hi) = (1u128 << 122, 1u128 << 125);
         let check = |n: u128| {
             if (lo..hi).contains(&n) {
-                assert_eq!(
-                    isqrt_sum_verified(n).map(u128::from),
-                    Some(n.isqrt()),
-                    "n = {n}"
-                );
+                let root = n.isqrt();
+                assert_eq!(isqrt_sum_verified(n).map(u128::from), Some(root), "n = {n}");
+                let (_, _, r) = isqrt_sum_estimate(n);
+                assert!(recip_holds(r, root as u64), "n = {n}, r = {r}");
             }
         };
         let mut next = splitmix_stream(0x0fed_cba9_8765_4321);
