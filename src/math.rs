@@ -92,15 +92,23 @@ pub fn sqrt_wide(wide: i128) -> Fx {
     Fx::from_bits(root as i64)
 }
 
-/// `RSQRT_SEED[i]` ≈ `2¹⁵ / √((i + ½) / 1024)` for the 10-bit prefix `i` ∈ [256, 1024) of a
-/// normalised 64-bit value: the seed of [`isqrt_u128`]'s Goldschmidt iteration (computed at
-/// compile time in integers: `isqrt(⌈2⁴¹ / (2i + 1)⌉)`). Indexed by the prefix itself (entries
-/// below 256 are never read) so that `t >> 54` needs no bounds check.
-const RSQRT_SEED: [u16; 1024] = {
-    let mut table = [0u16; 1024];
+/// `RSQRT_SEED[i]`: a line `y(f) = c₀ − c₁·f / 2³²` approximating `2³⁰ / √x` (Q.30) on the
+/// interval `x` ∈ [i/1024, (i + 1)/1024) of the 10-bit prefix `i` ∈ [256, 1024) of a
+/// normalised 64-bit value, `f` ∈ [0, 2³²) the next 32 bits: stored as `c₀ << 32 | c₁`. The
+/// chord through the interval's ends lowered by half its gap to the curve at the middle (about
+/// the minimax line, relative error below 2⁻²⁰): the seed of [`isqrt_u128`]'s Goldschmidt
+/// iteration, computed at compile time in integers (`isqrt(⌊2⁷⁰ / i⌋)` and the like). Indexed by
+/// the prefix itself (entries below 256 are never read) so that `t >> 54` needs no bounds check.
+const RSQRT_SEED: [u64; 1024] = {
+    let mut table = [0u64; 1024];
     let mut i = 256;
     while i < 1024 {
-        table[i] = (1u64 << 41).div_ceil(2 * i as u64 + 1).isqrt() as u16;
+        let j = i as u128;
+        let fa = ((1u128 << 70) / j).isqrt() as u64; // 2³⁰ / √(i / 1024)
+        let fb = ((1u128 << 70) / (j + 1)).isqrt() as u64;
+        let fm = ((1u128 << 71) / (2 * j + 1)).isqrt() as u64; // at the middle
+        let c0 = fa - (fa + fb - 2 * fm) / 4;
+        table[i] = (c0 << 32) | (fa - fb);
         i += 1;
     }
     table
@@ -205,23 +213,22 @@ fn isqrt_correct(m: u128, mut s: u64) -> Option<u64> {
 
 /// Goldschmidt's coupled iteration for `x = t / 2⁶⁴` ∈ [¼, 1) (`t` ∈ [2⁶², 2⁶⁴)): `g ≈ √x` and
 /// `h ≈ 1/(2√x)` to about 37 bits, both in Q.62 (below 2⁶³, so signed products are single
-/// multiplications), seeded from the table (`y₀ ≈ 1/√x` in Q.15). Each step:
-/// `r = ½ − g·h, g += g·r, h += h·r` (the two products are independent: a shorter dependency
-/// chain than Newton's). Wrapping arithmetic: only the callers' verified results count.
+/// multiplications), seeded from the interpolated table (`y₀ ≈ 1/√x` in Q.30, about 20 bits)
+/// and one step `r = ½ − g·h, g += g·r, h += h·r` (the two products are independent: a shorter
+/// dependency chain than Newton's). Wrapping arithmetic: only the callers' verified results
+/// count.
 #[inline(always)]
 fn goldschmidt(t: u64) -> (i64, i64) {
-    let y0 = u64::from(RSQRT_SEED[(t >> 54) as usize]);
-    let mut g = ((u128::from(t) * u128::from(y0)) >> 17) as i64; // x·y₀ < 2
-    let mut h = (y0 << 46) as i64;
-    for _ in 0..2 {
-        let gh = ((i128::from(g) * i128::from(h)) >> 64) as i64; // Q.60
-        let r = (1i64 << 59).wrapping_sub(gh);
-        let dg = ((i128::from(g) * i128::from(r)) >> 60) as i64;
-        let dh = ((i128::from(h) * i128::from(r)) >> 60) as i64;
-        g = g.wrapping_add(dg);
-        h = h.wrapping_add(dh);
-    }
-    (g, h)
+    let entry = RSQRT_SEED[(t >> 54) as usize];
+    let f = (t >> 22) & u64::from(u32::MAX);
+    let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32);
+    let g = ((u128::from(t) * u128::from(y0)) >> 32) as i64; // x·y₀ < 2
+    let h = (y0 << 31) as i64;
+    let gh = ((i128::from(g) * i128::from(h)) >> 64) as i64; // Q.60
+    let r = (1i64 << 59).wrapping_sub(gh);
+    let dg = ((i128::from(g) * i128::from(r)) >> 60) as i64;
+    let dh = ((i128::from(h) * i128::from(r)) >> 60) as i64;
+    (g.wrapping_add(dg), h.wrapping_add(dh))
 }
 
 /// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
