@@ -521,20 +521,27 @@ impl Vec2 {
             return Self::length_and_direction_wide(xb, yb, m);
         }
         // Both quotients `(c << 32) / len` (truncated toward zero) without a division: the
-        // estimate ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it (|c| < 2⁶², so
-        // |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻²), and one exact comparison decides.
-        let len_wide = u128::from(len);
-        // `a` = |c|, `sign` = c >> 63 (all ones when c < 0).
-        let quotient = |a: u64, sign: i64| -> i64 {
-            let mut q = ((u128::from(a) * u128::from(r)) >> 93) as u64;
-            if u128::from(q + 1) * len_wide <= u128::from(a) << FRAC_BITS {
-                q += 1;
+        // estimate q = ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it (|c| < 2⁶², so
+        // |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻²), so the remainder `(|c| << 32) − q·len` is in
+        // [0, 2·len) ⊂ [0, 2⁶⁴): exact in wrapping `u64` arithmetic, and it decides.
+        // `a` = |c|. The sign is applied by a select, not as (q ^ σ) − σ: with the latter LLVM
+        // vectorises the two quotients into SSE2, which costs more than it saves.
+        let quotient = |a: u64, negative: bool| -> i64 {
+            let q = ((u128::from(a) * u128::from(r)) >> 93) as u64;
+            let rem = (a << FRAC_BITS).wrapping_sub(q.wrapping_mul(len));
+            let q = if rem >= len { q + 1 } else { q };
+            debug_assert_eq!(
+                u128::from(q),
+                (u128::from(a) << FRAC_BITS) / u128::from(len)
+            );
+            // q ≤ 2³² (|c| ≤ len), so the negation cannot overflow.
+            if negative {
+                -q.cast_signed()
+            } else {
+                q.cast_signed()
             }
-            debug_assert_eq!(u128::from(q), (u128::from(a) << FRAC_BITS) / len_wide);
-            // q ≤ 2³² (|c| ≤ len); the sign applied without a branch: (q ^ σ) − σ.
-            (q.cast_signed() ^ sign) - sign
         };
-        let unit = Self::from_bits(quotient(ax, xb >> 63), quotient(ay, yb >> 63));
+        let unit = Self::from_bits(quotient(ax, xb < 0), quotient(ay, yb < 0));
         Some((Fx::from_bits((len >> s).cast_signed()), unit))
     }
 
