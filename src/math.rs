@@ -233,37 +233,36 @@ fn goldschmidt(t: u64) -> (i64, i64) {
 
 /// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
 /// [`Vec2::length_and_direction`], whose larger component has 62 significant bits), its
-/// residual `e = n − s²` and a reciprocal estimate `r` ≈ `2¹²⁵ / √n` just below it (see
-/// [`recip_from_h`]); `s` is within one of the root (tests), nothing is verified here.
+/// residual `e = n − s²` (wrapping) and a reciprocal estimate `r` ≈ `2¹²⁵ / √n` just below it
+/// (see [`recip_from_h`]); `s` is within one of the root (tests), nothing is verified here.
 ///
 /// The same estimate as [`isqrt_u128`], computed at `n`'s own scale: the normalising shift
-/// `4ᵏ` only selects the table entry (`t` = the top word of `4ᵏn` without its lowest `2k` bits:
-/// a relative change below 2⁻⁵⁸, far under the iteration's 2⁻³⁷), `s₁ = 4g / 2ᵏ` is exact, and
-/// the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The verification `s² ≤ n < (s + 1)²` is
-/// `0 ≤ e ≤ 2s` on the residual `e = n − s²`, one comparison ([`sum_root_holds`]). `s` is
-/// masked below 2⁶³ first, so `s² < 2¹²⁶` and `e` is exact in `i128` whatever the estimate.
+/// `4ᵏ` (`k` = 1 for `n` ≥ 2¹²⁴, else 2) only selects the table entry (`t` = the top word of
+/// `4ᵏn` without its lowest `2k` bits: a relative change below 2⁻⁵⁸, far under the iteration's
+/// 2⁻³⁷), `s₁ = 4g / 2ᵏ` is exact, and the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The
+/// verification `s² ≤ n < (s + 1)²` is `e ≤ 2s` on the wrapping residual, one comparison
+/// ([`sum_root_holds`]).
 #[inline(always)]
-fn isqrt_sum_estimate(n: u128) -> (u64, i128, u64) {
+fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
     let hi = (n >> 64) as u64; // ∈ [2⁵⁸, 2⁶¹)
-    let shift = hi.leading_zeros() & !1; // 2 or 4
-    let k = shift / 2;
-    let (g, h) = goldschmidt(hi << shift);
+    let k = if hi >> 60 == 0 { 2 } else { 1 };
+    let (g, h) = goldschmidt(hi << (2 * k));
     let s1 = (g as u64) << (2 - k); // a wild g gives a wild s: the verification rejects it
     let residual = n
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
     let step = ((i128::from((residual >> 32) as i64) * i128::from(h >> (30 - k))) >> 64) as i64;
-    let s = s1.wrapping_add_signed(step) & (u64::MAX >> 1);
+    let s = s1.wrapping_add_signed(step);
     (
         s,
-        n.wrapping_sub(u128::from(s) * u128::from(s)).cast_signed(),
+        n.wrapping_sub(u128::from(s) * u128::from(s)),
         recip_from_h(h, k),
     )
 }
 
 /// `r` ≈ `2¹²⁵ / √n` from Goldschmidt's `h` ≈ `2⁶¹ / √x` (Q.62 `1/(2√x)`, `x = 4ᵏn / 2¹²⁸`):
 /// `2¹²⁵ / √n = 2ᵏ·2⁶¹ / √x ≈ h·2ᵏ`, lowered by `2¹⁴⁺ᵏ` to stay below the exact reciprocal.
-/// The tests measure `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁶, 2⁶] over every table interval and
+/// The tests measured `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁴, 2⁶] over every table interval and
 /// millions of random inputs; [`Vec2::length_and_direction`] verifies the bound it needs
 /// exactly in any case. Wrapping: a wild `h` gives a wild `r`, which that check rejects.
 #[inline(always)]
@@ -271,36 +270,26 @@ fn recip_from_h(h: i64, k: u32) -> u64 {
     (h as u64).wrapping_sub(1 << 14) << k
 }
 
-/// `0 ≤ e ≤ 2s`, as one unsigned comparison (a negative `e` is above 2¹²⁷).
+/// `s² ≤ n < (s + 1)²` from the wrapping residual `e = n − s²` (mod 2¹²⁸), as one comparison
+/// `e ≤ 2s`, for any `s` < 2⁶⁴: when `s² > n` the residual wraps to at least
+/// `2¹²⁸ − (2⁶⁴ − 1)² = 2⁶⁵ − 1`, above `2s`.
 #[inline(always)]
-fn sum_root_holds(s: u64, e: i128) -> bool {
-    e.cast_unsigned() <= 2 * u128::from(s)
+fn sum_root_holds(s: u64, e: u128) -> bool {
+    e <= 2 * u128::from(s)
 }
 
-/// `s` (< 2⁶³) corrected by one in either direction with the exact residual `e = n − s²` kept
-/// along, then verified: `None` when the estimate was off by more than one.
-#[cfg(test)]
-fn isqrt_sum_correct(mut s: u64, mut e: i128) -> Option<u64> {
-    if e < 0 {
-        s -= 1; // s² > n ≥ 0, so s ≥ 1
-        e += 2 * i128::from(s) + 1;
-    } else if e > 2 * i128::from(s) {
-        e -= 2 * i128::from(s) + 1; // (s + 1)² ≤ n < 2¹²⁵
-        s += 1;
-    }
-    sum_root_holds(s, e).then_some(s)
-}
-
-/// The estimate of [`isqrt_sum_estimate`] corrected by one (tests assert it is never off by
-/// more; [`Vec2::length_and_direction`] takes its general path when it is not exact).
+/// The estimate of [`isqrt_sum_estimate`] corrected by one in either direction, then verified
+/// exactly: `None` when it was off by more (tests assert it never is;
+/// [`Vec2::length_and_direction`] takes its general path whenever it is not exact).
 #[cfg(test)]
 fn isqrt_sum_verified(n: u128) -> Option<u64> {
-    let (s, e, _) = isqrt_sum_estimate(n);
-    if sum_root_holds(s, e) {
-        Some(s)
-    } else {
-        isqrt_sum_correct(s, e)
-    }
+    let (s, _, _) = isqrt_sum_estimate(n);
+    [s, s.wrapping_sub(1), s.wrapping_add(1)]
+        .into_iter()
+        .find(|&c| {
+            let (sq, e) = (u128::from(c) * u128::from(c), 2 * u128::from(c));
+            sq <= n && n - sq <= e
+        })
 }
 
 /// Whether the reciprocal estimate `r` satisfies `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (exact `u128`
