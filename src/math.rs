@@ -481,9 +481,20 @@ impl Vec2 {
 
     /// [`length`](Self::length) and [`try_normalize`](Self::try_normalize) together, from one
     /// integer square root (bit-identical to calling both). `None` for the zero vector.
-    #[inline]
+    ///
+    /// Out of line (one copy): the ORCA cut-off branch, its hottest caller, inlines
+    /// `length_and_direction_inlined` instead; inlining it everywhere costs more instructions
+    /// than the calls (measured).
+    #[inline(never)]
     #[must_use]
     pub fn length_and_direction(self) -> Option<(Fx, Self)> {
+        self.length_and_direction_inlined()
+    }
+
+    /// [`length_and_direction`](Self::length_and_direction), always inlined.
+    #[inline(always)]
+    #[must_use]
+    pub(crate) fn length_and_direction_inlined(self) -> Option<(Fx, Self)> {
         let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
         let m = xb.unsigned_abs().max(yb.unsigned_abs());
         if m == 0 {
