@@ -134,10 +134,10 @@ pub fn isqrt_u128(n: u128) -> u128 {
         return 0;
     }
     let (shift, m, s) = isqrt_estimate(n);
-    // Verification (s² ≤ m < (s + 1)²); the estimate is almost always exact, the correction by
-    // one in either direction is out of line.
-    let sq = u128::from(s) * u128::from(s);
-    if sq <= m && m - sq <= 2 * u128::from(s) {
+    // Verification (s² ≤ m < (s + 1)²) as one comparison on the wrapping residual (see
+    // `sum_root_holds`); the estimate is almost always exact, the correction by one in either
+    // direction is out of line.
+    if sum_root_holds(s, m.wrapping_sub(u128::from(s) * u128::from(s))) {
         u128::from(s >> (shift / 2))
     } else {
         isqrt_slow(n, shift, m, s)
