@@ -92,15 +92,23 @@ pub fn sqrt_wide(wide: i128) -> Fx {
     Fx::from_bits(root as i64)
 }
 
-/// `RSQRT_SEED[i]` ≈ `2¹⁵ / √((i + ½) / 1024)` for the 10-bit prefix `i` ∈ [256, 1024) of a
-/// normalised 64-bit value: the seed of [`isqrt_u128`]'s Goldschmidt iteration (computed at
-/// compile time in integers: `isqrt(⌈2⁴¹ / (2i + 1)⌉)`). Indexed by the prefix itself (entries
-/// below 256 are never read) so that `t >> 54` needs no bounds check.
-const RSQRT_SEED: [u16; 1024] = {
-    let mut table = [0u16; 1024];
+/// `RSQRT_SEED[i]`: a line `y(f) = c₀ − c₁·f / 2³²` approximating `2³⁰ / √x` (Q.30) on the
+/// interval `x` ∈ [i/1024, (i + 1)/1024) of the 10-bit prefix `i` ∈ [256, 1024) of a
+/// normalised 64-bit value, `f` ∈ [0, 2³²) the next 32 bits: stored as `c₀ << 32 | c₁`. The
+/// chord through the interval's ends lowered by half its gap to the curve at the middle (about
+/// the minimax line, relative error below 2⁻²⁰): the seed of [`isqrt_u128`]'s Goldschmidt
+/// iteration, computed at compile time in integers (`isqrt(⌊2⁷⁰ / i⌋)` and the like). Indexed by
+/// the prefix itself (entries below 256 are never read) so that `t >> 54` needs no bounds check.
+const RSQRT_SEED: [u64; 1024] = {
+    let mut table = [0u64; 1024];
     let mut i = 256;
     while i < 1024 {
-        table[i] = (1u64 << 41).div_ceil(2 * i as u64 + 1).isqrt() as u16;
+        let j = i as u128;
+        let fa = ((1u128 << 70) / j).isqrt() as u64; // 2³⁰ / √(i / 1024)
+        let fb = ((1u128 << 70) / (j + 1)).isqrt() as u64;
+        let fm = ((1u128 << 71) / (2 * j + 1)).isqrt() as u64; // at the middle
+        let c0 = fa - (fa + fb - 2 * fm) / 4;
+        table[i] = (c0 << 32) | (fa - fb);
         i += 1;
     }
     table
@@ -126,10 +134,10 @@ pub fn isqrt_u128(n: u128) -> u128 {
         return 0;
     }
     let (shift, m, s) = isqrt_estimate(n);
-    // Verification (s² ≤ m < (s + 1)²); the estimate is almost always exact, the correction by
-    // one in either direction is out of line.
-    let sq = u128::from(s) * u128::from(s);
-    if sq <= m && m - sq <= 2 * u128::from(s) {
+    // Verification (s² ≤ m < (s + 1)²) as one comparison on the wrapping residual (see
+    // `sum_root_holds`); the estimate is almost always exact, the correction by one in either
+    // direction is out of line.
+    if sum_root_holds(s, m.wrapping_sub(u128::from(s) * u128::from(s))) {
         u128::from(s >> (shift / 2))
     } else {
         isqrt_slow(n, shift, m, s)
@@ -205,101 +213,92 @@ fn isqrt_correct(m: u128, mut s: u64) -> Option<u64> {
 
 /// Goldschmidt's coupled iteration for `x = t / 2⁶⁴` ∈ [¼, 1) (`t` ∈ [2⁶², 2⁶⁴)): `g ≈ √x` and
 /// `h ≈ 1/(2√x)` to about 37 bits, both in Q.62 (below 2⁶³, so signed products are single
-/// multiplications), seeded from the table (`y₀ ≈ 1/√x` in Q.15). Each step:
-/// `r = ½ − g·h, g += g·r, h += h·r` (the two products are independent: a shorter dependency
-/// chain than Newton's). Wrapping arithmetic: only the callers' verified results count.
+/// multiplications), seeded from the interpolated table (`y₀ ≈ 1/√x` in Q.30, about 20 bits)
+/// and one step `r = ½ − g·h, g += g·r, h += h·r` (the two products are independent: a shorter
+/// dependency chain than Newton's). Wrapping arithmetic: only the callers' verified results
+/// count.
 #[inline(always)]
 fn goldschmidt(t: u64) -> (i64, i64) {
-    let y0 = u64::from(RSQRT_SEED[(t >> 54) as usize]);
-    let mut g = ((u128::from(t) * u128::from(y0)) >> 17) as i64; // x·y₀ < 2
-    let mut h = (y0 << 46) as i64;
-    for _ in 0..2 {
-        let gh = ((i128::from(g) * i128::from(h)) >> 64) as i64; // Q.60
-        let r = (1i64 << 59).wrapping_sub(gh);
-        let dg = ((i128::from(g) * i128::from(r)) >> 60) as i64;
-        let dh = ((i128::from(h) * i128::from(r)) >> 60) as i64;
-        g = g.wrapping_add(dg);
-        h = h.wrapping_add(dh);
-    }
-    (g, h)
+    let entry = RSQRT_SEED[(t >> 54) as usize];
+    let f = (t >> 22) & u64::from(u32::MAX);
+    let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32);
+    let g = ((u128::from(t) * u128::from(y0)) >> 32) as i64; // x·y₀ < 2
+    let h = (y0 << 31) as i64;
+    let gh = ((i128::from(g) * i128::from(h)) >> 64) as i64; // Q.60
+    let r = (1i64 << 59).wrapping_sub(gh);
+    let dg = ((i128::from(g) * i128::from(r)) >> 60) as i64;
+    let dh = ((i128::from(h) * i128::from(r)) >> 60) as i64;
+    (g.wrapping_add(dg), h.wrapping_add(dh))
 }
 
 /// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
-/// [`Vec2::length_and_direction`], whose larger component has 62 significant bits) and its
-/// residual `e = n − s²`; within one of the root (tests), unverified.
+/// [`Vec2::length_and_direction`], whose larger component has 62 significant bits), its
+/// residual `e = n − s²` (wrapping) and a reciprocal estimate `r` ≈ `2¹²⁵ / √n` just below it
+/// (see [`recip_from_h`]); `s` is within one of the root (tests), nothing is verified here.
 ///
 /// The same estimate as [`isqrt_u128`], computed at `n`'s own scale: the normalising shift
-/// `4ᵏ` only selects the table entry (`t` = the top word of `4ᵏn` without its lowest `2k` bits:
-/// a relative change below 2⁻⁵⁸, far under the iteration's 2⁻³⁷), `s₁ = 4g / 2ᵏ` is exact, and
-/// the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The verification `s² ≤ n < (s + 1)²` is
-/// `0 ≤ e ≤ 2s` on the residual `e = n − s²`, one comparison; the (rare) correction by one keeps
-/// `e` exact, so it needs no further squares. `s` is masked below 2⁶³ first, so `s² < 2¹²⁶` and
-/// `e` is exact in `i128` whatever the estimate.
+/// `4ᵏ` (`k` = 1 for `n` ≥ 2¹²⁴, else 2) only selects the table entry (`t` = the top word of
+/// `4ᵏn` without its lowest `2k` bits: a relative change below 2⁻⁵⁸, far under the iteration's
+/// 2⁻³⁷), `s₁ = 4g / 2ᵏ` is exact, and the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The
+/// verification `s² ≤ n < (s + 1)²` is `e ≤ 2s` on the wrapping residual, one comparison
+/// ([`sum_root_holds`]).
 #[inline(always)]
-fn isqrt_sum_estimate(n: u128) -> (u64, i128) {
+fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
     let hi = (n >> 64) as u64; // ∈ [2⁵⁸, 2⁶¹)
-    let shift = hi.leading_zeros() & !1; // 2 or 4
-    let k = shift / 2;
-    let (g, h) = goldschmidt(hi << shift);
+    let k = if hi >> 60 == 0 { 2 } else { 1 };
+    let (g, h) = goldschmidt(hi << (2 * k));
     let s1 = (g as u64) << (2 - k); // a wild g gives a wild s: the verification rejects it
     let residual = n
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
     let step = ((i128::from((residual >> 32) as i64) * i128::from(h >> (30 - k))) >> 64) as i64;
-    let s = s1.wrapping_add_signed(step) & (u64::MAX >> 1);
+    let s = s1.wrapping_add_signed(step);
     (
         s,
-        n.wrapping_sub(u128::from(s) * u128::from(s)).cast_signed(),
+        n.wrapping_sub(u128::from(s) * u128::from(s)),
+        recip_from_h(h, k),
     )
 }
 
-/// `0 ≤ e ≤ 2s`, as one unsigned comparison (a negative `e` is above 2¹²⁷).
+/// `r` ≈ `2¹²⁵ / √n` from Goldschmidt's `h` ≈ `2⁶¹ / √x` (Q.62 `1/(2√x)`, `x = 4ᵏn / 2¹²⁸`):
+/// `2¹²⁵ / √n = 2ᵏ·2⁶¹ / √x ≈ h·2ᵏ`, lowered by `2¹⁴⁺ᵏ` to stay below the exact reciprocal.
+/// The tests measured `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁴, 2⁶] over every table interval and
+/// millions of random inputs; [`Vec2::length_and_direction`] verifies the bound it needs
+/// exactly in any case. Wrapping: a wild `h` gives a wild `r`, which that check rejects.
 #[inline(always)]
-fn sum_root_holds(s: u64, e: i128) -> bool {
-    e.cast_unsigned() <= 2 * u128::from(s)
+fn recip_from_h(h: i64, k: u32) -> u64 {
+    (h as u64).wrapping_sub(1 << 14) << k
 }
 
-/// `s` (< 2⁶³) corrected by one in either direction with the exact residual `e = n − s²` kept
-/// along, then verified: `None` when the estimate was off by more than one.
-fn isqrt_sum_correct(mut s: u64, mut e: i128) -> Option<u64> {
-    if e < 0 {
-        s -= 1; // s² > n ≥ 0, so s ≥ 1
-        e += 2 * i128::from(s) + 1;
-    } else if e > 2 * i128::from(s) {
-        e -= 2 * i128::from(s) + 1; // (s + 1)² ≤ n < 2¹²⁵
-        s += 1;
-    }
-    sum_root_holds(s, e).then_some(s)
+/// `s² ≤ n < (s + 1)²` from the wrapping residual `e = n − s²` (mod 2¹²⁸), as one comparison
+/// `e ≤ 2s`, for any `s` < 2⁶⁴: when `s² > n` the residual wraps to at least
+/// `2¹²⁸ − (2⁶⁴ − 1)² = 2⁶⁵ − 1`, above `2s`.
+#[inline(always)]
+fn sum_root_holds(s: u64, e: u128) -> bool {
+    e <= 2 * u128::from(s)
 }
 
-/// [`isqrt_sum`] without the fallback (tests assert it is never needed).
+/// The estimate of [`isqrt_sum_estimate`] corrected by one in either direction, then verified
+/// exactly: `None` when it was off by more (tests assert it never is;
+/// [`Vec2::length_and_direction`] takes its general path whenever it is not exact).
 #[cfg(test)]
 fn isqrt_sum_verified(n: u128) -> Option<u64> {
-    let (s, e) = isqrt_sum_estimate(n);
-    if sum_root_holds(s, e) {
-        Some(s)
-    } else {
-        isqrt_sum_correct(s, e)
-    }
+    let (s, _, _) = isqrt_sum_estimate(n);
+    [s, s.wrapping_sub(1), s.wrapping_add(1)]
+        .into_iter()
+        .find(|&c| {
+            let (sq, e) = (u128::from(c) * u128::from(c), 2 * u128::from(c));
+            sq <= n && n - sq <= e
+        })
 }
 
-/// Floor square root of `n` ∈ [2¹²², 2¹²⁵): the estimate, verified with one comparison (it is
-/// almost always exact); the correction and core's `isqrt` (never needed) out of line.
+/// Whether the reciprocal estimate `r` satisfies `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (exact `u128`
+/// arithmetic; a negative difference wraps above 2¹²⁷), which gives
+/// `2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len` as `len ≥ 2⁶¹`: what [`Vec2::length_and_direction`]'s
+/// quotients need.
 #[inline(always)]
-fn isqrt_sum(n: u128) -> u64 {
-    let (s, e) = isqrt_sum_estimate(n);
-    if sum_root_holds(s, e) {
-        s
-    } else {
-        isqrt_sum_slow(n, s, e)
-    }
-}
-
-/// The rare path of [`isqrt_sum`].
-#[cold]
-#[inline(never)]
-fn isqrt_sum_slow(n: u128, s: u64, e: i128) -> u64 {
-    isqrt_sum_correct(s, e).unwrap_or_else(|| n.isqrt() as u64)
+fn recip_holds(r: u64, len: u64) -> bool {
+    (1u128 << 125).wrapping_sub(u128::from(r) * u128::from(len)) >> 90 == 0
 }
 
 /// `n / d` for `i128`, truncating toward zero: the operator's result for every input, computed as
@@ -482,9 +481,20 @@ impl Vec2 {
 
     /// [`length`](Self::length) and [`try_normalize`](Self::try_normalize) together, from one
     /// integer square root (bit-identical to calling both). `None` for the zero vector.
-    #[inline]
+    ///
+    /// Out of line (one copy): the ORCA cut-off branch, its hottest caller, inlines
+    /// `length_and_direction_inlined` instead; inlining it everywhere costs more instructions
+    /// than the calls (measured).
+    #[inline(never)]
     #[must_use]
     pub fn length_and_direction(self) -> Option<(Fx, Self)> {
+        self.length_and_direction_inlined()
+    }
+
+    /// [`length_and_direction`](Self::length_and_direction), always inlined.
+    #[inline(always)]
+    #[must_use]
+    pub(crate) fn length_and_direction_inlined(self) -> Option<(Fx, Self)> {
         let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
         let m = xb.unsigned_abs().max(yb.unsigned_abs());
         if m == 0 {
@@ -501,29 +511,44 @@ impl Vec2 {
         // `len` in [2⁶¹, 2⁶³).
         let (ax, ay) = (xb.unsigned_abs() << s, yb.unsigned_abs() << s);
         let sum = u128::from(ax) * u128::from(ax) + u128::from(ay) * u128::from(ay);
-        let len = isqrt_sum(sum);
-        // Both quotients `(c << 32) / len` (truncated toward zero) from one division: with
-        // r = ⌊(2¹²⁵ − 1) / len⌋ (< 2⁶⁴ as len ≥ 2⁶¹) we have 2¹²⁵/len − 1 − 2⁻⁶¹ < r ≤ 2¹²⁵/len,
-        // so the estimate ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it
-        // (|c| < 2⁶², so |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻³⁰), and one exact comparison decides.
-        let len_wide = u128::from(len);
-        let r = (((1u128 << 125) - 1) / len_wide) as u64;
-        // `a` = |c|, `sign` = c >> 63 (all ones when c < 0).
-        let quotient = |a: u64, sign: i64| -> i64 {
-            let mut q = ((u128::from(a) * u128::from(r)) >> 93) as u64;
-            if u128::from(q + 1) * len_wide <= u128::from(a) << FRAC_BITS {
-                q += 1;
+        // The root and a reciprocal estimate `r` ≈ 2¹²⁵/len from one Goldschmidt iteration,
+        // both verified exactly: the root `len` by its residual (it is almost always exact),
+        // `r` by 2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len. Either check failing (the tests show the root
+        // estimate off by one a few times in a million, `r` never) sends the vector to the
+        // general computation, out of line.
+        let (len, e, r) = isqrt_sum_estimate(sum);
+        if !(sum_root_holds(len, e) && recip_holds(r, len)) {
+            return Self::length_and_direction_wide(xb, yb, m);
+        }
+        // Both quotients `(c << 32) / len` (truncated toward zero) without a division: the
+        // estimate q = ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it (|c| < 2⁶², so
+        // |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻²), so the remainder `(|c| << 32) − q·len` is in
+        // [0, 2·len) ⊂ [0, 2⁶⁴): exact in wrapping `u64` arithmetic, and it decides.
+        // `a` = |c|. The sign is applied by a select, not as (q ^ σ) − σ: with the latter LLVM
+        // vectorises the two quotients into SSE2, which costs more than it saves.
+        let quotient = |a: u64, negative: bool| -> i64 {
+            let q = ((u128::from(a) * u128::from(r)) >> 93) as u64;
+            let rem = (a << FRAC_BITS).wrapping_sub(q.wrapping_mul(len));
+            let q = if rem >= len { q + 1 } else { q };
+            debug_assert_eq!(
+                u128::from(q),
+                (u128::from(a) << FRAC_BITS) / u128::from(len)
+            );
+            // q ≤ 2³² (|c| ≤ len), so the negation cannot overflow.
+            if negative {
+                -q.cast_signed()
+            } else {
+                q.cast_signed()
             }
-            debug_assert_eq!(u128::from(q), (u128::from(a) << FRAC_BITS) / len_wide);
-            // q ≤ 2³² (|c| ≤ len); the sign applied without a branch: (q ^ σ) − σ.
-            (q.cast_signed() ^ sign) - sign
         };
-        let unit = Self::from_bits(quotient(ax, xb >> 63), quotient(ay, yb >> 63));
+        let unit = Self::from_bits(quotient(ax, xb < 0), quotient(ay, yb < 0));
         Some((Fx::from_bits((len >> s).cast_signed()), unit))
     }
 
-    /// [`length_and_direction`](Self::length_and_direction) for a component of magnitude
-    /// `m` ≥ 2⁶² (far outside the simulation's domain): the general computation in `i128`.
+    /// [`length_and_direction`](Self::length_and_direction) computed in general in `i128`
+    /// (`m` = the larger component magnitude): for a component of 2⁶² or more (far outside
+    /// the simulation's domain), and when the fast path's root or reciprocal estimate fails
+    /// its check (same results: the tests compare both on every input they try).
     #[cold]
     #[inline(never)]
     fn length_and_direction_wide(xb: i64, yb: i64, m: u64) -> Option<(Fx, Self)> {
@@ -753,20 +778,21 @@ mod tests {
         }
     }
 
-    /// The verified estimate of the specialised root (`isqrt_sum_verified`, for sums of squares
-    /// in [2¹²², 2¹²⁵)) never needs core's fallback: every table interval at both ends and
-    /// inside under both normalising shifts, perfect squares and their neighbours at both ends
-    /// of the range and around 2¹²⁴, and two million random inputs.
+    /// The specialised root's estimate (for sums of squares in [2¹²², 2¹²⁵)) is within one of
+    /// the root (`isqrt_sum_verified`) and its reciprocal estimate always passes
+    /// `recip_holds` (so `length_and_direction` never takes its general path for it): every
+    /// table interval at both ends and inside under both normalising shifts, perfect squares
+    /// and their neighbours at both ends of the range and around 2¹²⁴, and two million random
+    /// inputs.
     #[test]
     fn isqrt_sum_estimate_is_always_verified() {
         let (lo, hi) = (1u128 << 122, 1u128 << 125);
         let check = |n: u128| {
             if (lo..hi).contains(&n) {
-                assert_eq!(
-                    isqrt_sum_verified(n).map(u128::from),
-                    Some(n.isqrt()),
-                    "n = {n}"
-                );
+                let root = n.isqrt();
+                assert_eq!(isqrt_sum_verified(n).map(u128::from), Some(root), "n = {n}");
+                let (_, _, r) = isqrt_sum_estimate(n);
+                assert!(recip_holds(r, root as u64), "n = {n}, r = {r}");
             }
         };
         let mut next = splitmix_stream(0x0fed_cba9_8765_4321);

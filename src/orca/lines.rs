@@ -84,7 +84,9 @@ pub fn solve_pair(
         if dot1 < Fx::ZERO && wide_mul(dot1, dot1) > wide_mul(narrow(r_sq), w_len_sq) {
             // Project on the cut-off circle.
             // dot1 < 0 implies w != 0.
-            let (w_len, unit_w) = w.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
+            let (w_len, unit_w) = w
+                .length_and_direction_inlined()
+                .unwrap_or((Fx::ZERO, Vec2::ZERO));
             return PairSolution {
                 u: unit_w * (fx_div(combined_radius, time_horizon) - w_len),
                 direction: Vec2::new(unit_w.y, -unit_w.x),
