@@ -62,6 +62,9 @@ pub struct AgentTree {
     /// The parallel build's leaf per tree position (scattered into `leaf_of` at the end).
     #[cfg(feature = "parallel")]
     leaf_at: Vec<u32>,
+    /// The parallel build's node buffers, one per parallel split (kept between ticks).
+    #[cfg(feature = "parallel")]
+    par_bufs: ParBufs,
 }
 
 impl AgentTree {
@@ -102,7 +105,14 @@ impl AgentTree {
                 ys: &mut self.ys,
                 base: 0,
             };
-            build_par(part, &mut self.nodes, 0, 0, &mut self.leaf_at);
+            build_par(
+                part,
+                &mut self.nodes,
+                0,
+                0,
+                &mut self.leaf_at,
+                &mut self.par_bufs,
+            );
             for (&slot, &leaf) in self.order.iter().zip(&self.leaf_at) {
                 self.leaf_of[slot as usize] = leaf;
             }
@@ -484,6 +494,10 @@ fn link(nodes: &mut [Node], first: u32, node: u32, left: u32, right: u32) {
 /// numbered from 0 (its root's parent already global), then renumbered by the number of
 /// nodes before it (its links, parents but its root's, and leaf marks: `+ start`) and
 /// appended. Nested parts compose: each renumbering is relative to the vector it joins.
+///
+/// The right subtrees' vectors are `bufs`' (a tree of buffers shaped like the tree of
+/// parallel splits, grown when a split is first met and kept between ticks), so a steady run
+/// allocates nothing.
 #[cfg(feature = "parallel")]
 fn build_par(
     mut part: Part<'_>,
@@ -491,6 +505,7 @@ fn build_par(
     first: u32,
     parent: u32,
     leaf_at: &mut [u32],
+    bufs: &mut ParBufs,
 ) -> u32 {
     if part.order.len() < PAR_MIN {
         let offset = part.base;
@@ -512,13 +527,17 @@ fn build_par(
     };
     let (lp, rp) = part.split(left_size);
     let (leaf_l, leaf_r) = leaf_at.split_at_mut(left_size);
-    let (left_node, mut right_nodes) = rayon::join(
-        || build_par(lp, nodes, first, node, leaf_l),
-        || {
-            let mut right_nodes = Vec::new();
-            build_par(rp, &mut right_nodes, 0, node, leaf_r);
-            right_nodes
-        },
+    let ParBufs {
+        right_nodes,
+        left: bufs_l,
+        right: bufs_r,
+    } = bufs;
+    let bufs_l = bufs_l.get_or_insert_with(Box::default);
+    let bufs_r = bufs_r.get_or_insert_with(Box::default);
+    right_nodes.clear();
+    let (left_node, _) = rayon::join(
+        || build_par(lp, nodes, first, node, leaf_l, bufs_l),
+        || build_par(rp, right_nodes, 0, node, leaf_r, bufs_r),
     );
     let start = first + nodes.len() as u32;
     for (i, n) in right_nodes.iter_mut().enumerate() {
@@ -534,9 +553,19 @@ fn build_par(
     for leaf in leaf_r.iter_mut() {
         *leaf += start;
     }
-    nodes.extend_from_slice(&right_nodes);
+    nodes.extend_from_slice(right_nodes);
     link(nodes, first, node, left_node, start);
     node
+}
+
+/// [`build_par`]'s buffers for one parallel split: the right subtree's nodes, and the buffers
+/// of the parallel splits inside its left and right subtrees.
+#[cfg(feature = "parallel")]
+#[derive(Clone, Debug, Default)]
+struct ParBufs {
+    right_nodes: Vec<Node>,
+    left: Option<Box<ParBufs>>,
+    right: Option<Box<ParBufs>>,
 }
 
 /// Ranges with `range² < 2⁹⁶` (raw Q64.64, i.e. below 65,536 units: every simulation range)
