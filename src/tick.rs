@@ -1000,16 +1000,21 @@ impl ChunkWork {
         let obstacle = self.obstacle_lines(pre, &me, limits, out);
         let params = pre.view.params;
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
-        // With uniform priorities every neighbour's is this agent's own.
-        let own = Share::of(p.priority, p.priority);
+        if pre.uniform_priority {
+            // Every neighbour's priority is this agent's own: every share is half, and every
+            // neighbour gets a line (written in place, without a capacity check per line).
+            out.resize(obstacle + neighbors.len(), Line::default());
+            for (&o, line) in neighbors.iter().zip(&mut out[obstacle..]) {
+                let o = o as usize;
+                let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
+                *line = pair.line(me.velocity, Share::Half, slot < o);
+            }
+            return obstacle;
+        }
         for &o in neighbors {
             let o = o as usize;
             let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
-            let share = if pre.uniform_priority {
-                own
-            } else {
-                Share::of(p.priority, params[o].priority)
-            };
+            let share = Share::of(p.priority, params[o].priority);
             // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
                 out.push(pair.line(me.velocity, share, slot < o));
