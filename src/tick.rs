@@ -553,7 +553,8 @@ fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> 
     }
     let c = &lists[lower >> CHUNK_SHIFT];
     let i = lower & (CHUNK - 1);
-    let (start, end) = (c.pair_start[i] as usize, c.pair_start[i + 1] as usize);
+    let bounds = &c.pair_start[i..i + 2];
+    let (start, end) = (bounds[0] as usize, bounds[1] as usize);
     let target = higher as u32;
     // Slots in a list are unique: at most one match, among the lower's higher neighbours
     // (`higher > lower`), whose pairs are aligned with them.
@@ -972,7 +973,24 @@ impl ChunkWork {
         if o > slot {
             *k += 1;
             lists[slot >> CHUNK_SHIFT].pairs[*k - 1]
-        } else if let Some(pair) = reusable(pre, lists, o, slot) {
+        } else {
+            self.pair_with_lower(pre, lists, o, slot, me, time_horizon)
+        }
+    }
+
+    /// [`pair_with`](Self::pair_with) for a neighbour `o` of lower id than `slot` (`me`): the
+    /// neighbour's solution when it can hand it over, else solved here.
+    #[inline(always)]
+    fn pair_with_lower(
+        &mut self,
+        pre: Pre<'_>,
+        lists: &[ChunkLists],
+        o: usize,
+        slot: usize,
+        me: &AgentState,
+        time_horizon: Fx,
+    ) -> StoredPair {
+        if let Some(pair) = reusable(pre, lists, o, slot) {
             self.counts.pairs_reused += 1;
             pair
         } else {
@@ -998,19 +1016,29 @@ impl ChunkWork {
         let p = &pre.view.params[slot];
         let limits = (p.radius, p.max_speed, p.time_horizon_obst);
         let obstacle = self.obstacle_lines(pre, &me, limits, out);
-        let params = pre.view.params;
-        let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         if pre.uniform_priority {
             // Every neighbour's priority is this agent's own: every share is half, and every
             // neighbour gets a line (written in place, without a capacity check per line).
+            // The pairs stage 5 stored for this slot, one per higher neighbour, in list order.
+            let c = &lists[slot >> CHUNK_SHIFT];
+            let i = slot & (CHUNK - 1);
+            let own = &c.pair_start[i..i + 2];
+            let mut own = c.pairs[own[0] as usize..own[1] as usize].iter();
             out.resize(obstacle + neighbors.len(), Line::default());
             for (&o, line) in neighbors.iter().zip(&mut out[obstacle..]) {
                 let o = o as usize;
-                let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
+                let pair = if o > slot {
+                    *own.next()
+                        .expect("stage 5 stores a pair per higher neighbour")
+                } else {
+                    self.pair_with_lower(pre, lists, o, slot, &me, p.time_horizon)
+                };
                 *line = pair.line(me.velocity, Share::Half, slot < o);
             }
             return obstacle;
         }
+        let params = pre.view.params;
+        let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {
             let o = o as usize;
             let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
