@@ -999,8 +999,8 @@ impl ChunkWork {
         }
     }
 
-    /// Stage 6 for one slot: its ORCA lines into `out` (cleared), obstacle lines first, then
-    /// one line per neighbour. Returns the number of obstacle lines.
+    /// Stage 6 for one slot: its ORCA lines into `out` (replacing its contents), obstacle lines
+    /// first, then one line per neighbour. Returns the number of obstacle lines.
     #[inline]
     fn lines_of(
         &mut self,
@@ -1010,12 +1010,18 @@ impl ChunkWork {
         neighbors: &[u32],
         out: &mut Vec<Line>,
     ) -> usize {
-        out.clear();
         let me = pre.rvo2_state(slot);
         let p = &pre.view.params[slot];
         let limits = (p.radius, p.max_speed, p.time_horizon_obst);
-        let obstacle = self.obstacle_lines(pre, &me, limits, out);
         if pre.uniform_priority {
+            // Without obstacles `out` keeps the last slot's lines, to be overwritten: resizing
+            // it then fills only the lines it grows by.
+            let obstacle = if pre.obstacles.max_neighbor_count() == 0 {
+                0
+            } else {
+                out.clear();
+                self.obstacle_lines(pre, &me, limits, out)
+            };
             // Every neighbour's priority is this agent's own: every share is half, and every
             // neighbour gets a line (written in place, without a capacity check per line).
             // The pairs stage 5 stored for this slot, one per higher neighbour, in list order.
@@ -1036,6 +1042,8 @@ impl ChunkWork {
             }
             return obstacle;
         }
+        out.clear();
+        let obstacle = self.obstacle_lines(pre, &me, limits, out);
         let params = pre.view.params;
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {
