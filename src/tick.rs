@@ -1188,6 +1188,17 @@ fn steer_slot(
         stall: v.stalls[slot],
         dir,
     };
+    // Every array re-sliced to the positions' length here, where the loop indexes them: one
+    // bounds check per neighbour serves them all.
+    let n = v.positions.len();
+    let v = View {
+        ids: &v.ids[..n],
+        positions: v.positions,
+        velocities: &v.velocities[..n],
+        prefs: &v.prefs[..n],
+        params: &v.params[..n],
+        stalls: &v.stalls[..n],
+    };
     let others = neighbors.iter().map(|&o| Neighbor(v, o as usize));
     (liveness::steer(&me, others, rules), dir)
 }
