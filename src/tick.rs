@@ -1035,17 +1035,26 @@ impl ChunkWork {
             let i = slot & (CHUNK - 1);
             let own = &c.pair_start[i..i + 2];
             let mut own = c.pairs[own[0] as usize..own[1] as usize].iter();
+            // Every lower neighbour's pair is reused but those solved here: counted after the
+            // loop, not per pair.
+            let lower = neighbors.len() - own.len();
+            let solved = self.counts.pairs_solved;
             out.resize(obstacle + neighbors.len(), Line::default());
             for (&o, line) in neighbors.iter().zip(&mut out[obstacle..]) {
                 let o = o as usize;
                 let pair = if o > slot {
                     *own.next()
                         .expect("stage 5 stores a pair per higher neighbour")
+                } else if let Some(pair) = reusable(pre, lists, o, slot) {
+                    pair
                 } else {
-                    self.pair_with_lower(pre, lists, o, slot, &me, p.time_horizon)
+                    self.counts.pairs_solved += 1;
+                    // `o < slot`: the neighbour has the lower id.
+                    StoredPair::solve_ordered(&pre.state(o), &me, p.time_horizon, pre.time_step)
                 };
                 *line = pair.line(me.velocity, Share::Half, slot < o);
             }
+            self.counts.pairs_reused += lower as u64 - (self.counts.pairs_solved - solved);
             return obstacle;
         }
         out.clear();
