@@ -25,6 +25,10 @@
 
 use crate::math::{Fx, Vec2, wide_mul};
 
+mod batch;
+
+pub use batch::{Found, Lists, SlotQuery};
+
 /// Maximum number of agents in a leaf. RVO2's `MAX_LEAF_SIZE` is 10; the neighbour lists do
 /// not depend on the tree's layout, and leaves of up to 16 take fewer instructions per query
 /// (fewer nodes tested and visited for a few more points scanned).
@@ -65,6 +69,8 @@ pub struct AgentTree {
     /// The parallel build's node buffers, one per parallel split (kept between ticks).
     #[cfg(feature = "parallel")]
     par_bufs: ParBufs,
+    /// The batched queries' scratch ([`query_all`](Self::query_all)).
+    batch: batch::Scratch,
 }
 
 impl AgentTree {
@@ -160,6 +166,7 @@ impl AgentTree {
     /// The slots [`query`](Self::query) finds, in the same order, appended to `slots`
     /// (`keys` is scratch, cleared and refilled). What the tick reads: no distance is
     /// unpacked.
+    #[cfg_attr(not(any(test, feature = "test-oracles")), allow(dead_code))]
     #[inline]
     pub fn query_slots(
         &self,
@@ -193,17 +200,43 @@ impl AgentTree {
         keys: &mut Vec<NeighborKey>,
         slots: &mut Vec<u32>,
     ) -> u128 {
+        let range_sq = wide_mul(range, range).unsigned_abs();
+        let (packed, last) =
+            self.query_keys_hinted(positions, slot, max_neighbors, range_sq, hint_sq, keys);
+        if packed {
+            slots.extend(keys.iter().map(|&k| k.0 as u32));
+        } else {
+            slots.extend(keys.iter().map(|&k| k.1));
+        }
+        last
+    }
+
+    /// [`query_slots_hinted`](Self::query_slots_hinted) with the squared range `range_sq`
+    /// (raw Q64.64), leaving the keys in `keys` (cleared first): returns whether they are
+    /// packed (see [`query_raw`](Self::query_raw)) and the last neighbour's distance² when the
+    /// list is full, else 0 (always 0 for unpacked keys).
+    #[inline]
+    fn query_keys_hinted(
+        &self,
+        positions: &[Vec2],
+        slot: u32,
+        max_neighbors: usize,
+        range_sq: u128,
+        hint_sq: u128,
+        keys: &mut Vec<NeighborKey>,
+    ) -> (bool, u128) {
         keys.clear();
         if self.nodes.is_empty() || max_neighbors == 0 {
-            return 0;
-        }
-        let range_sq = wide_mul(range, range).unsigned_abs();
-        if range_sq >= PACKED_BOUND {
-            self.query_slots(positions, slot, range, max_neighbors, keys, slots);
-            return 0;
+            return (true, 0);
         }
         let center = positions[slot as usize];
         let leaf = self.leaf_of[slot as usize];
+        if range_sq >= PACKED_BOUND {
+            let mut search =
+                Search::<false>::new(self, center, slot, max_neighbors, range_sq, keys);
+            search.run(leaf);
+            return (false, 0);
+        }
         if hint_sq > 0 && hint_sq < range_sq {
             // Keys with distance² ≤ hint_sq (all below range², as the hint is).
             let mut search = Search::<true>::new(self, center, slot, max_neighbors, hint_sq, keys);
@@ -215,12 +248,12 @@ impl AgentTree {
             let mut search = Search::<true>::new(self, center, slot, max_neighbors, range_sq, keys);
             search.run(leaf);
         }
-        slots.extend(keys.iter().map(|&k| k.0 as u32));
-        if keys.len() == max_neighbors {
+        let last = if keys.len() == max_neighbors {
             (keys[max_neighbors - 1].0 as u128) >> 32
         } else {
             0
-        }
+        };
+        (true, last)
     }
 
     /// [`query`](Self::query) without unpacking: returns `true` when the keys were left packed,
