@@ -19,8 +19,8 @@
 //!   query) compare `(distance², slot)` pairs. `tests/determinism/kdtree_reference.rs` checks both paths
 //!   against brute force on tie-heavy scenes.
 //! * Hints (speed only): the tick's query starts with a distance limit from the agent's last
-//!   list ([`next_hint`]: its last neighbour's distance plus twice the farthest an agent moves
-//!   in a tick). A search with a limit finds every key below it, so a full list is the answer;
+//!   list ([`next_hint`]: its last neighbour's distance plus a quarter of the farthest an agent
+//!   moves in a tick). A search with a limit finds every key below it, so a full list is the answer;
 //!   a short one is searched again with the full range. Any hint gives the same list.
 
 use crate::math::{Fx, Vec2, wide_mul};
@@ -295,22 +295,23 @@ impl AgentTree {
 
 /// The hint for the next tick's [`AgentTree::query_slots_hinted`] of an agent whose last
 /// neighbour is at distance² `last_sq` (raw Q64.64) now, when no agent moves more than `reach`
-/// (raw Q32.32) in a tick: `root_bound(last_sq) + reach / 2`, where `root_bound(last_sq)` is
+/// (raw Q32.32) in a tick: `root_bound(last_sq) + reach / 4`, where `root_bound(last_sq)` is
 /// an integer above `√last_sq` by less than 1 % (a 256-entry table instead of an exact square
 /// root). `+ 2·reach` would bound that neighbour's distance after any motion; most neighbours
 /// move along with the agent, so the tighter margin usually still finds the whole list, and a
 /// list that comes out short is searched again with the full range. Any hint gives the same
 /// result; a good one only saves time. Measured on `bench crowd 2000 --ticks 30` (callgrind,
 /// whole process): `+ 2·reach` 675.6 M instructions, `+ reach / 2` 660.1 M (`bench circle 1000`:
-/// the same); a leaf-batched search tried in the same round measured `+ reach / 4` and `+ 0`
-/// as well (slightly fewer, and many more searches again). Returned as the root (8 bytes per
-/// agent; square it for the query). 0 (no hint) when `last_sq` is 0.
+/// the same). With the leaf-batched queries ([`AgentTree::query_all`]; crowd 2000 × 30 /
+/// circle 1000 × 100): `+ reach / 2` 638.7 M / 648.4 M, `+ reach / 4` 635.4 M / 648.6 M,
+/// `+ reach / 8` 639.8 M / 648.6 M (more lists searched again). Returned as the root (8 bytes
+/// per agent; square it for the query). 0 (no hint) when `last_sq` is 0.
 #[must_use]
 pub fn next_hint(last_sq: u128, reach: u64) -> u64 {
     if last_sq == 0 {
         return 0;
     }
-    root_bound(last_sq).saturating_add(reach / 2)
+    root_bound(last_sq).saturating_add(reach / 4)
 }
 
 /// `ROOT_TABLE[m]` = `⌈√((m + 1)·2²⁴)⌉` = `⌈2¹²·√(m + 1)⌉` (computed at compile time in
