@@ -356,7 +356,7 @@ mod tests {
             let s = slot as usize;
             assert!(self.lists[s].is_none(), "slot {slot} found twice");
             assert_eq!(list.len(), list.slots().len());
-            assert_eq!(list.is_empty(), list.len() == 0);
+            assert_eq!(list.is_empty(), list.slots().next().is_none());
             self.lists[s] = Some(list.slots().collect());
             self.lasts[s] = last_sq;
             self.hints[s] = super::super::next_hint(last_sq, self.reach);
