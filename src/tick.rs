@@ -592,7 +592,7 @@ impl Workspace {
         });
         let hints_valid = self.listed_ids[..] == pre.agents.ids()[..];
         let range = |c: usize| c * CHUNK..((c + 1) * CHUNK).min(n);
-        // Serially every list is found leaf by leaf (one tree walk per leaf of 16 agents,
+        // Serially every list is found leaf by leaf (one tree walk per leaf of up to 16 agents,
         // written straight into the chunks); the parallel step queries slot by slot, chunk by
         // chunk. The lists are the same either way.
         #[cfg(feature = "parallel")]

@@ -22,6 +22,10 @@
 //!   list ([`next_hint`]: its last neighbour's distance plus a quarter of the farthest an agent
 //!   moves in a tick). A search with a limit finds every key below it, so a full list is the answer;
 //!   a short one is searched again with the full range. Any hint gives the same list.
+//! * Batched queries (the serial tick, [`AgentTree::query_all`], `batch.rs`): one gather per
+//!   leaf of every point within the largest limit of its agents, each agent's list selected
+//!   from those candidates with the same keys, limits and hint fallback, so the lists are
+//!   the per-slot query's; they are handed to the caller ([`Lists`]) as they are found.
 
 use crate::math::{Fx, Vec2, wide_mul};
 

@@ -100,9 +100,9 @@ fn cand_cap(points: usize, longest: usize) -> usize {
 
 impl AgentTree {
     /// Every slot's neighbour list, leaf by leaf: for each slot `s` with
-    /// [`lists.query(s)`](Lists::query), the list and result of
+    /// `lists.query(s)`, the list and result of
     /// [`query_slots_hinted`](Self::query_slots_hinted), handed to
-    /// [`lists.found`](Lists::found). `positions` must be the slice the tree was last built
+    /// `lists.found`. `positions` must be the slice the tree was last built
     /// from. The lists do not depend on the hints, nor on how the work is batched.
     pub fn query_all<L: Lists>(&mut self, positions: &[Vec2], lists: &mut L) {
         if self.nodes.is_empty() {
