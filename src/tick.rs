@@ -574,7 +574,6 @@ impl Workspace {
         let n = pre.agents.len();
         let chunks = n.div_ceil(CHUNK);
         self.lists.resize_with(chunks, ChunkLists::default);
-        let tree = &self.tree;
         // How far an agent can move in one tick: its speed is at most its max speed (the LP's
         // circle). Hints from a tick whose slots held other agents are dropped.
         let mut max_speed = pre.agents.params().iter().map(|p| p.max_speed).max();
@@ -593,10 +592,37 @@ impl Workspace {
             (wide_mul(v, pre.time_step) >> 32).unsigned_abs() as u64 + 1
         });
         let hints_valid = self.listed_ids[..] == pre.agents.ids()[..];
-        for_each_chunk(&mut self.lists, |c, lists| {
-            let slots = c * CHUNK..((c + 1) * CHUNK).min(n);
-            lists.find(pre, tree, slots, reach, hints_valid);
-        });
+        let range = |c: usize| c * CHUNK..((c + 1) * CHUNK).min(n);
+        // Serially every list is found leaf by leaf (one tree walk per leaf of up to 16 agents,
+        // written straight into the chunks); the parallel step queries slot by slot, chunk by
+        // chunk. The lists are the same either way.
+        #[cfg(feature = "parallel")]
+        let batched = chunks <= 1 || rayon::current_num_threads() == 1;
+        #[cfg(not(feature = "parallel"))]
+        let batched = true;
+        if batched {
+            for_each_chunk(&mut self.lists, |c, lists| {
+                lists.prepare(pre, range(c), hints_valid, false);
+            });
+            self.tree.query_all(
+                pre.agents.positions(),
+                &mut BatchLists {
+                    lists: &mut self.lists,
+                    params: pre.agents.params(),
+                    reach,
+                },
+            );
+            for_each_chunk(&mut self.lists, |c, lists| {
+                lists.solve_pairs(pre, range(c));
+            });
+        } else {
+            let tree = &self.tree;
+            for_each_chunk(&mut self.lists, |c, lists| {
+                lists.prepare(pre, range(c), hints_valid, true);
+                lists.find(pre, tree, range(c), reach);
+                lists.solve_pairs(pre, range(c));
+            });
+        }
         self.listed_ids.clear();
         self.listed_ids.extend_from_slice(pre.agents.ids());
         let found: usize = self.lists.iter().map(|l| l.slots.len()).sum();
@@ -720,15 +746,16 @@ impl ChunkLists {
         self.higher.clear();
     }
 
-    /// Stages 4 and 5 for `slots`. `reach` bounds how far any agent moves in one tick (raw);
-    /// `hints_valid` is false when the slots changed since the last tick.
-    fn find(
+    /// Gets the chunk of `slots` ready for its lists (stage 4): clears it, reserves its
+    /// lists and pairs, finds whether its priorities and horizons are uniform, and drops its
+    /// hints when `hints_valid` is false (the slots changed since the last tick). With
+    /// `per_slot` (the per-slot queries, [`find`](Self::find)) it reserves their scratch too.
+    fn prepare(
         &mut self,
         pre: Pre<'_>,
-        tree: &AgentTree,
         slots: std::ops::Range<usize>,
-        reach: u64,
         hints_valid: bool,
+        per_slot: bool,
     ) {
         let params = pre.agents.params();
         let chunk_params = &params[slots.clone()];
@@ -751,22 +778,30 @@ impl ChunkLists {
                 )
             },
         );
-        let max = max as usize;
         self.uniform = (same_priority, same_horizon);
         self.clear();
-        reserve_total(&mut self.keys, max);
+        if per_slot {
+            reserve_total(&mut self.keys, max as usize);
+        }
         reserve_total(&mut self.slots, total);
         reserve_total(&mut self.pairs, total);
         reserve_total(&mut self.higher, total);
         reserve_total(&mut self.ranges, slots.len());
         reserve_total(&mut self.pair_start, slots.len() + 1);
-        let pre = pre.localized();
-        let positions = pre.view.positions;
+        // Every slot's range is set by its query (in any order).
+        self.ranges.resize(slots.len(), (0, 0));
         // Hints are per slot: after agents were added or removed the slots moved, start over.
         if self.hints.len() != slots.len() || !hints_valid {
             self.hints.clear();
             self.hints.resize(slots.len(), 0);
         }
+    }
+
+    /// Stage 4 for `slots` (after [`prepare`](Self::prepare) with `per_slot`), slot by slot.
+    /// `reach` bounds how far any agent moves in one tick (raw).
+    fn find(&mut self, pre: Pre<'_>, tree: &AgentTree, slots: std::ops::Range<usize>, reach: u64) {
+        let params = pre.agents.params();
+        let positions = pre.agents.positions();
         for (i, slot) in slots.enumerate() {
             let p = &params[slot];
             let start = self.slots.len() as u32;
@@ -781,9 +816,19 @@ impl ChunkLists {
             );
             self.hints[i] = kdtree::next_hint(last, reach);
             let len = self.slots.len() as u32 - start;
-            self.ranges.push((start, len));
+            self.ranges[i] = (start, len);
+        }
+    }
+
+    /// Stage 5 for `slots`, whose lists stage 4 found.
+    fn solve_pairs(&mut self, pre: Pre<'_>, slots: std::ops::Range<usize>) {
+        let params = pre.agents.params();
+        let pre = pre.localized();
+        for (i, slot) in slots.enumerate() {
+            let p = &params[slot];
+            let (start, len) = self.ranges[i];
             self.pair_start.push(self.pairs.len() as u32);
-            let listed = &self.slots[start as usize..];
+            let listed = &self.slots[start as usize..(start + len) as usize];
             let (pairs, higher) = (&mut self.pairs, &mut self.higher);
             // The model branch of `state` once per slot, not per pair.
             if pre.agents.models().is_none() {
@@ -795,6 +840,40 @@ impl ChunkLists {
             }
         }
         self.pair_start.push(self.pairs.len() as u32);
+    }
+}
+
+/// The chunks' lists as the serial stage 4 fills them ([`AgentTree::query_all`]): each slot's
+/// query from its parameters and its chunk's hint, each list appended to its chunk (its range
+/// set) and the slot's next hint ([`kdtree::next_hint`]) kept.
+struct BatchLists<'a> {
+    lists: &'a mut [ChunkLists],
+    params: &'a [AgentParams],
+    /// How far any agent moves in one tick (raw).
+    reach: u64,
+}
+
+impl kdtree::Lists for BatchLists<'_> {
+    #[inline(always)]
+    fn query(&self, slot: u32) -> kdtree::SlotQuery {
+        let s = slot as usize;
+        let p = &self.params[s];
+        let h = u128::from(self.lists[s >> CHUNK_SHIFT].hints[s & (CHUNK - 1)]);
+        kdtree::SlotQuery {
+            range: p.neighbor_dist,
+            max_neighbors: p.max_neighbors as usize,
+            hint_sq: h * h,
+        }
+    }
+
+    #[inline(always)]
+    fn found(&mut self, slot: u32, list: kdtree::Found<'_>, last_sq: u128) {
+        let s = slot as usize;
+        let c = &mut self.lists[s >> CHUNK_SHIFT];
+        let start = c.slots.len() as u32;
+        c.slots.extend(list.slots());
+        c.ranges[s & (CHUNK - 1)] = (start, list.len() as u32);
+        c.hints[s & (CHUNK - 1)] = kdtree::next_hint(last_sq, self.reach);
     }
 }
 

@@ -19,11 +19,19 @@
 //!   query) compare `(distance², slot)` pairs. `tests/determinism/kdtree_reference.rs` checks both paths
 //!   against brute force on tie-heavy scenes.
 //! * Hints (speed only): the tick's query starts with a distance limit from the agent's last
-//!   list ([`next_hint`]: its last neighbour's distance plus twice the farthest an agent moves
-//!   in a tick). A search with a limit finds every key below it, so a full list is the answer;
+//!   list ([`next_hint`]: its last neighbour's distance plus a quarter of the farthest an agent
+//!   moves in a tick). A search with a limit finds every key below it, so a full list is the answer;
 //!   a short one is searched again with the full range. Any hint gives the same list.
+//! * Batched queries (the serial tick, [`AgentTree::query_all`], `batch.rs`): one gather per
+//!   leaf of every point within the largest limit of its agents, each agent's list selected
+//!   from those candidates with the same keys, limits and hint fallback, so the lists are
+//!   the per-slot query's; they are handed to the caller ([`Lists`]) as they are found.
 
 use crate::math::{Fx, Vec2, wide_mul};
+
+mod batch;
+
+pub use batch::{Found, Lists, SlotQuery};
 
 /// Maximum number of agents in a leaf. RVO2's `MAX_LEAF_SIZE` is 10; the neighbour lists do
 /// not depend on the tree's layout, and leaves of up to 16 take fewer instructions per query
@@ -65,6 +73,8 @@ pub struct AgentTree {
     /// The parallel build's node buffers, one per parallel split (kept between ticks).
     #[cfg(feature = "parallel")]
     par_bufs: ParBufs,
+    /// The batched queries' scratch ([`query_all`](Self::query_all)).
+    batch: batch::Scratch,
 }
 
 impl AgentTree {
@@ -160,6 +170,7 @@ impl AgentTree {
     /// The slots [`query`](Self::query) finds, in the same order, appended to `slots`
     /// (`keys` is scratch, cleared and refilled). What the tick reads: no distance is
     /// unpacked.
+    #[cfg_attr(not(any(test, feature = "test-oracles")), allow(dead_code))]
     #[inline]
     pub fn query_slots(
         &self,
@@ -193,17 +204,43 @@ impl AgentTree {
         keys: &mut Vec<NeighborKey>,
         slots: &mut Vec<u32>,
     ) -> u128 {
+        let range_sq = wide_mul(range, range).unsigned_abs();
+        let (packed, last) =
+            self.query_keys_hinted(positions, slot, max_neighbors, range_sq, hint_sq, keys);
+        if packed {
+            slots.extend(keys.iter().map(|&k| k.0 as u32));
+        } else {
+            slots.extend(keys.iter().map(|&k| k.1));
+        }
+        last
+    }
+
+    /// [`query_slots_hinted`](Self::query_slots_hinted) with the squared range `range_sq`
+    /// (raw Q64.64), leaving the keys in `keys` (cleared first): returns whether they are
+    /// packed (see [`query_raw`](Self::query_raw)) and the last neighbour's distance² when the
+    /// list is full, else 0 (always 0 for unpacked keys).
+    #[inline]
+    fn query_keys_hinted(
+        &self,
+        positions: &[Vec2],
+        slot: u32,
+        max_neighbors: usize,
+        range_sq: u128,
+        hint_sq: u128,
+        keys: &mut Vec<NeighborKey>,
+    ) -> (bool, u128) {
         keys.clear();
         if self.nodes.is_empty() || max_neighbors == 0 {
-            return 0;
-        }
-        let range_sq = wide_mul(range, range).unsigned_abs();
-        if range_sq >= PACKED_BOUND {
-            self.query_slots(positions, slot, range, max_neighbors, keys, slots);
-            return 0;
+            return (true, 0);
         }
         let center = positions[slot as usize];
         let leaf = self.leaf_of[slot as usize];
+        if range_sq >= PACKED_BOUND {
+            let mut search =
+                Search::<false>::new(self, center, slot, max_neighbors, range_sq, keys);
+            search.run(leaf);
+            return (false, 0);
+        }
         if hint_sq > 0 && hint_sq < range_sq {
             // Keys with distance² ≤ hint_sq (all below range², as the hint is).
             let mut search = Search::<true>::new(self, center, slot, max_neighbors, hint_sq, keys);
@@ -215,12 +252,12 @@ impl AgentTree {
             let mut search = Search::<true>::new(self, center, slot, max_neighbors, range_sq, keys);
             search.run(leaf);
         }
-        slots.extend(keys.iter().map(|&k| k.0 as u32));
-        if keys.len() == max_neighbors {
+        let last = if keys.len() == max_neighbors {
             (keys[max_neighbors - 1].0 as u128) >> 32
         } else {
             0
-        }
+        };
+        (true, last)
     }
 
     /// [`query`](Self::query) without unpacking: returns `true` when the keys were left packed,
@@ -262,22 +299,23 @@ impl AgentTree {
 
 /// The hint for the next tick's [`AgentTree::query_slots_hinted`] of an agent whose last
 /// neighbour is at distance² `last_sq` (raw Q64.64) now, when no agent moves more than `reach`
-/// (raw Q32.32) in a tick: `root_bound(last_sq) + reach / 2`, where `root_bound(last_sq)` is
+/// (raw Q32.32) in a tick: `root_bound(last_sq) + reach / 4`, where `root_bound(last_sq)` is
 /// an integer above `√last_sq` by less than 1 % (a 256-entry table instead of an exact square
 /// root). `+ 2·reach` would bound that neighbour's distance after any motion; most neighbours
 /// move along with the agent, so the tighter margin usually still finds the whole list, and a
 /// list that comes out short is searched again with the full range. Any hint gives the same
 /// result; a good one only saves time. Measured on `bench crowd 2000 --ticks 30` (callgrind,
 /// whole process): `+ 2·reach` 675.6 M instructions, `+ reach / 2` 660.1 M (`bench circle 1000`:
-/// the same); a leaf-batched search tried in the same round measured `+ reach / 4` and `+ 0`
-/// as well (slightly fewer, and many more searches again). Returned as the root (8 bytes per
-/// agent; square it for the query). 0 (no hint) when `last_sq` is 0.
+/// the same). With the leaf-batched queries ([`AgentTree::query_all`]; crowd 2000 × 30 /
+/// circle 1000 × 100): `+ reach / 2` 638.7 M / 648.4 M, `+ reach / 4` 635.4 M / 648.6 M,
+/// `+ reach / 8` 639.8 M / 648.6 M (more lists searched again). Returned as the root (8 bytes
+/// per agent; square it for the query). 0 (no hint) when `last_sq` is 0.
 #[must_use]
 pub fn next_hint(last_sq: u128, reach: u64) -> u64 {
     if last_sq == 0 {
         return 0;
     }
-    root_bound(last_sq).saturating_add(reach / 2)
+    root_bound(last_sq).saturating_add(reach / 4)
 }
 
 /// `ROOT_TABLE[m]` = `⌈√((m + 1)·2²⁴)⌉` = `⌈2¹²·√(m + 1)⌉` (computed at compile time in
