@@ -159,12 +159,31 @@ fn bound_by(line: Line, other: &Line) -> Bound {
             Bound::None
         };
     }
-    let t = clamp_t(fx_saturating_div(numerator, denominator));
+    let t = intersection_parameter(numerator, denominator);
     if denominator >= Fx::ZERO {
         Bound::Right(t)
     } else {
         Bound::Left(t)
     }
+}
+
+/// `clamp_t(fx_saturating_div(numerator, denominator))` ([`bound_by`]'s parameter), bit for
+/// bit, for `denominator != 0`: a quotient of magnitude `2⁵⁶` or more (saturated or not) is
+/// clamped to `±T_LIMIT`, which the exact comparison `|n| >= |d|·2²⁴` decides before
+/// dividing; otherwise the truncated quotient of the magnitudes (below `2⁵⁶`) with the sign.
+#[inline(always)]
+fn intersection_parameter(numerator: Fx, denominator: Fx) -> Fx {
+    let (n, d) = (numerator.to_bits(), denominator.to_bits());
+    let (n_abs, d_abs) = (u128::from(n.unsigned_abs()), u128::from(d.unsigned_abs()));
+    let t = if n_abs >= d_abs << 24 {
+        T_LIMIT.to_bits()
+    } else {
+        // < 2⁵⁶: the quotient of `fx_saturating_div` without overflow.
+        ((n_abs << 32) / d_abs) as i64
+    };
+    let t = Fx::from_bits(if (n < 0) != (d < 0) { -t } else { t });
+    debug_assert_eq!(t, clamp_t(fx_saturating_div(numerator, denominator)));
+    t
 }
 
 /// The tightest bounds `(L, R)` the lines in `before` put on `t` along `line` ([`clip`]'s
@@ -728,6 +747,30 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The intersection parameter with the clamp decided before dividing is the clamped
+        /// saturating quotient: quotients at and around ±2⁵⁶ (the clamp), the saturation and
+        /// the smallest non-parallel denominators.
+        #[test]
+        fn intersection_parameter_is_the_clamped_saturating_quotient(
+            d in prop_oneof![
+                Just(i64::MIN), Just(i64::MAX), -(1i64 << 20)..(1i64 << 20), any::<i64>()
+            ],
+            q in prop_oneof![
+                Just(0i64), -(1i64 << 57)..(1i64 << 57), Just(1i64 << 56), Just(-(1i64 << 56)),
+                any::<i64>()
+            ],
+            r in -3i64..4,
+            n in any::<i64>(),
+        ) {
+            let d = if d == 0 { 1 } else { d };
+            // A numerator near q·d (when it fits), so the quotient lands near q; or any.
+            let near = i128::from(q) * i128::from(d) / (1 << 32) + i128::from(r);
+            for n in [i64::try_from(near).unwrap_or(n), n, i64::MIN, i64::MAX] {
+                let (n, d) = (Fx::from_bits(n), Fx::from_bits(d));
+                prop_assert_eq!(intersection_parameter(n, d), clamp_t(fx_saturating_div(n, d)));
+            }
+        }
 
         /// The projected line's foot (magnitudes divided, sign applied) is the signed quotient.
         #[test]
