@@ -78,16 +78,14 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
     if left.is_some_and(|l| !le_right(l)) || right.is_some_and(|r| !ge_left(r)) {
         return None;
     }
-    let sqrt_disc = || sqrt_wide(discriminant);
-    let hi = || hi_line.unwrap_or_else(|| -dot + sqrt_disc());
-    let lo = || lo_line.unwrap_or_else(|| -dot - sqrt_disc());
-    let at = |t: Fx| line.point + line.direction * t;
-    Some(match objective {
+    // The end taken: a value, or `Err(right)` for the circle's right (left) end, whose square
+    // root is then taken at one place.
+    let t = match objective {
         Objective::Direction(dir) => {
             if dir.dot_wide(line.direction) > 0 {
-                at(hi()) // take the right extreme
+                hi_line.ok_or(true) // take the right extreme
             } else {
-                at(lo()) // take the left extreme
+                lo_line.ok_or(false) // take the left extreme
             }
         }
         Objective::Closest(opt) => {
@@ -102,14 +100,19 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
                 None => !le_right(t),
             };
             if below_lo {
-                at(lo())
+                lo_line.ok_or(false)
             } else if above_hi {
-                at(hi())
+                hi_line.ok_or(true)
             } else {
-                at(t)
+                Ok(t)
             }
         }
-    })
+    };
+    let t = t.unwrap_or_else(|right| {
+        let s = sqrt_wide(discriminant);
+        if right { -dot + s } else { -dot - s }
+    });
+    Some(line.point + line.direction * t)
 }
 
 /// `line.point · line.direction` and the discriminant `dot² + r² − |point|²` (raw Q64.64) of
