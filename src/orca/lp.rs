@@ -65,7 +65,24 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
     if dot.to_bits().unsigned_abs() > 1 << 61 || discriminant > 1 << 122 {
         return lp1_eager(lines, line_no, radius, objective);
     }
+    if line_no == 0 {
+        // No line bounds: a copy specialised for it (a third of the calls).
+        return lp1_end(line, dot, discriminant, None, None, objective);
+    }
     let (left, right) = line_bounds(line, &lines[..line_no])?;
+    lp1_end(line, dot, discriminant, left, right, objective)
+}
+
+/// [`lp1`] once the line bounds `left`, `right` ([`line_bounds`]) are known.
+#[inline(always)]
+fn lp1_end(
+    line: Line,
+    dot: Fx,
+    discriminant: i128,
+    left: Option<Fx>,
+    right: Option<Fx>,
+    objective: Objective,
+) -> Option<Vec2> {
     // `x <= t_right = −dot + s`, `x >= t_left = −dot − s`: |x + dot| < 2⁶³ + 2⁶¹, squares fit.
     let below_s = |y: i128| y < 0 || y * y <= discriminant;
     let le_right = |x: Fx| below_s(i128::from(x.to_bits()) + i128::from(dot.to_bits()));
