@@ -69,6 +69,15 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
         // No line bounds: a copy specialised for it (a third of the calls).
         return lp1_end(line, dot, discriminant, None, None, objective);
     }
+    if line_no == 1 {
+        // One line bound at most: copies specialised for its side.
+        return match bound_by(line, &lines[0]) {
+            Bound::Excludes => None,
+            Bound::None => lp1_end(line, dot, discriminant, None, None, objective),
+            Bound::Right(t) => lp1_end(line, dot, discriminant, None, Some(t), objective),
+            Bound::Left(t) => lp1_end(line, dot, discriminant, Some(t), None, objective),
+        };
+    }
     let (left, right) = line_bounds(line, &lines[..line_no])?;
     lp1_end(line, dot, discriminant, left, right, objective)
 }
