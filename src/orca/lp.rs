@@ -893,5 +893,53 @@ mod tests {
                 &[Objective::Closest(opt), Objective::Direction(dir)],
             );
         }
+
+        /// LP1 against the eager LP1 on nearly parallel lines: directions tilted from one by
+        /// about `EPSILON` (either side of the parallel test), by a few ulps, or a little more,
+        /// with lines up to 2¹⁰ away, so that intersection parameters reach the ±2²⁴ clamp or
+        /// lie below it; points on a grid or all through one point (bounds that tie, results on
+        /// the boundary).
+        #[test]
+        fn lp1_matches_the_eager_lp1_near_parallel(
+            base in direction(),
+            tilted in prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just(0i64),
+                        (-3i64..4).prop_map(|d| EPSILON.to_bits() + d),
+                        (-3i64..4).prop_map(|d| d - EPSILON.to_bits()),
+                        -64i64..65,
+                        -(1i64 << 24)..(1i64 << 24),
+                    ],
+                    vec2(),
+                    any::<bool>(),
+                    any::<bool>(),
+                    prop_oneof![Just(0i64), -(1i64 << 42)..(1i64 << 42)],
+                ),
+                1..8,
+            ),
+            through in vec2(),
+            radius in prop_oneof![(0i64..24).prop_map(|k| k << 30), 0i64..(8 * ONE)],
+            opt in vec2(),
+            dir in direction(),
+        ) {
+            let lines: Vec<Line> = tilted
+                .iter()
+                .map(|&(tilt, point, flip, pencil, far)| {
+                    let direction = base + base.perp() * Fx::from_bits(tilt);
+                    // A line up to 2¹⁰ away (from the circle): parameters up to the clamp.
+                    let point = point + base.perp() * Fx::from_bits(far);
+                    Line {
+                        point: if pencil { through } else { point },
+                        direction: if flip { -direction } else { direction },
+                    }
+                })
+                .collect();
+            check_lp1(
+                &lines,
+                Fx::from_bits(radius),
+                &[Objective::Closest(opt), Objective::Direction(dir), Objective::Closest(through)],
+            );
+        }
     }
 }
