@@ -78,6 +78,26 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
             Bound::Left(t) => lp1_end(line, dot, discriminant, Some(t), None, objective),
         };
     }
+    if line_no == 2 {
+        // Two line bounds at most: `line_bounds` unrolled, copies of the end specialised for
+        // the bounded sides.
+        let end = |left, right| lp1_end(line, dot, discriminant, left, right, objective);
+        return match (bound_by(line, &lines[0]), bound_by(line, &lines[1])) {
+            (Bound::Excludes, _) | (_, Bound::Excludes) => None,
+            (Bound::None, Bound::None) => end(None, None),
+            (Bound::Right(r), Bound::None) | (Bound::None, Bound::Right(r)) => end(None, Some(r)),
+            (Bound::Left(l), Bound::None) | (Bound::None, Bound::Left(l)) => end(Some(l), None),
+            (Bound::Right(a), Bound::Right(b)) => end(None, Some(a.min(b))),
+            (Bound::Left(a), Bound::Left(b)) => end(Some(a.max(b)), None),
+            (Bound::Left(l), Bound::Right(r)) | (Bound::Right(r), Bound::Left(l)) => {
+                if l > r {
+                    None
+                } else {
+                    end(Some(l), Some(r))
+                }
+            }
+        };
+    }
     let (left, right) = line_bounds(line, &lines[..line_no])?;
     lp1_end(line, dot, discriminant, left, right, objective)
 }
