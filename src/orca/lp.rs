@@ -65,7 +65,53 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
     if dot.to_bits().unsigned_abs() > 1 << 61 || discriminant > 1 << 122 {
         return lp1_eager(lines, line_no, radius, objective);
     }
+    if line_no == 0 {
+        // No line bounds: a copy specialised for it (a third of the calls).
+        return lp1_end(line, dot, discriminant, None, None, objective);
+    }
+    if line_no == 1 {
+        // One line bound at most: copies specialised for its side.
+        return match bound_by(line, &lines[0]) {
+            Bound::Excludes => None,
+            Bound::None => lp1_end(line, dot, discriminant, None, None, objective),
+            Bound::Right(t) => lp1_end(line, dot, discriminant, None, Some(t), objective),
+            Bound::Left(t) => lp1_end(line, dot, discriminant, Some(t), None, objective),
+        };
+    }
+    if line_no == 2 {
+        // Two line bounds at most: `line_bounds` unrolled, copies of the end specialised for
+        // the bounded sides.
+        let end = |left, right| lp1_end(line, dot, discriminant, left, right, objective);
+        return match (bound_by(line, &lines[0]), bound_by(line, &lines[1])) {
+            (Bound::Excludes, _) | (_, Bound::Excludes) => None,
+            (Bound::None, Bound::None) => end(None, None),
+            (Bound::Right(r), Bound::None) | (Bound::None, Bound::Right(r)) => end(None, Some(r)),
+            (Bound::Left(l), Bound::None) | (Bound::None, Bound::Left(l)) => end(Some(l), None),
+            (Bound::Right(a), Bound::Right(b)) => end(None, Some(a.min(b))),
+            (Bound::Left(a), Bound::Left(b)) => end(Some(a.max(b)), None),
+            (Bound::Left(l), Bound::Right(r)) | (Bound::Right(r), Bound::Left(l)) => {
+                if l > r {
+                    None
+                } else {
+                    end(Some(l), Some(r))
+                }
+            }
+        };
+    }
     let (left, right) = line_bounds(line, &lines[..line_no])?;
+    lp1_end(line, dot, discriminant, left, right, objective)
+}
+
+/// [`lp1`] once the line bounds `left`, `right` ([`line_bounds`]) are known.
+#[inline(always)]
+fn lp1_end(
+    line: Line,
+    dot: Fx,
+    discriminant: i128,
+    left: Option<Fx>,
+    right: Option<Fx>,
+    objective: Objective,
+) -> Option<Vec2> {
     // `x <= t_right = −dot + s`, `x >= t_left = −dot − s`: |x + dot| < 2⁶³ + 2⁶¹, squares fit.
     let below_s = |y: i128| y < 0 || y * y <= discriminant;
     let le_right = |x: Fx| below_s(i128::from(x.to_bits()) + i128::from(dot.to_bits()));
@@ -78,16 +124,14 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
     if left.is_some_and(|l| !le_right(l)) || right.is_some_and(|r| !ge_left(r)) {
         return None;
     }
-    let sqrt_disc = || sqrt_wide(discriminant);
-    let hi = || hi_line.unwrap_or_else(|| -dot + sqrt_disc());
-    let lo = || lo_line.unwrap_or_else(|| -dot - sqrt_disc());
-    let at = |t: Fx| line.point + line.direction * t;
-    Some(match objective {
+    // The end taken: a value, or `Err(right)` for the circle's right (left) end, whose square
+    // root is then taken at one place.
+    let t = match objective {
         Objective::Direction(dir) => {
             if dir.dot_wide(line.direction) > 0 {
-                at(hi()) // take the right extreme
+                hi_line.ok_or(true) // take the right extreme
             } else {
-                at(lo()) // take the left extreme
+                lo_line.ok_or(false) // take the left extreme
             }
         }
         Objective::Closest(opt) => {
@@ -102,14 +146,19 @@ pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> 
                 None => !le_right(t),
             };
             if below_lo {
-                at(lo())
+                lo_line.ok_or(false)
             } else if above_hi {
-                at(hi())
+                hi_line.ok_or(true)
             } else {
-                at(t)
+                Ok(t)
             }
         }
-    })
+    };
+    let t = t.unwrap_or_else(|right| {
+        let s = sqrt_wide(discriminant);
+        if right { -dot + s } else { -dot - s }
+    });
+    Some(line.point + line.direction * t)
 }
 
 /// `line.point · line.direction` and the discriminant `dot² + r² − |point|²` (raw Q64.64) of
@@ -159,12 +208,31 @@ fn bound_by(line: Line, other: &Line) -> Bound {
             Bound::None
         };
     }
-    let t = clamp_t(fx_saturating_div(numerator, denominator));
+    let t = intersection_parameter(numerator, denominator);
     if denominator >= Fx::ZERO {
         Bound::Right(t)
     } else {
         Bound::Left(t)
     }
+}
+
+/// `clamp_t(fx_saturating_div(numerator, denominator))` ([`bound_by`]'s parameter), bit for
+/// bit, for `denominator != 0`: a quotient of magnitude `2⁵⁶` or more (saturated or not) is
+/// clamped to `±T_LIMIT`, which the exact comparison `|n| >= |d|·2²⁴` decides before
+/// dividing; otherwise the truncated quotient of the magnitudes (below `2⁵⁶`) with the sign.
+#[inline(always)]
+fn intersection_parameter(numerator: Fx, denominator: Fx) -> Fx {
+    let (n, d) = (numerator.to_bits(), denominator.to_bits());
+    let (n_abs, d_abs) = (u128::from(n.unsigned_abs()), u128::from(d.unsigned_abs()));
+    let t = if n_abs >= d_abs << 24 {
+        T_LIMIT.to_bits()
+    } else {
+        // < 2⁵⁶: the quotient of `fx_saturating_div` without overflow.
+        ((n_abs << 32) / d_abs) as i64
+    };
+    let t = Fx::from_bits(if (n < 0) != (d < 0) { -t } else { t });
+    debug_assert_eq!(t, clamp_t(fx_saturating_div(numerator, denominator)));
+    t
 }
 
 /// The tightest bounds `(L, R)` the lines in `before` put on `t` along `line` ([`clip`]'s
@@ -729,6 +797,30 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
 
+        /// The intersection parameter with the clamp decided before dividing is the clamped
+        /// saturating quotient: quotients at and around ±2⁵⁶ (the clamp), the saturation and
+        /// the smallest non-parallel denominators.
+        #[test]
+        fn intersection_parameter_is_the_clamped_saturating_quotient(
+            d in prop_oneof![
+                Just(i64::MIN), Just(i64::MAX), -(1i64 << 20)..(1i64 << 20), any::<i64>()
+            ],
+            q in prop_oneof![
+                Just(0i64), -(1i64 << 57)..(1i64 << 57), Just(1i64 << 56), Just(-(1i64 << 56)),
+                any::<i64>()
+            ],
+            r in -3i64..4,
+            n in any::<i64>(),
+        ) {
+            let d = if d == 0 { 1 } else { d };
+            // A numerator near q·d (when it fits), so the quotient lands near q; or any.
+            let near = i128::from(q) * i128::from(d) / (1 << 32) + i128::from(r);
+            for n in [i64::try_from(near).unwrap_or(n), n, i64::MIN, i64::MAX] {
+                let (n, d) = (Fx::from_bits(n), Fx::from_bits(d));
+                prop_assert_eq!(intersection_parameter(n, d), clamp_t(fx_saturating_div(n, d)));
+            }
+        }
+
         /// The projected line's foot (magnitudes divided, sign applied) is the signed quotient.
         #[test]
         fn projected_line_matches_the_signed_division(
@@ -819,6 +911,54 @@ mod tests {
                 &lines,
                 Fx::from_bits(radius),
                 &[Objective::Closest(opt), Objective::Direction(dir)],
+            );
+        }
+
+        /// LP1 against the eager LP1 on nearly parallel lines: directions tilted from one by
+        /// about `EPSILON` (either side of the parallel test), by a few ulps, or a little more,
+        /// with lines up to 2¹⁰ away, so that intersection parameters reach the ±2²⁴ clamp or
+        /// lie below it; points on a grid or all through one point (bounds that tie, results on
+        /// the boundary).
+        #[test]
+        fn lp1_matches_the_eager_lp1_near_parallel(
+            base in direction(),
+            tilted in prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just(0i64),
+                        (-3i64..4).prop_map(|d| EPSILON.to_bits() + d),
+                        (-3i64..4).prop_map(|d| d - EPSILON.to_bits()),
+                        -64i64..65,
+                        -(1i64 << 24)..(1i64 << 24),
+                    ],
+                    vec2(),
+                    any::<bool>(),
+                    any::<bool>(),
+                    prop_oneof![Just(0i64), -(1i64 << 42)..(1i64 << 42)],
+                ),
+                1..8,
+            ),
+            through in vec2(),
+            radius in prop_oneof![(0i64..24).prop_map(|k| k << 30), 0i64..(8 * ONE)],
+            opt in vec2(),
+            dir in direction(),
+        ) {
+            let lines: Vec<Line> = tilted
+                .iter()
+                .map(|&(tilt, point, flip, pencil, far)| {
+                    let direction = base + base.perp() * Fx::from_bits(tilt);
+                    // A line up to 2¹⁰ away (from the circle): parameters up to the clamp.
+                    let point = point + base.perp() * Fx::from_bits(far);
+                    Line {
+                        point: if pencil { through } else { point },
+                        direction: if flip { -direction } else { direction },
+                    }
+                })
+                .collect();
+            check_lp1(
+                &lines,
+                Fx::from_bits(radius),
+                &[Objective::Closest(opt), Objective::Direction(dir), Objective::Closest(through)],
             );
         }
     }
