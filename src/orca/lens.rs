@@ -50,6 +50,16 @@ impl Lens {
     /// `h = sqrt(R² − x²)` across.
     #[must_use]
     pub fn crossings(&self) -> Option<[Vec2; 2]> {
+        // Whether the circles meet, decided exactly: (R − r)² ≤ |c|² ≤ (R + r)². The rounded
+        // `x` below cannot decide it near tangency: one ulp of `x` there is worth a gap of
+        // ~2·10⁻⁵ between the circles (`R − x` grows with the square of the gap), so disjoint
+        // circles could yield "crossings" ~10⁻⁵ outside the reachable disc.
+        let c2 = self.center.length_squared_wide();
+        let sum = self.max_speed.saturating_add(self.radius);
+        let diff = self.max_speed.saturating_sub(self.radius);
+        if c2 > wide_mul(sum, sum) || c2 < wide_mul(diff, diff) {
+            return None;
+        }
         let (d, u) = self.center.length_and_direction()?;
         let big_r2 = wide_mul(self.max_speed, self.max_speed);
         let num = self.center.length_squared_wide() + big_r2 - wide_mul(self.radius, self.radius);
@@ -318,6 +328,33 @@ mod tests {
             max_speed: Fx::from_num(r),
             center: Vec2::from_int(c.0, c.1),
             radius: Fx::lit(a),
+        }
+    }
+
+    #[test]
+    fn circles_a_hair_apart_do_not_cross() {
+        // The conformance proptest's seed 13218955593519606553: a zero-radius reachable circle
+        // 1.55·10⁻⁶ outside the speed circle. The rounded `x` says they touch; they do not, so
+        // there is no crossing and the lens is empty.
+        let l = Lens {
+            max_speed: Fx::lit("0.9970265047"),
+            center: Vec2::new(Fx::lit("0.8804230473"), Fx::lit("-0.467889098")),
+            radius: Fx::ZERO,
+        };
+        assert_eq!(l.crossings(), None);
+        let pref = Vec2::new(Fx::lit("1.9195260087"), Fx::lit("0.5861992114"));
+        assert_eq!(start(&l, Objective::Closest(pref)), None);
+        assert_eq!(lp2(&[], &l, Objective::Closest(pref)), None);
+        // With a reach of 0.001 the same circles overlap and cross on the speed circle.
+        let far = Lens {
+            radius: Fx::lit("0.001"),
+            ..l
+        };
+        let xs = far
+            .crossings()
+            .expect("circles 1.55e-6 apart overlap with a reach of 0.001");
+        for v in xs {
+            assert!((v.length() - far.max_speed).abs() < Fx::lit("0.000001"));
         }
     }
 
