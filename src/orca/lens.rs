@@ -208,36 +208,27 @@ pub fn lp2(lines: &[Line], lens: &Lens, objective: Objective) -> Option<Lp2Outco
 
 /// LP3 in the lens: from LP2's partial result, minimise the largest violation of lines
 /// `begin_line..`, the first `num_obstacle_lines` kept hard (see [`crate::orca::lp::lp3`],
-/// whose projected lines it shares).
+/// whose projected lines it shares): RVO2's eager loop with the lens's [`lp2`].
 #[must_use]
 pub fn lp3(
     lines: &[Line],
     num_obstacle_lines: usize,
     begin_line: usize,
     lens: &Lens,
-    mut result: Vec2,
+    result: Vec2,
     scratch: &mut Vec<Line>,
 ) -> Vec2 {
-    let mut distance: i128 = 0;
-    for i in begin_line..lines.len() {
-        let li = lines[i];
-        if li.violation_wide(result) <= distance {
-            continue;
-        }
-        scratch.clear();
-        scratch.extend_from_slice(&lines[..num_obstacle_lines]);
-        for &lj in &lines[num_obstacle_lines.min(i)..i] {
-            if let Some(line) = super::lp::projected_line(li, lj) {
-                scratch.push(line);
-            }
-        }
-        let objective = Objective::Direction(li.direction.perp());
-        if let Some(Lp2Outcome::Feasible(v)) = lp2(scratch, lens, objective) {
-            result = v;
-        }
-        distance = li.violation_wide(result);
-    }
-    result
+    super::lp::lp3_eager_with(
+        lines,
+        num_obstacle_lines,
+        begin_line,
+        result,
+        scratch,
+        |s, o| match lp2(s, lens, o) {
+            Some(Lp2Outcome::Feasible(v)) => Some(v),
+            _ => None,
+        },
+    )
 }
 
 /// The full solve of one agent with an acceleration limit: LP2 in the lens, LP3 in the lens

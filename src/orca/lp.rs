@@ -478,16 +478,18 @@ fn surely_satisfied(e: Vec2, k: i128, n_sq: i128, v: Vec2) -> bool {
         && (n_sq.wrapping_sub(1 << 30)).cast_unsigned() <= (1 << 71) - (1 << 30)
 }
 
-/// [`lp3`] as RVO2 writes it: every projected line first, then [`lp2`] over them. The test
-/// oracle of the lazy [`lp3`].
-#[cfg(test)]
-fn lp3_eager(
+/// LP3 as RVO2 writes it: for each line violated by more than the current maximum, every
+/// projected line first, then `lp2` (the feasible answer, if any) over them. The lens LP3
+/// ([`crate::orca::lens::lp3`]) runs it with its LP2; with [`lp2`] it is the test oracle of
+/// the lazy [`lp3`] (`lp3_eager`).
+#[inline]
+pub(crate) fn lp3_eager_with(
     lines: &[Line],
     num_obstacle_lines: usize,
     begin_line: usize,
-    radius: Fx,
     mut result: Vec2,
     scratch: &mut Vec<Line>,
+    lp2: impl Fn(&[Line], Objective) -> Option<Vec2>,
 ) -> Vec2 {
     let mut distance: i128 = 0;
     for i in begin_line..lines.len() {
@@ -502,13 +504,36 @@ fn lp3_eager(
                 scratch.push(line);
             }
         }
-        let objective = Objective::Direction(li.direction.perp());
-        if let Lp2Outcome::Feasible(v) = lp2(scratch, radius, objective) {
+        if let Some(v) = lp2(scratch, Objective::Direction(li.direction.perp())) {
             result = v;
         }
         distance = li.violation_wide(result);
     }
     result
+}
+
+/// [`lp3`] as RVO2 writes it ([`lp3_eager_with`] over [`lp2`]): the test oracle of the lazy
+/// [`lp3`].
+#[cfg(test)]
+fn lp3_eager(
+    lines: &[Line],
+    num_obstacle_lines: usize,
+    begin_line: usize,
+    radius: Fx,
+    result: Vec2,
+    scratch: &mut Vec<Line>,
+) -> Vec2 {
+    lp3_eager_with(
+        lines,
+        num_obstacle_lines,
+        begin_line,
+        result,
+        scratch,
+        |s, o| match lp2(s, radius, o) {
+            Lp2Outcome::Feasible(v) => Some(v),
+            Lp2Outcome::Infeasible { .. } => None,
+        },
+    )
 }
 
 /// LP3's projected line of agent lines `li` and `lj` (j before i): where both are violated
