@@ -441,23 +441,29 @@ fn lp2_projected(
     Some(result)
 }
 
-/// The margin of [`surely_satisfied`] at the result `v`: `2·(2³⁶·(v₁ + 1) + 2³⁹) + 64` raw
-/// Q64.64, `v₁ = ⌊(|v.x| + |v.y|) / 2³²⌋ + 1` (real units, rounded up). `None` when
-/// `|v.x| + |v.y| >= 2²⁹` (real), far outside the domain: no test is decided there.
-#[inline]
-fn violation_margin(v: Vec2) -> Option<i128> {
-    let v1 = u128::from(v.x.to_bits().unsigned_abs()) + u128::from(v.y.to_bits().unsigned_abs());
-    (v1 < 1 << 61).then(|| (2 * ((((v1 >> 32) + 2) << 36) + (1 << 39)) + 64).cast_signed())
+/// The margin of [`surely_satisfied`]: its bound `2·(2³⁶·(v₁ + 1) + 2³⁹) + 64` raw Q64.64
+/// (`v₁ = ⌊(|v.x| + |v.y|) / 2³²⌋ + 1`, real units rounded up) at the largest `v` it decides,
+/// `|v.x|, |v.y| <= 2¹⁰` real ([`sure_speed`]; the domain's speeds have components up to
+/// 1,000), so `v₁ <= 2¹¹ + 1`. One constant instead of the bound at `v` (which is smaller):
+/// a wider margin only leaves undecided the lines satisfied by less than about 8·10⁻⁶·|e|,
+/// and saves computing the bound each time the result changes.
+const MARGIN: i128 = 2 * ((((1 << 11) + 2) << 36) + (1 << 39)) + 64;
+
+/// Whether [`MARGIN`] covers `v`: `|v.x|, |v.y| <= 2¹⁰` real (2⁴² raw).
+#[inline(always)]
+fn sure_speed(v: Vec2) -> bool {
+    let in_range = |c: Fx| c.to_bits().wrapping_add(1 << 42).cast_unsigned() <= 1 << 43;
+    in_range(v.x) && in_range(v.y)
 }
 
 /// Whether `v` surely satisfies the (skew) projected line with the exact terms `e`, `k`, `|e|²`
 /// of [`Terms::Skew`] (`violation_wide <= 0`), decided without computing the line; `false`
-/// when it violates it or the margin ([`violation_margin`]) is too thin to tell.
+/// when it violates it, the margin ([`MARGIN`]) is too thin to tell or `v` is beyond it.
 ///
 /// The line is `N·v = k` with `N = perp(e)`, the raw `k` unless the 2²⁴ cap changes it:
 /// ruled out here by `|k| <= 2⁷¹` and `|e|² >= 2³⁰` raw (`⌊|e|⌋ >= 2¹⁵` raw, a cap of at
 /// least 2⁷¹). [`projected_line`] anchors it at `p ≈ N·k/|e|²` with the unit direction
-/// `u ≈ e/|e|`, at most 2²⁴ + 1 from the origin, so with `|v| < 2²⁹` (checked) `p − v` is
+/// `u ≈ e/|e|`, at most 2²⁴ + 1 from the origin, so with `|v| <= 2¹¹` (checked) `p − v` is
 /// exact. Exactly, `det(e/|e|, N·k/|e|² − v) = (k − N·v)/|e| = D/|e|`, with
 /// `N·v = det(e, v)`. The rounded line differs by `|δp| < √2` ulps (one truncation per
 /// coordinate) and `|δu| < √2·(1 + 2⁻²⁸)` ulps (one truncation per coordinate of a quotient by
@@ -465,15 +471,15 @@ fn violation_margin(v: Vec2) -> Option<i128> {
 /// det(δu, p − v)` is within `√2·ulp·(1 + (1 + 2⁻²⁸)(|k|/|e| + √2·ulp + |v|))` of `D/|e|`.
 /// Times `|e|`, with `|e| <= e₁ = |e.x| + |e.y| <= √2·|e| <= 2³⁶` raw (`|e|² <= 2⁷¹` raw,
 /// checked), and in raw Q64.64 units, that is below `1.5·(e₁ + ⌊|k|/2³²⌋ + e₁·v₁ + 2) + 33
-/// < 2·(2³⁶·(v₁ + 1) + 2³⁹) + 64`, the margin: `D` below minus the margin makes the
-/// violation negative.
+/// < 2·(2³⁶·(v₁ + 1) + 2³⁹) + 64 <= MARGIN`: `D` below minus the margin makes the violation
+/// negative.
 #[inline(always)]
 fn surely_satisfied(e: Vec2, k: i128, n_sq: i128, v: Vec2) -> bool {
-    // |D| <= 2⁷¹ + 2³⁶·2⁶⁴ when the checks below hold; computed first (wrapping, only read
+    // |D| <= 2⁷¹ + 2³⁶·2⁴³ when the checks below hold; computed first (wrapping, only read
     // then) since most projected lines are violated and fail here.
     let d = k.wrapping_sub(e.det_wide(v));
-    d < 0
-        && violation_margin(v).is_some_and(|margin| d < -margin)
+    d < -MARGIN
+        && sure_speed(v)
         && k.unsigned_abs() <= 1 << 71
         && (n_sq.wrapping_sub(1 << 30)).cast_unsigned() <= (1 << 71) - (1 << 30)
 }
