@@ -112,8 +112,14 @@ fn lp1_end(
     right: Option<Fx>,
     objective: Objective,
 ) -> Option<Vec2> {
-    // `x <= t_right = −dot + s`, `x >= t_left = −dot − s`: |x + dot| < 2⁶³ + 2⁶¹, squares fit.
-    let below_s = |y: i128| y < 0 || y * y <= discriminant;
+    // `x <= t_right = −dot + s`, `x >= t_left = −dot − s`: |x + dot| < 2⁶³ + 2⁶¹ < 2⁶⁴, so a
+    // non-negative `y` is a `u64` and its square one 64×64-bit product.
+    let below_s = |y: i128| {
+        y < 0 || {
+            let y = y as u64;
+            u128::from(y) * u128::from(y) <= discriminant.cast_unsigned()
+        }
+    };
     let le_right = |x: Fx| below_s(i128::from(x.to_bits()) + i128::from(dot.to_bits()));
     let ge_left = |x: Fx| below_s(-(i128::from(x.to_bits()) + i128::from(dot.to_bits())));
     // The interval is [lo, hi], lo = max(t_left, L) and hi = min(t_right, R): `Some` when a
@@ -615,7 +621,7 @@ fn projected_from_terms(li: Line, lj: Line, terms: Terms) -> Option<Line> {
             // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
             // |e| and the line's direction e/|e| from one square root (`length_and_direction`
             // is bit-identical to `length` and `normalize_or_zero`).
-            let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
+            let (e_len, e_unit) = e.length_and_direction_inlined().unwrap_or((Fx::ZERO, Vec2::ZERO));
             // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
             // distance |k| / |e| is capped, which also keeps every product below in i128.
             let cap = wide_mul(T_LIMIT, e_len);
