@@ -232,6 +232,10 @@ fn intersection_parameter(numerator: Fx, denominator: Fx) -> Fx {
     let (n_abs, d_abs) = (u128::from(n.unsigned_abs()), u128::from(d.unsigned_abs()));
     let t = if n_abs >= d_abs << 24 {
         T_LIMIT.to_bits()
+    } else if n_abs < 1 << 32 {
+        // The dividend fits a `u64` (|n| below one unit): the same quotient by a 64-bit
+        // division, without the call of the 128-bit one.
+        ((n_abs << 32) as u64 / d_abs as u64) as i64
     } else {
         // < 2⁵⁶: the quotient of `fx_saturating_div` without overflow.
         ((n_abs << 32) / d_abs) as i64
