@@ -112,8 +112,14 @@ fn lp1_end(
     right: Option<Fx>,
     objective: Objective,
 ) -> Option<Vec2> {
-    // `x <= t_right = −dot + s`, `x >= t_left = −dot − s`: |x + dot| < 2⁶³ + 2⁶¹, squares fit.
-    let below_s = |y: i128| y < 0 || y * y <= discriminant;
+    // `x <= t_right = −dot + s`, `x >= t_left = −dot − s`: |x + dot| < 2⁶³ + 2⁶¹ < 2⁶⁴, so a
+    // non-negative `y` is a `u64` and its square one 64×64-bit product.
+    let below_s = |y: i128| {
+        y < 0 || {
+            let y = y as u64;
+            u128::from(y) * u128::from(y) <= discriminant.cast_unsigned()
+        }
+    };
     let le_right = |x: Fx| below_s(i128::from(x.to_bits()) + i128::from(dot.to_bits()));
     let ge_left = |x: Fx| below_s(-(i128::from(x.to_bits()) + i128::from(dot.to_bits())));
     // The interval is [lo, hi], lo = max(t_left, L) and hi = min(t_right, R): `Some` when a
@@ -226,6 +232,10 @@ fn intersection_parameter(numerator: Fx, denominator: Fx) -> Fx {
     let (n_abs, d_abs) = (u128::from(n.unsigned_abs()), u128::from(d.unsigned_abs()));
     let t = if n_abs >= d_abs << 24 {
         T_LIMIT.to_bits()
+    } else if n_abs < 1 << 32 {
+        // The dividend fits a `u64` (|n| below one unit): the same quotient by a 64-bit
+        // division, without the call of the 128-bit one.
+        ((n_abs << 32) as u64 / d_abs as u64) as i64
     } else {
         // < 2⁵⁶: the quotient of `fx_saturating_div` without overflow.
         ((n_abs << 32) / d_abs) as i64
@@ -441,23 +451,30 @@ fn lp2_projected(
     Some(result)
 }
 
-/// The margin of [`surely_satisfied`] at the result `v`: `2·(2³⁶·(v₁ + 1) + 2³⁹) + 64` raw
-/// Q64.64, `v₁ = ⌊(|v.x| + |v.y|) / 2³²⌋ + 1` (real units, rounded up). `None` when
-/// `|v.x| + |v.y| >= 2²⁹` (real), far outside the domain: no test is decided there.
-#[inline]
-fn violation_margin(v: Vec2) -> Option<i128> {
-    let v1 = u128::from(v.x.to_bits().unsigned_abs()) + u128::from(v.y.to_bits().unsigned_abs());
-    (v1 < 1 << 61).then(|| (2 * ((((v1 >> 32) + 2) << 36) + (1 << 39)) + 64).cast_signed())
+/// The margin of [`surely_satisfied`]: its bound `2·(2³⁶·(v₁ + 1) + 2³⁹) + 64` raw Q64.64
+/// (`v₁ = ⌊(|v.x| + |v.y|) / 2³²⌋ + 1`, real units rounded up) at the largest `v` it decides,
+/// `|v.x|, |v.y| <= 2¹⁰` real ([`sure_speed`]; the domain's speeds have components up to
+/// 1,000), so `v₁ <= 2¹¹ + 1`. One constant instead of the bound at `v` (which is smaller,
+/// about 2⁴¹ at walking speeds) saves computing the bound each time the result changes; the
+/// wider margin (2⁻¹⁷ real) only leaves undecided the lines satisfied by less than about
+/// 8·10⁻⁶ / |e| (2 more projected lines computed in `bench crowd 2000 --ticks 30`).
+const MARGIN: i128 = 2 * ((((1 << 11) + 2) << 36) + (1 << 39)) + 64;
+
+/// Whether [`MARGIN`] covers `v`: `|v.x|, |v.y| <= 2¹⁰` real (2⁴² raw).
+#[inline(always)]
+fn sure_speed(v: Vec2) -> bool {
+    let in_range = |c: Fx| c.to_bits().wrapping_add(1 << 42).cast_unsigned() <= 1 << 43;
+    in_range(v.x) && in_range(v.y)
 }
 
 /// Whether `v` surely satisfies the (skew) projected line with the exact terms `e`, `k`, `|e|²`
 /// of [`Terms::Skew`] (`violation_wide <= 0`), decided without computing the line; `false`
-/// when it violates it or the margin ([`violation_margin`]) is too thin to tell.
+/// when it violates it, the margin ([`MARGIN`]) is too thin to tell or `v` is beyond it.
 ///
 /// The line is `N·v = k` with `N = perp(e)`, the raw `k` unless the 2²⁴ cap changes it:
 /// ruled out here by `|k| <= 2⁷¹` and `|e|² >= 2³⁰` raw (`⌊|e|⌋ >= 2¹⁵` raw, a cap of at
 /// least 2⁷¹). [`projected_line`] anchors it at `p ≈ N·k/|e|²` with the unit direction
-/// `u ≈ e/|e|`, at most 2²⁴ + 1 from the origin, so with `|v| < 2²⁹` (checked) `p − v` is
+/// `u ≈ e/|e|`, at most 2²⁴ + 1 from the origin, so with `|v| <= 2¹¹` (checked) `p − v` is
 /// exact. Exactly, `det(e/|e|, N·k/|e|² − v) = (k − N·v)/|e| = D/|e|`, with
 /// `N·v = det(e, v)`. The rounded line differs by `|δp| < √2` ulps (one truncation per
 /// coordinate) and `|δu| < √2·(1 + 2⁻²⁸)` ulps (one truncation per coordinate of a quotient by
@@ -465,15 +482,15 @@ fn violation_margin(v: Vec2) -> Option<i128> {
 /// det(δu, p − v)` is within `√2·ulp·(1 + (1 + 2⁻²⁸)(|k|/|e| + √2·ulp + |v|))` of `D/|e|`.
 /// Times `|e|`, with `|e| <= e₁ = |e.x| + |e.y| <= √2·|e| <= 2³⁶` raw (`|e|² <= 2⁷¹` raw,
 /// checked), and in raw Q64.64 units, that is below `1.5·(e₁ + ⌊|k|/2³²⌋ + e₁·v₁ + 2) + 33
-/// < 2·(2³⁶·(v₁ + 1) + 2³⁹) + 64`, the margin: `D` below minus the margin makes the
-/// violation negative.
+/// < 2·(2³⁶·(v₁ + 1) + 2³⁹) + 64 <= MARGIN`: `D` below minus the margin makes the violation
+/// negative.
 #[inline(always)]
 fn surely_satisfied(e: Vec2, k: i128, n_sq: i128, v: Vec2) -> bool {
-    // |D| <= 2⁷¹ + 2³⁶·2⁶⁴ when the checks below hold; computed first (wrapping, only read
+    // |D| <= 2⁷¹ + 2³⁶·2⁴³ when the checks below hold; computed first (wrapping, only read
     // then) since most projected lines are violated and fail here.
     let d = k.wrapping_sub(e.det_wide(v));
-    d < 0
-        && violation_margin(v).is_some_and(|margin| d < -margin)
+    d < -MARGIN
+        && sure_speed(v)
         && k.unsigned_abs() <= 1 << 71
         && (n_sq.wrapping_sub(1 << 30)).cast_unsigned() <= (1 << 71) - (1 << 30)
 }
@@ -609,7 +626,9 @@ fn projected_from_terms(li: Line, lj: Line, terms: Terms) -> Option<Line> {
             // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
             // |e| and the line's direction e/|e| from one square root (`length_and_direction`
             // is bit-identical to `length` and `normalize_or_zero`).
-            let (e_len, e_unit) = e.length_and_direction().unwrap_or((Fx::ZERO, Vec2::ZERO));
+            let (e_len, e_unit) = e
+                .length_and_direction_inlined()
+                .unwrap_or((Fx::ZERO, Vec2::ZERO));
             // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
             // distance |k| / |e| is capped, which also keeps every product below in i128.
             let cap = wide_mul(T_LIMIT, e_len);
@@ -819,6 +838,28 @@ mod tests {
         })
     }
 
+    /// [`MARGIN`] is the margin bound at the largest `v` that [`sure_speed`] admits (the bound
+    /// grows with `|v.x| + |v.y|`), and `sure_speed` admits exactly `|v.x|, |v.y| <= 2⁴²` raw.
+    #[test]
+    fn margin_covers_every_admitted_speed() {
+        let bound = |v1: u128| (2 * ((((v1 >> 32) + 2) << 36) + (1 << 39)) + 64).cast_signed();
+        assert_eq!(MARGIN, bound(1 << 43));
+        let edge = 1i64 << 42;
+        for (x, ok) in [
+            (edge, true),
+            (-edge, true),
+            (0, true),
+            (edge + 1, false),
+            (-edge - 1, false),
+            (i64::MIN, false),
+            (i64::MAX, false),
+        ] {
+            for (v, other) in [(Vec2::from_bits(x, 0), 0), (Vec2::from_bits(edge, x), edge)] {
+                assert_eq!(sure_speed(v), ok && other.abs() <= edge, "{v:?}");
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
 
@@ -835,7 +876,13 @@ mod tests {
                 any::<i64>()
             ],
             r in -3i64..4,
-            n in any::<i64>(),
+            // Any, or around the 64-bit dividend's limit |n| < 2³² (one unit).
+            n in prop_oneof![
+                any::<i64>(),
+                -(1i64 << 33)..(1i64 << 33),
+                (-2i64..3).prop_map(|k| (1i64 << 32) + k),
+                (-2i64..3).prop_map(|k| -(1i64 << 32) + k),
+            ],
         ) {
             let d = if d == 0 { 1 } else { d };
             // A numerator near q·d (when it fits), so the quotient lands near q; or any.
@@ -843,6 +890,46 @@ mod tests {
             for n in [i64::try_from(near).unwrap_or(n), n, i64::MIN, i64::MAX] {
                 let (n, d) = (Fx::from_bits(n), Fx::from_bits(d));
                 prop_assert_eq!(intersection_parameter(n, d), clamp_t(fx_saturating_div(n, d)));
+            }
+        }
+
+        /// A line decided satisfied by its terms ([`surely_satisfied`], with the constant
+        /// [`MARGIN`]) is satisfied by the computed projected line: velocities up to the
+        /// admitted 2¹⁰ per component, a few ulps to a few margins beside the line (where the
+        /// decision is tight), far lines and nearly parallel ones.
+        #[test]
+        fn surely_satisfied_lines_are_satisfied(
+            (pi, di) in (vec2(), direction()),
+            (pj, dj) in (vec2(), direction()),
+            far in prop_oneof![Just(0i64), -(1i64 << 44)..(1i64 << 44)],
+            tilt in prop_oneof![Just(0i64), -(1i64 << 20)..(1i64 << 20)],
+            along in -(1i64 << 42)..(1i64 << 42),
+            beside in prop_oneof![-(1i64 << 20)..(1i64 << 20), -(1i64 << 34)..(1i64 << 34), -64i64..65],
+            speed in prop_oneof![(-(1i64 << 42))..=(1i64 << 42), Just(1i64 << 42)],
+        ) {
+            let li = Line { point: Vec2::new(pi.x, pi.y + Fx::from_bits(far)), direction: di };
+            let dj = Vec2::new(dj.x, dj.y + Fx::from_bits(tilt));
+            let lj = Line { point: pj, direction: dj };
+            let Terms::Skew { e, k, n_sq } = projected_terms(li, li.direction.det_wide(li.point), lj)
+            else {
+                return Ok(());
+            };
+            let line = projected_line(li, lj).unwrap();
+            // Points near the line (`beside` ulps to its left, clamped to the admitted speeds),
+            // and one anywhere.
+            let clamp = |c: Fx| Fx::from_bits(c.to_bits().clamp(-(1 << 42), 1 << 42));
+            let near = line.point
+                + line.direction * Fx::from_bits(along)
+                + line.direction.perp() * Fx::from_bits(beside);
+            for v in [
+                Vec2::new(clamp(near.x), clamp(near.y)),
+                Vec2::from_bits(speed, along),
+                Vec2::from_bits(along, speed),
+            ] {
+                if surely_satisfied(e, k, n_sq, v) {
+                    prop_assert!(sure_speed(v));
+                    prop_assert!(line.violation_wide(v) <= 0, "{li:?} {lj:?} {v:?}");
+                }
             }
         }
 
