@@ -96,7 +96,8 @@ pub fn sqrt_wide(wide: i128) -> Fx {
 /// interval `x` ∈ [i/1024, (i + 1)/1024) of the 10-bit prefix `i` ∈ [256, 1024) of a
 /// normalised 64-bit value, `f` ∈ [0, 2³²) the next 32 bits: stored as `c₀ << 32 | c₁`. The
 /// chord through the interval's ends lowered by half its gap to the curve at the middle (about
-/// the minimax line, relative error below 2⁻²⁰): the seed of [`isqrt_u128`]'s Goldschmidt
+/// the minimax line, relative error below 2⁻¹⁹ for every `t`, as a test shows interval by
+/// interval): the seed of [`isqrt_u128`]'s Goldschmidt
 /// iteration, computed at compile time in integers (`isqrt(⌊2⁷⁰ / i⌋)` and the like). Indexed by
 /// the prefix itself (entries below 256 are never read) so that `t >> 54` needs no bounds check.
 const RSQRT_SEED: [u64; 1024] = {
@@ -234,7 +235,8 @@ fn goldschmidt(t: u64) -> (i64, i64) {
 /// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
 /// [`Vec2::length_and_direction`], whose larger component has 62 significant bits), its
 /// residual `e = n − s²` (wrapping) and a reciprocal estimate `r` ≈ `2¹²⁵ / √n` just below it
-/// (see [`recip_from_h`]); `s` is within one of the root (tests), nothing is verified here.
+/// (see [`recip_from_h`], which proves the bound the quotients need); `s` is within one of the
+/// root (tests), and the root is not verified here.
 ///
 /// The same estimate as [`isqrt_u128`], computed at `n`'s own scale: the normalising shift
 /// `4ᵏ` (`k` = 1 for `n` ≥ 2¹²⁴, else 2) only selects the table entry (`t` = the top word of
@@ -260,11 +262,24 @@ fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
     )
 }
 
-/// `r` ≈ `2¹²⁵ / √n` from Goldschmidt's `h` ≈ `2⁶¹ / √x` (Q.62 `1/(2√x)`, `x = 4ᵏn / 2¹²⁸`):
-/// `2¹²⁵ / √n = 2ᵏ·2⁶¹ / √x ≈ h·2ᵏ`, lowered by `2¹⁴⁺ᵏ` to stay below the exact reciprocal.
-/// The tests measured `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁴, 2⁶] over every table interval and
-/// millions of random inputs; [`Vec2::length_and_direction`] verifies the bound it needs
-/// exactly in any case. Wrapping: a wild `h` gives a wild `r`, which that check rejects.
+/// `r` ≈ `2¹²⁵ / √n` from Goldschmidt's `h` ≈ `2⁶¹ / √x` (Q.62 `1/(2√x)`, `x = t / 2⁶⁴`,
+/// `t` = `⌊n / 2⁶⁴⌋·4ᵏ`): `2¹²⁵ / √n ≈ 2ᵏ·2⁶¹ / √x ≈ h·2ᵏ`, lowered by `2¹⁴⁺ᵏ` to stay below
+/// the exact reciprocal. **Proved** (no check at run time): for `len = ⌊√n⌋`,
+/// `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (`recip_holds`, what [`Vec2::length_and_direction`]'s quotients
+/// need).
+///
+/// Let the seed be `y₀ = (2³⁰/√x)(1 + ε₀)`; `|ε₀| < 2⁻¹⁹` for every `t` (the table's bound,
+/// `rsqrt_seed_error_is_below_2_pow_minus_19` checks it exhaustively per interval). In exact
+/// arithmetic one Goldschmidt step gives `H·(1 − c)` with `H = 2⁶¹/√x` and
+/// `c = (3ε₀² + ε₀³)/2` ∈ [0, 2⁻³⁷]; its three floors move `h` by less than 1 down and 12 up,
+/// so `h ∈ (H(1 − c) − 1, H(1 − c) + 12)`. With `X = 4ᵏn/2¹²⁸` ∈ [x, x(1 + 2⁻⁵⁸)) (`t` drops
+/// the low bits of `4ᵏn`), `H·2ᵏ·√n = 2¹²⁵·√(X/x)` ∈ [2¹²⁵, 2¹²⁵(1 + 2⁻⁵⁹)). Upper side:
+/// `r·len ≤ r·√n < (H − 2¹⁴ + 12)·2ᵏ·√n < 2¹²⁵ + 2⁶⁶ − 2⁷⁵ < 2¹²⁵` (`√n ≥ 2⁶¹`). Lower side:
+/// `len > √n − 1` and `r < 2⁶⁴` give
+/// `r·len > (H(1 − c) − 2¹⁴ − 1)·2ᵏ·√n − 2⁶⁴ ≥ 2¹²⁵ − 2¹²⁵·c − 2⁷⁹ − 2⁶⁴`, and
+/// `2¹²⁵·c ≤ 2⁸⁸`: the gap is below `2⁸⁸·1.01 < 2⁹⁰`. (The tests also measured
+/// `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁴, 2⁶] over every table interval and millions of random
+/// inputs, and debug builds assert `recip_holds` on every call.)
 #[inline(always)]
 fn recip_from_h(h: i64, k: u32) -> u64 {
     (h as u64).wrapping_sub(1 << 14) << k
@@ -295,7 +310,8 @@ fn isqrt_sum_verified(n: u128) -> Option<u64> {
 /// Whether the reciprocal estimate `r` satisfies `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (exact `u128`
 /// arithmetic; a negative difference wraps above 2¹²⁷), which gives
 /// `2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len` as `len ≥ 2⁶¹`: what [`Vec2::length_and_direction`]'s
-/// quotients need.
+/// quotients need. Always true for the estimate of [`recip_from_h`] (proved there); asserted in
+/// debug builds and by the tests.
 #[inline(always)]
 fn recip_holds(r: u64, len: u64) -> bool {
     (1u128 << 125).wrapping_sub(u128::from(r) * u128::from(len)) >> 90 == 0
@@ -668,15 +684,16 @@ impl Vec2 {
         // `len` in [2⁶¹, 2⁶³).
         let (ax, ay) = (xb.unsigned_abs() << s, yb.unsigned_abs() << s);
         let sum = u128::from(ax) * u128::from(ax) + u128::from(ay) * u128::from(ay);
-        // The root and a reciprocal estimate `r` ≈ 2¹²⁵/len from one Goldschmidt iteration,
-        // both verified exactly: the root `len` by its residual (it is almost always exact),
-        // `r` by 2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len. Either check failing (the tests show the root
-        // estimate off by one a few times in a million, `r` never) sends the vector to the
-        // general computation, out of line.
+        // The root and a reciprocal estimate `r` ≈ 2¹²⁵/len from one Goldschmidt iteration.
+        // The root `len` is verified exactly by its residual (it is almost always exact; the
+        // tests show it off by one a few times in a million, which sends the vector to the
+        // general computation, out of line); for the exact root, 2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len
+        // holds always (proved at `recip_from_h`).
         let (len, e, r) = isqrt_sum_estimate(sum);
-        if !(sum_root_holds(len, e) && recip_holds(r, len)) {
+        if !sum_root_holds(len, e) {
             return wrap(Self::length_and_direction_wide(xb, yb, m));
         }
+        debug_assert!(recip_holds(r, len), "reciprocal bound, sum {sum}");
         // Both quotients `(c << 32) / len` (truncated toward zero) without a division: the
         // estimate q = ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it (|c| < 2⁶², so
         // |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻²), so the remainder `(|c| << 32) − q·len` is in
@@ -991,6 +1008,58 @@ mod tests {
             let n = (u128::from(next()) << 64) | u128::from(next());
             check(lo + n % (hi - lo));
         }
+    }
+
+    /// The seed of [`goldschmidt`], `y₀ = c₀ − ⌊c₁·f / 2³²⌋`, is within a relative 2⁻¹⁹ of
+    /// `2³⁰/√x = 2⁶²/√t` for every `t` ∈ [2⁶², 2⁶⁴) (the premise of [`recip_from_h`]'s proof).
+    /// Per table interval `i` (`t = i·2⁵⁴ + f·2²² + low`): `L(f) ≤ y₀ < L(f) + 1` with the line
+    /// `L(f) = c₀ − c₁·f/2³²`, and `L(f)·√t` is concave in `f` (a decreasing line times a
+    /// concave increasing root), so the error's minimum lies at an end of the interval (taken
+    /// with `y₀ = L`, `low = 0`) and its maximum where `(L + 1)·√t` peaks (`low = 2²² − 1`),
+    /// found by ternary search and checked with its neighbourhood.
+    #[test]
+    #[allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
+    fn rsqrt_seed_error_is_below_2_pow_minus_19() {
+        let mut worst = 0f64;
+        for i in 256u64..1024 {
+            let entry = RSQRT_SEED[i as usize];
+            let (c0, c1) = ((entry >> 32) as f64, (entry & u64::from(u32::MAX)) as f64);
+            let line = |f: u64| c0 - c1 * f as f64 / 4_294_967_296.0;
+            let t = |f: u64, low: u64| ((i << 54) | (f << 22) | low) as f64;
+            // Relative error of `y` against 2⁶²/√t.
+            let err = |y: f64, t: f64| y * t.sqrt() / 2f64.powi(62) - 1.0;
+            let low_max = (1 << 22) - 1;
+            let upper = |f: u64| err(line(f) + 1.0, t(f, low_max));
+            for f in [0, u64::from(u32::MAX)] {
+                worst = worst.max(err(line(f), t(f, 0)).abs());
+                worst = worst.max(upper(f).abs());
+            }
+            let (mut lo, mut hi) = (0u64, u64::from(u32::MAX));
+            while hi - lo > 3 {
+                let (m1, m2) = (lo + (hi - lo) / 3, hi - (hi - lo) / 3);
+                if upper(m1) < upper(m2) {
+                    lo = m1;
+                } else {
+                    hi = m2;
+                }
+            }
+            for f in lo.saturating_sub(1 << 12)..=(hi + (1 << 12)).min(u64::from(u32::MAX)) {
+                worst = worst.max(upper(f).abs());
+            }
+            // The actual seed on a few points of the interval agrees with the bounds.
+            for f in [0, 1, lo, hi, u64::from(u32::MAX)] {
+                let tt = (i << 54) | (f << 22);
+                let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32);
+                assert!(
+                    err(y0 as f64, tt as f64).abs() <= worst,
+                    "interval {i}, f {f}"
+                );
+            }
+        }
+        assert!(
+            worst < 2f64.powi(-19),
+            "worst relative seed error {worst:e}"
+        );
     }
 
     /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against the general
