@@ -96,7 +96,8 @@ pub fn sqrt_wide(wide: i128) -> Fx {
 /// interval `x` ∈ [i/1024, (i + 1)/1024) of the 10-bit prefix `i` ∈ [256, 1024) of a
 /// normalised 64-bit value, `f` ∈ [0, 2³²) the next 32 bits: stored as `c₀ << 32 | c₁`. The
 /// chord through the interval's ends lowered by half its gap to the curve at the middle (about
-/// the minimax line, relative error below 2⁻²⁰): the seed of [`isqrt_u128`]'s Goldschmidt
+/// the minimax line, relative error below 2⁻¹⁹ for every `t`, as a test shows interval by
+/// interval): the seed of [`isqrt_u128`]'s Goldschmidt
 /// iteration, computed at compile time in integers (`isqrt(⌊2⁷⁰ / i⌋)` and the like). Indexed by
 /// the prefix itself (entries below 256 are never read) so that `t >> 54` needs no bounds check.
 const RSQRT_SEED: [u64; 1024] = {
@@ -234,7 +235,8 @@ fn goldschmidt(t: u64) -> (i64, i64) {
 /// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
 /// [`Vec2::length_and_direction`], whose larger component has 62 significant bits), its
 /// residual `e = n − s²` (wrapping) and a reciprocal estimate `r` ≈ `2¹²⁵ / √n` just below it
-/// (see [`recip_from_h`]); `s` is within one of the root (tests), nothing is verified here.
+/// (see [`recip_from_h`], which proves the bound the quotients need); `s` is within one of the
+/// root (tests), and the root is not verified here.
 ///
 /// The same estimate as [`isqrt_u128`], computed at `n`'s own scale: the normalising shift
 /// `4ᵏ` (`k` = 1 for `n` ≥ 2¹²⁴, else 2) only selects the table entry (`t` = the top word of
@@ -260,11 +262,24 @@ fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
     )
 }
 
-/// `r` ≈ `2¹²⁵ / √n` from Goldschmidt's `h` ≈ `2⁶¹ / √x` (Q.62 `1/(2√x)`, `x = 4ᵏn / 2¹²⁸`):
-/// `2¹²⁵ / √n = 2ᵏ·2⁶¹ / √x ≈ h·2ᵏ`, lowered by `2¹⁴⁺ᵏ` to stay below the exact reciprocal.
-/// The tests measured `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁴, 2⁶] over every table interval and
-/// millions of random inputs; [`Vec2::length_and_direction`] verifies the bound it needs
-/// exactly in any case. Wrapping: a wild `h` gives a wild `r`, which that check rejects.
+/// `r` ≈ `2¹²⁵ / √n` from Goldschmidt's `h` ≈ `2⁶¹ / √x` (Q.62 `1/(2√x)`, `x = t / 2⁶⁴`,
+/// `t` = `⌊n / 2⁶⁴⌋·4ᵏ`): `2¹²⁵ / √n ≈ 2ᵏ·2⁶¹ / √x ≈ h·2ᵏ`, lowered by `2¹⁴⁺ᵏ` to stay below
+/// the exact reciprocal. **Proved** (no check at run time): for `len = ⌊√n⌋`,
+/// `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (`recip_holds`, what [`Vec2::length_and_direction`]'s quotients
+/// need).
+///
+/// Let the seed be `y₀ = (2³⁰/√x)(1 + ε₀)`; `|ε₀| < 2⁻¹⁹` for every `t` (the table's bound,
+/// `rsqrt_seed_error_is_below_2_pow_minus_19` checks it exhaustively per interval). In exact
+/// arithmetic one Goldschmidt step gives `H·(1 − c)` with `H = 2⁶¹/√x` and
+/// `c = (3ε₀² + ε₀³)/2` ∈ [0, 2⁻³⁷]; its three floors move `h` by less than 1 down and 12 up,
+/// so `h ∈ (H(1 − c) − 1, H(1 − c) + 12)`. With `X = 4ᵏn/2¹²⁸` ∈ [x, x(1 + 2⁻⁵⁸)) (`t` drops
+/// the low bits of `4ᵏn`), `H·2ᵏ·√n = 2¹²⁵·√(X/x)` ∈ [2¹²⁵, 2¹²⁵(1 + 2⁻⁵⁹)). Upper side:
+/// `r·len ≤ r·√n < (H − 2¹⁴ + 12)·2ᵏ·√n < 2¹²⁵ + 2⁶⁶ − 2⁷⁵ < 2¹²⁵` (`√n ≥ 2⁶¹`). Lower side:
+/// `len > √n − 1` and `r < 2⁶⁴` give
+/// `r·len > (H(1 − c) − 2¹⁴ − 1)·2ᵏ·√n − 2⁶⁴ ≥ 2¹²⁵ − 2¹²⁵·c − 2⁷⁹ − 2⁶⁴`, and
+/// `2¹²⁵·c ≤ 2⁸⁸`: the gap is below `2⁸⁸·1.01 < 2⁹⁰`. (The tests also measured
+/// `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁴, 2⁶] over every table interval and millions of random
+/// inputs, and debug builds assert `recip_holds` on every call.)
 #[inline(always)]
 fn recip_from_h(h: i64, k: u32) -> u64 {
     (h as u64).wrapping_sub(1 << 14) << k
@@ -295,7 +310,8 @@ fn isqrt_sum_verified(n: u128) -> Option<u64> {
 /// Whether the reciprocal estimate `r` satisfies `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (exact `u128`
 /// arithmetic; a negative difference wraps above 2¹²⁷), which gives
 /// `2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len` as `len ≥ 2⁶¹`: what [`Vec2::length_and_direction`]'s
-/// quotients need.
+/// quotients need. Always true for the estimate of [`recip_from_h`] (proved there); asserted in
+/// debug builds and by the tests.
 #[inline(always)]
 fn recip_holds(r: u64, len: u64) -> bool {
     (1u128 << 125).wrapping_sub(u128::from(r) * u128::from(len)) >> 90 == 0
@@ -350,6 +366,136 @@ pub fn fx_div(a: Fx, b: Fx) -> Fx {
     let (q, overflow) = fx_div_raw(a, b);
     debug_assert!(!overflow, "overflow");
     Fx::from_bits(q)
+}
+
+/// `RECIP_SEED[i - 256]` = `⌊(2¹⁹ − 3·2⁸) / i⌋` for `i` ∈ [256, 512): the 11-bit seed of
+/// [`reciprocal_word`] (Möller and Granlund, "Improved division by invariant integers", IEEE
+/// Trans. Computers 60 (2011), Algorithm 2; GMP's `invert_limb` table).
+const RECIP_SEED: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = (((1u32 << 19) - 3 * (1 << 8)) / (i as u32 + 256)) as u16;
+        i += 1;
+    }
+    table
+};
+
+/// `⌊(2¹²⁸ − 1) / d⌋ − 2⁶⁴` for a normalised `d` ∈ [2⁶³, 2⁶⁴), without a division: Möller and
+/// Granlund's `RECIPROCAL_WORD` (Algorithm 2 of the paper above, proved exact there for every
+/// such `d`): an 11-bit table seed, two Newton steps in 64-bit arithmetic (to 21 and 34 bits),
+/// a third to 64 bits and a final adjustment by the exact product `v₃·d`. Eight
+/// multiplications; the tests compare it with the division on every table interval's ends and
+/// millions of random divisors.
+#[inline(always)]
+#[must_use]
+const fn reciprocal_word(d: u64) -> u64 {
+    debug_assert!(d >> 63 == 1);
+    let d0 = d & 1;
+    let d40 = (d >> 24) + 1;
+    let d63 = (d >> 1) + d0;
+    let v0 = RECIP_SEED[((d >> 55) - 256) as usize] as u64;
+    let v1 = (v0 << 11) - ((v0 * v0 * d40) >> 40) - 1;
+    let v2 = (v1 << 13) + (v1.wrapping_mul((1u64 << 60).wrapping_sub(v1 * d40)) >> 47);
+    let e = ((v2 >> 1) & 0u64.wrapping_sub(d0)).wrapping_sub(v2.wrapping_mul(d63));
+    let v3 = (v2 << 31).wrapping_add(((v2 as u128 * e as u128) >> 65) as u64);
+    let hi = ((v3 as u128 * d as u128 + d as u128) >> 64) as u64;
+    v3.wrapping_sub(hi).wrapping_sub(d)
+}
+
+/// A scalar divisor prepared for many [`fx_div`]s by the same value:
+/// `FxReciprocal::new(b).divide(a) == fx_div(a, b)` to the last bit for every `a` and every
+/// nonzero `b`, computed with multiplications only. Preparing costs about as much as one
+/// quotient by the hardware division; each quotient is then several times cheaper than one
+/// (a 64-bit `div` takes about 25 cycles on the machines measured and is not pipelined), so
+/// it pays when the same divisor serves several quotients and is prepared outside the loop
+/// that uses it ([`solve_pair_prepared`](crate::orca::lines::solve_pair_prepared)'s τ and Δt).
+///
+/// # Why it is exact
+/// Let `T = |b|` have `ℓ` leading zeros and `V = 2⁶⁴ + v = ⌊(2¹²⁸ − 1) / (T·2^ℓ)⌋` (Möller
+/// and Granlund's `RECIPROCAL_WORD`, "Improved division by invariant integers", IEEE Trans.
+/// Computers 60 (2011): a table seed and Newton steps, no division), so
+/// `2¹²⁸/(T·2^ℓ) − 2 < V ≤ 2¹²⁸/(T·2^ℓ)`. For `A = |a|` the quotient is `Q = ⌊x⌋` with
+/// `x = A·2³²/T = A·V*/2^(96−ℓ)`, `V* = 2¹²⁸/(T·2^ℓ)` the exact reciprocal.
+///
+/// The estimate is one 64 × 64-bit product, `Q̃ = ⌊A'·W / 2⁶⁴⌋` with `A' = A·2^p` and
+/// `W = ⌊V / 2^s⌋`, where `p = 0, s = 32 − ℓ` for `ℓ ≤ 31` and `p = ℓ − 31, s = 1` for
+/// `ℓ ≥ 32` (so that `p − s = ℓ − 32` and `W < 2⁶⁴`). `A'·W/2⁶⁴` is below `x` by less than
+/// `2A/2^(96−ℓ) + A'/2⁶⁴`. The first term is `2x·T·2^ℓ/2¹²⁸ < 2x/2⁶⁴`, below ½ when
+/// `Q < 2⁶²` (`A < T·2³⁰`); the second is at most ½ as `A' ≤ 2⁶³` (`A ≤ 2⁶³` for `p = 0`;
+/// for `p > 0`, `A < T·2³⁰ < 2^(94−ℓ)` gives `A' < 2⁶³`). So `Q̃` is `Q` or `Q − 1`, the
+/// remainder `A·2³² − Q̃·T` lies in [0, 2T) ⊂ [0, 2⁶⁴) and is exact in wrapping `u64`
+/// arithmetic, and one comparison with `T` corrects `Q̃`. Larger quotients (within a factor 2
+/// of overflowing `Fx`, far outside every domain) take `fx_div` itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FxReciprocal {
+    /// `|b|` (raw bits).
+    t: u64,
+    /// `W = ⌊(2⁶⁴ + v) / 2^s⌋`.
+    w: u64,
+    /// `p`: the dividend's left shift.
+    pre: u32,
+    /// `T·2³⁰`, saturated: dividends from here on take the rare path.
+    limit: u64,
+    /// `b`'s sign as a mask (all ones when negative).
+    sign: i64,
+    /// The divisor itself (for the rare path).
+    b: Fx,
+}
+
+impl FxReciprocal {
+    /// Prepares division by `b` (one table read and eight multiplications, no division).
+    ///
+    /// # Panics
+    /// When `b` is zero (as `fx_div` does when dividing).
+    #[inline]
+    #[must_use]
+    pub fn new(b: Fx) -> Self {
+        let t = b.to_bits().unsigned_abs();
+        assert!(t != 0, "attempt to divide by zero");
+        let lz = t.leading_zeros();
+        let big_v = (1u128 << 64) | u128::from(reciprocal_word(t << lz));
+        let (pre, post) = if lz <= 31 { (0, 32 - lz) } else { (lz - 31, 1) };
+        Self {
+            t,
+            w: (big_v >> post) as u64,
+            pre,
+            limit: if t >> 34 == 0 { t << 30 } else { u64::MAX },
+            sign: b.to_bits() >> 63,
+            b,
+        }
+    }
+
+    /// The divisor `b`.
+    #[inline]
+    #[must_use]
+    pub fn divisor(self) -> Fx {
+        self.b
+    }
+
+    /// `fx_div(a, b)` for the prepared `b`, bit for bit (see the [type docs](Self)).
+    #[inline(always)]
+    #[must_use]
+    pub fn divide(self, a: Fx) -> Fx {
+        let bits = a.to_bits();
+        let big = bits.unsigned_abs();
+        if big >= self.limit {
+            return fx_div_cold(a, self.b);
+        }
+        let q = ((u128::from(big << self.pre) * u128::from(self.w)) >> 64) as u64;
+        let rem = (big << FRAC_BITS).wrapping_sub(q.wrapping_mul(self.t));
+        let q = (q + u64::from(rem >= self.t)).cast_signed(); // < 2⁶²
+        // Truncation toward zero: the magnitude's quotient with the sign applied.
+        let sign = (bits >> 63) ^ self.sign;
+        Fx::from_bits((q ^ sign).wrapping_sub(sign))
+    }
+}
+
+/// [`fx_div`] out of line (the rare path of [`FxReciprocal::divide`]).
+#[cold]
+#[inline(never)]
+fn fx_div_cold(a: Fx, b: Fx) -> Fx {
+    fx_div(a, b)
 }
 
 /// `a.saturating_div(b)`, bit-identical to `fixed`'s (on overflow: `Fx::MIN` when the signs
@@ -500,8 +646,35 @@ impl Vec2 {
         if m == 0 {
             return None;
         }
+        Self::length_and_direction_nonzero(xb, yb, m, Some)
+    }
+
+    /// [`length_and_direction`](Self::length_and_direction), always inlined, with the zero
+    /// vector's `None` as `(0, (0, 0))`: the tuple straight in registers (an `Option` of it
+    /// goes through memory).
+    #[inline(always)]
+    #[must_use]
+    pub(crate) fn length_and_direction_or_zero_inlined(self) -> (Fx, Self) {
+        let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
+        let m = xb.unsigned_abs().max(yb.unsigned_abs());
+        if m == 0 {
+            return (Fx::ZERO, Self::ZERO);
+        }
+        Self::length_and_direction_nonzero(xb, yb, m, |t| t)
+    }
+
+    /// The body of [`length_and_direction`](Self::length_and_direction) for a nonzero vector of
+    /// raw components `xb`, `yb`, `m = max(|xb|, |yb|)` > 0, its result passed through `wrap`
+    /// at each return (so that an `Option` is built in place, not copied).
+    #[inline(always)]
+    fn length_and_direction_nonzero<R>(
+        xb: i64,
+        yb: i64,
+        m: u64,
+        wrap: impl Fn((Fx, Self)) -> R,
+    ) -> R {
         if m >= 1 << 62 {
-            return Self::length_and_direction_wide(xb, yb, m);
+            return wrap(Self::length_and_direction_wide(xb, yb, m));
         }
         // Scale both components up by 2^s so the larger has exactly 62 significant bits: the
         // quotients then carry full precision even for vectors a few ulps long. The scaled root
@@ -511,15 +684,16 @@ impl Vec2 {
         // `len` in [2⁶¹, 2⁶³).
         let (ax, ay) = (xb.unsigned_abs() << s, yb.unsigned_abs() << s);
         let sum = u128::from(ax) * u128::from(ax) + u128::from(ay) * u128::from(ay);
-        // The root and a reciprocal estimate `r` ≈ 2¹²⁵/len from one Goldschmidt iteration,
-        // both verified exactly: the root `len` by its residual (it is almost always exact),
-        // `r` by 2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len. Either check failing (the tests show the root
-        // estimate off by one a few times in a million, `r` never) sends the vector to the
-        // general computation, out of line.
+        // The root and a reciprocal estimate `r` ≈ 2¹²⁵/len from one Goldschmidt iteration.
+        // The root `len` is verified exactly by its residual (it is almost always exact; the
+        // tests show it off by one a few times in a million, which sends the vector to the
+        // general computation, out of line); for the exact root, 2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len
+        // holds always (proved at `recip_from_h`).
         let (len, e, r) = isqrt_sum_estimate(sum);
-        if !(sum_root_holds(len, e) && recip_holds(r, len)) {
-            return Self::length_and_direction_wide(xb, yb, m);
+        if !sum_root_holds(len, e) {
+            return wrap(Self::length_and_direction_wide(xb, yb, m));
         }
+        debug_assert!(recip_holds(r, len), "reciprocal bound, sum {sum}");
         // Both quotients `(c << 32) / len` (truncated toward zero) without a division: the
         // estimate q = ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it (|c| < 2⁶², so
         // |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻²), so the remainder `(|c| << 32) − q·len` is in
@@ -542,7 +716,7 @@ impl Vec2 {
             }
         };
         let unit = Self::from_bits(quotient(ax, xb < 0), quotient(ay, yb < 0));
-        Some((Fx::from_bits((len >> s).cast_signed()), unit))
+        wrap((Fx::from_bits((len >> s).cast_signed()), unit))
     }
 
     /// [`length_and_direction`](Self::length_and_direction) computed in general in `i128`
@@ -551,7 +725,7 @@ impl Vec2 {
     /// its check (same results: the tests compare both on every input they try).
     #[cold]
     #[inline(never)]
-    fn length_and_direction_wide(xb: i64, yb: i64, m: u64) -> Option<(Fx, Self)> {
+    fn length_and_direction_wide(xb: i64, yb: i64, m: u64) -> (Fx, Self) {
         let s = m.leading_zeros().saturating_sub(2);
         let (x, y) = (i128::from(xb << s), i128::from(yb << s));
         let len = isqrt_u128((x * x + y * y).cast_unsigned());
@@ -566,7 +740,7 @@ impl Vec2 {
             if c < 0 { -(q as i64) } else { q as i64 }
         };
         let unit = Self::from_bits(quotient(x), quotient(y));
-        Some((Fx::from_bits((len >> s) as i64), unit))
+        (Fx::from_bits((len >> s) as i64), unit)
     }
 
     /// Unit vector in the direction of `self`, or zero for the zero vector.
@@ -836,6 +1010,58 @@ mod tests {
         }
     }
 
+    /// The seed of [`goldschmidt`], `y₀ = c₀ − ⌊c₁·f / 2³²⌋`, is within a relative 2⁻¹⁹ of
+    /// `2³⁰/√x = 2⁶²/√t` for every `t` ∈ [2⁶², 2⁶⁴) (the premise of [`recip_from_h`]'s proof).
+    /// Per table interval `i` (`t = i·2⁵⁴ + f·2²² + low`): `L(f) ≤ y₀ < L(f) + 1` with the line
+    /// `L(f) = c₀ − c₁·f/2³²`, and `L(f)·√t` is concave in `f` (a decreasing line times a
+    /// concave increasing root), so the error's minimum lies at an end of the interval (taken
+    /// with `y₀ = L`, `low = 0`) and its maximum where `(L + 1)·√t` peaks (`low = 2²² − 1`),
+    /// found by ternary search and checked with its neighbourhood.
+    #[test]
+    #[allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
+    fn rsqrt_seed_error_is_below_2_pow_minus_19() {
+        let mut worst = 0f64;
+        for i in 256u64..1024 {
+            let entry = RSQRT_SEED[i as usize];
+            let (c0, c1) = ((entry >> 32) as f64, (entry & u64::from(u32::MAX)) as f64);
+            let line = |f: u64| c0 - c1 * f as f64 / 4_294_967_296.0;
+            let t = |f: u64, low: u64| ((i << 54) | (f << 22) | low) as f64;
+            // Relative error of `y` against 2⁶²/√t.
+            let err = |y: f64, t: f64| y * t.sqrt() / 2f64.powi(62) - 1.0;
+            let low_max = (1 << 22) - 1;
+            let upper = |f: u64| err(line(f) + 1.0, t(f, low_max));
+            for f in [0, u64::from(u32::MAX)] {
+                worst = worst.max(err(line(f), t(f, 0)).abs());
+                worst = worst.max(upper(f).abs());
+            }
+            let (mut lo, mut hi) = (0u64, u64::from(u32::MAX));
+            while hi - lo > 3 {
+                let (m1, m2) = (lo + (hi - lo) / 3, hi - (hi - lo) / 3);
+                if upper(m1) < upper(m2) {
+                    lo = m1;
+                } else {
+                    hi = m2;
+                }
+            }
+            for f in lo.saturating_sub(1 << 12)..=(hi + (1 << 12)).min(u64::from(u32::MAX)) {
+                worst = worst.max(upper(f).abs());
+            }
+            // The actual seed on a few points of the interval agrees with the bounds.
+            for f in [0, 1, lo, hi, u64::from(u32::MAX)] {
+                let tt = (i << 54) | (f << 22);
+                let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32);
+                assert!(
+                    err(y0 as f64, tt as f64).abs() <= worst,
+                    "interval {i}, f {f}"
+                );
+            }
+        }
+        assert!(
+            worst < 2f64.powi(-19),
+            "worst relative seed error {worst:e}"
+        );
+    }
+
     /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against the general
     /// computation it replaced (kept for components of 2⁶² and more) and against the plain
     /// definition (core's `isqrt`, `i128` division): edge components and random vectors of
@@ -860,7 +1086,11 @@ mod tests {
             assert_eq!(fast, reference(v), "{v:?}");
             let m = x.unsigned_abs().max(y.unsigned_abs());
             if m != 0 {
-                assert_eq!(fast, Vec2::length_and_direction_wide(x, y, m), "{v:?}");
+                assert_eq!(
+                    fast,
+                    Some(Vec2::length_and_direction_wide(x, y, m)),
+                    "{v:?}"
+                );
             }
         };
         let mut edges = vec![0i64, 1, 2, 3, 5, 7];
@@ -962,6 +1192,116 @@ mod tests {
             #[allow(clippy::float_arithmetic)]
             let err = (x - ang.cos()).abs().max((y - ang.sin()).abs());
             assert!(err < 1e-7, "k={k} err={err}");
+        }
+    }
+
+    /// `reciprocal_word(d)` is `⌊(2¹²⁸ − 1)/d⌋ − 2⁶⁴` (the division it replaces): both ends of
+    /// every seed-table interval and their neighbours, the interval middles, powers of two and
+    /// their neighbours, and four million random normalised divisors.
+    #[test]
+    fn reciprocal_word_is_the_quotient() {
+        let check = |d: u64| {
+            let exact = (u128::MAX / u128::from(d)) - (1u128 << 64);
+            assert_eq!(u128::from(reciprocal_word(d)), exact, "d = {d:#x}");
+        };
+        let mut next = splitmix_stream(0x5eed_0fd1_5035);
+        for i in 256u64..512 {
+            let (lo, hi) = (i << 55, ((i + 1) << 55).wrapping_sub(1));
+            for d in [lo, lo + 1, lo + 2, lo + (1 << 54), hi - 2, hi - 1, hi] {
+                check(d);
+            }
+            for _ in 0..64 {
+                check(lo | (next() >> 9));
+            }
+        }
+        for k in 0..64 {
+            let d = (1u64 << 63) | (1u64 << k);
+            check(d);
+            check((d - 1) | (1 << 63));
+            check(u64::MAX - (1u64 << k) + 1);
+        }
+        check(1 << 63);
+        check(u64::MAX);
+        for _ in 0..4_000_000 {
+            check(next() | (1 << 63));
+        }
+    }
+
+    /// `FxReciprocal::new(b).divide(a)` against `fx_div(a, b)` (itself tested against `fixed`),
+    /// where `fx_div` does not overflow.
+    fn check_reciprocal(a: i64, b: i64) {
+        if b == 0 {
+            return;
+        }
+        let (fa, fb) = (Fx::from_bits(a), Fx::from_bits(b));
+        if fa.checked_div(fb).is_some() {
+            assert_eq!(
+                FxReciprocal::new(fb).divide(fa),
+                fx_div(fa, fb),
+                "{a} / {b}"
+            );
+        }
+    }
+
+    /// Every pair of edge values (0, ±1, ±2ᵏ and their neighbours, `i64::MIN`/`MAX`) and the
+    /// quotients next to the overflow bound `2⁶³` on both sides.
+    #[test]
+    fn reciprocal_division_on_edges() {
+        let mut edges = vec![0i64, 1, 2, 3, i64::MAX, i64::MIN, i64::MIN + 1];
+        for k in 0..63 {
+            let p = 1i64 << k;
+            edges.extend([p - 1, p, p + 1, p | (p >> 1), (p - 1) ^ (p >> 1)]);
+        }
+        let edges: Vec<i64> = edges.iter().flat_map(|&e| [e, e.wrapping_neg()]).collect();
+        for &a in &edges {
+            for &b in &edges {
+                check_reciprocal(a, b);
+            }
+        }
+        // a = T·2³¹ + δ: quotients 2⁶³ + δ·2³²/T (the fast path's bound) for assorted T.
+        let mut next = splitmix_stream(7);
+        for _ in 0..20_000 {
+            let t = (next() >> (next() % 64)).max(1) as i64;
+            if let Some(edge) = t.checked_mul(1 << 31) {
+                for delta in [-2i64, -1, 0, 1, 2] {
+                    let a = edge.saturating_add(delta);
+                    for (x, y) in [(a, t), (-a, t), (a, -t), (-a, -t)] {
+                        check_reciprocal(x, y);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Exhaustive over small raw values (every quotient path: tiny divisors, whose dividend is
+    /// pre-shifted, and the cold path for the overflowing ones).
+    #[test]
+    fn reciprocal_division_on_small_values() {
+        for a in -300i64..=300 {
+            for b in -300i64..=300 {
+                check_reciprocal(a, b);
+                check_reciprocal(a << 32, b);
+                check_reciprocal(a << 40, b << 20);
+                check_reciprocal(a, b << 40);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// Random dividends and divisors of every magnitude (each shifted right by a random
+        /// amount) and sign.
+        #[test]
+        fn reciprocal_division_matches_fx_div(
+            a in proptest::prelude::any::<i64>(),
+            b in proptest::prelude::any::<i64>(),
+            sa in 0u32..64,
+            sb in 0u32..64,
+        ) {
+            check_reciprocal(a >> sa, b >> sb);
+            check_reciprocal(a, b >> sb);
+            check_reciprocal(a >> sa, b);
         }
     }
 }

@@ -19,7 +19,9 @@
 
 use super::Line;
 use crate::AgentId;
-use crate::math::{Fx, HALF, Vec2, fx_div, narrow, sqrt_wide, unit_from_turns, wide_mul};
+use crate::math::{
+    Fx, FxReciprocal, HALF, Vec2, fx_div, narrow, sqrt_wide, unit_from_turns, wide_mul,
+};
 use crate::util::splitmix64;
 
 /// What the line construction needs to know about one agent.
@@ -64,6 +66,8 @@ pub struct PairSolution {
 /// Solves the pair in A's frame: `rel_pos = p_B − p_A`, `rel_vel = v_A − v_B`.
 ///
 /// `time_horizon` is A's horizon τ; `time_step` is the simulation step Δt; `ids` = (A, B).
+/// Divides by τ (or Δt) with the hardware division; [`solve_pair_prepared`] gives the same
+/// solution from divisors prepared once for many pairs.
 #[must_use]
 pub fn solve_pair(
     rel_pos: Vec2,
@@ -73,22 +77,105 @@ pub fn solve_pair(
     time_step: Fx,
     ids: (AgentId, AgentId),
 ) -> PairSolution {
+    solve_pair_by(
+        rel_pos,
+        rel_vel,
+        combined_radius,
+        |a| fx_div(a, time_horizon),
+        |a| fx_div(a, time_step),
+        ids,
+    )
+}
+
+/// The two divisors of an agent's pairs, τ (its time horizon) and Δt (the time step), prepared
+/// once ([`FxReciprocal`]) for every pair solved with them by [`solve_pair_prepared`].
+///
+/// Preparing costs about what one hardware division does; each of a pair's two or three
+/// quotients by τ (or Δt) then takes a few multiplications instead of a division, which in a
+/// pair's dependency chain costs about 25 cycles. Worth it when one `PairTimes` serves several
+/// pairs (an agent's neighbours, or a whole tick when every agent has the same horizon); for a
+/// single pair [`solve_pair`] is cheaper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairTimes {
+    tau: FxReciprocal,
+    dt: FxReciprocal,
+}
+
+impl PairTimes {
+    /// Prepares the time horizon `time_horizon` (τ) and the time step `time_step` (Δt).
+    ///
+    /// # Panics
+    /// When either is zero.
+    #[inline]
+    #[must_use]
+    pub fn new(time_horizon: Fx, time_step: Fx) -> Self {
+        Self {
+            tau: FxReciprocal::new(time_horizon),
+            dt: FxReciprocal::new(time_step),
+        }
+    }
+
+    /// The time horizon τ.
+    #[inline]
+    #[must_use]
+    pub fn time_horizon(&self) -> Fx {
+        self.tau.divisor()
+    }
+
+    /// The time step Δt.
+    #[inline]
+    #[must_use]
+    pub fn time_step(&self) -> Fx {
+        self.dt.divisor()
+    }
+}
+
+/// [`solve_pair`] with τ and Δt prepared in `times`: the same [`PairSolution`] to the last bit
+/// (`FxReciprocal::divide` is `fx_div`), without a hardware division by τ or Δt.
+#[must_use]
+pub fn solve_pair_prepared(
+    rel_pos: Vec2,
+    rel_vel: Vec2,
+    combined_radius: Fx,
+    times: &PairTimes,
+    ids: (AgentId, AgentId),
+) -> PairSolution {
+    let (tau, dt) = (times.tau, times.dt);
+    solve_pair_by(
+        rel_pos,
+        rel_vel,
+        combined_radius,
+        |a| tau.divide(a),
+        |a| dt.divide(a),
+        ids,
+    )
+}
+
+/// [`solve_pair`]'s body, dividing by τ with `div_tau` and by Δt with `div_dt` (both
+/// `fx_div`, however computed).
+#[inline(always)]
+fn solve_pair_by(
+    rel_pos: Vec2,
+    rel_vel: Vec2,
+    combined_radius: Fx,
+    div_tau: impl Fn(Fx) -> Fx,
+    div_dt: impl Fn(Fx) -> Fx,
+    ids: (AgentId, AgentId),
+) -> PairSolution {
     let dist_sq = rel_pos.length_squared_wide();
     let r_sq = wide_mul(combined_radius, combined_radius);
 
     if dist_sq > r_sq {
         // No collision. w: vector from the cut-off centre p/τ to the relative velocity.
-        let w = rel_vel - rel_pos / time_horizon;
+        let w = rel_vel - Vec2::new(div_tau(rel_pos.x), div_tau(rel_pos.y));
         let w_len_sq = w.length_squared();
         let dot1 = w.dot(rel_pos);
         if dot1 < Fx::ZERO && wide_mul(dot1, dot1) > wide_mul(narrow(r_sq), w_len_sq) {
             // Project on the cut-off circle.
             // dot1 < 0 implies w != 0.
-            let (w_len, unit_w) = w
-                .length_and_direction_inlined()
-                .unwrap_or((Fx::ZERO, Vec2::ZERO));
+            let (w_len, unit_w) = w.length_and_direction_or_zero_inlined();
             return PairSolution {
-                u: unit_w * (fx_div(combined_radius, time_horizon) - w_len),
+                u: unit_w * (div_tau(combined_radius) - w_len),
                 direction: Vec2::new(unit_w.y, -unit_w.x),
                 branch: Branch::CutOffCircle,
             };
@@ -120,7 +207,7 @@ pub fn solve_pair(
     }
 
     // Collision: project on the cut-off circle of time Δt.
-    let w = rel_vel - rel_pos / time_step;
+    let w = rel_vel - Vec2::new(div_dt(rel_pos.x), div_dt(rel_pos.y));
     let (w_len, unit_w, branch) = match w.length_and_direction() {
         Some((len, unit)) => (len, unit, Branch::Overlap),
         None => (
@@ -130,7 +217,7 @@ pub fn solve_pair(
         ),
     };
     PairSolution {
-        u: unit_w * (fx_div(combined_radius, time_step) - w_len),
+        u: unit_w * (div_dt(combined_radius) - w_len),
         direction: Vec2::new(unit_w.y, -unit_w.x),
         branch,
     }
@@ -257,5 +344,126 @@ impl PairHalf {
                 direction: -self.direction,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const ONE: i64 = 1 << 32;
+
+    /// `solve_pair_prepared` with `PairTimes::new(τ, Δt)` is `solve_pair` with τ and Δt.
+    fn check_prepared(p: Vec2, v: Vec2, r: Fx, tau: Fx, dt: Fx) {
+        let ids = (AgentId(3), AgentId(8));
+        let plain = solve_pair(p, v, r, tau, dt, ids);
+        let times = PairTimes::new(tau, dt);
+        assert_eq!((times.time_horizon(), times.time_step()), (tau, dt));
+        let prepared = solve_pair_prepared(p, v, r, &times, ids);
+        assert_eq!(
+            prepared, plain,
+            "p {p:?} v {v:?} r {r:?} tau {tau:?} dt {dt:?}"
+        );
+    }
+
+    /// A value of magnitude up to `max` raw bits: `max` scaled down by a random power of two
+    /// (down to a few ulps), either sign, or zero.
+    fn magnitude(max: i64) -> impl Strategy<Value = i64> {
+        prop_oneof![
+            1 => Just(0i64),
+            8 => (0..=max, 0u32..63, any::<bool>())
+                .prop_map(|(m, s, neg)| if neg { -(m >> s) } else { m >> s }),
+        ]
+    }
+
+    /// A time (τ or Δt) in [0.001, `max`] of any magnitude in between: whole units, powers of
+    /// two, or any raw value.
+    fn time(max: i64) -> impl Strategy<Value = Fx> {
+        let min = 4_294_967; // 0.001
+        prop_oneof![
+            (1..=max).prop_map(|k| Fx::from_bits(k * ONE)),
+            (-10i32..14).prop_map(|k| Fx::from_bits(if k >= 0 { ONE << k } else { ONE >> -k })),
+            (0u32..24)
+                .prop_flat_map(move |s| min..=((max * ONE) >> s).max(min))
+                .prop_map(Fx::from_bits),
+        ]
+        .prop_filter("in [0.001, max]", move |t| {
+            t.to_bits() >= min && t.to_bits() <= max * ONE
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        /// Random pairs inside the domain's velocity scale (|p| ≤ 4,096·τ and ≤ 10⁴,
+        /// 0.002 ≤ R ≤ 4,096·min(τ, Δt) and ≤ 2,000, |v| ≤ 2,000) at every magnitude down to
+        /// ulps: every branch (cut-off circle, legs, overlap, the w = 0 ties).
+        #[test]
+        fn prepared_pair_is_the_plain_pair(
+            tau in time(10_000),
+            dt in time(100),
+            (px, py) in (magnitude(10_000 * ONE), magnitude(10_000 * ONE)),
+            (vx, vy) in (magnitude(2_000 * ONE), magnitude(2_000 * ONE)),
+            r in magnitude(2_000 * ONE),
+            tie in 0u8..4,
+        ) {
+            let limit = |t: Fx| i128::from(t.to_bits()) * 4096;
+            let scale = |c: i64, t: Fx| {
+                let l = limit(t).min(i128::from(i64::MAX)) as i64;
+                if c.unsigned_abs() > l.unsigned_abs() { c % l.max(1) } else { c }
+            };
+            let mut p = Vec2::from_bits(scale(px, tau), scale(py, tau));
+            // R ≥ 0.002 (two minimal radii): beyond it |p|² > R² has a nonzero `Fx` value.
+            let r = Fx::from_bits(scale(scale(r.abs(), tau), dt).abs().max(8_589_935));
+            if tie == 2 {
+                // Overlapping (|p| < R), so that p/Δt stays within the velocity scale.
+                let half = (r.to_bits() / 2).max(1);
+                p = Vec2::from_bits(p.x.to_bits() % half, p.y.to_bits() % half);
+            }
+            let mut v = Vec2::from_bits(vx, vy);
+            // Ties: the relative velocity exactly at a cut-off centre (w = 0), or one ulp off.
+            match tie {
+                1 => v = Vec2::new(fx_div(p.x, tau), fx_div(p.y, tau)),
+                2 => v = Vec2::new(fx_div(p.x, dt), fx_div(p.y, dt)),
+                3 => v = Vec2::new(fx_div(p.x, tau), fx_div(p.y, tau)) + Vec2::from_bits(1, -1),
+                _ => {}
+            }
+            check_prepared(p, v, r, tau, dt);
+            check_prepared(-p, -v, r, tau, dt);
+        }
+    }
+
+    /// The reference scenes' configuration (τ = 10 and 5, Δt = 0.25) on a grid of relative
+    /// positions and velocities, and the domain's extreme times.
+    #[test]
+    fn prepared_pair_on_grids() {
+        let times = [
+            (10 * ONE, ONE / 4),
+            (5 * ONE, ONE / 4),
+            (4_294_967, 4_294_967),
+            (10_000 * ONE, 100 * ONE),
+            (ONE, ONE),
+            (3 * ONE, ONE / 60),
+        ];
+        for (tau, dt) in times {
+            let (tau, dt) = (Fx::from_bits(tau), Fx::from_bits(dt));
+            for px in -6i64..=6 {
+                for py in -6i64..=6 {
+                    for (vx, vy) in [(0, 0), (1, 0), (-2, 1), (3, -3), (0, 5)] {
+                        let p = Vec2::from_bits(px * ONE / 2, py * ONE / 3);
+                        let v = Vec2::from_bits(vx * ONE / 5, vy * ONE / 7);
+                        check_prepared(p, v, Fx::from_bits(ONE + ONE / 2), tau, dt);
+                        check_prepared(p, v, Fx::from_bits(3 * ONE), tau, dt);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "divide by zero")]
+    fn pair_times_refuse_a_zero_horizon() {
+        let _ = PairTimes::new(Fx::ZERO, Fx::ONE);
     }
 }
