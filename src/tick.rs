@@ -1388,12 +1388,15 @@ fn outcome_of(
     };
     let penetration = match path {
         SolvePath::Lp2 => Fx::ZERO,
-        SolvePath::Lp3Agents | SolvePath::Lp3Obstacles | SolvePath::Braked => lines
-            [num_obstacle_lines..]
-            .iter()
-            .map(|l| narrow(l.violation_wide(v).max(0)))
-            .max()
-            .unwrap_or(Fx::ZERO),
+        // The largest of the lines' `narrow(max(violation, 0))`, narrowed once: `narrow` (a
+        // floor) is monotone, so it commutes with `max` (and `narrow(0)` is the value with no
+        // agent line).
+        SolvePath::Lp3Agents | SolvePath::Lp3Obstacles | SolvePath::Braked => narrow(
+            lines[num_obstacle_lines..]
+                .iter()
+                .map(|l| l.violation_wide(v))
+                .fold(0, i128::max),
+        ),
     };
     let blocked = stall > 0
         && lines[..num_obstacle_lines]
