@@ -1388,15 +1388,15 @@ fn outcome_of(
     };
     let penetration = match path {
         SolvePath::Lp2 => Fx::ZERO,
-        // The largest of the lines' `narrow(max(violation, 0))`, narrowed once: `narrow` (a
-        // floor) is monotone, so it commutes with `max` (and `narrow(0)` is the value with no
-        // agent line).
-        SolvePath::Lp3Agents | SolvePath::Lp3Obstacles | SolvePath::Braked => narrow(
-            lines[num_obstacle_lines..]
-                .iter()
-                .map(|l| l.violation_wide(v))
-                .fold(0, i128::max),
-        ),
+        // The largest `narrow(max(violation, 0))` of the agent lines (0 without any), as the
+        // largest `narrow(violation)` and 0: `narrow` (a floor) is monotone and `narrow(0) = 0`,
+        // so `narrow(max(w, 0)) = max(narrow(w), 0)`. One `i64` maximum per line instead of two
+        // `i128` ones.
+        SolvePath::Lp3Agents | SolvePath::Lp3Obstacles | SolvePath::Braked => lines
+            [num_obstacle_lines..]
+            .iter()
+            .map(|l| narrow(l.violation_wide(v)))
+            .fold(Fx::ZERO, Fx::max),
     };
     let blocked = stall > 0
         && lines[..num_obstacle_lines]
