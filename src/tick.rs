@@ -655,6 +655,7 @@ impl Workspace {
         self.outs.resize(n, SlotOut::default());
         let lists = &self.lists[..];
         let rules = Rules::new(pre.time_step);
+        let same_radius = same_radius(pre.agents.params());
         let pre = Pre {
             uniform_priority: self.uniform.0,
             uniform_horizon: self.uniform.1,
@@ -674,7 +675,7 @@ impl Workspace {
                 }
             } else {
                 for (i, out) in outs.iter_mut().enumerate() {
-                    work.solve_slot(pre, lists, rules, c * CHUNK + i, out);
+                    work.solve_slot(pre, lists, (rules, same_radius), c * CHUNK + i, out);
                 }
             }
         });
@@ -914,7 +915,7 @@ impl ChunkWork {
         &mut self,
         pre: Pre<'_>,
         lists: &[ChunkLists],
-        rules: Rules,
+        (rules, same_radius): (Rules, Option<Fx>),
         slot: usize,
         out: &mut SlotOut,
     ) {
@@ -923,7 +924,7 @@ impl ChunkWork {
         // costs more than it saves (measured: 0.9 M and 1.9 M instructions on crowd 2000 and
         // circle 1000).
         let neighbors = neighbors_in(lists, slot);
-        let (steered, dir) = steer_slot(pre, rules, slot, neighbors);
+        let (steered, dir) = steer_slot(pre, (rules, same_radius), slot, neighbors);
         let mut lines = std::mem::take(&mut self.lines);
         let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
         let p = &pre.view.params[slot];
@@ -1210,11 +1211,12 @@ impl ChunkWork {
 }
 
 /// A neighbour's slot, as the steering reads it ([`liveness::Neighbor`]): each field loaded
-/// when the steering asks for it.
+/// when the steering asks for it. With `SAME_RADIUS` every agent's radius is the third field
+/// (they all have the same), and none is loaded.
 #[derive(Clone, Copy)]
-struct Neighbor<'a>(View<'a>, usize);
+struct Neighbor<'a, const SAME_RADIUS: bool>(View<'a>, usize, Fx);
 
-impl liveness::Neighbor for Neighbor<'_> {
+impl<const SAME_RADIUS: bool> liveness::Neighbor for Neighbor<'_, SAME_RADIUS> {
     #[inline(always)]
     fn id(&self) -> AgentId {
         self.0.ids[self.1]
@@ -1229,7 +1231,11 @@ impl liveness::Neighbor for Neighbor<'_> {
     }
     #[inline(always)]
     fn radius(&self) -> Fx {
-        self.0.params[self.1].radius
+        if SAME_RADIUS {
+            self.2
+        } else {
+            self.0.params[self.1].radius
+        }
     }
     #[inline(always)]
     fn priority(&self) -> u8 {
@@ -1256,7 +1262,7 @@ impl liveness::Neighbor for Neighbor<'_> {
 #[inline]
 fn steer_slot(
     pre: Pre<'_>,
-    rules: Rules,
+    (rules, same_radius): (Rules, Option<Fx>),
     slot: usize,
     neighbors: &[u32],
 ) -> (liveness::Steered, Option<(Fx, Vec2)>) {
@@ -1293,8 +1299,18 @@ fn steer_slot(
         params: &v.params[..n],
         stalls: &v.stalls[..n],
     };
-    let others = neighbors.iter().map(|&o| Neighbor(v, o as usize));
-    (liveness::steer(&me, others, rules), dir)
+    let steered = if let Some(r) = same_radius {
+        let others = neighbors
+            .iter()
+            .map(|&o| Neighbor::<true>(v, o as usize, r));
+        liveness::steer(&me, others, rules)
+    } else {
+        let others = neighbors
+            .iter()
+            .map(|&o| Neighbor::<false>(v, o as usize, Fx::ZERO));
+        liveness::steer(&me, others, rules)
+    };
+    (steered, dir)
 }
 
 /// [`steer_slot`] when agent models are in use: the deadlock resolution ignores the
@@ -1332,7 +1348,7 @@ fn steer_slot_modelled(
         .iter()
         .map(|&o| o as usize)
         .filter(|&o| mine.avoids(&models[o]))
-        .map(|o| Neighbor(v, o));
+        .map(|o| Neighbor::<false>(v, o, Fx::ZERO));
     (liveness::steer(&me, others, rules), dir)
 }
 
@@ -1460,6 +1476,18 @@ impl SolveCounts {
         }
         self.at_max += u64::from(at_max);
     }
+}
+
+/// Every agent's radius, when they all have the same (`None` otherwise): the steering then adds
+/// it without loading a neighbour's.
+fn same_radius(params: &[AgentParams]) -> Option<Fx> {
+    let r = params.first()?.radius;
+    for p in params {
+        if p.radius != r {
+            return None;
+        }
+    }
+    Some(r)
 }
 
 /// Whether `v` is at the speed limit: `max_speed² − |v|² ≤ max_speed · 2⁻¹⁶` (raw Q64.64).
