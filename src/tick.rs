@@ -558,8 +558,17 @@ fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> 
     let target = higher as u32;
     // Slots in a list are unique: at most one match, among the lower's higher neighbours
     // (`higher > lower`), whose pairs are aligned with them.
-    let j = c.higher[start..end].iter().position(|&s| s == target)?;
-    Some(c.pairs[start + j])
+    // By index, not `position`: one counter for the loop (`position` keeps a pointer and a
+    // count).
+    let higher = &c.higher[start..end];
+    let mut j = 0;
+    while j < higher.len() {
+        if higher[j] == target {
+            return Some(c.pairs[start + j]);
+        }
+        j += 1;
+    }
+    None
 }
 
 impl Workspace {
