@@ -288,6 +288,18 @@ impl StoredPair {
         }
     }
 
+    /// The pair with `u` replaced by its half share's part, `u · ½` (each component as
+    /// [`line`](Self::line) computes it for [`Share::Half`]): its line for a half share is then
+    /// `line(velocity, Share::All, lower)`, the same values. `x · ½` in I32F32 is the product
+    /// `bits · 2³¹` shifted right by 32 (toward −∞), i.e. `bits >> 1`: written as that shift.
+    #[inline(always)]
+    fn halved(self) -> Self {
+        Self {
+            u: Vec2::from_bits(self.u.x.to_bits() >> 1, self.u.y.to_bits() >> 1),
+            direction: self.direction,
+        }
+    }
+
     /// [`PairHalf::line_with_share`](crate::orca::lines::PairHalf::line_with_share) for an
     /// agent of velocity `velocity`; `lower` is whether it has the lower id of the pair
     /// (`me.id < other.id` there). Slots ascend by id, so for a slot and its neighbour `o`
@@ -348,8 +360,13 @@ pub(crate) struct Workspace {
     pub(crate) outs: Vec<SlotOut>,
     pub(crate) stats: StepStats,
     /// Whether every agent has the priority and the time horizon of the first (found by
-    /// stage 4, per chunk; read by the stages after it, [`Pre`]).
+    /// stage 4, per chunk; the horizon's read by the stages after it, [`Pre`]; the priority's
+    /// is [`halved`](Self::halved)'s without the model condition).
     uniform: (bool, bool),
+    /// Whether stage 5 stored the pairs' halves ([`StoredPair::halved`]): every agent has the
+    /// priority of the first and no agent model is in use, so every line is a half share (the
+    /// lines stage's uniform path, [`Pre`]'s `uniform_priority` then).
+    halved: bool,
     /// Stage times of the last step, when timing is on.
     pub(crate) timing: bool,
     pub(crate) times: StageTimes,
@@ -366,8 +383,9 @@ pub(crate) struct Pre<'a> {
     /// The agents' per-slot arrays ([`View`]); rebuilt by [`localized`](Self::localized) at
     /// the start of each chunk.
     view: View<'a>,
-    /// Every agent has the same priority: a neighbour's is then the agent's own, and is not
-    /// loaded. (False until stage 4 has checked.)
+    /// Every agent has the same priority and no agent model is in use ([`Workspace`]'s
+    /// `halved`, set from stage 5 on): a neighbour's priority is then the agent's own, and is
+    /// not loaded, every line is a half share, and stage 5 stores the pairs' halves.
     uniform_priority: bool,
     /// Every agent has the same time horizon: every pair the lower id solved is reusable by
     /// the higher one (when listed), without comparing the two.
@@ -581,6 +599,14 @@ impl Workspace {
     /// its pair solution with each neighbour of higher id.
     pub(crate) fn find_neighbors_and_pairs(&mut self, pre: Pre<'_>) {
         let n = pre.agents.len();
+        let params = pre.agents.params();
+        self.halved = pre.agents.models().is_none()
+            && params.iter().all(|p| p.priority == params[0].priority);
+        // Stage 5 stores the halves when every line is a half share.
+        let pre = Pre {
+            uniform_priority: self.halved,
+            ..pre
+        };
         let chunks = n.div_ceil(CHUNK);
         self.lists.resize_with(chunks, ChunkLists::default);
         // How far an agent can move in one tick: its speed is at most its max speed (the LP's
@@ -666,7 +692,8 @@ impl Workspace {
         let rules = Rules::new(pre.time_step);
         let same_radius = same_radius(pre.agents.params());
         let pre = Pre {
-            uniform_priority: self.uniform.0,
+            // The pairs' halves are stored then (stage 5).
+            uniform_priority: self.halved,
             uniform_horizon: self.uniform.1,
             ..pre
         };
@@ -841,12 +868,17 @@ impl ChunkLists {
             let listed = &self.slots[start as usize..(start + len) as usize];
             let (pairs, higher) = (&mut self.pairs, &mut self.higher);
             // The model branch of `state` once per slot, not per pair.
-            if pre.agents.models().is_none() {
-                let state = |s: usize| pre.rvo2_state(s);
-                solve_higher(pre, state, slot, listed, p.time_horizon, pairs, higher);
-            } else {
+            // And the halves' branch too (halves only without models).
+            let th = p.time_horizon;
+            if pre.agents.models().is_some() {
                 let state = |s: usize| pre.state(s);
-                solve_higher(pre, state, slot, listed, p.time_horizon, pairs, higher);
+                solve_higher(pre, (state, false), slot, listed, th, pairs, higher);
+            } else if pre.uniform_priority {
+                let state = |s: usize| pre.rvo2_state(s);
+                solve_higher(pre, (state, true), slot, listed, th, pairs, higher);
+            } else {
+                let state = |s: usize| pre.rvo2_state(s);
+                solve_higher(pre, (state, false), slot, listed, th, pairs, higher);
             }
         }
         self.pair_start.push(self.pairs.len() as u32);
@@ -888,12 +920,13 @@ impl kdtree::Lists for BatchLists<'_> {
 }
 
 /// Stage 5 for one slot: its pair solutions with the neighbours of `listed` above it, into
-/// `pairs`, and those neighbours into `higher` (aligned). `state` is [`Pre::state`], or
-/// [`Pre::rvo2_state`] when no model is in use.
+/// `pairs` (their [halves](StoredPair::halved) with `halve`), and those neighbours into
+/// `higher` (aligned). `state` is [`Pre::state`], or [`Pre::rvo2_state`] when no model is in
+/// use.
 #[inline(always)]
 fn solve_higher(
     pre: Pre<'_>,
-    state: impl Fn(usize) -> AgentState,
+    (state, halve): (impl Fn(usize) -> AgentState, bool),
     slot: usize,
     listed: &[u32],
     time_horizon: Fx,
@@ -905,12 +938,9 @@ fn solve_higher(
         let o = o as usize;
         if o > slot {
             let other = state(o);
-            pairs.push(StoredPair::solve_ordered(
-                &me,
-                &other,
-                time_horizon,
-                pre.time_step,
-            ));
+            let pair = StoredPair::solve_ordered(&me, &other, time_horizon, pre.time_step);
+            // Every line a half share: its part computed once here for the pair's two lines.
+            pairs.push(if halve { pair.halved() } else { pair });
             higher.push(o as u32);
         }
     }
@@ -1140,8 +1170,10 @@ impl ChunkWork {
                     self.counts.pairs_solved += 1;
                     // `o < slot`: the neighbour has the lower id.
                     StoredPair::solve_ordered(&pre.state(o), &me, p.time_horizon, pre.time_step)
+                        .halved()
                 };
-                *line = pair.line(me.velocity, Share::Half, slot < o);
+                // Stage 5 stored the halves: `Share::All` of a half is the half share's line.
+                *line = pair.line(me.velocity, Share::All, slot < o);
             }
             self.counts.pairs_reused += lower as u64 - (self.counts.pairs_solved - solved);
             return obstacle;
