@@ -208,14 +208,19 @@ fn half(x: Fx) -> Fx {
 /// The blocker test's geometry: whether a disc at `rel` from an agent moving in direction `d`
 /// at speed `s` is on its course (ahead, `|lateral| < reach`, closer than
 /// `reach + s · LOOKAHEAD`). Returns the lateral offset `det(d, rel)` if it is.
+///
+/// The three conditions are tested lateral offset first: a neighbour beside the course (most of
+/// them in a ring or a file) is then rejected by one product. The result is the conjunction,
+/// whatever the order.
+#[inline(always)]
 fn on_course(rel: Vec2, d: Vec2, s: Fx, reach: Fx) -> Option<Fx> {
-    let ahead = rel.dot(d);
-    if ahead <= Fx::ZERO {
+    let lateral = d.det(rel);
+    if lateral.abs() >= reach {
         return None;
     }
-    let lateral = d.det(rel);
+    let ahead = rel.dot(d);
     // `s · LOOKAHEAD` stays below 3,000 units (components are at most 1,000, so s < 1,415).
-    (lateral.abs() < reach && ahead < reach + s * LOOKAHEAD).then_some(lateral)
+    (ahead > Fx::ZERO && ahead < reach + s * LOOKAHEAD).then_some(lateral)
 }
 
 /// Whether `s` is a speed the agent wants to move at (`s ≥ max_speed / 8`, `s > 0`).

@@ -288,6 +288,18 @@ impl StoredPair {
         }
     }
 
+    /// The pair with `u` replaced by its half share's part, `u · ½` (each component as
+    /// [`line`](Self::line) computes it for [`Share::Half`]): its line for a half share is then
+    /// `line(velocity, Share::All, lower)`, the same values. `x · ½` in I32F32 is the product
+    /// `bits · 2³¹` shifted right by 32 (toward −∞), i.e. `bits >> 1`: written as that shift.
+    #[inline(always)]
+    fn halved(self) -> Self {
+        Self {
+            u: Vec2::from_bits(self.u.x.to_bits() >> 1, self.u.y.to_bits() >> 1),
+            direction: self.direction,
+        }
+    }
+
     /// [`PairHalf::line_with_share`](crate::orca::lines::PairHalf::line_with_share) for an
     /// agent of velocity `velocity`; `lower` is whether it has the lower id of the pair
     /// (`me.id < other.id` there). Slots ascend by id, so for a slot and its neighbour `o`
@@ -348,8 +360,13 @@ pub(crate) struct Workspace {
     pub(crate) outs: Vec<SlotOut>,
     pub(crate) stats: StepStats,
     /// Whether every agent has the priority and the time horizon of the first (found by
-    /// stage 4, per chunk; read by the stages after it, [`Pre`]).
+    /// stage 4, per chunk; the horizon's read by the stages after it, [`Pre`]; the priority's
+    /// is [`halved`](Self::halved)'s without the model condition).
     uniform: (bool, bool),
+    /// Whether stage 5 stored the pairs' halves ([`StoredPair::halved`]): every agent has the
+    /// priority of the first and no agent model is in use, so every line is a half share (the
+    /// lines stage's uniform path, [`Pre`]'s `uniform_priority` then).
+    halved: bool,
     /// Stage times of the last step, when timing is on.
     pub(crate) timing: bool,
     pub(crate) times: StageTimes,
@@ -366,8 +383,9 @@ pub(crate) struct Pre<'a> {
     /// The agents' per-slot arrays ([`View`]); rebuilt by [`localized`](Self::localized) at
     /// the start of each chunk.
     view: View<'a>,
-    /// Every agent has the same priority: a neighbour's is then the agent's own, and is not
-    /// loaded. (False until stage 4 has checked.)
+    /// Every agent has the same priority and no agent model is in use ([`Workspace`]'s
+    /// `halved`, set from stage 5 on): a neighbour's priority is then the agent's own, and is
+    /// not loaded, every line is a half share, and stage 5 stores the pairs' halves.
     uniform_priority: bool,
     /// Every agent has the same time horizon: every pair the lower id solved is reusable by
     /// the higher one (when listed), without comparing the two.
@@ -558,8 +576,17 @@ fn reusable(pre: Pre<'_>, lists: &[ChunkLists], lower: usize, higher: usize) -> 
     let target = higher as u32;
     // Slots in a list are unique: at most one match, among the lower's higher neighbours
     // (`higher > lower`), whose pairs are aligned with them.
-    let j = c.higher[start..end].iter().position(|&s| s == target)?;
-    Some(c.pairs[start + j])
+    // By index, not `position`: one counter for the loop (`position` keeps a pointer and a
+    // count).
+    let higher = &c.higher[start..end];
+    let mut j = 0;
+    while j < higher.len() {
+        if higher[j] == target {
+            return Some(c.pairs[start + j]);
+        }
+        j += 1;
+    }
+    None
 }
 
 impl Workspace {
@@ -572,6 +599,14 @@ impl Workspace {
     /// its pair solution with each neighbour of higher id.
     pub(crate) fn find_neighbors_and_pairs(&mut self, pre: Pre<'_>) {
         let n = pre.agents.len();
+        let params = pre.agents.params();
+        self.halved = pre.agents.models().is_none()
+            && params.iter().all(|p| p.priority == params[0].priority);
+        // Stage 5 stores the halves when every line is a half share.
+        let pre = Pre {
+            uniform_priority: self.halved,
+            ..pre
+        };
         let chunks = n.div_ceil(CHUNK);
         self.lists.resize_with(chunks, ChunkLists::default);
         // How far an agent can move in one tick: its speed is at most its max speed (the LP's
@@ -655,8 +690,10 @@ impl Workspace {
         self.outs.resize(n, SlotOut::default());
         let lists = &self.lists[..];
         let rules = Rules::new(pre.time_step);
+        let same_radius = same_radius(pre.agents.params());
         let pre = Pre {
-            uniform_priority: self.uniform.0,
+            // The pairs' halves are stored then (stage 5).
+            uniform_priority: self.halved,
             uniform_horizon: self.uniform.1,
             ..pre
         };
@@ -674,7 +711,7 @@ impl Workspace {
                 }
             } else {
                 for (i, out) in outs.iter_mut().enumerate() {
-                    work.solve_slot(pre, lists, rules, c * CHUNK + i, out);
+                    work.solve_slot(pre, lists, (rules, same_radius), c * CHUNK + i, out);
                 }
             }
         });
@@ -831,12 +868,17 @@ impl ChunkLists {
             let listed = &self.slots[start as usize..(start + len) as usize];
             let (pairs, higher) = (&mut self.pairs, &mut self.higher);
             // The model branch of `state` once per slot, not per pair.
-            if pre.agents.models().is_none() {
-                let state = |s: usize| pre.rvo2_state(s);
-                solve_higher(pre, state, slot, listed, p.time_horizon, pairs, higher);
-            } else {
+            // And the halves' branch too (halves only without models).
+            let th = p.time_horizon;
+            if pre.agents.models().is_some() {
                 let state = |s: usize| pre.state(s);
-                solve_higher(pre, state, slot, listed, p.time_horizon, pairs, higher);
+                solve_higher(pre, (state, false), slot, listed, th, pairs, higher);
+            } else if pre.uniform_priority {
+                let state = |s: usize| pre.rvo2_state(s);
+                solve_higher(pre, (state, true), slot, listed, th, pairs, higher);
+            } else {
+                let state = |s: usize| pre.rvo2_state(s);
+                solve_higher(pre, (state, false), slot, listed, th, pairs, higher);
             }
         }
         self.pair_start.push(self.pairs.len() as u32);
@@ -878,12 +920,13 @@ impl kdtree::Lists for BatchLists<'_> {
 }
 
 /// Stage 5 for one slot: its pair solutions with the neighbours of `listed` above it, into
-/// `pairs`, and those neighbours into `higher` (aligned). `state` is [`Pre::state`], or
-/// [`Pre::rvo2_state`] when no model is in use.
+/// `pairs` (their [halves](StoredPair::halved) with `halve`), and those neighbours into
+/// `higher` (aligned). `state` is [`Pre::state`], or [`Pre::rvo2_state`] when no model is in
+/// use.
 #[inline(always)]
 fn solve_higher(
     pre: Pre<'_>,
-    state: impl Fn(usize) -> AgentState,
+    (state, halve): (impl Fn(usize) -> AgentState, bool),
     slot: usize,
     listed: &[u32],
     time_horizon: Fx,
@@ -895,12 +938,9 @@ fn solve_higher(
         let o = o as usize;
         if o > slot {
             let other = state(o);
-            pairs.push(StoredPair::solve_ordered(
-                &me,
-                &other,
-                time_horizon,
-                pre.time_step,
-            ));
+            let pair = StoredPair::solve_ordered(&me, &other, time_horizon, pre.time_step);
+            // Every line a half share: its part computed once here for the pair's two lines.
+            pairs.push(if halve { pair.halved() } else { pair });
             higher.push(o as u32);
         }
     }
@@ -914,7 +954,7 @@ impl ChunkWork {
         &mut self,
         pre: Pre<'_>,
         lists: &[ChunkLists],
-        rules: Rules,
+        (rules, same_radius): (Rules, Option<Fx>),
         slot: usize,
         out: &mut SlotOut,
     ) {
@@ -923,7 +963,7 @@ impl ChunkWork {
         // costs more than it saves (measured: 0.9 M and 1.9 M instructions on crowd 2000 and
         // circle 1000).
         let neighbors = neighbors_in(lists, slot);
-        let (steered, dir) = steer_slot(pre, rules, slot, neighbors);
+        let (steered, dir) = steer_slot(pre, (rules, same_radius), slot, neighbors);
         let mut lines = std::mem::take(&mut self.lines);
         let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
         let p = &pre.view.params[slot];
@@ -1130,8 +1170,10 @@ impl ChunkWork {
                     self.counts.pairs_solved += 1;
                     // `o < slot`: the neighbour has the lower id.
                     StoredPair::solve_ordered(&pre.state(o), &me, p.time_horizon, pre.time_step)
+                        .halved()
                 };
-                *line = pair.line(me.velocity, Share::Half, slot < o);
+                // Stage 5 stored the halves: `Share::All` of a half is the half share's line.
+                *line = pair.line(me.velocity, Share::All, slot < o);
             }
             self.counts.pairs_reused += lower as u64 - (self.counts.pairs_solved - solved);
             return obstacle;
@@ -1210,11 +1252,12 @@ impl ChunkWork {
 }
 
 /// A neighbour's slot, as the steering reads it ([`liveness::Neighbor`]): each field loaded
-/// when the steering asks for it.
+/// when the steering asks for it. With `SAME_RADIUS` every agent's radius is the third field
+/// (they all have the same), and none is loaded.
 #[derive(Clone, Copy)]
-struct Neighbor<'a>(View<'a>, usize);
+struct Neighbor<'a, const SAME_RADIUS: bool>(View<'a>, usize, Fx);
 
-impl liveness::Neighbor for Neighbor<'_> {
+impl<const SAME_RADIUS: bool> liveness::Neighbor for Neighbor<'_, SAME_RADIUS> {
     #[inline(always)]
     fn id(&self) -> AgentId {
         self.0.ids[self.1]
@@ -1229,7 +1272,11 @@ impl liveness::Neighbor for Neighbor<'_> {
     }
     #[inline(always)]
     fn radius(&self) -> Fx {
-        self.0.params[self.1].radius
+        if SAME_RADIUS {
+            self.2
+        } else {
+            self.0.params[self.1].radius
+        }
     }
     #[inline(always)]
     fn priority(&self) -> u8 {
@@ -1256,7 +1303,7 @@ impl liveness::Neighbor for Neighbor<'_> {
 #[inline]
 fn steer_slot(
     pre: Pre<'_>,
-    rules: Rules,
+    (rules, same_radius): (Rules, Option<Fx>),
     slot: usize,
     neighbors: &[u32],
 ) -> (liveness::Steered, Option<(Fx, Vec2)>) {
@@ -1293,8 +1340,18 @@ fn steer_slot(
         params: &v.params[..n],
         stalls: &v.stalls[..n],
     };
-    let others = neighbors.iter().map(|&o| Neighbor(v, o as usize));
-    (liveness::steer(&me, others, rules), dir)
+    let steered = if let Some(r) = same_radius {
+        let others = neighbors
+            .iter()
+            .map(|&o| Neighbor::<true>(v, o as usize, r));
+        liveness::steer(&me, others, rules)
+    } else {
+        let others = neighbors
+            .iter()
+            .map(|&o| Neighbor::<false>(v, o as usize, Fx::ZERO));
+        liveness::steer(&me, others, rules)
+    };
+    (steered, dir)
 }
 
 /// [`steer_slot`] when agent models are in use: the deadlock resolution ignores the
@@ -1332,7 +1389,7 @@ fn steer_slot_modelled(
         .iter()
         .map(|&o| o as usize)
         .filter(|&o| mine.avoids(&models[o]))
-        .map(|o| Neighbor(v, o));
+        .map(|o| Neighbor::<false>(v, o, Fx::ZERO));
     (liveness::steer(&me, others, rules), dir)
 }
 
@@ -1388,12 +1445,15 @@ fn outcome_of(
     };
     let penetration = match path {
         SolvePath::Lp2 => Fx::ZERO,
+        // The largest `narrow(max(violation, 0))` of the agent lines (0 without any), as the
+        // largest `narrow(violation)` and 0: `narrow` (a floor) is monotone and `narrow(0) = 0`,
+        // so `narrow(max(w, 0)) = max(narrow(w), 0)`. One `i64` maximum per line instead of two
+        // `i128` ones.
         SolvePath::Lp3Agents | SolvePath::Lp3Obstacles | SolvePath::Braked => lines
             [num_obstacle_lines..]
             .iter()
-            .map(|l| narrow(l.violation_wide(v).max(0)))
-            .max()
-            .unwrap_or(Fx::ZERO),
+            .map(|l| narrow(l.violation_wide(v)))
+            .fold(Fx::ZERO, Fx::max),
     };
     let blocked = stall > 0
         && lines[..num_obstacle_lines]
@@ -1457,6 +1517,18 @@ impl SolveCounts {
         }
         self.at_max += u64::from(at_max);
     }
+}
+
+/// Every agent's radius, when they all have the same (`None` otherwise): the steering then adds
+/// it without loading a neighbour's.
+fn same_radius(params: &[AgentParams]) -> Option<Fx> {
+    let r = params.first()?.radius;
+    for p in params {
+        if p.radius != r {
+            return None;
+        }
+    }
+    Some(r)
 }
 
 /// Whether `v` is at the speed limit: `max_speed² − |v|² ≤ max_speed · 2⁻¹⁶` (raw Q64.64).
