@@ -46,7 +46,7 @@ use crate::math::{Fx, HALF, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{AgentState, Share, solve_pair};
+use crate::orca::lines::{AgentState, PairTimes, Share, solve_pair, solve_pair_prepared};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{self, AgentTree, NeighborKey};
 use std::time::{Duration, Instant};
@@ -280,6 +280,25 @@ impl StoredPair {
             lo.radius + hi.radius,
             time_horizon,
             time_step,
+            (lo.id, hi.id),
+        );
+        Self {
+            u: s.u,
+            direction: s.direction,
+        }
+    }
+
+    /// [`solve_ordered`](Self::solve_ordered) with τ and Δt prepared
+    /// ([`solve_pair_prepared`](crate::orca::lines::solve_pair_prepared)): the same pair, to
+    /// the last bit, without a hardware division by τ or Δt.
+    #[inline(always)]
+    fn solve_ordered_prepared(lo: &AgentState, hi: &AgentState, times: &PairTimes) -> Self {
+        debug_assert!(lo.id < hi.id);
+        let s = solve_pair_prepared(
+            hi.position - lo.position,
+            lo.velocity - hi.velocity,
+            lo.radius + hi.radius,
+            times,
             (lo.id, hi.id),
         );
         Self {
@@ -861,24 +880,32 @@ impl ChunkLists {
     fn solve_pairs(&mut self, pre: Pre<'_>, slots: std::ops::Range<usize>) {
         let params = pre.agents.params();
         let pre = pre.localized();
+        // τ and Δt prepared once for the chunk's pairs (again when a slot's horizon differs):
+        // a quotient by a prepared divisor takes a few multiplications instead of a hardware
+        // division (one of the longest steps of a pair's dependency chain).
+        let mut times: Option<PairTimes> = None;
         for (i, slot) in slots.enumerate() {
             let p = &params[slot];
+            let th = p.time_horizon;
+            let times = match times {
+                Some(t) if t.time_horizon() == th => t,
+                _ => *times.insert(PairTimes::new(th, pre.time_step)),
+            };
             let (start, len) = self.ranges[i];
             self.pair_start.push(self.pairs.len() as u32);
             let listed = &self.slots[start as usize..(start + len) as usize];
             let (pairs, higher) = (&mut self.pairs, &mut self.higher);
             // The model branch of `state` once per slot, not per pair.
             // And the halves' branch too (halves only without models).
-            let th = p.time_horizon;
             if pre.agents.models().is_some() {
                 let state = |s: usize| pre.state(s);
-                solve_higher(pre, (state, false), slot, listed, th, pairs, higher);
+                solve_higher((state, false), slot, listed, &times, pairs, higher);
             } else if pre.uniform_priority {
                 let state = |s: usize| pre.rvo2_state(s);
-                solve_higher(pre, (state, true), slot, listed, th, pairs, higher);
+                solve_higher((state, true), slot, listed, &times, pairs, higher);
             } else {
                 let state = |s: usize| pre.rvo2_state(s);
-                solve_higher(pre, (state, false), slot, listed, th, pairs, higher);
+                solve_higher((state, false), slot, listed, &times, pairs, higher);
             }
         }
         self.pair_start.push(self.pairs.len() as u32);
@@ -921,15 +948,14 @@ impl kdtree::Lists for BatchLists<'_> {
 
 /// Stage 5 for one slot: its pair solutions with the neighbours of `listed` above it, into
 /// `pairs` (their [halves](StoredPair::halved) with `halve`), and those neighbours into
-/// `higher` (aligned). `state` is [`Pre::state`], or [`Pre::rvo2_state`] when no model is in
-/// use.
+/// `higher` (aligned), with τ and Δt prepared in `times`. `state` is [`Pre::state`], or
+/// [`Pre::rvo2_state`] when no model is in use.
 #[inline(always)]
 fn solve_higher(
-    pre: Pre<'_>,
     (state, halve): (impl Fn(usize) -> AgentState, bool),
     slot: usize,
     listed: &[u32],
-    time_horizon: Fx,
+    times: &PairTimes,
     pairs: &mut Vec<StoredPair>,
     higher: &mut Vec<u32>,
 ) {
@@ -938,7 +964,7 @@ fn solve_higher(
         let o = o as usize;
         if o > slot {
             let other = state(o);
-            let pair = StoredPair::solve_ordered(&me, &other, time_horizon, pre.time_step);
+            let pair = StoredPair::solve_ordered_prepared(&me, &other, times);
             // Every line a half share: its part computed once here for the pair's two lines.
             pairs.push(if halve { pair.halved() } else { pair });
             higher.push(o as u32);
