@@ -871,7 +871,7 @@ impl kdtree::Lists for BatchLists<'_> {
         let s = slot as usize;
         let c = &mut self.lists[s >> CHUNK_SHIFT];
         let start = c.slots.len() as u32;
-        c.slots.extend(list.slots());
+        list.append_slots(&mut c.slots);
         c.ranges[s & (CHUNK - 1)] = (start, list.len() as u32);
         c.hints[s & (CHUNK - 1)] = kdtree::next_hint(last_sq, self.reach);
     }
