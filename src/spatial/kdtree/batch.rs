@@ -2,21 +2,37 @@
 //!
 //! The agents of one leaf share almost all of their search. For each leaf the tree is walked
 //! once with the leaf's box and the largest first limit of its agents (`G`), and every point
-//! within `G` of the box is gathered (coordinates and slot) into a small buffer. Each agent of
-//! the leaf then selects its list from the candidates with the per-agent search ([`Search`]:
-//! the same key order `(distance², slot)`, the same strict `< range²`, the same hint
-//! semantics). A point within an agent's limit is within `G` of the box (the agent is in it),
-//! so the candidates hold every key the agent's own search could accept: the lists are those
-//! of [`AgentTree::query_slots_hinted`] by construction. When an agent's hinted list is short
+//! within `√G` of the box along each axis (the gather box: a square band, a superset of the
+//! points within `√G` of the box) is gathered into a small buffer. Each agent of the leaf
+//! then selects its list from the candidates with the per-agent search's keys and limits
+//! (the key order `(distance², slot)`, the strict `< range²`, the hint semantics). A point
+//! within an agent's limit is within `√G` of the box (the agent is in it), so the candidates
+//! hold every key the agent's own search could accept: the lists are those of
+//! [`AgentTree::query_slots_hinted`] by construction. When an agent's hinted list is short
 //! and the candidates do not cover its full range, it searches again with the full range, as
 //! the per-slot query does.
+//!
+//! The selection (all exact; speed only):
+//! * A prefilter ([`prefilter`], [`GatherBox::bound`]): the gather box's coordinates are
+//!   quantized to 14 bits, and for agents with many candidates (at least `2·max + 16`) each
+//!   candidate's quantized squared distance (the high halves of two 16-bit squares, eight
+//!   candidates a vector operation) is compared with a bound proven to lie above every
+//!   distance² the exact limit accepts. Only the candidates that pass get exact `i128`
+//!   keys; the others could not be accepted. Agents with few candidates test every exact
+//!   key.
+//! * The keys below the limit are appended to a buffer unsorted ([`Select`]); a full buffer
+//!   is cut to the `max` smallest keys (which tightens the limit), and the keys found are
+//!   sorted once at the end: fewer moves and fewer mispredicted branches than an insertion
+//!   per key.
 //!
 //! The candidate buffer holds at most [`cand_cap`] points (a few kilobytes, reserved once): a
 //! leaf whose gather would overflow it (a first tick without hints in a dense crowd, say)
 //! runs the per-slot query for each of its agents instead. Either way the lists are the same.
 //!
 //! The lists are handed to the caller's [`Lists`] as they are found (in tree order), so they
-//! are stored once, where the caller keeps them.
+//! are stored once, where the caller keeps them. [`AgentTree::query_range`] finds the lists of
+//! a range of slots (the parallel step's groups of chunks): the leaves holding several of its
+//! slots batched, the others slot by slot.
 
 use super::{AgentTree, MAX_LEAF_SIZE, NeighborKey, PACKED_BOUND, Search, root_bound, sq_diff};
 use crate::math::{Fx, Vec2, wide_mul};
@@ -119,7 +135,10 @@ impl GatherBox {
     /// box (and only for them) they are in `[0, wx] × [0, wy]`, the true offsets.
     #[inline(always)]
     fn offsets(&self, x: i64, y: i64) -> (u64, u64) {
-        (x.wrapping_sub(self.x0) as u64, y.wrapping_sub(self.y0) as u64)
+        (
+            x.wrapping_sub(self.x0) as u64,
+            y.wrapping_sub(self.y0) as u64,
+        )
     }
 
     /// Whether the point of offsets `(u, v)` ([`offsets`](Self::offsets)) is in the box.
@@ -445,6 +464,20 @@ impl Cands {
     }
 }
 
+/// [`AgentTree::query_range`] batches the leaves holding at least this many of its slots
+/// (a gather costs about as much as three per-slot queries).
+#[cfg_attr(not(any(test, feature = "parallel")), allow(dead_code))]
+const RANGE_BATCH_MIN: usize = 4;
+
+/// The scratch of [`AgentTree::query_range`], kept between calls (one per concurrent call):
+/// the batched queries' scratch and a bit per node (the leaves taken).
+#[cfg_attr(not(any(test, feature = "parallel")), allow(dead_code))]
+#[derive(Clone, Debug, Default)]
+pub struct QueryScratch {
+    batch: Scratch,
+    seen: Vec<u64>,
+}
+
 /// Agents with at least `2·max + FILTER_MIN` candidates select with the prefilter.
 const FILTER_MIN: usize = 16;
 
@@ -474,34 +507,98 @@ impl AgentTree {
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];
             if (node.end - node.begin) as usize <= MAX_LEAF_SIZE {
-                self.leaf_batch(positions, i, cap, lists, &mut scratch);
+                self.leaf_batch(positions, i, cap, 0..u32::MAX, lists, &mut scratch);
             }
         }
         self.batch = scratch;
     }
 
-    /// Every list of the leaf `leaf_node`.
+    /// The lists of the slots `slots` (as [`query_all`](Self::query_all) for those
+    /// slots, in another order): the leaves of the slots are taken in the order of their
+    /// first slot; a leaf holding at least [`RANGE_BATCH_MIN`] of the slots is batched, the
+    /// others' slots are queried one by one. `scratch` is the caller's (one per concurrent
+    /// call).
+    #[cfg_attr(not(any(test, feature = "parallel")), allow(dead_code))]
+    pub fn query_range<L: Lists>(
+        &self,
+        positions: &[Vec2],
+        slots: std::ops::Range<usize>,
+        scratch: &mut QueryScratch,
+        lists: &mut L,
+    ) {
+        if self.nodes.is_empty() || slots.is_empty() {
+            return;
+        }
+        let QueryScratch {
+            batch: scratch,
+            seen,
+        } = scratch;
+        let n = positions.len();
+        let longest = slots
+            .clone()
+            .map(|s| lists.query(s as u32).max_neighbors)
+            .max()
+            .unwrap_or(0)
+            .min(n - 1);
+        let cap = cand_cap(n, longest);
+        scratch.reserve(cap, longest);
+        // One bit per node: the leaves taken so far.
+        seen.clear();
+        seen.resize(self.nodes.len().div_ceil(64), 0);
+        let listed = slots.start as u32..slots.end as u32;
+        for slot in listed.clone() {
+            let leaf = self.leaf_of[slot as usize] as usize;
+            let (word, bit) = (leaf / 64, 1u64 << (leaf % 64));
+            if seen[word] & bit != 0 {
+                continue;
+            }
+            seen[word] |= bit;
+            let node = &self.nodes[leaf];
+            let members = &self.order[node.begin as usize..node.end as usize];
+            let count = members.iter().filter(|&o| listed.contains(o)).count();
+            if count >= RANGE_BATCH_MIN {
+                self.leaf_batch(positions, leaf, cap, listed.clone(), lists, scratch);
+                continue;
+            }
+            for &slot in members.iter().filter(|&o| listed.contains(o)) {
+                let q = lists.query(slot);
+                let range_sq = wide_mul(q.range, q.range).unsigned_abs();
+                let keys = &mut scratch.keys;
+                let max = q.max_neighbors;
+                let (packed, last) =
+                    self.query_keys_hinted(positions, slot, max, range_sq, q.hint_sq, keys);
+                let list = FoundList::Keys(keys, packed);
+                lists.found(slot, Found { list }, last);
+            }
+        }
+    }
+
+    /// The lists of the agents of the leaf `leaf_node` whose slots are in `slots`.
     fn leaf_batch<L: Lists>(
         &self,
         positions: &[Vec2],
         leaf_node: usize,
         cap: usize,
+        slots: std::ops::Range<u32>,
         lists: &mut L,
         scratch: &mut Scratch,
     ) {
         let leaf = &self.nodes[leaf_node];
         let (begin, end) = (leaf.begin as usize, leaf.end as usize);
         let count = end - begin;
-        // Per agent: (range², max, first limit, hinted); max 0: nothing to do.
-        let mut plan = [(0u128, 0usize, 0u128, false); MAX_LEAF_SIZE];
+        // Per agent: (range², max, first limit, hinted, in `slots`); max 0: nothing to do.
+        let mut plan = [(0u128, 0usize, 0u128, false, false); MAX_LEAF_SIZE];
         let mut gather_sq = 0u128;
         let mut any = false;
         for (p, &slot) in plan[..count].iter_mut().zip(&self.order[begin..end]) {
+            if !slots.contains(&slot) {
+                continue;
+            }
             let q = lists.query(slot);
             let range_sq = wide_mul(q.range, q.range).unsigned_abs();
             let hinted = q.hint_sq > 0 && q.hint_sq < range_sq;
             let limit = if hinted { q.hint_sq } else { range_sq };
-            *p = (range_sq, q.max_neighbors, limit, hinted);
+            *p = (range_sq, q.max_neighbors, limit, hinted, true);
             if q.max_neighbors > 0 && range_sq < PACKED_BOUND {
                 gather_sq = gather_sq.max(limit);
                 any = true;
@@ -512,7 +609,10 @@ impl AgentTree {
         } else {
             None
         };
-        for (k, &(range_sq, max, limit, hinted)) in plan[..count].iter().enumerate() {
+        for (k, &(range_sq, max, limit, hinted, listed)) in plan[..count].iter().enumerate() {
+            if !listed {
+                continue;
+            }
             let slot = self.order[begin + k];
             let Scratch { cands, keys, list } = &mut *scratch;
             if max == 0 {
@@ -848,7 +948,12 @@ mod tests {
 
     /// A non-negative offset: zero, small, or up to 2⁵⁰ raw (2⁵⁰ units² limits).
     fn extent() -> impl Strategy<Value = u64> {
-        prop_oneof![Just(0u64), 0u64..(1 << 20), 0u64..(1 << 36), 0u64..(1 << 50)]
+        prop_oneof![
+            Just(0u64),
+            0u64..(1 << 20),
+            0u64..(1 << 36),
+            0u64..(1 << 50)
+        ]
     }
 
     proptest! {
@@ -903,8 +1008,7 @@ mod tests {
         for &(ax, ay) in &corners {
             for unit in [1i64, 1 << 16, 1 << 31, 1 << 32, 1 << 40] {
                 for (i, j) in [(0, 0), (1, 0), (0, -1), (3, 4), (-5, 12), (7, 7), (100, -1)] {
-                    let (Some(px), Some(py)) =
-                        (ax.checked_add(i * unit), ay.checked_add(j * unit))
+                    let (Some(px), Some(py)) = (ax.checked_add(i * unit), ay.checked_add(j * unit))
                     else {
                         continue;
                     };
@@ -979,31 +1083,47 @@ mod tests {
     /// half-integer lattices with duplicates, stacks near the domain's corners, and points
     /// at full raw resolution.
     fn scene() -> impl Strategy<Value = Vec<Vec2>> {
-        let grid = (0i64..=6, prop::collection::vec((any::<u32>(), any::<u32>()), 1..160))
+        let grid = (
+            0i64..=6,
+            prop::collection::vec((any::<u32>(), any::<u32>()), 1..160),
+        )
             .prop_map(|(k, cells)| {
                 let side = (2 * k + 1) as u32;
                 cells
                     .into_iter()
                     .map(|(a, b)| {
-                        Vec2::from_int(i64::from(a % side) as i32 - k as i32, i64::from(b % side) as i32 - k as i32)
+                        Vec2::from_int(
+                            i64::from(a % side) as i32 - k as i32,
+                            i64::from(b % side) as i32 - k as i32,
+                        )
                     })
                     .collect::<Vec<_>>()
             });
-        let half = prop::collection::vec((-40i64..=40, -40i64..=40), 1..200)
-            .prop_map(|cells| cells.into_iter().map(|(a, b)| Vec2::from_bits(a << 31, b << 31)).collect());
-        let corners = prop::collection::vec((0u8..4, -3i64..=3, -3i64..=3), 1..80).prop_map(|cells| {
-            let m = 1_000_000i64;
+        let half = prop::collection::vec((-40i64..=40, -40i64..=40), 1..200).prop_map(|cells| {
             cells
                 .into_iter()
-                .map(|(corner, a, b)| {
-                    let (sx, sy) = [(1, 1), (1, -1), (-1, 1), (-1, -1)][corner as usize];
-                    Vec2::from_bits((sx * (m - 3 + a.abs())) << 32, (sy * (m - 3 + b.abs())) << 32)
-                })
+                .map(|(a, b)| Vec2::from_bits(a << 31, b << 31))
                 .collect()
         });
+        let corners =
+            prop::collection::vec((0u8..4, -3i64..=3, -3i64..=3), 1..80).prop_map(|cells| {
+                let m = 1_000_000i64;
+                cells
+                    .into_iter()
+                    .map(|(corner, a, b)| {
+                        let (sx, sy) = [(1, 1), (1, -1), (-1, 1), (-1, -1)][corner as usize];
+                        Vec2::from_bits(
+                            (sx * (m - 3 + a.abs())) << 32,
+                            (sy * (m - 3 + b.abs())) << 32,
+                        )
+                    })
+                    .collect()
+            });
         let scattered = prop::collection::vec((any::<i64>(), any::<i64>()), 1..120).prop_map(|v| {
             let lim = 1_000i64 << 32;
-            v.into_iter().map(|(x, y)| Vec2::from_bits(x % lim, y % lim)).collect()
+            v.into_iter()
+                .map(|(x, y)| Vec2::from_bits(x % lim, y % lim))
+                .collect()
         });
         prop_oneof![grid, half, corners, scattered]
     }
@@ -1044,6 +1164,7 @@ mod tests {
             shared in query(),
             mixed in prop::collection::vec(query(), 1..8),
             per_slot in any::<bool>(),
+            cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
         ) {
             let n = positions.len();
             let queries: Vec<SlotQuery> = (0..n)
@@ -1053,11 +1174,27 @@ mod tests {
             tree.build(&positions);
             let mut table = Table { queries, lists: vec![None; n], lasts: vec![0; n] };
             tree.query_all(&positions, &mut table);
+            // The same lists by ranges of slots (as the parallel step's groups), one scratch
+            // reused across them.
+            let mut bounds: Vec<usize> = cuts.iter().map(|c| c.index(n + 1)).collect();
+            bounds.extend([0, n]);
+            bounds.sort_unstable();
+            let mut ranged = Table {
+                queries: table.queries.clone(),
+                lists: vec![None; n],
+                lasts: vec![0; n],
+            };
+            let mut scratch = QueryScratch::default();
+            for w in bounds.windows(2) {
+                tree.query_range(&positions, w[0]..w[1], &mut scratch, &mut ranged);
+            }
             for slot in 0..n as u32 {
                 let s = slot as usize;
                 let (list, last) = brute(&positions, slot, &table.queries[s]);
                 prop_assert_eq!(table.lists[s].as_deref(), Some(&list[..]), "slot {}", slot);
                 prop_assert_eq!(table.lasts[s], last, "slot {}", slot);
+                prop_assert_eq!(ranged.lists[s].as_deref(), Some(&list[..]), "ranged, slot {}", slot);
+                prop_assert_eq!(ranged.lasts[s], last, "ranged, slot {}", slot);
             }
         }
     }
