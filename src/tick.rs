@@ -48,7 +48,7 @@ use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
 use crate::orca::lines::{AgentState, PairTimes, Share, solve_pair, solve_pair_prepared};
 use crate::orca::lp::{self, SolvePath};
-use crate::spatial::kdtree::{self, AgentTree, NeighborKey};
+use crate::spatial::kdtree::{self, AgentTree};
 use std::time::{Duration, Instant};
 
 /// Counters of one [`step`](crate::Simulator::step), named after its stages (see the
@@ -251,8 +251,6 @@ struct ChunkLists {
     higher: Vec<u32>,
     /// Whether the chunk's agents all have the priority and the time horizon of slot 0.
     uniform: (bool, bool),
-    /// Scratch of the query.
-    keys: Vec<NeighborKey>,
     /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
     /// none). A speed hint, never state: every hint gives the same lists.
     hints: Vec<u64>,
@@ -647,22 +645,28 @@ impl Workspace {
         });
         let hints_valid = self.listed_ids[..] == pre.agents.ids()[..];
         let range = |c: usize| c * CHUNK..((c + 1) * CHUNK).min(n);
+        let (positions, params) = (pre.agents.positions(), pre.agents.params());
         // Serially every list is found leaf by leaf (one tree walk per leaf of up to 16 agents,
-        // written straight into the chunks); the parallel step queries slot by slot, chunk by
-        // chunk. The lists are the same either way.
+        // written straight into the chunks). The parallel step splits the chunks into a few
+        // groups of consecutive slots per thread; each group batches the leaves holding
+        // several of its slots and queries its other slots one by one. The lists are the same
+        // either way.
         #[cfg(feature = "parallel")]
-        let batched = chunks <= 1 || rayon::current_num_threads() == 1;
+        let threads = rayon::current_num_threads();
+        #[cfg(feature = "parallel")]
+        let batched = chunks <= 1 || threads == 1;
         #[cfg(not(feature = "parallel"))]
         let batched = true;
         if batched {
             for_each_chunk(&mut self.lists, |c, lists| {
-                lists.prepare(pre, range(c), hints_valid, false);
+                lists.prepare(pre, range(c), hints_valid);
             });
             self.tree.query_all(
-                pre.agents.positions(),
+                positions,
                 &mut BatchLists {
                     lists: &mut self.lists,
-                    params: pre.agents.params(),
+                    first_chunk: 0,
+                    params,
                     reach,
                 },
             );
@@ -670,12 +674,30 @@ impl Workspace {
                 lists.solve_pairs(pre, range(c));
             });
         } else {
-            let tree = &self.tree;
-            for_each_chunk(&mut self.lists, |c, lists| {
-                lists.prepare(pre, range(c), hints_valid, true);
-                lists.find(pre, tree, range(c), reach);
-                lists.solve_pairs(pre, range(c));
-            });
+            #[cfg(feature = "parallel")]
+            {
+                let per_group = chunks.div_ceil(GROUPS_PER_THREAD * threads);
+                self.tree.for_each_group(
+                    &mut self.lists,
+                    per_group,
+                    |tree, scratch, first, group| {
+                        for (i, lists) in group.iter_mut().enumerate() {
+                            lists.prepare(pre, range(first + i), hints_valid);
+                        }
+                        let slots = first * CHUNK..((first + group.len()) * CHUNK).min(n);
+                        let mut lists = BatchLists {
+                            lists: group,
+                            first_chunk: first,
+                            params,
+                            reach,
+                        };
+                        tree.query_range(positions, slots, scratch, &mut lists);
+                        for (i, lists) in lists.lists.iter_mut().enumerate() {
+                            lists.solve_pairs(pre, range(first + i));
+                        }
+                    },
+                );
+            }
         }
         self.listed_ids.clear();
         self.listed_ids.extend_from_slice(pre.agents.ids());
@@ -804,15 +826,8 @@ impl ChunkLists {
 
     /// Gets the chunk of `slots` ready for its lists (stage 4): clears it, reserves its
     /// lists and pairs, finds whether its priorities and horizons are uniform, and drops its
-    /// hints when `hints_valid` is false (the slots changed since the last tick). With
-    /// `per_slot` (the per-slot queries, [`find`](Self::find)) it reserves their scratch too.
-    fn prepare(
-        &mut self,
-        pre: Pre<'_>,
-        slots: std::ops::Range<usize>,
-        hints_valid: bool,
-        per_slot: bool,
-    ) {
+    /// hints when `hints_valid` is false (the slots changed since the last tick).
+    fn prepare(&mut self, pre: Pre<'_>, slots: std::ops::Range<usize>, hints_valid: bool) {
         let params = pre.agents.params();
         let chunk_params = &params[slots.clone()];
         let n = params.len();
@@ -820,14 +835,13 @@ impl ChunkLists {
         // RESERVED_NEIGHBORS each), so a run never grows them mid-way; caps above that grow
         // them as needed (amortised), rather than reserving gigabytes for 1,024 neighbours each.
         let bound = n.saturating_sub(1).min(RESERVED_NEIGHBORS);
-        // One pass: the largest cap, the caps' total, and whether the priorities and time
-        // horizons are slot 0's.
+        // One pass: the caps' total, and whether the priorities and time horizons are slot
+        // 0's.
         let p0 = &params[0];
-        let (max, total, same_priority, same_horizon) = chunk_params.iter().fold(
-            (0, 0, true, true),
-            |(max, total, pr, th): (u32, usize, bool, bool), p| {
+        let (total, same_priority, same_horizon) = chunk_params.iter().fold(
+            (0, true, true),
+            |(total, pr, th): (usize, bool, bool), p| {
                 (
-                    max.max(p.max_neighbors),
                     total + (p.max_neighbors as usize).min(bound),
                     pr & (p.priority == p0.priority),
                     th & (p.time_horizon == p0.time_horizon),
@@ -836,9 +850,6 @@ impl ChunkLists {
         );
         self.uniform = (same_priority, same_horizon);
         self.clear();
-        if per_slot {
-            reserve_total(&mut self.keys, max as usize);
-        }
         reserve_total(&mut self.slots, total);
         reserve_total(&mut self.pairs, total);
         reserve_total(&mut self.higher, total);
@@ -850,29 +861,6 @@ impl ChunkLists {
         if self.hints.len() != slots.len() || !hints_valid {
             self.hints.clear();
             self.hints.resize(slots.len(), 0);
-        }
-    }
-
-    /// Stage 4 for `slots` (after [`prepare`](Self::prepare) with `per_slot`), slot by slot.
-    /// `reach` bounds how far any agent moves in one tick (raw).
-    fn find(&mut self, pre: Pre<'_>, tree: &AgentTree, slots: std::ops::Range<usize>, reach: u64) {
-        let params = pre.agents.params();
-        let positions = pre.agents.positions();
-        for (i, slot) in slots.enumerate() {
-            let p = &params[slot];
-            let start = self.slots.len() as u32;
-            let last = tree.query_slots_hinted(
-                positions,
-                slot as u32,
-                p.neighbor_dist,
-                p.max_neighbors as usize,
-                u128::from(self.hints[i]) * u128::from(self.hints[i]),
-                &mut self.keys,
-                &mut self.slots,
-            );
-            self.hints[i] = kdtree::next_hint(last, reach);
-            let len = self.slots.len() as u32 - start;
-            self.ranges[i] = (start, len);
         }
     }
 
@@ -912,11 +900,14 @@ impl ChunkLists {
     }
 }
 
-/// The chunks' lists as the serial stage 4 fills them ([`AgentTree::query_all`]): each slot's
-/// query from its parameters and its chunk's hint, each list appended to its chunk (its range
-/// set) and the slot's next hint ([`kdtree::next_hint`]) kept.
+/// The chunks' lists as stage 4 fills them ([`AgentTree::query_all`], or
+/// [`AgentTree::query_range`] for a group of chunks): each slot's query from its parameters
+/// and its chunk's hint, each list appended to its chunk (its range set) and the slot's next
+/// hint ([`kdtree::next_hint`]) kept.
 struct BatchLists<'a> {
+    /// The chunks from `first_chunk` on (every slot queried is in one of them).
     lists: &'a mut [ChunkLists],
+    first_chunk: usize,
     params: &'a [AgentParams],
     /// How far any agent moves in one tick (raw).
     reach: u64,
@@ -927,7 +918,8 @@ impl kdtree::Lists for BatchLists<'_> {
     fn query(&self, slot: u32) -> kdtree::SlotQuery {
         let s = slot as usize;
         let p = &self.params[s];
-        let h = u128::from(self.lists[s >> CHUNK_SHIFT].hints[s & (CHUNK - 1)]);
+        let c = &self.lists[(s >> CHUNK_SHIFT) - self.first_chunk];
+        let h = u128::from(c.hints[s & (CHUNK - 1)]);
         kdtree::SlotQuery {
             range: p.neighbor_dist,
             max_neighbors: p.max_neighbors as usize,
@@ -938,13 +930,19 @@ impl kdtree::Lists for BatchLists<'_> {
     #[inline(always)]
     fn found(&mut self, slot: u32, list: kdtree::Found<'_>, last_sq: u128) {
         let s = slot as usize;
-        let c = &mut self.lists[s >> CHUNK_SHIFT];
+        let c = &mut self.lists[(s >> CHUNK_SHIFT) - self.first_chunk];
         let start = c.slots.len() as u32;
-        c.slots.extend(list.slots());
+        list.append_slots(&mut c.slots);
         c.ranges[s & (CHUNK - 1)] = (start, list.len() as u32);
         c.hints[s & (CHUNK - 1)] = kdtree::next_hint(last_sq, self.reach);
     }
 }
+
+/// The parallel stage 4 splits the chunks into this many groups per thread (rayon balances
+/// them): a group batches the leaves holding several of its slots, so fewer, larger groups
+/// share more gathers.
+#[cfg(feature = "parallel")]
+const GROUPS_PER_THREAD: usize = 2;
 
 /// Stage 5 for one slot: its pair solutions with the neighbours of `listed` above it, into
 /// `pairs` (their [halves](StoredPair::halved) with `halve`), and those neighbours into

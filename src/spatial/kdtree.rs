@@ -22,15 +22,19 @@
 //!   list ([`next_hint`]: its last neighbour's distance plus a quarter of the farthest an agent
 //!   moves in a tick). A search with a limit finds every key below it, so a full list is the answer;
 //!   a short one is searched again with the full range. Any hint gives the same list.
-//! * Batched queries (the serial tick, [`AgentTree::query_all`], `batch.rs`): one gather per
-//!   leaf of every point within the largest limit of its agents, each agent's list selected
-//!   from those candidates with the same keys, limits and hint fallback, so the lists are
-//!   the per-slot query's; they are handed to the caller ([`Lists`]) as they are found.
+//! * Batched queries (the tick, [`AgentTree::query_all`] serially and
+//!   [`AgentTree::query_range`] per group of slots in parallel, `batch.rs`): one gather per
+//!   leaf of every point within the largest limit of its agents (along each axis), each
+//!   agent's list selected from those candidates with the same keys, limits and hint
+//!   fallback (behind an exact 16-bit prefilter), so the lists are the per-slot query's;
+//!   they are handed to the caller ([`Lists`]) as they are found.
 
 use crate::math::{Fx, Vec2, wide_mul};
 
 mod batch;
 
+#[cfg_attr(not(feature = "parallel"), allow(unused_imports))]
+pub use batch::QueryScratch;
 pub use batch::{Found, Lists, SlotQuery};
 
 /// Maximum number of agents in a leaf. RVO2's `MAX_LEAF_SIZE` is 10; the neighbour lists do
@@ -75,6 +79,10 @@ pub struct AgentTree {
     par_bufs: ParBufs,
     /// The batched queries' scratch ([`query_all`](Self::query_all)).
     batch: batch::Scratch,
+    /// The parallel queries' scratches, one per group
+    /// ([`for_each_group`](Self::for_each_group)), kept between ticks.
+    #[cfg(feature = "parallel")]
+    pool: Vec<QueryScratch>,
 }
 
 impl AgentTree {
@@ -129,6 +137,33 @@ impl AgentTree {
             return;
         }
         self.build_serial();
+    }
+
+    /// Runs `f(tree, scratch, first, group)` for each group of `per_group` consecutive
+    /// `items` (the first one's index `first`) on rayon's current pool, each with a
+    /// [`QueryScratch`] of its own (kept between calls): for [`query_range`](Self::query_range)
+    /// over the slots of the group.
+    #[cfg(feature = "parallel")]
+    pub fn for_each_group<T: Send>(
+        &mut self,
+        items: &mut [T],
+        per_group: usize,
+        f: impl Fn(&AgentTree, &mut QueryScratch, usize, &mut [T]) + Sync + Send,
+    ) {
+        use rayon::prelude::*;
+        let per_group = per_group.max(1);
+        let groups = items.len().div_ceil(per_group);
+        let mut pool = std::mem::take(&mut self.pool);
+        if pool.len() < groups {
+            pool.resize_with(groups, QueryScratch::default);
+        }
+        let tree = &*self;
+        items
+            .par_chunks_mut(per_group)
+            .zip(pool.par_iter_mut())
+            .enumerate()
+            .for_each(|(g, (group, scratch))| f(tree, scratch, g * per_group, group));
+        self.pool = pool;
     }
 
     /// The serial build over the buffers [`build`](Self::build) filled.
@@ -192,6 +227,7 @@ impl AgentTree {
     /// the last tick's list (see `next_hint`) prunes the first subtrees a plain query
     /// visits before its list is full. Returns the distance² of the last neighbour when the
     /// list is full (`max_neighbors` found), else 0.
+    #[cfg_attr(not(any(test, feature = "test-oracles")), allow(dead_code))]
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn query_slots_hinted(

@@ -2,24 +2,47 @@
 //!
 //! The agents of one leaf share almost all of their search. For each leaf the tree is walked
 //! once with the leaf's box and the largest first limit of its agents (`G`), and every point
-//! within `G` of the box is gathered (coordinates and slot) into a small buffer. Each agent of
-//! the leaf then selects its list from the candidates with the per-agent search ([`Search`]:
-//! the same key order `(distance², slot)`, the same strict `< range²`, the same hint
-//! semantics). A point within an agent's limit is within `G` of the box (the agent is in it),
-//! so the candidates hold every key the agent's own search could accept: the lists are those
-//! of [`AgentTree::query_slots_hinted`] by construction. When an agent's hinted list is short
+//! within `√G` of the box along each axis (the gather box: a square band, a superset of the
+//! points within `√G` of the box) is gathered into a small buffer. Each agent of the leaf
+//! then selects its list from the candidates with the per-agent search's keys and limits
+//! (the key order `(distance², slot)`, the strict `< range²`, the hint semantics). A point
+//! within an agent's limit is within `√G` of the box (the agent is in it), so the candidates
+//! hold every key the agent's own search could accept: the lists are those of
+//! [`AgentTree::query_slots_hinted`] by construction. When an agent's hinted list is short
 //! and the candidates do not cover its full range, it searches again with the full range, as
 //! the per-slot query does.
+//!
+//! The selection (all exact; speed only):
+//! * A prefilter ([`prefilter`], [`GatherBox::bound`]): the gather box's coordinates are
+//!   quantized to 14 bits, and for agents with many candidates (at least `2·max + 16`) each
+//!   candidate's quantized squared distance (the high halves of two 16-bit squares, eight
+//!   candidates a vector operation) is compared with a bound proven to lie above every
+//!   distance² the exact limit accepts. Only the candidates that pass get exact `i128`
+//!   keys; the others could not be accepted. Agents with few candidates test every exact
+//!   key.
+//! * The keys below the limit are appended to a buffer unsorted ([`Select`]); a full buffer
+//!   is cut to the `max` smallest keys (which tightens the limit), and the keys found are
+//!   sorted once at the end: fewer moves and fewer mispredicted branches than an insertion
+//!   per key.
 //!
 //! The candidate buffer holds at most [`cand_cap`] points (a few kilobytes, reserved once): a
 //! leaf whose gather would overflow it (a first tick without hints in a dense crowd, say)
 //! runs the per-slot query for each of its agents instead. Either way the lists are the same.
 //!
 //! The lists are handed to the caller's [`Lists`] as they are found (in tree order), so they
-//! are stored once, where the caller keeps them.
+//! are stored once, where the caller keeps them. [`AgentTree::query_range`] finds the lists of
+//! a range of slots (the parallel step's groups of chunks): the leaves holding several of its
+//! slots batched, the others slot by slot.
 
-use super::{AgentTree, MAX_LEAF_SIZE, NeighborKey, Node, PACKED_BOUND, Search, gap, sq_diff};
+use super::{AgentTree, MAX_LEAF_SIZE, NeighborKey, PACKED_BOUND, Search, root_bound, sq_diff};
 use crate::math::{Fx, Vec2, wide_mul};
+
+/// Quantized candidate offsets are below `2^QBITS` (see [`GatherBox`]): differences of two are
+/// below `2¹⁴` in magnitude and sums of two squares below `2²⁹`, exact in `i32`.
+const QBITS: u32 = 14;
+
+/// The prefilter's flags are read a word (this many one-byte flags) at a time.
+const WORD: usize = 8;
 
 /// A gathered candidate: raw coordinates and slot.
 #[derive(Clone, Copy, Debug, Default)]
@@ -29,11 +52,155 @@ struct Cand {
     slot: u32,
 }
 
-/// The batched queries' scratch (kept between calls): the candidates and one agent's keys.
+/// The batched queries' scratch (kept between calls): one leaf's candidates, the per-slot
+/// query's keys (the fallback), and one agent's list (packed keys, nearest first).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Scratch {
-    cands: Vec<Cand>,
+    cands: Cands,
     keys: Vec<NeighborKey>,
+    list: Vec<u128>,
+}
+
+/// A leaf's candidates: each one's coordinates and slot, and its quantized coordinates (see
+/// [`GatherBox`]) apart, so that one agent's prefilter flags (one byte per candidate) are
+/// computed several at a time. Every array has `room` entries (a multiple of [`WORD`], at
+/// least the candidate cap): the gather writes every point it scans and keeps it by
+/// counting it, and the prefilter runs over whole words.
+#[derive(Clone, Debug, Default)]
+struct Cands {
+    cands: Vec<Cand>,
+    qx: Vec<i16>,
+    qy: Vec<i16>,
+    flags: Vec<u8>,
+}
+
+impl Scratch {
+    /// Makes room for `cap` candidates and lists of `longest` entries (never shrinks).
+    fn reserve(&mut self, cap: usize, longest: usize) {
+        let room = cap.next_multiple_of(WORD);
+        let c = &mut self.cands;
+        if c.cands.len() < room {
+            c.cands.resize(room, Cand::default());
+            c.qx.resize(room, 0);
+            c.qy.resize(room, 0);
+            c.flags.resize(room, 0);
+        }
+        if self.keys.capacity() < longest {
+            self.keys.clear();
+            self.keys.reserve(longest);
+        }
+        // The selection's buffer (see `Select`): longer than every cap up to `longest`, or
+        // than every candidate count (at most `longest + 1` with longer caps).
+        let buffer = 2 * longest + 16;
+        if self.list.len() < buffer {
+            self.list.resize(buffer, 0);
+        }
+    }
+}
+
+/// A leaf's gather box and its quantization: the leaf's box widened by `r > √limit_sq`
+/// along each axis (a point whose squared distance to the leaf's box is at most `limit_sq`
+/// is within `√limit_sq` of it along each axis), clamped to the coordinates (the same
+/// points): `[x0, x0 + wx] × [y0, y0 + wy]` (raw, `w < 2⁶⁴`). A coordinate `c` of the box
+/// is quantized to `(c − c0) >> shift`, below `2^QBITS`.
+#[derive(Clone, Copy, Debug)]
+struct GatherBox {
+    x0: i64,
+    y0: i64,
+    wx: u64,
+    wy: u64,
+    shift: u32,
+}
+
+impl GatherBox {
+    /// The gather box of the leaf box `[min, max]` for the limit `limit_sq` (raw Q64.64).
+    fn new(min: Vec2, max: Vec2, limit_sq: u128) -> Self {
+        let r = i128::from(root_bound(limit_sq));
+        let clamp = |v: i128| v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+        let x0 = clamp(i128::from(min.x.to_bits()) - r);
+        let y0 = clamp(i128::from(min.y.to_bits()) - r);
+        let wx = clamp(i128::from(max.x.to_bits()) + r).abs_diff(x0);
+        let wy = clamp(i128::from(max.y.to_bits()) + r).abs_diff(y0);
+        let bits = 64 - wx.max(wy).leading_zeros();
+        Self {
+            x0,
+            y0,
+            wx,
+            wy,
+            shift: bits.saturating_sub(QBITS),
+        }
+    }
+
+    /// The offsets of `(x, y)` from the box's low corner modulo 2⁶⁴: for the points of the
+    /// box (and only for them) they are in `[0, wx] × [0, wy]`, the true offsets.
+    #[inline(always)]
+    fn offsets(&self, x: i64, y: i64) -> (u64, u64) {
+        (
+            x.wrapping_sub(self.x0) as u64,
+            y.wrapping_sub(self.y0) as u64,
+        )
+    }
+
+    /// Whether the point of offsets `(u, v)` ([`offsets`](Self::offsets)) is in the box.
+    #[inline(always)]
+    fn holds(&self, (u, v): (u64, u64)) -> bool {
+        (u <= self.wx) & (v <= self.wy)
+    }
+
+    /// Whether the box meets the box `[min, max]`.
+    #[inline(always)]
+    fn meets(&self, min: Vec2, max: Vec2) -> bool {
+        // Each one's low corner is at most the other's high corner (`x0 + wx` is an i64:
+        // the box is clamped to the coordinates).
+        max.x.to_bits() >= self.x0
+            && max.y.to_bits() >= self.y0
+            && min.x.to_bits() <= self.x0.wrapping_add(self.wx as i64)
+            && min.y.to_bits() <= self.y0.wrapping_add(self.wy as i64)
+    }
+
+    /// The quantized coordinate of the offset `u` (in `[0, w]`).
+    #[inline(always)]
+    fn quantize(&self, u: u64) -> i16 {
+        (u >> self.shift) as i16
+    }
+
+    /// The prefilter's bound for the distance² limit `limit_d`: a candidate whose quantized
+    /// offset from the agent `(qdx, qdy)` has `⌊qdx² / 2¹⁶⌋ + ⌊qdy² / 2¹⁶⌋ > bound` has
+    /// distance² above `limit_d`, so it cannot be accepted.
+    ///
+    /// With `s = 2^shift`, each raw coordinate is `(q·s + ρ) + c0` with `0 ≤ ρ < s`, so each
+    /// true difference is within `s` (exclusive) of `s` times the quantized one and, by the
+    /// triangle inequality, `√d > s·(√q − √2)` for `q = qdx² + qdy²`. `r =
+    /// ⌊root_bound(limit_d) / s⌋ + 1` is above `√limit_d / s` (`root_bound` is above the
+    /// root) and `t = (r + 1)(r + 2) ≥ (r + √2)²`, so `q > t` gives `√d > s·r > √limit_d`.
+    /// The prefilter sums the squares' high halves (`q ≥ (hx + hy)·2¹⁶`), so `hx + hy >
+    /// ⌊t / 2¹⁶⌋` gives `q ≥ (⌊t / 2¹⁶⌋ + 1)·2¹⁶ > t`. `i16::MAX` (no rejection: `hx + hy <
+    /// 2¹³`) when larger.
+    #[inline]
+    fn bound(&self, limit_d: u128) -> i16 {
+        let r = (root_bound(limit_d) >> self.shift) + 1;
+        if r > 1 << 20 {
+            i16::MAX
+        } else {
+            (((r + 1) * (r + 2)) >> 16).min(i16::MAX as u64) as i16
+        }
+    }
+}
+
+/// The prefilter: `flags[i] = 1` when candidate `i`'s quantized offset from `(cx, cy)`
+/// has `⌊qdx² / 2¹⁶⌋ + ⌊qdy² / 2¹⁶⌋ ≤ t`, else 0 (it cannot be accepted, see
+/// [`GatherBox::bound`]). Quantized coordinates are in `[0, 2^QBITS)`, so the differences are
+/// below `2¹⁴` in magnitude, their squares below `2²⁸` and the sum of the high halves below
+/// `2¹³`: all exact. Written so that it vectorizes (16-bit lanes, high-half multiplies).
+#[inline(always)]
+fn prefilter(qx: &[i16], qy: &[i16], cx: i16, cy: i16, t: i16, flags: &mut [u8]) {
+    for ((f, &x), &y) in flags.iter_mut().zip(qx).zip(qy) {
+        let dx = i32::from(x.wrapping_sub(cx));
+        let dy = i32::from(y.wrapping_sub(cy));
+        // Wrapping only for the padding past the candidates (any values; flags unused).
+        let h = (((dx * dx) >> 16) as i16).wrapping_add(((dy * dy) >> 16) as i16);
+        *f = u8::from(h <= t);
+    }
 }
 
 /// One slot's query for [`AgentTree::query_all`].
@@ -51,16 +218,26 @@ pub struct SlotQuery {
 /// A list found by [`AgentTree::query_all`]: the neighbours' slots, nearest first.
 #[derive(Clone, Copy, Debug)]
 pub struct Found<'a> {
-    keys: &'a [NeighborKey],
-    packed: bool,
+    list: FoundList<'a>,
 }
 
-impl<'a> Found<'a> {
+/// Where a [`Found`] list is: packed keys (the batched selection), or the per-slot query's
+/// keys (packed or not, see [`AgentTree::query_raw`]).
+#[derive(Clone, Copy, Debug)]
+enum FoundList<'a> {
+    Packed(&'a [u128]),
+    Keys(&'a [NeighborKey], bool),
+}
+
+impl Found<'_> {
     /// The number of neighbours.
     #[must_use]
     #[inline]
     pub fn len(&self) -> usize {
-        self.keys.len()
+        match self.list {
+            FoundList::Packed(keys) => keys.len(),
+            FoundList::Keys(keys, _) => keys.len(),
+        }
     }
 
     /// Whether the list is empty.
@@ -68,16 +245,27 @@ impl<'a> Found<'a> {
     #[must_use]
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.len() == 0
     }
 
     /// The neighbours' slots, nearest first (ties by slot).
-    #[inline]
-    pub fn slots(&self) -> impl ExactSizeIterator<Item = u32> + 'a {
-        let packed = self.packed;
-        self.keys
-            .iter()
-            .map(move |&k| AgentTree::raw_slot(k, packed))
+    #[cfg_attr(not(test), allow(dead_code))]
+    #[must_use]
+    pub fn slots(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.append_slots(&mut out);
+        out
+    }
+
+    /// Appends the neighbours' slots, nearest first (ties by slot), to `out`.
+    #[inline(always)]
+    pub fn append_slots(&self, out: &mut Vec<u32>) {
+        match self.list {
+            FoundList::Packed(keys) => out.extend(keys.iter().map(|&k| k as u32)),
+            FoundList::Keys(keys, packed) => {
+                out.extend(keys.iter().map(|&k| AgentTree::raw_slot(k, packed)));
+            }
+        }
     }
 }
 
@@ -97,6 +285,201 @@ pub trait Lists {
 fn cand_cap(points: usize, longest: usize) -> usize {
     (32 * longest.max(MAX_LEAF_SIZE)).max(512).min(points)
 }
+
+/// One agent's selection: the keys accepted so far, packed `distance² << 32 | slot`, in a
+/// buffer (`buf`, kept apart), and the limit (as [`Search`]'s: keys `(d, s)` are accepted
+/// iff `d ≤ limit_d` and `d << 32 | s < limit_packed`). Keys are appended unsorted; when
+/// the buffer is full it is cut to its `max` smallest keys, the largest of which becomes
+/// the limit (the keys cut could never be in the list); at the end the keys are sorted and
+/// cut to `max`. The result is the list of the per-agent search: the `max` smallest keys
+/// below the first limit, sorted.
+///
+/// The buffer is longer than `max`, or than the number of candidates (it never fills).
+#[derive(Clone, Copy, Debug)]
+struct Select {
+    len: usize,
+    max: usize,
+    limit_d: u128,
+    limit_packed: u128,
+}
+
+impl Select {
+    /// An empty list of at most `max` entries, accepting keys below `(limit_d, 0)`, or with
+    /// `hinted` every key with distance² `≤ limit_d` (as the per-slot query's hint: the slot
+    /// `u32::MAX` is never a candidate).
+    #[inline(always)]
+    fn new(max: usize, limit_d: u128, hinted: bool) -> Self {
+        Self {
+            len: 0,
+            max,
+            limit_d,
+            limit_packed: if hinted {
+                limit_d << 32 | u128::from(u32::MAX)
+            } else {
+                limit_d << 32
+            },
+        }
+    }
+
+    /// Appends the key `(d, slot)` if it is below the limit.
+    #[inline(always)]
+    fn offer(&mut self, buf: &mut [u128], d: u128, slot: u32) {
+        // d ≤ limit_d < 2⁹⁶, so the packing is exact.
+        if d <= self.limit_d {
+            let key = d << 32 | u128::from(slot);
+            if key < self.limit_packed {
+                buf[self.len] = key;
+                self.len += 1;
+                if self.len == buf.len() {
+                    // Full: cut to the `max` smallest keys (`max < buf.len()`).
+                    self.limit_packed = cut(buf, self.max);
+                    self.limit_d = self.limit_packed >> 32;
+                    self.len = self.max;
+                }
+            }
+        }
+    }
+
+    /// Sorts the keys found and cuts them to `max`: the list, nearest first.
+    #[inline(always)]
+    fn finish(&mut self, buf: &mut [u128]) {
+        if self.len > 2 * self.max + 8 {
+            // Many more than the list: cut first.
+            cut(&mut buf[..self.len], self.max);
+            self.len = self.max;
+        }
+        sort(&mut buf[..self.len]);
+        self.len = self.len.min(self.max);
+    }
+}
+
+/// Moves the `max` smallest keys of `buf` to its front (in any order) and returns the
+/// largest of them (`0 < max < buf.len()`).
+#[cold]
+#[inline(never)]
+fn cut(buf: &mut [u128], max: usize) -> u128 {
+    *buf.select_nth_unstable(max - 1).1
+}
+
+/// Insertion sort (a handful of keys).
+#[inline(always)]
+fn sort(keys: &mut [u128]) {
+    for i in 1..keys.len() {
+        let key = keys[i];
+        let mut j = i;
+        while j > 0 {
+            let prev = keys[j - 1];
+            if prev < key {
+                break;
+            }
+            keys[j] = prev;
+            j -= 1;
+        }
+        keys[j] = key;
+    }
+}
+
+impl Cands {
+    /// Continues the selection `sel`, its buffer `buf` (see [`Select`]), with the first `n`
+    /// candidates but `own` (the agent's own index), the agent being at `(cx, cy)` (raw),
+    /// and finishes it (sorted and cut to `max`).
+    #[inline(always)]
+    fn select(
+        &mut self,
+        n: usize,
+        quant: &GatherBox,
+        own: usize,
+        center: (i64, i64),
+        buf: &mut [u128],
+        sel: Select,
+    ) -> Select {
+        if n >= 2 * sel.max + FILTER_MIN {
+            self.select_filtered(n, quant, own, center, buf, sel)
+        } else {
+            self.select_plain(n, own, center, buf, sel)
+        }
+    }
+
+    /// [`select`](Self::select), every candidate's exact key tested.
+    #[inline(never)]
+    fn select_plain(
+        &self,
+        n: usize,
+        own: usize,
+        (cx, cy): (i64, i64),
+        buf: &mut [u128],
+        sel: Select,
+    ) -> Select {
+        // A local copy (kept in registers: the argument's memory is written back on a panic).
+        let mut s = Select { ..sel };
+        let (before, after) = self.cands[..n].split_at(own);
+        for c in before {
+            s.offer(buf, sq_diff(c.x, cx) + sq_diff(c.y, cy), c.slot);
+        }
+        for c in &after[1..] {
+            s.offer(buf, sq_diff(c.x, cx) + sq_diff(c.y, cy), c.slot);
+        }
+        s.finish(buf);
+        s
+    }
+
+    /// [`select`](Self::select), prefiltered: the prefilter with the bound of `sel`'s limit
+    /// flags the candidates that may be accepted, and only their exact keys are computed.
+    #[inline(never)]
+    fn select_filtered(
+        &mut self,
+        n: usize,
+        quant: &GatherBox,
+        own: usize,
+        (cx, cy): (i64, i64),
+        buf: &mut [u128],
+        sel: Select,
+    ) -> Select {
+        // A local copy (kept in registers: the argument's memory is written back on a panic).
+        let mut s = Select { ..sel };
+        let room = n.next_multiple_of(WORD);
+        let t = quant.bound(s.limit_d);
+        let flags = &mut self.flags[..room];
+        let (qx, qy) = (&self.qx[..room], &self.qy[..room]);
+        prefilter(qx, qy, qx[own], qy[own], t, flags);
+        flags[own] = 0;
+        let cands = &self.cands[..room];
+        let words = flags.chunks_exact(WORD).enumerate();
+        for (w, word) in words {
+            let mut bits = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            let first = w * WORD;
+            if first + WORD > n {
+                // The padding past the candidates.
+                bits &= u64::MAX >> (8 * (first + WORD - n));
+            }
+            while bits != 0 {
+                // The first flagged candidate of the word (flags are bytes 0 or 1).
+                let c = &cands[first + (bits.trailing_zeros() / 8) as usize];
+                bits &= bits - 1;
+                s.offer(buf, sq_diff(c.x, cx) + sq_diff(c.y, cy), c.slot);
+            }
+        }
+        s.finish(buf);
+        s
+    }
+}
+
+/// [`AgentTree::query_range`] batches the leaves holding at least this many of its slots
+/// (a gather costs about as much as three per-slot queries).
+#[cfg_attr(not(any(test, feature = "parallel")), allow(dead_code))]
+const RANGE_BATCH_MIN: usize = 4;
+
+/// The scratch of [`AgentTree::query_range`], kept between calls (one per concurrent call):
+/// the batched queries' scratch and a bit per node (the leaves taken).
+#[cfg_attr(not(any(test, feature = "parallel")), allow(dead_code))]
+#[derive(Clone, Debug, Default)]
+pub struct QueryScratch {
+    batch: Scratch,
+    seen: Vec<u64>,
+}
+
+/// Agents with at least `2·max + FILTER_MIN` candidates select with the prefilter.
+const FILTER_MIN: usize = 16;
 
 impl AgentTree {
     /// Every slot's neighbour list, leaf by leaf: for each slot `s` with
@@ -119,204 +502,249 @@ impl AgentTree {
             .min(n - 1);
         let cap = cand_cap(n, longest);
         // Reserved once for the run's largest lists and leaves: a steady run never allocates.
-        if scratch.cands.capacity() < cap {
-            scratch.cands.clear();
-            scratch.cands.reserve(cap);
-        }
-        if scratch.keys.capacity() < longest {
-            scratch.keys.clear();
-            scratch.keys.reserve(longest);
-        }
+        scratch.reserve(cap, longest);
         // Leaves are numbered depth first: in node order they are in tree order.
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];
             if (node.end - node.begin) as usize <= MAX_LEAF_SIZE {
-                self.leaf_batch(positions, i, cap, lists, &mut scratch);
+                self.leaf_batch(positions, i, cap, 0..u32::MAX, lists, &mut scratch);
             }
         }
         self.batch = scratch;
     }
 
-    /// Every list of the leaf `leaf_node`.
+    /// The lists of the slots `slots` (as [`query_all`](Self::query_all) for those
+    /// slots, in another order): the leaves of the slots are taken in the order of their
+    /// first slot; a leaf holding at least [`RANGE_BATCH_MIN`] of the slots is batched, the
+    /// others' slots are queried one by one. `scratch` is the caller's (one per concurrent
+    /// call).
+    #[cfg_attr(not(any(test, feature = "parallel")), allow(dead_code))]
+    pub fn query_range<L: Lists>(
+        &self,
+        positions: &[Vec2],
+        slots: std::ops::Range<usize>,
+        scratch: &mut QueryScratch,
+        lists: &mut L,
+    ) {
+        if self.nodes.is_empty() || slots.is_empty() {
+            return;
+        }
+        let QueryScratch {
+            batch: scratch,
+            seen,
+        } = scratch;
+        let n = positions.len();
+        let longest = slots
+            .clone()
+            .map(|s| lists.query(s as u32).max_neighbors)
+            .max()
+            .unwrap_or(0)
+            .min(n - 1);
+        let cap = cand_cap(n, longest);
+        scratch.reserve(cap, longest);
+        // One bit per node: the leaves taken so far.
+        seen.clear();
+        seen.resize(self.nodes.len().div_ceil(64), 0);
+        let listed = slots.start as u32..slots.end as u32;
+        for slot in listed.clone() {
+            let leaf = self.leaf_of[slot as usize] as usize;
+            let (word, bit) = (leaf / 64, 1u64 << (leaf % 64));
+            if seen[word] & bit != 0 {
+                continue;
+            }
+            seen[word] |= bit;
+            let node = &self.nodes[leaf];
+            let members = &self.order[node.begin as usize..node.end as usize];
+            let count = members.iter().filter(|&o| listed.contains(o)).count();
+            if count >= RANGE_BATCH_MIN {
+                self.leaf_batch(positions, leaf, cap, listed.clone(), lists, scratch);
+                continue;
+            }
+            for &slot in members.iter().filter(|&o| listed.contains(o)) {
+                let q = lists.query(slot);
+                let range_sq = wide_mul(q.range, q.range).unsigned_abs();
+                let keys = &mut scratch.keys;
+                let max = q.max_neighbors;
+                let (packed, last) =
+                    self.query_keys_hinted(positions, slot, max, range_sq, q.hint_sq, keys);
+                let list = FoundList::Keys(keys, packed);
+                lists.found(slot, Found { list }, last);
+            }
+        }
+    }
+
+    /// The lists of the agents of the leaf `leaf_node` whose slots are in `slots`.
     fn leaf_batch<L: Lists>(
         &self,
         positions: &[Vec2],
         leaf_node: usize,
         cap: usize,
+        slots: std::ops::Range<u32>,
         lists: &mut L,
         scratch: &mut Scratch,
     ) {
         let leaf = &self.nodes[leaf_node];
         let (begin, end) = (leaf.begin as usize, leaf.end as usize);
         let count = end - begin;
-        // Per agent: (range², max, first limit, hinted); max 0: nothing to do.
-        let mut plan = [(0u128, 0usize, 0u128, false); MAX_LEAF_SIZE];
+        // Per agent: (range², max, first limit, hinted, in `slots`); max 0: nothing to do.
+        let mut plan = [(0u128, 0usize, 0u128, false, false); MAX_LEAF_SIZE];
         let mut gather_sq = 0u128;
         let mut any = false;
         for (p, &slot) in plan[..count].iter_mut().zip(&self.order[begin..end]) {
+            if !slots.contains(&slot) {
+                continue;
+            }
             let q = lists.query(slot);
             let range_sq = wide_mul(q.range, q.range).unsigned_abs();
             let hinted = q.hint_sq > 0 && q.hint_sq < range_sq;
             let limit = if hinted { q.hint_sq } else { range_sq };
-            *p = (range_sq, q.max_neighbors, limit, hinted);
+            *p = (range_sq, q.max_neighbors, limit, hinted, true);
             if q.max_neighbors > 0 && range_sq < PACKED_BOUND {
                 gather_sq = gather_sq.max(limit);
                 any = true;
             }
         }
-        let gathered = any && self.gather(leaf_node, gather_sq, cap, &mut scratch.cands);
-        let keys = &mut scratch.keys;
-        for (k, &(range_sq, max, limit, hinted)) in plan[..count].iter().enumerate() {
+        let gathered = if any {
+            self.gather(leaf_node, gather_sq, cap, &mut scratch.cands)
+        } else {
+            None
+        };
+        for (k, &(range_sq, max, limit, hinted, listed)) in plan[..count].iter().enumerate() {
+            if !listed {
+                continue;
+            }
             let slot = self.order[begin + k];
-            keys.clear();
+            let Scratch { cands, keys, list } = &mut *scratch;
             if max == 0 {
-                lists.found(slot, Found { keys, packed: true }, 0);
+                let list = FoundList::Packed(&[]);
+                lists.found(slot, Found { list }, 0);
                 continue;
             }
-            if !gathered || range_sq >= PACKED_BOUND {
-                // The per-slot query (an unpacked range, or candidates that did not fit).
-                let hint_sq = if hinted { limit } else { 0 };
-                let (packed, last) =
-                    self.query_keys_hinted(positions, slot, max, range_sq, hint_sq, keys);
-                lists.found(slot, Found { keys, packed }, last);
-                continue;
-            }
-            let center = positions[slot as usize];
-            let mut search = Search::<true>::new(self, center, slot, max, limit, keys);
-            if hinted {
-                // Keys with distance² ≤ hint (all below range², as the hint is).
-                search.limit_packed = limit << 32 | u128::from(u32::MAX);
-            }
-            search.scan_cands(&scratch.cands);
-            if keys.len() < max && hinted {
-                keys.clear();
-                let mut search = Search::<true>::new(self, center, slot, max, range_sq, keys);
+            let (n, quant) = match gathered {
+                Some(g) if range_sq < PACKED_BOUND => g,
+                _ => {
+                    // The per-slot query (an unpacked range, or candidates that did not fit).
+                    let hint_sq = if hinted { limit } else { 0 };
+                    let (packed, last) =
+                        self.query_keys_hinted(positions, slot, max, range_sq, hint_sq, keys);
+                    let list = FoundList::Keys(keys, packed);
+                    lists.found(slot, Found { list }, last);
+                    continue;
+                }
+            };
+            let center = (self.xs[begin + k], self.ys[begin + k]);
+            let sel = Select::new(max, limit, hinted);
+            let mut found = cands.select(n, &quant, k, center, list, sel).len;
+            if found < max && hinted {
                 if gather_sq >= range_sq {
                     // The candidates cover the full range.
-                    search.scan_cands(&scratch.cands);
+                    let sel = Select::new(max, range_sq, false);
+                    found = cands.select(n, &quant, k, center, list, sel).len;
                 } else {
+                    keys.clear();
+                    let center = positions[slot as usize];
+                    let mut search = Search::<true>::new(self, center, slot, max, range_sq, keys);
                     search.run(self.leaf_of[slot as usize]);
+                    let last = if keys.len() == max {
+                        (keys[max - 1].0 as u128) >> 32
+                    } else {
+                        0
+                    };
+                    let list = FoundList::Keys(keys, true);
+                    lists.found(slot, Found { list }, last);
+                    continue;
                 }
             }
-            let last = if keys.len() == max {
-                (keys[max - 1].0 as u128) >> 32
-            } else {
-                0
-            };
-            lists.found(slot, Found { keys, packed: true }, last);
+            let last = if found == max { list[max - 1] >> 32 } else { 0 };
+            let list = FoundList::Packed(&list[..found]);
+            lists.found(slot, Found { list }, last);
         }
     }
 
-    /// Every point whose squared distance to the box of `leaf_node` (a leaf) is at most
-    /// `limit_sq`, into `cands` (cleared): the leaf's own first, then the others in tree
-    /// order. Returns `false` (candidates incomplete) when they would exceed `cap`.
-    fn gather(&self, leaf_node: usize, limit_sq: u128, cap: usize, cands: &mut Vec<Cand>) -> bool {
-        cands.clear();
+    /// Gathers into `s` every point whose distance to the box of `leaf_node` (a leaf) is at
+    /// most `√limit_sq` along each axis (a superset of the points within `√limit_sq` of the
+    /// box, so of every key an agent of the leaf can accept), with their quantization: the
+    /// leaf's own first (in tree order, so agent `k` of the leaf is candidate `k`), then the
+    /// others in tree order. Returns their number and quantization, or `None` (candidates
+    /// incomplete) when they would exceed `cap`.
+    #[inline(never)]
+    fn gather(
+        &self,
+        leaf_node: usize,
+        limit_sq: u128,
+        cap: usize,
+        s: &mut Cands,
+    ) -> Option<(usize, GatherBox)> {
         let nodes = &self.nodes;
         let leaf = &nodes[leaf_node];
-        // The leaf's own points first: each agent's nearest keys are mostly there, so its
-        // limit tightens before the other candidates are scanned (fewer insertions).
         let (b, e) = (leaf.begin as usize, leaf.end as usize);
         if e - b > cap {
-            return false;
+            return None;
         }
-        for ((&slot, &x), &y) in self.order[b..e]
-            .iter()
-            .zip(&self.xs[b..e])
-            .zip(&self.ys[b..e])
-        {
-            cands.push(Cand { x, y, slot });
-        }
-        let (x0, x1) = (leaf.min.x.to_bits(), leaf.max.x.to_bits());
-        let (y0, y1) = (leaf.min.y.to_bits(), leaf.max.y.to_bits());
-        // Depth first over the nodes whose box is within the limit, without a stack: after a
-        // subtree, climb to the first ancestor that is a left child (numbered right after its
-        // parent) and go on with its sibling. Any depth, no recursion.
+        let gbox = GatherBox::new(leaf.min, leaf.max, limit_sq);
+        // The leaf's own points first (all in the box): each agent's nearest keys are
+        // mostly there.
+        let mut n = self.gather_leaf(b..e, 0, s, &gbox);
+        // Depth first over the nodes whose box meets the gather box, without a stack: after
+        // a subtree, climb to the first ancestor that is a left child (numbered right after
+        // its parent) and go on with its sibling. Any depth, no recursion.
         let mut node = 0usize;
         loop {
-            let n = &nodes[node];
-            if node != leaf_node && box_box_sq(leaf, n) <= limit_sq {
-                if (n.end - n.begin) as usize > MAX_LEAF_SIZE {
-                    node = n.left as usize;
+            let nd = &nodes[node];
+            if node != leaf_node && gbox.meets(nd.min, nd.max) {
+                if (nd.end - nd.begin) as usize > MAX_LEAF_SIZE {
+                    node = nd.left as usize;
                     continue;
                 }
-                let (b, e) = (n.begin as usize, n.end as usize);
-                if cands.len() + (e - b) > cap {
-                    return false;
+                let (b, e) = (nd.begin as usize, nd.end as usize);
+                if n + (e - b) > cap {
+                    return None;
                 }
-                for ((&slot, &x), &y) in self.order[b..e]
-                    .iter()
-                    .zip(&self.xs[b..e])
-                    .zip(&self.ys[b..e])
-                {
-                    let gx = u128::from(gap(x, x0, x1));
-                    let gy = u128::from(gap(y, y0, y1));
-                    if gx * gx + gy * gy <= limit_sq {
-                        cands.push(Cand { x, y, slot });
-                    }
-                }
+                n = self.gather_leaf(b..e, n, s, &gbox);
             }
             loop {
                 if node == 0 {
-                    return true;
+                    return Some((n, gbox));
                 }
-                let n = &nodes[node];
-                if node == n.parent as usize + 1 {
-                    node = n.sibling as usize;
+                let nd = &nodes[node];
+                if node == nd.parent as usize + 1 {
+                    node = nd.sibling as usize;
                     break;
                 }
-                node = n.parent as usize;
+                node = nd.parent as usize;
             }
         }
     }
-}
 
-/// The squared distance between the boxes of `a` and `b` (zero when they overlap).
-#[inline(always)]
-fn box_box_sq(a: &Node, b: &Node) -> u128 {
-    let gx = gap2(
-        a.min.x.to_bits(),
-        a.max.x.to_bits(),
-        b.min.x.to_bits(),
-        b.max.x.to_bits(),
-    );
-    let gy = gap2(
-        a.min.y.to_bits(),
-        a.max.y.to_bits(),
-        b.min.y.to_bits(),
-        b.max.y.to_bits(),
-    );
-    u128::from(gx) * u128::from(gx) + u128::from(gy) * u128::from(gy)
-}
-
-/// The gap between the intervals `[a0, a1]` and `[b0, b1]` (zero when they overlap).
-#[inline(always)]
-fn gap2(a0: i64, a1: i64, b0: i64, b1: i64) -> u64 {
-    if b1 < a0 {
-        (a0 - b1) as u64
-    } else if b0 > a1 {
-        (b0 - a1) as u64
-    } else {
-        0
-    }
-}
-
-impl Search<'_, true> {
-    /// Inserts every candidate below the limit but the query's own slot.
-    #[inline(always)]
-    fn scan_cands(&mut self, cands: &[Cand]) {
-        for c in cands {
-            let d = sq_diff(c.x, self.cx) + sq_diff(c.y, self.cy);
-            if self.below_limit(d, c.slot) && c.slot != self.slot {
-                self.insert(d, c.slot);
-            }
+    /// Writes the points at tree positions `range` as candidates from `n` on, keeping
+    /// (counting) those in the gather box; returns the new count.
+    #[inline(never)]
+    fn gather_leaf(
+        &self,
+        range: std::ops::Range<usize>,
+        mut n: usize,
+        s: &mut Cands,
+        gbox: &GatherBox,
+    ) -> usize {
+        let gbox = *gbox;
+        let room = s.cands.len();
+        let (cands, qx, qy) = (&mut s.cands[..room], &mut s.qx[..room], &mut s.qy[..room]);
+        let (slots, xs) = (&self.order[range.clone()], &self.xs[range.clone()]);
+        for ((&slot, &x), &y) in slots.iter().zip(xs).zip(&self.ys[range]) {
+            let (u, v) = gbox.offsets(x, y);
+            cands[n] = Cand { x, y, slot };
+            qx[n] = gbox.quantize(u);
+            qy[n] = gbox.quantize(v);
+            n += usize::from(gbox.holds((u, v)));
         }
+        n
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     /// Per slot: (range, max) varied, including no neighbours, a cap above the agent count,
     /// an unpacked range and a zero range.
@@ -356,8 +784,8 @@ mod tests {
             let s = slot as usize;
             assert!(self.lists[s].is_none(), "slot {slot} found twice");
             assert_eq!(list.len(), list.slots().len());
-            assert_eq!(list.is_empty(), list.slots().next().is_none());
-            self.lists[s] = Some(list.slots().collect());
+            assert_eq!(list.is_empty(), list.slots().is_empty());
+            self.lists[s] = Some(list.slots());
             self.lasts[s] = last_sq;
             self.hints[s] = super::super::next_hint(last_sq, self.reach);
         }
@@ -484,5 +912,290 @@ mod tests {
         check_scene_with(positions, 1, |slot| {
             (Fx::from_num(60_000), if slot % 2 == 0 { 10 } else { 40 })
         });
+    }
+
+    /// Whether the gather and the prefilter keep the candidate `p` for the agent `a` (in
+    /// `gbox`) with the limit `limit`: exactly the production steps on one candidate.
+    fn kept(gbox: &GatherBox, a: (i64, i64), p: (i64, i64), limit: u128) -> bool {
+        let (ua, va) = gbox.offsets(a.0, a.1);
+        let (u, v) = gbox.offsets(p.0, p.1);
+        assert!(gbox.holds((ua, va)), "the agent is in its leaf's box");
+        let qx = [gbox.quantize(u)];
+        let qy = [gbox.quantize(v)];
+        let mut flag = [0u8];
+        let t = gbox.bound(limit);
+        prefilter(&qx, &qy, gbox.quantize(ua), gbox.quantize(va), t, &mut flag);
+        gbox.holds((u, v)) && flag[0] == 1
+    }
+
+    /// Exact squared distance (in i128: any i64 coordinates whose difference fits).
+    fn dist_sq(a: (i64, i64), p: (i64, i64)) -> u128 {
+        let dx = i128::from(a.0) - i128::from(p.0);
+        let dy = i128::from(a.1) - i128::from(p.1);
+        (dx * dx + dy * dy) as u128
+    }
+
+    /// A coordinate: small, domain-sized (±10⁶ units), or near the ends of `i64`.
+    fn coord() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            -(1i64 << 36)..(1i64 << 36),
+            -(1_000_000i64 << 32)..(1_000_000i64 << 32),
+            (i64::MAX - (1 << 50))..=i64::MAX,
+            i64::MIN..=(i64::MIN + (1 << 50)),
+            any::<i64>(),
+        ]
+    }
+
+    /// A non-negative offset: zero, small, or up to 2⁵⁰ raw (2⁵⁰ units² limits).
+    fn extent() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            Just(0u64),
+            0u64..(1 << 20),
+            0u64..(1 << 36),
+            0u64..(1 << 50)
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        /// The gather box and the prefilter never drop a candidate the exact test accepts:
+        /// a point within the agent's limit (`d ≤ limit`, ties included) of an agent of the
+        /// leaf, the agent's limit at most the leaf's gather limit, anywhere in `i64`
+        /// (clamped boxes at the ends) and at every scale.
+        #[test]
+        fn prefilter_never_rejects_an_accepted_key(
+            (ax, ay) in (coord(), coord()),
+            (lo_x, hi_x, lo_y, hi_y) in (extent(), extent(), extent(), extent()),
+            (dx, dy) in (-(1i64 << 47)..(1i64 << 47), -(1i64 << 47)..(1i64 << 47)),
+            small in any::<bool>(),
+            (slack, extra) in (0u64..4, extent()),
+        ) {
+            // A candidate at (dx, dy) from the agent (scaled down at random), inside i64.
+            let (dx, dy) = if small { (dx >> 30, dy >> 30) } else { (dx, dy) };
+            let (Some(px), Some(py)) = (ax.checked_add(dx), ay.checked_add(dy)) else {
+                return Ok(());
+            };
+            let (a, p) = ((ax, ay), (px, py));
+            // The agent's limit: the candidate's distance² exactly (a tie), or a little
+            // more; the leaf's gather limit at least that. Packed ranges only (< 2⁹⁶).
+            let limit = dist_sq(a, p) + u128::from(slack);
+            let gather = limit + u128::from(extra);
+            prop_assume!(gather < PACKED_BOUND);
+            // The leaf's box holds the agent.
+            let min = Vec2::from_bits(ax.saturating_sub(lo_x as i64), ay.saturating_sub(lo_y as i64));
+            let max = Vec2::from_bits(ax.saturating_add(hi_x as i64), ay.saturating_add(hi_y as i64));
+            let gbox = GatherBox::new(min, max, gather);
+            prop_assert!(kept(&gbox, a, p, limit), "{gbox:?} a {a:?} p {p:?} limit {limit}");
+            // The quantized coordinates of the box's points are in [0, 2^QBITS).
+            let (u, v) = gbox.offsets(px, py);
+            prop_assert!((0..1 << QBITS).contains(&gbox.quantize(u)));
+            prop_assert!((0..1 << QBITS).contains(&gbox.quantize(v)));
+        }
+    }
+
+    #[test]
+    fn prefilter_edges() {
+        // Lattice ties at the limit, the agent on the gather box's corners, the box at the
+        // ends of i64, zero limits and zero-size boxes.
+        let corners = [
+            (0, 0),
+            (i64::MAX, i64::MAX),
+            (i64::MIN, i64::MIN),
+            (i64::MAX, i64::MIN),
+            (1_000_000 << 32, -1_000_000 << 32),
+        ];
+        for &(ax, ay) in &corners {
+            for unit in [1i64, 1 << 16, 1 << 31, 1 << 32, 1 << 40] {
+                for (i, j) in [(0, 0), (1, 0), (0, -1), (3, 4), (-5, 12), (7, 7), (100, -1)] {
+                    let (Some(px), Some(py)) = (ax.checked_add(i * unit), ay.checked_add(j * unit))
+                    else {
+                        continue;
+                    };
+                    let (a, p) = ((ax, ay), (px, py));
+                    let limit = dist_sq(a, p);
+                    for box_extent in [0i64, unit, 1 << 45] {
+                        let min = Vec2::from_bits(
+                            ax.saturating_sub(box_extent),
+                            ay.saturating_sub(box_extent),
+                        );
+                        let max = Vec2::from_bits(ax, ay);
+                        for gather in [limit, limit + 1, limit * 4 + 7] {
+                            let gbox = GatherBox::new(min, max, gather);
+                            assert!(kept(&gbox, a, p, limit), "{gbox:?} {a:?} {p:?}");
+                        }
+                    }
+                }
+            }
+        }
+        // A far candidate is rejected by a tight limit (the prefilter does filter).
+        let gbox = GatherBox::new(Vec2::ZERO, Vec2::from_int(10, 10), 100 << 64);
+        let (a, p) = ((0, 0), (10 << 32, 10 << 32));
+        assert!(!kept(&gbox, a, p, 4 << 64));
+        assert!(kept(&gbox, a, p, 200 << 64));
+    }
+
+    /// A [`Lists`] with a fixed query per slot, keeping every list and result.
+    struct Table {
+        queries: Vec<SlotQuery>,
+        lists: Vec<Option<Vec<u32>>>,
+        lasts: Vec<u128>,
+    }
+
+    impl Lists for Table {
+        fn query(&self, slot: u32) -> SlotQuery {
+            self.queries[slot as usize]
+        }
+
+        fn found(&mut self, slot: u32, list: Found<'_>, last_sq: u128) {
+            let s = slot as usize;
+            assert!(self.lists[s].is_none(), "slot {slot} found twice");
+            self.lists[s] = Some(list.slots());
+            self.lasts[s] = last_sq;
+        }
+    }
+
+    /// Brute force: the slots of the `max` smallest keys `(distance², slot)` below
+    /// `range²`, and the last one's distance² when there are `max` (else 0; always 0 for
+    /// ranges past the packed bound, as the per-slot query).
+    fn brute(positions: &[Vec2], slot: u32, q: &SlotQuery) -> (Vec<u32>, u128) {
+        let c = positions[slot as usize];
+        let c = (c.x.to_bits(), c.y.to_bits());
+        let r2 = wide_mul(q.range, q.range).unsigned_abs();
+        let mut keys: Vec<(u128, u32)> = (0..positions.len() as u32)
+            .filter(|&s| s != slot)
+            .map(|s| {
+                let p = positions[s as usize];
+                (dist_sq(c, (p.x.to_bits(), p.y.to_bits())), s)
+            })
+            .filter(|k| k.0 < r2)
+            .collect();
+        keys.sort_unstable();
+        keys.truncate(q.max_neighbors);
+        let last = match keys.last() {
+            Some(k) if keys.len() == q.max_neighbors && r2 < PACKED_BOUND => k.0,
+            _ => 0,
+        };
+        (keys.into_iter().map(|k| k.1).collect(), last)
+    }
+
+    /// Tie-heavy scenes (as `tests/determinism/kdtree_reference.rs`): integer and
+    /// half-integer lattices with duplicates, stacks near the domain's corners, and points
+    /// at full raw resolution.
+    fn scene() -> impl Strategy<Value = Vec<Vec2>> {
+        let grid = (
+            0i64..=6,
+            prop::collection::vec((any::<u32>(), any::<u32>()), 1..160),
+        )
+            .prop_map(|(k, cells)| {
+                let side = (2 * k + 1) as u32;
+                cells
+                    .into_iter()
+                    .map(|(a, b)| {
+                        Vec2::from_int(
+                            i64::from(a % side) as i32 - k as i32,
+                            i64::from(b % side) as i32 - k as i32,
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            });
+        let half = prop::collection::vec((-40i64..=40, -40i64..=40), 1..200).prop_map(|cells| {
+            cells
+                .into_iter()
+                .map(|(a, b)| Vec2::from_bits(a << 31, b << 31))
+                .collect()
+        });
+        let corners =
+            prop::collection::vec((0u8..4, -3i64..=3, -3i64..=3), 1..80).prop_map(|cells| {
+                let m = 1_000_000i64;
+                cells
+                    .into_iter()
+                    .map(|(corner, a, b)| {
+                        let (sx, sy) = [(1, 1), (1, -1), (-1, 1), (-1, -1)][corner as usize];
+                        Vec2::from_bits(
+                            (sx * (m - 3 + a.abs())) << 32,
+                            (sy * (m - 3 + b.abs())) << 32,
+                        )
+                    })
+                    .collect()
+            });
+        let scattered = prop::collection::vec((any::<i64>(), any::<i64>()), 1..120).prop_map(|v| {
+            let lim = 1_000i64 << 32;
+            v.into_iter()
+                .map(|(x, y)| Vec2::from_bits(x % lim, y % lim))
+                .collect()
+        });
+        prop_oneof![grid, half, corners, scattered]
+    }
+
+    /// A query: lattice ranges (exact ties with the strict `<`), odd raw ranges, ranges
+    /// past the packed bound; caps from 0 to past the agent count; no hint, a hint from the
+    /// lattice, or any hint.
+    fn query() -> impl Strategy<Value = SlotQuery> {
+        let range = prop_oneof![
+            (0i64..=10).prop_map(|r| Fx::from_bits(r << 32)),
+            (0i64..=40).prop_map(|r| Fx::from_bits(r << 31)),
+            (0i64..=(2_000 << 32)).prop_map(Fx::from_bits),
+            Just(Fx::from_bits((65_536 << 32) - 1)),
+            Just(Fx::from_num(70_000)),
+        ];
+        let max = prop_oneof![0usize..=12, Just(1usize), Just(40usize), Just(1024usize)];
+        let hint = prop_oneof![
+            Just(0u128),
+            (0u128..=200).prop_map(|k| k << 62),
+            any::<u64>().prop_map(|h| u128::from(h) * u128::from(h)),
+        ];
+        (range, max, hint).prop_map(|(range, max_neighbors, hint_sq)| SlotQuery {
+            range,
+            max_neighbors,
+            hint_sq,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+        /// Every batched list and result equals brute force, on tie-heavy scenes, with
+        /// per-slot queries mixed (one query for all, or one per slot): the prefilter, the
+        /// buffer cut and the square gather box never change a list.
+        #[test]
+        fn batched_lists_match_brute_force(
+            positions in scene(),
+            shared in query(),
+            mixed in prop::collection::vec(query(), 1..8),
+            per_slot in any::<bool>(),
+            cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        ) {
+            let n = positions.len();
+            let queries: Vec<SlotQuery> = (0..n)
+                .map(|s| if per_slot { mixed[s % mixed.len()] } else { shared })
+                .collect();
+            let mut tree = AgentTree::default();
+            tree.build(&positions);
+            let mut table = Table { queries, lists: vec![None; n], lasts: vec![0; n] };
+            tree.query_all(&positions, &mut table);
+            // The same lists by ranges of slots (as the parallel step's groups), one scratch
+            // reused across them.
+            let mut bounds: Vec<usize> = cuts.iter().map(|c| c.index(n + 1)).collect();
+            bounds.extend([0, n]);
+            bounds.sort_unstable();
+            let mut ranged = Table {
+                queries: table.queries.clone(),
+                lists: vec![None; n],
+                lasts: vec![0; n],
+            };
+            let mut scratch = QueryScratch::default();
+            for w in bounds.windows(2) {
+                tree.query_range(&positions, w[0]..w[1], &mut scratch, &mut ranged);
+            }
+            for slot in 0..n as u32 {
+                let s = slot as usize;
+                let (list, last) = brute(&positions, slot, &table.queries[s]);
+                prop_assert_eq!(table.lists[s].as_deref(), Some(&list[..]), "slot {}", slot);
+                prop_assert_eq!(table.lasts[s], last, "slot {}", slot);
+                prop_assert_eq!(ranged.lists[s].as_deref(), Some(&list[..]), "ranged, slot {}", slot);
+                prop_assert_eq!(ranged.lasts[s], last, "ranged, slot {}", slot);
+            }
+        }
     }
 }
