@@ -507,7 +507,7 @@ impl AgentTree {
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];
             if (node.end - node.begin) as usize <= MAX_LEAF_SIZE {
-                self.leaf_batch(positions, i, cap, 0..u32::MAX, lists, &mut scratch);
+                self.leaf_batch::<L, false>(positions, i, cap, 0..0, lists, &mut scratch);
             }
         }
         self.batch = scratch;
@@ -557,7 +557,7 @@ impl AgentTree {
             let members = &self.order[node.begin as usize..node.end as usize];
             let count = members.iter().filter(|&o| listed.contains(o)).count();
             if count >= RANGE_BATCH_MIN {
-                self.leaf_batch(positions, leaf, cap, listed.clone(), lists, scratch);
+                self.leaf_batch::<L, true>(positions, leaf, cap, listed.clone(), lists, scratch);
                 continue;
             }
             for &slot in members.iter().filter(|&o| listed.contains(o)) {
@@ -573,8 +573,9 @@ impl AgentTree {
         }
     }
 
-    /// The lists of the agents of the leaf `leaf_node` whose slots are in `slots`.
-    fn leaf_batch<L: Lists>(
+    /// The lists of the agents of the leaf `leaf_node` (with `RANGED`, only those whose
+    /// slots are in `slots`).
+    fn leaf_batch<L: Lists, const RANGED: bool>(
         &self,
         positions: &[Vec2],
         leaf_node: usize,
@@ -591,7 +592,7 @@ impl AgentTree {
         let mut gather_sq = 0u128;
         let mut any = false;
         for (p, &slot) in plan[..count].iter_mut().zip(&self.order[begin..end]) {
-            if !slots.contains(&slot) {
+            if RANGED && !slots.contains(&slot) {
                 continue;
             }
             let q = lists.query(slot);
@@ -610,7 +611,7 @@ impl AgentTree {
             None
         };
         for (k, &(range_sq, max, limit, hinted, listed)) in plan[..count].iter().enumerate() {
-            if !listed {
+            if RANGED && !listed {
                 continue;
             }
             let slot = self.order[begin + k];
