@@ -46,7 +46,9 @@ use crate::math::{Fx, HALF, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{AgentState, PairTimes, Share, solve_pair, solve_pair_prepared};
+use crate::orca::lines::{
+    AgentState, PairSolution, PairTimes, Share, solve_pair, solve_pair_prepared,
+};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{self, AgentTree};
 use std::time::{Duration, Instant};
@@ -271,19 +273,9 @@ impl StoredPair {
     /// comparing the ids (the combined radius is a sum, the same either way round).
     #[inline(always)]
     fn solve_ordered(lo: &AgentState, hi: &AgentState, time_horizon: Fx, time_step: Fx) -> Self {
-        debug_assert!(lo.id < hi.id);
-        let s = solve_pair(
-            hi.position - lo.position,
-            lo.velocity - hi.velocity,
-            lo.radius + hi.radius,
-            time_horizon,
-            time_step,
-            (lo.id, hi.id),
-        );
-        Self {
-            u: s.u,
-            direction: s.direction,
-        }
+        Self::ordered(lo, hi, |p, v, r, ids| {
+            solve_pair(p, v, r, time_horizon, time_step, ids)
+        })
     }
 
     /// [`solve_ordered`](Self::solve_ordered) with τ and Δt prepared
@@ -291,12 +283,24 @@ impl StoredPair {
     /// the last bit, without a hardware division by τ or Δt.
     #[inline(always)]
     fn solve_ordered_prepared(lo: &AgentState, hi: &AgentState, times: &PairTimes) -> Self {
+        Self::ordered(lo, hi, |p, v, r, ids| {
+            solve_pair_prepared(p, v, r, times, ids)
+        })
+    }
+
+    /// The pair of `lo` and `hi` (`lo.id < hi.id`) from `solve` applied to its relative
+    /// position and velocity, combined radius and ids, as `solve_pair` takes them.
+    #[inline(always)]
+    fn ordered(
+        lo: &AgentState,
+        hi: &AgentState,
+        solve: impl FnOnce(Vec2, Vec2, Fx, (AgentId, AgentId)) -> PairSolution,
+    ) -> Self {
         debug_assert!(lo.id < hi.id);
-        let s = solve_pair_prepared(
+        let s = solve(
             hi.position - lo.position,
             lo.velocity - hi.velocity,
             lo.radius + hi.radius,
-            times,
             (lo.id, hi.id),
         );
         Self {
