@@ -52,6 +52,14 @@ struct Cand {
     slot: u32,
 }
 
+impl Cand {
+    /// Its exact squared distance (raw Q64.64) from the raw point `(cx, cy)`.
+    #[inline(always)]
+    fn dist_sq(&self, (cx, cy): (i64, i64)) -> u128 {
+        sq_diff(self.x, cx) + sq_diff(self.y, cy)
+    }
+}
+
 /// The batched queries' scratch (kept between calls): one leaf's candidates, the per-slot
 /// query's keys (the fallback), and one agent's list (packed keys, nearest first).
 #[derive(Clone, Debug, Default)]
@@ -381,7 +389,7 @@ fn sort(keys: &mut [u128]) {
 
 impl Cands {
     /// Continues the selection `sel`, its buffer `buf` (see [`Select`]), with the first `n`
-    /// candidates but `own` (the agent's own index), the agent being at `(cx, cy)` (raw),
+    /// candidates but `own` (the agent's own index), the agent being at `center` (raw),
     /// and finishes it (sorted and cut to `max`).
     #[inline(always)]
     fn select(
@@ -406,7 +414,7 @@ impl Cands {
         &self,
         n: usize,
         own: usize,
-        (cx, cy): (i64, i64),
+        center: (i64, i64),
         buf: &mut [u128],
         sel: Select,
     ) -> Select {
@@ -414,10 +422,10 @@ impl Cands {
         let mut s = Select { ..sel };
         let (before, after) = self.cands[..n].split_at(own);
         for c in before {
-            s.offer(buf, sq_diff(c.x, cx) + sq_diff(c.y, cy), c.slot);
+            s.offer(buf, c.dist_sq(center), c.slot);
         }
         for c in &after[1..] {
-            s.offer(buf, sq_diff(c.x, cx) + sq_diff(c.y, cy), c.slot);
+            s.offer(buf, c.dist_sq(center), c.slot);
         }
         s.finish(buf);
         s
@@ -431,7 +439,7 @@ impl Cands {
         n: usize,
         quant: &GatherBox,
         own: usize,
-        (cx, cy): (i64, i64),
+        center: (i64, i64),
         buf: &mut [u128],
         sel: Select,
     ) -> Select {
@@ -456,7 +464,7 @@ impl Cands {
                 // The first flagged candidate of the word (flags are bytes 0 or 1).
                 let c = &cands[first + (bits.trailing_zeros() / 8) as usize];
                 bits &= bits - 1;
-                s.offer(buf, sq_diff(c.x, cx) + sq_diff(c.y, cy), c.slot);
+                s.offer(buf, c.dist_sq(center), c.slot);
             }
         }
         s.finish(buf);
