@@ -637,16 +637,59 @@ fn projected_from_terms(li: Line, lj: Line, terms: Terms) -> Option<Line> {
             let n = e.perp();
             // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64), truncated
             // toward zero (|c|·|k| / |e|², the sign applied after). |c| <= 2³³, |k| <= 2⁸⁹ and
-            // the quotient |c·k| / |e|² <= |k| / |e| <= 2⁵⁶.
-            let k_abs = k.unsigned_abs();
-            let foot = |c: Fx| {
-                let q = (u128::from(c.to_bits().unsigned_abs()) * k_abs / n_sq) as i64;
+            // the quotient |c·k| / |e|² <= |k| / |e| <= 2⁵⁶. Both quotients from one division
+            // ([`foot_quotients`]).
+            let (qx, qy) = foot_quotients(
+                n.x.to_bits().unsigned_abs(),
+                n.y.to_bits().unsigned_abs(),
+                k.unsigned_abs(),
+                n_sq,
+            );
+            let foot = |q: u64, c: Fx| {
+                let q = q as i64;
                 Fx::from_bits(if (c.to_bits() < 0) != (k < 0) { -q } else { q })
             };
-            (Vec2::new(foot(n.x), foot(n.y)), e_unit)
+            (Vec2::new(foot(qx, n.x), foot(qy, n.y)), e_unit)
         }
     };
     Some(Line { point, direction })
+}
+
+/// The magnitudes of a skew projected line's foot ([`projected_from_terms`]), `(⌊ax·k / n⌋,
+/// ⌊ay·k / n⌋)` as `u64`, by one division instead of two: `ax`, `ay` the magnitudes of
+/// `perp(e)`'s components, `k` the capped `|c_j − c_i|`, `n = |e|²`, all raw.
+///
+/// When `ax, ay < 2³⁴` (directions of length below about 2: every line of the domain), with
+/// `W = ⌊k·2³⁴ / n⌋` (the one division) the estimate `q̂ = ⌊a·W / 2³⁴⌋` lies in
+/// `(a·k/n − a/2³⁴ − 1, a·k/n]`, so it is the quotient `q` or `q − 1` (`a < 2³⁴`), and the
+/// exact remainder `a·k − q̂·n ∈ [0, 2n)` tells which. In range: `n = ax² + ay² < 2⁶⁹` and the
+/// cap `k <= 2⁵⁶·⌊√n⌋ < 2⁹¹`, so `k·2³⁴`, `a·k`, `a·W <= a·k·2³⁴/n` and `q̂·n <= a·k` all fit
+/// a `u128`, and `q <= 2⁵⁶·a/√n <= 2⁵⁶` a `u64`. Otherwise (far outside the domain) the two
+/// divisions as they were, with their wrapping.
+#[inline(always)]
+fn foot_quotients(ax: u64, ay: u64, k: u128, n: u128) -> (u64, u64) {
+    if (ax | ay) >> 34 != 0 {
+        return foot_quotients_dividing(ax, ay, k, n);
+    }
+    debug_assert!(n == u128::from(ax) * u128::from(ax) + u128::from(ay) * u128::from(ay));
+    debug_assert!(k <= (1 << 56) * n.isqrt(), "k is capped at 2^56·|e|");
+    let w = (k << 34) / n;
+    let quotient = |a: u64| {
+        let estimate = ((u128::from(a) * w) >> 34) as u64;
+        let remainder = (u128::from(a) * k).wrapping_sub(u128::from(estimate) * n);
+        estimate + u64::from(remainder >= n)
+    };
+    let q = (quotient(ax), quotient(ay));
+    debug_assert_eq!(q, foot_quotients_dividing(ax, ay, k, n));
+    q
+}
+
+/// [`foot_quotients`] by two divisions: outside its range and as its test oracle.
+#[cold]
+#[inline(never)]
+fn foot_quotients_dividing(ax: u64, ay: u64, k: u128, n: u128) -> (u64, u64) {
+    let quotient = |a: u64| (u128::from(a).wrapping_mul(k) / n) as u64;
+    (quotient(ax), quotient(ay))
 }
 
 /// Which program produced an agent's new velocity (see [`solve_with_path`]).
@@ -860,6 +903,75 @@ mod tests {
         }
     }
 
+    /// The capped `|k|` of the foot's quotients ([`foot_quotients`]) for `e = (ex, ey)`, raw:
+    /// `k_frac` of the cap `2⁵⁶·⌊|e|⌋` (in 2⁻³²).
+    fn capped_k(ex: i64, ey: i64, k_frac: u64) -> (u64, u64, u128, u128) {
+        let (ax, ay) = (ey.unsigned_abs(), ex.unsigned_abs()); // perp(e), magnitudes
+        let n = u128::from(ax) * u128::from(ax) + u128::from(ay) * u128::from(ay);
+        let cap = (1u128 << 56) * n.isqrt();
+        let k = ((cap >> 32) * u128::from(k_frac.min(1 << 32))).min(cap);
+        (ax, ay, k, n)
+    }
+
+    /// [`foot_quotients`] at its edges: components at and around its limit 2³⁴ (the two
+    /// divisions beyond it), the cap `k = 2⁵⁶·⌊|e|⌋`, `k = 0`, the smallest `|e|`, and
+    /// numerators `a·k` at and around multiples of `n` (remainders 0 and `n − 1`, where the
+    /// estimate is one below the quotient).
+    #[test]
+    fn foot_quotients_at_the_edges() {
+        let edge = 1i64 << 34;
+        let comps = [
+            0,
+            1,
+            42_950,
+            (1 << 32) - 1,
+            1 << 32,
+            1 << 33,
+            edge - 1,
+            edge,
+            edge + 1,
+            -(edge - 1),
+            -edge,
+            i64::MAX,
+            i64::MIN + 1,
+        ];
+        for &ex in &comps {
+            for &ey in &comps {
+                if ex == 0 && ey == 0 {
+                    continue;
+                }
+                for k_frac in [0, 1, 1 << 16, 1 << 31, (1 << 32) - 1, 1 << 32] {
+                    let (ax, ay, k, n) = capped_k(ex, ey, k_frac);
+                    if ax.max(ay) >> 34 != 0 && n.checked_mul(4).is_none() {
+                        continue; // far outside any direction (n overflows the test's bound)
+                    }
+                    assert_eq!(
+                        foot_quotients(ax, ay, k, n),
+                        foot_quotients_dividing(ax, ay, k, n),
+                        "e = ({ex}, {ey}), k = {k}"
+                    );
+                }
+                // Numerators at multiples of n and one below: k = ⌈m·n / a⌉ and ⌊m·n / a⌋.
+                let (ax, ay, cap, n) = capped_k(ex, ey, 1 << 32);
+                if ax.max(ay) >> 34 != 0 || ax == 0 {
+                    continue;
+                }
+                for m in [1u128, 2, 3, 1 << 20, 1 << 40, 1 << 55] {
+                    let exact = m * n / u128::from(ax);
+                    for k in [exact.saturating_sub(1), exact, exact + 1] {
+                        if k <= cap {
+                            assert_eq!(
+                                foot_quotients(ax, ay, k, n),
+                                foot_quotients_dividing(ax, ay, k, n),
+                                "e = ({ex}, {ey}), k = {k}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
 
@@ -931,6 +1043,20 @@ mod tests {
                     prop_assert!(line.violation_wide(v) <= 0, "{li:?} {lj:?} {v:?}");
                 }
             }
+        }
+
+        /// [`foot_quotients`] (one division, an estimate and its exact correction) is the two
+        /// divisions: any `e` with components up to 2³⁵ (either side of its limit 2³⁴) or
+        /// near a unit's, any `k` up to the cap `2⁵⁶·⌊|e|⌋`.
+        #[test]
+        fn foot_quotients_match_the_divisions(
+            ex in prop_oneof![-(1i64 << 35)..(1i64 << 35), -(1i64 << 33)..(1i64 << 33), -64i64..65],
+            ey in prop_oneof![-(1i64 << 35)..(1i64 << 35), -(1i64 << 33)..(1i64 << 33), -64i64..65],
+            k_frac in prop_oneof![0u64..=(1 << 32), 0u64..(1 << 12), Just(1u64 << 32)],
+        ) {
+            prop_assume!(ex != 0 || ey != 0);
+            let (ax, ay, k, n) = capped_k(ex, ey, k_frac);
+            prop_assert_eq!(foot_quotients(ax, ay, k, n), foot_quotients_dividing(ax, ay, k, n));
         }
 
         /// The projected line's foot (magnitudes divided, sign applied) is the signed quotient.
