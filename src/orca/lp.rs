@@ -631,8 +631,14 @@ fn projected_from_terms(li: Line, lj: Line, terms: Terms) -> Option<Line> {
                 .unwrap_or((Fx::ZERO, Vec2::ZERO));
             // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
             // distance |k| / |e| is capped, which also keeps every product below in i128.
-            let cap = wide_mul(T_LIMIT, e_len);
-            let k = k.clamp(-cap, cap);
+            // The cap 2⁵⁶·⌊|e|⌋ is at least 2⁷¹ when |e|² >= 2³⁰ raw (⌊|e|⌋ >= 2¹⁵ raw), so a
+            // `|k| <= 2⁷¹` (every line of the domain) is unchanged and decided without `|e|`:
+            // the division below does not wait for the square root.
+            let k = if k.unsigned_abs() <= 1 << 71 && n_sq >= 1 << 30 {
+                k
+            } else {
+                cap_k(k, e_len)
+            };
             let n_sq = n_sq.cast_unsigned(); // > 0
             let n = e.perp();
             // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64), truncated
@@ -653,6 +659,16 @@ fn projected_from_terms(li: Line, lj: Line, terms: Terms) -> Option<Line> {
         }
     };
     Some(Line { point, direction })
+}
+
+/// `k` clamped to `±2⁵⁶·e_len` (the projected line's cap, [`projected_from_terms`]): out of
+/// line, so that the common case of a `k` within it is a branch and not a select that would
+/// wait for `e_len`.
+#[cold]
+#[inline(never)]
+fn cap_k(k: i128, e_len: Fx) -> i128 {
+    let cap = wide_mul(T_LIMIT, e_len);
+    k.clamp(-cap, cap)
 }
 
 /// The magnitudes of a skew projected line's foot ([`projected_from_terms`]), `(⌊ax·k / n⌋,
