@@ -839,16 +839,55 @@ mod tests {
 
     const ONE: i64 = 1 << 32;
 
-    /// [`lp1`] against [`lp1_eager`] for every line of `lines` and both objectives.
+    /// [`lp1`] against [`lp1_eager`] for every line of `lines` and both objectives, and LP3's
+    /// inlined copies for lines 0 and 1 ([`lp1_alone`], [`lp1_second`]) against [`lp1`].
     fn check_lp1(lines: &[Line], radius: Fx, objectives: &[Objective]) {
         for i in 0..lines.len() {
             for &objective in objectives {
+                let optimum = lp1(lines, i, radius, objective);
                 assert_eq!(
-                    lp1(lines, i, radius, objective),
+                    optimum,
                     lp1_eager(lines, i, radius, objective),
                     "line {i} of {lines:?}, radius {radius:?}, {objective:?}"
                 );
+                let inlined = match i {
+                    0 => lp1_alone(lines[0], radius, objective),
+                    1 => lp1_second(&lines[..2], radius, objective),
+                    _ => continue,
+                };
+                assert_eq!(inlined, optimum, "line {i} of {lines:?}");
             }
+        }
+    }
+
+    /// [`lp1_alone`] and [`lp1_second`] beyond the domain's range (a line 2⁶² or more from
+    /// the origin, a circle of radius 2³⁰), where [`lp1`] takes its eager code.
+    #[test]
+    fn inlined_lp1_beyond_the_domain() {
+        let far = Fx::from_bits(1 << 62);
+        let lines = [
+            Line {
+                point: Vec2::new(far, Fx::ZERO),
+                direction: Vec2::from_int(0, 1),
+            },
+            Line {
+                point: Vec2::new(Fx::ZERO, -far),
+                direction: Vec2::from_int(-1, 0),
+            },
+            Line {
+                point: Vec2::from_int(1, 0),
+                direction: Vec2::from_int(0, 1),
+            },
+        ];
+        let objectives = [
+            Objective::Direction(Vec2::from_int(0, 1)),
+            Objective::Direction(Vec2::from_int(0, -1)),
+            Objective::Closest(Vec2::from_int(3, 4)),
+        ];
+        for radius in [Fx::from_num(2), Fx::from_bits(1 << 62), Fx::MAX] {
+            check_lp1(&lines, radius, &objectives);
+            check_lp1(&[lines[2], lines[0]], radius, &objectives);
+            check_lp1(&[lines[1], lines[2]], radius, &objectives);
         }
     }
 
