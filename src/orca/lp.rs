@@ -687,9 +687,12 @@ fn projected_from_terms(li: Line, lj: Line, terms: Terms) -> Option<Line> {
                 k.unsigned_abs(),
                 n_sq,
             );
+            // The sign of c·k as a mask (all ones when negative) applied as (q ^ m) − m:
+            // the same wrapping negation as −q, without a select.
+            let k_sign = (k >> 64) as i64 >> 63;
             let foot = |q: u64, c: Fx| {
-                let q = q as i64;
-                Fx::from_bits(if (c.to_bits() < 0) != (k < 0) { -q } else { q })
+                let m = (c.to_bits() ^ k_sign) >> 63;
+                Fx::from_bits(((q as i64) ^ m).wrapping_sub(m))
             };
             (Vec2::new(foot(qx, n.x), foot(qy, n.y)), e_unit)
         }
