@@ -455,26 +455,27 @@ fn lp2_projected(
     for j in first..i {
         let lj = lines[j];
         let terms = projected_terms(li, c_i, lj);
-        match terms {
+        // Each arm computes its own line (the variant is not tested twice).
+        let line = match terms {
             Terms::Same => {
                 debug_assert!(projected_line(li, lj).is_none());
                 continue;
             }
-            Terms::Skew { e, k, n_sq } if surely_satisfied(e, k, n_sq, result) => {
-                debug_assert!(
-                    projected_line(li, lj).is_some_and(|l| l.violation_wide(result) <= 0)
-                );
-                continue;
+            Terms::Skew { e, k, n_sq } => {
+                if surely_satisfied(e, k, n_sq, result) {
+                    debug_assert!(
+                        projected_line(li, lj).is_some_and(|l| l.violation_wide(result) <= 0)
+                    );
+                    continue;
+                }
+                for &lk in &lines[pending..j] {
+                    scratch.extend(projected_line(li, lk));
+                }
+                skew_line(e, k, n_sq)
             }
-            _ => {}
-        }
-        for &lk in &lines[pending..j] {
-            scratch.extend(projected_line(li, lk));
-        }
-        pending = j + 1;
-        let Some(line) = projected_from_terms(li, lj, terms) else {
-            unreachable!("only parallel lines of the same direction have no projected line")
+            Terms::Opposite => opposite_line_after(li, lj, &lines[pending..j], scratch),
         };
+        pending = j + 1;
         scratch.push(line);
         if line.violation_wide(result) > 0 {
             let line_no = scratch.len() - 1;
@@ -647,57 +648,80 @@ fn projected_terms(li: Line, c_i: i128, lj: Line) -> Terms {
 /// [`projected_line`] from its terms.
 #[inline(always)]
 fn projected_from_terms(li: Line, lj: Line, terms: Terms) -> Option<Line> {
-    let (point, direction) = match terms {
-        Terms::Same => return None, // same direction
-        // Opposite directions: the midpoint.
-        Terms::Opposite => (
-            (li.point + lj.point).half(),
-            (lj.direction - li.direction).normalize_or_zero(),
-        ),
-        Terms::Skew { e, k, n_sq } => {
-            // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
-            // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at
-            // the intersection of i and j, which for nearly parallel lines lies up to 2²⁴ away;
-            // the rounding of that far point and of the unit direction then shifts the line
-            // near the speed circle by ~|point|·ulp, and LP1's circle intersection (which
-            // assumes a unit direction) misses the circle by ~t²·ulp (measured before this
-            // change: the answer 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶ above the
-            // optimum). Same line, anchored instead at its foot from the origin,
-            // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
-            // |e| and the line's direction e/|e| from one square root (`length_and_direction`
-            // is bit-identical to `length` and `normalize_or_zero`).
-            let (e_len, e_unit) = e
-                .length_and_direction_inlined()
-                .unwrap_or((Fx::ZERO, Vec2::ZERO));
-            // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
-            // distance |k| / |e| is capped, which also keeps every product below in i128.
-            // The cap 2⁵⁶·⌊|e|⌋ is at least 2⁷¹ when |e|² >= 2³⁰ raw (⌊|e|⌋ >= 2¹⁵ raw), so a
-            // `|k| <= 2⁷¹` (every line of the domain) is unchanged and decided without `|e|`:
-            // the division below does not wait for the square root.
-            let k = capped_k(k, n_sq, e_len);
-            let n_sq = n_sq.cast_unsigned(); // > 0
-            let n = e.perp();
-            // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64), truncated
-            // toward zero (|c|·|k| / |e|², the sign applied after). |c| <= 2³³, |k| <= 2⁸⁹ and
-            // the quotient |c·k| / |e|² <= |k| / |e| <= 2⁵⁶. Both quotients from one division
-            // ([`foot_quotients`]).
-            let (qx, qy) = foot_quotients(
-                n.x.to_bits().unsigned_abs(),
-                n.y.to_bits().unsigned_abs(),
-                k.unsigned_abs(),
-                n_sq,
-            );
-            // The sign of c·k as a mask (all ones when negative) applied as (q ^ m) − m:
-            // the same wrapping negation as −q, without a select.
-            let k_sign = (k >> 64) as i64 >> 63;
-            let foot = |q: u64, c: Fx| {
-                let m = (c.to_bits() ^ k_sign) >> 63;
-                Fx::from_bits(((q as i64) ^ m).wrapping_sub(m))
-            };
-            (Vec2::new(foot(qx, n.x), foot(qy, n.y)), e_unit)
-        }
+    match terms {
+        Terms::Same => None, // same direction
+        Terms::Opposite => Some(opposite_line(li, lj)),
+        Terms::Skew { e, k, n_sq } => Some(skew_line(e, k, n_sq)),
+    }
+}
+
+/// The projected line of antiparallel lines `li` and `lj` ([`Terms::Opposite`]): through
+/// their midpoint.
+#[inline(always)]
+fn opposite_line(li: Line, lj: Line) -> Line {
+    Line {
+        point: (li.point + lj.point).half(),
+        direction: (lj.direction - li.direction).normalize_or_zero(),
+    }
+}
+
+/// [`lp2_projected`]'s rare antiparallel case, out of line: the projected lines of `li` and
+/// the `pending` lines into `scratch`, then the projected line of `li` and `lj`.
+#[cold]
+#[inline(never)]
+fn opposite_line_after(li: Line, lj: Line, pending: &[Line], scratch: &mut Vec<Line>) -> Line {
+    for &lk in pending {
+        scratch.extend(projected_line(li, lk));
+    }
+    opposite_line(li, lj)
+}
+
+/// The projected line of skew lines from their terms ([`Terms::Skew`]).
+#[inline(always)]
+fn skew_line(e: Vec2, k: i128, n_sq: i128) -> Line {
+    let (point, direction) = {
+        // The points where lines i and j are violated equally: (m_j − m_i) · v = c_j − c_i
+        // with m = perp(direction), c = det(direction, point). RVO2 anchors this line at
+        // the intersection of i and j, which for nearly parallel lines lies up to 2²⁴ away;
+        // the rounding of that far point and of the unit direction then shifts the line
+        // near the speed circle by ~|point|·ulp, and LP1's circle intersection (which
+        // assumes a unit direction) misses the circle by ~t²·ulp (measured before this
+        // change: the answer 5·10⁻⁵ outside the circle, the max violation 3·10⁻⁶ above the
+        // optimum). Same line, anchored instead at its foot from the origin,
+        // N·(c_j − c_i) / |N|² with N = perp(d_j − d_i), from exact i128 terms.
+        // |e| and the line's direction e/|e| from one square root (`length_and_direction`
+        // is bit-identical to `length` and `normalize_or_zero`).
+        let (e_len, e_unit) = e
+            .length_and_direction_inlined()
+            .unwrap_or((Fx::ZERO, Vec2::ZERO));
+        // A line further than 2²⁴ from the origin is moved to 2²⁴ (same side): its
+        // distance |k| / |e| is capped, which also keeps every product below in i128.
+        // The cap 2⁵⁶·⌊|e|⌋ is at least 2⁷¹ when |e|² >= 2³⁰ raw (⌊|e|⌋ >= 2¹⁵ raw), so a
+        // `|k| <= 2⁷¹` (every line of the domain) is unchanged and decided without `|e|`:
+        // the division below does not wait for the square root.
+        let k = capped_k(k, n_sq, e_len);
+        let n_sq = n_sq.cast_unsigned(); // > 0
+        let n = e.perp();
+        // One rounding per coordinate: n (Q32.32) · k (Q64.64) / |e|² (Q64.64), truncated
+        // toward zero (|c|·|k| / |e|², the sign applied after). |c| <= 2³³, |k| <= 2⁸⁹ and
+        // the quotient |c·k| / |e|² <= |k| / |e| <= 2⁵⁶. Both quotients from one division
+        // ([`foot_quotients`]).
+        let (qx, qy) = foot_quotients(
+            n.x.to_bits().unsigned_abs(),
+            n.y.to_bits().unsigned_abs(),
+            k.unsigned_abs(),
+            n_sq,
+        );
+        // The sign of c·k as a mask (all ones when negative) applied as (q ^ m) − m:
+        // the same wrapping negation as −q, without a select.
+        let k_sign = (k >> 64) as i64 >> 63;
+        let foot = |q: u64, c: Fx| {
+            let m = (c.to_bits() ^ k_sign) >> 63;
+            Fx::from_bits(((q as i64) ^ m).wrapping_sub(m))
+        };
+        (Vec2::new(foot(qx, n.x), foot(qy, n.y)), e_unit)
     };
-    Some(Line { point, direction })
+    Line { point, direction }
 }
 
 /// `k.clamp(−cap, cap)` with the projected line's cap `2⁵⁶·e_len` ([`projected_from_terms`]),
