@@ -134,6 +134,19 @@ fn lp1_second(lines: &[Line], radius: Fx, objective: Objective) -> Option<Vec2> 
     lp1_end(*line, dot, discriminant, left, right, objective)
 }
 
+/// [`lp1`] of any line through [`line_bounds`]' loop, always inlined.
+#[inline(always)]
+fn lp1_bounded(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> Option<Vec2> {
+    let line = lines[line_no];
+    let (dot, discriminant) = circle_discriminant(line, radius)?;
+    if dot.to_bits().unsigned_abs() > 1 << 61 || discriminant > 1 << 122 {
+        // Outside the domain: [`lp1`] (its eager code), out of line.
+        return lp1(lines, line_no, radius, objective);
+    }
+    let (left, right) = line_bounds(line, &lines[..line_no])?;
+    lp1_end(line, dot, discriminant, left, right, objective)
+}
+
 /// [`lp1`] once the line bounds `left`, `right` ([`line_bounds`]) are known.
 #[inline(always)]
 fn lp1_end(
@@ -485,7 +498,8 @@ fn lp2_projected(
                 0 => lp1_alone(line, radius, objective)?,
                 // The second (about 40 %): one line bound at most, inlined.
                 1 => lp1_second(scratch, radius, objective)?,
-                _ => lp1(scratch, line_no, radius, objective)?,
+                // Later lines: the general LP1, inlined too.
+                _ => lp1_bounded(scratch, line_no, radius, objective)?,
             };
         }
     }
@@ -867,7 +881,7 @@ mod tests {
     const ONE: i64 = 1 << 32;
 
     /// [`lp1`] against [`lp1_eager`] for every line of `lines` and both objectives, and LP3's
-    /// inlined copies for lines 0 and 1 ([`lp1_alone`], [`lp1_second`]) against [`lp1`].
+    /// inlined copies ([`lp1_alone`], [`lp1_second`], [`lp1_bounded`]) against [`lp1`].
     fn check_lp1(lines: &[Line], radius: Fx, objectives: &[Objective]) {
         for i in 0..lines.len() {
             for &objective in objectives {
@@ -880,15 +894,15 @@ mod tests {
                 let inlined = match i {
                     0 => lp1_alone(lines[0], radius, objective),
                     1 => lp1_second(&lines[..2], radius, objective),
-                    _ => continue,
+                    _ => lp1_bounded(lines, i, radius, objective),
                 };
                 assert_eq!(inlined, optimum, "line {i} of {lines:?}");
             }
         }
     }
 
-    /// [`lp1_alone`] and [`lp1_second`] beyond the domain's range (a line 2⁶² or more from
-    /// the origin, a circle of radius 2³⁰), where [`lp1`] takes its eager code.
+    /// [`lp1_alone`], [`lp1_second`] and [`lp1_bounded`] beyond the domain's range (a line 2⁶²
+    /// or more from the origin, a circle of radius 2³⁰), where [`lp1`] takes its eager code.
     #[test]
     fn inlined_lp1_beyond_the_domain() {
         let far = Fx::from_bits(1 << 62);
