@@ -256,16 +256,17 @@ const SUM_RSQRT_SEED: [u64; 1024] = {
     table
 };
 
-/// Goldschmidt's coupled iteration for `x = u / 2⁶⁴` ∈ [1/16, ½) (`u` ∈ [2⁶⁰, 2⁶³)), as
-/// [`goldschmidt`] but seeded from [`SUM_RSQRT_SEED`]: `g ≈ √x` in Q.62 and `h ≈ 1/(2√x)` in
-/// Q.61 (at most 2, so below 2⁶³), to about 36 bits. Wrapping arithmetic: only the callers'
-/// verified results count.
+/// Goldschmidt's coupled iteration for `x = 4·hi / 2⁶⁴` ∈ [1/16, ½) (`hi` ∈ [2⁵⁸, 2⁶¹), the
+/// top word of a sum `n`, so `u = 4·hi` in [`SUM_RSQRT_SEED`]'s terms), as [`goldschmidt`]
+/// but seeded from that table: `g ≈ √x` in Q.62 and `h ≈ 1/(2√x)` in Q.61 (at most 2, so
+/// below 2⁶³), to about 36 bits. The index is masked to the table (a no-op for `hi` in range,
+/// and no bounds check). Wrapping arithmetic: only the callers' verified results count.
 #[inline(always)]
-fn goldschmidt_sum(u: u64) -> (i64, i64) {
-    let entry = SUM_RSQRT_SEED[(u >> 53) as usize];
-    let f = (u >> 21) & u64::from(u32::MAX);
+fn goldschmidt_sum(hi: u64) -> (i64, i64) {
+    let entry = SUM_RSQRT_SEED[(hi >> 51) as usize & 1023];
+    let f = (hi >> 19) & u64::from(u32::MAX);
     let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32); // Q.29
-    let g = ((u128::from(u) * u128::from(y0)) >> 31) as i64; // x·y₀: Q.62, below 2⁶²
+    let g = ((u128::from(hi) * u128::from(y0)) >> 29) as i64; // x·y₀: Q.62, below 2⁶²
     let h = (y0 << 31) as i64; // y₀ / 2 in Q.61
     let gh = ((i128::from(g) * i128::from(h)) >> 63) as i64; // Q.60
     let r = (1i64 << 59).wrapping_sub(gh);
@@ -288,8 +289,7 @@ fn goldschmidt_sum(u: u64) -> (i64, i64) {
 /// the wrapping residual, one comparison ([`sum_root_holds`]).
 #[inline(always)]
 fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
-    let u = ((n >> 64) as u64) << 2; // ∈ [2⁶⁰, 2⁶³)
-    let (g, h) = goldschmidt_sum(u);
+    let (g, h) = goldschmidt_sum((n >> 64) as u64); // u = 4·hi ∈ [2⁶⁰, 2⁶³)
     let s1 = (g as u64) << 1; // a wild g gives a wild s: the verification rejects it
     let residual = n
         .wrapping_sub(u128::from(s1) * u128::from(s1))
