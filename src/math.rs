@@ -692,17 +692,19 @@ impl Vec2 {
         Self::length_and_direction_nonzero(xb, yb, m, Some)
     }
 
-    /// [`length_and_direction`](Self::length_and_direction), always inlined, with the zero
-    /// vector's `None` as `(0, (0, 0))`: the tuple straight in registers (an `Option` of it
-    /// goes through memory).
+    /// [`length_and_direction`](Self::length_and_direction) of a vector the caller knows to be
+    /// nonzero, always inlined: the tuple straight in registers (an `Option` of it goes through
+    /// memory), without the zero test. The zero vector, which debug builds reject, gives an
+    /// unspecified result.
     #[inline(always)]
     #[must_use]
-    pub(crate) fn length_and_direction_or_zero_inlined(self) -> (Fx, Self) {
+    pub(crate) fn length_and_direction_of_nonzero_inlined(self) -> (Fx, Self) {
         let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
         let m = xb.unsigned_abs().max(yb.unsigned_abs());
-        if m == 0 {
-            return (Fx::ZERO, Self::ZERO);
-        }
+        debug_assert!(
+            m != 0,
+            "length_and_direction_of_nonzero_inlined of the zero vector"
+        );
         Self::length_and_direction_nonzero(xb, yb, m, |t| t)
     }
 
@@ -1166,8 +1168,9 @@ mod tests {
 
     /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against the general
     /// computation it replaced (kept for components of 2⁶² and more) and against the plain
-    /// definition (core's `isqrt`, `i128` division): edge components and random vectors of
-    /// every magnitude.
+    /// definition (core's `isqrt`, `i128` division), and its variant for nonzero vectors
+    /// (`length_and_direction_of_nonzero_inlined`) against it: edge components and random
+    /// vectors of every magnitude.
     #[test]
     fn length_and_direction_matches_the_general_computation() {
         let reference = |v: Vec2| -> Option<(Fx, Vec2)> {
@@ -1193,6 +1196,7 @@ mod tests {
                     Some(Vec2::length_and_direction_wide(x, y, m)),
                     "{v:?}"
                 );
+                assert_eq!(fast, Some(v.length_and_direction_of_nonzero_inlined()));
             }
         };
         let mut edges = vec![0i64, 1, 2, 3, 5, 7];
@@ -1391,6 +1395,25 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// `length_and_direction_of_nonzero_inlined` is `length_and_direction` for every nonzero
+        /// vector: random components of every magnitude (shifted right by a random amount),
+        /// either sign.
+        #[test]
+        fn nonzero_length_and_direction_matches(
+            x in proptest::prelude::any::<i64>(),
+            y in proptest::prelude::any::<i64>(),
+            sx in 0u32..64,
+            sy in 0u32..64,
+        ) {
+            let v = Vec2::from_bits(x >> sx, y >> sy);
+            if v != Vec2::ZERO {
+                proptest::prop_assert_eq!(
+                    Some(v.length_and_direction_of_nonzero_inlined()),
+                    v.length_and_direction()
+                );
+            }
+        }
 
         /// Random dividends and divisors of every magnitude (each shifted right by a random
         /// amount) and sign.
