@@ -140,13 +140,12 @@ pub fn solve_pair_prepared(
     times: &PairTimes,
     ids: (AgentId, AgentId),
 ) -> PairSolution {
-    let (tau, dt) = (times.tau, times.dt);
     solve_pair_by(
         rel_pos,
         rel_vel,
         combined_radius,
-        |a| tau.divide(a),
-        |a| dt.divide(a),
+        |a| times.tau.divide(a),
+        |a| times.dt.divide(a),
         ids,
     )
 }
