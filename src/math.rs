@@ -1065,8 +1065,9 @@ mod tests {
     }
 
     /// The seed of [`goldschmidt`], `y₀ = c₀ − ⌊c₁·f / 2³²⌋`, is within a relative 2⁻¹⁹ of
-    /// `2³⁰/√x = 2⁶²/√t` for every `t` ∈ [2⁶², 2⁶⁴) (the premise of [`recip_from_h`]'s proof).
-    /// Per table interval `i` (`t = i·2⁵⁴ + f·2²² + low`): `L(f) ≤ y₀ < L(f) + 1` with the line
+    /// `2³⁰/√x = 2⁶²/√t` for every `t` ∈ [2⁶², 2⁶⁴) ([`isqrt_u128`]'s seed; the sums of
+    /// [`Vec2::length_and_direction`] have their own table, tested below). Per table interval
+    /// `i` (`t = i·2⁵⁴ + f·2²² + low`): `L(f) ≤ y₀ < L(f) + 1` with the line
     /// `L(f) = c₀ − c₁·f/2³²`, and `L(f)·√t` is concave in `f` (a decreasing line times a
     /// concave increasing root), so the error's minimum lies at an end of the interval (taken
     /// with `y₀ = L`, `low = 0`) and its maximum where `(L + 1)·√t` peaks (`low = 2²² − 1`),
