@@ -232,57 +232,100 @@ fn goldschmidt(t: u64) -> (i64, i64) {
     (g.wrapping_add(dg), h.wrapping_add(dh))
 }
 
+/// `SUM_RSQRT_SEED[i]`: a line `y(f) = c₀ − c₁·f / 2³²` approximating `2²⁹ / √x` (Q.29) on
+/// the interval `x` ∈ [i/2048, (i + 1)/2048) of the 10-bit prefix `i` ∈ [128, 1024) of
+/// `u = 4·⌊n / 2⁶⁴⌋` ∈ [2⁶⁰, 2⁶³) (`x = u / 2⁶⁴` ∈ [1/16, ½)), `f` ∈ [0, 2³²) the next 32
+/// bits: stored as `c₀ << 32 | c₁`, built like [`RSQRT_SEED`] (the chord lowered by half its
+/// gap to the curve at the middle). The seed of [`isqrt_sum_estimate`], whose sums
+/// `n` ∈ [2¹²², 2¹²⁵) span three octaves: one table over them needs no normalising shift.
+/// Relative error below 2⁻¹⁸ for every `u` (a test shows it interval by interval; the
+/// intervals at the low end are twice as wide, relative to `x`, as [`RSQRT_SEED`]'s).
+/// Indexed by the prefix itself (entries below 128 are never read).
+const SUM_RSQRT_SEED: [u64; 1024] = {
+    let mut table = [0u64; 1024];
+    let mut i = 128;
+    while i < 1024 {
+        let j = i as u128;
+        let fa = ((1u128 << 69) / j).isqrt() as u64; // 2²⁹ / √(i / 2048)
+        let fb = ((1u128 << 69) / (j + 1)).isqrt() as u64;
+        let fm = ((1u128 << 70) / (2 * j + 1)).isqrt() as u64; // at the middle
+        let c0 = fa - (fa + fb - 2 * fm) / 4;
+        table[i] = (c0 << 32) | (fa - fb);
+        i += 1;
+    }
+    table
+};
+
+/// Goldschmidt's coupled iteration for `x = 4·hi / 2⁶⁴` ∈ [1/16, ½) (`hi` ∈ [2⁵⁸, 2⁶¹), the
+/// top word of a sum `n`, so `u = 4·hi` in [`SUM_RSQRT_SEED`]'s terms), as [`goldschmidt`]
+/// but seeded from that table: `g ≈ √x` in Q.62 and `h ≈ 1/(2√x)` in Q.61 (at most 2, so
+/// below 2⁶³), to about 36 bits. The index is masked to the table (a no-op for `hi` in range,
+/// and no bounds check). Wrapping arithmetic: only the callers' verified results count.
+#[inline(always)]
+fn goldschmidt_sum(hi: u64) -> (i64, i64) {
+    let entry = SUM_RSQRT_SEED[(hi >> 51) as usize & 1023];
+    let f = (hi >> 19) & u64::from(u32::MAX);
+    let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32); // Q.29
+    let g = ((u128::from(hi) * u128::from(y0)) >> 29) as i64; // x·y₀: Q.62, below 2⁶²
+    let h = (y0 << 31) as i64; // y₀ / 2 in Q.61
+    let gh = ((i128::from(g) * i128::from(h)) >> 63) as i64; // Q.60
+    let r = (1i64 << 59).wrapping_sub(gh);
+    let dg = ((i128::from(g) * i128::from(r)) >> 60) as i64;
+    let dh = ((i128::from(h) * i128::from(r)) >> 60) as i64;
+    (g.wrapping_add(dg), h.wrapping_add(dh))
+}
+
 /// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
 /// [`Vec2::length_and_direction`], whose larger component has 62 significant bits), its
 /// residual `e = n − s²` (wrapping) and a reciprocal estimate `r` ≈ `2¹²⁵ / √n` just below it
 /// (see [`recip_from_h`], which proves the bound the quotients need); `s` is within one of the
 /// root (tests), and the root is not verified here.
 ///
-/// The same estimate as [`isqrt_u128`], computed at `n`'s own scale: the normalising shift
-/// `4ᵏ` (`k` = 1 for `n` ≥ 2¹²⁴, else 2) only selects the table entry (`t` = the top word of
-/// `4ᵏn` without its lowest `2k` bits: a relative change below 2⁻⁵⁸, far under the iteration's
-/// 2⁻³⁷), `s₁ = 4g / 2ᵏ` is exact, and the residual step uses `1/(2s₁) ≈ h·2ᵏ / 2¹²⁶`. The
-/// verification `s² ≤ n < (s + 1)²` is `e ≤ 2s` on the wrapping residual, one comparison
-/// ([`sum_root_holds`]).
+/// The estimate of [`isqrt_u128`] computed at `n`'s own scale, without a normalising shift:
+/// `u = 4·⌊n / 2⁶⁴⌋` ∈ [2⁶⁰, 2⁶³) seeds [`goldschmidt_sum`] (`x = u / 2⁶⁴`; dropping the low
+/// word of `n` is a relative change below 2⁻⁵⁸, far under the iteration's 2⁻³⁶), so
+/// `√n ≈ 2⁶³·√x` gives `s₁ = 2g` exactly, and the residual step uses
+/// `1/(2s₁) ≈ h / 2¹²⁴` (`h` in Q.61). The verification `s² ≤ n < (s + 1)²` is `e ≤ 2s` on
+/// the wrapping residual, one comparison ([`sum_root_holds`]).
 #[inline(always)]
 fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
-    let hi = (n >> 64) as u64; // ∈ [2⁵⁸, 2⁶¹)
-    let k = if hi >> 60 == 0 { 2 } else { 1 };
-    let (g, h) = goldschmidt(hi << (2 * k));
-    let s1 = (g as u64) << (2 - k); // a wild g gives a wild s: the verification rejects it
+    let (g, h) = goldschmidt_sum((n >> 64) as u64); // u = 4·hi ∈ [2⁶⁰, 2⁶³)
+    let s1 = (g as u64) << 1; // a wild g gives a wild s: the verification rejects it
     let residual = n
         .wrapping_sub(u128::from(s1) * u128::from(s1))
         .cast_signed();
-    let step = ((i128::from((residual >> 32) as i64) * i128::from(h >> (30 - k))) >> 64) as i64;
+    let step = ((i128::from((residual >> 32) as i64) * i128::from(h >> 28)) >> 64) as i64;
     let s = s1.wrapping_add_signed(step);
     (
         s,
         n.wrapping_sub(u128::from(s) * u128::from(s)),
-        recip_from_h(h, k),
+        recip_from_h(h),
     )
 }
 
-/// `r` ≈ `2¹²⁵ / √n` from Goldschmidt's `h` ≈ `2⁶¹ / √x` (Q.62 `1/(2√x)`, `x = t / 2⁶⁴`,
-/// `t` = `⌊n / 2⁶⁴⌋·4ᵏ`): `2¹²⁵ / √n ≈ 2ᵏ·2⁶¹ / √x ≈ h·2ᵏ`, lowered by `2¹⁴⁺ᵏ` to stay below
-/// the exact reciprocal. **Proved** (no check at run time): for `len = ⌊√n⌋`,
+/// `r` ≈ `2¹²⁵ / √n` from [`goldschmidt_sum`]'s `h` ≈ `2⁶⁰ / √x` (Q.61 `1/(2√x)`,
+/// `x = u / 2⁶⁴`, `u = 4·⌊n / 2⁶⁴⌋`): `2¹²⁵ / √n ≈ 2⁶²/√x ≈ 4h`, lowered by `2¹⁵` to stay
+/// below the exact reciprocal. **Proved** (no check at run time): for `len = ⌊√n⌋`,
 /// `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (`recip_holds`, what [`Vec2::length_and_direction`]'s quotients
 /// need).
 ///
-/// Let the seed be `y₀ = (2³⁰/√x)(1 + ε₀)`; `|ε₀| < 2⁻¹⁹` for every `t` (the table's bound,
-/// `rsqrt_seed_error_is_below_2_pow_minus_19` checks it exhaustively per interval). In exact
-/// arithmetic one Goldschmidt step gives `H·(1 − c)` with `H = 2⁶¹/√x` and
-/// `c = (3ε₀² + ε₀³)/2` ∈ [0, 2⁻³⁷]; its three floors move `h` by less than 1 down and 12 up,
-/// so `h ∈ (H(1 − c) − 1, H(1 − c) + 12)`. With `X = 4ᵏn/2¹²⁸` ∈ [x, x(1 + 2⁻⁵⁸)) (`t` drops
-/// the low bits of `4ᵏn`), `H·2ᵏ·√n = 2¹²⁵·√(X/x)` ∈ [2¹²⁵, 2¹²⁵(1 + 2⁻⁵⁹)). Upper side:
-/// `r·len ≤ r·√n < (H − 2¹⁴ + 12)·2ᵏ·√n < 2¹²⁵ + 2⁶⁶ − 2⁷⁵ < 2¹²⁵` (`√n ≥ 2⁶¹`). Lower side:
+/// Let the seed be `y₀ = (2²⁹/√x)(1 + ε₀)`; `|ε₀| < 2⁻¹⁸` for every `u` (the table's bound,
+/// `sum_rsqrt_seed_error_is_below_2_pow_minus_18` checks it exhaustively per interval). In
+/// exact arithmetic one Goldschmidt step gives `H·(1 − c)` with `H = 2⁶⁰/√x` and
+/// `c = (3ε₀² + ε₀³)/2` ∈ [0, 1.51·2⁻³⁶]; its three floors move `h` by less than 1 down and 12
+/// up, so `h ∈ (H(1 − c) − 1, H(1 − c) + 12)` (and `h < 2⁶² + 12`, as `H ≤ 2⁶²`: `4(h − 2¹³)`
+/// fits 64 bits). With `X = 4n/2¹²⁸` ∈ [x, x(1 + 2⁻⁵⁸)) (`u` drops the low word of `n`,
+/// `⌊n / 2⁶⁴⌋ ≥ 2⁵⁸`), `4H·√n = 2¹²⁵·√(X/x)` ∈ [2¹²⁵, 2¹²⁵(1 + 2⁻⁵⁹)). Upper side:
+/// `r·len ≤ r·√n < 4(H − 2¹³ + 12)·√n < 2¹²⁵ + 2⁶⁶ − 2⁷⁵ < 2¹²⁵` (`√n ≥ 2⁶¹`). Lower side:
 /// `len > √n − 1` and `r < 2⁶⁴` give
-/// `r·len > (H(1 − c) − 2¹⁴ − 1)·2ᵏ·√n − 2⁶⁴ ≥ 2¹²⁵ − 2¹²⁵·c − 2⁷⁹ − 2⁶⁴`, and
-/// `2¹²⁵·c ≤ 2⁸⁸`: the gap is below `2⁸⁸·1.01 < 2⁹⁰`. (The tests also measured
-/// `h·2ᵏ − ⌊2¹²⁵/⌊√n⌋⌋` within [−2²⁴, 2⁶] over every table interval and millions of random
-/// inputs, and debug builds assert `recip_holds` on every call.)
+/// `r·len > 4(H(1 − c) − 2¹³ − 1)·√n − 2⁶⁴ ≥ 2¹²⁵ − 2¹²⁵·c − 2⁷⁹ − 2⁶⁴`, and
+/// `2¹²⁵·c ≤ 1.51·2⁸⁹`: the gap is below `1.52·2⁸⁹ < 2⁹⁰`. (The table's measured worst
+/// `|ε₀|` is 2⁻¹⁸·⁴², which gives `2¹²⁵·c < 2⁸⁸·⁸`. The tests also check `recip_holds`
+/// over every table interval and millions of random inputs, and debug builds assert it on
+/// every call.)
 #[inline(always)]
-fn recip_from_h(h: i64, k: u32) -> u64 {
-    (h as u64).wrapping_sub(1 << 14) << k
+fn recip_from_h(h: i64) -> u64 {
+    (h as u64).wrapping_sub(1 << 13) << 2
 }
 
 /// `s² ≤ n < (s + 1)²` from the wrapping residual `e = n − s²` (mod 2¹²⁸), as one comparison
@@ -649,17 +692,19 @@ impl Vec2 {
         Self::length_and_direction_nonzero(xb, yb, m, Some)
     }
 
-    /// [`length_and_direction`](Self::length_and_direction), always inlined, with the zero
-    /// vector's `None` as `(0, (0, 0))`: the tuple straight in registers (an `Option` of it
-    /// goes through memory).
+    /// [`length_and_direction`](Self::length_and_direction) of a vector the caller knows to be
+    /// nonzero, always inlined: the tuple straight in registers (an `Option` of it goes through
+    /// memory), without the zero test. The zero vector, which debug builds reject, gives an
+    /// unspecified result.
     #[inline(always)]
     #[must_use]
-    pub(crate) fn length_and_direction_or_zero_inlined(self) -> (Fx, Self) {
+    pub(crate) fn length_and_direction_of_nonzero_inlined(self) -> (Fx, Self) {
         let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
         let m = xb.unsigned_abs().max(yb.unsigned_abs());
-        if m == 0 {
-            return (Fx::ZERO, Self::ZERO);
-        }
+        debug_assert!(
+            m != 0,
+            "length_and_direction_of_nonzero_inlined of the zero vector"
+        );
         Self::length_and_direction_nonzero(xb, yb, m, |t| t)
     }
 
@@ -955,7 +1000,7 @@ mod tests {
     /// The specialised root's estimate (for sums of squares in [2¹²², 2¹²⁵)) is within one of
     /// the root (`isqrt_sum_verified`) and its reciprocal estimate always passes
     /// `recip_holds` (so `length_and_direction` never takes its general path for it): every
-    /// table interval at both ends and inside under both normalising shifts, perfect squares
+    /// interval of [`SUM_RSQRT_SEED`] at both ends and inside, perfect squares
     /// and their neighbours at both ends of the range and around 2¹²⁴, and two million random
     /// inputs.
     #[test]
@@ -970,14 +1015,23 @@ mod tests {
             }
         };
         let mut next = splitmix_stream(0x0fed_cba9_8765_4321);
-        for i in 256u64..1024 {
-            for t in interval_tops(i, &mut next) {
-                for shift in [2, 4] {
-                    // The top word t >> shift, and the bits below it all zero or all one.
-                    let top = u128::from(t >> shift) << 64;
-                    for low in [0, 1, 1 << 63, u64::MAX - 1, u64::MAX, next()] {
-                        check(top | u128::from(low));
-                    }
+        for i in 128u64..1024 {
+            // Interval i of SUM_RSQRT_SEED: u = 4·⌊n / 2⁶⁴⌋ ∈ [i·2⁵³, (i + 1)·2⁵³).
+            let (lo_u, hi_u) = (i << 53, (i << 53) | ((1 << 53) - 1));
+            let tops = [
+                lo_u,
+                lo_u + 4,
+                lo_u + (hi_u - lo_u) / 2,
+                hi_u - 4,
+                hi_u,
+                lo_u | (next() >> 11),
+                lo_u | (next() >> 11),
+            ];
+            for u in tops {
+                // The top word u / 4, and the bits below it all zero or all one.
+                let top = u128::from(u >> 2) << 64;
+                for low in [0, 1, 1 << 63, u64::MAX - 1, u64::MAX, next()] {
+                    check(top | u128::from(low));
                 }
             }
         }
@@ -1011,8 +1065,9 @@ mod tests {
     }
 
     /// The seed of [`goldschmidt`], `y₀ = c₀ − ⌊c₁·f / 2³²⌋`, is within a relative 2⁻¹⁹ of
-    /// `2³⁰/√x = 2⁶²/√t` for every `t` ∈ [2⁶², 2⁶⁴) (the premise of [`recip_from_h`]'s proof).
-    /// Per table interval `i` (`t = i·2⁵⁴ + f·2²² + low`): `L(f) ≤ y₀ < L(f) + 1` with the line
+    /// `2³⁰/√x = 2⁶²/√t` for every `t` ∈ [2⁶², 2⁶⁴) ([`isqrt_u128`]'s seed; the sums of
+    /// [`Vec2::length_and_direction`] have their own table, tested below). Per table interval
+    /// `i` (`t = i·2⁵⁴ + f·2²² + low`): `L(f) ≤ y₀ < L(f) + 1` with the line
     /// `L(f) = c₀ − c₁·f/2³²`, and `L(f)·√t` is concave in `f` (a decreasing line times a
     /// concave increasing root), so the error's minimum lies at an end of the interval (taken
     /// with `y₀ = L`, `low = 0`) and its maximum where `(L + 1)·√t` peaks (`low = 2²² − 1`),
@@ -1062,10 +1117,61 @@ mod tests {
         );
     }
 
+    /// The seed of [`goldschmidt_sum`], `y₀ = c₀ − ⌊c₁·f / 2³²⌋`, is within a relative 2⁻¹⁸ of
+    /// `2²⁹/√x = 2⁶¹/√u` for every `u` ∈ [2⁶⁰, 2⁶³) (the premise of [`recip_from_h`]'s proof),
+    /// shown per table interval `i` (`u = i·2⁵³ + f·2²¹ + low`) as for [`RSQRT_SEED`] in
+    /// `rsqrt_seed_error_is_below_2_pow_minus_19`: the error's minimum lies at an end of the
+    /// interval, its maximum where `(L + 1)·√u` peaks (ternary search and its neighbourhood).
+    #[test]
+    #[allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
+    fn sum_rsqrt_seed_error_is_below_2_pow_minus_18() {
+        let mut worst = 0f64;
+        for i in 128u64..1024 {
+            let entry = SUM_RSQRT_SEED[i as usize];
+            let (c0, c1) = ((entry >> 32) as f64, (entry & u64::from(u32::MAX)) as f64);
+            let line = |f: u64| c0 - c1 * f as f64 / 4_294_967_296.0;
+            let u = |f: u64, low: u64| ((i << 53) | (f << 21) | low) as f64;
+            // Relative error of `y` against 2⁶¹/√u.
+            let err = |y: f64, u: f64| y * u.sqrt() / 2f64.powi(61) - 1.0;
+            let low_max = (1 << 21) - 1;
+            let upper = |f: u64| err(line(f) + 1.0, u(f, low_max));
+            for f in [0, u64::from(u32::MAX)] {
+                worst = worst.max(err(line(f), u(f, 0)).abs());
+                worst = worst.max(upper(f).abs());
+            }
+            let (mut lo, mut hi) = (0u64, u64::from(u32::MAX));
+            while hi - lo > 3 {
+                let (m1, m2) = (lo + (hi - lo) / 3, hi - (hi - lo) / 3);
+                if upper(m1) < upper(m2) {
+                    lo = m1;
+                } else {
+                    hi = m2;
+                }
+            }
+            for f in lo.saturating_sub(1 << 12)..=(hi + (1 << 12)).min(u64::from(u32::MAX)) {
+                worst = worst.max(upper(f).abs());
+            }
+            // The actual seed on a few points of the interval agrees with the bounds.
+            for f in [0, 1, lo, hi, u64::from(u32::MAX)] {
+                let uu = (i << 53) | (f << 21);
+                let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32);
+                assert!(
+                    err(y0 as f64, uu as f64).abs() <= worst,
+                    "interval {i}, f {f}"
+                );
+            }
+        }
+        assert!(
+            worst < 2f64.powi(-18),
+            "worst relative seed error {worst:e}"
+        );
+    }
+
     /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against the general
     /// computation it replaced (kept for components of 2⁶² and more) and against the plain
-    /// definition (core's `isqrt`, `i128` division): edge components and random vectors of
-    /// every magnitude.
+    /// definition (core's `isqrt`, `i128` division), and its variant for nonzero vectors
+    /// (`length_and_direction_of_nonzero_inlined`) against it: edge components and random
+    /// vectors of every magnitude.
     #[test]
     fn length_and_direction_matches_the_general_computation() {
         let reference = |v: Vec2| -> Option<(Fx, Vec2)> {
@@ -1091,6 +1197,7 @@ mod tests {
                     Some(Vec2::length_and_direction_wide(x, y, m)),
                     "{v:?}"
                 );
+                assert_eq!(fast, Some(v.length_and_direction_of_nonzero_inlined()));
             }
         };
         let mut edges = vec![0i64, 1, 2, 3, 5, 7];
@@ -1289,6 +1396,25 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// `length_and_direction_of_nonzero_inlined` is `length_and_direction` for every nonzero
+        /// vector: random components of every magnitude (shifted right by a random amount),
+        /// either sign.
+        #[test]
+        fn nonzero_length_and_direction_matches(
+            x in proptest::prelude::any::<i64>(),
+            y in proptest::prelude::any::<i64>(),
+            sx in 0u32..64,
+            sy in 0u32..64,
+        ) {
+            let v = Vec2::from_bits(x >> sx, y >> sy);
+            if v != Vec2::ZERO {
+                proptest::prop_assert_eq!(
+                    Some(v.length_and_direction_of_nonzero_inlined()),
+                    v.length_and_direction()
+                );
+            }
+        }
 
         /// Random dividends and divisors of every magnitude (each shifted right by a random
         /// amount) and sign.

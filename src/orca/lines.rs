@@ -140,13 +140,12 @@ pub fn solve_pair_prepared(
     times: &PairTimes,
     ids: (AgentId, AgentId),
 ) -> PairSolution {
-    let (tau, dt) = (times.tau, times.dt);
     solve_pair_by(
         rel_pos,
         rel_vel,
         combined_radius,
-        |a| tau.divide(a),
-        |a| dt.divide(a),
+        |a| times.tau.divide(a),
+        |a| times.dt.divide(a),
         ids,
     )
 }
@@ -173,7 +172,7 @@ fn solve_pair_by(
         if dot1 < Fx::ZERO && wide_mul(dot1, dot1) > wide_mul(narrow(r_sq), w_len_sq) {
             // Project on the cut-off circle.
             // dot1 < 0 implies w != 0.
-            let (w_len, unit_w) = w.length_and_direction_or_zero_inlined();
+            let (w_len, unit_w) = w.length_and_direction_of_nonzero_inlined();
             return PairSolution {
                 u: unit_w * (div_tau(combined_radius) - w_len),
                 direction: Vec2::new(unit_w.y, -unit_w.x),
