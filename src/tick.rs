@@ -251,8 +251,8 @@ struct ChunkLists {
     /// The higher neighbour of each of `pairs` (aligned): where the lines stage of a higher
     /// slot looks for its pair with a lower one.
     higher: Vec<u32>,
-    /// Whether the chunk's agents all have the priority and the time horizon of slot 0.
-    uniform: (bool, bool),
+    /// Whether the chunk's agents all have the time horizon of slot 0.
+    uniform_horizon: bool,
     /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
     /// none). A speed hint, never state: every hint gives the same lists.
     hints: Vec<u64>,
@@ -380,10 +380,9 @@ pub(crate) struct Workspace {
     /// Stages 7 and 8, one per slot (committed by stage 8).
     pub(crate) outs: Vec<SlotOut>,
     pub(crate) stats: StepStats,
-    /// Whether every agent has the priority and the time horizon of the first (found by
-    /// stage 4, per chunk; the horizon's read by the stages after it, [`Pre`]; the priority's
-    /// is [`halved`](Self::halved)'s without the model condition).
-    uniform: (bool, bool),
+    /// Whether every agent has the time horizon of the first (found by stage 4, per chunk;
+    /// read by the stages after it, [`Pre`]'s `uniform_horizon`).
+    uniform_horizon: bool,
     /// Whether stage 5 stored the pairs' halves ([`StoredPair::halved`]): every agent has the
     /// priority of the first and no agent model is in use, so every line is a half share (the
     /// lines stage's uniform path, [`Pre`]'s `uniform_priority` then).
@@ -457,7 +456,7 @@ impl<'a> Pre<'a> {
             tick,
             liveness,
             view: View::new(agents),
-            // Found by stage 4 (`Workspace::uniform`), for the stages after it.
+            // Found by stage 4 (`Workspace::halved` and `uniform_horizon`), for the stages after it.
             uniform_priority: false,
             uniform_horizon: false,
         }
@@ -707,10 +706,7 @@ impl Workspace {
         self.listed_ids.extend_from_slice(pre.agents.ids());
         let found: usize = self.lists.iter().map(|l| l.slots.len()).sum();
         let solved: usize = self.lists.iter().map(|l| l.pairs.len()).sum();
-        self.uniform = self
-            .lists
-            .iter()
-            .fold((true, true), |(p, h), l| (p & l.uniform.0, h & l.uniform.1));
+        self.uniform_horizon = self.lists.iter().all(|l| l.uniform_horizon);
         self.stats.neighbors_found = found as u64;
         // Completed by stage 6 (pairs it solves because the lower id did not list them).
         self.stats.pairs_solved = solved as u64;
@@ -739,7 +735,7 @@ impl Workspace {
         let pre = Pre {
             // The pairs' halves are stored then (stage 5).
             uniform_priority: self.halved,
-            uniform_horizon: self.uniform.1,
+            uniform_horizon: self.uniform_horizon,
             ..pre
         };
         for_each_chunk_with(&mut self.work, &mut self.outs, |c, work, outs| {
@@ -829,7 +825,7 @@ impl ChunkLists {
     }
 
     /// Gets the chunk of `slots` ready for its lists (stage 4): clears it, reserves its
-    /// lists and pairs, finds whether its priorities and horizons are uniform, and drops its
+    /// lists and pairs, finds whether its time horizons are uniform, and drops its
     /// hints when `hints_valid` is false (the slots changed since the last tick).
     fn prepare(&mut self, pre: Pre<'_>, slots: std::ops::Range<usize>, hints_valid: bool) {
         let params = pre.agents.params();
@@ -839,20 +835,19 @@ impl ChunkLists {
         // RESERVED_NEIGHBORS each), so a run never grows them mid-way; caps above that grow
         // them as needed (amortised), rather than reserving gigabytes for 1,024 neighbours each.
         let bound = n.saturating_sub(1).min(RESERVED_NEIGHBORS);
-        // One pass: the caps' total, and whether the priorities and time horizons are slot
-        // 0's.
-        let p0 = &params[0];
-        let (total, same_priority, same_horizon) = chunk_params.iter().fold(
-            (0, true, true),
-            |(total, pr, th): (usize, bool, bool), p| {
-                (
-                    total + (p.max_neighbors as usize).min(bound),
-                    pr & (p.priority == p0.priority),
-                    th & (p.time_horizon == p0.time_horizon),
-                )
-            },
-        );
-        self.uniform = (same_priority, same_horizon);
+        // One pass: the caps' total, and whether the time horizons are slot 0's (whether the
+        // priorities are is `Workspace::halved`'s scan).
+        let th0 = params[0].time_horizon;
+        let (total, same_horizon) =
+            chunk_params
+                .iter()
+                .fold((0, true), |(total, th): (usize, bool), p| {
+                    (
+                        total + (p.max_neighbors as usize).min(bound),
+                        th & (p.time_horizon == th0),
+                    )
+                });
+        self.uniform_horizon = same_horizon;
         self.clear();
         reserve_total(&mut self.slots, total);
         reserve_total(&mut self.pairs, total);
