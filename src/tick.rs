@@ -46,9 +46,7 @@ use crate::math::{Fx, HALF, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{
-    AgentState, PairSolution, PairTimes, Share, solve_pair, solve_pair_prepared,
-};
+use crate::orca::lines::{AgentState, PairSolution, PairTimes, Share, solve_pair_prepared};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{self, AgentTree};
 use std::time::{Duration, Instant};
@@ -269,18 +267,11 @@ struct StoredPair {
 impl StoredPair {
     /// [`PairHalf::solve`](crate::orca::lines::PairHalf::solve) (without its branch) for a
     /// pair whose ids are known to ascend, `lo.id < hi.id` (slots ascend by id: for slots
-    /// `lo < hi`). It makes the same `solve_pair` call as `PairHalf::solve` does, without
-    /// comparing the ids (the combined radius is a sum, the same either way round).
-    #[inline(always)]
-    fn solve_ordered(lo: &AgentState, hi: &AgentState, time_horizon: Fx, time_step: Fx) -> Self {
-        Self::ordered(lo, hi, |p, v, r, ids| {
-            solve_pair(p, v, r, time_horizon, time_step, ids)
-        })
-    }
-
-    /// [`solve_ordered`](Self::solve_ordered) with τ and Δt prepared
+    /// `lo < hi`), with τ and Δt prepared
     /// ([`solve_pair_prepared`](crate::orca::lines::solve_pair_prepared)): the same pair, to
-    /// the last bit, without a hardware division by τ or Δt.
+    /// the last bit, as the `solve_pair` call `PairHalf::solve` makes, without a hardware
+    /// division by τ or Δt and without comparing the ids (the combined radius is a sum, the
+    /// same either way round).
     #[inline(always)]
     fn solve_ordered_prepared(lo: &AgentState, hi: &AgentState, times: &PairTimes) -> Self {
         Self::ordered(lo, hi, |p, v, r, ids| {
@@ -289,7 +280,8 @@ impl StoredPair {
     }
 
     /// The pair of `lo` and `hi` (`lo.id < hi.id`) from `solve` applied to its relative
-    /// position and velocity, combined radius and ids, as `solve_pair` takes them.
+    /// position and velocity, combined radius and ids, as
+    /// [`solve_pair`](crate::orca::lines::solve_pair) takes them.
     #[inline(always)]
     fn ordered(
         lo: &AgentState,
@@ -356,6 +348,9 @@ struct ChunkWork {
     lp_scratch: Vec<Line>,
     obstacle_neighbors: Vec<(i128, u32)>,
     counts: SolveCounts,
+    /// τ and Δt prepared for the pairs the lines stage solves itself ([`times`](Self::times)):
+    /// cleared at the start of each chunk's work, so nothing is kept from one tick to the next.
+    times: Option<PairTimes>,
 }
 
 /// One slot's outputs of stages 7 and 8.
@@ -744,6 +739,7 @@ impl Workspace {
             reserve_total(&mut work.lines, max_obstacle_lines + max_agent_lines);
             reserve_total(&mut work.lp_scratch, max_obstacle_lines + max_agent_lines);
             work.counts = SolveCounts::default();
+            work.times = None;
             // The model branch once per chunk: a per-slot branch to the out-of-line model path
             // made the RVO2 path copy `pre` to memory for every slot.
             if let Some(models) = pre.agents.models() {
@@ -1077,6 +1073,20 @@ impl ChunkWork {
         }
     }
 
+    /// τ (`time_horizon`) and Δt prepared for a pair the lines stage solves (its lower id did
+    /// not list the higher, or has another horizon: about 3 % of the pairs in a crowd, none in
+    /// a ring): prepared on the chunk's first such pair, again when a slot's horizon differs
+    /// from the last one's. The pair is the same to the last bit as with `solve_pair`'s
+    /// divisions ([`solve_pair_prepared`](crate::orca::lines::solve_pair_prepared)), without
+    /// its three hardware divisions.
+    #[inline(always)]
+    fn times(&mut self, time_horizon: Fx, time_step: Fx) -> PairTimes {
+        match self.times {
+            Some(t) if t.time_horizon() == time_horizon && t.time_step() == time_step => t,
+            _ => *self.times.insert(PairTimes::new(time_horizon, time_step)),
+        }
+    }
+
     /// The obstacle lines of an agent at `me` with the given radius and speed bound, into
     /// `out` (none without obstacles: no BSP node, no query). Returns their number.
     #[inline(always)]
@@ -1143,7 +1153,8 @@ impl ChunkWork {
         } else {
             self.counts.pairs_solved += 1;
             // `o < slot`: the neighbour has the lower id.
-            StoredPair::solve_ordered(&pre.state(o), me, time_horizon, pre.time_step)
+            let times = self.times(time_horizon, pre.time_step);
+            StoredPair::solve_ordered_prepared(&pre.state(o), me, &times)
         }
     }
 
@@ -1192,8 +1203,8 @@ impl ChunkWork {
                 } else {
                     self.counts.pairs_solved += 1;
                     // `o < slot`: the neighbour has the lower id.
-                    StoredPair::solve_ordered(&pre.state(o), &me, p.time_horizon, pre.time_step)
-                        .halved()
+                    let times = self.times(p.time_horizon, pre.time_step);
+                    StoredPair::solve_ordered_prepared(&pre.state(o), &me, &times).halved()
                 };
                 // Stage 5 stored the halves: `Share::All` of a half is the half share's line.
                 *line = pair.line(me.velocity, Share::All, slot < o);
