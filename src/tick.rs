@@ -1083,8 +1083,16 @@ impl ChunkWork {
     fn times(&mut self, time_horizon: Fx, time_step: Fx) -> PairTimes {
         match self.times {
             Some(t) if t.time_horizon() == time_horizon && t.time_step() == time_step => t,
-            _ => *self.times.insert(PairTimes::new(time_horizon, time_step)),
+            _ => self.prepare_times(time_horizon, time_step),
         }
+    }
+
+    /// [`times`](Self::times) when they are not prepared yet (once per chunk at most, with
+    /// one horizon): out of line, so the lines loop does not carry the preparation's code.
+    #[cold]
+    #[inline(never)]
+    fn prepare_times(&mut self, time_horizon: Fx, time_step: Fx) -> PairTimes {
+        *self.times.insert(PairTimes::new(time_horizon, time_step))
     }
 
     /// The obstacle lines of an agent at `me` with the given radius and speed bound, into
