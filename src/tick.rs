@@ -344,8 +344,17 @@ impl StoredPair {
 #[derive(Clone, Debug, Default)]
 #[repr(align(128))]
 struct ChunkWork {
+    /// The slot's lines (stage 6), then the LP's input.
     lines: Vec<Line>,
     lp_scratch: Vec<Line>,
+    /// The rest, apart from the lines, so that the slot's stages borrow them side by side
+    /// (the lines were taken out of the struct and put back for every slot before).
+    slot_work: SlotWork,
+}
+
+/// [`ChunkWork`] but its line buffers.
+#[derive(Clone, Debug, Default)]
+struct SlotWork {
     obstacle_neighbors: Vec<(i128, u32)>,
     counts: SolveCounts,
     /// τ and Δt prepared for the pairs the lines stage solves itself ([`times`](Self::times)):
@@ -735,11 +744,11 @@ impl Workspace {
         };
         for_each_chunk_with(&mut self.work, &mut self.outs, |c, work, outs| {
             let pre = pre.localized();
-            reserve_total(&mut work.obstacle_neighbors, max_obstacle_lines);
+            reserve_total(&mut work.slot_work.obstacle_neighbors, max_obstacle_lines);
             reserve_total(&mut work.lines, max_obstacle_lines + max_agent_lines);
             reserve_total(&mut work.lp_scratch, max_obstacle_lines + max_agent_lines);
-            work.counts = SolveCounts::default();
-            work.times = None;
+            work.slot_work.counts = SolveCounts::default();
+            work.slot_work.times = None;
             // The model branch once per chunk: a per-slot branch to the out-of-line model path
             // made the RVO2 path copy `pre` to memory for every slot.
             if let Some(models) = pre.agents.models() {
@@ -754,7 +763,7 @@ impl Workspace {
         });
         let mut total = SolveCounts::default();
         for w in &self.work {
-            total.add(&w.counts);
+            total.add(&w.slot_work.counts);
         }
         let s = &mut self.stats;
         s.pairs_solved += total.pairs_solved;
@@ -983,18 +992,15 @@ impl ChunkWork {
         // circle 1000).
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot(pre, (rules, same_radius), slot, neighbors);
-        let mut lines = std::mem::take(&mut self.lines);
-        let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
+        let ChunkWork {
+            lines,
+            lp_scratch,
+            slot_work: w,
+        } = self;
+        let obstacle = w.lines_of(pre, lists, slot, neighbors, lines);
         let p = &pre.view.params[slot];
-        let (v, path) = lp::solve_with_path(
-            &lines,
-            obstacle,
-            p.max_speed,
-            steered.pref,
-            &mut self.lp_scratch,
-        );
-        *out = self.finish_slot(pre, slot, (v, path), &lines, obstacle, (steered, dir), v);
-        self.lines = lines;
+        let (v, path) = lp::solve_with_path(lines, obstacle, p.max_speed, steered.pref, lp_scratch);
+        *out = w.finish_slot(pre, slot, (v, path), lines, obstacle, (steered, dir), v);
     }
 
     /// [`solve_slot`](Self::solve_slot) when some agent model is in use
@@ -1013,31 +1019,27 @@ impl ChunkWork {
     ) -> SlotOut {
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot_modelled(pre, models, rules, slot, neighbors);
-        let mut lines = std::mem::take(&mut self.lines);
-        let obstacle = self.lines_of_modelled(pre, models, lists, slot, neighbors, &mut lines);
+        let ChunkWork {
+            lines,
+            lp_scratch,
+            slot_work: w,
+        } = self;
+        let obstacle = w.lines_of_modelled(pre, models, lists, slot, neighbors, lines);
         let (v, path) = solve_modelled(
             pre,
             &models[slot],
             slot,
             steered.pref,
-            &lines,
+            lines,
             obstacle,
-            &mut self.lp_scratch,
+            lp_scratch,
         );
         let world = v + models[slot].support_velocity;
-        let out = self.finish_slot(
-            pre,
-            slot,
-            (v, path),
-            &lines,
-            obstacle,
-            (steered, dir),
-            world,
-        );
-        self.lines = lines;
-        out
+        w.finish_slot(pre, slot, (v, path), lines, obstacle, (steered, dir), world)
     }
+}
 
+impl SlotWork {
     /// Stages 7 and 8a after the LP, for either path: the counters, the stall counter and
     /// outcome, and the new position (moved by `world`, the velocity plus any support's).
     #[inline(always)]
