@@ -46,9 +46,7 @@ use crate::math::{Fx, HALF, Vec2, div_trunc, narrow, wide_mul};
 use crate::obstacle::{ObstacleAgent, ObstacleSet};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::{
-    AgentState, PairSolution, PairTimes, Share, solve_pair, solve_pair_prepared,
-};
+use crate::orca::lines::{AgentState, PairSolution, PairTimes, Share, solve_pair_prepared};
 use crate::orca::lp::{self, SolvePath};
 use crate::spatial::kdtree::{self, AgentTree};
 use std::time::{Duration, Instant};
@@ -251,8 +249,8 @@ struct ChunkLists {
     /// The higher neighbour of each of `pairs` (aligned): where the lines stage of a higher
     /// slot looks for its pair with a lower one.
     higher: Vec<u32>,
-    /// Whether the chunk's agents all have the priority and the time horizon of slot 0.
-    uniform: (bool, bool),
+    /// Whether the chunk's agents all have the time horizon of slot 0.
+    uniform_horizon: bool,
     /// Per slot: the distance² limit its next query starts with ([`kdtree::next_hint`]; 0 for
     /// none). A speed hint, never state: every hint gives the same lists.
     hints: Vec<u64>,
@@ -269,18 +267,11 @@ struct StoredPair {
 impl StoredPair {
     /// [`PairHalf::solve`](crate::orca::lines::PairHalf::solve) (without its branch) for a
     /// pair whose ids are known to ascend, `lo.id < hi.id` (slots ascend by id: for slots
-    /// `lo < hi`). It makes the same `solve_pair` call as `PairHalf::solve` does, without
-    /// comparing the ids (the combined radius is a sum, the same either way round).
-    #[inline(always)]
-    fn solve_ordered(lo: &AgentState, hi: &AgentState, time_horizon: Fx, time_step: Fx) -> Self {
-        Self::ordered(lo, hi, |p, v, r, ids| {
-            solve_pair(p, v, r, time_horizon, time_step, ids)
-        })
-    }
-
-    /// [`solve_ordered`](Self::solve_ordered) with τ and Δt prepared
+    /// `lo < hi`), with τ and Δt prepared
     /// ([`solve_pair_prepared`](crate::orca::lines::solve_pair_prepared)): the same pair, to
-    /// the last bit, without a hardware division by τ or Δt.
+    /// the last bit, as the `solve_pair` call `PairHalf::solve` makes, without a hardware
+    /// division by τ or Δt and without comparing the ids (the combined radius is a sum, the
+    /// same either way round).
     #[inline(always)]
     fn solve_ordered_prepared(lo: &AgentState, hi: &AgentState, times: &PairTimes) -> Self {
         Self::ordered(lo, hi, |p, v, r, ids| {
@@ -289,7 +280,8 @@ impl StoredPair {
     }
 
     /// The pair of `lo` and `hi` (`lo.id < hi.id`) from `solve` applied to its relative
-    /// position and velocity, combined radius and ids, as `solve_pair` takes them.
+    /// position and velocity, combined radius and ids, as
+    /// [`solve_pair`](crate::orca::lines::solve_pair) takes them.
     #[inline(always)]
     fn ordered(
         lo: &AgentState,
@@ -352,10 +344,22 @@ impl StoredPair {
 #[derive(Clone, Debug, Default)]
 #[repr(align(128))]
 struct ChunkWork {
+    /// The slot's lines (stage 6), then the LP's input.
     lines: Vec<Line>,
     lp_scratch: Vec<Line>,
+    /// The rest, apart from the lines, so that the slot's stages borrow them side by side
+    /// (the lines were taken out of the struct and put back for every slot before).
+    slot_work: SlotWork,
+}
+
+/// [`ChunkWork`] but its line buffers.
+#[derive(Clone, Debug, Default)]
+struct SlotWork {
     obstacle_neighbors: Vec<(i128, u32)>,
     counts: SolveCounts,
+    /// τ and Δt prepared for the pairs the lines stage solves itself ([`times`](Self::times)):
+    /// cleared at the start of each chunk's work, so nothing is kept from one tick to the next.
+    times: Option<PairTimes>,
 }
 
 /// One slot's outputs of stages 7 and 8.
@@ -380,10 +384,9 @@ pub(crate) struct Workspace {
     /// Stages 7 and 8, one per slot (committed by stage 8).
     pub(crate) outs: Vec<SlotOut>,
     pub(crate) stats: StepStats,
-    /// Whether every agent has the priority and the time horizon of the first (found by
-    /// stage 4, per chunk; the horizon's read by the stages after it, [`Pre`]; the priority's
-    /// is [`halved`](Self::halved)'s without the model condition).
-    uniform: (bool, bool),
+    /// Whether every agent has the time horizon of the first (found by stage 4, per chunk;
+    /// read by the stages after it, [`Pre`]'s `uniform_horizon`).
+    uniform_horizon: bool,
     /// Whether stage 5 stored the pairs' halves ([`StoredPair::halved`]): every agent has the
     /// priority of the first and no agent model is in use, so every line is a half share (the
     /// lines stage's uniform path, [`Pre`]'s `uniform_priority` then).
@@ -457,7 +460,7 @@ impl<'a> Pre<'a> {
             tick,
             liveness,
             view: View::new(agents),
-            // Found by stage 4 (`Workspace::uniform`), for the stages after it.
+            // Found by stage 4 (`Workspace::halved` and `uniform_horizon`), for the stages after it.
             uniform_priority: false,
             uniform_horizon: false,
         }
@@ -707,10 +710,7 @@ impl Workspace {
         self.listed_ids.extend_from_slice(pre.agents.ids());
         let found: usize = self.lists.iter().map(|l| l.slots.len()).sum();
         let solved: usize = self.lists.iter().map(|l| l.pairs.len()).sum();
-        self.uniform = self
-            .lists
-            .iter()
-            .fold((true, true), |(p, h), l| (p & l.uniform.0, h & l.uniform.1));
+        self.uniform_horizon = self.lists.iter().all(|l| l.uniform_horizon);
         self.stats.neighbors_found = found as u64;
         // Completed by stage 6 (pairs it solves because the lower id did not list them).
         self.stats.pairs_solved = solved as u64;
@@ -739,15 +739,16 @@ impl Workspace {
         let pre = Pre {
             // The pairs' halves are stored then (stage 5).
             uniform_priority: self.halved,
-            uniform_horizon: self.uniform.1,
+            uniform_horizon: self.uniform_horizon,
             ..pre
         };
         for_each_chunk_with(&mut self.work, &mut self.outs, |c, work, outs| {
             let pre = pre.localized();
-            reserve_total(&mut work.obstacle_neighbors, max_obstacle_lines);
+            reserve_total(&mut work.slot_work.obstacle_neighbors, max_obstacle_lines);
             reserve_total(&mut work.lines, max_obstacle_lines + max_agent_lines);
             reserve_total(&mut work.lp_scratch, max_obstacle_lines + max_agent_lines);
-            work.counts = SolveCounts::default();
+            work.slot_work.counts = SolveCounts::default();
+            work.slot_work.times = None;
             // The model branch once per chunk: a per-slot branch to the out-of-line model path
             // made the RVO2 path copy `pre` to memory for every slot.
             if let Some(models) = pre.agents.models() {
@@ -762,7 +763,7 @@ impl Workspace {
         });
         let mut total = SolveCounts::default();
         for w in &self.work {
-            total.add(&w.counts);
+            total.add(&w.slot_work.counts);
         }
         let s = &mut self.stats;
         s.pairs_solved += total.pairs_solved;
@@ -829,7 +830,7 @@ impl ChunkLists {
     }
 
     /// Gets the chunk of `slots` ready for its lists (stage 4): clears it, reserves its
-    /// lists and pairs, finds whether its priorities and horizons are uniform, and drops its
+    /// lists and pairs, finds whether its time horizons are uniform, and drops its
     /// hints when `hints_valid` is false (the slots changed since the last tick).
     fn prepare(&mut self, pre: Pre<'_>, slots: std::ops::Range<usize>, hints_valid: bool) {
         let params = pre.agents.params();
@@ -839,20 +840,19 @@ impl ChunkLists {
         // RESERVED_NEIGHBORS each), so a run never grows them mid-way; caps above that grow
         // them as needed (amortised), rather than reserving gigabytes for 1,024 neighbours each.
         let bound = n.saturating_sub(1).min(RESERVED_NEIGHBORS);
-        // One pass: the caps' total, and whether the priorities and time horizons are slot
-        // 0's.
-        let p0 = &params[0];
-        let (total, same_priority, same_horizon) = chunk_params.iter().fold(
-            (0, true, true),
-            |(total, pr, th): (usize, bool, bool), p| {
-                (
-                    total + (p.max_neighbors as usize).min(bound),
-                    pr & (p.priority == p0.priority),
-                    th & (p.time_horizon == p0.time_horizon),
-                )
-            },
-        );
-        self.uniform = (same_priority, same_horizon);
+        // One pass: the caps' total, and whether the time horizons are slot 0's (whether the
+        // priorities are is `Workspace::halved`'s scan).
+        let th0 = params[0].time_horizon;
+        let (total, same_horizon) =
+            chunk_params
+                .iter()
+                .fold((0, true), |(total, th): (usize, bool), p| {
+                    (
+                        total + (p.max_neighbors as usize).min(bound),
+                        th & (p.time_horizon == th0),
+                    )
+                });
+        self.uniform_horizon = same_horizon;
         self.clear();
         reserve_total(&mut self.slots, total);
         reserve_total(&mut self.pairs, total);
@@ -992,18 +992,15 @@ impl ChunkWork {
         // circle 1000).
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot(pre, (rules, same_radius), slot, neighbors);
-        let mut lines = std::mem::take(&mut self.lines);
-        let obstacle = self.lines_of(pre, lists, slot, neighbors, &mut lines);
+        let ChunkWork {
+            lines,
+            lp_scratch,
+            slot_work: w,
+        } = self;
+        let obstacle = w.lines_of(pre, lists, slot, neighbors, lines);
         let p = &pre.view.params[slot];
-        let (v, path) = lp::solve_with_path(
-            &lines,
-            obstacle,
-            p.max_speed,
-            steered.pref,
-            &mut self.lp_scratch,
-        );
-        *out = self.finish_slot(pre, slot, (v, path), &lines, obstacle, (steered, dir), v);
-        self.lines = lines;
+        let (v, path) = lp::solve_with_path(lines, obstacle, p.max_speed, steered.pref, lp_scratch);
+        *out = w.finish_slot(pre, slot, (v, path), lines, obstacle, (steered, dir), v);
     }
 
     /// [`solve_slot`](Self::solve_slot) when some agent model is in use
@@ -1022,31 +1019,27 @@ impl ChunkWork {
     ) -> SlotOut {
         let neighbors = neighbors_in(lists, slot);
         let (steered, dir) = steer_slot_modelled(pre, models, rules, slot, neighbors);
-        let mut lines = std::mem::take(&mut self.lines);
-        let obstacle = self.lines_of_modelled(pre, models, lists, slot, neighbors, &mut lines);
+        let ChunkWork {
+            lines,
+            lp_scratch,
+            slot_work: w,
+        } = self;
+        let obstacle = w.lines_of_modelled(pre, models, lists, slot, neighbors, lines);
         let (v, path) = solve_modelled(
             pre,
             &models[slot],
             slot,
             steered.pref,
-            &lines,
+            lines,
             obstacle,
-            &mut self.lp_scratch,
+            lp_scratch,
         );
         let world = v + models[slot].support_velocity;
-        let out = self.finish_slot(
-            pre,
-            slot,
-            (v, path),
-            &lines,
-            obstacle,
-            (steered, dir),
-            world,
-        );
-        self.lines = lines;
-        out
+        w.finish_slot(pre, slot, (v, path), lines, obstacle, (steered, dir), world)
     }
+}
 
+impl SlotWork {
     /// Stages 7 and 8a after the LP, for either path: the counters, the stall counter and
     /// outcome, and the new position (moved by `world`, the velocity plus any support's).
     #[inline(always)]
@@ -1080,6 +1073,28 @@ impl ChunkWork {
             left_domain: check_point(position, "position").is_err(),
             outcome,
         }
+    }
+
+    /// τ (`time_horizon`) and Δt prepared for a pair the lines stage solves (its lower id did
+    /// not list the higher, or has another horizon: about 3 % of the pairs in a crowd, none in
+    /// a ring): prepared on the chunk's first such pair, again when a slot's horizon differs
+    /// from the last one's. The pair is the same to the last bit as with `solve_pair`'s
+    /// divisions ([`solve_pair_prepared`](crate::orca::lines::solve_pair_prepared)), without
+    /// its three hardware divisions.
+    #[inline(always)]
+    fn times(&mut self, time_horizon: Fx, time_step: Fx) -> PairTimes {
+        match self.times {
+            Some(t) if t.time_horizon() == time_horizon && t.time_step() == time_step => t,
+            _ => self.prepare_times(time_horizon, time_step),
+        }
+    }
+
+    /// [`times`](Self::times) when they are not prepared yet (once per chunk at most, with
+    /// one horizon): out of line, so the lines loop does not carry the preparation's code.
+    #[cold]
+    #[inline(never)]
+    fn prepare_times(&mut self, time_horizon: Fx, time_step: Fx) -> PairTimes {
+        *self.times.insert(PairTimes::new(time_horizon, time_step))
     }
 
     /// The obstacle lines of an agent at `me` with the given radius and speed bound, into
@@ -1148,7 +1163,8 @@ impl ChunkWork {
         } else {
             self.counts.pairs_solved += 1;
             // `o < slot`: the neighbour has the lower id.
-            StoredPair::solve_ordered(&pre.state(o), me, time_horizon, pre.time_step)
+            let times = self.times(time_horizon, pre.time_step);
+            StoredPair::solve_ordered_prepared(&pre.state(o), me, &times)
         }
     }
 
@@ -1197,8 +1213,8 @@ impl ChunkWork {
                 } else {
                     self.counts.pairs_solved += 1;
                     // `o < slot`: the neighbour has the lower id.
-                    StoredPair::solve_ordered(&pre.state(o), &me, p.time_horizon, pre.time_step)
-                        .halved()
+                    let times = self.times(p.time_horizon, pre.time_step);
+                    StoredPair::solve_ordered_prepared(&pre.state(o), &me, &times).halved()
                 };
                 // Stage 5 stored the halves: `Share::All` of a half is the half share's line.
                 *line = pair.line(me.velocity, Share::All, slot < o);
