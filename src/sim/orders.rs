@@ -5,7 +5,7 @@ use super::Simulator;
 use crate::agent::AgentId;
 use crate::agent::AgentParams;
 use crate::error::SimError;
-use crate::math::{Vec2, wide_mul};
+use crate::math::Vec2;
 use crate::orders::{Order, Steering};
 
 /// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
@@ -198,7 +198,7 @@ fn steer_range(
         let position = state.positions[slot];
         let params = &state.params[slot];
         let tolerance = steering.waypoint_tolerance.unwrap_or(params.radius);
-        let mut next = order.advanced(position, wide_mul(tolerance, tolerance));
+        let mut next = order.advanced(position, tolerance);
         let to_goal = next as usize + 1 == order.path().len();
         let target = order.path()[next as usize];
         let mut pref =
