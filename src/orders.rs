@@ -84,11 +84,6 @@ impl Orders {
         self.list.iter().map(|(id, o)| (id, o))
     }
 
-    /// The orders, ascending id, for the tick's stage 1b (which changes only their progress).
-    pub(crate) fn as_slice(&self) -> &[(AgentId, Order)] {
-        &self.list
-    }
-
     /// The orders, ascending by id, to swap their progress ([`Order::swap_progress`]).
     pub(crate) fn as_mut_slice(&mut self) -> &mut [(AgentId, Order)] {
         &mut self.list
@@ -248,11 +243,17 @@ impl Order {
         to.length_squared_wide() <= tolerance_sq || to.dot_wide(w - a) > 0
     }
 
-    /// The progress after advancing past every waypoint done at `position`.
-    pub(crate) fn advanced(&self, position: Vec2, tolerance_sq: i128) -> u32 {
+    /// The progress after advancing past every waypoint done at `position`, a waypoint being
+    /// done within `tolerance` of it (or past it).
+    #[inline]
+    pub(crate) fn advanced(&self, position: Vec2, tolerance: Fx) -> u32 {
         let mut k = self.next as usize;
-        while k + 1 < self.path.len() && self.waypoint_done(k, position, tolerance_sq) {
-            k += 1;
+        if k + 1 < self.path.len() {
+            // A waypoint ahead (the tolerance's square only then: most orders are at their goal).
+            let tolerance_sq = wide_mul(tolerance, tolerance);
+            while k + 1 < self.path.len() && self.waypoint_done(k, position, tolerance_sq) {
+                k += 1;
+            }
         }
         k as u32
     }
@@ -327,6 +328,7 @@ impl Steering {
 
     /// The preferred velocity of agent `id` at `position` heading for `target` (the goal when
     /// `to_goal`) at `tick`, with its own `max_speed` (the rule of the [module docs](self)).
+    #[inline]
     pub(crate) fn pref_velocity(
         &self,
         id: AgentId,

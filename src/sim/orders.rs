@@ -3,9 +3,10 @@
 
 use super::Simulator;
 use crate::agent::AgentId;
+use crate::agent::AgentParams;
 use crate::error::SimError;
-use crate::math::{Vec2, wide_mul};
-use crate::orders::Order;
+use crate::math::Vec2;
+use crate::orders::{Order, Steering};
 
 /// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
 /// and its new progress and preferred velocity. Applying it swaps these with the state's, so
@@ -19,10 +20,11 @@ pub(super) struct OrderStep {
 
 impl Simulator {
     /// Stage 1b: for every agent with an order (ascending id), advances its path past the
-    /// waypoints it is done with and sets its preferred velocity by the steering rule. The
-    /// steps are computed chunk by chunk (in parallel with the `parallel` feature; each reads
-    /// only the state and writes only its own entries), then applied in order, keeping what
-    /// they replaced for [`finish_inputs`](Self::finish_inputs) to undo on failure.
+    /// waypoints it is done with and sets its preferred velocity by the steering rule, in one
+    /// pass that also keeps what each step replaced (for [`finish_inputs`](Self::finish_inputs)
+    /// to undo on failure). With the `parallel` feature large ranges of orders are split in
+    /// two by slot (each half reads the state and writes only its own orders, preferred
+    /// velocities and steps).
     pub(super) fn steer_orders(&mut self) {
         let Self {
             orders,
@@ -32,44 +34,18 @@ impl Simulator {
             tick,
             ..
         } = self;
-        let list = orders.as_slice();
         let steps = &mut inputs.steered;
         steps.clear();
-        steps.resize(list.len(), OrderStep::default());
-        let (agents_ref, steering, tick) = (&*agents, *steering, *tick);
-        crate::tick::for_each_chunk_of(list, steps, |orders, steps| {
-            let ids = agents_ref.ids();
-            // Both ascend: one search for the chunk's first agent, then a merge.
-            let mut slot = orders
-                .first()
-                .map_or(0, |(id, _)| ids.partition_point(|a| a < id));
-            for ((id, order), step) in orders.iter().zip(steps) {
-                while slot < ids.len() && ids[slot] < *id {
-                    slot += 1;
-                }
-                // Removing an agent drops its order, so every order has its agent.
-                debug_assert_eq!(ids.get(slot), Some(id));
-                let position = agents_ref.positions()[slot];
-                let params = agents_ref.params()[slot];
-                let tolerance = steering.waypoint_tolerance.unwrap_or(params.radius);
-                let next = order.advanced(position, wide_mul(tolerance, tolerance));
-                let to_goal = next as usize + 1 == order.path().len();
-                let target = order.path()[next as usize];
-                *step = OrderStep {
-                    slot: slot as u32,
-                    next,
-                    pref: steering.pref_velocity(
-                        *id,
-                        tick,
-                        position,
-                        target,
-                        to_goal,
-                        params.max_speed,
-                    ),
-                };
-            }
-        });
-        Self::swap_order_steps(orders, agents, steps);
+        steps.resize(orders.len(), OrderStep::default());
+        let (ids, positions, params, prefs) = agents.steering_view();
+        let state = SteerState {
+            ids,
+            positions,
+            params,
+            steering: *steering,
+            tick: *tick,
+        };
+        steer_range(&state, orders.as_mut_slice(), prefs, 0, steps);
         self.work.stats.ordered = self.inputs.steered.len() as u64;
     }
 
@@ -169,5 +145,71 @@ fn swap_steps(
         order.swap_progress(&mut step.next);
         let pref = &mut prefs[step.slot as usize - base];
         std::mem::swap(pref, &mut step.pref);
+    }
+}
+
+/// What stage 1b reads: the agents' ids, positions and parameters by slot, and the steering.
+struct SteerState<'a> {
+    ids: &'a [AgentId],
+    positions: &'a [Vec2],
+    params: &'a [AgentParams],
+    steering: Steering,
+    tick: u64,
+}
+
+/// Stage 1b for `orders` (ascending id), whose agents' slots start at `base`: `prefs` are
+/// the preferred velocities of the slots from `base` on, and `steps` (aligned with `orders`)
+/// receive each agent's slot and the progress and preferred velocity its new ones replace.
+fn steer_range(
+    state: &SteerState<'_>,
+    orders: &mut [(AgentId, Order)],
+    prefs: &mut [Vec2],
+    base: usize,
+    steps: &mut [OrderStep],
+) {
+    debug_assert_eq!(orders.len(), steps.len());
+    let ids = state.ids;
+    #[cfg(feature = "parallel")]
+    if orders.len() > 4 * crate::tick::CHUNK {
+        let mid = orders.len() / 2;
+        let mid_id = orders[mid].0;
+        // The slot of the agent of order `mid` (every order has its agent).
+        let split = ids.partition_point(|a| *a < mid_id) - base;
+        let (steps_lo, steps_hi) = steps.split_at_mut(mid);
+        let (orders_lo, orders_hi) = orders.split_at_mut(mid);
+        let (prefs_lo, prefs_hi) = prefs.split_at_mut(split);
+        rayon::join(
+            || steer_range(state, orders_lo, prefs_lo, base, steps_lo),
+            || steer_range(state, orders_hi, prefs_hi, base + split, steps_hi),
+        );
+        return;
+    }
+    // Both ascend: one search for the first agent, then a merge.
+    let mut slot = orders
+        .first()
+        .map_or(0, |(id, _)| ids.partition_point(|a| a < id));
+    let steering = state.steering;
+    for ((id, order), step) in orders.iter_mut().zip(steps) {
+        while slot < ids.len() && ids[slot] < *id {
+            slot += 1;
+        }
+        // Removing an agent drops its order, so every order has its agent.
+        debug_assert_eq!(ids.get(slot), Some(&*id));
+        let position = state.positions[slot];
+        let params = &state.params[slot];
+        let tolerance = steering.waypoint_tolerance.unwrap_or(params.radius);
+        let mut next = order.advanced(position, tolerance);
+        let to_goal = next as usize + 1 == order.path().len();
+        let target = order.path()[next as usize];
+        let mut pref =
+            steering.pref_velocity(*id, state.tick, position, target, to_goal, params.max_speed);
+        // Applied now; the step keeps what it replaced (swapping again undoes it).
+        order.swap_progress(&mut next);
+        std::mem::swap(&mut prefs[slot - base], &mut pref);
+        *step = OrderStep {
+            slot: slot as u32,
+            next,
+            pref,
+        };
     }
 }
