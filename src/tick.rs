@@ -551,31 +551,6 @@ fn for_each_chunk_with<T: Send, O: Send>(
     }
 }
 
-/// Runs `f` over `CHUNK`-sized pieces of `items` and the matching pieces of `outs` (of the
-/// same length): in parallel with the `parallel` feature, in order without it.
-#[inline]
-pub(crate) fn for_each_chunk_of<I: Sync, O: Send>(
-    items: &[I],
-    outs: &mut [O],
-    f: impl Fn(&[I], &mut [O]) + Sync + Send,
-) {
-    debug_assert_eq!(items.len(), outs.len());
-    #[cfg(feature = "parallel")]
-    {
-        use rayon::prelude::*;
-        if items.len() > CHUNK {
-            items
-                .par_chunks(CHUNK)
-                .zip(outs.par_chunks_mut(CHUNK))
-                .for_each(|(i, o)| f(i, o));
-            return;
-        }
-    }
-    for (i, o) in items.chunks(CHUNK).zip(outs.chunks_mut(CHUNK)) {
-        f(i, o);
-    }
-}
-
 /// The neighbour slots of `slot` found by stage 4.
 #[inline]
 fn neighbors_in(lists: &[ChunkLists], slot: usize) -> &[u32] {
