@@ -707,18 +707,20 @@ impl Cands {
         let (qx, qy) = (&self.qx[..room], &self.qy[..room]);
         prefilter(qx, qy, qx[own], qy[own], t, flags);
         flags[own] = 0;
+        // The padding past the candidates: the last word's flags from `n` on (`room` is `n`
+        // rounded up to a word).
+        if room > n {
+            let last = &mut flags[room - WORD..];
+            let word = u64::from_le_bytes(last.try_into().unwrap_or_default());
+            let kept = word & (u64::MAX >> (8 * (room - n)));
+            last.copy_from_slice(&kept.to_le_bytes());
+        }
         let cands = &self.cands[..room];
-        let words = flags.chunks_exact(WORD).enumerate();
-        for (w, word) in words {
+        for (word, group) in flags.chunks_exact(WORD).zip(cands.chunks_exact(WORD)) {
             let mut bits = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            let first = w * WORD;
-            if first + WORD > n {
-                // The padding past the candidates.
-                bits &= u64::MAX >> (8 * (first + WORD - n));
-            }
             while bits != 0 {
                 // The first flagged candidate of the word (flags are bytes 0 or 1).
-                let c = &cands[first + (bits.trailing_zeros() / 8) as usize];
+                let c = &group[(bits.trailing_zeros() / 8) as usize];
                 bits &= bits - 1;
                 s.offer(buf, c.dist_sq(center), c.slot);
             }
