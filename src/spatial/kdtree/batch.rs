@@ -659,14 +659,36 @@ impl Cands {
         if let Some(found) = pick.finish(proxies, positions, center, exact) {
             return Chosen::Picked(found);
         }
-        let sel = Select::new(max, limit, hinted);
+        Chosen::Exact(self.select_exact(
+            n,
+            quant,
+            own,
+            center,
+            exact,
+            Select::new(max, limit, hinted),
+        ))
+    }
+
+    /// [`choose`](Self::choose)'s fallback (rare, kept out of line): the selection `sel` by
+    /// exact keys in `exact`, finished; returns the list's length.
+    #[cold]
+    #[inline(never)]
+    fn select_exact(
+        &mut self,
+        n: usize,
+        quant: &GatherBox,
+        own: usize,
+        center: (i64, i64),
+        exact: &mut [u128],
+        sel: Select,
+    ) -> usize {
         let mut sel = self.select(n, quant, own, center, exact, sel);
         sel.finish(exact);
-        Chosen::Exact(sel.len)
+        sel.len
     }
 
     /// [`select`](Self::select), every candidate's exact key tested.
-    #[inline(never)]
+    #[inline(always)]
     fn select_plain<S: Offer>(
         &self,
         n: usize,
