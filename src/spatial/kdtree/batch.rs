@@ -779,22 +779,12 @@ impl AgentTree {
             return;
         }
         let mut scratch = std::mem::take(&mut self.batch);
-        let n = positions.len();
-        let longest = self
-            .order
-            .iter()
-            .map(|&s| lists.query(s).max_neighbors)
-            .max()
-            .unwrap_or(0)
-            .min(n - 1);
-        let cap = cand_cap(n, longest);
-        // Reserved once for the run's largest lists and leaves: a steady run never allocates.
-        scratch.reserve(cap, longest);
-        // Leaves are numbered depth first: in node order they are in tree order.
+        // Leaves are numbered depth first: in node order they are in tree order. Each leaf
+        // sizes the scratch for its own lists (it only grows: a steady run never allocates).
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];
             if (node.end - node.begin) as usize <= MAX_LEAF_SIZE {
-                self.leaf_batch::<L, false>(positions, i, cap, 0..0, lists, &mut scratch);
+                self.leaf_batch::<L, false>(positions, i, usize::MAX, 0..0, lists, &mut scratch);
             }
         }
         self.batch = scratch;
@@ -861,7 +851,8 @@ impl AgentTree {
     }
 
     /// The lists of the agents of the leaf `leaf_node` (with `RANGED`, only those whose
-    /// slots are in `slots`).
+    /// slots are in `slots`), with at most `cap` candidates (and at most [`cand_cap`] for the
+    /// leaf's longest list).
     fn leaf_batch<L: Lists, const RANGED: bool>(
         &self,
         positions: &[Vec2],
@@ -892,8 +883,15 @@ impl AgentTree {
                 any = true;
             }
         }
+        // The candidate cap and the scratch for the leaf's longest list (`cap`: at most the
+        // caller's, which reserved for it).
+        let points = positions.len();
+        let longest = plan[..count].iter().map(|p| p.1).max().unwrap_or(0);
+        let longest = longest.min(points - 1);
+        let cap = cap.min(cand_cap(points, longest));
+        scratch.reserve(cap, longest);
         // Every slot is at most the proxies' mask (see `Pick`).
-        let mask = (positions.len().next_power_of_two() - 1) as u64;
+        let mask = (points.next_power_of_two() - 1) as u64;
         let gathered = if any {
             self.gather(leaf_node, gather_sq, cap, &mut scratch.cands)
         } else {
