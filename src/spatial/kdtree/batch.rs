@@ -183,20 +183,21 @@ impl GatherBox {
     ///
     /// With `s = 2^shift`, each raw coordinate is `(q·s + ρ) + c0` with `0 ≤ ρ < s`, so each
     /// true difference is within `s` (exclusive) of `s` times the quantized one and, by the
-    /// triangle inequality, `√d > s·(√q − √2)` for `q = qdx² + qdy²`. `r =
-    /// ⌊root_bound(limit_d) / s⌋ + 1` is above `√limit_d / s` (`root_bound` is above the
-    /// root) and `t = (r + 1)(r + 2) ≥ (r + √2)²`, so `q > t` gives `√d > s·r > √limit_d`.
-    /// The prefilter sums the squares' high halves (`q ≥ (hx + hy)·2¹⁶`), so `hx + hy >
-    /// ⌊t / 2¹⁶⌋` gives `q ≥ (⌊t / 2¹⁶⌋ + 1)·2¹⁶ > t`. `i16::MAX` (no rejection: `hx + hy <
-    /// 2¹³`) when larger.
+    /// triangle inequality, `√d > s·(√q − √2)` for `q = qdx² + qdy²`. With `r = √limit_d /
+    /// s` (real) and an integer `R ≥ r`, `X = ⌊limit_d / s²⌋ + 3 + 3R` is above `(r + √2)²
+    /// = r² + 2√2·r + 2`, so `q > X` gives `√d > s·r = √limit_d`. `R`: with `limit_d <
+    /// 2^e`, `√limit_d < 2^⌈e/2⌉`, so `R = ⌈2^⌈e/2⌉ / s⌉` (at most `2r + 1`: the bound is
+    /// within `6r + 4` of `r²`, no square root needed). The prefilter sums the squares' high
+    /// halves (`q ≥ (hx + hy)·2¹⁶`), so with `t = ⌊X / 2¹⁶⌋`, `hx + hy > t` gives
+    /// `q ≥ (t + 1)·2¹⁶ > X`. `i16::MAX` (no rejection: `hx + hy < 2¹³`) when larger. All
+    /// in `u128` (`X < 2⁹⁶ + 3·2⁶⁵`).
     #[inline]
     fn bound(&self, limit_d: u128) -> i16 {
-        let r = (root_bound(limit_d) >> self.shift) + 1;
-        if r > 1 << 20 {
-            i16::MAX
-        } else {
-            (((r + 1) * (r + 2)) >> 16).min(i16::MAX as u64) as i16
-        }
+        let half = (128 - limit_d.leading_zeros()).div_ceil(2);
+        // ⌈2^half / 2^shift⌉ (shift ≤ 50, half ≤ 64).
+        let big_r = 1u128 << half.saturating_sub(self.shift);
+        let x = (limit_d >> (2 * self.shift)) + 3 + 3 * big_r;
+        (x >> 16).min(i16::MAX as u128) as i16
     }
 }
 
