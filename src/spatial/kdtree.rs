@@ -12,8 +12,8 @@
 //!   order of the visit: translating a scene may change the tree, never the neighbour list.
 //!   Distances are exact (Q64.64 in `u128`), so the whole coordinate domain is safe.
 //! * Visit order (speed only, never the result): the query scans its own agent's leaf first,
-//!   then walks up to the root and searches each sibling subtree whose `(box distance², min
-//!   slot)` is below the current limit, nearer child first (RVO2). For ranges below 65,536
+//!   then walks up to the root and searches each sibling subtree whose `(box distance², 0)`
+//!   is below the current limit, nearer child first (RVO2). For ranges below 65,536
 //!   units (every simulation range) keys are packed into one `u128`, `distance² << 32 | slot`,
 //!   whose integer order is the key order; larger ranges (the clearance tracker's unbounded
 //!   query) compare `(distance², slot)` pairs. `tests/determinism/kdtree_reference.rs` checks both paths
@@ -54,7 +54,6 @@ struct Node {
     sibling: u32,
     min: Vec2,
     max: Vec2,
-    min_slot: u32,
 }
 
 /// A neighbour found by a query: exact squared distance (raw Q64.64) and slot index.
@@ -468,16 +467,14 @@ fn make_node<L: Leaves>(
 ) -> (u32, Option<usize>) {
     let len = part.order.len();
     let (begin, end) = (part.base, part.base + len);
-    // The bounding box and the min slot in one pass (parts are never empty).
+    // The bounding box in one pass (parts are never empty).
     debug_assert!(len > 0);
     let (mut x0, mut x1, mut y0, mut y1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
-    let mut min_slot = u32::MAX;
-    for ((&x, &y), &slot) in part.xs.iter().zip(part.ys.iter()).zip(part.order.iter()) {
+    for (&x, &y) in part.xs.iter().zip(part.ys.iter()) {
         x0 = x0.min(x);
         x1 = x1.max(x);
         y0 = y0.min(y);
         y1 = y1.max(y);
-        min_slot = min_slot.min(slot);
     }
     let node = first + nodes.len() as u32;
     nodes.push(Node {
@@ -489,7 +486,6 @@ fn make_node<L: Leaves>(
         sibling: 0,
         min: Vec2::from_bits(x0, y0),
         max: Vec2::from_bits(x1, y1),
-        min_slot,
     });
     if len <= MAX_LEAF_SIZE {
         leaves.mark(part.order, begin, node);
@@ -741,7 +737,7 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
             let n = &self.nodes[node];
             let (sibling, parent) = (n.sibling as usize, n.parent as usize);
             let s = &self.nodes[sibling];
-            if self.below_limit(self.box_dist_sq(s), s.min_slot) {
+            if self.below_limit(self.box_dist_sq(s), 0) {
                 self.visit(sibling);
             }
             node = parent;
@@ -762,19 +758,20 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
         let dl = self.box_dist_sq(left);
         let dr = self.box_dist_sq(right);
         // Nearer child first (RVO2), which tightens the limit sooner.
-        let (first, d_first, s_first, second, d_second, s_second) = if dl < dr {
-            (li, dl, left.min_slot, ri, dr, right.min_slot)
+        let (first, d_first, second, d_second) = if dl < dr {
+            (li, dl, ri, dr)
         } else {
-            (ri, dr, right.min_slot, li, dl, left.min_slot)
+            (ri, dr, li, dl)
         };
-        // A subtree can hold a key below the limit only if (box distance², min slot) is.
-        if self.below_limit(d_first, s_first) {
+        // A subtree can hold a key below the limit only if (box distance², 0) is (0: at most
+        // any slot, so a subtree is pruned only when none of its keys can be accepted; the
+        // build keeps no minimum slot per node, a pass the batched queries never use).
+        if self.below_limit(d_first, 0) {
             self.visit(first as usize);
-        }
-        // Checked on its own: with the slot in the key, pruning the nearer child does not
-        // imply pruning the farther one.
-        if self.below_limit(d_second, s_second) {
-            self.visit(second as usize);
+            // The limit only tightens: a pruned nearer child prunes the farther one.
+            if self.below_limit(d_second, 0) {
+                self.visit(second as usize);
+            }
         }
     }
 

@@ -20,10 +20,12 @@
 //!   distance² the exact limit accepts. Only the candidates that pass get exact `i128`
 //!   keys; the others could not be accepted. Agents with few candidates test every exact
 //!   key.
-//! * The keys below the limit are appended to a buffer unsorted ([`Select`]); a full buffer
+//! * The keys below the limit are appended to a buffer unsorted ([`Pick`]); a full buffer
 //!   is cut to the `max` smallest keys (which tightens the limit), and the keys found are
 //!   sorted once at the end: fewer moves and fewer mispredicted branches than an insertion
-//!   per key.
+//!   per key. The buffer holds 64-bit proxies of the keys (the distance²'s high bits and the
+//!   slot), which sort in key order but for near ties, sorted again by their exact keys; when
+//!   ties defeat a cut, the exact 128-bit keys are selected instead ([`Select`]).
 //!
 //! The candidate buffer holds at most [`cand_cap`] points (a few kilobytes, reserved once): a
 //! leaf whose gather would overflow it (a first tick without hints in a dense crowd, say)
@@ -67,6 +69,8 @@ pub(super) struct Scratch {
     cands: Cands,
     keys: Vec<NeighborKey>,
     list: Vec<u128>,
+    /// One agent's list in proxy keys ([`Pick`]), nearest first.
+    proxies: Vec<u64>,
 }
 
 /// A leaf's candidates: each one's coordinates and slot, and its quantized coordinates (see
@@ -102,6 +106,7 @@ impl Scratch {
         let buffer = 2 * longest + 16;
         if self.list.len() < buffer {
             self.list.resize(buffer, 0);
+            self.proxies.resize(buffer, 0);
         }
     }
 }
@@ -178,20 +183,21 @@ impl GatherBox {
     ///
     /// With `s = 2^shift`, each raw coordinate is `(q·s + ρ) + c0` with `0 ≤ ρ < s`, so each
     /// true difference is within `s` (exclusive) of `s` times the quantized one and, by the
-    /// triangle inequality, `√d > s·(√q − √2)` for `q = qdx² + qdy²`. `r =
-    /// ⌊root_bound(limit_d) / s⌋ + 1` is above `√limit_d / s` (`root_bound` is above the
-    /// root) and `t = (r + 1)(r + 2) ≥ (r + √2)²`, so `q > t` gives `√d > s·r > √limit_d`.
-    /// The prefilter sums the squares' high halves (`q ≥ (hx + hy)·2¹⁶`), so `hx + hy >
-    /// ⌊t / 2¹⁶⌋` gives `q ≥ (⌊t / 2¹⁶⌋ + 1)·2¹⁶ > t`. `i16::MAX` (no rejection: `hx + hy <
-    /// 2¹³`) when larger.
+    /// triangle inequality, `√d > s·(√q − √2)` for `q = qdx² + qdy²`. With `r = √limit_d /
+    /// s` (real) and an integer `R ≥ r`, `X = ⌊limit_d / s²⌋ + 3 + 3R` is above `(r + √2)²
+    /// = r² + 2√2·r + 2`, so `q > X` gives `√d > s·r = √limit_d`. `R`: with `limit_d <
+    /// 2^e`, `√limit_d < 2^⌈e/2⌉`, so `R = ⌈2^⌈e/2⌉ / s⌉` (at most `2r + 1`: the bound is
+    /// within `6r + 4` of `r²`, no square root needed). The prefilter sums the squares' high
+    /// halves (`q ≥ (hx + hy)·2¹⁶`), so with `t = ⌊X / 2¹⁶⌋`, `hx + hy > t` gives
+    /// `q ≥ (t + 1)·2¹⁶ > X`. `i16::MAX` (no rejection: `hx + hy < 2¹³`) when larger. All
+    /// in `u128` (`X < 2⁹⁶ + 3·2⁶⁵`).
     #[inline]
     fn bound(&self, limit_d: u128) -> i16 {
-        let r = (root_bound(limit_d) >> self.shift) + 1;
-        if r > 1 << 20 {
-            i16::MAX
-        } else {
-            (((r + 1) * (r + 2)) >> 16).min(i16::MAX as u64) as i16
-        }
+        let half = (128 - limit_d.leading_zeros()).div_ceil(2);
+        // ⌈2^half / 2^shift⌉ (shift ≤ 50, half ≤ 64).
+        let big_r = 1u128 << half.saturating_sub(self.shift);
+        let x = (limit_d >> (2 * self.shift)) + 3 + 3 * big_r;
+        (x >> 16).min(i16::MAX as u128) as i16
     }
 }
 
@@ -235,6 +241,8 @@ pub struct Found<'a> {
 enum FoundList<'a> {
     Packed(&'a [u128]),
     Keys(&'a [NeighborKey], bool),
+    /// Proxy keys ([`Pick`]): each one's low bits (`mask`) are its slot.
+    Picked(&'a [u64], u64),
 }
 
 impl Found<'_> {
@@ -245,6 +253,7 @@ impl Found<'_> {
         match self.list {
             FoundList::Packed(keys) => keys.len(),
             FoundList::Keys(keys, _) => keys.len(),
+            FoundList::Picked(keys, _) => keys.len(),
         }
     }
 
@@ -273,6 +282,9 @@ impl Found<'_> {
             FoundList::Keys(keys, packed) => {
                 out.extend(keys.iter().map(|&k| AgentTree::raw_slot(k, packed)));
             }
+            FoundList::Picked(keys, mask) => {
+                out.extend(keys.iter().map(|&p| (p & mask) as u32));
+            }
         }
     }
 }
@@ -294,6 +306,21 @@ fn cand_cap(points: usize, longest: usize) -> usize {
     (32 * longest.max(MAX_LEAF_SIZE)).max(512).min(points)
 }
 
+/// What a selection's candidate loop ([`Cands::select`]) hands each candidate it does not
+/// rule out to: [`Pick`] (proxy keys, the usual one) or [`Select`] (exact keys, its fallback).
+trait Offer: Copy {
+    /// The buffer's entries.
+    type Key: Copy;
+    /// The list's cap.
+    fn max(&self) -> usize;
+    /// The largest distance² (raw Q64.64) the selection can still accept: the prefilter's
+    /// bound is computed from it.
+    fn limit_d(&self) -> u128;
+    /// Offers the candidate of slot `slot` at the exact distance² `d`, appending it to `buf`
+    /// if it is below the limit.
+    fn offer(&mut self, buf: &mut [Self::Key], d: u128, slot: u32);
+}
+
 /// One agent's selection: the keys accepted so far, packed `distance² << 32 | slot`, in a
 /// buffer (`buf`, kept apart), and the limit (as [`Search`]'s: keys `(d, s)` are accepted
 /// iff `d ≤ limit_d` and `d << 32 | s < limit_packed`). Keys are appended unsorted; when
@@ -303,6 +330,7 @@ fn cand_cap(points: usize, longest: usize) -> usize {
 /// below the first limit, sorted.
 ///
 /// The buffer is longer than `max`, or than the number of candidates (it never fills).
+/// [`Pick`]'s fallback: it never fails.
 #[derive(Clone, Copy, Debug)]
 struct Select {
     len: usize,
@@ -329,6 +357,32 @@ impl Select {
         }
     }
 
+    /// Sorts the keys found and cuts them to `max`: the list, nearest first.
+    #[inline(always)]
+    fn finish(&mut self, buf: &mut [u128]) {
+        if self.len > 2 * self.max + 8 {
+            // Many more than the list: cut first.
+            cut(&mut buf[..self.len], self.max);
+            self.len = self.max;
+        }
+        sort(&mut buf[..self.len]);
+        self.len = self.len.min(self.max);
+    }
+}
+
+impl Offer for Select {
+    type Key = u128;
+
+    #[inline(always)]
+    fn max(&self) -> usize {
+        self.max
+    }
+
+    #[inline(always)]
+    fn limit_d(&self) -> u128 {
+        self.limit_d
+    }
+
     /// Appends the key `(d, slot)` if it is below the limit.
     #[inline(always)]
     fn offer(&mut self, buf: &mut [u128], d: u128, slot: u32) {
@@ -347,18 +401,6 @@ impl Select {
             }
         }
     }
-
-    /// Sorts the keys found and cuts them to `max`: the list, nearest first.
-    #[inline(always)]
-    fn finish(&mut self, buf: &mut [u128]) {
-        if self.len > 2 * self.max + 8 {
-            // Many more than the list: cut first.
-            cut(&mut buf[..self.len], self.max);
-            self.len = self.max;
-        }
-        sort(&mut buf[..self.len]);
-        self.len = self.len.min(self.max);
-    }
 }
 
 /// Moves the `max` smallest keys of `buf` to its front (in any order) and returns the
@@ -371,7 +413,7 @@ fn cut(buf: &mut [u128], max: usize) -> u128 {
 
 /// Insertion sort (a handful of keys).
 #[inline(always)]
-fn sort(keys: &mut [u128]) {
+fn sort<T: Copy + Ord>(keys: &mut [T]) {
     for i in 1..keys.len() {
         let key = keys[i];
         let mut j = i;
@@ -387,87 +429,325 @@ fn sort(keys: &mut [u128]) {
     }
 }
 
-impl Cands {
-    /// Continues the selection `sel`, its buffer `buf` (see [`Select`]), with the first `n`
-    /// candidates but `own` (the agent's own index), the agent being at `center` (raw),
-    /// and finishes it (sorted and cut to `max`).
+/// One agent's selection by proxy keys, [`Select`]'s with 64-bit keys: the candidate of slot
+/// `slot` at distance² `d` (raw Q64.64, below 2⁹⁶) has the proxy `⌊d / 2³²⌋` with its low
+/// bits (`mask = 2^b − 1`, at least every slot) replaced by `slot`. Its high part `h(d) =
+/// ⌊d / 2^(32 + b)⌋` never decreases with `d`, so proxies with different high parts are in
+/// key order, and so are proxies with the same distance² (by slot); only proxies with the same
+/// high part and different distances² (within `2^(32 + b)` of each other, about `2⁻¹⁸` units²
+/// for 10,000 agents) may not be, and those runs are sorted by their exact keys at the end.
+/// Moving and comparing one word instead of two makes the sort about half as dear.
+///
+/// The limit is one exclusive bound on the distance², `below` (a hint `≤ hint`, a range
+/// `< range²`). A full buffer is cut to the proxies whose high part is at most that of the
+/// `max`-th smallest `P` (there are at least `max` of them, so a key of a larger high part
+/// is never in the list) and `below` becomes at most `(⌊P / 2^b⌋ + 1)·2^(32 + b)`; if that
+/// keeps the whole buffer (more than `max + 16` equal high parts), the selection fails and
+/// [`Select`] runs instead.
+#[derive(Clone, Copy, Debug)]
+struct Pick {
+    len: usize,
+    max: usize,
+    /// Candidates with distance² below this are accepted.
+    below: u128,
+    /// The proxies' slot bits.
+    mask: u64,
+    /// A cut could not shrink the buffer: the list is [`Select`]'s.
+    failed: bool,
+}
+
+impl Pick {
+    /// An empty list of at most `max` entries accepting distances² `< limit_d`, or with
+    /// `hinted` `≤ limit_d` (as [`Select::new`]; `limit_d < 2⁹⁶`), for slots at most `mask`
+    /// (`2^b − 1`, `b ≤ 32`).
     #[inline(always)]
-    fn select(
+    fn new(max: usize, limit_d: u128, hinted: bool, mask: u64) -> Self {
+        Self {
+            len: 0,
+            max,
+            below: limit_d + u128::from(hinted),
+            mask,
+            failed: false,
+        }
+    }
+
+    /// Sorts the proxies found and their runs of equal high parts (by their exact keys, the
+    /// points being `positions` and the agent at `center`; `exact` is scratch as long as
+    /// the buffer): returns the list's length (its first entries), or `None` when the
+    /// selection failed.
+    #[inline(always)]
+    fn finish(
+        &mut self,
+        buf: &mut [u64],
+        positions: &[Vec2],
+        center: (i64, i64),
+        exact: &mut [u128],
+    ) -> Option<usize> {
+        if self.len > 2 * self.max + 8 && !self.failed {
+            // Many more than the list: cut first (it may fail).
+            let len = self.len;
+            (self.len, self.below, self.failed) =
+                cut_proxies(&mut buf[..len], self.max, self.mask, self.below);
+        }
+        if self.failed {
+            return None;
+        }
+        let keys = &mut buf[..self.len];
+        sort(keys);
+        // Runs of equal high parts that start in the list (rare: a scalar scan, stopping at
+        // the first).
+        let mask = self.mask;
+        let scan = &keys[..keys.len().min(self.max + 1)];
+        if scan.windows(2).any(|w| w[0] ^ w[1] <= mask) {
+            sort_runs(keys, self.max, mask, positions, center, exact);
+        }
+        Some(self.len.min(self.max))
+    }
+}
+
+impl Offer for Pick {
+    type Key = u64;
+
+    #[inline(always)]
+    fn max(&self) -> usize {
+        self.max
+    }
+
+    #[inline(always)]
+    fn limit_d(&self) -> u128 {
+        self.below.saturating_sub(1)
+    }
+
+    #[inline(always)]
+    fn offer(&mut self, buf: &mut [u64], d: u128, slot: u32) {
+        if d < self.below {
+            // d < 2⁹⁶: d >> 32 fits in 64 bits.
+            buf[self.len] = ((d >> 32) as u64 & !self.mask) | u64::from(slot);
+            self.len += 1;
+            if self.len == buf.len() {
+                (self.len, self.below, self.failed) =
+                    cut_proxies(buf, self.max, self.mask, self.below);
+            }
+        }
+    }
+}
+
+/// Cuts the full proxy buffer `buf` of a [`Pick`] with the bound `below` (see [`Pick`]):
+/// returns the new length, bound, and whether it failed (the length then 0, the bound 0: no
+/// more keys accepted).
+#[cold]
+#[inline(never)]
+fn cut_proxies(buf: &mut [u64], max: usize, mask: u64, below: u128) -> (usize, u128, bool) {
+    let top = *buf.select_nth_unstable(max - 1).1 | mask;
+    // Keep the proxies past the `max` smallest with the same high part (`p ≤ top`).
+    let mut kept = max;
+    for i in max..buf.len() {
+        if buf[i] <= top {
+            buf.swap(kept, i);
+            kept += 1;
+        }
+    }
+    if kept == buf.len() {
+        (0, 0, true)
+    } else {
+        // h(d) ≤ h(top) ⟺ ⌊d / 2³²⌋ ≤ top ⟺ d < (top + 1)·2³² (≤ 2⁹⁶).
+        (kept, below.min((u128::from(top) + 1) << 32), false)
+    }
+}
+
+/// Sorts the runs of proxies of the sorted `keys` (see [`Pick`]) with equal high parts that
+/// start in the first `max` by their exact keys `(distance², slot)`, the points being
+/// `positions` and the agent at `center` (`exact`: scratch as long as `keys`).
+#[cold]
+#[inline(never)]
+fn sort_runs(
+    keys: &mut [u64],
+    max: usize,
+    mask: u64,
+    positions: &[Vec2],
+    center: (i64, i64),
+    exact: &mut [u128],
+) {
+    let mut start = 0;
+    while start < max && start + 1 < keys.len() {
+        if keys[start] ^ keys[start + 1] > mask {
+            start += 1;
+            continue;
+        }
+        let high = keys[start] | mask;
+        let end = start + keys[start..].iter().take_while(|&&p| p <= high).count();
+        let run = &mut keys[start..end];
+        let exact = &mut exact[..run.len()];
+        for (e, &p) in exact.iter_mut().zip(run.iter()) {
+            let slot = (p & mask) as usize;
+            let at = positions[slot];
+            let d = sq_diff(at.x.to_bits(), center.0) + sq_diff(at.y.to_bits(), center.1);
+            *e = d << 32 | slot as u128;
+        }
+        // Insertion sort by the exact keys, the proxies moving along.
+        for i in 1..run.len() {
+            let (key, p) = (exact[i], run[i]);
+            let mut j = i;
+            while j > 0 && exact[j - 1] > key {
+                exact[j] = exact[j - 1];
+                run[j] = run[j - 1];
+                j -= 1;
+            }
+            exact[j] = key;
+            run[j] = p;
+        }
+        start = end;
+    }
+}
+
+/// Where [`Cands::choose`] left a list: its length in proxy keys, or in exact keys.
+#[derive(Clone, Copy, Debug)]
+enum Chosen {
+    Picked(usize),
+    Exact(usize),
+}
+
+impl Chosen {
+    /// The list's length.
+    #[inline(always)]
+    fn len(self) -> usize {
+        match self {
+            Chosen::Picked(len) | Chosen::Exact(len) => len,
+        }
+    }
+}
+
+impl Cands {
+    /// Continues the selection `sel`, its buffer `buf` (see [`Pick`] and [`Select`]), with
+    /// the first `n` candidates but `own` (the agent's own index), the agent being at
+    /// `center` (raw).
+    #[inline(always)]
+    fn select<S: Offer>(
         &mut self,
         n: usize,
         quant: &GatherBox,
         own: usize,
         center: (i64, i64),
-        buf: &mut [u128],
-        sel: Select,
-    ) -> Select {
-        if n >= 2 * sel.max + FILTER_MIN {
+        buf: &mut [S::Key],
+        sel: S,
+    ) -> S {
+        if n >= 2 * sel.max() + FILTER_MIN {
             self.select_filtered(n, quant, own, center, buf, sel)
         } else {
             self.select_plain(n, own, center, buf, sel)
         }
     }
 
-    /// [`select`](Self::select), every candidate's exact key tested.
+    /// The list of agent `own` (at `center`) of at most `max` entries with the first limit
+    /// `limit` (`hinted` as in [`Select::new`]) from the first `n` candidates: by proxy keys
+    /// ([`Pick`], slots at most `mask`, the points `positions`) in `bufs.0`, or when that
+    /// fails by exact keys ([`Select`]) in `bufs.1`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn choose(
+        &mut self,
+        n: usize,
+        quant: &GatherBox,
+        (own, center): (usize, (i64, i64)),
+        (proxies, exact): (&mut [u64], &mut [u128]),
+        (positions, mask): (&[Vec2], u64),
+        max: usize,
+        limit: u128,
+        hinted: bool,
+    ) -> Chosen {
+        let pick = Pick::new(max, limit, hinted, mask);
+        let mut pick = self.select(n, quant, own, center, proxies, pick);
+        if let Some(found) = pick.finish(proxies, positions, center, exact) {
+            return Chosen::Picked(found);
+        }
+        Chosen::Exact(self.select_exact(
+            n,
+            quant,
+            own,
+            center,
+            exact,
+            Select::new(max, limit, hinted),
+        ))
+    }
+
+    /// [`choose`](Self::choose)'s fallback (rare, kept out of line): the selection `sel` by
+    /// exact keys in `exact`, finished; returns the list's length.
+    #[cold]
     #[inline(never)]
-    fn select_plain(
+    fn select_exact(
+        &mut self,
+        n: usize,
+        quant: &GatherBox,
+        own: usize,
+        center: (i64, i64),
+        exact: &mut [u128],
+        sel: Select,
+    ) -> usize {
+        let mut sel = self.select(n, quant, own, center, exact, sel);
+        sel.finish(exact);
+        sel.len
+    }
+
+    /// [`select`](Self::select), every candidate's exact key tested.
+    #[inline(always)]
+    fn select_plain<S: Offer>(
         &self,
         n: usize,
         own: usize,
         center: (i64, i64),
-        buf: &mut [u128],
-        sel: Select,
-    ) -> Select {
+        buf: &mut [S::Key],
+        sel: S,
+    ) -> S {
         // A local copy (kept in registers: the argument's memory is written back on a panic).
-        let mut s = Select { ..sel };
+        let mut s = sel;
         let (before, after) = self.cands[..n].split_at(own);
-        for c in before {
-            s.offer(buf, c.dist_sq(center), c.slot);
-        }
         for c in &after[1..] {
             s.offer(buf, c.dist_sq(center), c.slot);
         }
-        s.finish(buf);
+        for c in before.iter().rev() {
+            s.offer(buf, c.dist_sq(center), c.slot);
+        }
         s
     }
 
     /// [`select`](Self::select), prefiltered: the prefilter with the bound of `sel`'s limit
     /// flags the candidates that may be accepted, and only their exact keys are computed.
     #[inline(never)]
-    fn select_filtered(
+    fn select_filtered<S: Offer>(
         &mut self,
         n: usize,
         quant: &GatherBox,
         own: usize,
         center: (i64, i64),
-        buf: &mut [u128],
-        sel: Select,
-    ) -> Select {
+        buf: &mut [S::Key],
+        sel: S,
+    ) -> S {
         // A local copy (kept in registers: the argument's memory is written back on a panic).
-        let mut s = Select { ..sel };
+        let mut s = sel;
         let room = n.next_multiple_of(WORD);
-        let t = quant.bound(s.limit_d);
+        let t = quant.bound(s.limit_d());
         let flags = &mut self.flags[..room];
         let (qx, qy) = (&self.qx[..room], &self.qy[..room]);
         prefilter(qx, qy, qx[own], qy[own], t, flags);
         flags[own] = 0;
+        // The padding past the candidates: the last word's flags from `n` on (`room` is `n`
+        // rounded up to a word).
+        if room > n {
+            let last = &mut flags[room - WORD..];
+            let word = u64::from_le_bytes(last.try_into().unwrap_or_default());
+            let kept = word & (u64::MAX >> (8 * (room - n)));
+            last.copy_from_slice(&kept.to_le_bytes());
+        }
         let cands = &self.cands[..room];
-        let words = flags.chunks_exact(WORD).enumerate();
-        for (w, word) in words {
+        for (word, group) in flags.chunks_exact(WORD).zip(cands.chunks_exact(WORD)) {
             let mut bits = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            let first = w * WORD;
-            if first + WORD > n {
-                // The padding past the candidates.
-                bits &= u64::MAX >> (8 * (first + WORD - n));
-            }
             while bits != 0 {
                 // The first flagged candidate of the word (flags are bytes 0 or 1).
-                let c = &cands[first + (bits.trailing_zeros() / 8) as usize];
+                let c = &group[(bits.trailing_zeros() / 8) as usize];
                 bits &= bits - 1;
                 s.offer(buf, c.dist_sq(center), c.slot);
             }
         }
-        s.finish(buf);
         s
     }
 }
@@ -500,22 +780,12 @@ impl AgentTree {
             return;
         }
         let mut scratch = std::mem::take(&mut self.batch);
-        let n = positions.len();
-        let longest = self
-            .order
-            .iter()
-            .map(|&s| lists.query(s).max_neighbors)
-            .max()
-            .unwrap_or(0)
-            .min(n - 1);
-        let cap = cand_cap(n, longest);
-        // Reserved once for the run's largest lists and leaves: a steady run never allocates.
-        scratch.reserve(cap, longest);
-        // Leaves are numbered depth first: in node order they are in tree order.
+        // Leaves are numbered depth first: in node order they are in tree order. Each leaf
+        // sizes the scratch for its own lists (it only grows: a steady run never allocates).
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];
             if (node.end - node.begin) as usize <= MAX_LEAF_SIZE {
-                self.leaf_batch::<L, false>(positions, i, cap, 0..0, lists, &mut scratch);
+                self.leaf_batch::<L, false>(positions, i, usize::MAX, 0..0, lists, &mut scratch);
             }
         }
         self.batch = scratch;
@@ -582,7 +852,8 @@ impl AgentTree {
     }
 
     /// The lists of the agents of the leaf `leaf_node` (with `RANGED`, only those whose
-    /// slots are in `slots`).
+    /// slots are in `slots`), with at most `cap` candidates (and at most [`cand_cap`] for the
+    /// leaf's longest list).
     fn leaf_batch<L: Lists, const RANGED: bool>(
         &self,
         positions: &[Vec2],
@@ -613,6 +884,15 @@ impl AgentTree {
                 any = true;
             }
         }
+        // The candidate cap and the scratch for the leaf's longest list (`cap`: at most the
+        // caller's, which reserved for it).
+        let points = positions.len();
+        let longest = plan[..count].iter().map(|p| p.1).max().unwrap_or(0);
+        let longest = longest.min(points - 1);
+        let cap = cap.min(cand_cap(points, longest));
+        scratch.reserve(cap, longest);
+        // Every slot is at most the proxies' mask (see `Pick`).
+        let mask = (points.next_power_of_two() - 1) as u64;
         let gathered = if any {
             self.gather(leaf_node, gather_sq, cap, &mut scratch.cands)
         } else {
@@ -623,7 +903,12 @@ impl AgentTree {
                 continue;
             }
             let slot = self.order[begin + k];
-            let Scratch { cands, keys, list } = &mut *scratch;
+            let Scratch {
+                cands,
+                keys,
+                list,
+                proxies,
+            } = &mut *scratch;
             if max == 0 {
                 let list = FoundList::Packed(&[]);
                 lists.found(slot, Found { list }, 0);
@@ -642,13 +927,15 @@ impl AgentTree {
                 }
             };
             let center = (self.xs[begin + k], self.ys[begin + k]);
-            let sel = Select::new(max, limit, hinted);
-            let mut found = cands.select(n, &quant, k, center, list, sel).len;
-            if found < max && hinted {
+            let agent = (k, center);
+            let bufs = (&mut proxies[..], &mut list[..]);
+            let points = (positions, mask);
+            let mut chosen = cands.choose(n, &quant, agent, bufs, points, max, limit, hinted);
+            if chosen.len() < max && hinted {
                 if gather_sq >= range_sq {
                     // The candidates cover the full range.
-                    let sel = Select::new(max, range_sq, false);
-                    found = cands.select(n, &quant, k, center, list, sel).len;
+                    let bufs = (&mut proxies[..], &mut list[..]);
+                    chosen = cands.choose(n, &quant, agent, bufs, points, max, range_sq, false);
                 } else {
                     keys.clear();
                     let center = positions[slot as usize];
@@ -664,8 +951,22 @@ impl AgentTree {
                     continue;
                 }
             }
-            let last = if found == max { list[max - 1] >> 32 } else { 0 };
-            let list = FoundList::Packed(&list[..found]);
+            let (list, last) = match chosen {
+                Chosen::Picked(found) => {
+                    let keys = &proxies[..found];
+                    let last = if found == max {
+                        let at = positions[(keys[max - 1] & mask) as usize];
+                        sq_diff(at.x.to_bits(), center.0) + sq_diff(at.y.to_bits(), center.1)
+                    } else {
+                        0
+                    };
+                    (FoundList::Picked(keys, mask), last)
+                }
+                Chosen::Exact(found) => {
+                    let last = if found == max { list[max - 1] >> 32 } else { 0 };
+                    (FoundList::Packed(&list[..found]), last)
+                }
+            };
             lists.found(slot, Found { list }, last);
         }
     }
@@ -893,6 +1194,40 @@ mod tests {
         check_scene_with(positions, 3, |slot| {
             (Fx::from_num(100), if slot % 3 == 0 { 16 } else { 5 })
         });
+    }
+
+    #[test]
+    fn batched_lists_with_near_ties_and_cuts() {
+        // A unit lattice with raw jitter of 0 to 3, slots shuffled: lattice ties become
+        // distances² a few 2³² raw apart (the same proxy high part, different keys, see
+        // `Pick`), and a range of 4 with lists of 3 or 5 fills the selection buffer (cuts
+        // with ties at the cut).
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let n = 900;
+        let mut positions: Vec<Vec2> = (0..n)
+            .map(|i: i64| {
+                let (a, b) = (i % 30, i / 30);
+                let (e, f) = ((next() % 4) as i64, (next() % 4) as i64);
+                Vec2::from_bits((a << 32) + e, (b << 32) + f)
+            })
+            .collect();
+        for i in (1..positions.len()).rev() {
+            let j = (next() % (i as u64 + 1)) as usize;
+            positions.swap(i, j);
+        }
+        check_scene_with(positions.clone(), 2, |slot| {
+            (Fx::from_num(4), if slot % 2 == 0 { 3 } else { 5 })
+        });
+        // With a stack of 60 on one point: cuts that cannot shrink the buffer (every key of
+        // the stack ties), so the exact selection runs.
+        positions.extend(std::iter::repeat_n(Vec2::from_int(7, 7), 60));
+        check_scene_with(positions, 1, |_| (Fx::from_num(4), 3));
     }
 
     #[test]
@@ -1134,7 +1469,16 @@ mod tests {
                 .map(|(x, y)| Vec2::from_bits(x % lim, y % lim))
                 .collect()
         });
-        prop_oneof![grid, half, corners, scattered]
+        // A lattice with raw jitter of 0 to 3: distances² a few 2³² raw apart, the same proxy
+        // high part (see `Pick`) with different keys.
+        let jittered = prop::collection::vec((-6i64..=6, -6i64..=6, 0i64..4, 0i64..4), 1..150)
+            .prop_map(|cells| {
+                cells
+                    .into_iter()
+                    .map(|(a, b, e, f)| Vec2::from_bits((a << 32) + e, (b << 32) + f))
+                    .collect()
+            });
+        prop_oneof![grid, half, corners, scattered, jittered]
     }
 
     /// A query: lattice ranges (exact ties with the strict `<`), odd raw ranges, ranges
