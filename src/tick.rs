@@ -25,7 +25,7 @@
 //! result is bit-identical whatever the number of threads, because no entry depends on the
 //! order in which chunks run and the step's counters are integer sums. Committing the motion
 //! (the domain check, then the new positions, velocities and stall counters) is serial; stage
-//! 1b's application of the order steps runs in parallel with the feature.
+//! 1b (computing and applying the order steps in one pass) runs in parallel with the feature.
 //!
 //! **Pairs are solved once.** ORCA's line for a pair is, in the frame of the lower id, exactly
 //! the negation of the higher id's ([`crate::orca::lines`]). When the higher id `h` lists the
