@@ -1073,17 +1073,45 @@ mod tests {
     /// with `y₀ = L`, `low = 0`) and its maximum where `(L + 1)·√t` peaks (`low = 2²² − 1`),
     /// found by ternary search and checked with its neighbourhood.
     #[test]
-    #[allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
     fn rsqrt_seed_error_is_below_2_pow_minus_19() {
+        let worst = worst_seed_error(&RSQRT_SEED, 256, 54);
+        assert!(
+            worst < 2f64.powi(-19),
+            "worst relative seed error {worst:e}"
+        );
+    }
+
+    /// The seed of [`goldschmidt_sum`], `y₀ = c₀ − ⌊c₁·f / 2³²⌋`, is within a relative 2⁻¹⁸ of
+    /// `2²⁹/√x = 2⁶¹/√u` for every `u` ∈ [2⁶⁰, 2⁶³) (the premise of [`recip_from_h`]'s proof),
+    /// shown per table interval `i` (`u = i·2⁵³ + f·2²¹ + low`) as for [`RSQRT_SEED`] in
+    /// `rsqrt_seed_error_is_below_2_pow_minus_19`: the error's minimum lies at an end of the
+    /// interval, its maximum where `(L + 1)·√u` peaks (ternary search and its neighbourhood).
+    #[test]
+    fn sum_rsqrt_seed_error_is_below_2_pow_minus_18() {
+        let worst = worst_seed_error(&SUM_RSQRT_SEED, 128, 53);
+        assert!(
+            worst < 2f64.powi(-18),
+            "worst relative seed error {worst:e}"
+        );
+    }
+
+    /// The largest relative error of a seed table's lines `y₀ = c₀ − ⌊c₁·f / 2³²⌋` against
+    /// `2^(s + 8)/√t` over `t = i·2^s + f·2^(s − 32) + low` for the intervals `i` from `first`
+    /// to 1,023 (a test oracle, in `f64`): per interval the error's minimum lies at an end
+    /// (taken with `y₀ = L`, `low = 0`) and its maximum where `(L + 1)·√t` peaks (`low` at its
+    /// largest), found by ternary search and checked with its neighbourhood; the actual seed on
+    /// a few points of each interval is checked against the bound found.
+    #[allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
+    fn worst_seed_error(table: &[u64; 1024], first: u64, s: u32) -> f64 {
         let mut worst = 0f64;
-        for i in 256u64..1024 {
-            let entry = RSQRT_SEED[i as usize];
+        for i in first..1024 {
+            let entry = table[i as usize];
             let (c0, c1) = ((entry >> 32) as f64, (entry & u64::from(u32::MAX)) as f64);
             let line = |f: u64| c0 - c1 * f as f64 / 4_294_967_296.0;
-            let t = |f: u64, low: u64| ((i << 54) | (f << 22) | low) as f64;
-            // Relative error of `y` against 2⁶²/√t.
-            let err = |y: f64, t: f64| y * t.sqrt() / 2f64.powi(62) - 1.0;
-            let low_max = (1 << 22) - 1;
+            let t = |f: u64, low: u64| ((i << s) | (f << (s - 32)) | low) as f64;
+            // Relative error of `y` against 2^(s + 8)/√t.
+            let err = |y: f64, t: f64| y * t.sqrt() / 2f64.powi(s as i32 + 8) - 1.0;
+            let low_max = (1 << (s - 32)) - 1;
             let upper = |f: u64| err(line(f) + 1.0, t(f, low_max));
             for f in [0, u64::from(u32::MAX)] {
                 worst = worst.max(err(line(f), t(f, 0)).abs());
@@ -1101,9 +1129,8 @@ mod tests {
             for f in lo.saturating_sub(1 << 12)..=(hi + (1 << 12)).min(u64::from(u32::MAX)) {
                 worst = worst.max(upper(f).abs());
             }
-            // The actual seed on a few points of the interval agrees with the bounds.
             for f in [0, 1, lo, hi, u64::from(u32::MAX)] {
-                let tt = (i << 54) | (f << 22);
+                let tt = (i << s) | (f << (s - 32));
                 let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32);
                 assert!(
                     err(y0 as f64, tt as f64).abs() <= worst,
@@ -1111,60 +1138,7 @@ mod tests {
                 );
             }
         }
-        assert!(
-            worst < 2f64.powi(-19),
-            "worst relative seed error {worst:e}"
-        );
-    }
-
-    /// The seed of [`goldschmidt_sum`], `y₀ = c₀ − ⌊c₁·f / 2³²⌋`, is within a relative 2⁻¹⁸ of
-    /// `2²⁹/√x = 2⁶¹/√u` for every `u` ∈ [2⁶⁰, 2⁶³) (the premise of [`recip_from_h`]'s proof),
-    /// shown per table interval `i` (`u = i·2⁵³ + f·2²¹ + low`) as for [`RSQRT_SEED`] in
-    /// `rsqrt_seed_error_is_below_2_pow_minus_19`: the error's minimum lies at an end of the
-    /// interval, its maximum where `(L + 1)·√u` peaks (ternary search and its neighbourhood).
-    #[test]
-    #[allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
-    fn sum_rsqrt_seed_error_is_below_2_pow_minus_18() {
-        let mut worst = 0f64;
-        for i in 128u64..1024 {
-            let entry = SUM_RSQRT_SEED[i as usize];
-            let (c0, c1) = ((entry >> 32) as f64, (entry & u64::from(u32::MAX)) as f64);
-            let line = |f: u64| c0 - c1 * f as f64 / 4_294_967_296.0;
-            let u = |f: u64, low: u64| ((i << 53) | (f << 21) | low) as f64;
-            // Relative error of `y` against 2⁶¹/√u.
-            let err = |y: f64, u: f64| y * u.sqrt() / 2f64.powi(61) - 1.0;
-            let low_max = (1 << 21) - 1;
-            let upper = |f: u64| err(line(f) + 1.0, u(f, low_max));
-            for f in [0, u64::from(u32::MAX)] {
-                worst = worst.max(err(line(f), u(f, 0)).abs());
-                worst = worst.max(upper(f).abs());
-            }
-            let (mut lo, mut hi) = (0u64, u64::from(u32::MAX));
-            while hi - lo > 3 {
-                let (m1, m2) = (lo + (hi - lo) / 3, hi - (hi - lo) / 3);
-                if upper(m1) < upper(m2) {
-                    lo = m1;
-                } else {
-                    hi = m2;
-                }
-            }
-            for f in lo.saturating_sub(1 << 12)..=(hi + (1 << 12)).min(u64::from(u32::MAX)) {
-                worst = worst.max(upper(f).abs());
-            }
-            // The actual seed on a few points of the interval agrees with the bounds.
-            for f in [0, 1, lo, hi, u64::from(u32::MAX)] {
-                let uu = (i << 53) | (f << 21);
-                let y0 = (entry >> 32).wrapping_sub(((entry & u64::from(u32::MAX)) * f) >> 32);
-                assert!(
-                    err(y0 as f64, uu as f64).abs() <= worst,
-                    "interval {i}, f {f}"
-                );
-            }
-        }
-        assert!(
-            worst < 2f64.powi(-18),
-            "worst relative seed error {worst:e}"
-        );
+        worst
     }
 
     /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against the general
