@@ -2,8 +2,7 @@
 //! preferred velocities ([`crate::orders`]); and the order commands.
 
 use super::Simulator;
-use crate::agent::AgentId;
-use crate::agent::AgentParams;
+use crate::agent::{AgentId, AgentParams};
 use crate::error::SimError;
 use crate::math::Vec2;
 use crate::orders::{Order, Steering};
