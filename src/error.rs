@@ -1,6 +1,6 @@
 //! The error type of every fallible call.
 
-use crate::AgentId;
+use crate::agent::AgentId;
 use std::fmt;
 
 /// Why a call was rejected. A rejected call never changes the simulator's state.

@@ -483,7 +483,7 @@ impl Simulator {
         let hint = 192 + 100 * agents.len() + 40 * orders.len() + 16 * points + 80 * commands.len();
         let model_commands = commands
             .iter()
-            .any(|p| matches!(p.command, crate::Command::SetModel { .. }));
+            .any(|p| matches!(p.command, crate::command::Command::SetModel { .. }));
         if agents.models().is_none() && !model_commands {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint);
         }
