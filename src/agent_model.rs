@@ -1,4 +1,4 @@
-//! The agent model of seed 002, beyond RVO2's disc ([`AgentModel`]): avoidance layers and
+//! The agent model beyond RVO2's disc ([`AgentModel`]): avoidance layers and
 //! masks, a body radius for walls apart from the avoidance radius, finite acceleration inside
 //! the LP, a moving support and a terrain speed scale. Every part is off by default, and an
 //! agent whose model is the default runs exactly RVO2's agent (the same bits). The manual is
@@ -32,7 +32,7 @@ pub struct AgentModel {
     /// Radius of the body against obstacles, in world units; `None` (the default): the
     /// agent's [`radius`](crate::AgentParams::radius). The obstacle lines use
     /// `min(body_radius, radius)`: the body is never larger than the avoidance disc, the
-    /// `radius` every agent pair uses (seed 002's guard: body 0.4, avoidance 0.5).
+    /// `radius` every agent pair uses (e.g. body 0.4 inside avoidance 0.5: a guard band against walls).
     /// `0.001 ..= 1,000`.
     pub body_radius: Option<Fx>,
     /// Maximum acceleration relative to the support, units per second²; `None` (the default):
