@@ -29,7 +29,7 @@
 //!   fallback (behind an exact 16-bit prefilter), so the lists are the per-slot query's;
 //!   they are handed to the caller ([`Lists`]) as they are found.
 
-use crate::math::{Fx, Vec2, wide_mul};
+use crate::math::{Fx, Vec2, root_bound, wide_mul};
 
 mod batch;
 
@@ -351,35 +351,6 @@ pub fn next_hint(last_sq: u128, reach: u64) -> u64 {
         return 0;
     }
     root_bound(last_sq).saturating_add(reach / 4)
-}
-
-/// `ROOT_TABLE[m]` = `⌈√((m + 1)·2²⁴)⌉` = `⌈2¹²·√(m + 1)⌉` (computed at compile time in
-/// integers), for [`root_bound`].
-const ROOT_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut m = 0;
-    while m < 256 {
-        let n = ((m as u64) + 1) << 24;
-        let r = n.isqrt();
-        table[m] = (if r * r == n { r } else { r + 1 }) as u32;
-        m += 1;
-    }
-    table
-};
-
-/// An integer strictly above `√n` and, for `n ≥ 64`, within 0.8 % of it (saturating at
-/// `u64::MAX`): a cheap bound where any bound is correct and a close one is only faster.
-///
-/// With `n < 2^e` (`e` even) and `s = e − 8` (or 0), `m = ⌊n / 2^s⌋ < 256` and
-/// `√n < √(m + 1)·2^(s/2) ≤ ROOT_TABLE[m]·2^(s/2 − 12)`; the floor of the last plus one is
-/// above `√n`. When `s > 0`, `m ≥ 64`, so the bound is below `√n·√(65/64)·(1 + 2⁻¹²) + 1`.
-#[inline]
-fn root_bound(n: u128) -> u64 {
-    let bits = 128 - n.leading_zeros();
-    let s = ((bits + 1) & !1).saturating_sub(8);
-    let m = (n >> s) as usize & 255;
-    let b = (u128::from(ROOT_TABLE[m]) << (s / 2)) >> 12;
-    u64::try_from(b + 1).unwrap_or(u64::MAX)
 }
 
 /// Trees over at least this many agents build in parallel (feature `parallel`), and so do
@@ -923,38 +894,6 @@ mod tests {
             assert!(last == 0 || root * root >= last);
         }
         assert!(full > 100 && full < 500, "{full} full lists");
-    }
-
-    #[test]
-    fn root_bound_is_above_the_root_and_close() {
-        let mut x: u128 = 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C834;
-        let check = |n: u128| {
-            let b = u128::from(root_bound(n));
-            assert!(b * b > n || b == u128::from(u64::MAX), "n {n}");
-            let r = n.isqrt();
-            assert!(b > r || b == u128::from(u64::MAX), "n {n}");
-            if n >= 64 {
-                // Within 0.8 % (+1): b ≤ r·1.008 + 2.
-                assert!(b * 1000 <= r * 1008 + 2000, "n {n}: {b} against {r}");
-            }
-        };
-        for n in 0..5000 {
-            check(n);
-        }
-        for k in 0..128 {
-            let p = 1u128 << k;
-            for n in [p - 1, p, p + 1, (p - 1) / 2 * 3] {
-                check(n);
-            }
-        }
-        check(u128::MAX);
-        for _ in 0..20_000 {
-            // xorshift, at every magnitude.
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            check(x >> (x % 128));
-        }
     }
 
     /// Scenes above [`PAR_MIN`]: scattered at full raw resolution, a lattice with duplicates

@@ -36,8 +36,8 @@
 //! a range of slots (the parallel step's groups of chunks): the leaves holding several of its
 //! slots batched, the others slot by slot.
 
-use super::{AgentTree, MAX_LEAF_SIZE, NeighborKey, PACKED_BOUND, Search, root_bound, sq_diff};
-use crate::math::{Fx, Vec2, wide_mul};
+use super::{AgentTree, MAX_LEAF_SIZE, NeighborKey, PACKED_BOUND, Search, sq_diff};
+use crate::math::{Fx, Vec2, root_bound, wide_mul};
 
 /// Quantized candidate offsets are below `2^QBITS` (see [`GatherBox`]): differences of two are
 /// below `2¹⁴` in magnitude and sums of two squares below `2²⁹`, exact in `i32`.
