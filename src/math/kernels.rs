@@ -1,4 +1,4 @@
-//! The integer kernels under [`Fx`] and [`Vec2`](super::Vec2): the exact product and its narrowing, the
+//! The integer kernels under [`Fx`] and [`Vec2`]: the exact product and its narrowing, the
 //! integer square roots and every root table, and the divisions without a hardware divide.
 //!
 //! Each fast kernel keeps its plain form as the oracle its tests compare it with (core's
@@ -6,8 +6,11 @@
 //! bound is proved in its rustdoc and checked by a test next to it.
 //!
 //! The root tables: [`RSQRT_SEED`] (seed of [`isqrt_u128`]), [`SUM_RSQRT_SEED`] (seed of the
-//! sums of squares of [`Vec2::length_and_direction`](super::Vec2::length_and_direction)) and [`ROOT_TABLE`] (the kd-tree's cheap
+//! sums of squares of [`Vec2::length_and_direction`]) and [`ROOT_TABLE`] (the kd-tree's cheap
 //! upper bound [`root_bound`]).
+//!
+//! [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
+//! [`Vec2`]: super::Vec2
 
 use super::{FRAC_BITS, Fx};
 
@@ -216,7 +219,7 @@ fn goldschmidt_sum(hi: u64) -> (i64, i64) {
 }
 
 /// The estimate `s` of the floor square root of `n` ∈ [2¹²², 2¹²⁵) (the sums of squares of
-/// [`Vec2::length_and_direction`](super::Vec2::length_and_direction), whose larger component has 62 significant bits), its
+/// [`Vec2::length_and_direction`], whose larger component has 62 significant bits), its
 /// residual `e = n − s²` (wrapping) and a reciprocal estimate `r` ≈ `2¹²⁵ / √n` just below it
 /// (see [`recip_from_h`], which proves the bound the quotients need); `s` is within one of the
 /// root (tests), and the root is not verified here.
@@ -227,6 +230,8 @@ fn goldschmidt_sum(hi: u64) -> (i64, i64) {
 /// `√n ≈ 2⁶³·√x` gives `s₁ = 2g` exactly, and the residual step uses
 /// `1/(2s₁) ≈ h / 2¹²⁴` (`h` in Q.61). The verification `s² ≤ n < (s + 1)²` is `e ≤ 2s` on
 /// the wrapping residual, one comparison ([`sum_root_holds`]).
+///
+/// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
 #[inline(always)]
 pub(super) fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
     let (g, h) = goldschmidt_sum((n >> 64) as u64); // u = 4·hi ∈ [2⁶⁰, 2⁶³)
@@ -246,7 +251,7 @@ pub(super) fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
 /// `r` ≈ `2¹²⁵ / √n` from [`goldschmidt_sum`]'s `h` ≈ `2⁶⁰ / √x` (Q.61 `1/(2√x)`,
 /// `x = u / 2⁶⁴`, `u = 4·⌊n / 2⁶⁴⌋`): `2¹²⁵ / √n ≈ 2⁶²/√x ≈ 4h`, lowered by `2¹⁵` to stay
 /// below the exact reciprocal. **Proved** (no check at run time): for `len = ⌊√n⌋`,
-/// `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (`recip_holds`, what [`Vec2::length_and_direction`](super::Vec2::length_and_direction)'s quotients
+/// `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (`recip_holds`, what [`Vec2::length_and_direction`]'s quotients
 /// need).
 ///
 /// Let the seed be `y₀ = (2²⁹/√x)(1 + ε₀)`; `|ε₀| < 2⁻¹⁸` for every `u` (the table's bound,
@@ -263,6 +268,8 @@ pub(super) fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
 /// `|ε₀|` is 2⁻¹⁸·⁴², which gives `2¹²⁵·c < 2⁸⁸·⁸`. The tests also check `recip_holds`
 /// over every table interval and millions of random inputs, and debug builds assert it on
 /// every call.)
+///
+/// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
 #[inline(always)]
 fn recip_from_h(h: i64) -> u64 {
     (h as u64).wrapping_sub(1 << 13) << 2
@@ -278,7 +285,9 @@ pub(super) fn sum_root_holds(s: u64, e: u128) -> bool {
 
 /// The estimate of [`isqrt_sum_estimate`] corrected by one in either direction, then verified
 /// exactly: `None` when it was off by more (tests assert it never is;
-/// [`Vec2::length_and_direction`](super::Vec2::length_and_direction) takes its general path whenever it is not exact).
+/// [`Vec2::length_and_direction`] takes its general path whenever it is not exact).
+///
+/// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
 #[cfg(test)]
 fn isqrt_sum_verified(n: u128) -> Option<u64> {
     let (s, _, _) = isqrt_sum_estimate(n);
@@ -292,9 +301,11 @@ fn isqrt_sum_verified(n: u128) -> Option<u64> {
 
 /// Whether the reciprocal estimate `r` satisfies `0 ≤ 2¹²⁵ − r·len < 2⁹⁰` (exact `u128`
 /// arithmetic; a negative difference wraps above 2¹²⁷), which gives
-/// `2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len` as `len ≥ 2⁶¹`: what [`Vec2::length_and_direction`](super::Vec2::length_and_direction)'s
+/// `2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len` as `len ≥ 2⁶¹`: what [`Vec2::length_and_direction`]'s
 /// quotients need. Always true for the estimate of [`recip_from_h`] (proved there); asserted in
 /// debug builds and by the tests.
+///
+/// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
 #[inline(always)]
 pub(super) fn recip_holds(r: u64, len: u64) -> bool {
     (1u128 << 125).wrapping_sub(u128::from(r) * u128::from(len)) >> 90 == 0
@@ -664,12 +675,14 @@ pub(super) mod tests {
 
     /// The seed of [`goldschmidt`], `y₀ = c₀ − ⌊c₁·f / 2³²⌋`, is within a relative 2⁻¹⁹ of
     /// `2³⁰/√x = 2⁶²/√t` for every `t` ∈ [2⁶², 2⁶⁴) ([`isqrt_u128`]'s seed; the sums of
-    /// [`Vec2::length_and_direction`](super::Vec2::length_and_direction) have their own table, tested below). Per table interval
+    /// [`Vec2::length_and_direction`] have their own table, tested below). Per table interval
     /// `i` (`t = i·2⁵⁴ + f·2²² + low`): `L(f) ≤ y₀ < L(f) + 1` with the line
     /// `L(f) = c₀ − c₁·f/2³²`, and `L(f)·√t` is concave in `f` (a decreasing line times a
     /// concave increasing root), so the error's minimum lies at an end of the interval (taken
     /// with `y₀ = L`, `low = 0`) and its maximum where `(L + 1)·√t` peaks (`low = 2²² − 1`),
     /// found by ternary search and checked with its neighbourhood.
+    ///
+    /// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
     #[test]
     fn rsqrt_seed_error_is_below_2_pow_minus_19() {
         let worst = worst_seed_error(&RSQRT_SEED, 256, 54);
