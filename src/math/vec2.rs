@@ -163,7 +163,7 @@ impl Vec2 {
         wrap: impl Fn((Fx, Self)) -> R,
     ) -> R {
         if m >= 1 << 62 {
-            return wrap(Self::length_and_direction_wide(xb, yb, m));
+            return wrap(Self::length_and_direction_dividing(xb, yb, m));
         }
         // Scale both components up by 2^s so the larger has exactly 62 significant bits: the
         // quotients then carry full precision even for vectors a few ulps long. The scaled root
@@ -180,7 +180,7 @@ impl Vec2 {
         // holds always (proved at `recip_from_h`).
         let (len, e, r) = isqrt_sum_estimate(sum);
         if !sum_root_holds(len, e) {
-            return wrap(Self::length_and_direction_wide(xb, yb, m));
+            return wrap(Self::length_and_direction_dividing(xb, yb, m));
         }
         debug_assert!(recip_holds(r, len), "reciprocal bound, sum {sum}");
         // Both quotients `(c << 32) / len` (truncated toward zero) without a division: the
@@ -208,13 +208,14 @@ impl Vec2 {
         wrap((Fx::from_bits((len >> s).cast_signed()), unit))
     }
 
-    /// [`length_and_direction`](Self::length_and_direction) computed in general in `i128`
-    /// (`m` = the larger component magnitude): for a component of 2⁶² or more (far outside
-    /// the simulation's domain), and when the fast path's root or reciprocal estimate fails
-    /// its check (same results: the tests compare both on every input they try).
+    /// [`length_and_direction`](Self::length_and_direction) by [`isqrt_u128`] and an `i128`
+    /// division (`m` = the larger component magnitude): for a component of 2⁶² or more (far
+    /// outside the simulation's domain), when the fast path's root or reciprocal estimate
+    /// fails its check, and as its test oracle (same results: the tests compare both on every
+    /// input they try).
     #[cold]
     #[inline(never)]
-    fn length_and_direction_wide(xb: i64, yb: i64, m: u64) -> (Fx, Self) {
+    fn length_and_direction_dividing(xb: i64, yb: i64, m: u64) -> (Fx, Self) {
         let s = m.leading_zeros().saturating_sub(2);
         let (x, y) = (i128::from(xb << s), i128::from(yb << s));
         let len = isqrt_u128((x * x + y * y).cast_unsigned());
@@ -383,7 +384,7 @@ mod tests {
             if m != 0 {
                 assert_eq!(
                     fast,
-                    Some(Vec2::length_and_direction_wide(x, y, m)),
+                    Some(Vec2::length_and_direction_dividing(x, y, m)),
                     "{v:?}"
                 );
                 assert_eq!(fast, Some(v.length_and_direction_of_nonzero_inlined()));
