@@ -49,6 +49,7 @@ pub(super) struct Scratch {
 
 impl Scratch {
     /// Makes room for `cap` candidates and lists of `longest` entries (never shrinks).
+    #[inline]
     fn reserve(&mut self, cap: usize, longest: usize) {
         let room = cap.next_multiple_of(WORD);
         let c = &mut self.cands;
