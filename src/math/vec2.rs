@@ -357,13 +357,13 @@ mod tests {
         fx_from_f64(v).unwrap()
     }
 
-    /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against the general
-    /// computation it replaced (kept for components of 2⁶² and more) and against the plain
-    /// definition (core's `isqrt`, `i128` division), and its variant for nonzero vectors
-    /// (`length_and_direction_of_nonzero_inlined`) against it: edge components and random
-    /// vectors of every magnitude.
+    /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against its
+    /// fallback `length_and_direction_dividing` (which also serves components of 2⁶² and
+    /// more) and against the plain definition (core's `isqrt`, `i128` division), and its
+    /// variant for nonzero vectors (`length_and_direction_of_nonzero_inlined`) against it: edge
+    /// components and random vectors of every magnitude.
     #[test]
-    fn length_and_direction_matches_the_general_computation() {
+    fn length_and_direction_matches_the_dividing_computation() {
         let reference = |v: Vec2| -> Option<(Fx, Vec2)> {
             let (xb, yb) = (v.x.to_bits(), v.y.to_bits());
             let m = xb.unsigned_abs().max(yb.unsigned_abs());
