@@ -6,7 +6,7 @@
 //! coordinate domain is safe), then by slot. The slot breaks ties so that the order is total:
 //! a list is then a function of the positions alone, not of the tree's layout, the order of the
 //! visit or how the work is batched or split between threads (translating a scene may change
-//! the tree, never a list), and slots are in id order, so a tie goes to the older agent on
+//! the tree, never a list), and slots are in id order, so a tie goes to the smaller id on
 //! every machine. A limit is a key too: `(range², 0)` accepts `distance² < range²` (RVO2's
 //! strict test), a hint `(hint², u32::MAX)` accepts `distance² ≤ hint²` (no slot is
 //! `u32::MAX`). Four places encode the order and must agree:
