@@ -1,37 +1,61 @@
 //! Agent kd-tree (RVO2 `KdTree`), rebuilt every tick from (position, slot) alone.
 //!
+//! # The key order
+//! A query's neighbour list is the `max_neighbors` smallest keys `(distance², slot)` with
+//! `distance² < range²`: keys compare by exact squared distance (Q64.64 in `u128`, so the whole
+//! coordinate domain is safe), then by slot. The slot breaks ties so that the order is total:
+//! a list is then a function of the positions alone, not of the tree's layout, the order of the
+//! visit or how the work is batched or split between threads (translating a scene may change
+//! the tree, never a list), and slots are in id order, so a tie goes to the smaller id on
+//! every machine. A limit is a key too: `(range², 0)` accepts `distance² < range²` (RVO2's
+//! strict test), a hint `(hint², u32::MAX)` accepts `distance² ≤ hint²` (no slot is
+//! `u32::MAX`). Four places encode the order and must agree:
+//! 1. the per-slot search with packed keys (`Search::<true>`, ranges below 65,536 units: every
+//!    simulation range): [`pack_key`], `distance² << 32 | slot`, whose `u128` order is the key
+//!    order below [`PACKED_BOUND`];
+//! 2. the per-slot search with pairs (`Search::<false>`, larger ranges: the clearance tracker's
+//!    unbounded query): [`key_below`];
+//! 3. the batched exact selection (`Select` in `select.rs`): [`pack_key`];
+//! 4. the batched proxy selection (`Pick` in `select.rs`): 64-bit proxies (`proxy_key`), in key
+//!    order but for near ties, which `sort_runs` re-sorts by [`pack_key`].
+//!
+//! The tests' brute-force oracles sort `(distance², slot)` pairs: the tree's unit tests,
+//! `tests/determinism/kdtree_reference.rs` and the batched queries' proptests check every
+//! place against them on tie-heavy scenes.
+//!
+//! # Build, query, hints, batches
 //! * Build: leaves hold at most [`MAX_LEAF_SIZE`] agents; a node splits its bounding box at the
-//!   midpoint `(min + max) / 2` of its longer side (x when the sides are equal... RVO2 picks x when
-//!   `width > height`, else y) and partitions in place exactly as RVO2 does. The build always
-//!   starts from slot order (= id order), never from last tick's permutation, so the tree is a
-//!   pure function of the current positions. With the `parallel` feature large subtrees are
-//!   built with `rayon::join` into the same tree, node for node (same numbering: depth first,
-//!   a node's left child next), so the parallel step's queries walk the same nodes.
-//! * Query: the `max_neighbors` smallest keys `(distance², id)` with `distance² < range²`.
-//!   Because the key is a total order, the result does not depend on the tree's layout or the
-//!   order of the visit: translating a scene may change the tree, never the neighbour list.
-//!   Distances are exact (Q64.64 in `u128`), so the whole coordinate domain is safe.
+//!   midpoint `(min + max) / 2` of its longer side (x when `width > height`, else y: equal
+//!   sides split on y, as in RVO2) and partitions in place exactly as RVO2 does. The build
+//!   always starts from slot order (= id order), never from last tick's permutation, so the
+//!   tree is a pure function of the current positions. With the `parallel` feature large
+//!   subtrees are built with `rayon::join` into the same tree, node for node (same numbering:
+//!   depth first, a node's left child next), so the parallel step's queries walk the same
+//!   nodes.
 //! * Visit order (speed only, never the result): the query scans its own agent's leaf first,
 //!   then walks up to the root and searches each sibling subtree whose `(box distance², 0)`
-//!   is below the current limit, nearer child first (RVO2). For ranges below 65,536
-//!   units (every simulation range) keys are packed into one `u128`, `distance² << 32 | slot`,
-//!   whose integer order is the key order; larger ranges (the clearance tracker's unbounded
-//!   query) compare `(distance², slot)` pairs. `tests/determinism/kdtree_reference.rs` checks both paths
-//!   against brute force on tie-heavy scenes.
+//!   is below the current limit, nearer child first (RVO2).
 //! * Hints (speed only): the tick's query starts with a distance limit from the agent's last
 //!   list ([`next_hint`]: its last neighbour's distance plus a quarter of the farthest an agent
-//!   moves in a tick). A search with a limit finds every key below it, so a full list is the answer;
-//!   a short one is searched again with the full range. Any hint gives the same list.
-//! * Batched queries (the tick, [`AgentTree::query_all`] serially and
+//!   moves in a tick). A search with a limit finds every key below it, so a full list is the
+//!   answer; a short one is searched again with the full range. Any hint gives the same list.
+//! * Batched queries (the tick: [`AgentTree::query_all`] serially and
 //!   [`AgentTree::query_range`] per group of slots in parallel, `batch.rs`): one gather per
 //!   leaf of every point within the largest limit of its agents (along each axis), each
 //!   agent's list selected from those candidates with the same keys, limits and hint
-//!   fallback (behind an exact 16-bit prefilter), so the lists are the per-slot query's;
-//!   they are handed to the caller ([`Lists`]) as they are found.
+//!   fallback (behind an exact 16-bit prefilter, `prefilter.rs`; by proxy keys,
+//!   `select.rs`), so the lists are the per-slot query's; they are handed to the caller
+//!   ([`Lists`]) as they are found.
 
-use crate::math::{Fx, Vec2, wide_mul};
+use crate::math::{Fx, Vec2, root_bound, wide_mul};
+use build::{BySlot, Part, build_sub};
+#[cfg(feature = "parallel")]
+use build::{ParBufs, build_par};
 
 mod batch;
+mod build;
+mod prefilter;
+mod select;
 
 #[cfg_attr(not(feature = "parallel"), allow(unused_imports))]
 pub use batch::QueryScratch;
@@ -58,6 +82,39 @@ struct Node {
 
 /// A neighbour found by a query: exact squared distance (raw Q64.64) and slot index.
 pub type NeighborKey = (i128, u32);
+
+/// The key `(d, slot)` packed into one `u128`, `d << 32 | slot`: for `d < 2⁹⁶` (below
+/// [`PACKED_BOUND`]) the packing is exact and the integer order is the key order (see the
+/// [module docs](self)).
+#[inline(always)]
+const fn pack_key(d: u128, slot: u32) -> u128 {
+    d << 32 | slot as u128
+}
+
+/// The distance² of a [`pack_key`] key.
+#[inline(always)]
+const fn packed_dist(key: u128) -> u128 {
+    key >> 32
+}
+
+/// The slot of a [`pack_key`] key.
+#[inline(always)]
+const fn packed_slot(key: u128) -> u32 {
+    key as u32
+}
+
+/// The packed limit accepting the distances² below `d` or, `inclusive`, at most `d` (a hint;
+/// no slot is `u32::MAX`).
+#[inline(always)]
+const fn limit_key(d: u128, inclusive: bool) -> u128 {
+    pack_key(d, if inclusive { u32::MAX } else { 0 })
+}
+
+/// `(d, s) < (limit_d, limit_s)` in the key order, unpacked (any `d`).
+#[inline(always)]
+const fn key_below(d: u128, s: u32, limit_d: u128, limit_s: u32) -> bool {
+    d < limit_d || (d == limit_d && s < limit_s)
+}
 
 /// The agent kd-tree. Holds only reusable buffers between ticks.
 #[derive(Clone, Debug, Default)]
@@ -196,7 +253,7 @@ impl AgentTree {
         if self.query_raw(positions, slot, range, max_neighbors, out) {
             for key in out.iter_mut() {
                 let packed = key.0 as u128;
-                *key = ((packed >> 32) as i128, packed as u32);
+                *key = (packed_dist(packed) as i128, packed_slot(packed));
             }
         }
     }
@@ -243,7 +300,7 @@ impl AgentTree {
         let (packed, last) =
             self.query_keys_hinted(positions, slot, max_neighbors, range_sq, hint_sq, keys);
         if packed {
-            slots.extend(keys.iter().map(|&k| k.0 as u32));
+            slots.extend(keys.iter().map(|&k| packed_slot(k.0 as u128)));
         } else {
             slots.extend(keys.iter().map(|&k| k.1));
         }
@@ -279,7 +336,7 @@ impl AgentTree {
         if hint_sq > 0 && hint_sq < range_sq {
             // Keys with distance² ≤ hint_sq (all below range², as the hint is).
             let mut search = Search::<true>::new(self, center, slot, max_neighbors, hint_sq, keys);
-            search.limit_packed = hint_sq << 32 | u128::from(u32::MAX);
+            search.limit_packed = limit_key(hint_sq, true);
             search.run(leaf);
         }
         if keys.len() < max_neighbors {
@@ -288,7 +345,7 @@ impl AgentTree {
             search.run(leaf);
         }
         let last = if keys.len() == max_neighbors {
-            (keys[max_neighbors - 1].0 as u128) >> 32
+            packed_dist(keys[max_neighbors - 1].0 as u128)
         } else {
             0
         };
@@ -328,23 +385,29 @@ impl AgentTree {
     /// The slot of an entry that [`query_raw`](Self::query_raw) returned with `packed`.
     #[inline(always)]
     fn raw_slot(key: NeighborKey, packed: bool) -> u32 {
-        if packed { key.0 as u32 } else { key.1 }
+        if packed {
+            packed_slot(key.0 as u128)
+        } else {
+            key.1
+        }
     }
 }
 
 /// The hint for the next tick's [`AgentTree::query_slots_hinted`] of an agent whose last
 /// neighbour is at distance² `last_sq` (raw Q64.64) now, when no agent moves more than `reach`
-/// (raw Q32.32) in a tick: `root_bound(last_sq) + reach / 4`, where `root_bound(last_sq)` is
-/// an integer above `√last_sq` by less than 1 % (a 256-entry table instead of an exact square
-/// root). `+ 2·reach` would bound that neighbour's distance after any motion; most neighbours
-/// move along with the agent, so the tighter margin usually still finds the whole list, and a
-/// list that comes out short is searched again with the full range. Any hint gives the same
-/// result; a good one only saves time. Measured on `bench crowd 2000 --ticks 30` (callgrind,
-/// whole process): `+ 2·reach` 675.6 M instructions, `+ reach / 2` 660.1 M (`bench circle 1000`:
-/// the same). With the leaf-batched queries ([`AgentTree::query_all`]; crowd 2000 × 30 /
-/// circle 1000 × 100): `+ reach / 2` 638.7 M / 648.4 M, `+ reach / 4` 635.4 M / 648.6 M,
-/// `+ reach / 8` 639.8 M / 648.6 M (more lists searched again). Returned as the root (8 bytes
-/// per agent; square it for the query). 0 (no hint) when `last_sq` is 0.
+/// (raw Q32.32) in a tick: `root_bound(last_sq) + reach / 4`, returned as the root (8 bytes
+/// per agent; square it for the query), 0 (no hint) when `last_sq` is 0.
+///
+/// What a hint is: a first distance limit for the search, speed only. A search with a limit
+/// finds every key below it, so a full list is the answer; a list that comes out short is
+/// searched again with the full range. Any hint gives the same list; a good one prunes the
+/// subtrees a plain query visits before its list is full.
+///
+/// Why this one: `root_bound(last_sq)` is an integer above `√last_sq` by less than 1 % (a
+/// 256-entry table instead of an exact square root). `+ 2·reach` would bound that neighbour's
+/// distance after any motion, but most neighbours move along with the agent, so a quarter of
+/// the reach usually still finds the whole list while pruning more; a smaller margin sends
+/// more lists to the second search (the measurements are in `docs/performance.md`).
 #[must_use]
 pub fn next_hint(last_sq: u128, reach: u64) -> u64 {
     if last_sq == 0 {
@@ -353,290 +416,10 @@ pub fn next_hint(last_sq: u128, reach: u64) -> u64 {
     root_bound(last_sq).saturating_add(reach / 4)
 }
 
-/// `ROOT_TABLE[m]` = `⌈√((m + 1)·2²⁴)⌉` = `⌈2¹²·√(m + 1)⌉` (computed at compile time in
-/// integers), for [`root_bound`].
-const ROOT_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut m = 0;
-    while m < 256 {
-        let n = ((m as u64) + 1) << 24;
-        let r = n.isqrt();
-        table[m] = (if r * r == n { r } else { r + 1 }) as u32;
-        m += 1;
-    }
-    table
-};
-
-/// An integer strictly above `√n` and, for `n ≥ 64`, within 0.8 % of it (saturating at
-/// `u64::MAX`): a cheap bound where any bound is correct and a close one is only faster.
-///
-/// With `n < 2^e` (`e` even) and `s = e − 8` (or 0), `m = ⌊n / 2^s⌋ < 256` and
-/// `√n < √(m + 1)·2^(s/2) ≤ ROOT_TABLE[m]·2^(s/2 − 12)`; the floor of the last plus one is
-/// above `√n`. When `s > 0`, `m ≥ 64`, so the bound is below `√n·√(65/64)·(1 + 2⁻¹²) + 1`.
-#[inline]
-fn root_bound(n: u128) -> u64 {
-    let bits = 128 - n.leading_zeros();
-    let s = ((bits + 1) & !1).saturating_sub(8);
-    let m = (n >> s) as usize & 255;
-    let b = (u128::from(ROOT_TABLE[m]) << (s / 2)) >> 12;
-    u64::try_from(b + 1).unwrap_or(u64::MAX)
-}
-
 /// Trees over at least this many agents build in parallel (feature `parallel`), and so do
 /// their subtrees down to this size; smaller subtrees are built serially, each in one task.
 #[cfg(feature = "parallel")]
 pub const PAR_MIN: usize = 4096;
-
-/// The part of the tree's arrays a subtree's build works on: tree positions
-/// `base..base + order.len()`.
-struct Part<'a> {
-    order: &'a mut [u32],
-    xs: &'a mut [i64],
-    ys: &'a mut [i64],
-    base: usize,
-}
-
-impl<'a> Part<'a> {
-    /// The two parts `[..mid]` and `[mid..]`.
-    fn split(self, mid: usize) -> (Part<'a>, Part<'a>) {
-        let (ol, or) = self.order.split_at_mut(mid);
-        let (xl, xr) = self.xs.split_at_mut(mid);
-        let (yl, yr) = self.ys.split_at_mut(mid);
-        (
-            Part {
-                order: ol,
-                xs: xl,
-                ys: yl,
-                base: self.base,
-            },
-            Part {
-                order: or,
-                xs: xr,
-                ys: yr,
-                base: self.base + mid,
-            },
-        )
-    }
-}
-
-/// Where a build records each agent's leaf.
-trait Leaves {
-    /// The agents `slots` (at tree positions `base..`) are in leaf `node`.
-    fn mark(&mut self, slots: &[u32], base: usize, node: u32);
-}
-
-/// Leaves by slot: the tree's `leaf_of` itself (the serial build).
-struct BySlot<'a>(&'a mut [u32]);
-
-impl Leaves for BySlot<'_> {
-    #[inline(always)]
-    fn mark(&mut self, slots: &[u32], _base: usize, node: u32) {
-        for &slot in slots {
-            self.0[slot as usize] = node;
-        }
-    }
-}
-
-/// Leaves by tree position, over positions `offset..offset + len` (the parallel build, whose
-/// parts are disjoint ranges of positions but not of slots).
-#[cfg(feature = "parallel")]
-struct ByPosition<'a> {
-    leaf_at: &'a mut [u32],
-    offset: usize,
-}
-
-#[cfg(feature = "parallel")]
-impl Leaves for ByPosition<'_> {
-    #[inline(always)]
-    fn mark(&mut self, slots: &[u32], base: usize, node: u32) {
-        let at = base - self.offset;
-        self.leaf_at[at..at + slots.len()].fill(node);
-    }
-}
-
-/// Appends `part`'s node to `nodes` (numbered `first + nodes.len()`, below `parent`) and, when
-/// it is not a leaf, partitions `part` at its split (RVO2): returns the node and, for an inner
-/// node, the size of its left part (`None` for a leaf, whose agents are marked in `leaves`).
-#[inline(always)]
-fn make_node<L: Leaves>(
-    part: &mut Part<'_>,
-    nodes: &mut Vec<Node>,
-    first: u32,
-    parent: u32,
-    leaves: &mut L,
-) -> (u32, Option<usize>) {
-    let len = part.order.len();
-    let (begin, end) = (part.base, part.base + len);
-    // The bounding box in one pass (parts are never empty).
-    debug_assert!(len > 0);
-    let (mut x0, mut x1, mut y0, mut y1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
-    for (&x, &y) in part.xs.iter().zip(part.ys.iter()) {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
-    }
-    let node = first + nodes.len() as u32;
-    nodes.push(Node {
-        begin: begin as u32,
-        end: end as u32,
-        left: 0,
-        right: 0,
-        parent,
-        sibling: 0,
-        min: Vec2::from_bits(x0, y0),
-        max: Vec2::from_bits(x1, y1),
-    });
-    if len <= MAX_LEAF_SIZE {
-        leaves.mark(part.order, begin, node);
-        return (node, None);
-    }
-    // Split the longer side at its midpoint (exact: floor of the raw sum / 2). The sides'
-    // lengths compare as Fx differences did: the exact i128 differences.
-    let vertical = i128::from(x1) - i128::from(x0) > i128::from(y1) - i128::from(y0);
-    let (lo, hi) = if vertical { (x0, x1) } else { (y0, y1) };
-    let split = ((i128::from(lo) + i128::from(hi)) >> 1) as i64;
-    // RVO2's in-place partition, moving the coordinates with the slots.
-    let (mut left, mut right) = (0, len);
-    {
-        // `keys`: the split axis' coordinates; `other`: the other axis'.
-        let (order, keys, other) = if vertical {
-            (&mut *part.order, &mut *part.xs, &mut *part.ys)
-        } else {
-            (&mut *part.order, &mut *part.ys, &mut *part.xs)
-        };
-        while left < right {
-            while left < right && keys[left] < split {
-                left += 1;
-            }
-            while right > left && keys[right - 1] >= split {
-                right -= 1;
-            }
-            if left < right {
-                order.swap(left, right - 1);
-                keys.swap(left, right - 1);
-                other.swap(left, right - 1);
-                left += 1;
-                right -= 1;
-            }
-        }
-    }
-    let left_size = if left == 0 { len / 2 } else { left };
-    (node, Some(left_size))
-}
-
-/// Builds the subtree over `part` below `parent` into `nodes` (node `i` of `nodes` is node
-/// `first + i` of the tree); returns its node. Nodes are numbered in depth-first order (the
-/// root is 0, a node's left child is the next node).
-fn build_sub<L: Leaves>(
-    mut part: Part<'_>,
-    nodes: &mut Vec<Node>,
-    first: u32,
-    parent: u32,
-    leaves: &mut L,
-) -> u32 {
-    let (node, split) = make_node(&mut part, nodes, first, parent, leaves);
-    let Some(left_size) = split else {
-        return node;
-    };
-    let (lp, rp) = part.split(left_size);
-    let left_node = build_sub(lp, nodes, first, node, leaves);
-    let right_node = build_sub(rp, nodes, first, node, leaves);
-    link(nodes, first, node, left_node, right_node);
-    node
-}
-
-/// Makes `left` and `right` the children of `node` and each other's siblings (`nodes` starts
-/// at node number `first`).
-#[inline]
-fn link(nodes: &mut [Node], first: u32, node: u32, left: u32, right: u32) {
-    nodes[(left - first) as usize].sibling = right;
-    nodes[(right - first) as usize].sibling = left;
-    let n = &mut nodes[(node - first) as usize];
-    n.left = left;
-    n.right = right;
-}
-
-/// [`build_sub`] with the two subtrees of each part of at least [`PAR_MIN`] agents built in
-/// parallel (`rayon::join`), leaves recorded by position in `leaf_at` (tree positions
-/// `part.base..`). The tree is the serial one, node for node: the left subtree is built into
-/// `nodes` right after its parent, as serially; the right one into a vector of its own,
-/// numbered from 0 (its root's parent already global), then renumbered by the number of
-/// nodes before it (its links, parents but its root's, and leaf marks: `+ start`) and
-/// appended. Nested parts compose: each renumbering is relative to the vector it joins.
-///
-/// The right subtrees' vectors are `bufs`' (a tree of buffers shaped like the tree of
-/// parallel splits, grown when a split is first met and kept between ticks), so a steady run
-/// allocates nothing.
-#[cfg(feature = "parallel")]
-fn build_par(
-    mut part: Part<'_>,
-    nodes: &mut Vec<Node>,
-    first: u32,
-    parent: u32,
-    leaf_at: &mut [u32],
-    bufs: &mut ParBufs,
-) -> u32 {
-    if part.order.len() < PAR_MIN {
-        let offset = part.base;
-        return build_sub(
-            part,
-            nodes,
-            first,
-            parent,
-            &mut ByPosition { leaf_at, offset },
-        );
-    }
-    let offset = part.base;
-    let mut leaves = ByPosition {
-        leaf_at: &mut *leaf_at,
-        offset,
-    };
-    let (node, Some(left_size)) = make_node(&mut part, nodes, first, parent, &mut leaves) else {
-        unreachable!("PAR_MIN > MAX_LEAF_SIZE");
-    };
-    let (lp, rp) = part.split(left_size);
-    let (leaf_l, leaf_r) = leaf_at.split_at_mut(left_size);
-    let ParBufs {
-        right_nodes,
-        left: bufs_l,
-        right: bufs_r,
-    } = bufs;
-    let bufs_l = bufs_l.get_or_insert_with(Box::default);
-    let bufs_r = bufs_r.get_or_insert_with(Box::default);
-    right_nodes.clear();
-    let (left_node, _) = rayon::join(
-        || build_par(lp, nodes, first, node, leaf_l, bufs_l),
-        || build_par(rp, right_nodes, 0, node, leaf_r, bufs_r),
-    );
-    let start = first + nodes.len() as u32;
-    for (i, n) in right_nodes.iter_mut().enumerate() {
-        if i > 0 {
-            n.parent += start;
-            n.sibling += start;
-        }
-        if (n.end - n.begin) as usize > MAX_LEAF_SIZE {
-            n.left += start;
-            n.right += start;
-        }
-    }
-    for leaf in leaf_r.iter_mut() {
-        *leaf += start;
-    }
-    nodes.extend_from_slice(right_nodes);
-    link(nodes, first, node, left_node, start);
-    node
-}
-
-/// [`build_par`]'s buffers for one parallel split: the right subtree's nodes, and the buffers
-/// of the parallel splits inside its left and right subtrees.
-#[cfg(feature = "parallel")]
-#[derive(Clone, Debug, Default)]
-struct ParBufs {
-    right_nodes: Vec<Node>,
-    left: Option<Box<ParBufs>>,
-    right: Option<Box<ParBufs>>,
-}
 
 /// Ranges with `range² < 2⁹⁶` (raw Q64.64, i.e. below 65,536 units: every simulation range)
 /// search with packed keys `distance² << 32 | slot`, whose `u128` order is the key order.
@@ -702,7 +485,11 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
             // Accept keys strictly below (range², 0), i.e. distance² < range² (RVO2).
             limit_d: range_sq,
             limit_s: 0,
-            limit_packed: if PACKED { range_sq << 32 } else { 0 },
+            limit_packed: if PACKED {
+                limit_key(range_sq, false)
+            } else {
+                0
+            },
             out,
         }
     }
@@ -712,9 +499,9 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
     fn below_limit(&self, d: u128, s: u32) -> bool {
         if PACKED {
             // d ≤ limit_d < 2⁹⁶, so the packing below is exact.
-            d <= self.limit_d && (d << 32 | u128::from(s)) < self.limit_packed
+            d <= self.limit_d && pack_key(d, s) < self.limit_packed
         } else {
-            d < self.limit_d || (d == self.limit_d && s < self.limit_s)
+            key_below(d, s, self.limit_d, self.limit_s)
         }
     }
 
@@ -805,7 +592,7 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
         let list = &mut out[..=hole];
         let mut i = hole;
         if PACKED {
-            let key = d << 32 | u128::from(other);
+            let key = pack_key(d, other);
             for k in (0..hole).rev() {
                 let prev = list[k].0;
                 if key >= prev as u128 {
@@ -818,13 +605,13 @@ impl<'a, const PACKED: bool> Search<'a, PACKED> {
             if hole + 1 == max {
                 let last = list[hole].0 as u128;
                 self.limit_packed = last;
-                self.limit_d = last >> 32;
+                self.limit_d = packed_dist(last);
             }
         } else {
             let key = (d as i128, other);
             for k in (0..hole).rev() {
                 let prev = list[k];
-                if !(key.0 < prev.0 || (key.0 == prev.0 && key.1 < prev.1)) {
+                if !key_below(key.0 as u128, key.1, prev.0 as u128, prev.1) {
                     break;
                 }
                 list[k + 1] = prev;
@@ -923,38 +710,6 @@ mod tests {
             assert!(last == 0 || root * root >= last);
         }
         assert!(full > 100 && full < 500, "{full} full lists");
-    }
-
-    #[test]
-    fn root_bound_is_above_the_root_and_close() {
-        let mut x: u128 = 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C834;
-        let check = |n: u128| {
-            let b = u128::from(root_bound(n));
-            assert!(b * b > n || b == u128::from(u64::MAX), "n {n}");
-            let r = n.isqrt();
-            assert!(b > r || b == u128::from(u64::MAX), "n {n}");
-            if n >= 64 {
-                // Within 0.8 % (+1): b ≤ r·1.008 + 2.
-                assert!(b * 1000 <= r * 1008 + 2000, "n {n}: {b} against {r}");
-            }
-        };
-        for n in 0..5000 {
-            check(n);
-        }
-        for k in 0..128 {
-            let p = 1u128 << k;
-            for n in [p - 1, p, p + 1, (p - 1) / 2 * 3] {
-                check(n);
-            }
-        }
-        check(u128::MAX);
-        for _ in 0..20_000 {
-            // xorshift, at every magnitude.
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            check(x >> (x % 128));
-        }
     }
 
     /// Scenes above [`PAR_MIN`]: scattered at full raw resolution, a lattice with duplicates

@@ -367,7 +367,8 @@ proptest! {
 /// Regression: `Vec2::try_normalize` used to divide by the floored length in ulps, so a vector
 /// of a few ulps normalised to e.g. (−1, 0.333) instead of (−0.949, 0.316) (and (1, 1) for
 /// (1, 1) ulp): the ORCA line rotated by up to 45° and the push was up to 41 % too strong. It now
-/// normalises after an exact power-of-two upscale (`src/math.rs`).
+/// normalises after an exact power-of-two upscale (`Vec2::length_and_direction`,
+/// `src/math/vec2.rs`).
 #[test]
 fn tiny_w_still_gives_unit_directions() {
     let ulp = Fx::from_bits(1);

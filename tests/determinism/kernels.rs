@@ -1,7 +1,7 @@
 //! The fast numeric kernels of `math` are bit-identical to the operations they replace, for every
 //! input: [`isqrt_u128`] to core's `u128::isqrt`, [`div_trunc`] to `i128`'s `/`, [`fx_div`] and
 //! [`fx_saturating_div`] (and `Vec2 / Fx`) to `fixed`'s `I32F32` division, and
-//! `Vec2::length_and_direction` to its former definition (core `isqrt`, `i128` division).
+//! `Vec2::length_and_direction` to its plain definition (core `isqrt`, `i128` division).
 //! Exhaustive on small ranges, every combination of edge values, and proptest over the full range.
 
 use lockstep_orca::math::{Fx, Vec2, div_trunc, fx_div, fx_saturating_div, isqrt_u128};
@@ -51,7 +51,8 @@ fn i64_edges() -> Vec<i64> {
     v
 }
 
-/// The former `Vec2::length_and_direction`, verbatim but for the names.
+/// `Vec2::length_and_direction` by its plain definition: core's `isqrt` of the exact sum of
+/// squares of the components scaled to 62 bits, and two `i128` divisions (the oracle).
 fn length_and_direction_reference(v: Vec2) -> Option<(Fx, Vec2)> {
     let (xb, yb) = (v.x.to_bits(), v.y.to_bits());
     let m = xb.unsigned_abs().max(yb.unsigned_abs());
@@ -306,7 +307,7 @@ proptest! {
     }
 
     #[test]
-    fn length_and_direction_matches_its_former_definition(
+    fn length_and_direction_matches_its_plain_definition(
         x in any_magnitude_i64(),
         y in any_magnitude_i64(),
     ) {

@@ -1,45 +1,18 @@
-//! Fixed-point scalar and 2-D vector: the numeric core every other module stands on.
+//! The integer kernels under [`Fx`] and [`Vec2`]: the exact product and its narrowing, the
+//! integer square roots and every root table, and the divisions without a hardware divide.
 //!
-//! # The scalar
-//! [`Fx`] is `fixed::types::I32F32`: a signed 64-bit integer read as Q32.32, range
-//! ±2,147,483,648 with a resolution of 2⁻³² ≈ 2.3·10⁻¹⁰. Arithmetic is integer arithmetic, so
-//! every operation gives the same bits on every CPU.
+//! Each fast kernel keeps its plain form as the oracle its tests compare it with (core's
+//! `u128::isqrt`, the `i128` division, `fixed`'s own division), and each approximation's error
+//! bound is proved in its rustdoc and checked by a test next to it.
 //!
-//! # Rounding, stated once
-//! * `a * b` (from `fixed`): exact i128 product, then an arithmetic shift — rounds toward −∞.
-//! * `a / b` (from `fixed`): truncates toward zero, so `(-a) / b == -(a / b)` exactly. The tick
-//!   divides with [`fx_div`] / [`fx_saturating_div`] (same bits, faster).
-//! * [`Vec2::dot`], [`Vec2::det`], [`Vec2::length_squared`]: the two raw products are summed
-//!   exactly in i128 and shifted once (toward −∞): one rounding, not three.
-//! * [`sqrt`] and [`Vec2::length`]: the floor of the exact root (integer square root of the raw
-//!   bits, [`isqrt_u128`]: core's `u128::isqrt`, computed faster), so `length` of an exact `i128`
-//!   sum of squares has a single rounding.
+//! The root tables: [`RSQRT_SEED`] (seed of [`isqrt_u128`]), [`SUM_RSQRT_SEED`] (seed of the
+//! sums of squares of [`Vec2::length_and_direction`]) and [`ROOT_TABLE`] (the kd-tree's cheap
+//! upper bound [`root_bound`]).
 //!
-//! Products of two in-range scalars always fit an `i128` ([`wide_mul`]); comparisons such as
-//! `a² > b²·c²` are done there, exactly, instead of in the scalar where they could overflow.
-//!
-//! # Overflow
-//! The simulator validates its inputs against the domain documented in [`crate::domain`], inside
-//! which no scalar operation here can overflow. `fixed` panics on overflow in debug builds, so the
-//! test suite (run in debug) would catch a violation of that proof.
+//! [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
+//! [`Vec2`]: super::Vec2
 
-use fixed::types::I32F32;
-use serde::{Deserialize, Serialize};
-use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
-
-/// The simulation scalar: Q32.32 fixed point (`fixed::types::I32F32`).
-///
-/// Range ±2³¹, resolution 2⁻³² ≈ 2.3·10⁻¹⁰. See the [module docs](self) for rounding rules.
-pub type Fx = I32F32;
-
-/// Number of fraction bits of [`Fx`].
-pub const FRAC_BITS: u32 = 32;
-
-/// RVO2's `RVO_EPSILON` (1e-5), rounded to the nearest [`Fx`] (42,950 ulps).
-pub const EPSILON: Fx = Fx::from_bits(42_950);
-
-/// `1/2` in [`Fx`].
-pub const HALF: Fx = Fx::from_bits(1 << 31);
+use super::{FRAC_BITS, Fx};
 
 /// Exact product of two scalars as a raw Q64.64 `i128` (never overflows).
 #[inline]
@@ -60,36 +33,6 @@ pub fn narrow(wide: i128) -> Fx {
         "fixed-point overflow: value outside the documented domain"
     );
     Fx::from_bits(shifted as i64)
-}
-
-/// Square root, the floor of the exact root. Negative inputs give zero.
-///
-/// Computed as the integer square root of `bits << 32`, so it is exact to the last bit and the
-/// same on every platform.
-#[inline]
-#[must_use]
-pub fn sqrt(a: Fx) -> Fx {
-    if a <= Fx::ZERO {
-        return Fx::ZERO;
-    }
-    Fx::from_bits(isqrt_u128((a.to_bits() as u128) << FRAC_BITS) as i64)
-}
-
-/// Square root of a raw Q64.64 value (as produced by [`wide_mul`] sums), floored, as [`Fx`].
-///
-/// Negative inputs give zero. One rounding in all: `sqrt(a² + b²)` is exact to the last bit.
-#[inline]
-#[must_use]
-pub fn sqrt_wide(wide: i128) -> Fx {
-    if wide <= 0 {
-        return Fx::ZERO;
-    }
-    let root = isqrt_u128(wide as u128);
-    debug_assert!(
-        root <= i64::MAX as u128,
-        "fixed-point overflow in sqrt_wide"
-    );
-    Fx::from_bits(root as i64)
 }
 
 /// `RSQRT_SEED[i]`: a line `y(f) = c₀ − c₁·f / 2³²` approximating `2³⁰ / √x` (Q.30) on the
@@ -287,8 +230,10 @@ fn goldschmidt_sum(hi: u64) -> (i64, i64) {
 /// `√n ≈ 2⁶³·√x` gives `s₁ = 2g` exactly, and the residual step uses
 /// `1/(2s₁) ≈ h / 2¹²⁴` (`h` in Q.61). The verification `s² ≤ n < (s + 1)²` is `e ≤ 2s` on
 /// the wrapping residual, one comparison ([`sum_root_holds`]).
+///
+/// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
 #[inline(always)]
-fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
+pub(super) fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
     let (g, h) = goldschmidt_sum((n >> 64) as u64); // u = 4·hi ∈ [2⁶⁰, 2⁶³)
     let s1 = (g as u64) << 1; // a wild g gives a wild s: the verification rejects it
     let residual = n
@@ -323,6 +268,8 @@ fn isqrt_sum_estimate(n: u128) -> (u64, u128, u64) {
 /// `|ε₀|` is 2⁻¹⁸·⁴², which gives `2¹²⁵·c < 2⁸⁸·⁸`. The tests also check `recip_holds`
 /// over every table interval and millions of random inputs, and debug builds assert it on
 /// every call.)
+///
+/// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
 #[inline(always)]
 fn recip_from_h(h: i64) -> u64 {
     (h as u64).wrapping_sub(1 << 13) << 2
@@ -332,13 +279,15 @@ fn recip_from_h(h: i64) -> u64 {
 /// `e ≤ 2s`, for any `s` < 2⁶⁴: when `s² > n` the residual wraps to at least
 /// `2¹²⁸ − (2⁶⁴ − 1)² = 2⁶⁵ − 1`, above `2s`.
 #[inline(always)]
-fn sum_root_holds(s: u64, e: u128) -> bool {
+pub(super) fn sum_root_holds(s: u64, e: u128) -> bool {
     e <= 2 * u128::from(s)
 }
 
 /// The estimate of [`isqrt_sum_estimate`] corrected by one in either direction, then verified
 /// exactly: `None` when it was off by more (tests assert it never is;
 /// [`Vec2::length_and_direction`] takes its general path whenever it is not exact).
+///
+/// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
 #[cfg(test)]
 fn isqrt_sum_verified(n: u128) -> Option<u64> {
     let (s, _, _) = isqrt_sum_estimate(n);
@@ -355,9 +304,41 @@ fn isqrt_sum_verified(n: u128) -> Option<u64> {
 /// `2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len` as `len ≥ 2⁶¹`: what [`Vec2::length_and_direction`]'s
 /// quotients need. Always true for the estimate of [`recip_from_h`] (proved there); asserted in
 /// debug builds and by the tests.
+///
+/// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
 #[inline(always)]
-fn recip_holds(r: u64, len: u64) -> bool {
+pub(super) fn recip_holds(r: u64, len: u64) -> bool {
     (1u128 << 125).wrapping_sub(u128::from(r) * u128::from(len)) >> 90 == 0
+}
+
+/// `ROOT_TABLE[m]` = `⌈√((m + 1)·2²⁴)⌉` = `⌈2¹²·√(m + 1)⌉` (computed at compile time in
+/// integers), for [`root_bound`].
+const ROOT_TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut m = 0;
+    while m < 256 {
+        let n = ((m as u64) + 1) << 24;
+        let r = n.isqrt();
+        table[m] = (if r * r == n { r } else { r + 1 }) as u32;
+        m += 1;
+    }
+    table
+};
+
+/// An integer strictly above `√n` and, for `n ≥ 64`, within 0.8 % of it (saturating at
+/// `u64::MAX`): a cheap bound where any bound is correct and a close one is only faster (the
+/// kd-tree's query hints and gather boxes).
+///
+/// With `n < 2^e` (`e` even) and `s = e − 8` (or 0), `m = ⌊n / 2^s⌋ < 256` and
+/// `√n < √(m + 1)·2^(s/2) ≤ ROOT_TABLE[m]·2^(s/2 − 12)`; the floor of the last plus one is
+/// above `√n`. When `s > 0`, `m ≥ 64`, so the bound is below `√n·√(65/64)·(1 + 2⁻¹²) + 1`.
+#[inline]
+pub(crate) fn root_bound(n: u128) -> u64 {
+    let bits = 128 - n.leading_zeros();
+    let s = ((bits + 1) & !1).saturating_sub(8);
+    let m = (n >> s) as usize & 255;
+    let b = (u128::from(ROOT_TABLE[m]) << (s / 2)) >> 12;
+    u64::try_from(b + 1).unwrap_or(u64::MAX)
 }
 
 /// `n / d` for `i128`, truncating toward zero: the operator's result for every input, computed as
@@ -556,381 +537,9 @@ pub fn fx_saturating_div(a: Fx, b: Fx) -> Fx {
     }
 }
 
-/// `a²` in [`Fx`] (rounded toward −∞).
-#[inline]
-#[must_use]
-pub fn sqr(a: Fx) -> Fx {
-    narrow(wide_mul(a, a))
-}
-
-/// A 2-D vector of [`Fx`]: positions (world units) and velocities (units per second).
-///
-/// Named like `glam`: [`dot`](Self::dot), [`perp`](Self::perp), [`det`](Self::det) (the 2-D
-/// cross product, glam's `perp_dot`), [`length_squared`](Self::length_squared),
-/// [`try_normalize`](Self::try_normalize). There is deliberately no `Vec2 * Vec2`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Vec2 {
-    /// x component.
-    pub x: Fx,
-    /// y component.
-    pub y: Fx,
-}
-
-impl Vec2 {
-    /// The zero vector.
-    pub const ZERO: Self = Self::new(Fx::ZERO, Fx::ZERO);
-
-    /// Creates a vector from its components.
-    #[inline]
-    #[must_use]
-    pub const fn new(x: Fx, y: Fx) -> Self {
-        Self { x, y }
-    }
-
-    /// Creates a vector from raw Q32.32 bits (`x.to_bits()`, `y.to_bits()`).
-    #[inline]
-    #[must_use]
-    pub const fn from_bits(x: i64, y: i64) -> Self {
-        Self::new(Fx::from_bits(x), Fx::from_bits(y))
-    }
-
-    /// Creates a vector from integers (exact).
-    #[inline]
-    #[must_use]
-    pub fn from_int(x: i32, y: i32) -> Self {
-        Self::new(Fx::from_num(x), Fx::from_num(y))
-    }
-
-    /// Dot product, one rounding toward −∞. See also [`dot_wide`](Self::dot_wide).
-    #[inline]
-    #[must_use]
-    pub fn dot(self, o: Self) -> Fx {
-        narrow(self.dot_wide(o))
-    }
-
-    /// Exact dot product as raw Q64.64 bits.
-    #[inline]
-    #[must_use]
-    pub fn dot_wide(self, o: Self) -> i128 {
-        wide_mul(self.x, o.x) + wide_mul(self.y, o.y)
-    }
-
-    /// 2-D cross product `x·o.y − y·o.x` (RVO2's `det`; positive when `o` is to the left).
-    #[inline]
-    #[must_use]
-    pub fn det(self, o: Self) -> Fx {
-        narrow(self.det_wide(o))
-    }
-
-    /// Exact 2-D cross product as raw Q64.64 bits.
-    #[inline]
-    #[must_use]
-    pub fn det_wide(self, o: Self) -> i128 {
-        wide_mul(self.x, o.y) - wide_mul(self.y, o.x)
-    }
-
-    /// `|self|²`, one rounding toward −∞.
-    #[inline]
-    #[must_use]
-    pub fn length_squared(self) -> Fx {
-        narrow(self.length_squared_wide())
-    }
-
-    /// Exact `|self|²` as raw Q64.64 bits.
-    #[inline]
-    #[must_use]
-    pub fn length_squared_wide(self) -> i128 {
-        self.dot_wide(self)
-    }
-
-    /// `|self|`, the floor of the exact length (a single rounding).
-    #[inline]
-    #[must_use]
-    pub fn length(self) -> Fx {
-        sqrt_wide(self.length_squared_wide())
-    }
-
-    /// The vector rotated by +90°: `(-y, x)`.
-    #[inline]
-    #[must_use]
-    pub fn perp(self) -> Self {
-        Self::new(-self.y, self.x)
-    }
-
-    /// Unit vector in the direction of `self`, or `None` for the zero vector.
-    ///
-    /// Both components are first scaled to 62 significant bits, so even a vector a few ulps
-    /// long gets a unit vector accurate to about 10⁻⁹; each quotient truncates toward zero, so
-    /// `(-v).try_normalize() == v.try_normalize().map(|u| -u)` exactly.
-    #[inline]
-    #[must_use]
-    pub fn try_normalize(self) -> Option<Self> {
-        self.length_and_direction().map(|(_, unit)| unit)
-    }
-
-    /// [`length`](Self::length) and [`try_normalize`](Self::try_normalize) together, from one
-    /// integer square root (bit-identical to calling both). `None` for the zero vector.
-    ///
-    /// Out of line (one copy): the ORCA cut-off branch, its hottest caller, inlines
-    /// `length_and_direction_inlined` instead; inlining it everywhere costs more instructions
-    /// than the calls (measured).
-    #[inline(never)]
-    #[must_use]
-    pub fn length_and_direction(self) -> Option<(Fx, Self)> {
-        self.length_and_direction_inlined()
-    }
-
-    /// [`length_and_direction`](Self::length_and_direction), always inlined.
-    #[inline(always)]
-    #[must_use]
-    pub(crate) fn length_and_direction_inlined(self) -> Option<(Fx, Self)> {
-        let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
-        let m = xb.unsigned_abs().max(yb.unsigned_abs());
-        if m == 0 {
-            return None;
-        }
-        Self::length_and_direction_nonzero(xb, yb, m, Some)
-    }
-
-    /// [`length_and_direction`](Self::length_and_direction) of a vector the caller knows to be
-    /// nonzero, always inlined: the tuple straight in registers (an `Option` of it goes through
-    /// memory), without the zero test. The zero vector, which debug builds reject, gives an
-    /// unspecified result.
-    #[inline(always)]
-    #[must_use]
-    pub(crate) fn length_and_direction_of_nonzero_inlined(self) -> (Fx, Self) {
-        let (xb, yb) = (self.x.to_bits(), self.y.to_bits());
-        let m = xb.unsigned_abs().max(yb.unsigned_abs());
-        debug_assert!(
-            m != 0,
-            "length_and_direction_of_nonzero_inlined of the zero vector"
-        );
-        Self::length_and_direction_nonzero(xb, yb, m, |t| t)
-    }
-
-    /// The body of [`length_and_direction`](Self::length_and_direction) for a nonzero vector of
-    /// raw components `xb`, `yb`, `m = max(|xb|, |yb|)` > 0, its result passed through `wrap`
-    /// at each return (so that an `Option` is built in place, not copied).
-    #[inline(always)]
-    fn length_and_direction_nonzero<R>(
-        xb: i64,
-        yb: i64,
-        m: u64,
-        wrap: impl Fn((Fx, Self)) -> R,
-    ) -> R {
-        if m >= 1 << 62 {
-            return wrap(Self::length_and_direction_wide(xb, yb, m));
-        }
-        // Scale both components up by 2^s so the larger has exactly 62 significant bits: the
-        // quotients then carry full precision even for vectors a few ulps long. The scaled root
-        // shifted back is exactly `length()`: floor(floor(2^s·√X) / 2^s) = floor(√X).
-        let s = m.leading_zeros() - 2;
-        // max(|x|, |y|) ∈ [2⁶¹, 2⁶²), so the sum of squares is in [2¹²², 2¹²⁵) and its root
-        // `len` in [2⁶¹, 2⁶³).
-        let (ax, ay) = (xb.unsigned_abs() << s, yb.unsigned_abs() << s);
-        let sum = u128::from(ax) * u128::from(ax) + u128::from(ay) * u128::from(ay);
-        // The root and a reciprocal estimate `r` ≈ 2¹²⁵/len from one Goldschmidt iteration.
-        // The root `len` is verified exactly by its residual (it is almost always exact; the
-        // tests show it off by one a few times in a million, which sends the vector to the
-        // general computation, out of line); for the exact root, 2¹²⁵/len − 2²⁹ < r ≤ 2¹²⁵/len
-        // holds always (proved at `recip_from_h`).
-        let (len, e, r) = isqrt_sum_estimate(sum);
-        if !sum_root_holds(len, e) {
-            return wrap(Self::length_and_direction_wide(xb, yb, m));
-        }
-        debug_assert!(recip_holds(r, len), "reciprocal bound, sum {sum}");
-        // Both quotients `(c << 32) / len` (truncated toward zero) without a division: the
-        // estimate q = ⌊|c|·r / 2⁹³⌋ is the exact quotient or one below it (|c| < 2⁶², so
-        // |c|·(2¹²⁵/len − r) / 2⁹³ < 2⁻²), so the remainder `(|c| << 32) − q·len` is in
-        // [0, 2·len) ⊂ [0, 2⁶⁴): exact in wrapping `u64` arithmetic, and it decides.
-        // `a` = |c|. The sign is applied by a select, not as (q ^ σ) − σ: with the latter LLVM
-        // vectorises the two quotients into SSE2, which costs more than it saves.
-        let quotient = |a: u64, negative: bool| -> i64 {
-            let q = ((u128::from(a) * u128::from(r)) >> 93) as u64;
-            let rem = (a << FRAC_BITS).wrapping_sub(q.wrapping_mul(len));
-            let q = if rem >= len { q + 1 } else { q };
-            debug_assert_eq!(
-                u128::from(q),
-                (u128::from(a) << FRAC_BITS) / u128::from(len)
-            );
-            // q ≤ 2³² (|c| ≤ len), so the negation cannot overflow.
-            if negative {
-                -q.cast_signed()
-            } else {
-                q.cast_signed()
-            }
-        };
-        let unit = Self::from_bits(quotient(ax, xb < 0), quotient(ay, yb < 0));
-        wrap((Fx::from_bits((len >> s).cast_signed()), unit))
-    }
-
-    /// [`length_and_direction`](Self::length_and_direction) computed in general in `i128`
-    /// (`m` = the larger component magnitude): for a component of 2⁶² or more (far outside
-    /// the simulation's domain), and when the fast path's root or reciprocal estimate fails
-    /// its check (same results: the tests compare both on every input they try).
-    #[cold]
-    #[inline(never)]
-    fn length_and_direction_wide(xb: i64, yb: i64, m: u64) -> (Fx, Self) {
-        let s = m.leading_zeros().saturating_sub(2);
-        let (x, y) = (i128::from(xb << s), i128::from(yb << s));
-        let len = isqrt_u128((x * x + y * y).cast_unsigned());
-        let r = (1u128 << 125) / len;
-        let quotient = |c: i128| -> i64 {
-            let a = c.unsigned_abs();
-            let mut q = (a * r) >> 93;
-            if (q + 1) * len <= a << FRAC_BITS {
-                q += 1;
-            }
-            debug_assert_eq!(q, (a << FRAC_BITS) / len);
-            if c < 0 { -(q as i64) } else { q as i64 }
-        };
-        let unit = Self::from_bits(quotient(x), quotient(y));
-        (Fx::from_bits((len >> s) as i64), unit)
-    }
-
-    /// Unit vector in the direction of `self`, or zero for the zero vector.
-    #[inline]
-    #[must_use]
-    pub fn normalize_or_zero(self) -> Self {
-        self.try_normalize().unwrap_or(Self::ZERO)
-    }
-
-    /// Halves both components (arithmetic shift, toward −∞).
-    #[inline]
-    #[must_use]
-    pub fn half(self) -> Self {
-        Self::new(self.x >> 1, self.y >> 1)
-    }
-
-    /// Largest absolute component (`max(|x|, |y|)`), used for domain checks.
-    #[inline]
-    #[must_use]
-    pub fn max_abs_component(self) -> Fx {
-        // `unsigned_abs` cannot overflow, unlike `abs` of `Fx::MIN`; saturate back to `Fx::MAX`.
-        let m = self.x.unsigned_abs().max(self.y.unsigned_abs());
-        Fx::saturating_from_num(m)
-    }
-
-    /// Converts from `f64` components, rounding to nearest. **User I/O only** — never used by
-    /// the tick. Returns `None` for non-finite or out-of-range input.
-    #[allow(clippy::float_arithmetic)]
-    #[must_use]
-    pub fn from_f64(x: f64, y: f64) -> Option<Self> {
-        Some(Self::new(fx_from_f64(x)?, fx_from_f64(y)?))
-    }
-
-    /// Converts to `f64` components (exact for |value| < 2²¹). **User I/O only.**
-    #[must_use]
-    pub fn to_f64(self) -> (f64, f64) {
-        (self.x.to_num(), self.y.to_num())
-    }
-}
-
-/// Converts an `f64` to [`Fx`], rounding to nearest. **User I/O only** — never used by the tick.
-/// Returns `None` for NaN, infinities and values outside the scalar's range.
-#[must_use]
-pub fn fx_from_f64(v: f64) -> Option<Fx> {
-    Fx::checked_from_num(v)
-}
-
-impl Add for Vec2 {
-    type Output = Self;
-    #[inline]
-    fn add(self, o: Self) -> Self {
-        Self::new(self.x + o.x, self.y + o.y)
-    }
-}
-
-impl AddAssign for Vec2 {
-    #[inline]
-    fn add_assign(&mut self, o: Self) {
-        *self = *self + o;
-    }
-}
-
-impl Sub for Vec2 {
-    type Output = Self;
-    #[inline]
-    fn sub(self, o: Self) -> Self {
-        Self::new(self.x - o.x, self.y - o.y)
-    }
-}
-
-impl SubAssign for Vec2 {
-    #[inline]
-    fn sub_assign(&mut self, o: Self) {
-        *self = *self - o;
-    }
-}
-
-impl Neg for Vec2 {
-    type Output = Self;
-    #[inline]
-    fn neg(self) -> Self {
-        Self::new(-self.x, -self.y)
-    }
-}
-
-/// Scales by a scalar (each component rounded toward −∞).
-impl Mul<Fx> for Vec2 {
-    type Output = Self;
-    #[inline]
-    fn mul(self, s: Fx) -> Self {
-        // `fixed`'s product (exact, shifted toward −∞; overflow panics with debug assertions,
-        // wraps without), written as one widening multiplication each.
-        Self::new(narrow(wide_mul(self.x, s)), narrow(wide_mul(self.y, s)))
-    }
-}
-
-/// Divides by a scalar (each component truncated toward zero). Panics on a zero divisor, like
-/// `fixed`; the simulator never divides by a value it has not checked.
-impl Div<Fx> for Vec2 {
-    type Output = Self;
-    #[inline]
-    fn div(self, s: Fx) -> Self {
-        Self::new(fx_div(self.x, s), fx_div(self.y, s))
-    }
-}
-
-/// Deterministic unit vector at the angle `turns · 2π`, where `turns` is a fraction of a full
-/// turn in [0, 1) given as raw Q32.32 bits (CORDIC, accurate to about 6·10⁻⁹).
-#[must_use]
-pub fn unit_from_turns(turns: Fx) -> Vec2 {
-    // Map to (−π, π] for CORDIC, whose convergence range is about ±1.74 rad: reduce by quadrant.
-    let turns = turns.frac();
-    let quarter = Fx::from_bits(1 << 30);
-    let quadrant = (turns / quarter).to_num::<i64>() & 3;
-    let rem = turns - quarter * Fx::from_num(quadrant);
-    let angle = rem * Fx::TAU;
-    let (s, c) = cordic::sin_cos(angle);
-    match quadrant {
-        0 => Vec2::new(c, s),
-        1 => Vec2::new(-s, c),
-        2 => Vec2::new(-c, -s),
-        _ => Vec2::new(s, -c),
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-
-    fn fx(v: f64) -> Fx {
-        fx_from_f64(v).unwrap()
-    }
-
-    #[test]
-    fn sqrt_is_floor_of_exact_root() {
-        assert_eq!(sqrt(Fx::from_num(4)), Fx::from_num(2));
-        assert_eq!(sqrt(Fx::from_num(2)).to_bits(), 6_074_000_999); // floor(sqrt(2)·2³²)
-        assert_eq!(sqrt(Fx::ZERO), Fx::ZERO);
-        assert_eq!(sqrt(Fx::from_num(-1)), Fx::ZERO);
-        // Agrees with fixed's own sqrt (also a floor) on a sweep of values.
-        for bits in [1i64, 3, 1 << 20, 123_456_789_012, i64::MAX] {
-            let v = Fx::from_bits(bits);
-            assert_eq!(sqrt(v), v.sqrt(), "bits {bits}");
-        }
-    }
 
     /// A SplitMix64 stream from `seed` (test inputs).
     fn splitmix_stream(seed: u64) -> impl FnMut() -> u64 {
@@ -1072,6 +681,8 @@ mod tests {
     /// concave increasing root), so the error's minimum lies at an end of the interval (taken
     /// with `y₀ = L`, `low = 0`) and its maximum where `(L + 1)·√t` peaks (`low = 2²² − 1`),
     /// found by ternary search and checked with its neighbourhood.
+    ///
+    /// [`Vec2::length_and_direction`]: super::Vec2::length_and_direction
     #[test]
     fn rsqrt_seed_error_is_below_2_pow_minus_19() {
         let worst = worst_seed_error(&RSQRT_SEED, 256, 54);
@@ -1141,138 +752,35 @@ mod tests {
         worst
     }
 
-    /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against the general
-    /// computation it replaced (kept for components of 2⁶² and more) and against the plain
-    /// definition (core's `isqrt`, `i128` division), and its variant for nonzero vectors
-    /// (`length_and_direction_of_nonzero_inlined`) against it: edge components and random
-    /// vectors of every magnitude.
     #[test]
-    fn length_and_direction_matches_the_general_computation() {
-        let reference = |v: Vec2| -> Option<(Fx, Vec2)> {
-            let (xb, yb) = (v.x.to_bits(), v.y.to_bits());
-            let m = xb.unsigned_abs().max(yb.unsigned_abs());
-            if m == 0 {
-                return None;
-            }
-            let s = m.leading_zeros().saturating_sub(2);
-            let (x, y) = (i128::from(xb) << s, i128::from(yb) << s);
-            let len = (x * x + y * y).cast_unsigned().isqrt().cast_signed();
-            let unit = Vec2::from_bits(((x << 32) / len) as i64, ((y << 32) / len) as i64);
-            Some((Fx::from_bits((len >> s) as i64), unit))
-        };
-        let check = |x: i64, y: i64| {
-            let v = Vec2::from_bits(x, y);
-            let fast = v.length_and_direction();
-            assert_eq!(fast, reference(v), "{v:?}");
-            let m = x.unsigned_abs().max(y.unsigned_abs());
-            if m != 0 {
-                assert_eq!(
-                    fast,
-                    Some(Vec2::length_and_direction_wide(x, y, m)),
-                    "{v:?}"
-                );
-                assert_eq!(fast, Some(v.length_and_direction_of_nonzero_inlined()));
+    fn root_bound_is_above_the_root_and_close() {
+        let mut x: u128 = 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C834;
+        let check = |n: u128| {
+            let b = u128::from(root_bound(n));
+            assert!(b * b > n || b == u128::from(u64::MAX), "n {n}");
+            let r = n.isqrt();
+            assert!(b > r || b == u128::from(u64::MAX), "n {n}");
+            if n >= 64 {
+                // Within 0.8 % (+1): b ≤ r·1.008 + 2.
+                assert!(b * 1000 <= r * 1008 + 2000, "n {n}: {b} against {r}");
             }
         };
-        let mut edges = vec![0i64, 1, 2, 3, 5, 7];
-        for k in 0..62 {
-            let p = 1i64 << k;
-            edges.extend([p - 1, p, p + 1, p | (p >> 1), (p - 1) ^ (p >> 1)]);
+        for n in 0..5000 {
+            check(n);
         }
-        edges.extend([(1 << 62) - 1, (1 << 62) - 2, 3_037_000_499, 3_037_000_500]);
-        let edges: Vec<i64> = edges.iter().flat_map(|&e| [e, -e]).collect();
-        for &x in &edges {
-            for &y in &edges {
-                check(x, y);
+        for k in 0..128 {
+            let p = 1u128 << k;
+            for n in [p - 1, p, p + 1, (p - 1) / 2 * 3] {
+                check(n);
             }
         }
-        let mut z = 99u64;
-        let mut next = || {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            crate::util::splitmix64(z)
-        };
-        for _ in 0..1_000_000 {
-            let (a, b, c) = (next(), next(), next());
-            // Components below 2⁶² (the fast path) of every magnitude, either sign.
-            let x = (a as i64 >> 2) >> (c % 62);
-            let y = (b as i64 >> 2) >> ((c >> 8) % 62);
-            check(x, y);
-        }
-    }
-
-    #[test]
-    fn length_uses_one_rounding() {
-        let v = Vec2::from_int(3, 4);
-        assert_eq!(v.length(), Fx::from_num(5));
-        assert_eq!(v.length_squared(), Fx::from_num(25));
-        // A length whose square overflows Fx still comes out right via the wide sum.
-        let big = Vec2::from_int(1_500_000_000, 1_500_000_000);
-        assert_eq!(big.length().to_num::<i64>(), 2_121_320_343);
-    }
-
-    #[test]
-    #[allow(clippy::float_arithmetic)]
-    fn normalize_is_sign_symmetric() {
-        let v = Vec2::new(fx(0.3), fx(-1.7));
-        let n = v.try_normalize().unwrap();
-        assert_eq!((-v).try_normalize().unwrap(), -n);
-        let len_err = (n.length() - Fx::ONE).abs();
-        assert!(len_err < Fx::from_bits(8), "unit length error {len_err}");
-        assert_eq!(Vec2::ZERO.try_normalize(), None);
-        // Tiny vectors keep their direction: (-3, 1) ulps is not (-1, 1/3).
-        let tiny = Vec2::from_bits(-3, 1).try_normalize().unwrap();
-        let expect = Vec2::new(fx(-3.0 / 10f64.sqrt()), fx(1.0 / 10f64.sqrt()));
-        assert!(
-            (tiny - expect).max_abs_component() < Fx::from_bits(4),
-            "{tiny:?}"
-        );
-    }
-
-    #[test]
-    fn max_abs_component_survives_fx_min() {
-        assert_eq!(Vec2::new(Fx::MIN, Fx::ZERO).max_abs_component(), Fx::MAX);
-        assert_eq!(
-            Vec2::new(Fx::from_num(-3), Fx::ONE).max_abs_component(),
-            Fx::from_num(3)
-        );
-    }
-
-    #[test]
-    fn length_and_direction_match_the_separate_calls() {
-        let mut z = 7u64;
-        for _ in 0..10_000 {
-            z = z.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            let v = Vec2::from_bits((z >> 20) as i64 - (1 << 43), (z as i64) >> (z % 40));
-            if v == Vec2::ZERO {
-                continue;
-            }
-            let (len, unit) = v.length_and_direction().unwrap();
-            assert_eq!(len, v.length(), "{v:?}");
-            assert_eq!(Some(unit), v.try_normalize());
-        }
-    }
-
-    #[test]
-    fn det_and_dot_signs() {
-        let x = Vec2::from_int(1, 0);
-        let y = Vec2::from_int(0, 1);
-        assert_eq!(x.det(y), Fx::ONE);
-        assert_eq!(y.det(x), -Fx::ONE);
-        assert_eq!(x.dot(y), Fx::ZERO);
-        assert_eq!(x.perp(), y);
-    }
-
-    #[test]
-    fn unit_from_turns_covers_all_quadrants() {
-        for k in 0..16 {
-            let turns = Fx::from_num(k) / Fx::from_num(16);
-            let u = unit_from_turns(turns);
-            #[allow(clippy::float_arithmetic)]
-            let ang = k as f64 / 16.0 * std::f64::consts::TAU;
-            let (x, y) = u.to_f64();
-            #[allow(clippy::float_arithmetic)]
-            let err = (x - ang.cos()).abs().max((y - ang.sin()).abs());
-            assert!(err < 1e-7, "k={k} err={err}");
+        check(u128::MAX);
+        for _ in 0..20_000 {
+            // xorshift, at every magnitude.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            check(x >> (x % 128));
         }
     }
 
@@ -1370,25 +878,6 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
-
-        /// `length_and_direction_of_nonzero_inlined` is `length_and_direction` for every nonzero
-        /// vector: random components of every magnitude (shifted right by a random amount),
-        /// either sign.
-        #[test]
-        fn nonzero_length_and_direction_matches(
-            x in proptest::prelude::any::<i64>(),
-            y in proptest::prelude::any::<i64>(),
-            sx in 0u32..64,
-            sy in 0u32..64,
-        ) {
-            let v = Vec2::from_bits(x >> sx, y >> sy);
-            if v != Vec2::ZERO {
-                proptest::prop_assert_eq!(
-                    Some(v.length_and_direction_of_nonzero_inlined()),
-                    v.length_and_direction()
-                );
-            }
-        }
 
         /// Random dividends and divisors of every magnitude (each shifted right by a random
         /// amount) and sign.
