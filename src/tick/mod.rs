@@ -1,7 +1,8 @@
 //! The tick, stage by stage.
 //!
 //! [`Simulator::step`](crate::Simulator::step) runs these stages, in order. "Runs in" names
-//! the function that runs the stage (`file: function`); "read first" names the plain form of
+//! the function that runs the stage (`file: function`; crate-private functions are named, not
+//! linked); "read first" names the plain form of
 //! what it computes (the oracle its fast path is tested against), where there is one.
 //!
 //! | stage | runs in | reads | writes | read first |
@@ -12,9 +13,9 @@
 //! | 3. agent tree | `tick/neighbors.rs`: `Workspace::build_agent_tree` | positions | the kd-tree | |
 //! | 4. neighbours | `tick/neighbors.rs`: `Workspace::find_neighbors_and_pairs`, `ChunkLists::prepare` | kd-tree, positions, parameters | each slot's neighbour slots, nearest first | `spatial/kdtree.rs`: `AgentTree::query_slots_hinted` |
 //! | 5. pairs | `tick/neighbors.rs`: `ChunkLists::solve_pairs` | neighbour lists, agent states | each slot's pair solutions with its neighbours of higher id | [`agent_line`](crate::orca::lines::agent_line) ([`PairHalf::solve`](crate::orca::lines::PairHalf::solve)) |
-//! | 5b. steer | `tick/solve.rs`: `steer_slot` (`tick/modelled.rs`: `steer_slot_modelled`) | neighbour lists, agent states, stall counters | the slot's preferred velocity for its LP ([`crate::liveness`]) | `liveness.rs`: `steer` over every neighbour |
+//! | 5b. steer | `tick/solve.rs`: `steer_slot` (`tick/modelled.rs`: `steer_slot_modelled`) | neighbour lists, agent states, stall counters | the slot's preferred velocity for its LP ([`crate::liveness`]) | `liveness.rs`: `steer` with neighbours by value (`Other`) |
 //! | 6. ORCA lines | `tick/solve.rs`: `SlotWork::lines_of` (`tick/modelled.rs`: `SlotWork::lines_of_modelled`) | obstacles, pairs, agent states | the slot's lines (obstacle lines first) | [`agent_line`](crate::orca::lines::agent_line), [`PairHalf::line_with_share`](crate::orca::lines::PairHalf::line_with_share), [`ObstacleSet::agent_lines`](crate::obstacle::ObstacleSet::agent_lines) |
-//! | 7. solve | `tick/solve.rs`: [`lp::solve_with_path`](crate::orca::lp::solve_with_path), `outcome_of` (`tick/modelled.rs`: `solve_modelled`) | the slot's lines, steered preferred velocity | each slot's new velocity, [`SolvePath`](crate::orca::lp::SolvePath), stall counter and [`AgentOutcome`] | `orca/lp.rs`: `lp1_eager`, `lp3_eager_with` |
+//! | 7. solve | `tick/solve.rs`: [`lp::solve_with_path`](crate::orca::lp::solve_with_path), `outcome_of` (`tick/modelled.rs`: `solve_modelled`) | the slot's lines, steered preferred velocity | each slot's new velocity, [`SolvePath`](crate::orca::lp::SolvePath), stall counter and [`AgentOutcome`] | `orca::lp`: `lp1_eager`, `lp3_eager_with` |
 //! | 8. integrate | `tick/solve.rs`: `SlotWork::finish_slot`, then `sim/mod.rs`: `Simulator::integrate` (`Workspace::commit_motion`) | new velocities, stall counters | each slot's new position, then positions, velocities, stall counters, time, tick (all or nothing) | |
 //! | 9. finish | `sim/inputs.rs`: `Simulator::finish_inputs` | the step's result | commits the inputs, or undoes them | |
 //!

@@ -92,6 +92,7 @@ pub(crate) struct Workspace {
     pub(super) listed_ids: Vec<AgentId>,
     /// Stages 7 and 8, one per slot (committed by stage 8).
     pub(super) outs: Vec<SlotOut>,
+    /// The counters of the last step.
     pub(crate) stats: StepStats,
     /// Whether every agent has the time horizon of the first (found by stage 4, per chunk;
     /// read by stage 6 as [`Pre::uniform_horizon`]).
@@ -99,8 +100,9 @@ pub(crate) struct Workspace {
     /// Whether the pairs are stored halved this step ([`halved_pairs`], set by stage 4; read
     /// by stages 5 and 6 as [`Pre::halved`]).
     pub(super) halved: bool,
-    /// Stage times of the last step, when timing is on.
+    /// Whether the step times its stages.
     pub(crate) timing: bool,
+    /// Stage times of the last step, when timing is on.
     pub(crate) times: StageTimes,
 }
 
