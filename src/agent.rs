@@ -515,21 +515,10 @@ impl Agents {
         self.normalize_models();
     }
 
-    /// Commits a step: every position, velocity and stall counter replaced at once
-    /// (`positions` is swapped in, so the caller's buffer receives the old positions).
-    pub(crate) fn commit_motion(&mut self, outs: &[crate::tick::SlotOut]) {
-        debug_assert_eq!(outs.len(), self.ids.len());
-        for (((p, v), s), o) in self
-            .positions
-            .iter_mut()
-            .zip(&mut self.velocities)
-            .zip(&mut self.stalls)
-            .zip(outs)
-        {
-            *p = o.position;
-            *v = o.velocity;
-            *s = o.stall;
-        }
+    /// The tick's motion, to write: every slot's position, velocity and stall counter (stage
+    /// 8 copies the step's new values into them, all or nothing), borrowed at once.
+    pub(crate) fn motion_mut(&mut self) -> (&mut [Vec2], &mut [Vec2], &mut [u16]) {
+        (&mut self.positions, &mut self.velocities, &mut self.stalls)
     }
 }
 

@@ -48,8 +48,7 @@
 //!
 //! The new preferred velocity keeps the speed `s` (only its direction turns), so it stays in the
 //! domain. [`Liveness::Rvo2`] turns all of this off: the preferred velocity goes to the LP
-//! unchanged, stall counters stay 0, and the simulation is RVO2's, bit for bit as before this
-//! mode existed.
+//! unchanged, stall counters stay 0, and the simulation is RVO2's, bit for bit.
 
 use crate::agent::{AgentId, AgentParams};
 use crate::math::{Fx, Vec2, wide_mul};
@@ -344,13 +343,14 @@ fn make_way<N: Neighbor>(
     None
 }
 
-/// The stall counter after a step: incremented (saturating) when the agent wanted to move and
-/// its new velocity made less than a sixteenth of its preferred speed of progress along its
-/// preferred direction, reset otherwise. `pref` is the agent's own preferred velocity (not the
-/// steered one).
-#[must_use]
+/// The stall counter after a step, from `stall` before it: incremented (saturating) when the
+/// agent wanted to move and its new velocity `new_velocity` made less than a sixteenth of its
+/// preferred speed (at most `max_speed`) of progress along its preferred direction, reset
+/// otherwise.
 ///
-/// `dir` is the preferred velocity's `length_and_direction()`.
+/// `dir` is the `length_and_direction()` of the agent's own preferred velocity (not the
+/// steered one); `None` (a zero preferred velocity) resets the counter.
+#[must_use]
 pub(crate) fn next_stall(
     stall: u16,
     dir: Option<(Fx, Vec2)>,

@@ -18,7 +18,7 @@
 //!   opposite way. RVO2 divides by zero here.
 
 use super::Line;
-use crate::AgentId;
+use crate::agent::AgentId;
 use crate::math::{
     Fx, FxReciprocal, HALF, Vec2, fx_div, narrow, sqrt_wide, unit_from_turns, wide_mul,
 };
@@ -327,19 +327,80 @@ impl PairHalf {
     #[must_use]
     #[inline]
     pub fn line_with_share(&self, me: &AgentState, other: &AgentState, share: Share) -> Line {
+        let pair = StoredPair {
+            u: self.u,
+            direction: self.direction,
+        };
+        pair.line(me.velocity, share, me.id < other.id)
+    }
+}
+
+/// A pair solution as the tick stores it: [`PairHalf`] without its branch (32 bytes instead of
+/// 40; the lines read only `u` and the direction). Its [`line`](Self::line) is the one
+/// expression of a pair's ORCA line ([`PairHalf::line_with_share`] calls it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StoredPair {
+    u: Vec2,
+    direction: Vec2,
+}
+
+impl StoredPair {
+    /// [`PairHalf::solve`] (without its branch) for a pair whose ids are known to ascend,
+    /// `lo.id < hi.id`, with τ and Δt prepared ([`solve_pair_prepared`]): the same pair, to the
+    /// last bit, as the `solve_pair` call `PairHalf::solve` makes, without a hardware division
+    /// by τ or Δt and without comparing the ids (the combined radius is a sum, the same either
+    /// way round). The tick's slots ascend by id: for slots `lo < hi` the ids ascend.
+    #[inline(always)]
+    pub(crate) fn solve_ordered_prepared(
+        lo: &AgentState,
+        hi: &AgentState,
+        times: &PairTimes,
+    ) -> Self {
+        debug_assert!(lo.id < hi.id);
+        let s = solve_pair_prepared(
+            hi.position - lo.position,
+            lo.velocity - hi.velocity,
+            lo.radius + hi.radius,
+            times,
+            (lo.id, hi.id),
+        );
+        Self {
+            u: s.u,
+            direction: s.direction,
+        }
+    }
+
+    /// The pair with `u` replaced by its half share's part, `u · ½` (each component as
+    /// [`line`](Self::line) computes it for [`Share::Half`]): its line for a half share is then
+    /// `line(velocity, Share::All, lower)`, the same values. `x · ½` in I32F32 is the product
+    /// `bits · 2³¹` shifted right by 32 (toward −∞), i.e. `bits >> 1`: written as that shift.
+    #[inline(always)]
+    pub(crate) fn halved(self) -> Self {
+        Self {
+            u: Vec2::from_bits(self.u.x.to_bits() >> 1, self.u.y.to_bits() >> 1),
+            direction: self.direction,
+        }
+    }
+
+    /// The ORCA line this pair induces on an agent of velocity `velocity`, taking `share` of
+    /// the avoidance; `lower` is whether the agent has the lower id of the pair (A, whose
+    /// frame the pair is solved in). B's line is the exact negation of A's correction and
+    /// direction.
+    #[inline(always)]
+    pub(crate) fn line(self, velocity: Vec2, share: Share, lower: bool) -> Line {
         let part = match share {
             Share::Half => Vec2::new(self.u.x * HALF, self.u.y * HALF),
             Share::All => self.u,
             Share::None => Vec2::ZERO,
         };
-        if me.id < other.id {
+        if lower {
             Line {
-                point: me.velocity + part,
+                point: velocity + part,
                 direction: self.direction,
             }
         } else {
             Line {
-                point: me.velocity - part,
+                point: velocity - part,
                 direction: -self.direction,
             }
         }

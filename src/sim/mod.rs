@@ -260,7 +260,7 @@ impl Simulator {
         if let Some(slot) = self.work.first_left_domain() {
             return Err(SimError::AgentLeftDomain(self.agents.ids()[slot]));
         }
-        self.agents.commit_motion(&self.work.outs);
+        self.work.commit_motion(&mut self.agents);
         self.global_time = global_time;
         self.tick = tick;
         Ok(())
