@@ -121,10 +121,12 @@ fn lp2_projected(
         scratch.push(line);
         if line.violation_wide(result) > 0 {
             let line_no = scratch.len() - 1;
+            // LP1 inlined; the common line numbers as constants (slices of constant length),
+            // so that its loop over the line bounds unrolls.
             result = match line_no {
                 // The first line (no obstacle lines, nothing pending; about 45 % of the calls
                 // in a dense crowd): no line bounds.
-                0 => lp1_looped(&[line], 0, radius, objective)?,
+                0 => lp1_looped(&scratch[..1], 0, radius, objective)?,
                 // The second (about 40 %): one line bound at most.
                 1 => lp1_looped(&scratch[..2], 1, radius, objective)?,
                 _ => lp1_looped(scratch, line_no, radius, objective)?,
