@@ -570,6 +570,33 @@ mod tests {
         (coordinate(), coordinate()).prop_map(|(x, y)| Vec2::new(x, y))
     }
 
+    /// `lines` (points and directions), then for each of `copies` `(at, shift, flip)` a copy of
+    /// line `at` (modulo their number), reversed if `flip`, moved by `shift` ulps along x (if
+    /// `along_x`) or y: parallel and antiparallel lines a few ulps apart.
+    pub(super) fn with_copies(
+        lines: Vec<(Vec2, Vec2)>,
+        copies: &[(usize, i64, bool)],
+        along_x: bool,
+    ) -> Vec<Line> {
+        let mut lines: Vec<Line> = lines
+            .into_iter()
+            .map(|(point, direction)| Line { point, direction })
+            .collect();
+        for &(at, shift, flip) in copies {
+            let mut copy = lines[at % lines.len()];
+            if flip {
+                copy.direction = -copy.direction;
+            }
+            if along_x {
+                copy.point.x += Fx::from_bits(shift);
+            } else {
+                copy.point.y += Fx::from_bits(shift);
+            }
+            lines.push(copy);
+        }
+        lines
+    }
+
     #[test]
     fn lp1_on_tangents_and_grid_ties() {
         // Speed 5; the horizontal lines y = 3 (chord x in [-4, 4]), y = 5 (tangent), the
@@ -655,19 +682,7 @@ mod tests {
             opt in vec2(),
             dir in direction(),
         ) {
-            let mut lines: Vec<Line> = lines
-                .into_iter()
-                .map(|(point, direction)| Line { point, direction })
-                .collect();
-            // Parallel and antiparallel copies, shifted by a few ulps.
-            for &(at, shift, flip) in &copies {
-                let mut copy = lines[at % lines.len()];
-                if flip {
-                    copy.direction = -copy.direction;
-                }
-                copy.point.x += Fx::from_bits(shift);
-                lines.push(copy);
-            }
+            let lines = with_copies(lines, &copies, true);
             check_lp1(
                 &lines,
                 Fx::from_bits(radius),

@@ -405,7 +405,7 @@ fn foot_quotients_dividing(ax: u64, ay: u64, k: u128, n: u128) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::orca::lp::tests::{ONE, direction, vec2};
+    use crate::orca::lp::tests::{ONE, direction, vec2, with_copies};
     use crate::orca::lp::{Lp2Outcome, lp2};
     use proptest::prelude::*;
 
@@ -658,18 +658,7 @@ mod tests {
             radius in prop_oneof![(0i64..24).prop_map(|k| k << 30), 0i64..(8 * ONE)],
             start in vec2(),
         ) {
-            let mut lines: Vec<Line> = lines
-                .into_iter()
-                .map(|(point, direction)| Line { point, direction })
-                .collect();
-            for &(at, shift, flip) in &copies {
-                let mut copy = lines[at % lines.len()];
-                if flip {
-                    copy.direction = -copy.direction;
-                }
-                copy.point.y += Fx::from_bits(shift);
-                lines.push(copy);
-            }
+            let mut lines = with_copies(lines, &copies, false);
             if let Some((point, directions)) = &pencil {
                 lines.extend(directions.iter().map(|&direction| Line { point: *point, direction }));
             }
