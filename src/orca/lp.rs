@@ -15,7 +15,7 @@
 //!
 //! # Fast paths and their plain forms
 //! [`lp1`] defers the circle's square root until the answer lies on the circle; its plain form
-//! is `lp1_eager` (RVO2's order: the root first, then [`clip`]), which it also runs beyond the
+//! is `lp1_eager` (RVO2's order: the root first, then `clip`), which it also runs beyond the
 //! range where the deferral is exact (`lazy_root_out_of_range`, with the proof). LP3's
 //! projected program inlines the same program with the loop for its line bounds
 //! (`lp1_looped`). The tests below compare `lp1` and `lp1_looped` with `lp1_eager` on random,
@@ -69,15 +69,15 @@ fn clamp_t(t: Fx) -> Fx {
 /// The circle bounds the line to `[−dot − s, −dot + s]` with `s = ⌊√disc⌋`; the square root is
 /// taken only when the answer lies on the circle. Every comparison with a circle bound is
 /// decided exactly without it (`y <= s` iff `y < 0` or `y² <= disc`), so the result is that of
-/// [`lp1_eager`] (which takes the root first and clips with [`clip`]) bit for bit: `None` iff a
+/// `lp1_eager` (which takes the root first and clips with `clip`) bit for bit: `None` iff a
 /// parallel line excludes the line or `max(t_left, L) > min(t_right, R)` for the tightest line
 /// bounds `L`, `R` (the order in which the loop finds it out changes nothing else), and the
-/// point is the same clamp of the same values. Beyond [`lazy_root_out_of_range`] (never in the
+/// point is the same clamp of the same values. Beyond `lazy_root_out_of_range` (never in the
 /// domain) it is `lp1_eager`.
 ///
-/// Lines 0, 1 and 2 take copies of [`lp1_end`] specialised for the sides their line bounds
+/// Lines 0, 1 and 2 take copies of `lp1_end` specialised for the sides their line bounds
 /// fall on (line 0 alone is a third of [`lp2`]'s calls in a dense crowd); later lines take
-/// [`line_bounds`]' loop, as [`lp1_looped`] (LP3's inlined copy) takes it for every line.
+/// `line_bounds`' loop, as `lp1_looped` (LP3's inlined copy) takes it for every line.
 #[must_use]
 pub fn lp1(lines: &[Line], line_no: usize, radius: Fx, objective: Objective) -> Option<Vec2> {
     let line = lines[line_no];

@@ -30,7 +30,7 @@ use crate::orca::Line;
 ///
 /// `scratch` is reused between calls (no allocation once warm).
 ///
-/// Bit-identical to RVO2's loop (build every projected line, then [`lp2`] over them; kept as
+/// Bit-identical to RVO2's loop (build every projected line, then [`lp2`](super::lp2) over them; kept as
 /// the test oracle `lp3_eager`), but a projected line is computed only when LP2 needs it. LP2
 /// first tests whether the current result violates the line, and only an LP1 call (on that
 /// line or a later one) reads the line itself. When the line's exact defining terms show that
@@ -68,7 +68,7 @@ pub fn lp3(
     result
 }
 
-/// [`lp2`] over `scratch` (the obstacle lines) followed by the projected lines of line `i` and
+/// [`lp2`](super::lp2) over `scratch` (the obstacle lines) followed by the projected lines of line `i` and
 /// the agent lines before it, the projected lines computed lazily (see [`lp3`]). `None` when
 /// LP2 is infeasible. Leaves in `scratch` the lines it computed.
 #[inline]
