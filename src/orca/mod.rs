@@ -4,9 +4,14 @@
 //! [`Line`]s and a velocity come out, so every branch is testable with hand-computed numbers.
 //!
 //! * [`lines`] builds ORCA half-planes (agent–agent here; obstacle lines in the obstacle module).
-//! * [`lp`] holds RVO2's incremental linear programs LP1, LP2 and LP3.
-//! * `reference` (feature `test-oracles`) is the brute-force candidate solver from seed 002,
-//!   used to check LP2.
+//! * [`lp`] holds RVO2's incremental linear programs LP1, LP2 and LP3, and [`lp::solve`], one
+//!   agent's velocity.
+//! * [`lens`] holds the same programs over the lens of the speed circle and the reachable
+//!   circle, for an agent with an acceleration limit
+//!   ([`AgentModel::max_accel`](crate::agent_model::AgentModel::max_accel)), and its braking
+//!   rule (docs/agent-model.md).
+//! * `reference` (feature `test-oracles`) is a brute-force candidate solver, the test oracle of
+//!   LP2 and of the lens LP.
 
 pub mod lens;
 pub mod lines;

@@ -1,4 +1,4 @@
-//! Brute-force reference solver (seed 002's candidate enumeration): **a test oracle for
+//! Brute-force reference solver (enumeration of the candidate optima): **a test oracle for
 //! [`lp2`](super::lp::lp2)**, not part of the tick.
 //!
 //! The optimum of "closest point to `pref` inside the speed circle and on the left of every
@@ -11,12 +11,12 @@
 //! * the intersections of each line with the speed circle (an edge meets the arc);
 //! * the radial projection of `pref` onto the speed circle (optimum in the interior of the arc).
 //!
-//! [`solve_lens`] adds seed 002's acceleration limit (a reachable circle, [`Lens`]) and its
-//! extra candidates: the circles' crossings, each line's intersections with the reachable
-//! circle, and the radial projection of `pref` onto it.
+//! [`solve_lens`] adds the acceleration limit (a reachable circle, [`Lens`]; see
+//! docs/agent-model.md) and its extra candidates: the circles' crossings, each line's
+//! intersections with the reachable circle, and the radial projection of `pref` onto it.
 //!
-//! (With no lines and `pref = 0`, `pref` is the zero vector, the seed's explicit extra
-//! candidate.) [`solve`] keeps the candidates that satisfy every half-plane and the circle within
+//! (With no lines and `pref = 0`, the candidate `pref` is the zero vector, the optimum.)
+//! [`solve`] keeps the candidates that satisfy every half-plane and the circle within
 //! a tolerance and returns the one closest to `pref`; `None` when no candidate qualifies, i.e.
 //! the program is infeasible (up to the tolerance). Parallel lines contribute no intersection;
 //! a duplicate, less strict line is simply never the binding one, so no special case is needed.
@@ -167,9 +167,9 @@ fn intersection(li: &Line, lj: &Line, max_speed: Fx) -> Option<Vec2> {
 
 // ------------------------------------------------------------------ with the reachable circle
 
-/// [`solve`] with the acceleration limit of seed 002: the closest point to `pref` inside the
+/// [`solve`] with an acceleration limit (docs/agent-model.md): the closest point to `pref` inside the
 /// lens of the speed circle and the reachable circle ([`Lens`]) and on the left of every line.
-/// The candidates are [`for_each_candidate`]'s (with the lens's speed) plus the seed's extra
+/// The candidates are [`for_each_candidate`]'s (with the lens's speed) plus the lens's own
 /// ones ([`for_each_lens_candidate`]); feasibility checks both circles. `None` when infeasible.
 #[must_use]
 pub fn solve_lens(lines: &[Line], lens: &Lens, pref: Vec2) -> Option<Vec2> {
@@ -212,7 +212,7 @@ pub fn is_feasible_lens(lines: &[Line], lens: &Lens, v: Vec2, tolerance: Fx) -> 
 }
 
 /// Every candidate of [`solve_lens`]: those of [`for_each_candidate`] for the speed circle,
-/// then seed 002's extra ones: the two circles' crossings, each line's intersections with the
+/// then the lens's own: the two circles' crossings, each line's intersections with the
 /// reachable circle, the radial projection of `pref` onto it, and its centre (the whole
 /// reachable disc when its radius is 0).
 pub fn for_each_lens_candidate(lines: &[Line], lens: &Lens, pref: Vec2, mut f: impl FnMut(Vec2)) {
@@ -255,7 +255,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_two_half_planes() {
+    fn two_half_planes_meet_at_a_vertex() {
         // v_x <= 0.75: the line x = 0.75 pointing +y (left side is x < 0.75).
         // v_y >= 0.2: the line y = 0.2 pointing +x (left side is y > 0.2).
         let lines = [line("0.75", "0", 0, 1), line("0", "0.2", 1, 0)];
