@@ -12,6 +12,7 @@
 //! | point on a closed segment | [`on_segment`] | yes |
 //! | how two closed segments meet | [`segment_intersection`], [`segments_intersect`] | yes |
 //! | squared distance point–segment, segment–segment | [`dist_sq_point_segment`], [`dist_sq_segment_segment`] | beside a segment: one stated rounding |
+//! | is that distance below, at or above `r` | [`cmp_dist_point_segment`], [`cmp_dist_segment_segment`] | yes |
 //! | signed area and turn of a ring | [`polygon_area2`], [`polygon_orientation`] | yes |
 //! | point in a ring (nonzero winding) | [`point_in_polygon`] | yes, boundary included |
 //!
@@ -21,7 +22,7 @@
 //! units, [`Vec2::det_wide`], [`Vec2::dot_wide`]). No sign, comparison or boundary case depends
 //! on a rounding, so the answers are the same on every platform and are the mathematically true
 //! ones for the given points. The distances are the one place where a quotient is rounded; their
-//! rustdoc states how.
+//! rustdoc states how, and their comparisons with a radius are exact (products up to 256 bits).
 //!
 //! # Domain
 //! Every function here is exact as stated and cannot overflow for points with
@@ -41,6 +42,7 @@
 //! a translated copy would not.
 
 use crate::math::{Fx, Vec2, wide_mul};
+use std::cmp::Ordering;
 
 /// Largest absolute coordinate for which every function of this module is exact as stated and
 /// cannot overflow: 2²⁹ (see the [module docs](self)).
@@ -255,9 +257,9 @@ fn collinear_intersection(p1: Vec2, p2: Vec2, q1: Vec2, q2: Vec2) -> SegmentInte
     let (p_lo, p_hi) = interval(p1, p2);
     let (q_lo, q_hi) = interval(q1, q2);
     match p_lo.max(q_lo).cmp(&p_hi.min(q_hi)) {
-        std::cmp::Ordering::Greater => SegmentIntersection::Disjoint,
-        std::cmp::Ordering::Equal => SegmentIntersection::Touching,
-        std::cmp::Ordering::Less => SegmentIntersection::Overlapping,
+        Ordering::Greater => SegmentIntersection::Disjoint,
+        Ordering::Equal => SegmentIntersection::Touching,
+        Ordering::Less => SegmentIntersection::Overlapping,
     }
 }
 
@@ -380,6 +382,92 @@ pub fn dist_sq_segment_segment(p1: Vec2, p2: Vec2, q1: Vec2, q2: Vec2) -> i128 {
         .min(dist_sq_point_segment(q1, q2, p2))
         .min(dist_sq_point_segment(p1, p2, q1))
         .min(dist_sq_point_segment(p1, p2, q2))
+}
+
+/// The exact 256-bit product of two `u128` values as `(high, low)` halves (compare two of them
+/// as tuples).
+#[must_use]
+pub(crate) fn mul_u128_wide(a: u128, b: u128) -> (u128, u128) {
+    const LO: u128 = u64::MAX as u128;
+    let (a1, a0) = (a >> 64, a & LO);
+    let (b1, b0) = (b >> 64, b & LO);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    // Every partial product is below 2¹²⁸; the middle sum of three 64-bit halves fits too.
+    let mid = (p00 >> 64) + (p01 & LO) + (p10 & LO);
+    let low = (p00 & LO) | (mid << 64);
+    let high = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+    (high, low)
+}
+
+/// How the distance from `q` to the closed segment `a b` compares with `r`, exact:
+/// [`Ordering::Less`] when `q` is closer than `r`, [`Ordering::Equal`] at exactly `r`. No
+/// rounding: squared distances are compared with `r²` as exact integers, beside the segment as
+/// `det(b − a, q − a)² ⋛ r²·|b − a|²` in 256 bits. A negative `r` is below every distance
+/// ([`Ordering::Greater`]). `a == b` is allowed.
+///
+/// Where [`dist_sq_point_segment`] rounds (beside a segment), a comparison of its result with
+/// `r²` can be off near the boundary; this one cannot.
+///
+/// ```
+/// use lockstep_orca::geom::cmp_dist_point_segment;
+/// use lockstep_orca::{Fx, Vec2};
+/// use std::cmp::Ordering;
+///
+/// // A wall from (0, 0) to (3, 4) and a point 5 units beside its middle.
+/// let (a, b) = (Vec2::from_int(0, 0), Vec2::from_int(3, 4));
+/// let q = Vec2::new(Fx::lit("5.5"), Fx::from_num(-1));
+/// let five = Fx::from_num(5);
+/// assert_eq!(cmp_dist_point_segment(a, b, q, five), Ordering::Equal);
+/// assert_eq!(cmp_dist_point_segment(a, b, q, five + Fx::DELTA), Ordering::Less);
+/// assert_eq!(cmp_dist_point_segment(a, b, q, five - Fx::DELTA), Ordering::Greater);
+/// ```
+#[must_use]
+pub fn cmp_dist_point_segment(a: Vec2, b: Vec2, q: Vec2, r: Fx) -> Ordering {
+    if r < Fx::ZERO {
+        return Ordering::Greater;
+    }
+    let r_sq = wide_mul(r, r);
+    let e = b - a;
+    let d = q - a;
+    let s_num = d.dot_wide(e);
+    if s_num <= 0 {
+        return d.length_squared_wide().cmp(&r_sq);
+    }
+    let len_sq = e.length_squared_wide();
+    if s_num >= len_sq {
+        return (q - b).length_squared_wide().cmp(&r_sq);
+    }
+    let det = e.det_wide(d).unsigned_abs();
+    mul_u128_wide(det, det).cmp(&mul_u128_wide(r_sq.unsigned_abs(), len_sq.unsigned_abs()))
+}
+
+/// How the distance between the closed segments `p1 p2` and `q1 q2` compares with `r`, exact
+/// (zero when they intersect; otherwise the least endpoint-to-segment distance, each compared
+/// as [`cmp_dist_point_segment`] does). A gap between two walls is narrower than `2r` exactly
+/// when this is [`Ordering::Less`] for `2r`.
+///
+/// ```
+/// use lockstep_orca::geom::cmp_dist_segment_segment;
+/// use lockstep_orca::{Fx, Vec2};
+/// use std::cmp::Ordering;
+///
+/// let v = Vec2::from_int;
+/// // Two walls 1.5 apart: a unit of radius 0.75 just fits, one of radius 0.76 does not.
+/// let (a, b) = (v(0, 0), v(0, 5));
+/// let (c, d) = (Vec2::new(Fx::lit("1.5"), Fx::ZERO), Vec2::new(Fx::lit("1.5"), Fx::from_num(5)));
+/// assert_eq!(cmp_dist_segment_segment(a, b, c, d, Fx::lit("1.5")), Ordering::Equal);
+/// assert_eq!(cmp_dist_segment_segment(a, b, c, d, Fx::lit("1.52")), Ordering::Less);
+/// assert_eq!(cmp_dist_segment_segment(a, b, b, c, Fx::ZERO), Ordering::Equal); // they touch
+/// ```
+#[must_use]
+pub fn cmp_dist_segment_segment(p1: Vec2, p2: Vec2, q1: Vec2, q2: Vec2, r: Fx) -> Ordering {
+    if segments_intersect(p1, p2, q1, q2) {
+        return Fx::ZERO.cmp(&r);
+    }
+    cmp_dist_point_segment(q1, q2, p1, r)
+        .min(cmp_dist_point_segment(q1, q2, p2, r))
+        .min(cmp_dist_point_segment(p1, p2, q1, r))
+        .min(cmp_dist_point_segment(p1, p2, q2, r))
 }
 
 /// Twice the signed area of a ring as `carry · 2¹²⁸ + sum`, exact for any [`Fx`] coordinates
@@ -565,6 +653,26 @@ mod tests {
         let q = Vec2::from_bits(1 << 32, -(1 << 32) + 1);
         let p = Fx::from_bits((1 << 33) - 1);
         assert_eq!(dist_sq_point_segment(a, b, q), wide_mul(p, p));
+    }
+
+    #[test]
+    fn wide_product_is_exact() {
+        assert_eq!(mul_u128_wide(3, 5), (0, 15));
+        assert_eq!(mul_u128_wide(u128::MAX, u128::MAX), (u128::MAX - 1, 1));
+        assert_eq!(mul_u128_wide(1 << 127, 4), (2, 0));
+        let a = 0x1234_5678_9abc_def0_1122_3344_5566_7788_u128;
+        let b = 0x0fed_cba9_8765_4321_u128;
+        // a·b < 2¹⁸⁸: check against a split by hand (b < 2⁶⁴, so high = (a >> 64)·b >> 64 ...).
+        let (a1, a0) = (a >> 64, a & u128::from(u64::MAX));
+        let low = a0 * b;
+        let high_part = a1 * b + (low >> 64);
+        assert_eq!(
+            mul_u128_wide(a, b),
+            (
+                high_part >> 64,
+                (high_part << 64) | (low & u128::from(u64::MAX))
+            )
+        );
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! Position-scale helpers of the obstacle code that are not general geometry: the exact sign of
-//! a determinant against RVO2's tangent legs ([`tangent_det_sign`]), the 256-bit product it
-//! compares with, and a conservative length.
+//! a determinant against RVO2's tangent legs ([`tangent_det_sign`]) and a conservative length.
 //!
-//! The general exact predicates (orientation, segment intersection, point–segment distance) are
-//! in [`crate::geom`]. Every function takes differences only, so its result is invariant under
+//! The general exact predicates (orientation, segment intersection, point–segment distance) and
+//! the 256-bit product are in [`crate::geom`]. Every function takes differences only, so its result is invariant under
 //! translation of all inputs.
 
+use crate::geom::mul_u128_wide;
 use crate::math::{Fx, Vec2, wide_mul};
 use std::cmp::Ordering;
 
@@ -14,20 +14,6 @@ use std::cmp::Ordering;
 #[must_use]
 pub fn length_ceil(v: Vec2) -> Fx {
     Fx::from_bits(v.length().to_bits().saturating_add(1))
-}
-
-/// The exact 256-bit product of two `u128` values as `(high, low)` halves.
-#[must_use]
-pub fn mul_u128_wide(a: u128, b: u128) -> (u128, u128) {
-    const LO: u128 = u64::MAX as u128;
-    let (a1, a0) = (a >> 64, a & LO);
-    let (b1, b0) = (b >> 64, b & LO);
-    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    // Every partial product is below 2¹²⁸; the middle sum of three 64-bit halves fits too.
-    let mid = (p00 >> 64) + (p01 & LO) + (p10 & LO);
-    let low = (p00 & LO) | (mid << 64);
-    let high = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
-    (high, low)
 }
 
 /// Sign of `det(leg, q)` for the **exact** tangent direction `leg` from a point to the disc of
@@ -85,26 +71,6 @@ mod tests {
 
     fn v(x: i32, y: i32) -> Vec2 {
         Vec2::from_int(x, y)
-    }
-
-    #[test]
-    fn wide_product_is_exact() {
-        assert_eq!(mul_u128_wide(3, 5), (0, 15));
-        assert_eq!(mul_u128_wide(u128::MAX, u128::MAX), (u128::MAX - 1, 1));
-        assert_eq!(mul_u128_wide(1 << 127, 4), (2, 0));
-        let a = 0x1234_5678_9abc_def0_1122_3344_5566_7788_u128;
-        let b = 0x0fed_cba9_8765_4321_u128;
-        // a·b < 2¹⁸⁸: check against a split by hand (b < 2⁶⁴, so high = (a >> 64)·b >> 64 ...).
-        let (a1, a0) = (a >> 64, a & u128::from(u64::MAX));
-        let low = a0 * b;
-        let high_part = a1 * b + (low >> 64);
-        assert_eq!(
-            mul_u128_wide(a, b),
-            (
-                high_part >> 64,
-                (high_part << 64) | (low & u128::from(u64::MAX))
-            )
-        );
     }
 
     #[test]

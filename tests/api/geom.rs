@@ -10,7 +10,7 @@
 use lockstep_orca::geom::{
     self, Containment, MAX_EXACT_COORD, Orientation, SegmentIntersection as S,
 };
-use lockstep_orca::math::wide_mul;
+use lockstep_orca::math::{sqrt_wide, wide_mul};
 use lockstep_orca::{Fx, Vec2};
 use proptest::prelude::*;
 use std::cmp::Ordering;
@@ -244,6 +244,28 @@ fn oracle_intersection(p1: Vec2, p2: Vec2, q1: Vec2, q2: Vec2) -> S {
     }
 }
 
+/// The exact distance from `q` to the segment `a b` against `r`: the least of the candidates
+/// `|q − a|`, `|q − b|` and, when the foot of the perpendicular lies on the segment, the
+/// perpendicular distance, each compared squared.
+fn oracle_cmp_dist(a: Vec2, b: Vec2, q: Vec2, r: Fx) -> Ordering {
+    if r < Fx::ZERO {
+        return Ordering::Greater;
+    }
+    let r = Big::from_i128(i128::from(r.to_bits()));
+    let r_sq = r.mul(&r);
+    let (da, db) = (vd(a, q), vd(b, q));
+    let mut least = dot(&da, &da).cmp(&r_sq).min(dot(&db, &db).cmp(&r_sq));
+    if a != b {
+        let e = vd(a, b);
+        let (t, len_sq) = (dot(&da, &e), dot(&e, &e));
+        if t >= Big::zero() && t <= len_sq {
+            let det = cross(&e, &da);
+            least = least.min(det.mul(&det).cmp(&r_sq.mul(&len_sq)));
+        }
+    }
+    least
+}
+
 /// Twice the ring's signed area as a triangle fan from its first vertex.
 fn oracle_area2(ring: &[Vec2]) -> Big {
     (1..ring.len().saturating_sub(1)).fold(Big::zero(), |acc, i| {
@@ -421,6 +443,39 @@ proptest! {
     }
 
     #[test]
+    fn distance_comparisons_are_exact(
+        (p1, p2, q1, q2) in segments(),
+        near in any::<bool>(),
+        k in -3i64..=3,
+        far in 0..=i64::MAX,
+    ) {
+        // r near the rounded distance (so within an ulp or two of the exact one), or anywhere.
+        let r = |d_sq: i128| {
+            if near {
+                Fx::from_bits(sqrt_wide(d_sq).to_bits() + k)
+            } else {
+                Fx::from_bits(far)
+            }
+        };
+        let rp = r(geom::dist_sq_point_segment(q1, q2, p1));
+        prop_assert_eq!(
+            geom::cmp_dist_point_segment(q1, q2, p1, rp),
+            oracle_cmp_dist(q1, q2, p1, rp)
+        );
+        let rs = r(geom::dist_sq_segment_segment(p1, p2, q1, q2));
+        let exact = if oracle_intersection(p1, p2, q1, q2) == S::Disjoint {
+            [(q1, q2, p1), (q1, q2, p2), (p1, p2, q1), (p1, p2, q2)]
+                .map(|(a, b, q)| oracle_cmp_dist(a, b, q, rs))
+                .into_iter()
+                .min()
+                .unwrap()
+        } else {
+            Fx::ZERO.cmp(&rs)
+        };
+        prop_assert_eq!(geom::cmp_dist_segment_segment(p1, p2, q1, q2, rs), exact);
+    }
+
+    #[test]
     fn segment_distance_is_zero_when_they_meet((p1, p2, q1, q2) in segments()) {
         let got = geom::dist_sq_segment_segment(p1, p2, q1, q2);
         let meet = oracle_intersection(p1, p2, q1, q2) != S::Disjoint;
@@ -552,6 +607,21 @@ fn distance_cases_by_hand() {
     assert_eq!(
         corner,
         2 * wide_mul(m + m, m + m) - 2 * wide_mul(m + m, Fx::DELTA) + 1
+    );
+    // A segment one ulp by one ulp (exact length √2 ulps, floored to 1) and a point √2 units
+    // beside it, less an ulp: the rounded distance says 2, the exact comparison says below 1.5.
+    let (a, b) = (Vec2::ZERO, Vec2::from_bits(1, 1));
+    let q = Vec2::from_bits(1 << 32, -(1 << 32) + 1);
+    let one_and_half = Fx::lit("1.5");
+    assert!(geom::dist_sq_point_segment(a, b, q) > wide_mul(one_and_half, one_and_half));
+    assert_eq!(
+        geom::cmp_dist_point_segment(a, b, q, one_and_half),
+        Ordering::Less
+    );
+    assert_eq!(oracle_cmp_dist(a, b, q, one_and_half), Ordering::Less);
+    assert_eq!(
+        geom::cmp_dist_point_segment(a, b, q, -Fx::DELTA),
+        Ordering::Greater
     );
     // Segments: crossing, touching, apart, a point.
     assert_eq!(
