@@ -364,7 +364,8 @@ pub fn dist_sq_point_segment(a: Vec2, b: Vec2, q: Vec2) -> i128 {
 /// use lockstep_orca::{Fx, Vec2};
 ///
 /// let v = Vec2::from_int;
-/// assert_eq!(dist_sq_segment_segment(v(0, 0), v(2, 0), v(3, -1), v(3, 1)), wide_mul(Fx::ONE, Fx::ONE));
+/// let one = wide_mul(Fx::ONE, Fx::ONE);
+/// assert_eq!(dist_sq_segment_segment(v(0, 0), v(2, 0), v(3, -1), v(3, 1)), one);
 /// assert_eq!(dist_sq_segment_segment(v(0, 0), v(2, 2), v(0, 2), v(2, 0)), 0);
 /// ```
 #[must_use]
@@ -501,7 +502,8 @@ fn area2_parts(ring: &[Vec2]) -> (i64, i128) {
 /// use lockstep_orca::math::wide_mul;
 /// use lockstep_orca::{Fx, Vec2};
 ///
-/// let square = [Vec2::from_int(0, 0), Vec2::from_int(3, 0), Vec2::from_int(3, 3), Vec2::from_int(0, 3)];
+/// let v = Vec2::from_int;
+/// let square = [v(0, 0), v(3, 0), v(3, 3), v(0, 3)];
 /// let nine = wide_mul(Fx::from_num(9), Fx::ONE);
 /// assert_eq!(polygon_area2(&square), Some(2 * nine));
 /// let clockwise: Vec<Vec2> = square.iter().rev().copied().collect();

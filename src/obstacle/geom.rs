@@ -2,8 +2,8 @@
 //! a determinant against RVO2's tangent legs ([`tangent_det_sign`]) and a conservative length.
 //!
 //! The general exact predicates (orientation, segment intersection, point–segment distance) and
-//! the 256-bit product are in [`crate::geom`]. Every function takes differences only, so its result is invariant under
-//! translation of all inputs.
+//! the 256-bit product are in [`crate::geom`]. Every function takes differences only, so its
+//! result is invariant under translation of all inputs.
 
 use crate::geom::mul_u128_wide;
 use crate::math::{Fx, Vec2, wide_mul};

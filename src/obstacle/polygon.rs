@@ -18,8 +18,9 @@
 //! polygon), coordinates outside the domain, zero-length edges (repeated consecutive vertices,
 //! including last = first of a polygon), polygons whose vertices are all collinear, and
 //! self-intersection (any two edges sharing a point other than the vertex joining neighbours,
-//! and neighbours that fold back onto each other). The intersection test is exact ([`crate::geom`]) and
-//! `O(n²)` in the number of vertices of one obstacle. Different obstacles may overlap.
+//! and neighbours that fold back onto each other). The intersection test is exact
+//! ([`crate::geom`]) and `O(n²)` in the number of vertices of one obstacle. Different obstacles
+//! may overlap.
 
 use super::ObstacleId;
 use crate::domain::check_point;
