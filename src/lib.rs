@@ -28,6 +28,7 @@
 //! | [`Agents`] | the agent store: every agent's state by slot, read-only (`sim.agents()`) |
 //! | [`math`] | [`Fx`] (Q32.32) and [`Vec2`], with every rounding rule stated |
 //! | [`domain`] | the guaranteed numeric domain and its checks |
+//! | [`geom`] | exact plane geometry: orientation, segment intersection, point–segment distance, polygon area and containment |
 //! | [`orca`] | the pure ORCA core: agent lines, LP1/LP2/LP3 |
 //! | [`obstacle`] | static obstacles: validation, BSP tree, obstacle lines, visibility |
 //! | [`command`] | lockstep inputs queued per tick, applied in canonical order |
@@ -55,6 +56,7 @@ pub mod command;
 pub mod docs;
 pub mod domain;
 mod error;
+pub mod geom;
 #[cfg(feature = "scenario")]
 pub mod golden;
 pub mod hash;

@@ -23,8 +23,9 @@
 //! than the radius to the path", whichever split choice built the tree. The one exception is
 //! [`Bsp::query_fragments`], RVO2's fragment semantics, which returns the tree's fragments.
 
-use super::geom::{dist_sq_point_segment, dist_sq_segment_segment, left_of, length_ceil};
+use super::geom::length_ceil;
 use super::polygon::ObstacleVertex;
+use crate::geom::{dist_sq_point_segment, dist_sq_segment_segment, left_of, ratio, wide};
 use crate::math::{Fx, Vec2, wide_mul};
 
 /// No child.
@@ -470,7 +471,7 @@ impl Bsp {
         };
         self.fragments_rec(near, q, range_sq, start, out);
         // Distance from `q` to the fragment's line, compared squared as RVO2 does.
-        let line_dist = super::geom::ratio(l.abs(), super::geom::wide(node.frag_len));
+        let line_dist = ratio(l.abs(), wide(node.frag_len));
         if wide_mul(line_dist, line_dist) < range_sq {
             if l < 0 {
                 // `q` is on the fragment's right side (can see it): RVO2's

@@ -24,7 +24,8 @@
 //! which is bounded because that branch requires the vertex to be within reach.
 
 use super::ObstacleAgent;
-use super::geom::{ratio, tangent_det_sign, wide};
+use super::geom::tangent_det_sign;
+use crate::geom::{ratio, wide};
 use crate::math::{EPSILON, Fx, Vec2, div_trunc, sqrt_wide, wide_mul};
 use crate::orca::Line;
 use std::cmp::Ordering;

@@ -18,13 +18,14 @@
 //! polygon), coordinates outside the domain, zero-length edges (repeated consecutive vertices,
 //! including last = first of a polygon), polygons whose vertices are all collinear, and
 //! self-intersection (any two edges sharing a point other than the vertex joining neighbours,
-//! and neighbours that fold back onto each other). The intersection test is exact and
-//! `O(n²)` in the number of vertices of one obstacle. Different obstacles may overlap.
+//! and neighbours that fold back onto each other). The intersection test is exact
+//! ([`crate::geom`]) and `O(n²)` in the number of vertices of one obstacle. Different obstacles
+//! may overlap.
 
 use super::ObstacleId;
-use super::geom::{left_of, segments_intersect};
 use crate::domain::check_point;
 use crate::error::SimError;
+use crate::geom::{Orientation, left_of, polygon_orientation, segments_intersect};
 use crate::math::Vec2;
 
 /// One obstacle vertex and the edge it starts (RVO2's `Obstacle`).
@@ -116,13 +117,8 @@ pub fn validate(shape: &super::ObstacleShape) -> Result<(), SimError> {
             }
         }
     }
-    if closed {
-        let area2: i128 = (0..n)
-            .map(|i| vertices[i].det_wide(vertices[(i + 1) % n]))
-            .sum();
-        if area2 == 0 {
-            return Err(SimError::InvalidObstacle("polygon has zero signed area"));
-        }
+    if closed && polygon_orientation(vertices) == Orientation::Collinear {
+        return Err(SimError::InvalidObstacle("polygon has zero signed area"));
     }
     Ok(())
 }

@@ -3,9 +3,11 @@
 
 use super::{EventAction, Scenario};
 use crate::agent::AgentId;
+use crate::geom::{
+    Containment, Orientation, dist_sq_point_segment, point_in_polygon, polygon_orientation,
+};
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 use crate::obstacle::ObstacleShape;
-use crate::obstacle::geom::{dist_sq_point_segment, left_of};
 use std::fmt;
 
 /// `max_ticks` above this (or 0) is reported as absurd: a million ticks is about 70 hours of
@@ -220,16 +222,12 @@ impl fmt::Display for ObstacleKind {
 #[must_use]
 pub fn obstacle_kind(shape: &ObstacleShape) -> ObstacleKind {
     match shape {
-        ObstacleShape::Polygon(v) if area2(v) > 0 => ObstacleKind::Solid,
+        ObstacleShape::Polygon(v) if polygon_orientation(v) == Orientation::CounterClockwise => {
+            ObstacleKind::Solid
+        }
         ObstacleShape::Polygon(_) => ObstacleKind::Room,
         ObstacleShape::Polyline(_) => ObstacleKind::Wall,
     }
-}
-
-/// Twice the signed area of a closed ring (positive: counter-clockwise), exact.
-fn area2(ring: &[Vec2]) -> i128 {
-    let n = ring.len();
-    (0..n).map(|i| ring[i].det_wide(ring[(i + 1) % n])).sum()
 }
 
 /// The edges of a shape: a polygon's closed ring, a polyline's open chain.
@@ -243,25 +241,6 @@ fn edges(shape: &ObstacleShape) -> impl Iterator<Item = (Vec2, Vec2)> + '_ {
     (0..count).map(move |i| (v[i], v[(i + 1) % n]))
 }
 
-/// Whether `p` lies strictly inside the simple polygon `ring` (winding number, exact `i128`
-/// orientation tests; points on the boundary may go either way, callers test the boundary
-/// separately).
-fn inside(ring: &[Vec2], p: Vec2) -> bool {
-    let n = ring.len();
-    let mut winding = 0i32;
-    for i in 0..n {
-        let (a, b) = (ring[i], ring[(i + 1) % n]);
-        if a.y <= p.y {
-            if b.y > p.y && left_of(a, b, p) > 0 {
-                winding += 1;
-            }
-        } else if b.y <= p.y && left_of(a, b, p) < 0 {
-            winding -= 1;
-        }
-    }
-    winding != 0
-}
-
 /// Smallest squared distance (raw Q64.64) from `p` to an edge of `shape`.
 fn edge_dist_sq(shape: &ObstacleShape, p: Vec2) -> i128 {
     edges(shape)
@@ -272,12 +251,18 @@ fn edge_dist_sq(shape: &ObstacleShape, p: Vec2) -> i128 {
 
 /// Whether `p` is on an edge of `shape` (`Some(true)`), strictly inside the solid part of it
 /// (a counter-clockwise polygon's interior, `Some(false)`), or neither (`None`).
+///
+/// "On an edge" is a squared distance that rounds to zero ([`dist_sq_point_segment`]): every
+/// point exactly on an edge, and possibly one within about an ulp of it. Any other point is off
+/// the boundary, where [`point_in_polygon`] is the exact winding-number test.
 fn blocked(shape: &ObstacleShape, solid: bool, p: Vec2) -> Option<bool> {
     if edge_dist_sq(shape, p) == 0 {
         return Some(true);
     }
     match shape {
-        ObstacleShape::Polygon(v) if solid && inside(v, p) => Some(false),
+        ObstacleShape::Polygon(v) if solid && point_in_polygon(v, p) == Containment::Inside => {
+            Some(false)
+        }
         _ => None,
     }
 }

@@ -14,6 +14,7 @@ mod domain_edges;
 mod domain_reach;
 #[cfg(feature = "scenario")]
 mod errors;
+mod geom;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;
 mod obstacles_api;
