@@ -1,16 +1,16 @@
 //! The wire format (`lockstep_orca::netcode`'s `wire` module): the size against bincode 1, the
 //! exact bytes of every order kind, and the grid rounding.
 
-use lockstep_orca::netcode::{INPUT_WIRE_BYTES, NetInput, Order};
+use lockstep_orca::netcode::{INPUT_WIRE_BYTES, NetInput, PlayerOrder};
 use lockstep_orca::{AgentId, Fx, Vec2};
 
 #[test]
 fn the_input_is_68_bytes_on_the_wire() {
-    let order = Order::MoveTo {
+    let order = PlayerOrder::MoveTo {
         unit: AgentId(7),
         goal: Vec2::from_int(-3, 1000),
     };
-    let input = NetInput::from_orders(&[order, Order::Stop { unit: AgentId(2) }])
+    let input = NetInput::from_orders(&[order, PlayerOrder::Stop { unit: AgentId(2) }])
         .unwrap()
         .with_hash(120, 0x0123_4567_89ab_cdef_0011_2233_4455_6677);
     let wire = bincode1::serialize(&input).unwrap();
@@ -35,24 +35,24 @@ fn every_order_kind_has_its_pinned_bytes() {
     // Off the 1/1024 grid and negative: rounded toward −∞.
     let off_grid = Vec2::from_bits(-(3 << 32) - 1, (1000 << 32) + 5);
     let first = NetInput::from_orders(&[
-        Order::MoveTo {
+        PlayerOrder::MoveTo {
             unit: AgentId(7),
             goal: off_grid,
         },
-        Order::QueueMove {
+        PlayerOrder::QueueMove {
             unit: AgentId(0x0102_0304),
             goal: Vec2::from_int(-1_000_000, 1_000_000),
         },
-        Order::Stop { unit: AgentId(2) },
-        Order::Spawn {
+        PlayerOrder::Stop { unit: AgentId(2) },
+        PlayerOrder::Spawn {
             position: Vec2::new(Fx::lit("0.5"), Fx::lit("-0.25")),
         },
     ])
     .unwrap()
     .with_hash(120, 0x0123_4567_89ab_cdef_0011_2233_4455_6677);
     let second = NetInput::from_orders(&[
-        Order::Remove { unit: AgentId(9) },
-        Order::SetPriority {
+        PlayerOrder::Remove { unit: AgentId(9) },
+        PlayerOrder::SetPriority {
             unit: AgentId(u32::MAX),
             priority: 200,
         },
@@ -81,7 +81,7 @@ fn every_order_kind_has_its_pinned_bytes() {
     let decoded = first.orders[0].decode().unwrap();
     assert_eq!(
         decoded,
-        Some(Order::MoveTo {
+        Some(PlayerOrder::MoveTo {
             unit: AgentId(7),
             goal: Vec2::from_bits(-(3073 << 22), 1000 << 32),
         })
