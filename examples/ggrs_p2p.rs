@@ -17,7 +17,7 @@
 
 use ggrs::{DesyncDetection, GgrsError, GgrsEvent, PlayerType, SessionBuilder, SessionState};
 use ggrs::{P2PSession, UdpNonBlockingSocket};
-use lockstep_orca::netcode::{NetConfig, NetGame, NetInput, Order};
+use lockstep_orca::netcode::{NetConfig, NetGame, NetInput, PlayerOrder};
 use lockstep_orca::{AgentId, Fx, Simulator, SimulatorParams, Vec2};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -141,33 +141,33 @@ fn new_game() -> NetGame {
 /// The deterministic order script of `player` at `frame`: the group crosses to the other
 /// side and back every 80 frames (in two inputs, four orders fit one), queues a detour,
 /// changes a priority, stops a unit, spawns one and removes it.
-fn script(player: usize, frame: i32, units: &[AgentId]) -> Vec<Order> {
+fn script(player: usize, frame: i32, units: &[AgentId]) -> Vec<PlayerOrder> {
     let side = if (frame / 80) % 2 == 0 { 1 } else { -1 };
     let side = if player == 0 { side } else { -side };
     let goal = |k: usize| Vec2::from_int(20 * side, k as i32 * 4 - 10);
     match frame % 80 {
         3 => (0..4)
-            .map(|k| Order::MoveTo {
+            .map(|k| PlayerOrder::MoveTo {
                 unit: units[k],
                 goal: goal(k),
             })
             .collect(),
         4 => (4..6)
-            .map(|k| Order::MoveTo {
+            .map(|k| PlayerOrder::MoveTo {
                 unit: units[k],
                 goal: goal(k),
             })
             .collect(),
-        30 => vec![Order::QueueMove {
+        30 => vec![PlayerOrder::QueueMove {
             unit: units[0],
             goal: Vec2::from_int(0, 30),
         }],
-        50 => vec![Order::SetPriority {
+        50 => vec![PlayerOrder::SetPriority {
             unit: units[1],
             priority: (frame % 256) as u8,
         }],
-        60 => vec![Order::Stop { unit: units[2] }],
-        70 if frame == 70 => vec![Order::Spawn {
+        60 => vec![PlayerOrder::Stop { unit: units[2] }],
+        70 if frame == 70 => vec![PlayerOrder::Spawn {
             position: Vec2::from_int(0, if player == 0 { -40 } else { 40 }),
         }],
         _ => vec![],

@@ -595,8 +595,8 @@ const ERROR_ENUMS: &[(&str, &str)] = &[
     ("src/replay/mod.rs", "VerifyReport"),
     ("src/scenario.rs", "ScenarioError"),
     // The ggrs adapter (feature `ggrs`; the scanner reads text, so it runs without the feature).
-    ("src/netcode.rs", "NetError"),
-    ("src/netcode.rs", "OrderError"),
+    ("src/netcode/mod.rs", "NetError"),
+    ("src/netcode/wire.rs", "PlayerOrderError"),
 ];
 
 /// Every variant of every error enum is produced by some test: the tests name it as

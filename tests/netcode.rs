@@ -1,15 +1,18 @@
 //! The ggrs adapter (`lockstep_orca::netcode`): SyncTest on every golden scene, a deliberately
 //! non-deterministic step caught, hostile inputs, orders, save/load, the lockstep hash
-//! exchange, every variant of `NetError` and `OrderError`, and the two-process example
-//! (`examples/ggrs_p2p.rs`) on loopback.
+//! exchange, a pinned checksum, every variant of `NetError` and `PlayerOrderError`, and the
+//! two-process example (`examples/ggrs_p2p.rs`) on loopback (`netcode/p2p.rs`). The wire
+//! format's tests are in `netcode/wire.rs`.
 
 #[path = "netcode/p2p.rs"]
 mod p2p;
+#[path = "netcode/wire.rs"]
+mod wire;
 
 use ggrs::{GgrsError, InputStatus, SessionBuilder};
 use lockstep_orca::netcode::{
-    INPUT_WIRE_BYTES, MAX_UNITS_PER_PLAYER, NetConfig, NetError, NetGame, NetInput, Order,
-    OrderError, Rejection, WireOrder, kind,
+    INPUT_WIRE_BYTES, MAX_UNITS_PER_PLAYER, NetConfig, NetError, NetGame, NetInput, PlayerOrder,
+    PlayerOrderError, Rejection, WireOrder, kind,
 };
 use lockstep_orca::scenario::Scenario;
 use lockstep_orca::snapshot::{HEADER_BYTES, TRAILER_BYTES};
@@ -32,7 +35,7 @@ impl Rng {
 /// The synthetic orders of `player` at `frame`, given the game's first units and their start
 /// positions (fixed at the start, so the script is a function of the frame alone).
 fn script(player: usize, frame: i32, units: &[(AgentId, Vec2)]) -> NetInput {
-    let bad = Order::Stop {
+    let bad = PlayerOrder::Stop {
         unit: AgentId(u32::MAX - 1),
     };
     let Some(&(u, p)) = units.first() else {
@@ -50,25 +53,25 @@ fn script(player: usize, frame: i32, units: &[(AgentId, Vec2)]) -> NetInput {
         return input;
     };
     let off = Vec2::from_int(if player == 0 { 6 } else { -6 }, 3);
-    let orders: Vec<Order> = match frame {
-        5 => vec![Order::MoveTo {
+    let orders: Vec<PlayerOrder> = match frame {
+        5 => vec![PlayerOrder::MoveTo {
             unit: u,
             goal: p + off,
         }],
         9 => vec![
-            Order::QueueMove { unit: u, goal: p },
-            Order::SetPriority {
+            PlayerOrder::QueueMove { unit: u, goal: p },
+            PlayerOrder::SetPriority {
                 unit: u,
                 priority: 200,
             },
         ],
         // Another player's unit, or a unit that does not exist: skipped.
         13 => vec![bad],
-        20 => vec![Order::Spawn {
+        20 => vec![PlayerOrder::Spawn {
             position: p + off + off,
         }],
-        30 => vec![Order::Stop { unit: u }],
-        40 if units.len() > 1 => vec![Order::Remove { unit: units[1].0 }],
+        30 => vec![PlayerOrder::Stop { unit: u }],
+        40 if units.len() > 1 => vec![PlayerOrder::Remove { unit: units[1].0 }],
         _ => vec![],
     };
     let mut input = NetInput::from_orders(&orders).unwrap();
@@ -232,6 +235,34 @@ fn hostile_inputs_are_skipped_identically_and_never_panic() {
     assert!(NetInput::from_bytes(&[0; 3]).is_err());
 }
 
+/// The adapter's bytes and the checksum after 50 scripted frames, pinned: a change is a new
+/// checksum, which a peer of the old version reports as a desync.
+#[test]
+fn the_checksum_of_a_scripted_game_is_pinned() {
+    let mut game = two_unit_game();
+    let units: Vec<_> = (0..2).map(|p| first_units(&game, p)).collect();
+    for frame in 0..50 {
+        let inputs: Vec<_> = (units.iter().enumerate())
+            .map(|(p, u)| (script(p, frame, u), InputStatus::Confirmed))
+            .collect();
+        game.advance(&inputs).unwrap();
+    }
+    let bytes = game.save_state().adapter_bytes();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let expected = [
+        "4c534e4554303032", // LSNET002
+        "32000000",         // frame 50
+        "0400000000000000", // 4 rejected orders
+        "04000000",         // 4 units: id, owner, taken over
+        "00000000 00 01",
+        "01000000 01 01",
+        "02000000 00 01",
+        "03000000 01 01",
+    ];
+    assert_eq!(hex, expected.concat().replace(' ', ""));
+    assert_eq!(game.checksum(), 0x9daa_1f4d_66ce_6c2b_036a_18d2_f7f8_ebb6);
+}
+
 #[test]
 fn invalid_orders_are_rejected_for_their_reason() {
     let (mut a, mut b) = (two_unit_game(), two_unit_game());
@@ -252,7 +283,7 @@ fn invalid_orders_are_rejected_for_their_reason() {
         x: 5,
         ..WireOrder::default()
     };
-    let theirs = Order::Stop { unit: AgentId(1) }.encode().unwrap();
+    let theirs = PlayerOrder::Stop { unit: AgentId(1) }.encode().unwrap();
     let p0 = NetInput {
         orders: [far, bad_kind, padded, theirs],
         ..NetInput::default()
@@ -273,24 +304,24 @@ fn invalid_orders_are_rejected_for_their_reason() {
     assert_eq!(
         reasons,
         [
-            OrderError::OutOfDomain,
-            OrderError::UnknownKind(77),
-            OrderError::Malformed,
-            OrderError::NotOwner(AgentId(1)),
+            PlayerOrderError::OutOfDomain,
+            PlayerOrderError::UnknownKind(77),
+            PlayerOrderError::Malformed,
+            PlayerOrderError::NotOwner(AgentId(1)),
         ]
     );
     assert_eq!(a.rejected_orders(), 4);
     // A point outside the domain cannot be encoded either.
-    let out = Order::MoveTo {
+    let out = PlayerOrder::MoveTo {
         unit: AgentId(0),
         goal: Vec2::from_int(2_000_000, 0),
     };
     assert!(matches!(
         NetInput::from_orders(&[out]),
-        Err(NetError::Order(OrderError::OutOfDomain))
+        Err(NetError::Order(PlayerOrderError::OutOfDomain))
     ));
     assert!(matches!(
-        NetInput::from_orders(&[Order::Stop { unit: AgentId(0) }; 5]),
+        NetInput::from_orders(&[PlayerOrder::Stop { unit: AgentId(0) }; 5]),
         Err(NetError::TooManyOrders(5))
     ));
     // Wrong player count is an error, not a panic.
@@ -304,29 +335,10 @@ fn invalid_orders_are_rejected_for_their_reason() {
 }
 
 #[test]
-fn the_input_is_68_bytes_on_the_wire() {
-    let order = Order::MoveTo {
-        unit: AgentId(7),
-        goal: Vec2::from_int(-3, 1000),
-    };
-    let input = NetInput::from_orders(&[order, Order::Stop { unit: AgentId(2) }])
-        .unwrap()
-        .with_hash(120, 0x0123_4567_89ab_cdef_0011_2233_4455_6677);
-    let wire = bincode1::serialize(&input).unwrap();
-    assert_eq!(wire.len(), INPUT_WIRE_BYTES);
-    assert_eq!(INPUT_WIRE_BYTES, 68);
-    assert_eq!(wire, input.to_bytes());
-    assert_eq!(bincode1::deserialize::<NetInput>(&wire).unwrap(), input);
-    assert_eq!(input.reported_hash(), Some((120, 0x0011_2233_4455_6677)));
-    assert_eq!(input.orders[0].decode().unwrap(), Some(order));
-    assert_eq!(NetInput::default().reported_hash(), None);
-}
-
-#[test]
 fn orders_move_queue_stop_spawn_remove_and_prioritise() {
     let mut game = two_unit_game();
     let idle = (NetInput::default(), InputStatus::Confirmed);
-    let send = |game: &mut NetGame, orders: &[Order]| {
+    let send = |game: &mut NetGame, orders: &[PlayerOrder]| {
         let input = NetInput::from_orders(orders).unwrap();
         game.advance(&[
             (input, InputStatus::Confirmed),
@@ -343,11 +355,11 @@ fn orders_move_queue_stop_spawn_remove_and_prioritise() {
     send(
         &mut game,
         &[
-            Order::MoveTo {
+            PlayerOrder::MoveTo {
                 unit: u,
                 goal: Vec2::from_int(0, 10),
             },
-            Order::QueueMove {
+            PlayerOrder::QueueMove {
                 unit: u,
                 goal: Vec2::from_int(-10, 10),
             },
@@ -369,22 +381,22 @@ fn orders_move_queue_stop_spawn_remove_and_prioritise() {
     );
     send(
         &mut game,
-        &[Order::MoveTo {
+        &[PlayerOrder::MoveTo {
             unit: u,
             goal: Vec2::from_int(50, 50),
         }],
     );
-    send(&mut game, &[Order::Stop { unit: u }]);
+    send(&mut game, &[PlayerOrder::Stop { unit: u }]);
     game.advance(&[idle, idle]).unwrap();
     assert_eq!(game.simulator().agent_pref_velocity(u).unwrap(), Vec2::ZERO);
     let next = game.simulator().next_agent_id();
     send(
         &mut game,
         &[
-            Order::Spawn {
+            PlayerOrder::Spawn {
                 position: Vec2::from_int(-40, 0),
             },
-            Order::SetPriority {
+            PlayerOrder::SetPriority {
                 unit: u,
                 priority: 3,
             },
@@ -393,7 +405,7 @@ fn orders_move_queue_stop_spawn_remove_and_prioritise() {
     assert!(game.simulator().contains_agent(next));
     assert_eq!(game.owner(next), Some(0));
     assert_eq!(game.simulator().agent_params(u).unwrap().priority, 3);
-    send(&mut game, &[Order::Remove { unit: next }]);
+    send(&mut game, &[PlayerOrder::Remove { unit: next }]);
     assert!(!game.simulator().contains_agent(next));
     assert_eq!(game.owner(next), None);
 }
@@ -406,7 +418,7 @@ fn save_and_load_restore_the_state_and_refuse_mismatches() {
         game.load(&cell, 0),
         Err(NetError::MissingState { frame: 0 })
     ));
-    let order = NetInput::from_orders(&[Order::MoveTo {
+    let order = NetInput::from_orders(&[PlayerOrder::MoveTo {
         unit: AgentId(0),
         goal: Vec2::from_int(5, 5),
     }])
@@ -498,7 +510,7 @@ fn the_lockstep_hash_exchange_finds_a_diverged_peer() {
 
 // ------------------------------------------------------------------ every error variant
 //
-// Each variant of `NetError` and `OrderError` is produced here or above, through the public
+// Each variant of `NetError` and `PlayerOrderError` is produced here or above, through the public
 // API: a returned `NetError` leaves the game's checksum and frame as they were; a rejected order
 // leaves the simulator where an idle advance takes it, only the rejection count differs.
 
@@ -506,7 +518,7 @@ fn idle() -> (NetInput, InputStatus) {
     (NetInput::default(), InputStatus::Confirmed)
 }
 
-fn confirmed(orders: &[Order]) -> (NetInput, InputStatus) {
+fn confirmed(orders: &[PlayerOrder]) -> (NetInput, InputStatus) {
     (
         NetInput::from_orders(orders).unwrap(),
         InputStatus::Confirmed,
@@ -521,7 +533,7 @@ fn rejected_like_twin(
     twin: &mut NetGame,
     inputs: &[(NetInput, InputStatus)],
     twin_inputs: &[(NetInput, InputStatus)],
-    expected: &[(usize, usize, OrderError)],
+    expected: &[(usize, usize, PlayerOrderError)],
 ) {
     let same_sim = |a: &NetGame, b: &NetGame| {
         assert_eq!(a.frame(), b.frame());
@@ -678,7 +690,7 @@ fn a_failed_step_is_net_error_sim_and_leaves_the_game_unchanged() {
 fn a_full_waypoint_queue_is_queue_full() {
     let u = AgentId(0);
     let far = |i: i32| Vec2::from_int(200 + i, 0);
-    let queue = |i: i32| Order::QueueMove {
+    let queue = |i: i32| PlayerOrder::QueueMove {
         unit: u,
         goal: far(i),
     };
@@ -686,7 +698,7 @@ fn a_full_waypoint_queue_is_queue_full() {
         let mut game = two_unit_game();
         // A goal and 15 waypoints over four frames: a 16-point path.
         let first = [
-            Order::MoveTo {
+            PlayerOrder::MoveTo {
                 unit: u,
                 goal: far(0),
             },
@@ -710,7 +722,7 @@ fn a_full_waypoint_queue_is_queue_full() {
         &mut twin,
         &[confirmed(&[queue(16), queue(17)]), idle()],
         &[confirmed(&[queue(16)]), idle()],
-        &[(0, 1, OrderError::QueueFull(u))],
+        &[(0, 1, PlayerOrderError::QueueFull(u))],
     );
     assert_eq!(game.unit_path(u).len(), 17);
     // A later frame reads the queue from the simulator's order: still full.
@@ -719,7 +731,7 @@ fn a_full_waypoint_queue_is_queue_full() {
         &mut twin,
         &[confirmed(&[queue(18)]), idle()],
         &[idle(), idle()],
-        &[(0, 0, OrderError::QueueFull(u))],
+        &[(0, 0, PlayerOrderError::QueueFull(u))],
     );
     assert_eq!(game.unit_path(u).last(), Some(&far(16)));
 }
@@ -751,7 +763,7 @@ fn a_player_at_the_unit_limit_gets_unit_limit() {
         game
     };
     let (mut game, mut twin) = (history(), history());
-    let spawn = Order::Spawn {
+    let spawn = PlayerOrder::Spawn {
         position: Vec2::from_int(-50, 0),
     };
     // Player 0's spawn is refused; player 1's, in the same frame, is not (the limit is per
@@ -761,7 +773,7 @@ fn a_player_at_the_unit_limit_gets_unit_limit() {
         &mut twin,
         &[confirmed(&[spawn]), confirmed(&[spawn])],
         &[idle(), confirmed(&[spawn])],
-        &[(0, 0, OrderError::UnitLimit)],
+        &[(0, 0, PlayerOrderError::UnitLimit)],
     );
     assert_eq!(game.units_of(0).len(), MAX_UNITS_PER_PLAYER);
     assert_eq!(game.units_of(1), [AgentId(MAX_UNITS_PER_PLAYER as u32)]);
@@ -783,7 +795,7 @@ fn the_end_of_the_id_space_is_unit_limit() {
         NetGame::new(sim, 2).unwrap()
     };
     let (mut game, mut twin) = (history(), history());
-    let spawn = Order::Spawn {
+    let spawn = PlayerOrder::Spawn {
         position: Vec2::from_int(5, 5),
     };
     // The first spawn gets the last id; the second has none left.
@@ -792,7 +804,7 @@ fn the_end_of_the_id_space_is_unit_limit() {
         &mut twin,
         &[confirmed(&[spawn, spawn]), idle()],
         &[confirmed(&[spawn]), idle()],
-        &[(0, 1, OrderError::UnitLimit)],
+        &[(0, 1, PlayerOrderError::UnitLimit)],
     );
     assert_eq!(game.owner(AgentId(u32::MAX - 1)), Some(0));
     assert!(game.simulator().contains_agent(AgentId(u32::MAX - 1)));
@@ -801,7 +813,7 @@ fn the_end_of_the_id_space_is_unit_limit() {
 #[test]
 fn a_spawn_before_the_scenes_last_add_is_spawn_during_scene_adds() {
     let (mut game, mut twin) = (event_game(), event_game());
-    let spawn = Order::Spawn {
+    let spawn = PlayerOrder::Spawn {
         position: Vec2::from_int(0, -20),
     };
     // Frames 0..=5: the scene still adds agent 2 (at tick 5), so a spawn would take its id.
@@ -811,7 +823,7 @@ fn a_spawn_before_the_scenes_last_add_is_spawn_during_scene_adds() {
             &mut twin,
             &[idle(), confirmed(&[spawn])],
             &[idle(), idle()],
-            &[(1, 0, OrderError::SpawnDuringSceneAdds)],
+            &[(1, 0, PlayerOrderError::SpawnDuringSceneAdds)],
         );
     }
     assert_eq!(game.owner(AgentId(2)), Some(0)); // the scene's agent 2, player 0's
@@ -824,11 +836,14 @@ fn a_spawn_before_the_scenes_last_add_is_spawn_during_scene_adds() {
 }
 
 #[test]
-fn a_scene_command_the_simulator_refuses_is_order_error_sim() {
+fn a_scene_command_the_simulator_refuses_is_player_order_error_sim() {
     let mut game = event_game();
     // Player 0 removes its unit 0 at frame 0; the scene's own removal of it comes at tick 8.
-    game.advance(&[confirmed(&[Order::Remove { unit: AgentId(0) }]), idle()])
-        .unwrap();
+    game.advance(&[
+        confirmed(&[PlayerOrder::Remove { unit: AgentId(0) }]),
+        idle(),
+    ])
+    .unwrap();
     assert!(!game.simulator().contains_agent(AgentId(0)));
     for _ in 1..8 {
         game.advance(&[idle(), idle()]).unwrap();
@@ -842,7 +857,7 @@ fn a_scene_command_the_simulator_refuses_is_order_error_sim() {
             frame: 8,
             player: usize::MAX,
             slot: 0,
-            error: OrderError::Sim(SimError::UnknownAgent(AgentId(0))),
+            error: PlayerOrderError::Sim(SimError::UnknownAgent(AgentId(0))),
         }]
     );
     // Not a player's order: not counted. Another game fed the same gets the same state.
@@ -850,7 +865,10 @@ fn a_scene_command_the_simulator_refuses_is_order_error_sim() {
     assert_ne!(game.checksum(), before);
     let mut other = event_game();
     other
-        .advance(&[confirmed(&[Order::Remove { unit: AgentId(0) }]), idle()])
+        .advance(&[
+            confirmed(&[PlayerOrder::Remove { unit: AgentId(0) }]),
+            idle(),
+        ])
         .unwrap();
     for _ in 1..9 {
         other.advance(&[idle(), idle()]).unwrap();

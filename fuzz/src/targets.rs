@@ -24,7 +24,8 @@
 
 use ggrs::{GameStateCell, InputStatus};
 use lockstep_orca::netcode::{
-    INPUT_WIRE_BYTES, MAX_ORDERS, NetError, NetGame, NetInput, NetState, Order, OrderError,
+    INPUT_WIRE_BYTES, MAX_ORDERS, NetError, NetGame, NetInput, NetState, PlayerOrder,
+    PlayerOrderError,
 };
 use lockstep_orca::replay::{self, REPLAY_MAGIC, REPLAY_VERSION, RecordOptions};
 use lockstep_orca::scenario::Scenario;
@@ -396,7 +397,7 @@ fn command_stream() {
 
 /// One player's message of one frame: `(mode, bytes, orders)`. Mode bit 0 set: the bytes, read
 /// as the wire message ([`NetInput::from_bytes`]; a wrong length is refused, then the bytes are
-/// padded or cut to [`INPUT_WIRE_BYTES`]); clear: the orders, built as [`Order`]s and encoded
+/// padded or cut to [`INPUT_WIRE_BYTES`]); clear: the orders, built as [`PlayerOrder`]s and encoded
 /// ([`NetInput::from_orders`]). Bit 1: the input is a prediction (its hash report is not
 /// checked).
 type NetMessage = (u8, Vec<u8>, Vec<(u8, u8, i16, i16, u8)>);
@@ -404,7 +405,7 @@ type NetMessage = (u8, Vec<u8>, Vec<(u8, u8, i16, i16, u8)>);
 /// An order from a fuzz tuple (kind, unit, x, y, arg): units 0..8 (the games have 4 or 5, and
 /// spawn more), points within ±2048 on the wire grid, or up to ±8,388,608 (outside the domain)
 /// when `arg`'s high bit is set.
-fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> Order {
+fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOrder {
     let unit = AgentId(u32::from(unit % 8));
     let shift = if arg & 0x80 == 0 { 28 } else { 40 };
     let point = Vec2::new(
@@ -412,12 +413,12 @@ fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> Order {
         Fx::from_bits(i64::from(y) << shift),
     );
     match kind % 6 {
-        0 => Order::MoveTo { unit, goal: point },
-        1 => Order::QueueMove { unit, goal: point },
-        2 => Order::Stop { unit },
-        3 => Order::Spawn { position: point },
-        4 => Order::Remove { unit },
-        _ => Order::SetPriority {
+        0 => PlayerOrder::MoveTo { unit, goal: point },
+        1 => PlayerOrder::QueueMove { unit, goal: point },
+        2 => PlayerOrder::Stop { unit },
+        3 => PlayerOrder::Spawn { position: point },
+        4 => PlayerOrder::Remove { unit },
+        _ => PlayerOrder::SetPriority {
             unit,
             priority: arg,
         },
@@ -446,7 +447,7 @@ fn net_input(message: &NetMessage) -> (NetInput, InputStatus) {
         }
         input
     } else {
-        let mut orders: Vec<Order> = orders
+        let mut orders: Vec<PlayerOrder> = orders
             .iter()
             .map(|&(kind, unit, x, y, arg)| net_order(kind, unit, x, y, arg))
             .collect();
@@ -466,7 +467,7 @@ fn net_input(message: &NetMessage) -> (NetInput, InputStatus) {
                 }
                 input
             }
-            Err(NetError::Order(OrderError::OutOfDomain)) => {
+            Err(NetError::Order(PlayerOrderError::OutOfDomain)) => {
                 assert!(orders.iter().any(|o| o.encode().is_err()));
                 NetInput::default()
             }

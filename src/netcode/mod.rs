@@ -6,7 +6,10 @@
 //!   [`NetState`], address [`SocketAddr`].
 //! * [`NetInput`] is one player's message for one frame: up to [`MAX_ORDERS`] orders
 //!   ([`WireOrder`], [`ORDER_WIRE_BYTES`] bytes each) and an optional state hash for the
-//!   lockstep hash exchange, [`INPUT_WIRE_BYTES`] bytes on the wire in all.
+//!   lockstep hash exchange, [`INPUT_WIRE_BYTES`] bytes on the wire in all. Each order slot
+//!   decodes to a [`PlayerOrder`]: move, queue a waypoint, stop, spawn, remove, set priority.
+//!   This wire format is a contract between the peers of a session, which must all run the
+//!   same one; the manual gives its [byte layout](crate::docs::netcode#inputs-and-their-wire-size).
 //! * [`NetGame`] owns the simulator (and, with the `scenario` feature, the scene's
 //!   [`Driver`](crate::scenario::Driver)) and fulfils the session's requests:
 //!   [`handle_requests`](NetGame::handle_requests).
@@ -19,7 +22,7 @@
 //! advance panics; simulator failures come back as [`NetError`].
 //!
 //! ```
-//! use lockstep_orca::netcode::{NetConfig, NetGame, NetInput, Order};
+//! use lockstep_orca::netcode::{NetConfig, NetGame, NetInput, PlayerOrder};
 //! use lockstep_orca::{Simulator, SimulatorParams, Vec2};
 //!
 //! let mut sim = Simulator::new(SimulatorParams::default())?;
@@ -31,7 +34,7 @@
 //!     .with_check_distance(7)
 //!     .start_synctest_session()?;
 //! for frame in 0..20 {
-//!     let order = Order::MoveTo { unit: a, goal: Vec2::from_int(10, 0) };
+//!     let order = PlayerOrder::MoveTo { unit: a, goal: Vec2::from_int(10, 0) };
 //!     let p0 = if frame == 3 { NetInput::from_orders(&[order])? } else { NetInput::default() };
 //!     session.add_local_input(0, p0)?;
 //!     session.add_local_input(1, NetInput::default())?;
@@ -42,38 +45,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod wire;
+
+pub use wire::{
+    COORD_SHIFT, INPUT_WIRE_BYTES, MAX_ORDERS, MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, NetInput,
+    ORDER_WIRE_BYTES, PlayerOrder, PlayerOrderError, WireOrder, kind,
+};
+
 use crate::agent::AgentId;
 use crate::command::Command;
-use crate::domain::checked_point;
 use crate::error::SimError;
 use crate::hash::StreamHasher;
-use crate::math::{Fx, Vec2};
+use crate::math::Vec2;
 use crate::sim::{SimState, Simulator};
 use crate::util::ByteSink;
 use ggrs::{GameStateCell, GgrsRequest, InputStatus};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
 
-/// Orders one player can give in one frame (the slots of a [`NetInput`]).
-pub const MAX_ORDERS: usize = 4;
-/// Bytes of one [`WireOrder`] on the wire: kind (`u8`), arg (`u8`), unit (`u32`), x, y (`i32`).
-pub const ORDER_WIRE_BYTES: usize = 14;
-/// Bytes of one [`NetInput`] on the wire (ggrs serializes it with bincode 1, fixed-width
-/// little-endian integers, no padding, no length prefixes): [`MAX_ORDERS`] orders, the hash tag
-/// (`u32`) and the hash (`u64`). ggrs then delta- and run-length-encodes it against the last
-/// acknowledged input, so empty slots cost almost nothing.
-pub const INPUT_WIRE_BYTES: usize = MAX_ORDERS * ORDER_WIRE_BYTES + 4 + 8;
-/// Waypoints a unit can have queued behind its current goal ([`Order::QueueMove`]).
-pub const MAX_WAYPOINTS: usize = 16;
-/// Units one player may own; a [`Order::Spawn`] beyond it is rejected.
-pub const MAX_UNITS_PER_PLAYER: usize = 4096;
 /// Players a [`NetGame`] accepts (owners are stored as `u8`).
 pub const MAX_PLAYERS: usize = 64;
-/// A wire coordinate is the Q32.32 value's bits shifted right by this: units of 1/1024, so an
-/// `i32` covers ±2,097,152, the whole coordinate domain (±1,000,000) included.
-pub const COORD_SHIFT: u32 = 22;
 /// Magic of the adapter's part of the checksum ([`NetState::checksum`]).
 pub const NET_MAGIC: &[u8; 8] = b"LSNET002";
 
@@ -91,370 +83,18 @@ impl ggrs::Config for NetConfig {
     type Address = SocketAddr;
 }
 
-/// Order kinds on the wire ([`WireOrder::kind`]).
-pub mod kind {
-    /// An empty slot.
-    pub const NONE: u8 = 0;
-    /// [`Order::MoveTo`](super::Order::MoveTo).
-    pub const MOVE_TO: u8 = 1;
-    /// [`Order::QueueMove`](super::Order::QueueMove).
-    pub const QUEUE_MOVE: u8 = 2;
-    /// [`Order::Stop`](super::Order::Stop).
-    pub const STOP: u8 = 3;
-    /// [`Order::Spawn`](super::Order::Spawn).
-    pub const SPAWN: u8 = 4;
-    /// [`Order::Remove`](super::Order::Remove).
-    pub const REMOVE: u8 = 5;
-    /// [`Order::SetPriority`](super::Order::SetPriority).
-    pub const SET_PRIORITY: u8 = 6;
-}
-
-/// One order slot as it travels: integers only, so every byte pattern is a value and decoding
-/// a hostile message cannot fail; [`decode`](Self::decode) then validates it.
-///
-/// `kind` is one of [`kind`]; `unit` is the addressed [`AgentId`]; `x`, `y` a point in units
-/// of 1/1024 ([`COORD_SHIFT`]); `arg` the priority of [`Order::SetPriority`]. Fields an order
-/// kind does not use must be zero.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct WireOrder {
-    /// The order kind ([`kind`]); 0 is an empty slot.
-    pub kind: u8,
-    /// The priority of a priority order, else 0.
-    pub arg: u8,
-    /// The addressed unit's id, else 0.
-    pub unit: u32,
-    /// The point's x in 1/1024 units, else 0.
-    pub x: i32,
-    /// The point's y in 1/1024 units, else 0.
-    pub y: i32,
-}
-
-/// A decoded order, addressing one of the sending player's units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Order {
-    /// Walk to `goal`, replacing any earlier goal and waypoints.
-    MoveTo {
-        /// The unit.
-        unit: AgentId,
-        /// Where to.
-        goal: Vec2,
-    },
-    /// Append `goal` to the unit's path (a waypoint after the current goal), or walk to it if
-    /// the unit has no goal.
-    QueueMove {
-        /// The unit.
-        unit: AgentId,
-        /// The waypoint.
-        goal: Vec2,
-    },
-    /// Forget the goal and the path; the preferred velocity becomes zero.
-    Stop {
-        /// The unit.
-        unit: AgentId,
-    },
-    /// Add a unit owned by the sender at `position`, with the simulator's agent defaults. It
-    /// gets the next agent id (after the scene's own additions of that tick).
-    Spawn {
-        /// Where.
-        position: Vec2,
-    },
-    /// Remove the unit.
-    Remove {
-        /// The unit.
-        unit: AgentId,
-    },
-    /// Set the unit's avoidance priority ([`AgentParams::priority`](crate::AgentParams)).
-    SetPriority {
-        /// The unit.
-        unit: AgentId,
-        /// The new priority.
-        priority: u8,
-    },
-}
-
-/// A point on the wire grid: the Q32.32 bits shifted right by [`COORD_SHIFT`] (rounding toward
-/// −∞), or `None` outside the coordinate domain.
-fn wire_point(p: Vec2) -> Option<(i32, i32)> {
-    checked_point(p, "position").ok()?;
-    let x = i32::try_from(p.x.to_bits() >> COORD_SHIFT).ok()?;
-    let y = i32::try_from(p.y.to_bits() >> COORD_SHIFT).ok()?;
-    Some((x, y))
-}
-
-/// The point of a wire coordinate pair, checked against the domain.
-fn point_of_wire(x: i32, y: i32) -> Result<Vec2, OrderError> {
-    let p = Vec2::new(
-        Fx::from_bits(i64::from(x) << COORD_SHIFT),
-        Fx::from_bits(i64::from(y) << COORD_SHIFT),
-    );
-    checked_point(p, "order point").map_err(|_| OrderError::OutOfDomain)?;
-    Ok(p)
-}
-
-impl Order {
-    /// The wire form. Points are rounded down to the 1/1024 grid ([`COORD_SHIFT`]): the order
-    /// every peer decodes names the rounded point.
-    ///
-    /// # Errors
-    /// [`OrderError::OutOfDomain`] for a point outside the coordinate domain.
-    pub fn encode(&self) -> Result<WireOrder, OrderError> {
-        let point = |p: Vec2| wire_point(p).ok_or(OrderError::OutOfDomain);
-        let unit_only = |kind, unit: AgentId| WireOrder {
-            kind,
-            unit: unit.0,
-            ..WireOrder::default()
-        };
-        Ok(match *self {
-            Self::MoveTo { unit, goal } | Self::QueueMove { unit, goal } => {
-                let (x, y) = point(goal)?;
-                let kind = if matches!(self, Self::MoveTo { .. }) {
-                    kind::MOVE_TO
-                } else {
-                    kind::QUEUE_MOVE
-                };
-                WireOrder {
-                    kind,
-                    arg: 0,
-                    unit: unit.0,
-                    x,
-                    y,
-                }
-            }
-            Self::Stop { unit } => unit_only(kind::STOP, unit),
-            Self::Spawn { position } => {
-                let (x, y) = point(position)?;
-                WireOrder {
-                    kind: kind::SPAWN,
-                    arg: 0,
-                    unit: 0,
-                    x,
-                    y,
-                }
-            }
-            Self::Remove { unit } => unit_only(kind::REMOVE, unit),
-            Self::SetPriority { unit, priority } => WireOrder {
-                arg: priority,
-                ..unit_only(kind::SET_PRIORITY, unit)
-            },
-        })
-    }
-
-    /// The unit the order addresses (`None` for [`Order::Spawn`]).
-    #[must_use]
-    pub fn unit(&self) -> Option<AgentId> {
-        match *self {
-            Self::Spawn { .. } => None,
-            Self::MoveTo { unit, .. }
-            | Self::QueueMove { unit, .. }
-            | Self::Stop { unit }
-            | Self::Remove { unit }
-            | Self::SetPriority { unit, .. } => Some(unit),
-        }
-    }
-}
-
-impl WireOrder {
-    /// Validates the slot's form (not yet against the state): `Ok(None)` for an empty slot.
-    ///
-    /// # Errors
-    /// [`OrderError::UnknownKind`], [`OrderError::OutOfDomain`] (a point outside the coordinate
-    /// domain), [`OrderError::Malformed`] (a field the kind does not use is not zero).
-    pub fn decode(&self) -> Result<Option<Order>, OrderError> {
-        let WireOrder {
-            kind,
-            arg,
-            unit,
-            x,
-            y,
-        } = *self;
-        let unit_id = AgentId(unit);
-        let no_point = x == 0 && y == 0;
-        let order = match kind {
-            kind::NONE if arg == 0 && unit == 0 && no_point => return Ok(None),
-            kind::MOVE_TO | kind::QUEUE_MOVE if arg == 0 => {
-                let goal = point_of_wire(x, y)?;
-                if kind == kind::MOVE_TO {
-                    Order::MoveTo {
-                        unit: unit_id,
-                        goal,
-                    }
-                } else {
-                    Order::QueueMove {
-                        unit: unit_id,
-                        goal,
-                    }
-                }
-            }
-            kind::STOP if arg == 0 && no_point => Order::Stop { unit: unit_id },
-            kind::SPAWN if arg == 0 && unit == 0 => Order::Spawn {
-                position: point_of_wire(x, y)?,
-            },
-            kind::REMOVE if arg == 0 && no_point => Order::Remove { unit: unit_id },
-            kind::SET_PRIORITY if no_point => Order::SetPriority {
-                unit: unit_id,
-                priority: arg,
-            },
-            kind::NONE..=kind::SET_PRIORITY => return Err(OrderError::Malformed),
-            other => return Err(OrderError::UnknownKind(other)),
-        };
-        Ok(Some(order))
-    }
-}
-
-/// One player's input for one frame: the ggrs [`Config::Input`](ggrs::Config::Input).
-///
-/// [`INPUT_WIRE_BYTES`] (68) bytes: four 14-byte order slots, then the hash tag and the hash.
-/// `Default` is "no orders, no hash" (what ggrs uses for a missing or disconnected player).
-///
-/// The hash fields carry the sender's own state hash for the lockstep hash exchange (ggrs
-/// computes no checksums in lockstep mode): `hash_tag = F + 1` and `hash` the low 64 bits of
-/// the [checksum](NetState::checksum) of the sender's state at frame `F`; `hash_tag = 0` means
-/// no hash. The simulation never reads them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct NetInput {
-    /// The order slots, applied in slot order; empty slots are all zero.
-    pub orders: [WireOrder; MAX_ORDERS],
-    /// `F + 1` when `hash` is the sender's hash of frame `F`; 0 for no hash.
-    pub hash_tag: u32,
-    /// The low 64 bits of the sender's checksum of frame `hash_tag - 1`.
-    pub hash: u64,
-}
-
-impl NetInput {
-    /// An input holding `orders` in its first slots.
-    ///
-    /// # Errors
-    /// [`NetError::TooManyOrders`] for more than [`MAX_ORDERS`]; [`NetError::Order`] for an
-    /// order that cannot be encoded (a point outside the domain).
-    pub fn from_orders(orders: &[Order]) -> Result<Self, NetError> {
-        if orders.len() > MAX_ORDERS {
-            return Err(NetError::TooManyOrders(orders.len()));
-        }
-        let mut input = Self::default();
-        for (slot, order) in input.orders.iter_mut().zip(orders) {
-            *slot = order.encode().map_err(NetError::Order)?;
-        }
-        Ok(input)
-    }
-
-    /// This input carrying the hash of the sender's state at `frame` (see the type's docs).
-    #[must_use]
-    pub fn with_hash(mut self, frame: u32, checksum: u128) -> Self {
-        self.hash_tag = frame.saturating_add(1);
-        self.hash = checksum as u64;
-        self
-    }
-
-    /// The reported `(frame, low 64 bits of the checksum)`, if any.
-    #[must_use]
-    pub fn reported_hash(&self) -> Option<(u32, u64)> {
-        self.hash_tag.checked_sub(1).map(|f| (f, self.hash))
-    }
-
-    /// The exact bytes ggrs sends for this input (bincode 1's encoding: fields in order,
-    /// little-endian, fixed width).
-    #[must_use]
-    pub fn to_bytes(&self) -> [u8; INPUT_WIRE_BYTES] {
-        let mut out = [0; INPUT_WIRE_BYTES];
-        let mut at = 0;
-        let mut put = |b: &[u8]| {
-            out[at..at + b.len()].copy_from_slice(b);
-            at += b.len();
-        };
-        for o in &self.orders {
-            put(&[o.kind, o.arg]);
-            put(&o.unit.to_le_bytes());
-            put(&o.x.to_le_bytes());
-            put(&o.y.to_le_bytes());
-        }
-        put(&self.hash_tag.to_le_bytes());
-        put(&self.hash.to_le_bytes());
-        out
-    }
-
-    /// Reads [`to_bytes`](Self::to_bytes)' form. Every 68-byte string is an input; the orders
-    /// are validated when applied.
-    ///
-    /// # Errors
-    /// [`NetError::BadInputLength`] unless `bytes` has exactly [`INPUT_WIRE_BYTES`] bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, NetError> {
-        let bytes: &[u8; INPUT_WIRE_BYTES] = bytes
-            .try_into()
-            .map_err(|_| NetError::BadInputLength(bytes.len()))?;
-        let u32_at =
-            |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-        let mut input = Self::default();
-        for (k, o) in input.orders.iter_mut().enumerate() {
-            let b = k * ORDER_WIRE_BYTES;
-            *o = WireOrder {
-                kind: bytes[b],
-                arg: bytes[b + 1],
-                unit: u32_at(b + 2),
-                x: u32_at(b + 6) as i32,
-                y: u32_at(b + 10) as i32,
-            };
-        }
-        let h = MAX_ORDERS * ORDER_WIRE_BYTES;
-        input.hash_tag = u32_at(h);
-        input.hash = u64::from(u32_at(h + 4)) | (u64::from(u32_at(h + 8)) << 32);
-        Ok(input)
-    }
-}
-
-/// Why an order was skipped. Deterministic: every peer skips the same orders for the same
-/// reason.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum OrderError {
-    /// The kind byte names no order.
-    UnknownKind(u8),
-    /// A field the kind does not use is not zero.
-    Malformed,
-    /// A point lies outside the coordinate domain.
-    OutOfDomain,
-    /// The unit is not one of the sender's units (unknown, removed, or another player's).
-    NotOwner(AgentId),
-    /// The unit's waypoint queue already holds [`MAX_WAYPOINTS`] points.
-    QueueFull(AgentId),
-    /// The player already owns [`MAX_UNITS_PER_PLAYER`] units, or the agent id space is
-    /// exhausted.
-    UnitLimit,
-    /// The scene still adds agents by events: a spawn now would shift their ids.
-    SpawnDuringSceneAdds,
-    /// The simulator refused the resulting command (at apply time; see
-    /// [`Simulator::rejected_commands`]).
-    Sim(SimError),
-}
-
-impl fmt::Display for OrderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::UnknownKind(k) => write!(f, "unknown order kind {k}"),
-            Self::Malformed => write!(f, "a field the order kind does not use is not zero"),
-            Self::OutOfDomain => write!(f, "point outside the coordinate domain"),
-            Self::NotOwner(id) => write!(f, "unit {} is not the sender's", id.0),
-            Self::QueueFull(id) => write!(f, "unit {} has {MAX_WAYPOINTS} waypoints queued", id.0),
-            Self::UnitLimit => write!(f, "unit limit reached"),
-            Self::SpawnDuringSceneAdds => write!(f, "spawn while the scene still adds agents"),
-            Self::Sim(e) => write!(f, "simulator: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for OrderError {}
-
 /// A skipped order: the frame, the sender, the slot and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {
     /// The frame whose advance skipped it.
     pub frame: u32,
-    /// The sending player's handle; `usize::MAX` for a command of the scene's driver or of
-    /// the steering that the simulator's queue refused.
+    /// The sending player's handle; `usize::MAX` for a command the simulator's queue refused
+    /// ([`PlayerOrderError::Sim`]).
     pub player: usize,
     /// The slot in the player's [`NetInput::orders`].
     pub slot: usize,
     /// Why.
-    pub error: OrderError,
+    pub error: PlayerOrderError,
 }
 
 /// A lockstep hash report that disagrees with this peer's own hash of the same frame.
@@ -501,7 +141,7 @@ pub enum NetError {
     /// [`NetInput::from_orders`] got more than [`MAX_ORDERS`] orders.
     TooManyOrders(usize),
     /// An order could not be encoded.
-    Order(OrderError),
+    Order(PlayerOrderError),
     /// [`NetInput::from_bytes`] got this many bytes instead of [`INPUT_WIRE_BYTES`].
     BadInputLength(usize),
     /// The frame counter would reach `u32::MAX`: the last frame is `u32::MAX - 1` (so that
@@ -668,7 +308,7 @@ const HASH_HISTORY: usize = 1024;
 
 impl NetGame {
     /// A game over `sim` for `num_players` players (handles `0..num_players`). No unit is
-    /// owned yet: [`assign`](Self::assign) them, or let players [`Order::Spawn`] their own.
+    /// owned yet: [`assign`](Self::assign) them, or let players [`PlayerOrder::Spawn`] their own.
     ///
     /// # Errors
     /// [`NetError::BadPlayer`] unless `1 <= num_players <= MAX_PLAYERS`.
@@ -943,7 +583,7 @@ impl NetGame {
                     frame: self.adapter.frame,
                     player: usize::MAX,
                     slot: 0,
-                    error: OrderError::Sim(e),
+                    error: PlayerOrderError::Sim(e),
                 });
             }
         }
@@ -1040,12 +680,12 @@ impl NetGame {
             for (slot, wire) in input.orders.iter().enumerate() {
                 let result = wire.decode().and_then(|order| match order {
                     None => Ok(()),
-                    Some(Order::Spawn { position }) if !scene_adds_ahead => {
+                    Some(PlayerOrder::Spawn { position }) if !scene_adds_ahead => {
                         self.spawn(player, position, scene_adds + spawned, out)?;
                         spawned += 1;
                         Ok(())
                     }
-                    Some(Order::Spawn { .. }) => Err(OrderError::SpawnDuringSceneAdds),
+                    Some(PlayerOrder::Spawn { .. }) => Err(PlayerOrderError::SpawnDuringSceneAdds),
                     Some(order) => self.apply_order(player, order, &mut path_len, out),
                 });
                 if let Err(error) = result {
@@ -1067,7 +707,7 @@ impl NetGame {
         position: Vec2,
         adds_before: u32,
         out: &mut Vec<Command>,
-    ) -> Result<(), OrderError> {
+    ) -> Result<(), PlayerOrderError> {
         let owned = self
             .adapter
             .units
@@ -1080,7 +720,7 @@ impl NetGame {
             .0
             .checked_add(adds_before)
             .filter(|id| *id < u32::MAX && owned < MAX_UNITS_PER_PLAYER)
-            .ok_or(OrderError::UnitLimit)?;
+            .ok_or(PlayerOrderError::UnitLimit)?;
         out.push(Command::AddAgent {
             position,
             params: self.sim.agent_defaults(),
@@ -1102,23 +742,23 @@ impl NetGame {
     fn apply_order(
         &mut self,
         player: usize,
-        order: Order,
+        order: PlayerOrder,
         path_len: &mut BTreeMap<AgentId, usize>,
         out: &mut Vec<Command>,
-    ) -> Result<(), OrderError> {
-        let id = order.unit().ok_or(OrderError::Malformed)?;
+    ) -> Result<(), PlayerOrderError> {
+        let id = order.unit().ok_or(PlayerOrderError::Malformed)?;
         let present = self.sim.contains_agent(id);
         let unit = match self.adapter.units.get_mut(&id) {
             Some(u) if usize::from(u.owner) == player && present => u,
-            _ => return Err(OrderError::NotOwner(id)),
+            _ => return Err(PlayerOrderError::NotOwner(id)),
         };
         let command = match order {
-            Order::MoveTo { goal, .. } => {
+            PlayerOrder::MoveTo { goal, .. } => {
                 unit.commanded = true;
                 path_len.insert(id, 1);
                 Command::MoveTo { id, goal }
             }
-            Order::QueueMove { goal, .. } => {
+            PlayerOrder::QueueMove { goal, .. } => {
                 let sim = &self.sim;
                 let len = path_len
                     .entry(id)
@@ -1127,20 +767,20 @@ impl NetGame {
                         _ => 0,
                     });
                 if *len > MAX_WAYPOINTS {
-                    return Err(OrderError::QueueFull(id));
+                    return Err(PlayerOrderError::QueueFull(id));
                 }
                 *len += 1;
                 unit.commanded = true;
                 Command::QueueMove { id, goal }
             }
-            Order::Stop { .. } => {
+            PlayerOrder::Stop { .. } => {
                 unit.commanded = true;
                 path_len.insert(id, 0);
                 Command::Stop { id }
             }
-            Order::Remove { .. } => Command::RemoveAgent { id },
-            Order::SetPriority { priority, .. } => Command::SetPriority { id, priority },
-            Order::Spawn { .. } => return Err(OrderError::Malformed),
+            PlayerOrder::Remove { .. } => Command::RemoveAgent { id },
+            PlayerOrder::SetPriority { priority, .. } => Command::SetPriority { id, priority },
+            PlayerOrder::Spawn { .. } => return Err(PlayerOrderError::Malformed),
         };
         out.push(command);
         Ok(())

@@ -1,0 +1,410 @@
+//! The wire format: what peers send each other every frame, and how every peer judges it.
+//!
+//! ggrs serializes a [`NetInput`] with bincode 1: fields in declaration order, fixed-width
+//! little-endian integers, no padding, no length prefixes, [`INPUT_WIRE_BYTES`] (68) bytes.
+//! [`NetInput::to_bytes`] and [`NetInput::from_bytes`] are the same encoding written out.
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 4 × 14 ([`MAX_ORDERS`] × [`ORDER_WIRE_BYTES`]) | the order slots ([`WireOrder`]), applied in slot order: kind (`u8`, one of [`kind`]), arg (`u8`), unit (`u32`, an [`AgentId`]), x, y (`i32`, the Q32.32 bits shifted right by [`COORD_SHIFT`]) |
+//! | 4 | hash tag: `F + 1` when the next field is the sender's hash of frame `F`, 0 for none |
+//! | 8 | hash: the low 64 bits of the sender's checksum of frame `F` |
+//!
+//! Every byte string of that length is a [`NetInput`] (it holds only integers); a slot is then
+//! decoded into a [`PlayerOrder`] by [`WireOrder::decode`], which checks the form (kind, unused
+//! fields zero, points inside the coordinate domain), and the adapter checks it against the
+//! state of its frame ([`PlayerOrderError`] lists every reason, with the limits
+//! [`MAX_WAYPOINTS`] and [`MAX_UNITS_PER_PLAYER`]).
+//!
+//! # Compatibility
+//! The peers of a session must agree on all of it: the layout, the kind numbers, the coordinate
+//! grid and the validation rules. The input carries no version, so peers that differ in any of
+//! it misread each other's orders or skip different ones, and desync. A change here is a new
+//! wire format, made only in a release whose changelog says so, like a moved golden;
+//! `tests/netcode/wire.rs` pins the bytes of every order kind.
+
+use super::NetError;
+use crate::agent::AgentId;
+use crate::domain::checked_point;
+use crate::error::SimError;
+use crate::math::{Fx, Vec2};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Orders one player can give in one frame (the slots of a [`NetInput`]).
+pub const MAX_ORDERS: usize = 4;
+/// Bytes of one [`WireOrder`] on the wire: kind (`u8`), arg (`u8`), unit (`u32`), x, y (`i32`).
+pub const ORDER_WIRE_BYTES: usize = 14;
+/// Bytes of one [`NetInput`] on the wire (ggrs serializes it with bincode 1, fixed-width
+/// little-endian integers, no padding, no length prefixes): [`MAX_ORDERS`] orders, the hash tag
+/// (`u32`) and the hash (`u64`). ggrs then delta- and run-length-encodes it against the last
+/// acknowledged input, so empty slots cost almost nothing.
+pub const INPUT_WIRE_BYTES: usize = MAX_ORDERS * ORDER_WIRE_BYTES + 4 + 8;
+/// Waypoints a unit can have queued behind its current goal ([`PlayerOrder::QueueMove`]).
+pub const MAX_WAYPOINTS: usize = 16;
+/// Units one player may own; a [`PlayerOrder::Spawn`] beyond it is rejected.
+pub const MAX_UNITS_PER_PLAYER: usize = 4096;
+/// A wire coordinate is the Q32.32 value's bits shifted right by this: units of 1/1024, so an
+/// `i32` covers ±2,097,152, the whole coordinate domain (±1,000,000) included.
+pub const COORD_SHIFT: u32 = 22;
+
+/// Order kinds on the wire ([`WireOrder::kind`]).
+pub mod kind {
+    /// An empty slot.
+    pub const NONE: u8 = 0;
+    /// [`PlayerOrder::MoveTo`](super::PlayerOrder::MoveTo).
+    pub const MOVE_TO: u8 = 1;
+    /// [`PlayerOrder::QueueMove`](super::PlayerOrder::QueueMove).
+    pub const QUEUE_MOVE: u8 = 2;
+    /// [`PlayerOrder::Stop`](super::PlayerOrder::Stop).
+    pub const STOP: u8 = 3;
+    /// [`PlayerOrder::Spawn`](super::PlayerOrder::Spawn).
+    pub const SPAWN: u8 = 4;
+    /// [`PlayerOrder::Remove`](super::PlayerOrder::Remove).
+    pub const REMOVE: u8 = 5;
+    /// [`PlayerOrder::SetPriority`](super::PlayerOrder::SetPriority).
+    pub const SET_PRIORITY: u8 = 6;
+}
+
+/// One order slot as it travels: integers only, so every byte pattern is a value and decoding
+/// a hostile message cannot fail; [`decode`](Self::decode) then validates it.
+///
+/// `kind` is one of [`kind`]; `unit` is the addressed [`AgentId`]; `x`, `y` a point in units
+/// of 1/1024 ([`COORD_SHIFT`]); `arg` the priority of [`PlayerOrder::SetPriority`]. Fields an order
+/// kind does not use must be zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WireOrder {
+    /// The order kind ([`kind`]); 0 is an empty slot.
+    pub kind: u8,
+    /// The priority of a priority order, else 0.
+    pub arg: u8,
+    /// The addressed unit's id, else 0.
+    pub unit: u32,
+    /// The point's x in 1/1024 units, else 0.
+    pub x: i32,
+    /// The point's y in 1/1024 units, else 0.
+    pub y: i32,
+}
+
+/// An order a player sends, decoded from its [`WireOrder`]: every kind but
+/// [`Spawn`](Self::Spawn) addresses one of the sender's units.
+///
+/// Not to be confused with [`crate::Order`], the move order a unit holds in the simulator:
+/// the adapter turns a `PlayerOrder` into a [`Command`](crate::Command) ([`MoveTo`](Self::MoveTo)
+/// into [`Command::MoveTo`](crate::Command::MoveTo), which gives the unit its
+/// [`Order`](crate::Order)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerOrder {
+    /// Walk to `goal`, replacing any earlier goal and waypoints.
+    MoveTo {
+        /// The unit.
+        unit: AgentId,
+        /// Where to.
+        goal: Vec2,
+    },
+    /// Append `goal` to the unit's path (a waypoint after the current goal), or walk to it if
+    /// the unit has no goal.
+    QueueMove {
+        /// The unit.
+        unit: AgentId,
+        /// The waypoint.
+        goal: Vec2,
+    },
+    /// Forget the goal and the path; the preferred velocity becomes zero.
+    Stop {
+        /// The unit.
+        unit: AgentId,
+    },
+    /// Add a unit owned by the sender at `position`, with the simulator's agent defaults. It
+    /// gets the next agent id (after the scene's own additions of that tick).
+    Spawn {
+        /// Where.
+        position: Vec2,
+    },
+    /// Remove the unit.
+    Remove {
+        /// The unit.
+        unit: AgentId,
+    },
+    /// Set the unit's avoidance priority ([`AgentParams::priority`](crate::AgentParams)).
+    SetPriority {
+        /// The unit.
+        unit: AgentId,
+        /// The new priority.
+        priority: u8,
+    },
+}
+
+/// A point on the wire grid: the Q32.32 bits shifted right by [`COORD_SHIFT`] (rounding toward
+/// −∞), or `None` outside the coordinate domain.
+fn wire_point(p: Vec2) -> Option<(i32, i32)> {
+    checked_point(p, "position").ok()?;
+    let x = i32::try_from(p.x.to_bits() >> COORD_SHIFT).ok()?;
+    let y = i32::try_from(p.y.to_bits() >> COORD_SHIFT).ok()?;
+    Some((x, y))
+}
+
+/// The point of a wire coordinate pair, checked against the domain.
+fn point_of_wire(x: i32, y: i32) -> Result<Vec2, PlayerOrderError> {
+    let p = Vec2::new(
+        Fx::from_bits(i64::from(x) << COORD_SHIFT),
+        Fx::from_bits(i64::from(y) << COORD_SHIFT),
+    );
+    checked_point(p, "order point").map_err(|_| PlayerOrderError::OutOfDomain)?;
+    Ok(p)
+}
+
+impl PlayerOrder {
+    /// The wire form. Points are rounded down to the 1/1024 grid ([`COORD_SHIFT`]): the order
+    /// every peer decodes names the rounded point.
+    ///
+    /// # Errors
+    /// [`PlayerOrderError::OutOfDomain`] for a point outside the coordinate domain.
+    pub fn encode(&self) -> Result<WireOrder, PlayerOrderError> {
+        let point = |p: Vec2| wire_point(p).ok_or(PlayerOrderError::OutOfDomain);
+        let unit_only = |kind, unit: AgentId| WireOrder {
+            kind,
+            unit: unit.0,
+            ..WireOrder::default()
+        };
+        Ok(match *self {
+            Self::MoveTo { unit, goal } | Self::QueueMove { unit, goal } => {
+                let (x, y) = point(goal)?;
+                let kind = if matches!(self, Self::MoveTo { .. }) {
+                    kind::MOVE_TO
+                } else {
+                    kind::QUEUE_MOVE
+                };
+                WireOrder {
+                    kind,
+                    arg: 0,
+                    unit: unit.0,
+                    x,
+                    y,
+                }
+            }
+            Self::Stop { unit } => unit_only(kind::STOP, unit),
+            Self::Spawn { position } => {
+                let (x, y) = point(position)?;
+                WireOrder {
+                    kind: kind::SPAWN,
+                    arg: 0,
+                    unit: 0,
+                    x,
+                    y,
+                }
+            }
+            Self::Remove { unit } => unit_only(kind::REMOVE, unit),
+            Self::SetPriority { unit, priority } => WireOrder {
+                arg: priority,
+                ..unit_only(kind::SET_PRIORITY, unit)
+            },
+        })
+    }
+
+    /// The unit the order addresses (`None` for [`PlayerOrder::Spawn`]).
+    #[must_use]
+    pub fn unit(&self) -> Option<AgentId> {
+        match *self {
+            Self::Spawn { .. } => None,
+            Self::MoveTo { unit, .. }
+            | Self::QueueMove { unit, .. }
+            | Self::Stop { unit }
+            | Self::Remove { unit }
+            | Self::SetPriority { unit, .. } => Some(unit),
+        }
+    }
+}
+
+impl WireOrder {
+    /// Validates the slot's form (not yet against the state): `Ok(None)` for an empty slot.
+    ///
+    /// # Errors
+    /// [`PlayerOrderError::UnknownKind`], [`PlayerOrderError::OutOfDomain`] (a point outside
+    /// the coordinate domain), [`PlayerOrderError::Malformed`] (a field the kind does not use is
+    /// not zero).
+    pub fn decode(&self) -> Result<Option<PlayerOrder>, PlayerOrderError> {
+        let WireOrder {
+            kind,
+            arg,
+            unit,
+            x,
+            y,
+        } = *self;
+        let unit_id = AgentId(unit);
+        let no_point = x == 0 && y == 0;
+        let order = match kind {
+            kind::NONE if arg == 0 && unit == 0 && no_point => return Ok(None),
+            kind::MOVE_TO | kind::QUEUE_MOVE if arg == 0 => {
+                let goal = point_of_wire(x, y)?;
+                if kind == kind::MOVE_TO {
+                    PlayerOrder::MoveTo {
+                        unit: unit_id,
+                        goal,
+                    }
+                } else {
+                    PlayerOrder::QueueMove {
+                        unit: unit_id,
+                        goal,
+                    }
+                }
+            }
+            kind::STOP if arg == 0 && no_point => PlayerOrder::Stop { unit: unit_id },
+            kind::SPAWN if arg == 0 && unit == 0 => PlayerOrder::Spawn {
+                position: point_of_wire(x, y)?,
+            },
+            kind::REMOVE if arg == 0 && no_point => PlayerOrder::Remove { unit: unit_id },
+            kind::SET_PRIORITY if no_point => PlayerOrder::SetPriority {
+                unit: unit_id,
+                priority: arg,
+            },
+            kind::NONE..=kind::SET_PRIORITY => return Err(PlayerOrderError::Malformed),
+            other => return Err(PlayerOrderError::UnknownKind(other)),
+        };
+        Ok(Some(order))
+    }
+}
+
+/// One player's input for one frame: the ggrs [`Config::Input`](ggrs::Config::Input).
+///
+/// [`INPUT_WIRE_BYTES`] (68) bytes: four 14-byte order slots, then the hash tag and the hash.
+/// `Default` is "no orders, no hash" (what ggrs uses for a missing or disconnected player).
+///
+/// The hash fields carry the sender's own state hash for the lockstep hash exchange (ggrs
+/// computes no checksums in lockstep mode): `hash_tag = F + 1` and `hash` the low 64 bits of
+/// the [checksum](super::NetState::checksum) of the sender's state at frame `F`; `hash_tag = 0`
+/// means no hash. The simulation never reads them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct NetInput {
+    /// The order slots, applied in slot order; empty slots are all zero.
+    pub orders: [WireOrder; MAX_ORDERS],
+    /// `F + 1` when `hash` is the sender's hash of frame `F`; 0 for no hash.
+    pub hash_tag: u32,
+    /// The low 64 bits of the sender's checksum of frame `hash_tag - 1`.
+    pub hash: u64,
+}
+
+impl NetInput {
+    /// An input holding `orders` in its first slots.
+    ///
+    /// # Errors
+    /// [`NetError::TooManyOrders`] for more than [`MAX_ORDERS`]; [`NetError::Order`] for an
+    /// order that cannot be encoded (a point outside the domain).
+    pub fn from_orders(orders: &[PlayerOrder]) -> Result<Self, NetError> {
+        if orders.len() > MAX_ORDERS {
+            return Err(NetError::TooManyOrders(orders.len()));
+        }
+        let mut input = Self::default();
+        for (slot, order) in input.orders.iter_mut().zip(orders) {
+            *slot = order.encode().map_err(NetError::Order)?;
+        }
+        Ok(input)
+    }
+
+    /// This input carrying the hash of the sender's state at `frame` (see the type's docs).
+    #[must_use]
+    pub fn with_hash(mut self, frame: u32, checksum: u128) -> Self {
+        self.hash_tag = frame.saturating_add(1);
+        self.hash = checksum as u64;
+        self
+    }
+
+    /// The reported `(frame, low 64 bits of the checksum)`, if any.
+    #[must_use]
+    pub fn reported_hash(&self) -> Option<(u32, u64)> {
+        self.hash_tag.checked_sub(1).map(|f| (f, self.hash))
+    }
+
+    /// The exact bytes ggrs sends for this input (bincode 1's encoding: fields in order,
+    /// little-endian, fixed width).
+    #[must_use]
+    pub fn to_bytes(&self) -> [u8; INPUT_WIRE_BYTES] {
+        let mut out = [0; INPUT_WIRE_BYTES];
+        let mut at = 0;
+        let mut put = |b: &[u8]| {
+            out[at..at + b.len()].copy_from_slice(b);
+            at += b.len();
+        };
+        for o in &self.orders {
+            put(&[o.kind, o.arg]);
+            put(&o.unit.to_le_bytes());
+            put(&o.x.to_le_bytes());
+            put(&o.y.to_le_bytes());
+        }
+        put(&self.hash_tag.to_le_bytes());
+        put(&self.hash.to_le_bytes());
+        out
+    }
+
+    /// Reads [`to_bytes`](Self::to_bytes)' form. Every 68-byte string is an input; the orders
+    /// are validated when applied.
+    ///
+    /// # Errors
+    /// [`NetError::BadInputLength`] unless `bytes` has exactly [`INPUT_WIRE_BYTES`] bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, NetError> {
+        let bytes: &[u8; INPUT_WIRE_BYTES] = bytes
+            .try_into()
+            .map_err(|_| NetError::BadInputLength(bytes.len()))?;
+        let u32_at =
+            |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let mut input = Self::default();
+        for (k, o) in input.orders.iter_mut().enumerate() {
+            let b = k * ORDER_WIRE_BYTES;
+            *o = WireOrder {
+                kind: bytes[b],
+                arg: bytes[b + 1],
+                unit: u32_at(b + 2),
+                x: u32_at(b + 6) as i32,
+                y: u32_at(b + 10) as i32,
+            };
+        }
+        let h = MAX_ORDERS * ORDER_WIRE_BYTES;
+        input.hash_tag = u32_at(h);
+        input.hash = u64::from(u32_at(h + 4)) | (u64::from(u32_at(h + 8)) << 32);
+        Ok(input)
+    }
+}
+
+/// Why an order was skipped. Deterministic: every peer skips the same orders for the same
+/// reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlayerOrderError {
+    /// The kind byte names no order.
+    UnknownKind(u8),
+    /// A field the kind does not use is not zero.
+    Malformed,
+    /// A point lies outside the coordinate domain.
+    OutOfDomain,
+    /// The unit is not one of the sender's units (unknown, removed, or another player's).
+    NotOwner(AgentId),
+    /// The unit's waypoint queue already holds [`MAX_WAYPOINTS`] points.
+    QueueFull(AgentId),
+    /// The player already owns [`MAX_UNITS_PER_PLAYER`] units, or the agent id space is
+    /// exhausted.
+    UnitLimit,
+    /// The scene still adds agents by events: a spawn now would shift their ids.
+    SpawnDuringSceneAdds,
+    /// The simulator's queue refused the resulting command
+    /// ([`Simulator::queue_command`](crate::Simulator::queue_command); e.g. a scene event for a
+    /// unit its owner removed). Listed with player `usize::MAX`, not counted in
+    /// [`NetGame::rejected_orders`](super::NetGame::rejected_orders).
+    Sim(SimError),
+}
+
+impl fmt::Display for PlayerOrderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownKind(k) => write!(f, "unknown order kind {k}"),
+            Self::Malformed => write!(f, "a field the order kind does not use is not zero"),
+            Self::OutOfDomain => write!(f, "point outside the coordinate domain"),
+            Self::NotOwner(id) => write!(f, "unit {} is not the sender's", id.0),
+            Self::QueueFull(id) => write!(f, "unit {} has {MAX_WAYPOINTS} waypoints queued", id.0),
+            Self::UnitLimit => write!(f, "unit limit reached"),
+            Self::SpawnDuringSceneAdds => write!(f, "spawn while the scene still adds agents"),
+            Self::Sim(e) => write!(f, "simulator: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PlayerOrderError {}

@@ -1,0 +1,89 @@
+//! The wire format (`lockstep_orca::netcode`'s `wire` module): the size against bincode 1, the
+//! exact bytes of every order kind, and the grid rounding.
+
+use lockstep_orca::netcode::{INPUT_WIRE_BYTES, NetInput, PlayerOrder};
+use lockstep_orca::{AgentId, Fx, Vec2};
+
+#[test]
+fn the_input_is_68_bytes_on_the_wire() {
+    let order = PlayerOrder::MoveTo {
+        unit: AgentId(7),
+        goal: Vec2::from_int(-3, 1000),
+    };
+    let input = NetInput::from_orders(&[order, PlayerOrder::Stop { unit: AgentId(2) }])
+        .unwrap()
+        .with_hash(120, 0x0123_4567_89ab_cdef_0011_2233_4455_6677);
+    let wire = bincode1::serialize(&input).unwrap();
+    assert_eq!(wire.len(), INPUT_WIRE_BYTES);
+    assert_eq!(INPUT_WIRE_BYTES, 68);
+    assert_eq!(wire, input.to_bytes());
+    assert_eq!(bincode1::deserialize::<NetInput>(&wire).unwrap(), input);
+    assert_eq!(input.reported_hash(), Some((120, 0x0011_2233_4455_6677)));
+    assert_eq!(input.orders[0].decode().unwrap(), Some(order));
+    assert_eq!(NetInput::default().reported_hash(), None);
+}
+
+/// Lower-case hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every order kind's bytes, pinned: a change here is a new wire format, which peers of the
+/// old one cannot talk to.
+#[test]
+fn every_order_kind_has_its_pinned_bytes() {
+    // Off the 1/1024 grid and negative: rounded toward −∞.
+    let off_grid = Vec2::from_bits(-(3 << 32) - 1, (1000 << 32) + 5);
+    let first = NetInput::from_orders(&[
+        PlayerOrder::MoveTo {
+            unit: AgentId(7),
+            goal: off_grid,
+        },
+        PlayerOrder::QueueMove {
+            unit: AgentId(0x0102_0304),
+            goal: Vec2::from_int(-1_000_000, 1_000_000),
+        },
+        PlayerOrder::Stop { unit: AgentId(2) },
+        PlayerOrder::Spawn {
+            position: Vec2::new(Fx::lit("0.5"), Fx::lit("-0.25")),
+        },
+    ])
+    .unwrap()
+    .with_hash(120, 0x0123_4567_89ab_cdef_0011_2233_4455_6677);
+    let second = NetInput::from_orders(&[
+        PlayerOrder::Remove { unit: AgentId(9) },
+        PlayerOrder::SetPriority {
+            unit: AgentId(u32::MAX),
+            priority: 200,
+        },
+    ])
+    .unwrap();
+    // Per slot: kind, arg, unit (u32), x, y (i32), little-endian; then hash tag and hash.
+    let first_bytes = [
+        "01 00 07000000 fff3ffff 00a00f00", // MoveTo 7 to (-3073, 1024000) / 1024
+        "02 00 04030201 0000f7c2 0000093d", // QueueMove to (-1e6, 1e6)
+        "03 00 02000000 00000000 00000000", // Stop 2
+        "04 00 00000000 00020000 00ffffff", // Spawn at (512, -256) / 1024
+        "79000000 7766554433221100",        // frame 120, the checksum's low 64 bits
+    ];
+    let second_bytes = [
+        "05 00 09000000 00000000 00000000", // Remove 9
+        "06 c8 ffffffff 00000000 00000000", // SetPriority u32::MAX 200
+        "00 00 00000000 00000000 00000000", // empty
+        "00 00 00000000 00000000 00000000", // empty
+        "00000000 0000000000000000",        // no hash
+    ];
+    for (input, expected) in [(first, first_bytes), (second, second_bytes)] {
+        assert_eq!(hex(&input.to_bytes()), expected.concat().replace(' ', ""));
+        assert_eq!(NetInput::from_bytes(&input.to_bytes()).unwrap(), input);
+    }
+    // The decoded point is the grid point below the sent one.
+    let decoded = first.orders[0].decode().unwrap();
+    assert_eq!(
+        decoded,
+        Some(PlayerOrder::MoveTo {
+            unit: AgentId(7),
+            goal: Vec2::from_bits(-(3073 << 22), 1000 << 32),
+        })
+    );
+}
