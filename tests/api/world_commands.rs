@@ -355,3 +355,89 @@ fn a_failed_step_undoes_world_commands_to_the_byte() {
     assert_eq!(sim.agent_model(AgentId(5)).unwrap(), model());
     assert_eq!(sim.agent_params(AgentId(2)).unwrap().priority, 9);
 }
+
+/// The scenario events `add_obstacle` and `remove_obstacle`: parsed into events and commands
+/// with the documented ids, and refused with the place named when wrong.
+#[cfg(feature = "scenario")]
+mod scenario_events {
+    use lockstep_orca::obstacle::ObstacleId;
+    use lockstep_orca::scenario::{EventAction, Scenario};
+    use lockstep_orca::{Command, ObstacleShape, Vec2};
+
+    const HEAD: &str = "time_step = 0.25\nagents = [{ start = [-10, 0], goal = [10, 0] }]\n\
+                        [[obstacle]]\npolyline = [[-10, 5], [10, 5]]\n";
+
+    fn parse(events: &str) -> Result<Scenario, String> {
+        Scenario::from_toml_str(&format!("{HEAD}{events}")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn obstacle_events_become_world_commands() {
+        let s = parse(
+            "[[event]]\ntick = 5\nadd_obstacle = { polygon = [[-1, -1], [1, -1], [0, 1]] }\n\
+             [[event]]\ntick = 6\nadd_obstacle = { polyline = [[3, -3], [3, 3]] }\n\
+             [[event]]\ntick = 9\nremove_obstacle = 1\n",
+        )
+        .unwrap();
+        let triangle = ObstacleShape::Polygon(vec![
+            Vec2::from_int(-1, -1),
+            Vec2::from_int(1, -1),
+            Vec2::from_int(0, 1),
+        ]);
+        assert_eq!(
+            s.events[0].action,
+            EventAction::AddObstacle(triangle.clone())
+        );
+        assert_eq!(
+            s.events[2].action.command(),
+            Some(Command::RemoveObstacle { id: ObstacleId(1) })
+        );
+        assert_eq!(s.events[2].action.target(), None);
+        // Run through the driver, obstacle 1 (the triangle) exists from tick 5 to tick 9.
+        let (mut sim, driver) = s.build().unwrap();
+        for _ in 0..12 {
+            let tick = sim.tick();
+            driver.apply_events(&mut sim, tick).unwrap();
+            sim.step().unwrap();
+            let has = sim.obstacles().shape(ObstacleId(1)).is_ok();
+            assert_eq!(has, (5..9).contains(&tick), "tick {tick}");
+        }
+        assert_eq!(sim.obstacles().next_id(), ObstacleId(3));
+    }
+
+    #[test]
+    fn bad_obstacle_events_are_refused_naming_the_event() {
+        for (events, expected) in [
+            (
+                "[[event]]\ntick = 1\nadd_obstacle = { polygon = [[0, 0], [1, 0]], \
+                 polyline = [[0, 0], [1, 0]] }\n",
+                "event #0 (tick 1): give exactly one of `polygon` or `polyline`",
+            ),
+            (
+                "[[event]]\ntick = 1\nadd_obstacle = { polygon = [[0, 0], [1, 1], [2, 2]] }\n",
+                "collinear",
+            ),
+            (
+                "[[event]]\ntick = 1\nremove_obstacle = 1\n",
+                "event #0 (tick 1): obstacle 1 does not exist at this point",
+            ),
+            (
+                "[[event]]\ntick = 1\nremove_obstacle = 0\n[[event]]\ntick = 2\n\
+                 remove_obstacle = 0\n",
+                "event #1 (tick 2): obstacle 0 does not exist at this point",
+            ),
+            (
+                "[[event]]\ntick = 1\nremove_obstacle = 0\nremove_agent = 0\n",
+                "give exactly one of",
+            ),
+            (
+                "[policy]\nkind = \"roadmap\"\nroadmap = [[0, 0]]\n\
+                 [[event]]\ntick = 1\nremove_obstacle = 0\n",
+                "obstacle events need the goal-seeking policy",
+            ),
+        ] {
+            let err = parse(events).unwrap_err();
+            assert!(err.contains(expected), "{events}: {err}");
+        }
+    }
+}
