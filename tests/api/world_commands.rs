@@ -126,6 +126,9 @@ fn a_spawned_agent_has_its_parameters_and_model() {
     assert_eq!(sim.agent_model(AgentId(id.0 + 1)).unwrap(), model());
 }
 
+/// What a refusal must look like.
+type Expected = fn(&SimError) -> bool;
+
 /// Every way a world command is refused when queued: an `Err` naming the reason, nothing
 /// queued, the state (and so its hash) unchanged.
 #[test]
@@ -137,7 +140,7 @@ fn hostile_world_commands_are_refused_when_queued() {
     let many: Vec<Vec2> = (0..=MAX_VERTICES as i32)
         .map(|i| Vec2::from_int(i, i * i % 7))
         .collect();
-    let cases: Vec<(Command, fn(&SimError) -> bool)> = vec![
+    let cases: Vec<(Command, Expected)> = vec![
         (
             // Collinear: a polygon of no area.
             Command::AddObstacle {
