@@ -249,8 +249,8 @@ fn marks(sim: &Simulator, out: &mut Vec<AgentMark>) {
 /// let mut writer = ReplayWriter::begin(Vec::new(), &sim, RecordOptions::default()).unwrap();
 /// for _ in 0..30 {
 ///     let commands = [Command::SetPrefVelocity { id: a, v: Vec2::from_int(1, 0) }];
-///     for c in commands {
-///         sim.queue_command(sim.tick(), c).unwrap();
+///     for c in &commands {
+///         sim.queue_command(sim.tick(), c.clone()).unwrap();
 ///     }
 ///     sim.step().unwrap();
 ///     writer.push_tick(&commands, &sim).unwrap();
