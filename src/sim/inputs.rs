@@ -166,24 +166,32 @@ impl Simulator {
     }
 
     /// Applies an obstacle command, saving the obstacle set in the undo log first unless the
-    /// current step saved it already.
+    /// current step saved it already (the step's first change copies the set once; later ones
+    /// change that copy in place).
     fn apply_obstacle_logged(&mut self, command: &Command) -> Result<(), SimError> {
-        // Validate before saving, so a rejected command costs no copy of the set.
-        match command {
-            Command::AddObstacle { shape } => crate::obstacle::polygon::validate(shape)?,
-            Command::RemoveObstacle { id } => self.obstacles.shape(*id).map(drop)?,
-            _ => unreachable!("not an obstacle command"),
-        }
-        if !self.inputs.obstacles_saved {
-            self.inputs.obstacles_saved = true;
-            let saved = Arc::clone(&self.obstacles);
-            self.inputs.undo.push(Undo::Obstacles(saved));
-        }
-        match command {
+        let before = (!self.inputs.obstacles_saved).then(|| Arc::clone(&self.obstacles));
+        let result = match command {
+            // The shape was validated when queued (and when restored); what can still fail is
+            // the set's vertex limit.
             Command::AddObstacle { shape } => self.add_obstacle(shape.clone()).map(drop),
-            Command::RemoveObstacle { id } => self.remove_obstacle(*id),
+            // Checked first: a rejected removal should not copy the set.
+            Command::RemoveObstacle { id } => self
+                .obstacles
+                .shape(*id)
+                .map(drop)
+                .and_then(|()| self.remove_obstacle(*id)),
             _ => unreachable!("not an obstacle command"),
+        };
+        match (before, &result) {
+            // The set is unchanged: share it again rather than keep the copy.
+            (Some(before), Err(_)) => self.obstacles = before,
+            (Some(before), Ok(())) => {
+                self.inputs.obstacles_saved = true;
+                self.inputs.undo.push(Undo::Obstacles(before));
+            }
+            (None, _) => {}
         }
+        result
     }
 
     /// Applies one queued command, logging how to undo it. Removals only mark the agent
