@@ -43,7 +43,7 @@ fn advance(sim: &mut Simulator, log: &mut BTreeMap<u64, Vec<Command>>) -> u64 {
     let tick = sim.tick();
     let inputs = log.entry(tick).or_insert_with(|| local_inputs(sim));
     for c in inputs.iter() {
-        sim.queue_command(tick, *c).unwrap();
+        sim.queue_command(tick, c.clone()).unwrap();
     }
     sim.step().unwrap();
     sim.state_hash()
@@ -82,7 +82,7 @@ fn main() {
     for _ in 0..NOW {
         if authority.tick() == LATE_TICK {
             let mut inputs = local_inputs(&authority);
-            inputs.push(late);
+            inputs.push(late.clone());
             log_a.insert(LATE_TICK, inputs);
         }
         expected.push(advance(&mut authority, &mut log_a));

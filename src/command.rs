@@ -31,27 +31,37 @@
 //!
 //! 1. `tick`: the tick at whose start the command is applied (the step from `tick` to
 //!    `tick + 1`);
-//! 2. `class`: [`Command::AddAgent`] first (class 0), then every command addressed to an agent
-//!    (class 1);
-//! 3. `agent id`: ascending [`AgentId`] of the addressed agent (0 for `AddAgent`).
+//! 2. `class`: the world commands first (class 0: [`Command::AddAgent`],
+//!    [`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`]), then
+//!    every command addressed to an agent (class 1);
+//! 3. `agent id`: ascending [`AgentId`] of the addressed agent (0 for the world commands).
 //!
-//! So within a tick, new agents are added first, in insertion order, receiving the ids
-//! `next_id, next_id + 1, …` (ids are deterministic: a command for a new agent may be queued for
-//! the same tick as its `AddAgent`); then each agent's commands run, by ascending id, each agent's
-//! own commands in the order they were queued. Only the relative order of commands with equal keys
-//! depends on insertion order: give one agent's commands (and all `AddAgent`s) a single source.
+//! So within a tick, the world commands run first, in insertion order: each `AddAgent` and
+//! `SpawnAgent` receives the next agent id (`next_id, next_id + 1, …`), each `AddObstacle` the
+//! next obstacle id (the obstacle id counter is state, [`ObstacleSet`](crate::obstacle::ObstacleSet):
+//! the `k`-th successful `AddObstacle` of the tick gets the counter's value plus `k - 1`; a
+//! rejected one takes no id). Ids are therefore predictable by the sender: a command for a new
+//! agent may be queued for the same tick as its `AddAgent`, a `RemoveObstacle` for the same
+//! tick as its `AddObstacle` (after it). Then each agent's commands run, by ascending id, each
+//! agent's own commands in the order they were queued. Only the relative order of commands with
+//! equal keys depends on insertion order: give one agent's commands (and all world commands) a
+//! single source.
 //!
 //! # Validation, twice
 //! * When queued: the tick must not be in the past, every value must lie in the domain
-//!   ([`crate::domain`]), and the addressed agent must not be a removed one (an id below
-//!   `next_id` that no agent holds). Ids not handed out yet are accepted, because the `AddAgent`
-//!   that will create them may be queued later (queueing must not depend on arrival order).
-//!   A rejected command returns `Err` and is not queued.
+//!   ([`crate::domain`]), an obstacle shape must pass the checks of
+//!   [`Simulator::add_obstacle`] (at most [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) =
+//!   4,096 vertices per command; the pending obstacle commands together at most
+//!   [`MAX_OBSTACLE_VERTICES`](crate::domain::MAX_OBSTACLE_VERTICES)), and the addressed agent
+//!   or obstacle must not be a removed one (an id below its counter that none holds). Ids not
+//!   handed out yet are accepted, because the command that will create them may be queued later
+//!   (queueing must not depend on arrival order). A rejected command returns `Err` and is not
+//!   queued.
 //! * When applied: the same checks against the state of that moment (an agent may have been
-//!   removed by an earlier command, the time step may have changed). **A command that fails at
-//!   apply time is skipped**: it changes nothing, the tick continues with the other commands, and
-//!   the failure is listed by [`Simulator::rejected_commands`] until the next step. Skipping is
-//!   deterministic, so every peer skips the same commands.
+//!   removed by an earlier command, an obstacle may push the set past its vertex limit). **A
+//!   command that fails at apply time is skipped**: it changes nothing, the tick continues with
+//!   the other commands, and the failure is listed by [`Simulator::rejected_commands`] until the
+//!   next step. Skipping is deterministic, so every peer skips the same commands.
 //!
 //! If the step itself then fails ([`SimError::AgentLeftDomain`]), the applied commands are undone
 //! and stay queued: a failed step changes nothing, as every rejected call.
@@ -63,6 +73,7 @@ use crate::agent_model::AgentModel;
 use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
 use crate::math::Vec2;
+use crate::obstacle::{ObstacleId, ObstacleShape};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -70,7 +81,7 @@ use std::collections::BTreeMap;
 ///
 /// The variant order is part of the snapshot, replay and hash formats (it is the tag byte):
 /// append new variants, never reorder.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Command {
     /// Sets an agent's preferred velocity ([`Simulator::set_agent_pref_velocity`]).
     SetPrefVelocity {
@@ -151,14 +162,43 @@ pub enum Command {
         /// The new model.
         model: AgentModel,
     },
+    /// Adds an agent with its parameters and its model ([`AgentModel`]), with zero velocity
+    /// and zero preferred velocity: [`Command::AddAgent`] followed by [`Command::SetModel`] in
+    /// one command. It receives the next id, numbered with the `AddAgent`s (see the canonical
+    /// order in the [module docs](self)).
+    SpawnAgent {
+        /// Initial position.
+        position: Vec2,
+        /// Its parameters.
+        params: AgentParams,
+        /// Its model.
+        model: AgentModel,
+    },
+    /// Adds a static obstacle (a building placed; [`Simulator::add_obstacle`], validated as
+    /// there, at most [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) vertices). It receives the
+    /// next obstacle id (see the canonical order in the [module docs](self)); the obstacle tree
+    /// is rebuilt before the tick's agents move.
+    AddObstacle {
+        /// Its outline.
+        shape: ObstacleShape,
+    },
+    /// Removes a static obstacle (a building destroyed; [`Simulator::remove_obstacle`]).
+    RemoveObstacle {
+        /// The obstacle.
+        id: ObstacleId,
+    },
 }
 
 impl Command {
-    /// The agent this command addresses (`None` for [`Command::AddAgent`]).
+    /// The agent this command addresses (`None` for the world commands: [`Command::AddAgent`],
+    /// [`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`]).
     #[must_use]
     pub fn target(&self) -> Option<AgentId> {
         match *self {
-            Self::AddAgent { .. } => None,
+            Self::AddAgent { .. }
+            | Self::SpawnAgent { .. }
+            | Self::AddObstacle { .. }
+            | Self::RemoveObstacle { .. } => None,
             Self::SetPrefVelocity { id, .. }
             | Self::RemoveAgent { id }
             | Self::SetParams { id, .. }
@@ -187,13 +227,18 @@ impl Command {
             Self::Stop { .. } => 8,
             Self::SetPriority { .. } => 9,
             Self::SetModel { .. } => 10,
+            Self::SpawnAgent { .. } => 11,
+            Self::AddObstacle { .. } => 12,
+            Self::RemoveObstacle { .. } => 13,
         }
     }
 
     /// Checks the command's values against the domain, for a simulator with this time step.
     ///
     /// # Errors
-    /// [`SimError::OutOfDomain`] / [`SimError::VelocityScale`].
+    /// [`SimError::OutOfDomain`] / [`SimError::VelocityScale`]; [`SimError::InvalidObstacle`]
+    /// for an obstacle shape that [`Simulator::add_obstacle`] would refuse (degenerate,
+    /// self-intersecting, more than [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) vertices).
     pub fn validate_values(&self, time_step: crate::Fx) -> Result<(), SimError> {
         match self {
             Self::SetPrefVelocity { v, .. } => checked_velocity(*v, "pref_velocity"),
@@ -210,12 +255,32 @@ impl Command {
             }
             Self::Stop { .. } | Self::SetPriority { .. } => Ok(()),
             Self::SetModel { model, .. } => model.validate(time_step),
+            Self::SpawnAgent {
+                position,
+                params,
+                model,
+            } => {
+                checked_point(*position, "position")?;
+                params.validate(time_step)?;
+                model.validate(time_step)
+            }
+            Self::AddObstacle { shape } => crate::obstacle::polygon::validate(shape),
+            Self::RemoveObstacle { .. } => Ok(()),
+        }
+    }
+
+    /// The obstacle vertices this command carries (0 but for [`Command::AddObstacle`]).
+    #[must_use]
+    pub fn obstacle_vertices(&self) -> usize {
+        match self {
+            Self::AddObstacle { shape } => shape.vertices().len(),
+            _ => 0,
         }
     }
 }
 
 /// A command waiting in the queue for its tick.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingCommand {
     /// The tick at whose start it is applied.
     pub tick: u64,
@@ -260,6 +325,8 @@ type QueueKey = ((u64, u8, u32), u64);
 pub struct CommandQueue {
     pending: BTreeMap<QueueKey, PendingCommand>,
     next_seq: u64,
+    /// Vertices of the pending [`Command::AddObstacle`]s (derived from `pending`).
+    vertices: usize,
 }
 
 impl PartialEq for CommandQueue {
@@ -292,7 +359,15 @@ impl CommandQueue {
     /// The pending commands in canonical order, copied.
     #[must_use]
     pub fn to_vec(&self) -> Vec<PendingCommand> {
-        self.iter().copied().collect()
+        self.iter().cloned().collect()
+    }
+
+    /// Vertices of the pending [`Command::AddObstacle`]s together (at most
+    /// [`MAX_OBSTACLE_VERTICES`](crate::domain::MAX_OBSTACLE_VERTICES) once queued through
+    /// [`Simulator::queue_command`]).
+    #[must_use]
+    pub fn obstacle_vertices(&self) -> usize {
+        self.vertices
     }
 
     /// Inserts after every command with a key `<=` its own (so equal keys keep insertion
@@ -300,12 +375,14 @@ impl CommandQueue {
     pub(crate) fn insert(&mut self, p: PendingCommand) {
         let seq = self.next_seq;
         self.next_seq += 1;
+        self.vertices += p.command.obstacle_vertices();
         self.pending.insert((p.key(), seq), p);
     }
 
     /// Drops every command.
     pub(crate) fn clear(&mut self) {
         self.pending.clear();
+        self.vertices = 0;
     }
 
     /// The commands due at `tick` (queued for `tick` or earlier), in canonical order.
@@ -315,9 +392,16 @@ impl CommandQueue {
 
     /// Removes the commands due at `tick`.
     pub(crate) fn drop_due(&mut self, tick: u64) {
-        match tick.checked_add(1) {
-            Some(next) => self.pending = self.pending.split_off(&((next, 0, 0), 0)),
-            None => self.pending.clear(),
+        let Some(next) = tick.checked_add(1) else {
+            return self.clear();
+        };
+        let later = self.pending.split_off(&((next, 0, 0), 0));
+        let dropped = std::mem::replace(&mut self.pending, later);
+        if self.vertices > 0 {
+            self.vertices -= dropped
+                .values()
+                .map(|p| p.command.obstacle_vertices())
+                .sum::<usize>();
         }
     }
 

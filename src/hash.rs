@@ -31,6 +31,9 @@
 //! | | tag 8 `Stop`: id (`u32`) (4 bytes) |
 //! | | tag 9 `SetPriority`: id (`u32`), priority (`u8`) (5 bytes) |
 //! | | tag 10 `SetModel`: id (`u32`), the 67 model bytes (71 bytes) |
+//! | | tag 11 `SpawnAgent`: position x, y, the 45 parameter bytes, the 67 model bytes (128 bytes) |
+//! | | tag 12 `AddObstacle`: kind (`u8`, 0 polygon, 1 polyline), vertex count k (`u32`), the k vertices x, y (5 + 16 k bytes) |
+//! | | tag 13 `RemoveObstacle`: obstacle id (`u32`) (4 bytes) |
 //! | … | **only when some agent's [`AgentModel`] is not the default**, the agent-model extension: marker byte 1, count `n` (`u32`), then `n` × (id (`u32`), the 67 model bytes), ascending id, non-default models only |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
@@ -278,6 +281,25 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
             out.put(&id.0.to_le_bytes());
             model(out, m);
         }
+        Command::SpawnAgent {
+            position,
+            params: pa,
+            model: m,
+        } => {
+            vec2(out, *position);
+            params(out, pa);
+            model(out, m);
+        }
+        Command::AddObstacle { shape } => {
+            out.put(&[shape.kind_byte()]);
+            let vertices = shape.vertices();
+            // At most MAX_VERTICES (4,096): validated when queued and when restored.
+            out.put(&(vertices.len() as u32).to_le_bytes());
+            for &v in vertices {
+                vec2(out, v);
+            }
+        }
+        Command::RemoveObstacle { id } => out.put(&id.0.to_le_bytes()),
     }
 }
 

@@ -37,7 +37,7 @@ use crate::command::Command;
 use crate::domain::{self, check_point, check_range, check_time_step, check_velocity};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns};
-use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
+use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 use crate::orders::Steering;
 pub use crate::orders::{Perturbation, PerturbationHash};
 use crate::sim::{Simulator, SimulatorParams};
@@ -142,7 +142,7 @@ impl Default for Policy {
 /// A scheduled change of the scene, applied at the start of tick [`tick`](Self::tick) (before
 /// that tick's preferred velocities are computed): the scenario form of a lockstep
 /// [`Command`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
     /// The simulator tick at which it applies.
     pub tick: u64,
@@ -151,7 +151,7 @@ pub struct Event {
 }
 
 /// What an [`Event`] does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EventAction {
     /// Adds an agent; it gets the next id (agents added by events are numbered after the
     /// scenario's agents, in event order) and the driver steers it to its goal from this tick.
@@ -195,6 +195,12 @@ pub enum EventAction {
         /// Its whole new model.
         model: crate::AgentModel,
     },
+    /// Adds a static obstacle (a building placed, [`Command::AddObstacle`]); it gets the next
+    /// obstacle id (obstacles added by events are numbered after the scenario's obstacles, in
+    /// event order).
+    AddObstacle(ObstacleShape),
+    /// Removes a static obstacle (a building destroyed, [`Command::RemoveObstacle`]).
+    RemoveObstacle(ObstacleId),
 }
 
 impl EventAction {
@@ -204,25 +210,30 @@ impl EventAction {
     /// ([`Driver::tick_commands`] adds it).
     #[must_use]
     pub fn command(&self) -> Option<Command> {
-        Some(match *self {
+        Some(match self {
             Self::AddAgent(a) => Command::AddAgent {
                 position: a.start,
                 params: a.params,
             },
-            Self::RemoveAgent(id) => Command::RemoveAgent { id },
+            &Self::RemoveAgent(id) => Command::RemoveAgent { id },
             Self::SetGoal { .. } => return None,
-            Self::SetParams { id, params } => Command::SetParams { id, params },
-            Self::SetPosition { id, position } => Command::SetPosition { id, position },
-            Self::SetVelocity { id, velocity } => Command::SetVelocity { id, v: velocity },
-            Self::SetModel { id, model } => Command::SetModel { id, model },
+            &Self::SetParams { id, params } => Command::SetParams { id, params },
+            &Self::SetPosition { id, position } => Command::SetPosition { id, position },
+            &Self::SetVelocity { id, velocity } => Command::SetVelocity { id, v: velocity },
+            &Self::SetModel { id, model } => Command::SetModel { id, model },
+            Self::AddObstacle(shape) => Command::AddObstacle {
+                shape: shape.clone(),
+            },
+            &Self::RemoveObstacle(id) => Command::RemoveObstacle { id },
         })
     }
 
-    /// The agent the event targets (`None` for [`AddAgent`](Self::AddAgent)).
+    /// The agent the event targets (`None` for [`AddAgent`](Self::AddAgent) and the obstacle
+    /// events).
     #[must_use]
     pub fn target(&self) -> Option<AgentId> {
         match *self {
-            Self::AddAgent(_) => None,
+            Self::AddAgent(_) | Self::AddObstacle(_) | Self::RemoveObstacle(_) => None,
             Self::RemoveAgent(id)
             | Self::SetGoal { id, .. }
             | Self::SetParams { id, .. }
@@ -652,11 +663,13 @@ impl Scenario {
         Ok(())
     }
 
-    /// Events: ascending ticks; each targets an agent that exists at that point of the list
-    /// (a scenario agent or one added by an earlier event, not removed by an earlier event);
-    /// values inside the domain.
+    /// Events: ascending ticks; each targets an agent (an obstacle) that exists at that point
+    /// of the list (a scenario agent or one added by an earlier event, not removed by an earlier
+    /// event); values inside the domain; added obstacles valid as for
+    /// [`Simulator::add_obstacle`].
     fn validate_events(&self) -> Result<(), ScenarioError> {
         let mut alive: Vec<bool> = vec![true; self.agents.len()];
+        let mut obstacles: Vec<bool> = vec![true; self.obstacles.len()];
         let mut last_tick = 0;
         for (i, e) in self.events.iter().enumerate() {
             let ctx = || format!("event #{i} (tick {})", e.tick);
@@ -678,8 +691,8 @@ impl Scenario {
                     ),
                 });
             }
-            match e.action {
-                EventAction::AddAgent(a) => {
+            match &e.action {
+                &EventAction::AddAgent(a) => {
                     if alive.len() >= MAX_SCENARIO_AGENTS {
                         return Err(ScenarioError::Invalid {
                             context: ctx(),
@@ -693,21 +706,48 @@ impl Scenario {
                     check_velocity(a.velocity, "velocity").map_err(sim_err(ctx()))?;
                     alive.push(true);
                 }
-                EventAction::RemoveAgent(id) => alive[id.0 as usize] = false,
-                EventAction::SetGoal { goal, .. } => {
+                &EventAction::RemoveAgent(id) => alive[id.0 as usize] = false,
+                &EventAction::SetGoal { goal, .. } => {
                     check_point(goal, "goal").map_err(sim_err(ctx()))?;
                 }
                 EventAction::SetParams { params, .. } => {
                     params.validate(self.time_step).map_err(sim_err(ctx()))?;
                 }
-                EventAction::SetPosition { position, .. } => {
+                &EventAction::SetPosition { position, .. } => {
                     check_point(position, "position").map_err(sim_err(ctx()))?;
                 }
-                EventAction::SetVelocity { velocity, .. } => {
+                &EventAction::SetVelocity { velocity, .. } => {
                     check_velocity(velocity, "velocity").map_err(sim_err(ctx()))?;
                 }
                 EventAction::SetModel { model, .. } => {
                     model.validate(self.time_step).map_err(sim_err(ctx()))?;
+                }
+                EventAction::AddObstacle(_) | EventAction::RemoveObstacle(_)
+                    if matches!(self.policy, Policy::Roadmap { .. }) =>
+                {
+                    return Err(ScenarioError::Invalid {
+                        context: ctx(),
+                        reason: "obstacle events need the goal-seeking policy (the roadmap is \
+                                 built once, from the scene's obstacles)"
+                            .into(),
+                    });
+                }
+                EventAction::AddObstacle(shape) => {
+                    crate::obstacle::polygon::validate(shape).map_err(sim_err(ctx()))?;
+                    obstacles.push(true);
+                }
+                &EventAction::RemoveObstacle(id) => {
+                    let Some(present) = obstacles.get_mut(id.0 as usize).filter(|p| **p) else {
+                        return Err(ScenarioError::Invalid {
+                            context: ctx(),
+                            reason: format!(
+                                "obstacle {} does not exist at this point (not added yet, or \
+                                 removed)",
+                                id.0
+                            ),
+                        });
+                    };
+                    *present = false;
                 }
             }
         }

@@ -3,6 +3,7 @@
 
 use crate::agent::{Agent, AgentId, AgentParams};
 use crate::agent_model::AgentModel;
+use crate::command::Command;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleSet, ObstacleShape};
 use crate::sim::Simulator;
@@ -215,16 +216,6 @@ fn shape_kind(s: &ObstacleShape) -> &'static str {
     }
 }
 
-/// The obstacle id counter, read from the set's canonical bytes (mode `u8`, then the counter).
-fn obstacle_counter(set: &ObstacleSet) -> u32 {
-    let mut bytes = Vec::new();
-    set.write_canonical(&mut bytes);
-    bytes
-        .get(1..5)
-        .and_then(|b| b.try_into().ok())
-        .map_or(0, u32::from_le_bytes)
-}
-
 fn obstacles(d: &mut SnapshotDiff, a: &ObstacleSet, b: &ObstacleSet) {
     let s = Scope::Obstacles;
     d.cmp(s, "count", a.len(), b.len());
@@ -236,7 +227,7 @@ fn obstacles(d: &mut SnapshotDiff, a: &ObstacleSet, b: &ObstacleSet) {
             format!("{:?}", b.neighbor_mode()),
         );
     }
-    d.cmp(s, "next_id", obstacle_counter(a), obstacle_counter(b));
+    d.cmp(s, "next_id", a.next_id().0, b.next_id().0);
     let (mut ia, mut ib) = (a.iter().peekable(), b.iter().peekable());
     loop {
         match (ia.peek().copied(), ib.peek().copied()) {
@@ -265,6 +256,28 @@ fn obstacles(d: &mut SnapshotDiff, a: &ObstacleSet, b: &ObstacleSet) {
             (Some(_), None) => unreachable!("handled by the guard above"),
         }
     }
+}
+
+/// A pending command as text: its debug form, but an added obstacle as its kind, vertex count
+/// and first vertices (a shape may have 4,096).
+fn command_text(c: &Command) -> String {
+    const SHOWN: usize = 4;
+    let Command::AddObstacle { shape } = c else {
+        return format!("{c:?}");
+    };
+    let v = shape.vertices();
+    let mut text = format!(
+        "AddObstacle {{ {} of {} vertices:",
+        shape_kind(shape),
+        v.len()
+    );
+    for p in v.iter().take(SHOWN) {
+        text += &format!(" {}", V(*p));
+    }
+    if v.len() > SHOWN {
+        text += " …";
+    }
+    text + " }"
 }
 
 /// Every difference between the states of `a` and `b` (see [`SnapshotDiff`]).
@@ -336,7 +349,7 @@ pub fn diff(a: &Simulator, b: &Simulator) -> SnapshotDiff {
     d.cmp(Scope::Commands, "count", qa.len(), qb.len());
     let show = |p: Option<&crate::command::PendingCommand>| {
         p.map_or("absent".to_string(), |p| {
-            format!("tick {} {:?}", p.tick, p.command)
+            format!("tick {} {}", p.tick, command_text(&p.command))
         })
     };
     for k in 0..qa.len().max(qb.len()) {

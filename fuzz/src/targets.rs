@@ -11,9 +11,10 @@
 //! 1. `snapshot_restore`: bytes, and edits of a valid snapshot behind a recomputed checksum.
 //! 2. `replay_decode`: bytes, and edits of one frame of a valid replay with every chained
 //!    checksum recomputed, through the streaming verifier.
-//! 3. `scenario_toml`: text, and edits of the fixture scenarios; what parses is built and
-//!    stepped when small.
-//! 4. `command_stream`: commands applied to a walled scene and stepped, invariants each tick
+//! 3. `scenario_toml`: text, and edits of the fixture scenarios (obstacle events included);
+//!    what parses is built and stepped when small.
+//! 4. `command_stream`: commands (world commands included: buildings added and removed,
+//!    agents spawned with a model) applied to a walled scene and stepped, invariants each tick
 //!    (speeds within max speed, no centre inside the solid block, the same hashes on a second
 //!    run of the same stream).
 //! 5. `ggrs_input`: the netcode adapter's per-player messages, as bytes (`NetInput::from_bytes`)
@@ -77,6 +78,13 @@ fn snapshot_seed() -> Vec<u8> {
     sim.step().unwrap();
     sim.queue_command(3, Command::Stop { id: AgentId(1) })
         .unwrap();
+    for c in [
+        command(9, 0, 40, 40),
+        command(10, 1, 0, 0),
+        command(11, 2, -40, 40),
+    ] {
+        sim.queue_command(4, c).unwrap();
+    }
     sim.snapshot()
 }
 
@@ -132,12 +140,11 @@ fn replay_seed() -> Vec<u8> {
         RecordOptions {
             checkpoint_interval: 2,
         },
-        |s| {
-            if s.tick() == 3 {
-                vec![stop]
-            } else {
-                Vec::new()
-            }
+        |s| match s.tick() {
+            2 => vec![command(9, 0, -40, -40), command(11, 3, 40, -40)],
+            3 => vec![stop.clone()],
+            5 => vec![command(10, 0, 0, 0)],
+            _ => Vec::new(),
         },
     )
     .unwrap()
@@ -207,6 +214,7 @@ fn replay_decode() {
 
 const FIXTURES: &[&str] = &[
     include_str!("../../fixtures/scenarios/add_remove.toml"),
+    include_str!("../../fixtures/scenarios/building.toml"),
     include_str!("../../fixtures/scenarios/corridor.toml"),
     include_str!("../../fixtures/scenarios/swap_perturbed.toml"),
     include_str!("../../fixtures/scenarios/roadmap.toml"),
@@ -294,7 +302,7 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
         Fx::from_num(i32::from(x)) / 16,
         Fx::from_num(i32::from(y)) / 16,
     );
-    match kind % 9 {
+    match kind % 12 {
         0 => Command::AddAgent {
             position: field_point(x, y),
             params: AgentParams {
@@ -319,22 +327,58 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
             priority: x as u8,
         },
         7 => Command::RemoveAgent { id },
+        // A small building outside the block: a counter-clockwise triangle of size 1 to 4,
+        // reaching away from the block (a flat one, refused, when bit 6 of `agent` is set).
+        9 => {
+            let p = field_point(x, y);
+            let s = Fx::from_num(1 + i32::from(agent % 4));
+            let sx = if p.x < Fx::ZERO { -s } else { s };
+            let sy = match (agent & 0x40 != 0, p.y < Fx::ZERO) {
+                (true, _) => Fx::ZERO,
+                (false, true) => -s,
+                (false, false) => s,
+            };
+            let mut shape = vec![p, p + Vec2::new(sx, Fx::ZERO), p + Vec2::new(sx, sy)];
+            if (sx < Fx::ZERO) != (sy < Fx::ZERO) {
+                shape.swap(1, 2);
+            }
+            Command::AddObstacle {
+                shape: ObstacleShape::Polygon(shape),
+            }
+        }
+        // Never obstacle 0, the block the invariants rely on.
+        10 => Command::RemoveObstacle {
+            id: lockstep_orca::obstacle::ObstacleId(1 + u32::from(agent % 4)),
+        },
+        11 => Command::SpawnAgent {
+            position: field_point(x, y),
+            params: AgentParams {
+                radius: Fx::lit("0.5"),
+                ..AgentParams::default()
+            },
+            model: model(agent, x, y, v),
+        },
         // The agent model (issue 14): masks, body radius, acceleration, support, slope.
         _ => Command::SetModel {
             id,
-            model: lockstep_orca::AgentModel {
-                layers: u32::from(x as u8 & 3),
-                mask: u32::from(y as u8 & 3),
-                body_radius: (x & 4 != 0).then(|| Fx::lit("0.3")),
-                max_accel: (y & 4 != 0).then(|| Fx::from_num(i32::from(agent % 8))),
-                // Supports up to 0.18 units/s and slopes up to 0.7 (k ≤ 1.22): the effective
-                // max speed (at least 0.82) can always hold an agent still against its support,
-                // so the walls can always be kept (a faster conveyor carries it into the wall).
-                support_velocity: v * Fx::lit("0.015625"),
-                slope: Vec2::new(v.y, v.x) * Fx::lit("0.0625"),
-                speed_limit: (x & 8 != 0).then_some(Fx::ONE),
-            },
+            model: model(agent, x, y, v),
         },
+    }
+}
+
+/// An agent model from fuzz bytes: masks, body radius, acceleration, support, slope.
+fn model(agent: u8, x: i8, y: i8, v: Vec2) -> lockstep_orca::AgentModel {
+    lockstep_orca::AgentModel {
+        layers: u32::from(x as u8 & 3),
+        mask: u32::from(y as u8 & 3),
+        body_radius: (x & 4 != 0).then(|| Fx::lit("0.3")),
+        max_accel: (y & 4 != 0).then(|| Fx::from_num(i32::from(agent % 8))),
+        // Supports up to 0.18 units/s and slopes up to 0.7 (k ≤ 1.22): the effective max speed
+        // (at least 0.82) can always hold an agent still against its support, so the walls can
+        // always be kept (a faster conveyor carries it into the wall).
+        support_velocity: v * Fx::lit("0.015625"),
+        slope: Vec2::new(v.y, v.x) * Fx::lit("0.0625"),
+        speed_limit: (x & 8 != 0).then_some(Fx::ONE),
     }
 }
 

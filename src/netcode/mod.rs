@@ -578,7 +578,7 @@ impl NetGame {
         for c in &commands {
             // Validated values; a refusal here (e.g. a command for an agent removed outside the
             // adapter) is a skip.
-            if let Err(e) = self.sim.queue_command(tick, *c) {
+            if let Err(e) = self.sim.queue_command(tick, c.clone()) {
                 self.last_rejections.push(Rejection {
                     frame: self.adapter.frame,
                     player: usize::MAX,

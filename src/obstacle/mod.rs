@@ -250,6 +250,13 @@ impl ObstacleSet {
         self.vertices
     }
 
+    /// The id the next added obstacle receives (ids are handed out ascending, never reused):
+    /// what a sender of [`Command::AddObstacle`](crate::Command::AddObstacle) predicts ids with.
+    #[must_use]
+    pub fn next_id(&self) -> ObstacleId {
+        ObstacleId(self.next_id)
+    }
+
     /// Recomputes the vertex count (a deserialized set).
     pub(crate) fn recount(&mut self) {
         self.vertices = self.obstacles.iter().map(|(_, s)| s.vertices().len()).sum();

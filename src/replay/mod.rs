@@ -47,7 +47,7 @@
 //! `start_tick + i`. A changed command for tick `t` therefore first shows at tick `t + 1`.
 //!
 //! # The file format
-//! Version [`REPLAY_VERSION`] (2), all integers little-endian. A 12-byte header, checked before
+//! Version [`REPLAY_VERSION`] (3), all integers little-endian. A 12-byte header, checked before
 //! anything else is read: magic [`REPLAY_MAGIC`] (`b"LSORCARP"`, 8 bytes) and the version
 //! (`u32`). Then frames, each `kind` (`u8`), payload length `L` (`u32`, checked against the
 //! kind's limit before a byte of the payload is read), the payload, and a checksum (`u64`):
@@ -64,12 +64,29 @@
 //! A frame costs [`FRAME_OVERHEAD_BYTES`] (13) besides its payload, so a tick without commands
 //! costs 23 bytes. Readers allocate a frame's buffer only as its bytes arrive, so a lying
 //! length costs at most the bytes actually supplied, up to the limit.
+//!
+//! The commands are [`Command`]s in bincode through serde: the variant's tag as a `u32`
+//! ([`Command::tag`]), then its fields in declaration order. The world commands: tag 11
+//! `SpawnAgent` (position, parameters, model), tag 12 `AddObstacle` (the shape: `u32` 0 polygon
+//! or 1 polyline, vertex count `u64`, the vertices x, y: 16 + 16 k bytes after the tag; at most
+//! [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) vertices are accepted when verifying), tag
+//! 13 `RemoveObstacle` (obstacle id `u32`).
+//!
+//! # Versions
+//! The writer writes version [`REPLAY_VERSION`] (3); the reader reads [`REPLAY_VERSION_MIN`]
+//! (2) to 3. Version 3 is version 2 plus the world commands (tags 11 to 13): every version 2
+//! replay reads and verifies unchanged (a command tag above 10 in a version 2 stream is a
+//! [`ReplayError::Decode`]), and a build that reads only version 2 refuses a version 3 replay
+//! up front with [`ReplayError::UnsupportedVersion`] rather than failing on the first new
+//! command. Versions change only when a reader of the old one could misread or refuse the new
+//! one: a new command tag is such a change.
 
 mod wire;
 
 pub use wire::{
     END_FRAME_BYTES, FRAME_OVERHEAD_BYTES, Frame, MAX_BEGIN_FRAME_BYTES, MAX_FRAME_BYTES,
-    REPLAY_HEADER_BYTES, REPLAY_MAGIC, REPLAY_VERSION, ReplayError, ReplayHeader, ReplayReader,
+    REPLAY_HEADER_BYTES, REPLAY_MAGIC, REPLAY_VERSION, REPLAY_VERSION_MIN, ReplayError,
+    ReplayHeader, ReplayReader,
 };
 
 use crate::agent::AgentId;
@@ -232,8 +249,8 @@ fn marks(sim: &Simulator, out: &mut Vec<AgentMark>) {
 /// let mut writer = ReplayWriter::begin(Vec::new(), &sim, RecordOptions::default()).unwrap();
 /// for _ in 0..30 {
 ///     let commands = [Command::SetPrefVelocity { id: a, v: Vec2::from_int(1, 0) }];
-///     for c in commands {
-///         sim.queue_command(sim.tick(), c).unwrap();
+///     for c in &commands {
+///         sim.queue_command(sim.tick(), c.clone()).unwrap();
 ///     }
 ///     sim.step().unwrap();
 ///     writer.push_tick(&commands, &sim).unwrap();
@@ -434,7 +451,7 @@ where
         let tick = sim.tick();
         let commands = inputs(sim);
         for c in &commands {
-            sim.queue_command(tick, *c)
+            sim.queue_command(tick, c.clone())
                 .map_err(|error| RecordError::Sim { tick, error })?;
         }
         sim.step()
@@ -741,7 +758,7 @@ pub fn verify_stream_with<R: Read>(
         match frame {
             Frame::Tick(step) => {
                 for (index, c) in step.commands.iter().enumerate() {
-                    if let Err(error) = sim.queue_command(step.tick, *c) {
+                    if let Err(error) = sim.queue_command(step.tick, c.clone()) {
                         // After a hash divergence the divergence is the cause: report it.
                         break 'frames divergence.take().map_or(
                             VerifyReport::CommandRejected {

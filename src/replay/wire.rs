@@ -1,5 +1,6 @@
-//! The replay file format, version 2: a header and a stream of checksummed frames, written and
-//! read one frame at a time (the byte-level table is in the [module docs](super#the-file-format)).
+//! The replay file format, version 3 (reading version 2 too): a header and a stream of
+//! checksummed frames, written and read one frame at a time (the byte-level table is in the
+//! [module docs](super#the-file-format)).
 
 use super::{AgentMark, Checkpoint, Step};
 use crate::agent::AgentId;
@@ -10,9 +11,15 @@ use std::io::{self, Read, Write};
 
 /// Magic prefix of a replay file.
 pub const REPLAY_MAGIC: [u8; 8] = *b"LSORCARP";
-/// Current replay format version (version 1 was a single envelope; it is refused with
-/// [`ReplayError::UnsupportedVersion`]).
-pub const REPLAY_VERSION: u32 = 2;
+/// Current replay format version, the one written. Version 3 adds the world commands
+/// ([`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`], tags 11 to
+/// 13) to version 2, whose files it reads unchanged (see the [module docs](super#versions)).
+pub const REPLAY_VERSION: u32 = 3;
+/// Oldest replay format version this build reads (version 1 was a single envelope; it is
+/// refused with [`ReplayError::UnsupportedVersion`]).
+pub const REPLAY_VERSION_MIN: u32 = 2;
+/// The largest command tag of replay format version 2 ([`Command::SetModel`]).
+const LAST_TAG_V2: u8 = 10;
 /// Bytes of the file header: magic and version.
 pub const REPLAY_HEADER_BYTES: usize = 12;
 /// Bytes around every frame's payload: kind (1), payload length (4), checksum (8).
@@ -66,11 +73,12 @@ pub enum ReplayError {
     },
     /// The first 8 bytes are not [`REPLAY_MAGIC`].
     BadMagic,
-    /// The format version is not [`REPLAY_VERSION`].
+    /// The format version is not one this build reads ([`REPLAY_VERSION_MIN`] to
+    /// [`REPLAY_VERSION`]).
     UnsupportedVersion {
         /// Version found.
         found: u32,
-        /// Version this build reads.
+        /// The newest version this build reads ([`REPLAY_VERSION`]).
         supported: u32,
     },
     /// A frame kind this version does not define, or a frame where the stream allows none
@@ -138,7 +146,7 @@ impl fmt::Display for ReplayError {
             Self::BadMagic => write!(f, "bad magic (expected \"LSORCARP\")"),
             Self::UnsupportedVersion { found, supported } => write!(
                 f,
-                "unsupported version: replay format version {found} (this build reads {supported})"
+                "unsupported version: replay format version {found} (this build reads {REPLAY_VERSION_MIN} to {supported})"
             ),
             Self::UnexpectedFrame { offset, kind } => write!(
                 f,
@@ -319,7 +327,9 @@ fn encode_checkpoint(agents: &[AgentMark], out: &mut Vec<u8>) -> Result<(), Repl
     Ok(())
 }
 
-fn decode_tick(payload: &[u8], tick: u64) -> Result<Step, &'static str> {
+/// Decodes a tick frame of a replay of format `version` (whose commands may use only the tags
+/// that version defines).
+fn decode_tick(payload: &[u8], tick: u64, version: u32) -> Result<Step, &'static str> {
     let mut c = Cursor::new(payload);
     let hash = c.u64()?;
     let rejected = u32::try_from(c.uvar()?).map_err(|_| "rejected count over u32")?;
@@ -332,6 +342,9 @@ fn decode_tick(payload: &[u8], tick: u64) -> Result<Step, &'static str> {
         let (cmd, read) =
             bincode::serde::decode_from_slice::<Command, _>(c.rest(), command_config())
                 .map_err(|_| "undecodable command")?;
+        if version < 3 && cmd.tag() > LAST_TAG_V2 {
+            return Err("a command of replay format version 3 in a version 2 replay");
+        }
         c.take(read)?;
         commands.push(cmd);
     }
@@ -521,6 +534,8 @@ pub enum Frame {
 /// itself is [`verify_stream`](super::verify_stream)'s job.
 pub struct ReplayReader<R: Read> {
     src: R,
+    /// The format version of the stream (read from its header).
+    version: u32,
     header: ReplayHeader,
     buf: Vec<u8>,
     check: u64,
@@ -571,7 +586,7 @@ impl<R: Read> ReplayReader<R> {
             return Err(ReplayError::BadMagic);
         }
         let found = u32::from_le_bytes(head[8..12].try_into().unwrap_or_default());
-        if found != REPLAY_VERSION {
+        if !(REPLAY_VERSION_MIN..=REPLAY_VERSION).contains(&found) {
             return Err(ReplayError::UnsupportedVersion {
                 found,
                 supported: REPLAY_VERSION,
@@ -579,6 +594,7 @@ impl<R: Read> ReplayReader<R> {
         }
         let mut reader = Self {
             src,
+            version: found,
             header: ReplayHeader {
                 checkpoint_interval: 0,
                 start_tick: 0,
@@ -620,6 +636,12 @@ impl<R: Read> ReplayReader<R> {
         // The begin frame's buffer may be large: do not keep it for the small frames.
         reader.buf = Vec::new();
         Ok(reader)
+    }
+
+    /// The stream's format version ([`REPLAY_VERSION_MIN`] to [`REPLAY_VERSION`]).
+    #[must_use]
+    pub fn version(&self) -> u32 {
+        self.version
     }
 
     /// The begin frame's contents.
@@ -732,7 +754,7 @@ impl<R: Read> ReplayReader<R> {
                     .checked_add(self.ticks)
                     .filter(|&t| t < u64::MAX - 1)
                     .ok_or(ReplayError::Inconsistent("tick counter overflows"))?;
-                let step = decode_tick(&self.buf, tick).map_err(bad)?;
+                let step = decode_tick(&self.buf, tick, self.version).map_err(bad)?;
                 self.ticks += 1;
                 self.last_tick = Some((tick + 1, false));
                 self.last_hash = step.hash;

@@ -500,8 +500,8 @@ impl Driver {
         let mut out = Vec::new();
         let mut added = Vec::new();
         self.event_commands(tick, |c, index| {
-            if let (Command::AddAgent { position, params }, Some(index)) = (c, index) {
-                added.push((index, position, params.radius));
+            if let (Command::AddAgent { position, params }, Some(index)) = (&c, index) {
+                added.push((index, *position, params.radius));
             }
             out.push(c);
         });

@@ -61,6 +61,8 @@
 //! # set_params = { id = 3, max_speed = 1 }      # partial: other values kept
 //! # set_position = { id = 3, position = [1, 2] }
 //! # set_velocity = { id = 3, velocity = [0, 1] }
+//! # add_obstacle = { polygon = [[1, 1], [2, 1], [2, 2]] }   # or { polyline = [...] }
+//! # remove_obstacle = 0
 //! ```
 //!
 //! The roadmap policy (RVO2's Roadmap example, see [`RoadmapGraph`](super::RoadmapGraph)):
@@ -86,8 +88,9 @@
 //! # Events
 //! Events of tick `t` apply at the start of tick `t` in list order, before the preferred
 //! velocities are computed (see [`Event`]). Agents added by events get the ids after the
-//! scenario's agents, in event order. An event may only target an agent that exists at that
-//! point of the list.
+//! scenario's agents, in event order; obstacles added by events likewise get the obstacle ids
+//! after the scenario's obstacles (`[[obstacle]]` `i` has id `i`), in event order. An event may
+//! only target an agent (an obstacle) that exists at that point of the list.
 //!
 //! # Numbers
 //! Every real number may be written as a TOML integer (exact), a TOML float (read as the
@@ -111,7 +114,7 @@ use crate::agent_model::AgentModel;
 use crate::domain::MAX_COORD;
 use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2, fx_from_f64};
-use crate::obstacle::{ObstacleNeighbors, ObstacleShape};
+use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use std::collections::BTreeMap;
@@ -394,6 +397,8 @@ struct FileEvent {
     set_position: Option<FileSetPosition>,
     set_velocity: Option<FileSetVelocity>,
     set_model: Option<FileSetModel>,
+    add_obstacle: Option<FileObstacle>,
+    remove_obstacle: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -419,6 +424,20 @@ struct FileScenario {
     obstacle: Vec<FileObstacle>,
     #[serde(default, alias = "events")]
     event: Vec<FileEvent>,
+}
+
+/// The shape of an `[[obstacle]]` entry or an `add_obstacle` event: exactly one of `polygon`
+/// and `polyline` (the shape itself is validated by [`Scenario::validate`]).
+fn obstacle_shape(o: FileObstacle, context: String) -> Result<ObstacleShape, ScenarioError> {
+    let pts = |v: Vec<Point>| v.into_iter().map(point).collect();
+    match (o.polygon, o.polyline) {
+        (Some(p), None) => Ok(ObstacleShape::Polygon(pts(p))),
+        (None, Some(p)) => Ok(ObstacleShape::Polyline(pts(p))),
+        _ => Err(invalid(
+            context,
+            "give exactly one of `polygon` or `polyline`",
+        )),
+    }
 }
 
 fn invalid(context: String, reason: impl Into<String>) -> ScenarioError {
@@ -512,19 +531,9 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         );
         routes.add_group(g.route.as_deref(), first..agents.len(), &ctx)?;
     }
-    let mut obstacles = Vec::new();
+    let mut obstacles = Vec::with_capacity(f.obstacle.len());
     for (i, o) in f.obstacle.into_iter().enumerate() {
-        let pts = |v: Vec<Point>| v.into_iter().map(point).collect();
-        obstacles.push(match (o.polygon, o.polyline) {
-            (Some(p), None) => ObstacleShape::Polygon(pts(p)),
-            (None, Some(p)) => ObstacleShape::Polyline(pts(p)),
-            _ => {
-                return Err(invalid(
-                    format!("obstacle #{i}"),
-                    "give exactly one of `polygon` or `polyline`",
-                ));
-            }
-        });
+        obstacles.push(obstacle_shape(o, format!("obstacle #{i}"))?);
     }
     let mut waypoint_tolerance = None;
     let policy = match f.policy {
@@ -693,12 +702,14 @@ fn parse_events(
             + usize::from(e.set_params.is_some())
             + usize::from(e.set_position.is_some())
             + usize::from(e.set_velocity.is_some())
-            + usize::from(e.set_model.is_some());
+            + usize::from(e.set_model.is_some())
+            + usize::from(e.add_obstacle.is_some())
+            + usize::from(e.remove_obstacle.is_some());
         if given != 1 {
             return Err(invalid(
                 ctx(),
                 "give exactly one of add_agent, remove_agent, set_goal, set_params, \
-                 set_position, set_velocity, set_model",
+                 set_position, set_velocity, set_model, add_obstacle, remove_obstacle",
             ));
         }
         let action = if let Some(a) = &e.add_agent {
@@ -712,6 +723,10 @@ fn parse_events(
             EventAction::AddAgent(spec)
         } else if let Some(id) = e.remove_agent {
             EventAction::RemoveAgent(AgentId(id))
+        } else if let Some(o) = e.add_obstacle {
+            EventAction::AddObstacle(obstacle_shape(o, ctx())?)
+        } else if let Some(id) = e.remove_obstacle {
+            EventAction::RemoveObstacle(ObstacleId(id))
         } else if let Some(g) = &e.set_goal {
             EventAction::SetGoal {
                 id: AgentId(g.id),

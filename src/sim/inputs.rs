@@ -7,7 +7,9 @@ use crate::agent_model::AgentModel;
 use crate::command::{Command, CommandQueue, PendingCommand, RejectedCommand};
 use crate::error::SimError;
 use crate::math::Vec2;
+use crate::obstacle::ObstacleSet;
 use crate::orders::Order;
+use std::sync::Arc;
 
 /// What to do to take one applied value change back (used when a step fails after its inputs).
 #[derive(Clone, Debug)]
@@ -19,6 +21,9 @@ enum Undo {
     Velocity(AgentId, Vec2),
     /// The agent's order before the command (`None`: it had none).
     Order(AgentId, Option<Order>),
+    /// The obstacle set before the step's first obstacle command (shared, not copied: the
+    /// command's change copies the set once).
+    Obstacles(Arc<ObstacleSet>),
 }
 
 /// The inputs applied by the current step, and the commands the last step skipped: not state
@@ -27,6 +32,8 @@ enum Undo {
 pub(super) struct InputLog {
     /// Agents added by the current step (the newest slots).
     added: u32,
+    /// Whether the undo log holds the obstacle set as it was before the current step.
+    obstacles_saved: bool,
     /// Agents removed by the current step, ascending id, with their state at removal.
     removed: Vec<Agent>,
     /// Value changes of the current step, in the order applied.
@@ -46,8 +53,11 @@ impl Simulator {
     ///
     /// # Errors
     /// [`SimError::OutOfDomain`] (`what: "command tick"`) if `tick` is in the past, a domain
-    /// error for a bad value, [`SimError::UnknownAgent`] for a removed agent. Nothing is queued
-    /// then.
+    /// error for a bad value, [`SimError::InvalidObstacle`] for a shape
+    /// [`add_obstacle`](Self::add_obstacle) refuses, [`SimError::OutOfDomain`] when the queue
+    /// is full (`"pending commands"`, `"pending obstacle vertices"`),
+    /// [`SimError::UnknownAgent`] / [`SimError::UnknownObstacle`] for a removed agent or
+    /// obstacle. Nothing is queued then.
     pub fn queue_command(&mut self, tick: u64, command: Command) -> Result<(), SimError> {
         if tick < self.tick {
             return Err(SimError::OutOfDomain {
@@ -61,6 +71,19 @@ impl Simulator {
                 what: "pending commands",
                 allowed: "at most 1,048,576",
             });
+        }
+        let vertices = self.commands.obstacle_vertices() + command.obstacle_vertices();
+        if vertices > crate::domain::MAX_OBSTACLE_VERTICES {
+            return Err(SimError::OutOfDomain {
+                what: "pending obstacle vertices",
+                allowed: "at most 1,048,576",
+            });
+        }
+        if let Command::RemoveObstacle { id } = command {
+            // As for agents: a removed obstacle never comes back, a future one may.
+            if id < self.obstacles.next_id() && self.obstacles.shape(id).is_err() {
+                return Err(SimError::UnknownObstacle(id.0));
+            }
         }
         if let Some(id) = command.target() {
             // Ids below the counter that are absent were removed and never come back. Ids at
@@ -93,7 +116,10 @@ impl Simulator {
     }
 
     /// Applies a command now, outside the queue (the same as calling the matching setter).
-    /// Returns the new agent's id for [`Command::AddAgent`], `None` otherwise.
+    /// Returns the new agent's id for [`Command::AddAgent`] and [`Command::SpawnAgent`], `None`
+    /// otherwise (read an added obstacle's id from
+    /// [`obstacles().next_id()`](crate::obstacle::ObstacleSet::next_id) before, or call
+    /// [`add_obstacle`](Self::add_obstacle)).
     ///
     /// # Errors
     /// The matching setter's errors; nothing changes then.
@@ -103,6 +129,13 @@ impl Simulator {
             Command::AddAgent { position, params } => {
                 return self.add_agent_with(position, params).map(Some);
             }
+            Command::SpawnAgent {
+                position,
+                params,
+                model,
+            } => return self.spawn_agent(position, params, model).map(Some),
+            Command::AddObstacle { ref shape } => self.add_obstacle(shape.clone()).map(drop),
+            Command::RemoveObstacle { id } => self.remove_obstacle(id),
             Command::RemoveAgent { id } => self.remove_agent(id),
             Command::SetParams { id, params } => self.set_agent_params(id, params),
             Command::SetPosition { id, position } => self.set_agent_position(id, position),
@@ -116,6 +149,51 @@ impl Simulator {
         .map(|()| None)
     }
 
+    /// Adds an agent with its parameters and model ([`Command::SpawnAgent`]); checks
+    /// everything before changing anything.
+    fn spawn_agent(
+        &mut self,
+        position: Vec2,
+        params: AgentParams,
+        model: AgentModel,
+    ) -> Result<AgentId, SimError> {
+        model.validate(self.time_step)?;
+        let id = self.add_agent_with(position, params)?;
+        // The new agent is the last slot, and the model was validated above.
+        let slot = self.agents.len() - 1;
+        self.agents.set_model(slot, model);
+        Ok(id)
+    }
+
+    /// Applies an obstacle command, saving the obstacle set in the undo log first unless the
+    /// current step saved it already (the step's first change copies the set once; later ones
+    /// change that copy in place).
+    fn apply_obstacle_logged(&mut self, command: &Command) -> Result<(), SimError> {
+        let before = (!self.inputs.obstacles_saved).then(|| Arc::clone(&self.obstacles));
+        let result = match command {
+            // The shape was validated when queued (and when restored); what can still fail is
+            // the set's vertex limit.
+            Command::AddObstacle { shape } => self.add_obstacle(shape.clone()).map(drop),
+            // Checked first: a rejected removal should not copy the set.
+            Command::RemoveObstacle { id } => self
+                .obstacles
+                .shape(*id)
+                .map(drop)
+                .and_then(|()| self.remove_obstacle(*id)),
+            _ => unreachable!("not an obstacle command"),
+        };
+        match (before, &result) {
+            // The set is unchanged: share it again rather than keep the copy.
+            (Some(before), Err(_)) => self.obstacles = before,
+            (Some(before), Ok(())) => {
+                self.inputs.obstacles_saved = true;
+                self.inputs.undo.push(Undo::Obstacles(before));
+            }
+            (None, _) => {}
+        }
+        result
+    }
+
     /// Applies one queued command, logging how to undo it. Removals only mark the agent
     /// (compacted once, at the end of the stage).
     fn apply_logged(&mut self, command: &Command) -> Result<(), SimError> {
@@ -127,6 +205,19 @@ impl Simulator {
                 self.add_agent_with(position, params)?;
                 self.inputs.added += 1;
                 return Ok(());
+            }
+            Command::SpawnAgent {
+                position,
+                params,
+                model,
+            } => {
+                self.agents.compact(|a| self.inputs.removed.push(a));
+                self.spawn_agent(position, params, model)?;
+                self.inputs.added += 1;
+                return Ok(());
+            }
+            Command::AddObstacle { .. } | Command::RemoveObstacle { .. } => {
+                return self.apply_obstacle_logged(command);
             }
             Command::RemoveAgent { id } => {
                 let slot = self.slot(id)?;
@@ -183,19 +274,20 @@ impl Simulator {
     /// pass. The commands stay queued until [`finish_inputs`](Self::finish_inputs) commits them.
     pub(super) fn apply_inputs(&mut self) {
         self.inputs.added = 0;
+        self.inputs.obstacles_saved = false;
         self.inputs.removed.clear();
         self.inputs.undo.clear();
         self.inputs.rejected.clear();
         let mut applied = 0;
         let mut due = std::mem::take(&mut self.inputs.due);
         due.clear();
-        due.extend(self.commands.due(self.tick).copied());
+        due.extend(self.commands.due(self.tick).cloned());
         for p in &due {
             match self.apply_logged(&p.command) {
                 Ok(()) => applied += 1,
                 Err(error) => self.inputs.rejected.push(RejectedCommand {
                     tick: p.tick,
-                    command: p.command,
+                    command: p.command.clone(),
                     error,
                 }),
             }
@@ -237,6 +329,10 @@ impl Simulator {
                 Undo::Model(id, m) => self.set_agent_model(id, m),
                 Undo::Position(id, p) => self.set_agent_position(id, p),
                 Undo::Velocity(id, v) => self.set_agent_velocity(id, v),
+                Undo::Obstacles(set) => {
+                    self.obstacles = set;
+                    Ok(())
+                }
             };
             debug_assert!(restored.is_ok(), "undo failed: {restored:?}");
         }
@@ -338,11 +434,11 @@ mod tests {
             .collect();
         // Per agent, its own commands keep their relative order in both.
         for c in &commands {
-            a.queue_command(0, *c).unwrap();
+            a.queue_command(0, c.clone()).unwrap();
         }
         for pair in commands.chunks(2).rev() {
             for c in pair {
-                b.queue_command(0, *c).unwrap();
+                b.queue_command(0, c.clone()).unwrap();
             }
         }
         assert_eq!(a.pending_commands(), b.pending_commands());

@@ -188,7 +188,7 @@ fn pending_commands_and_obstacle_vertices_end_where_snapshots_still_restore() {
     let mut sim = one_agent("0.25");
     let stop = Command::Stop { id: AgentId(0) };
     for k in 0..MAX_PENDING_COMMANDS as u64 {
-        sim.queue_command(1 + k / 64, stop).unwrap();
+        sim.queue_command(1 + k / 64, stop.clone()).unwrap();
     }
     let hash = sim.state_hash();
     assert!(matches!(

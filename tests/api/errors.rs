@@ -119,7 +119,10 @@ fn record_errors_name_the_tick() {
         id: lockstep_orca::AgentId(0),
         goal: Vec2::new(Fx::MAX, Fx::ZERO),
     };
-    let err = replay::record(&mut sim, 10, RecordOptions::default(), |_| vec![bad]).unwrap_err();
+    let err = replay::record(&mut sim, 10, RecordOptions::default(), |_| {
+        vec![bad.clone()]
+    })
+    .unwrap_err();
     assert!(
         matches!(
             err,

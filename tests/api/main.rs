@@ -1,6 +1,6 @@
 //! The public API: agent lookup, the numeric domain at the boundary and at its edges, the
-//! obstacle set, the scenario format and driver, and the `lockstep-orca` command-line tool (`cli` and `pictures`,
-//! with the `cli` feature, which the binary needs).
+//! obstacle set, the world commands, the scenario format and driver, and the `lockstep-orca`
+//! command-line tool (`cli` and `pictures`, with the `cli` feature, which the binary needs).
 //!
 //! One test binary (each module was its own `tests/*.rs` binary before): `cargo test --test api`,
 //! one module with `cargo test --test api scenario::`.
@@ -27,3 +27,4 @@ mod routes;
 mod scenario;
 #[cfg(feature = "scenario")]
 mod scenario_warnings;
+mod world_commands;

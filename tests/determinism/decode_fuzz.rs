@@ -7,14 +7,17 @@
 //! checks) and resealed (mutated payload with a recomputed checksum: exercises bincode and the
 //! domain validation behind the checksum; for replays, one frame's kind or payload is mutated
 //! and every frame's chained checksum recomputed, which exercises the frame decoders and the
-//! streaming verification). Each test prints how many inputs it tried.
+//! streaming verification). The seeds carry every kind of command, the world commands
+//! (obstacles added and removed, an agent spawned with a model) included. Each test prints how
+//! many inputs it tried.
 
 use crate::det_support;
 
 use det_support::{Rng, payload, random_scene, reseal, script};
+use lockstep_orca::obstacle::ObstacleId;
 use lockstep_orca::replay::{self, REPLAY_MAGIC, REPLAY_VERSION, RecordOptions, Replay};
 use lockstep_orca::snapshot::{SNAPSHOT_MAGIC, SNAPSHOT_VERSION};
-use lockstep_orca::{AgentId, Command, Simulator, Vec2};
+use lockstep_orca::{AgentId, AgentModel, AgentParams, Command, ObstacleShape, Simulator, Vec2};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cell::Cell;
@@ -35,18 +38,51 @@ fn snapshot_seed() -> Vec<u8> {
     .unwrap();
     sim.queue_command(5, Command::RemoveAgent { id: AgentId(1) })
         .unwrap();
+    for c in world_commands() {
+        sim.queue_command(6, c).unwrap();
+    }
     sim.snapshot()
+}
+
+/// One of each world command (an obstacle added and removed, an agent spawned with a model).
+fn world_commands() -> [Command; 3] {
+    [
+        Command::AddObstacle {
+            shape: ObstacleShape::Polygon(vec![
+                Vec2::from_int(20, 20),
+                Vec2::from_int(22, 20),
+                Vec2::from_int(21, 22),
+            ]),
+        },
+        Command::RemoveObstacle { id: ObstacleId(0) },
+        Command::SpawnAgent {
+            position: Vec2::from_int(-20, 20),
+            params: AgentParams::default(),
+            model: AgentModel {
+                layers: 2,
+                mask: 2,
+                ..AgentModel::default()
+            },
+        },
+    ]
 }
 
 fn replay_seed() -> Vec<u8> {
     let mut sim = random_scene(22, 4, 6.0, Vec2::ZERO);
+    let mut script = script(5, 2, 6.0, Vec2::ZERO);
     replay::record(
         &mut sim,
         6,
         RecordOptions {
             checkpoint_interval: 3,
         },
-        script(5, 2, 6.0, Vec2::ZERO),
+        move |s| {
+            let mut commands = script(s);
+            if s.tick() == 2 {
+                commands.extend(world_commands());
+            }
+            commands
+        },
     )
     .unwrap()
     .to_bytes()

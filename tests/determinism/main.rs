@@ -1,6 +1,6 @@
-//! The determinism contract: golden state hashes, snapshots, replays, translation invariance,
-//! hostile-input decoding, the pair-reuse shortcut, the kd-tree and the numeric kernels against
-//! their references.
+//! The determinism contract: golden state hashes, snapshots, replays (world changes included),
+//! translation invariance, hostile-input decoding, the pair-reuse shortcut, the kd-tree and the
+//! numeric kernels against their references.
 //!
 //! One test binary (each module was its own `tests/*.rs` binary before):
 //! `cargo test --test determinism`, one module with `cargo test --test determinism golden::`.
@@ -21,3 +21,4 @@ mod replay;
 mod snapshot;
 mod snapshot_diff;
 mod translation;
+mod world_replay;

@@ -44,11 +44,11 @@ fn queue_order_does_not_matter_across_agents() {
     ];
     let mut a = line_scene(3);
     let mut b = line_scene(3);
-    for c in cmds {
+    for c in cmds.clone() {
         a.queue_command(0, c).unwrap();
     }
     for c in cmds.iter().rev() {
-        b.queue_command(0, *c).unwrap();
+        b.queue_command(0, c.clone()).unwrap();
     }
     assert_eq!(a.state_hash(), b.state_hash());
     a.step().unwrap();
@@ -246,7 +246,7 @@ fn rollback_resimulates_identically() {
     for _ in 0..60 {
         let tick = reference.tick();
         if tick == 30 {
-            reference.queue_command(30, late).unwrap();
+            reference.queue_command(30, late.clone()).unwrap();
         }
         expected.extend(run_hashes(&mut reference, 1, &mut inputs_on_time));
     }

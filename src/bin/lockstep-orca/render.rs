@@ -237,8 +237,8 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
             if tick >= to {
                 break;
             }
-            for c in &step.commands {
-                sim.queue_command(tick, *c)
+            for c in step.commands {
+                sim.queue_command(tick, c)
                     .map_err(|e| Fail::failed(format!("replay tick {tick}: {e}")))?;
             }
             sim.step()
