@@ -1,8 +1,8 @@
 //! Commands: the lockstep inputs of a tick, and the queue that applies them in a canonical order.
 //!
 //! A lockstep game does not call setters on the simulator directly: every peer queues the same
-//! [`Command`]s for the same tick with [`Simulator::queue_command`], and the simulator applies
-//! them at the start of that tick's [`step`](Simulator::step) (the `apply_inputs` stage). Because
+//! [`Command`]s for the same tick with [`Simulator::queue_command`](crate::Simulator::queue_command), and the simulator applies
+//! them at the start of that tick's [`step`](crate::Simulator::step) (the `apply_inputs` stage). Because
 //! the queue sorts commands into one canonical order, peers that received the same commands in a
 //! different order still apply them identically.
 //!
@@ -50,7 +50,7 @@
 //! # Validation, twice
 //! * When queued: the tick must not be in the past, every value must lie in the domain
 //!   ([`crate::domain`]), an obstacle shape must pass the checks of
-//!   [`Simulator::add_obstacle`] (at most [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) =
+//!   [`Simulator::add_obstacle`](crate::Simulator::add_obstacle) (at most [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) =
 //!   4,096 vertices per command; the pending obstacle commands together at most
 //!   [`MAX_OBSTACLE_VERTICES`](crate::domain::MAX_OBSTACLE_VERTICES)), and the addressed agent
 //!   or obstacle must not be a removed one (an id below its counter that none holds). Ids not
@@ -60,14 +60,12 @@
 //! * When applied: the same checks against the state of that moment (an agent may have been
 //!   removed by an earlier command, an obstacle may push the set past its vertex limit). **A
 //!   command that fails at apply time is skipped**: it changes nothing, the tick continues with
-//!   the other commands, and the failure is listed by [`Simulator::rejected_commands`] until the
+//!   the other commands, and the failure is listed by [`Simulator::rejected_commands`](crate::Simulator::rejected_commands) until the
 //!   next step. Skipping is deterministic, so every peer skips the same commands.
 //!
 //! If the step itself then fails ([`SimError::AgentLeftDomain`]), the applied commands are undone
 //! and stay queued: a failed step changes nothing, as every rejected call.
 
-#[cfg(doc)]
-use crate::Simulator;
 use crate::agent::{AgentId, AgentParams};
 use crate::agent_model::AgentModel;
 use crate::domain::{checked_point, checked_velocity};
@@ -83,14 +81,14 @@ use std::collections::BTreeMap;
 /// append new variants, never reorder.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Command {
-    /// Sets an agent's preferred velocity ([`Simulator::set_agent_pref_velocity`]).
+    /// Sets an agent's preferred velocity ([`Simulator::set_agent_pref_velocity`](crate::Simulator::set_agent_pref_velocity)).
     SetPrefVelocity {
         /// The agent.
         id: AgentId,
         /// The new preferred velocity.
         v: Vec2,
     },
-    /// Adds an agent ([`Simulator::add_agent_with`]) with zero velocity and zero preferred
+    /// Adds an agent ([`Simulator::add_agent_with`](crate::Simulator::add_agent_with)) with zero velocity and zero preferred
     /// velocity. It receives the next id (see the canonical order in the [module docs](self)).
     AddAgent {
         /// Initial position.
@@ -98,26 +96,26 @@ pub enum Command {
         /// Its parameters.
         params: AgentParams,
     },
-    /// Removes an agent ([`Simulator::remove_agent`]).
+    /// Removes an agent ([`Simulator::remove_agent`](crate::Simulator::remove_agent)).
     RemoveAgent {
         /// The agent.
         id: AgentId,
     },
-    /// Replaces an agent's parameters ([`Simulator::set_agent_params`]).
+    /// Replaces an agent's parameters ([`Simulator::set_agent_params`](crate::Simulator::set_agent_params)).
     SetParams {
         /// The agent.
         id: AgentId,
         /// The new parameters.
         params: AgentParams,
     },
-    /// Teleports an agent ([`Simulator::set_agent_position`]).
+    /// Teleports an agent ([`Simulator::set_agent_position`](crate::Simulator::set_agent_position)).
     SetPosition {
         /// The agent.
         id: AgentId,
         /// The new position.
         position: Vec2,
     },
-    /// Sets an agent's current velocity ([`Simulator::set_agent_velocity`]).
+    /// Sets an agent's current velocity ([`Simulator::set_agent_velocity`](crate::Simulator::set_agent_velocity)).
     SetVelocity {
         /// The agent.
         id: AgentId,
@@ -154,7 +152,7 @@ pub enum Command {
         /// The new priority.
         priority: u8,
     },
-    /// Replaces an agent's model beyond RVO2's ([`Simulator::set_agent_model`],
+    /// Replaces an agent's model beyond RVO2's ([`Simulator::set_agent_model`](crate::Simulator::set_agent_model),
     /// [`AgentModel`]: layers and mask, body radius, acceleration, support, terrain).
     SetModel {
         /// The agent.
@@ -174,7 +172,7 @@ pub enum Command {
         /// Its model.
         model: AgentModel,
     },
-    /// Adds a static obstacle (a building placed; [`Simulator::add_obstacle`], validated as
+    /// Adds a static obstacle (a building placed; [`Simulator::add_obstacle`](crate::Simulator::add_obstacle), validated as
     /// there, at most [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) vertices). It receives the
     /// next obstacle id (see the canonical order in the [module docs](self)); the obstacle tree
     /// is rebuilt before the tick's agents move.
@@ -182,7 +180,7 @@ pub enum Command {
         /// Its outline.
         shape: ObstacleShape,
     },
-    /// Removes a static obstacle (a building destroyed; [`Simulator::remove_obstacle`]).
+    /// Removes a static obstacle (a building destroyed; [`Simulator::remove_obstacle`](crate::Simulator::remove_obstacle)).
     RemoveObstacle {
         /// The obstacle.
         id: ObstacleId,
@@ -237,9 +235,9 @@ impl Command {
     ///
     /// # Errors
     /// [`SimError::OutOfDomain`] / [`SimError::VelocityScale`]; [`SimError::InvalidObstacle`]
-    /// for an obstacle shape that [`Simulator::add_obstacle`] would refuse (degenerate,
+    /// for an obstacle shape that [`Simulator::add_obstacle`](crate::Simulator::add_obstacle) would refuse (degenerate,
     /// self-intersecting, more than [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) vertices).
-    pub fn validate_values(&self, time_step: crate::Fx) -> Result<(), SimError> {
+    pub fn validate_values(&self, time_step: crate::math::Fx) -> Result<(), SimError> {
         match self {
             Self::SetPrefVelocity { v, .. } => checked_velocity(*v, "pref_velocity"),
             Self::AddAgent { position, params } => {
@@ -364,7 +362,7 @@ impl CommandQueue {
 
     /// Vertices of the pending [`Command::AddObstacle`]s together (at most
     /// [`MAX_OBSTACLE_VERTICES`](crate::domain::MAX_OBSTACLE_VERTICES) once queued through
-    /// [`Simulator::queue_command`]).
+    /// [`Simulator::queue_command`](crate::Simulator::queue_command)).
     #[must_use]
     pub fn obstacle_vertices(&self) -> usize {
         self.vertices

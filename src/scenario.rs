@@ -14,7 +14,7 @@
 //!   [runs](Driver::run) the scene while tracking the minimum clearance and state hashes.
 //!   [`Driver::tick_commands`] gives the same ticks as lockstep [`Command`]s (the runner's
 //!   `record`). Agents may follow [routes](Scenario::routes), waypoint lists a pathfinder hands
-//!   over; their progress is the one state the driver keeps across ticks (see [`Driver`]).
+//!   over; they become move orders, whose progress is simulation state (see [`Driver`]).
 //! * [`Scenario::warnings`] is the validation report: what a valid file allows but its author
 //!   most likely did not mean ([`ScenarioWarning`]).
 //!
@@ -76,11 +76,11 @@ pub struct AgentSpec {
     pub velocity: Vec2,
     /// The agent's parameters (scenario defaults with any per-agent overrides applied).
     pub params: AgentParams,
-    /// The agent's model beyond RVO2's ([`AgentModel`](crate::AgentModel)), the default
+    /// The agent's model beyond RVO2's ([`AgentModel`](crate::agent_model::AgentModel)), the default
     /// unless the file sets its fields (`layers`, `mask`, `body_radius`, `max_accel`,
     /// `support_velocity`, `slope`, `speed_limit`) in `[defaults]`, a generator's `params` or
     /// the agent.
-    pub model: crate::AgentModel,
+    pub model: crate::agent_model::AgentModel,
 }
 
 /// How the preferred velocity is chosen every tick.
@@ -187,13 +187,13 @@ pub enum EventAction {
         /// Its new velocity.
         velocity: Vec2,
     },
-    /// Replaces an agent's model ([`AgentModel`](crate::AgentModel); the file's partial
+    /// Replaces an agent's model ([`AgentModel`](crate::agent_model::AgentModel); the file's partial
     /// fields are resolved against the agent's model at that point of the event list).
     SetModel {
         /// The agent.
         id: AgentId,
         /// Its whole new model.
-        model: crate::AgentModel,
+        model: crate::agent_model::AgentModel,
     },
     /// Adds a static obstacle (a building placed, [`Command::AddObstacle`]); it gets the next
     /// obstacle id (obstacles added by events are numbered after the scenario's obstacles, in
@@ -346,7 +346,7 @@ impl AgentSpec {
             goal: center + center - start,
             velocity: Vec2::ZERO,
             params,
-            model: crate::AgentModel::default(),
+            model: crate::agent_model::AgentModel::default(),
         }
     }
 }

@@ -352,7 +352,7 @@ mod tests {
     //! velocity space and position space coincide; numbers worked out in the comments.
     #![allow(clippy::float_arithmetic)]
     use super::*;
-    use crate::AgentId;
+    use crate::agent::AgentId;
 
     fn v(x: f64, y: f64) -> Vec2 {
         Vec2::from_f64(x, y).unwrap()

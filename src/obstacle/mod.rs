@@ -41,7 +41,7 @@ pub use bsp::BspStats;
 pub use lines::VertexView;
 pub use polygon::{MAX_VERTICES, ObstacleVertex};
 
-use crate::AgentId;
+use crate::agent::AgentId;
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::orca::Line;

@@ -1,4 +1,4 @@
-//! The incremental LP with an acceleration limit (seed 002, "有限加速度时"): RVO2's LP1, LP2
+//! The incremental LP with an acceleration limit (docs/agent-model.md): RVO2's LP1, LP2
 //! and LP3 over the **lens** of two discs, the speed circle `|v| ≤ max_speed` and the
 //! reachable circle `|v − c| ≤ r` (`c` the current velocity, `r = max_accel · time_step`).
 //!
@@ -240,7 +240,7 @@ pub fn lp3(
 /// velocity closest to zero within the reachable circle that satisfies every obstacle line
 /// (the velocity change stays within reach; the speed may stay above the max speed for the
 /// ticks it takes to brake). If no velocity within reach satisfies the walls, the walls win
-/// over the acceleration limit (seed 002: the braking velocity obeys the navigation
+/// over the acceleration limit (the braking velocity obeys the navigation
 /// boundary): the velocity in the speed circle closest to the current one (the smallest
 /// change) that satisfies them, or LP3 over them in the speed circle, as RVO2 solves walls
 /// alone ([`SolvePath::Lp3Obstacles`]). Only then does the velocity change exceed the reach.
@@ -288,7 +288,7 @@ fn brake(obstacle_lines: &[Line], lens: &Lens, scratch: &mut Vec<Line>) -> Vec2 
         return v;
     }
     // The walls cannot be satisfied within reach: they win over the acceleration limit
-    // (seed 002: the braking velocity obeys the navigation boundary), with the smallest
+    // (the braking velocity obeys the navigation boundary), with the smallest
     // velocity change that satisfies them, as RVO2 would solve them.
     match super::lp::lp2(
         obstacle_lines,

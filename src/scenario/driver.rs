@@ -102,7 +102,7 @@ pub struct RunReport {
     /// step) included.
     pub hashes: Vec<(u64, u64)>,
     /// What the deadlock resolution and the LP did over the run, summed over the steps'
-    /// [`StepStats`](crate::StepStats).
+    /// [`StepStats`](crate::tick::StepStats).
     pub outcomes: RunOutcomes,
 }
 
@@ -122,7 +122,7 @@ pub struct RunOutcomes {
 }
 
 impl RunOutcomes {
-    fn add(&mut self, s: &crate::StepStats) {
+    fn add(&mut self, s: &crate::tick::StepStats) {
         self.stalls += s.stalls_begun;
         self.stalled_ticks += s.stalled;
         self.yield_ticks += s.yielding;

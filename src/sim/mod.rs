@@ -302,7 +302,7 @@ impl Simulator {
             pref_velocity: Vec2::ZERO,
             params,
             stall: 0,
-            model: crate::AgentModel::default(),
+            model: crate::agent_model::AgentModel::default(),
         });
         Ok(id)
     }
@@ -452,16 +452,16 @@ impl Simulator {
         Ok(())
     }
 
-    /// An agent's model beyond RVO2's ([`AgentModel`](crate::AgentModel): layers and mask,
+    /// An agent's model beyond RVO2's ([`AgentModel`](crate::agent_model::AgentModel): layers and mask,
     /// body radius, acceleration, support, terrain); the default for every new agent.
     ///
     /// # Errors
     /// [`SimError::UnknownAgent`].
-    pub fn agent_model(&self, id: AgentId) -> Result<crate::AgentModel, SimError> {
+    pub fn agent_model(&self, id: AgentId) -> Result<crate::agent_model::AgentModel, SimError> {
         Ok(self.agents.model(self.slot(id)?))
     }
 
-    /// Replaces an agent's model ([`AgentModel`](crate::AgentModel), see
+    /// Replaces an agent's model ([`AgentModel`](crate::agent_model::AgentModel), see
     /// [`crate::docs::agent_model`]). Setting the default model again turns it off.
     ///
     /// # Errors
@@ -469,7 +469,7 @@ impl Simulator {
     pub fn set_agent_model(
         &mut self,
         id: AgentId,
-        model: crate::AgentModel,
+        model: crate::agent_model::AgentModel,
     ) -> Result<(), SimError> {
         let slot = self.slot(id)?;
         model.validate(self.time_step)?;
