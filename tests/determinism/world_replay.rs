@@ -9,6 +9,7 @@ use lockstep_orca::replay::{
     self, REPLAY_VERSION, REPLAY_VERSION_MIN, RecordOptions, Replay, ReplayError, ReplayReader,
     VerifyReport,
 };
+#[cfg(feature = "scenario")]
 use lockstep_orca::scenario::{RunOptions, Scenario};
 use lockstep_orca::{
     AgentId, AgentModel, AgentParams, Command, ObstacleShape, Simulator, SimulatorParams, Vec2,
