@@ -31,6 +31,7 @@
 //! | [`geom`] | exact plane geometry: orientation, segment intersection, point–segment distance, polygon area and containment |
 //! | [`orca`] | the pure ORCA core: agent lines, LP1/LP2/LP3 |
 //! | [`obstacle`] | static obstacles: validation, BSP tree, obstacle lines, visibility |
+//! | [`navigation`] | the navigation mesh, planned paths and path queries |
 //! | [`command`] | lockstep inputs queued per tick, applied in canonical order |
 //! | [`hash`], [`snapshot`], [`replay`] | the determinism contract: state hash, snapshots, replays |
 //! | `netcode` | the ggrs adapter: the simulator as rollback / lockstep game state, validated order messages (feature `ggrs`, off by default) |
@@ -62,6 +63,7 @@ pub mod golden;
 pub mod hash;
 pub mod liveness;
 pub mod math;
+pub mod navigation;
 #[cfg(feature = "ggrs")]
 pub mod netcode;
 pub mod obstacle;

@@ -33,6 +33,7 @@ const CORE: &[&str] = &[
     "obstacle",
     "spatial",
     "liveness",
+    "navigation",
 ];
 const INPUTS: &[&str] = &["command", "orders", "hash"];
 const SIMULATION: &[&str] = &[
@@ -44,7 +45,6 @@ const SIMULATION: &[&str] = &[
     "scenario",
     "golden",
     "netcode",
-    "navigation",
     "oracles",
     "docs",
 ];

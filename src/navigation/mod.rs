@@ -1,0 +1,126 @@
+//! Navigation: a navigation mesh of the walkable space, planned paths, and the queries games
+//! ask (path, nearest walkable point, line of sight with a radius).
+//!
+//! Everything here is exact integer geometry on the raw Q32.32 bits of [`Vec2`]: orientation
+//! and in-circle predicates never round, so the mesh and every path are the same bytes on every
+//! target. The mesh is *derived* state: a pure function of the obstacle set and the
+//! [`NavParams`], rebuilt after a restore exactly as it was built before (like the obstacle
+//! BSP), never stored in a snapshot.
+//!
+//! | file | what |
+//! | --- | --- |
+//! | `predicates.rs` | exact in-circle test (256-bit) with symbolic perturbation of ties |
+//! | `cdt.rs` | the constrained Delaunay triangulation kernel: points + constraint segments |
+//! | `build.rs` | obstacle set + boundary → constraint pieces (split at crossings), the CDT, walkable classification |
+//! | `mesh.rs` | [`NavMesh`]: triangles, adjacency, walls, clearance widths, digest |
+//! | `widths.rs` | clearance widths of every traversal of every triangle (Demyen & Buro 2006) |
+//! | `query.rs` | point location, walkable tests, nearest walkable point, raycast with a radius |
+//! | `search.rs` | the path search over triangles (A* with clearance) |
+//! | `funnel.rs` | string pulling of a corridor into a path that keeps a radius from walls |
+
+mod build;
+pub(crate) mod cdt;
+mod funnel;
+mod mesh;
+pub(crate) mod predicates;
+mod query;
+mod search;
+mod widths;
+
+pub use mesh::{NO_TRIANGLE, NavMesh, NavTriangle};
+pub use query::RayHit;
+pub use search::SearchWork;
+
+use crate::math::{Fx, Vec2};
+use serde::{Deserialize, Serialize};
+
+/// Navigation settings: part of the simulation state (hashed, snapshotted), set with
+/// `Simulator::set_navigation`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NavParams {
+    /// The map boundary: a simple polygon (either winding) enclosing the walkable space.
+    /// `None`: the bounding box of every obstacle grown by [`margin`](Self::margin).
+    pub boundary: Option<Vec<Vec2>>,
+    /// How far the default boundary reaches past the obstacles' bounding box (units).
+    pub margin: Fx,
+    /// Search work allowed per tick, in node expansions (deterministic units, never time).
+    pub budget: u32,
+    /// Search work allowed for one search, in node expansions.
+    pub search_cap: u32,
+}
+
+impl Default for NavParams {
+    fn default() -> Self {
+        Self {
+            boundary: None,
+            margin: Fx::from_num(8),
+            budget: 20_000,
+            search_cap: 50_000,
+        }
+    }
+}
+
+/// How a planned path ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PathStatus {
+    /// The path reaches the requested goal.
+    Complete,
+    /// The goal was not walkable for the radius (inside a building, too close to a wall, off
+    /// the map); the path reaches the nearest walkable point instead, `to`.
+    GoalAdjusted {
+        /// The point the path ends at.
+        to: Vec2,
+    },
+    /// The goal is walkable but cannot be reached from the start (an island, a gap narrower
+    /// than `2r`); the path ends at the reachable point nearest to the goal, `to`.
+    Unreachable {
+        /// The point the path ends at.
+        to: Vec2,
+    },
+    /// The search hit its expansion cap; the path leads towards the goal as far as the best
+    /// node found, and the unit replans from there.
+    Partial,
+    /// The start is not walkable and no walkable point is near it: no path.
+    NoStart,
+}
+
+impl PathStatus {
+    /// The canonical byte of the variant (hash, snapshot, replay).
+    #[must_use]
+    pub fn canonical_byte(self) -> u8 {
+        match self {
+            Self::Complete => 0,
+            Self::GoalAdjusted { .. } => 1,
+            Self::Unreachable { .. } => 2,
+            Self::Partial => 3,
+            Self::NoStart => 4,
+        }
+    }
+}
+
+/// One path request: from `start` to `goal` for a unit of radius `radius`, at most `cap` node
+/// expansions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathRequest {
+    /// Where the unit stands.
+    pub start: Vec2,
+    /// Where it wants to go.
+    pub goal: Vec2,
+    /// The unit's radius: the path keeps this far from walls and never passes a gap narrower
+    /// than `2 · radius`.
+    pub radius: Fx,
+    /// Most node expansions this search may do.
+    pub cap: u32,
+}
+
+/// The result of [`NavMesh::find_path`]: the path's points (after the start, ending at the
+/// goal or at the point [`status`](Self::status) names), how it ends, and the work it took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NavPath {
+    /// The waypoints after the start; the last is where the path ends.
+    pub points: Vec<Vec2>,
+    /// How the path ends.
+    pub status: PathStatus,
+    /// Node expansions the search did (what the budget counts).
+    pub expansions: u32,
+}

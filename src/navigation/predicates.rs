@@ -1,0 +1,1 @@
+//! Exact predicates beyond [`crate::geom`]: the in-circle test.
