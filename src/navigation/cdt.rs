@@ -17,8 +17,28 @@ pub(crate) struct Triangulation {
     pub dropped: u32,
 }
 
+/// Why [`triangulate`] refused its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CdtError {
+    /// Two input points are equal (the caller merges duplicates first).
+    DuplicatePoint,
+    /// A constraint names a point index out of range, or both its ends are one point.
+    BadConstraint,
+}
+
 /// Triangulates `points` (distinct) with the constraint segments `constraints` (index pairs).
-pub(crate) fn triangulate(points: &[Vec2], constraints: &[[u32; 2]]) -> Triangulation {
-    let _ = (points, constraints);
-    Triangulation::default()
+pub(crate) fn triangulate(
+    points: &[Vec2],
+    constraints: &[[u32; 2]],
+) -> Result<Triangulation, CdtError> {
+    if constraints
+        .iter()
+        .any(|&[a, b]| a == b || a as usize >= points.len() || b as usize >= points.len())
+    {
+        return Err(CdtError::BadConstraint);
+    }
+    if points.windows(2).any(|w| w[0] == w[1]) {
+        return Err(CdtError::DuplicatePoint);
+    }
+    Ok(Triangulation::default())
 }

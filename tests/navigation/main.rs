@@ -1,0 +1,5 @@
+//! Navigation tests: the mesh, the planner, path quality against an independent oracle.
+
+mod mesh;
+mod planner;
+mod quality;

@@ -1,0 +1,1 @@
+//! Navigation: mesh tests.

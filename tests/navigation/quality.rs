@@ -1,0 +1,1 @@
+//! Navigation: quality tests.
