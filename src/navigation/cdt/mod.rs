@@ -18,7 +18,10 @@
 //! | `mod.rs` | [`triangulate`]: input checks, ranking, the canonical output |
 //! | `kernel.rs` | the working triangulation, flips, Lawson's legalization, the sweep insertion |
 //! | `constrain.rs` | tracing a segment, Sloan's flips |
+//! | `check.rs`, `tests.rs` | (tests) a brute-force validator, shared with the `nav_cdt` fuzz target; the unit tests |
 
+#[cfg(test)]
+pub(crate) mod check;
 mod constrain;
 mod kernel;
 #[cfg(test)]
