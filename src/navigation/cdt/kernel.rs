@@ -179,7 +179,23 @@ impl<'a> Mesh<'a> {
         self.vert_tri[p as usize] = before;
         hull.link(start, p);
         hull.link(p, end);
-        self.legalize();
+        self.legalize_around_new_point();
+    }
+
+    /// [`legalize`](Self::legalize) after inserting a point `p`, when every queued edge is
+    /// opposite `p` in its triangle (`p` at position `k + 2` of edge `k`). A flip then leaves
+    /// `p` at the apex of both new triangles, and the edges at `p` are locally Delaunay (the
+    /// classic insertion argument: `p` lies in the circumcircle of the triangle flipped away, so
+    /// the new edges at `p` are chords of empty circles); only the two edges opposite `p` are
+    /// queued again, half the checks of the general loop.
+    fn legalize_around_new_point(&mut self) {
+        while let Some((t, k)) = self.stack.pop() {
+            if self.is_illegal(t, usize::from(k)) {
+                let u = self.flip(t, usize::from(k));
+                // t = [p, a, d], u = [d, b, p].
+                self.stack.extend([(t, 1), (u, 0)]);
+            }
+        }
     }
 
     /// The triangle holding the hull edge `a → b`.

@@ -6,7 +6,7 @@ use super::check::validate;
 use super::{CdtError, NO_TRIANGLE, Triangulation, triangulate};
 use crate::geom::left_of;
 use crate::math::Vec2;
-use crate::navigation::predicates::{MAX_RAW, in_circle, in_circle_det};
+use crate::navigation::predicates::{MAX_RAW, in_circle, in_circle_det, in_circle_sign};
 use ethnum::I256;
 
 /// splitmix64: a small deterministic generator for the tests.
@@ -105,6 +105,37 @@ fn in_circle_is_exact_at_the_edge_of_the_range() {
     );
 }
 
+#[test]
+fn the_filtered_sign_is_the_exact_sign() {
+    let mut rng = Rng(3);
+    let m = MAX_RAW - 1;
+    let mut signs = [0u32; 3];
+    for round in 0..30_000 {
+        // Cocircular corners of random squares and rectangles at every scale, nudged by a few
+        // ulps, so that the filter must often give up; and plain random quadruples.
+        let scale = rng.range(0, 52);
+        let lim = (1i64 << scale).min(m / 2);
+        let (cx, cy) = (rng.range(-lim, lim), rng.range(-lim, lim));
+        let (w, h) = (rng.range(1, lim.max(1)), rng.range(1, lim.max(1)));
+        let mut p = [
+            raw(cx - w, cy - h),
+            raw(cx + w, cy - h),
+            raw(cx + w, cy + h),
+            raw(cx - w, cy + h),
+        ];
+        if round % 3 == 0 {
+            p = [(); 4].map(|()| raw(rng.range(-m, m), rng.range(-m, m)));
+        }
+        let nudge = rng.range(-2, 2);
+        p[3] = raw(p[3].x.to_bits() + nudge, p[3].y.to_bits());
+        let det = in_circle_det(p[0], p[1], p[2], p[3]);
+        let want = i32::from(det.is_positive()) - i32::from(det.is_negative());
+        assert_eq!(in_circle_sign(p[0], p[1], p[2], p[3]), want, "{p:?}");
+        signs[usize::try_from(want + 1).unwrap()] += 1;
+    }
+    assert!(signs.iter().all(|&f| f > 1_000), "{signs:?}");
+}
+
 /// Integer points on circles of radius 5 and 25 (several cocircular quadruples each).
 fn circle_points(scale: i64) -> Vec<Vec2> {
     let mut pts = Vec::new();
@@ -166,7 +197,11 @@ fn symbolic_perturbation_decides_every_cocircular_quad_one_way() {
 /// every third set over the whole range of the predicates.
 fn random_points(rng: &mut Rng, n: usize, lattice: bool) -> Vec<Vec2> {
     let mut pts: Vec<Vec2> = Vec::new();
-    let lim = if n.is_multiple_of(3) { MAX_RAW - 1 } else { 1 << 40 };
+    let lim = if n.is_multiple_of(3) {
+        MAX_RAW - 1
+    } else {
+        1 << 40
+    };
     while pts.len() < n {
         let q = if lattice {
             raw(rng.range(-6, 6) << 30, rng.range(-6, 6) << 30)
