@@ -32,15 +32,12 @@ pub(crate) fn in_range(p: Vec2) -> bool {
 /// The translated lifts `|p − d|²` and crosses of `a, b, c` about `d`: the determinant is
 /// `Σ lift_i · cross_i` over `(a, b×c), (b, c×a), (c, a×b)`. Each is `< 2^109` in magnitude.
 fn terms(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> [(i128, i128); 3] {
-    let rel = |p: Vec2| {
-        (
-            i128::from(p.x.to_bits() - d.x.to_bits()),
-            i128::from(p.y.to_bits() - d.y.to_bits()),
-        )
-    };
+    // Differences fit i64 (< 2^54); every product is one widening multiplication.
+    let rel = |p: Vec2| (p.x.to_bits() - d.x.to_bits(), p.y.to_bits() - d.y.to_bits());
     let (a, b, c) = (rel(a), rel(b), rel(c));
-    let lift = |p: (i128, i128)| p.0 * p.0 + p.1 * p.1;
-    let cross = |p: (i128, i128), q: (i128, i128)| p.0 * q.1 - p.1 * q.0;
+    let w = |x: i64, y: i64| i128::from(x) * i128::from(y);
+    let lift = |p: (i64, i64)| w(p.0, p.0) + w(p.1, p.1);
+    let cross = |p: (i64, i64), q: (i64, i64)| w(p.0, q.1) - w(p.1, q.0);
     [
         (lift(a), cross(b, c)),
         (lift(b), cross(c, a)),
@@ -80,9 +77,11 @@ pub(crate) fn in_circle_sign(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> i32 {
     let s = (128 - top.leading_zeros()).saturating_sub(62);
     let (mut approx, mut err) = (0i128, 0i128);
     for &(l, x) in &t {
-        let (l, x) = (l >> s, x >> s);
-        approx += l * x;
-        err += l.abs() + x.abs() + 1;
+        // Below 2^62 after the shift: one widening multiplication each.
+        #[allow(clippy::cast_possible_truncation)]
+        let (l, x) = ((l >> s) as i64, (x >> s) as i64);
+        approx += i128::from(l) * i128::from(x);
+        err += i128::from(l.unsigned_abs() + x.unsigned_abs() + 1);
     }
     if approx > err {
         1
