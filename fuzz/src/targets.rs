@@ -699,7 +699,9 @@ fn run_cdt((mode, raw_points, raw_constraints): &CdtInput) {
         Ok(t) => {
             validate(&points, &constraints, &t);
             // Reversed input order: the same triangulation, up to the renumbering.
-            let last = u32::try_from(points.len()).unwrap() - 1;
+            let Some(last) = u32::try_from(points.len()).unwrap().checked_sub(1) else {
+                return;
+            };
             let rev_points: Vec<Vec2> = points.iter().rev().copied().collect();
             let rev_constraints: Vec<[u32; 2]> = constraints
                 .iter()

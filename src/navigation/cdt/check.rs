@@ -30,6 +30,9 @@ fn cross_properly(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
 /// Twice the area of the convex hull, and the number of points on its boundary (collinear
 /// ones included); Andrew's monotone chain.
 fn hull_of(points: &[Vec2]) -> (i128, usize) {
+    if points.len() < 3 {
+        return (0, points.len());
+    }
     let mut p = points.to_vec();
     p.sort_by_key(|q| (q.x, q.y));
     let chain = |iter: &mut dyn Iterator<Item = Vec2>| {
