@@ -78,7 +78,9 @@ pub(crate) enum CdtError {
 /// Constraints: a constraint through another point is split there (both pieces constrained);
 /// collinear overlapping constraints constrain their union. Constraints are inserted in the
 /// order of their (lower rank, higher rank) end points; one that properly crosses an inserted
-/// constraint is not inserted and is counted in [`Triangulation::dropped`].
+/// constraint is not inserted and is counted in [`Triangulation::dropped`] (so would one the
+/// kernel failed to insert because an internal bound was hit, which no valid triangulation
+/// reaches: never a panic or an endless loop).
 ///
 /// Fewer than 3 points, or all collinear: `Ok` with no triangles.
 ///
