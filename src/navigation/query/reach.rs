@@ -47,6 +47,16 @@ fn push(q: Vec2, dir: Vec2, s: Fx) -> Option<Vec2> {
     dir.try_normalize().map(|u| q + u * s)
 }
 
+/// A normal of `a b` pointing to `x`'s side.
+fn side_normal(a: Vec2, b: Vec2, x: Vec2) -> Vec2 {
+    let e = b - a;
+    if crate::geom::left_of(a, b, x) > 0 {
+        e.perp()
+    } else {
+        -e.perp()
+    }
+}
+
 /// The nearest point of the segment `a b` to `p` (rounded).
 fn closest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
     let e = b - a;
@@ -185,9 +195,17 @@ impl NavMesh {
                         break;
                     }
                     Some((u, k)) => {
+                        // Off that wall's nearest point, away from it (along its normal to
+                        // this side, triangle `u`'s, when the candidate lies on it).
                         let (wa, wb) = self.edge(u, k);
                         let wq = closest_on_segment(wa, wb, c);
-                        match push(wq, c - wq, s) {
+                        let third = self.verts[self.tris[u as usize].v[(k + 2) % 3] as usize];
+                        let away = if c == wq {
+                            side_normal(wa, wb, third)
+                        } else {
+                            c - wq
+                        };
+                        match push(wq, away, s) {
                             Some(next) => c = next,
                             None => break,
                         }
