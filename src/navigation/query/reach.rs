@@ -57,6 +57,23 @@ fn side_normal(a: Vec2, b: Vec2, x: Vec2) -> Vec2 {
     }
 }
 
+/// The point at distance `s` from the lines of two walls, each on its side (the side of the
+/// third point), or `None` when the walls are nearly parallel. Relative to the first wall's
+/// end, so translation invariant; rounded (callers check the result exactly).
+fn offset_corner(w1: (Vec2, Vec2, Vec2), w2: (Vec2, Vec2, Vec2), s: Fx) -> Option<Vec2> {
+    let n1 = side_normal(w1.0, w1.1, w1.2).try_normalize()?;
+    let n2 = side_normal(w2.0, w2.1, w2.2).try_normalize()?;
+    let det = n1.det(n2);
+    if det.abs() < Fx::lit("0.0625") {
+        return None;
+    }
+    // n1·y = s, n2·y = n2·(a2 − a1) + s, with y = x − a1.
+    let h2 = n2.dot(w2.0 - w1.0).checked_add(s)?;
+    let x = s.checked_mul(n2.y)?.checked_sub(h2.checked_mul(n1.y)?)?.checked_div(det)?;
+    let y = n1.x.checked_mul(h2)?.checked_sub(n2.x.checked_mul(s)?)?.checked_div(det)?;
+    Some(w1.0 + Vec2::new(x, y))
+}
+
 /// The nearest point of the segment `a b` to `p` (rounded).
 fn closest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
     let e = b - a;
@@ -120,40 +137,63 @@ impl NavMesh {
                 let (a, b) = self.edge(t, k);
                 let n = tri.adj[k];
                 if tri.wall[k] {
-                    // The walkable side of the wall: this triangle's or its neighbour's.
-                    let side = if tri.walkable {
-                        Some(self.verts[tri.v[(k + 2) % 3] as usize])
-                    } else if n != NO_TRIANGLE && self.tris[n as usize].walkable {
-                        let tn = &self.tris[n as usize];
-                        tn.v.iter()
-                            .map(|&v| self.verts[v as usize])
-                            .find(|&x| x != a && x != b)
-                    } else {
-                        None
-                    };
-                    if let Some(x) = side {
+                    if let Some(x) = self.walkable_side(t, k) {
                         self.wall_candidates(p, r + margin, (a, b), x, &mut best);
                     }
                 }
                 if n != NO_TRIANGLE && seen.insert(n) {
-                    heap.push(Reverse((dist_sq_point_segment(a, b, p), n)));
+                    heap.push(Reverse((self.dist_sq_triangle(n, p), n)));
                 }
             }
         }
         best.map(|(_, _, c)| c)
     }
 
-    /// The triangle of the vertex nearest to `p` (for a `p` outside the mesh).
+    /// The triangle holding the point of the mesh's bounding box nearest to `p` (for a `p`
+    /// outside the mesh).
     fn nearest_vertex_triangle(&self, p: Vec2) -> u32 {
-        let d = |t: usize| {
-            self.tris[t]
-                .v
-                .iter()
-                .map(|&v| (self.verts[v as usize] - p).length_squared_wide())
-                .min()
-                .unwrap_or(i128::MAX)
-        };
-        (0..self.tris.len()).min_by_key(|&t| (d(t), t)).unwrap_or(0) as u32
+        let (mut lo, mut hi) = (self.verts[0], self.verts[0]);
+        for &v in &self.verts {
+            lo = Vec2::new(lo.x.min(v.x), lo.y.min(v.y));
+            hi = Vec2::new(hi.x.max(v.x), hi.y.max(v.y));
+        }
+        let q = Vec2::new(p.x.clamp(lo.x, hi.x), p.y.clamp(lo.y, hi.y));
+        self.locate(q).unwrap_or(0)
+    }
+
+    /// The squared distance from `p` to triangle `t` (zero inside), from its edges' rounded
+    /// distances: a lower bound of every point of the triangle's distance, up to that rounding.
+    fn dist_sq_triangle(&self, t: u32, p: Vec2) -> i128 {
+        let [a, b, c] = self.corners(t);
+        let l = |u: Vec2, w: Vec2| crate::geom::left_of(u, w, p) >= 0;
+        if l(a, b) && l(b, c) && l(c, a) {
+            return 0;
+        }
+        (0..3)
+            .map(|k| {
+                let (u, w) = self.edge(t, k);
+                dist_sq_point_segment(u, w, p)
+            })
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// A point on the walkable side of wall `k` of triangle `t` (the third vertex of the
+    /// walkable triangle beside it), `None` when neither side is walkable.
+    fn walkable_side(&self, t: u32, k: usize) -> Option<Vec2> {
+        let tri = &self.tris[t as usize];
+        if tri.walkable {
+            return Some(self.verts[tri.v[(k + 2) % 3] as usize]);
+        }
+        let n = tri.adj[k];
+        if n == NO_TRIANGLE || !self.tris[n as usize].walkable {
+            return None;
+        }
+        let (a, b) = (tri.v[k], tri.v[(k + 1) % 3]);
+        let tn = &self.tris[n as usize];
+        tn.v.iter()
+            .find(|&&x| x != a && x != b)
+            .map(|&x| self.verts[x as usize])
     }
 
     /// Tries the candidates off wall `a b` (the walkable side is `x`'s) and keeps the best.
@@ -165,47 +205,50 @@ impl NavMesh {
         x: Vec2,
         best: &mut Option<(i128, (i64, i64), Vec2)>,
     ) {
-        let e = b - a;
-        let normal = if crate::geom::left_of(a, b, x) > 0 {
-            e.perp()
-        } else {
-            -e.perp()
-        };
+        let normal = side_normal(a, b, x);
         let q = closest_on_segment(a, b, p);
-        for (base, dir) in [
+        for ((base, dir), corners) in [
             (q, normal),
             (a, normal),
             (b, normal),
             (a, p - a),
             (b, p - b),
-        ] {
+        ]
+        .into_iter()
+        .flat_map(|c| [(c, true), (c, false)])
+        {
             let Some(mut c) = push(base, dir, s) else {
                 continue;
             };
             let r = s - Fx::from_bits((s.to_bits() >> 20) + 16).min(s);
             let mut ok = false;
+            let mut last = (a, b, x);
             for _ in 0..=MAX_REPAIRS {
                 let Some(t) = self.locate(c) else { break };
-                if !self.tris[t as usize].walkable {
-                    break;
-                }
+                let walkable = self.tris[t as usize].walkable;
                 match self.first_wall_within(c, r, t) {
                     None => {
-                        ok = true;
+                        ok = walkable;
                         break;
                     }
                     Some((u, k)) => {
-                        // Off that wall's nearest point, away from it (along its normal to
-                        // this side, triangle `u`'s, when the candidate lies on it).
+                        // Off that wall's nearest point to its walkable side (along its normal
+                        // when the candidate lies on it).
+                        let Some(third) = self.walkable_side(u, k) else {
+                            break;
+                        };
                         let (wa, wb) = self.edge(u, k);
                         let wq = closest_on_segment(wa, wb, c);
-                        let third = self.verts[self.tris[u as usize].v[(k + 2) % 3] as usize];
-                        let away = if c == wq {
-                            side_normal(wa, wb, third)
+                        let normal = side_normal(wa, wb, third);
+                        let away = if c == wq || (c - wq).dot_wide(normal) < 0 {
+                            normal
                         } else {
                             c - wq
                         };
-                        match push(wq, away, s) {
+                        // In a corner: the point `s` off both walls' lines, else off this one.
+                        let corner = offset_corner(last, (wa, wb, third), s).filter(|_| corners);
+                        last = (wa, wb, third);
+                        match corner.or_else(|| push(wq, away, s)) {
                             Some(next) => c = next,
                             None => break,
                         }
