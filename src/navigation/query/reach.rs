@@ -69,8 +69,14 @@ fn offset_corner(w1: (Vec2, Vec2, Vec2), w2: (Vec2, Vec2, Vec2), s: Fx) -> Optio
     }
     // n1·y = s, n2·y = n2·(a2 − a1) + s, with y = x − a1.
     let h2 = n2.dot(w2.0 - w1.0).checked_add(s)?;
-    let x = s.checked_mul(n2.y)?.checked_sub(h2.checked_mul(n1.y)?)?.checked_div(det)?;
-    let y = n1.x.checked_mul(h2)?.checked_sub(n2.x.checked_mul(s)?)?.checked_div(det)?;
+    let x = s
+        .checked_mul(n2.y)?
+        .checked_sub(h2.checked_mul(n1.y)?)?
+        .checked_div(det)?;
+    let y =
+        n1.x.checked_mul(h2)?
+            .checked_sub(n2.x.checked_mul(s)?)?
+            .checked_div(det)?;
     Some(w1.0 + Vec2::new(x, y))
 }
 
