@@ -3,3 +3,6 @@
 
 #[cfg(test)]
 mod targets;
+
+#[cfg(test)]
+mod nav_mesh;

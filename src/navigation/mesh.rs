@@ -160,7 +160,7 @@ impl NavMesh {
                 )
             })
             .collect();
-        recs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        recs.sort_unstable_by_key(|r| r.0);
         let mut bytes = Vec::with_capacity(8 + recs.len() * 76);
         bytes.extend_from_slice(&(recs.len() as u64).to_le_bytes());
         for (c, walkable, wall, width) in &recs {

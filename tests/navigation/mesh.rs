@@ -1,5 +1,7 @@
 //! Navigation: mesh tests. Widths and queries on hand-made meshes against f64 and brute-force
 //! oracles; the builder's classification, invariances and bad input.
+// The oracles are f64 (tests only).
+#![allow(clippy::float_arithmetic)]
 
 use lockstep_orca::navigation::{NO_TRIANGLE, NavMesh, NavParams};
 use lockstep_orca::obstacle::ObstacleSet;
@@ -340,8 +342,8 @@ fn nearest_walkable_is_walkable_and_near() {
             }
             // Inside the mesh the result is near-exact; from outside the hull (the search starts
             // at the clamped point) it is only guaranteed walkable.
-            if best < 6.0 && mesh.locate(p).is_some() {
-                if ours > best + 0.36 {
+            if best < 6.0 && mesh.locate(p).is_some() && ours > best + 0.36 {
+                {
                     let [x, y] = [p.x.to_bits(), p.y.to_bits()];
                     for (t, tri) in mesh.triangles().iter().enumerate() {
                         let c = mesh.corners(t as u32).map(f);
@@ -534,7 +536,10 @@ fn built_mesh_walls_widths_and_queries() {
 
 /// The triangles as sorted records relative to `shift`: corners, walkable, walls, widths, each
 /// rotated to its lowest corner.
-fn records(mesh: &NavMesh, shift: Vec2) -> Vec<([(i64, i64); 3], bool, [bool; 3], [Fx; 3])> {
+/// One triangle as a comparable record: corners (raw), walkable, walls, widths.
+type Record = ([(i64, i64); 3], bool, [bool; 3], [Fx; 3]);
+
+fn records(mesh: &NavMesh, shift: Vec2) -> Vec<Record> {
     let mut out: Vec<_> = mesh
         .triangles()
         .iter()

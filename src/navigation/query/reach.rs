@@ -142,10 +142,10 @@ impl NavMesh {
             for k in 0..3 {
                 let (a, b) = self.edge(t, k);
                 let n = tri.adj[k];
-                if tri.wall[k] {
-                    if let Some(x) = self.walkable_side(t, k) {
-                        self.wall_candidates(p, r + margin, (a, b), x, &mut best);
-                    }
+                if tri.wall[k]
+                    && let Some(x) = self.walkable_side(t, k)
+                {
+                    self.wall_candidates(p, r + margin, (a, b), x, &mut best);
                 }
                 if n != NO_TRIANGLE && seen.insert(n) {
                     heap.push(Reverse((self.dist_sq_triangle(n, p), n)));
