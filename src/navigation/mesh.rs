@@ -25,7 +25,8 @@ pub struct NavTriangle {
     /// Whether the triangle is walkable (inside the boundary, outside every solid obstacle).
     pub walkable: bool,
     /// `width[k]`: the widest disc diameter that can cross the triangle between the two edges
-    /// meeting at vertex `v[k]` (edges `k − 1` and `k`), rounded down.
+    /// meeting at vertex `v[k]` (edges `k − 1` and `k`), rounded down: a lower bound (Demyen &
+    /// Buro 2006; the definition is in `navigation/widths.rs`). Zero on blocked triangles.
     pub width: [Fx; 3],
 }
 

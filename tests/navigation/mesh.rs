@@ -714,3 +714,45 @@ fn a_thousand_buildings_build() {
     assert!(mesh.triangles().len() > 8_000, "{}", mesh.triangles().len());
     assert!(mesh.triangles().iter().any(|t| t.walkable));
 }
+
+#[test]
+fn clearance_is_the_distance_to_the_nearest_wall() {
+    let mut rng = Rng(17);
+    let mut checked = 0;
+    for seed in 0..10 {
+        let mesh = grid_mesh(seed + 500, 8);
+        let walls: Vec<((f64, f64), (f64, f64))> = mesh
+            .triangles()
+            .iter()
+            .flat_map(|t| {
+                (0..3).filter(|&k| t.wall[k]).map(|k| {
+                    (
+                        f(mesh.vertices()[t.v[k] as usize]),
+                        f(mesh.vertices()[t.v[(k + 1) % 3] as usize]),
+                    )
+                })
+            })
+            .collect();
+        for p in query_points(&mesh, &mut rng, 200) {
+            let max = Fx::from_num(5);
+            let ours = mesh.clearance(p, max).to_num::<f64>();
+            if !mesh.is_walkable_plain(p, Fx::ZERO) {
+                assert_eq!(ours, 0.0);
+                continue;
+            }
+            let q = f(p);
+            let exact = walls
+                .iter()
+                .map(|&(a, b)| {
+                    let (ex, ey) = (b.0 - a.0, b.1 - a.1);
+                    let t = (((q.0 - a.0) * ex + (q.1 - a.1) * ey) / (ex * ex + ey * ey))
+                        .clamp(0.0, 1.0);
+                    (a.0 + t * ex - q.0).hypot(a.1 + t * ey - q.1)
+                })
+                .fold(5.0, f64::min);
+            assert!((ours - exact).abs() < 1e-6, "{p:?}: {ours} vs {exact}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "{checked}");
+}
