@@ -756,3 +756,27 @@ fn clearance_is_the_distance_to_the_nearest_wall() {
     }
     assert!(checked > 500, "{checked}");
 }
+
+#[test]
+fn queries_far_outside_the_domain_do_not_overflow() {
+    let mesh = NavMesh::build(&set_of(&[rect(0, 0, 2, 2)]), &NavParams::default()).unwrap();
+    let inside = v(-3, -3);
+    for far in [
+        Vec2::new(Fx::MAX, Fx::MAX),
+        Vec2::new(Fx::MIN, Fx::ZERO),
+        Vec2::new(Fx::ZERO, Fx::MIN),
+        v(600_000_000, 0),
+    ] {
+        assert_eq!(mesh.locate(far), None);
+        assert!(!mesh.is_walkable(far, Fx::ONE));
+        assert_eq!(mesh.clearance(far, Fx::ONE), Fx::ZERO);
+        assert_eq!(mesh.nearest_walkable(far, Fx::ONE), None);
+        let hit = mesh.raycast(inside, far, Fx::ONE);
+        assert!(!hit.clear && hit.hit == inside);
+        assert!(!mesh.raycast(far, inside, Fx::ONE).clear);
+    }
+    // Far but in range: the nearest walkable point is inside the boundary.
+    let q = mesh.nearest_walkable(v(100_000, 5), Fx::ONE).unwrap();
+    assert!(mesh.is_walkable(q, Fx::ONE));
+    assert!(mesh.raycast(inside, v(100_000, -3), Fx::ONE).hit.x < Fx::from_num(11));
+}

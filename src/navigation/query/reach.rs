@@ -20,6 +20,13 @@ const MAX_NEAREST_TRIANGLES: usize = 4096;
 /// Push-outs [`NavMesh::nearest_walkable`] tries per candidate before giving it up.
 const MAX_REPAIRS: usize = 4;
 
+/// Whether `p` lies where [`crate::geom`] is exact (`|x|, |y| ≤ 2²⁹`); queries refuse other
+/// points (no overflow on hostile input).
+fn in_exact_range(p: Vec2) -> bool {
+    let m = crate::geom::MAX_EXACT_COORD;
+    p.x >= -m && p.x <= m && p.y >= -m && p.y <= m
+}
+
 /// The point at fraction `t / 2³²` of the way from `from` to `to`, rounded toward −∞.
 fn lerp(from: Vec2, to: Vec2, t: u64) -> Vec2 {
     let at = |a: Fx, b: Fx| {
@@ -108,10 +115,11 @@ impl NavMesh {
     /// the one nearest to `p` (exact squared distance, ties by `(x, y)`) wins. So the result is
     /// always walkable, and exactly the nearest in the common case (one wall); in corners and
     /// gaps barely `2r` wide it may be a little farther than the true nearest point.
-    /// Deterministic: it depends on the mesh, `p` and `r` only.
+    /// Deterministic: it depends on the mesh, `p` and `r` only. `None` for an empty mesh or a
+    /// `p` outside `|x|, |y| ≤ 2²⁹` (where exact geometry ends).
     #[must_use]
     pub fn nearest_walkable(&self, p: Vec2, r: Fx) -> Option<Vec2> {
-        if self.tris.is_empty() {
+        if self.tris.is_empty() || !in_exact_range(p) {
             return None;
         }
         if self.is_walkable(p, r) {
@@ -279,7 +287,8 @@ impl NavMesh {
     /// (exact tests against every wall near the swept segment; a zero radius counts as one
     /// ulp, so a point ray stops at walls it touches). Otherwise `hit` is the last point found,
     /// by bisection on a 2⁻³² fraction of the segment, where the disc still keeps `r` from
-    /// every wall (checked exactly); it is `from` when the disc at `from` is not walkable.
+    /// every wall (checked exactly); it is `from` when the disc at `from` is not walkable (or
+    /// `to` lies outside `|x|, |y| ≤ 2²⁹`, where exact geometry ends).
     #[must_use]
     pub fn raycast(&self, from: Vec2, to: Vec2, r: Fx) -> RayHit {
         let stop = RayHit {
@@ -287,6 +296,9 @@ impl NavMesh {
             hit: from,
         };
         let r = r.max(Fx::DELTA);
+        if !in_exact_range(to) {
+            return stop;
+        }
         let Some(t0) = self.locate(from) else {
             return stop;
         };
