@@ -163,7 +163,7 @@ impl NavMesh {
     pub fn find_path(&self, req: &PathRequest, work: &mut SearchWork) -> NavPath {
         let r = req.radius.max(Fx::ZERO);
         let mut points = Vec::new();
-        let start = if self.walkable_point(req.start, r) {
+        let start = if self.is_walkable(req.start, r) {
             req.start
         } else if let Some(p) = self.nearest_walkable(req.start, r) {
             points.push(p);
@@ -175,7 +175,7 @@ impl NavMesh {
                 expansions: 0,
             };
         };
-        let (goal, adjusted) = if self.walkable_point(req.goal, r) {
+        let (goal, adjusted) = if self.is_walkable(req.goal, r) {
             (req.goal, false)
         } else if let Some(p) = self.nearest_walkable(req.goal, r) {
             (p, true)
@@ -188,11 +188,11 @@ impl NavMesh {
         } else {
             PathStatus::Complete
         };
-        let (Some(start_tri), Some(goal_tri)) = (self.locate_point(start), self.locate_point(goal))
-        else {
+        let (Some(start_tri), Some(goal_tri)) = (self.locate(start), self.locate(goal)) else {
             return finish(points, PathStatus::Unreachable { to: start }, 0);
         };
-        if start_tri == goal_tri {
+        // In one triangle, or in plain sight: straight there.
+        if start_tri == goal_tri || self.raycast(start, goal, r).clear {
             points.push(goal);
             return finish(points, complete, 1);
         }
@@ -232,18 +232,6 @@ impl NavMesh {
                 }
             }
         }
-    }
-
-    /// The triangle containing `p`: the fast [`locate`](Self::locate), or its plain form
-    /// while the fast one is not available.
-    fn locate_point(&self, p: Vec2) -> Option<u32> {
-        self.locate(p).or_else(|| self.locate_plain(p))
-    }
-
-    /// [`is_walkable`](Self::is_walkable), or its plain form while the fast one is not
-    /// available.
-    fn walkable_point(&self, p: Vec2, r: Fx) -> bool {
-        self.is_walkable(p, r) || self.is_walkable_plain(p, r)
     }
 
     /// Pulls `work.portals` from the query's start to `end` and appends the smoothed points.
@@ -311,11 +299,10 @@ impl NavMesh {
     /// Whether the search may leave the start triangle through its edge `e`: an open edge to
     /// a walkable triangle, at least `2r` long.
     fn exit_allowed_from_start(&self, q: &Query, e: u8) -> bool {
-        let t = &self.tris[q.start_tri as usize];
         if !self.open(q.start_tri, e) {
             return false;
         }
-        let (a, b) = self.edge(t.v, e);
+        let (a, b) = self.edge(q.start_tri, e as usize);
         let two_r = q.radius.saturating_mul_int(2);
         (b - a).length_squared_wide() >= wide_mul(two_r, two_r)
     }
@@ -339,15 +326,6 @@ impl NavMesh {
         self.tris[tri as usize].width[pivot as usize] >= q.min_width
     }
 
-    /// The endpoints of edge `e` of a triangle with vertices `v`.
-    fn edge(&self, v: [u32; 3], e: u8) -> (Vec2, Vec2) {
-        let k = e as usize;
-        (
-            self.verts[v[k] as usize],
-            self.verts[v[(k + 1) % 3] as usize],
-        )
-    }
-
     /// Creates the node crossing edge `e_out` of `parent`'s triangle: funnels it when it enters
     /// the goal's triangle (updating `best`), otherwise pushes it on the heap unless it cannot
     /// beat `best`.
@@ -362,7 +340,7 @@ impl NavMesh {
     ) {
         let t = &self.tris[parent.tri as usize];
         let next = t.adj[e_out as usize];
-        let (a, b) = self.edge(t.v, e_out);
+        let (a, b) = self.edge(parent.tri, e_out as usize);
         let Some(entry) = self.entry_edge(next, t.v, e_out) else {
             return;
         };
@@ -435,13 +413,13 @@ impl NavMesh {
             }
             tried_below = Some((h, idx));
             let n = w.nodes[idx as usize];
-            let (a, b) = self.edge(self.tris[n.tri as usize].v, n.entry);
+            let (a, b) = self.edge(n.tri, n.entry as usize);
             let (a, b) = funnel::shrink(a, b, q.radius);
             let near = nearest_on_segment(a, b, q.goal);
             let mid = a + (b - a).half();
             if let Some(p) = [near, mid]
                 .into_iter()
-                .find(|&p| self.walkable_point(p, q.radius))
+                .find(|&p| self.is_walkable(p, q.radius))
             {
                 return Some((idx, p));
             }
