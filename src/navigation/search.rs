@@ -19,7 +19,7 @@
 //! Start and goal handling, unreachable goals and capped searches follow plan §2.5: see
 //! [`NavMesh::find_path`].
 
-use super::funnel::{self, Corner, FunnelWork, Portal, dist_raw};
+use super::funnel::{self, FunnelWork, Portal, dist_raw};
 use super::{NO_TRIANGLE, NavMesh, NavPath, PathRequest, PathStatus};
 use crate::geom::{dist_sq_point_segment, ratio};
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
@@ -236,16 +236,15 @@ impl NavMesh {
 
     /// Pulls `work.portals` from the query's start to `end` and appends the smoothed points.
     fn pull_into(&self, q: &Query, end: Vec2, work: &mut SearchWork, out: &mut Vec<Vec2>) {
-        funnel::pull(
+        funnel::path(
             &self.verts,
             q.start,
             &work.portals,
             end,
             q.radius,
             &mut work.funnel,
+            out,
         );
-        let corners: &[Corner] = &work.funnel.corners;
-        funnel::smooth(&self.verts, q.start, corners, end, q.radius, out);
     }
 
     /// TA*: returns the best corridor's last node (or none) and the expansions spent.
