@@ -19,7 +19,7 @@
 //! Start and goal handling, unreachable goals and capped searches follow plan §2.5: see
 //! [`NavMesh::find_path`].
 
-use super::funnel::{self, FunnelWork, Portal, dist_raw};
+use super::funnel::{self, Cone, FunnelWork, Portal, dist_raw};
 use super::{NO_TRIANGLE, NavMesh, NavPath, PathRequest, PathStatus};
 use crate::geom::{dist_sq_point_segment, ratio};
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
@@ -48,6 +48,8 @@ struct Node {
     parent: u32,
     g: u64,
     h: u64,
+    /// The string's funnel up to the entry edge (the `g` bound's source).
+    cone: Cone,
 }
 
 /// Scratch buffers of the search, reused between searches (workspace, never state): the node
@@ -258,6 +260,7 @@ impl NavMesh {
             parent: ROOT,
             g: 0,
             h: q.start_goal,
+            cone: Cone::at(q.start),
         };
         for e in 0..3u8 {
             if self.exit_allowed_from_start(q, e) {
@@ -344,8 +347,13 @@ impl NavMesh {
             return;
         };
         let h = sqrt_raw(dist_sq_point_segment(a, b, q.goal));
-        let from_start = sqrt_raw(dist_sq_point_segment(a, b, q.start));
-        let g = from_start
+        // Travelling across edge a → b of the parent, `b` is on the left.
+        let (pl, pr) = funnel::shrink(b, a, q.radius);
+        let cone = parent.cone.step(pl, pr);
+        let through = cone
+            .g
+            .saturating_add(sqrt_raw(dist_sq_point_segment(pr, pl, cone.apex)));
+        let g = through
             .max(q.start_goal.saturating_sub(h))
             .max((parent.g + parent.h).saturating_sub(h));
         let f = g.saturating_add(h);
@@ -363,6 +371,7 @@ impl NavMesh {
             parent: parent_idx,
             g,
             h,
+            cone,
         });
         if next == q.goal_tri {
             w.corridor(self, idx, true);

@@ -324,11 +324,17 @@ impl Oracle {
 
     /// The shortest distance from `s` to `g` around the grown obstacles, or `None`.
     pub fn shortest(&self, s: P, g: P) -> Option<f64> {
+        self.shortest_path(s, g).map(|(d, _)| d)
+    }
+
+    /// [`shortest`](Self::shortest) with the corners the path bends around.
+    pub fn shortest_path(&self, s: P, g: P) -> Option<(f64, Vec<P>)> {
         if self.visible(s, g) {
-            return Some(dist(s, g));
+            return Some((dist(s, g), Vec::new()));
         }
         let n = self.nodes.len();
         let mut d = vec![f64::INFINITY; n];
+        let mut from = vec![usize::MAX; n];
         let mut done = vec![false; n];
         for (i, node) in self.nodes.iter().enumerate() {
             if self.tangent_at(*node, s) && self.visible(s, node.0) {
@@ -343,6 +349,7 @@ impl Oracle {
             })
             .collect();
         let mut best = f64::INFINITY;
+        let mut last = usize::MAX;
         loop {
             let Some((u, du)) = (0..n)
                 .filter(|&i| !done[i] && d[i].is_finite())
@@ -355,16 +362,26 @@ impl Oracle {
                 break;
             }
             done[u] = true;
-            if let Some(tg) = to_goal[u] {
-                best = best.min(du + tg);
+            if let Some(tg) = to_goal[u]
+                && du + tg < best
+            {
+                best = du + tg;
+                last = u;
             }
             for &(v, w) in &self.adj[u] {
                 if du + w < d[v] {
                     d[v] = du + w;
+                    from[v] = u;
                 }
             }
         }
-        best.is_finite().then_some(best)
+        let mut corners = Vec::new();
+        while last != usize::MAX {
+            corners.push(self.nodes[last].0);
+            last = from[last];
+        }
+        corners.reverse();
+        best.is_finite().then_some((best, corners))
     }
 
     /// Whether `p` is a valid end for both sides, with a margin: in the room and outside every
@@ -475,5 +492,107 @@ fn paths_are_within_two_percent_of_the_visibility_graph_oracle() {
         "{} of {} over 1.02",
         over.len(),
         ratios.len()
+    );
+}
+
+#[test]
+#[ignore = "debugging aid"]
+fn debug_one() {
+    let map: u64 = std::env::var("MAP").unwrap().parse().unwrap();
+    let mut rng = Rng(0x5EED_0000 + map);
+    let count = 10 + (rng.next_u64() % 11) as usize;
+    let obstacles = random_obstacles(&mut rng, count);
+    let mesh = build_mesh(&obstacles);
+    let num = |k: &str| -> f64 { std::env::var(k).unwrap().parse().unwrap() };
+    let s = (num("SX"), num("SY"));
+    let g = (num("GX"), num("GY"));
+    let r = num("R");
+    let req = PathRequest {
+        start: fx(s),
+        goal: fx(g),
+        radius: Fx::from_num(r),
+        cap: 50_000,
+    };
+    let path = mesh.find_path(&req, &mut SearchWork::default());
+    let mut prev = s;
+    for &q in &path.points {
+        let q = fl(q);
+        let mut worst = (f64::INFINITY, (0.0, 0.0), (0.0, 0.0));
+        for ring in &obstacles {
+            for i in 0..ring.len() {
+                let (a, b) = (ring[i], ring[(i + 1) % ring.len()]);
+                let d = segment_segment(prev, q, a, b);
+                if d < worst.0 {
+                    worst = (d, a, b);
+                }
+            }
+        }
+        println!("{prev:?} -> {q:?}: {worst:?}");
+        for v in mesh.vertices() {
+            let d = point_segment(fl(*v), prev, q);
+            if d < r * 1.5 {
+                println!("   vertex {:?} at {d}", fl(*v));
+            }
+        }
+        prev = q;
+    }
+    for (i, a) in obstacles.iter().enumerate() {
+        for (j, b) in obstacles.iter().enumerate().skip(i + 1) {
+            let mut m = (f64::INFINITY, (0.0, 0.0));
+            for x in 0..a.len() {
+                for y in 0..b.len() {
+                    let d = segment_segment(a[x], a[(x + 1) % a.len()], b[y], b[(y + 1) % b.len()]);
+                    if d < m.0 {
+                        m = (d, a[x]);
+                    }
+                }
+            }
+            if m.0 > 0.0 && m.0 < 2.0 * r + 1.0 {
+                println!("gap {i} {j}: {m:?}");
+            }
+        }
+    }
+    for rr in [0.5] {
+        let req = PathRequest {
+            start: fx(s),
+            goal: fx(g),
+            radius: Fx::from_num(rr),
+            cap: 50_000,
+        };
+        let p = mesh.find_path(&req, &mut SearchWork::default());
+        println!("r {rr}: {} {:?}", path_length(req.start, &p), p.points);
+    }
+    let (_, corners) = Oracle::new(&obstacles, r).shortest_path(s, g).unwrap();
+    let mut poly = vec![s];
+    poly.extend(corners);
+    poly.push(g);
+    let mut seen = Vec::new();
+    for w in poly.windows(2) {
+        for k in 0..=2000 {
+            let t = k as f64 / 2000.0;
+            let x = (
+                w[0].0 + t * (w[1].0 - w[0].0),
+                w[0].1 + t * (w[1].1 - w[0].1),
+            );
+            if let Some(tri) = mesh.locate(fx(x))
+                && seen.last() != Some(&tri)
+            {
+                seen.push(tri);
+                let tr = mesh.triangles()[tri as usize];
+                let c = mesh.corners(tri).map(fl);
+                println!(
+                    "tri {tri} at {x:?}: {c:?} walk {} wall {:?} width {:?} adj {:?}",
+                    tr.walkable,
+                    tr.wall,
+                    tr.width.map(|w| w.to_num::<f64>()),
+                    tr.adj
+                );
+            }
+        }
+    }
+    println!(
+        "oracle {:?} ours {}",
+        Oracle::new(&obstacles, r).shortest_path(s, g),
+        path_length(req.start, &path)
     );
 }
