@@ -405,20 +405,43 @@ fn paths_are_within_two_percent_of_the_visibility_graph_oracle() {
     for map in 0..MAPS {
         let mut rng = Rng(0x5EED_0000 + map);
         let count = 10 + (rng.next_u64() % 11) as usize;
-        let obstacles = random_obstacles(&mut rng, count);
+        let mut obstacles = random_obstacles(&mut rng, count);
+        // Every other map has a closed fort (four overlapping walls): goals inside it are
+        // unreachable.
+        let fort = (map % 2 == 0).then(|| (rng.range(20.0, 80.0), rng.range(20.0, 80.0)));
+        if let Some((x, y)) = fort {
+            let (a, b, t) = (8.0, 8.0 - 1.5, 1.5);
+            let wall = |x0: f64, y0: f64, x1: f64, y1: f64| {
+                vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+                    .into_iter()
+                    .map(|p| fl(fx(p)))
+                    .collect()
+            };
+            obstacles.push(wall(x - a, y - a, x + a, y - b));
+            obstacles.push(wall(x + b - t, y - a, x + a, y + a));
+            obstacles.push(wall(x - a, y + b, x + a, y + a));
+            obstacles.push(wall(x - a, y - a, x - b + t, y + a));
+        }
         let mesh = build_mesh(&obstacles);
         for (ri, &r) in radii.iter().enumerate() {
             let oracle = Oracle::new(&obstacles, r);
             let rf = Fx::from_num(r);
             let n = QUERIES / radii.len() + usize::from(ri < QUERIES % radii.len());
             for q in 0..n {
-                let mut pick = || loop {
+                let pick = |rng: &mut Rng| loop {
                     let p = fl(fx((rng.range(0.0, SIDE), rng.range(0.0, SIDE))));
                     if oracle.valid(p) && mesh.is_walkable(fx(p), rf) {
                         return p;
                     }
                 };
-                let (s, g) = (pick(), pick());
+                let s = pick(&mut rng);
+                let inside = fort.filter(|_| q % 4 == 1).and_then(|(x, y)| {
+                    (0..1_000).find_map(|_| {
+                        let p = fl(fx((x + rng.range(-6.0, 6.0), y + rng.range(-6.0, 6.0))));
+                        (oracle.valid(p) && mesh.is_walkable(fx(p), rf)).then_some(p)
+                    })
+                });
+                let g = inside.unwrap_or_else(|| pick(&mut rng));
                 let req = PathRequest {
                     start: fx(s),
                     goal: fx(g),
