@@ -144,8 +144,10 @@ struct Query {
 
 impl NavMesh {
     /// Plans a path for `req`: the shortest corridor of triangles a disc of radius
-    /// `req.radius` fits through (within 2 % of the shortest, see the [module docs](self)),
-    /// pulled taut and kept `radius` away from walls at its corners.
+    /// `req.radius` fits through (TA*, stopping once no open corridor can beat the best one
+    /// found by more than 2 %), pulled taut and pushed out to keep `radius` from every corner
+    /// it bends around. A goal in plain sight ([`raycast`](Self::raycast) clear) is reached
+    /// straight.
     ///
     /// - A start that is not walkable for the radius is moved to
     ///   [`nearest_walkable`](Self::nearest_walkable), and that point is the path's first; with

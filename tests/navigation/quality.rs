@@ -350,14 +350,11 @@ impl Oracle {
             .collect();
         let mut best = f64::INFINITY;
         let mut last = usize::MAX;
-        loop {
-            let Some((u, du)) = (0..n)
-                .filter(|&i| !done[i] && d[i].is_finite())
-                .map(|i| (i, d[i]))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-            else {
-                break;
-            };
+        while let Some((u, du)) = (0..n)
+            .filter(|&i| !done[i] && d[i].is_finite())
+            .map(|i| (i, d[i]))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+        {
             if du >= best {
                 break;
             }
@@ -515,5 +512,77 @@ fn paths_are_within_two_percent_of_the_visibility_graph_oracle() {
         "{} of {} over 1.02",
         over.len(),
         ratios.len()
+    );
+}
+
+/// An ad-hoc measurement (not a benchmark: run it alone, in release): long queries across a
+/// map of 200 buildings. `cargo test --release --test navigation two_hundred -- --ignored
+/// --nocapture`
+#[test]
+#[ignore = "a measurement, run by hand in release"]
+fn two_hundred_buildings_long_queries() {
+    let side = 400.0;
+    let mut rng = Rng(0x0200_B11D);
+    let mut set = ObstacleSet::default();
+    let mut rings = Vec::new();
+    while rings.len() < 200 {
+        let (x, y) = (rng.range(10.0, side - 30.0), rng.range(10.0, side - 30.0));
+        let (w, h) = (rng.range(6.0, 20.0), rng.range(6.0, 20.0));
+        let ring: Vec<P> = vec![(x, y), (x + w, y), (x + w, y + h), (x, y + h)];
+        set.add(ObstacleShape::Polygon(
+            ring.iter().map(|&p| fx(p)).collect(),
+        ))
+        .unwrap();
+        rings.push(ring);
+    }
+    let params = NavParams {
+        boundary: Some(vec![
+            fx((0.0, 0.0)),
+            fx((side, 0.0)),
+            fx((side, side)),
+            fx((0.0, side)),
+        ]),
+        ..NavParams::default()
+    };
+    let mesh = NavMesh::build(&set, &params).unwrap();
+    let r = Fx::from_num(0.5);
+    let mut reqs = Vec::new();
+    while reqs.len() < 200 {
+        let s = fx((rng.range(1.0, 40.0), rng.range(1.0, side - 1.0)));
+        let g = fx((
+            rng.range(side - 40.0, side - 1.0),
+            rng.range(1.0, side - 1.0),
+        ));
+        if mesh.is_walkable(s, r) && mesh.is_walkable(g, r) {
+            reqs.push(PathRequest {
+                start: s,
+                goal: g,
+                radius: r,
+                cap: 50_000,
+            });
+        }
+    }
+    let mut work = SearchWork::default();
+    let mut exp = Vec::new();
+    let mut points = 0usize;
+    let t = std::time::Instant::now();
+    for req in &reqs {
+        let path = mesh.find_path(req, &mut work);
+        assert_eq!(path.status, PathStatus::Complete);
+        exp.push(path.expansions);
+        points += path.points.len();
+    }
+    let el = t.elapsed();
+    exp.sort_unstable();
+    println!(
+        "200 buildings, {} triangles, {} long queries (r 0.5, ~360 units): {:.1} us/query; \
+         expansions median {}, p90 {}, max {}; {:.1} points/path",
+        mesh.triangles().len(),
+        reqs.len(),
+        el.as_secs_f64() * 1e6 / reqs.len() as f64,
+        exp[exp.len() / 2],
+        exp[exp.len() * 9 / 10],
+        exp[exp.len() - 1],
+        points as f64 / reqs.len() as f64,
     );
 }
