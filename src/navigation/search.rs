@@ -160,13 +160,17 @@ impl NavMesh {
     ///   goal as the search got, [`PathStatus::Partial`]; also when the path has more than
     ///   1,024 points (it is cut there).
     ///
-    /// A negative radius counts as zero. Never panics; the work is bounded by `req.cap`
-    /// expansions (each a constant amount of work plus one funnel when a corridor reaches the
-    /// goal's triangle).
+    /// A negative radius counts as zero. A cap of zero plans nothing ([`PathStatus::Partial`],
+    /// no points). When the cap is hit after a corridor reached the goal, that corridor's path
+    /// is returned as complete. Never panics; the work is bounded by `req.cap` expansions (each
+    /// a constant amount of work plus one funnel when a corridor reaches the goal's triangle).
     #[must_use]
     pub fn find_path(&self, req: &PathRequest, work: &mut SearchWork) -> NavPath {
         let r = req.radius.max(Fx::ZERO);
         let mut points = Vec::new();
+        if req.cap == 0 {
+            return finish(points, PathStatus::Partial, 0);
+        }
         let start = if self.is_walkable(req.start, r) {
             req.start
         } else if let Some(p) = self.nearest_walkable(req.start, r) {
@@ -357,7 +361,7 @@ impl NavMesh {
             .saturating_add(sqrt_raw(dist_sq_point_segment(pr, pl, cone.apex)));
         let g = through
             .max(q.start_goal.saturating_sub(h))
-            .max((parent.g + parent.h).saturating_sub(h));
+            .max(parent.g.saturating_add(parent.h).saturating_sub(h));
         let f = g.saturating_add(h);
         if let Some((b_len, _)) = *best
             && within_bound(b_len, f)
