@@ -129,50 +129,51 @@ pub(crate) fn pull(
     let mut i = 1usize;
     while i <= n + 1 {
         let (pl, pr) = (point(i, true), point(i, false));
+        // Which side turns into a corner, if any.
+        let mut corner_left = None;
         // The right side: tighten when the new right point is inside the funnel.
         if left_of(apex, right, pr) >= 0 {
             if apex == right || left_of(apex, left, pr) < 0 || left_i == apex_i {
-                right = pr;
-                right_i = i;
+                (right, right_i) = (pr, i);
                 if i == n + 1 {
                     // The goal is inside the funnel: straight on from the apex.
                     break;
                 }
             } else {
                 // The right side crossed the left one: the left point is a corner.
-                length = length.saturating_add(dist_raw(last, left));
-                last = left;
-                corners.push(Corner {
-                    vertex: portals[left_i - 1].left,
-                    left: true,
-                    portal: (left_i - 1) as u32,
-                });
-                (apex, apex_i) = (left, left_i);
-                (right, right_i) = (apex, apex_i);
-                i = apex_i + 1;
-                continue;
+                corner_left = Some(true);
             }
         }
         // The left side, symmetrically.
-        if left_of(apex, left, pl) <= 0 {
+        if corner_left.is_none() && left_of(apex, left, pl) <= 0 {
             if apex == left || left_of(apex, right, pl) > 0 || right_i == apex_i {
-                left = pl;
-                left_i = i;
+                (left, left_i) = (pl, i);
             } else {
-                length = length.saturating_add(dist_raw(last, right));
-                last = right;
-                corners.push(Corner {
-                    vertex: portals[right_i - 1].right,
-                    left: false,
-                    portal: (right_i - 1) as u32,
-                });
-                (apex, apex_i) = (right, right_i);
-                (left, left_i) = (apex, apex_i);
-                i = apex_i + 1;
-                continue;
+                corner_left = Some(false);
             }
         }
-        i += 1;
+        let Some(on_left) = corner_left else {
+            i += 1;
+            continue;
+        };
+        let (p, at) = if on_left {
+            (left, left_i)
+        } else {
+            (right, right_i)
+        };
+        length = length.saturating_add(dist_raw(last, p));
+        last = p;
+        let portal = &portals[at - 1];
+        corners.push(Corner {
+            vertex: if on_left { portal.left } else { portal.right },
+            left: on_left,
+            portal: (at - 1) as u32,
+        });
+        // Restart the funnel from the new apex.
+        (apex, apex_i) = (p, at);
+        (left, left_i) = (apex, apex_i);
+        (right, right_i) = (apex, apex_i);
+        i = apex_i + 1;
     }
     work.corners = corners;
     length.saturating_add(dist_raw(last, goal))

@@ -4,7 +4,7 @@
 // f64 measures the results (lengths, clearances).
 #![allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
 
-use super::quality::{Oracle, P, SIDE, build_mesh, fl, fx, path_length};
+use super::quality::{Oracle, P, SIDE, build_mesh, fl, fx, path_length, point_segment};
 use lockstep_orca::navigation::{NavMesh, NavPath, PathRequest, PathStatus, SearchWork};
 use lockstep_orca::{Fx, Vec2};
 
@@ -20,17 +20,6 @@ fn request(s: P, g: P, r: f64, cap: u32) -> PathRequest {
         radius: Fx::from_num(r),
         cap,
     }
-}
-
-fn point_segment(p: P, a: P, b: P) -> f64 {
-    let (ex, ey) = (b.0 - a.0, b.1 - a.1);
-    let len2 = ex * ex + ey * ey;
-    let t = if len2 > 0.0 {
-        (((p.0 - a.0) * ex + (p.1 - a.1) * ey) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (p.0 - a.0 - t * ex).hypot(p.1 - a.1 - t * ey)
 }
 
 /// The least distance from densely sampled points of the path (every 0.01 units) to the walls
