@@ -222,22 +222,17 @@ impl NavMesh {
                 finish(points, complete, expansions)
             }
             Found::None { capped } => {
-                let to = self.fallback_end(&q, work);
-                match to {
-                    Some((node, to)) => {
-                        if node != ROOT {
-                            work.corridor(self, node, false);
-                            self.pull_into(&q, to, work, &mut points);
-                        }
-                        let status = if capped {
-                            PathStatus::Partial
-                        } else {
-                            PathStatus::Unreachable { to }
-                        };
-                        finish(points, status, expansions)
-                    }
-                    None => finish(points, PathStatus::Unreachable { to: start }, expansions),
+                let (node, to) = self.fallback_end(&q, work);
+                if node != ROOT {
+                    work.corridor(self, node, false);
+                    self.pull_into(&q, to, work, &mut points);
                 }
+                let status = if capped {
+                    PathStatus::Partial
+                } else {
+                    PathStatus::Unreachable { to }
+                };
+                finish(points, status, expansions)
             }
         }
     }
@@ -409,7 +404,7 @@ impl NavMesh {
     /// the goal (least `h`, ties on node index), at most [`FALLBACK_TRIES`] of them, each
     /// giving its shrunk portal's point nearest the goal, else its middle, when walkable. The
     /// start itself competes with `h = dist(start, goal)` (node [`ROOT`]).
-    fn fallback_end(&self, q: &Query, w: &SearchWork) -> Option<(u32, Vec2)> {
+    fn fallback_end(&self, q: &Query, w: &SearchWork) -> (u32, Vec2) {
         let mut tried_below: Option<(u64, u32)> = None;
         for _ in 0..FALLBACK_TRIES {
             let next = w
@@ -435,10 +430,10 @@ impl NavMesh {
                 .into_iter()
                 .find(|&p| self.is_walkable(p, q.radius))
             {
-                return Some((idx, p));
+                return (idx, p);
             }
         }
-        Some((ROOT, q.start))
+        (ROOT, q.start)
     }
 }
 
