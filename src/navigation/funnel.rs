@@ -468,11 +468,16 @@ fn too_close(
     None
 }
 
-/// Removes consecutive duplicates from `out[first..]`.
+/// Removes consecutive duplicates from `out[first..]`, in place.
 fn dedup_tail(out: &mut Vec<Vec2>, first: usize) {
-    let mut tail = out.split_off(first);
-    tail.dedup();
-    out.extend(tail);
+    let mut kept = first;
+    for i in first..out.len() {
+        if kept == first || out[kept - 1] != out[i] {
+            out[kept] = out[i];
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
 }
 
 #[cfg(test)]
