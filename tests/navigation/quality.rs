@@ -515,6 +515,49 @@ fn paths_are_within_two_percent_of_the_visibility_graph_oracle() {
     );
 }
 
+#[test]
+fn any_ends_and_caps_give_a_consistent_answer() {
+    // Ends anywhere (inside obstacles, off the map), radii up to 3, caps from 0: never a panic,
+    // the cap holds, and the path ends where the status says.
+    let mut work = SearchWork::default();
+    for map in 0..4u64 {
+        let mut rng = Rng(0xA11_E4D5 + map);
+        let obstacles = random_obstacles(&mut rng, 15);
+        let mesh = build_mesh(&obstacles);
+        for _ in 0..60 {
+            let mut end = || fx((rng.range(-20.0, SIDE + 20.0), rng.range(-20.0, SIDE + 20.0)));
+            let (start, goal) = (end(), end());
+            let radius = Fx::from_num(rng.range(0.0, 3.0));
+            let cap = (rng.next_u64() % 200) as u32;
+            let req = PathRequest {
+                start,
+                goal,
+                radius,
+                cap,
+            };
+            let path = mesh.find_path(&req, &mut work);
+            assert!(path.expansions <= cap, "{path:?}");
+            assert!(path.points.len() <= 1_024);
+            match path.status {
+                PathStatus::Complete => assert_eq!(path.points.last(), Some(&goal)),
+                PathStatus::GoalAdjusted { to } | PathStatus::Unreachable { to } => {
+                    assert!(mesh.is_walkable(to, radius), "{req:?}: {path:?}");
+                    if let Some(last) = path.points.last() {
+                        assert_eq!(*last, to);
+                    }
+                }
+                PathStatus::Partial | PathStatus::NoStart => {}
+            }
+            if let Some(p) = path.points.first() {
+                assert!(
+                    mesh.is_walkable(*p, radius) || path.points.len() > 1,
+                    "{req:?}: {path:?}"
+                );
+            }
+        }
+    }
+}
+
 /// An ad-hoc measurement (not a benchmark: run it alone, in release): long queries across a
 /// map of 200 buildings. `cargo test --release --test navigation two_hundred -- --ignored
 /// --nocapture`
