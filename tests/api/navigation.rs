@@ -180,6 +180,18 @@ fn a_pending_request_holds_the_agent() {
     assert!(r.is_pending() && r.status().is_none());
     assert_eq!(sim.agent_order(b).unwrap().unwrap().path(), &[v(0, 20)]);
     assert_eq!(sim.agent_position(b).unwrap(), v(0, 20));
+    // Navigation turned off: the waiting agent goes straight, the planned one keeps its plan.
+    let plan = sim.agent_order(a).unwrap().unwrap().clone();
+    sim.set_navigation(None).unwrap();
+    let r = sim.nav_status(b).unwrap().unwrap();
+    assert!(r.is_straight(), "{r:?}");
+    assert_eq!(sim.agent_order(b).unwrap().unwrap().path(), &[v(30, 20)]);
+    assert_eq!(sim.agent_order(a).unwrap().unwrap(), &plan);
+    let r = sim.nav_status(a).unwrap().unwrap();
+    assert_eq!(
+        (r.status(), r.is_pending()),
+        (Some(PathStatus::Complete), false)
+    );
 }
 
 #[test]
