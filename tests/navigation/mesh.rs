@@ -72,14 +72,16 @@ fn grid_mesh(seed: u64, n: u32) -> NavMesh {
     for (t, tri) in tris.iter().enumerate() {
         for k in 0..3 {
             let (a, b) = (tri[k], tri[(k + 1) % 3]);
-            edge_owner.entry((a.min(b), a.max(b))).or_insert_with(Vec::new).push(t);
+            edge_owner
+                .entry((a.min(b), a.max(b)))
+                .or_insert_with(Vec::new)
+                .push(t);
         }
     }
     let mut walls = Vec::new();
     for (&(a, b), owners) in &edge_owner {
-        let wall = owners.len() == 1
-            || walkable[owners[0]] != walkable[owners[1]]
-            || rng.chance(10);
+        let wall =
+            owners.len() == 1 || walkable[owners[0]] != walkable[owners[1]] || rng.chance(10);
         if wall {
             walls.push([a, b]);
         }
@@ -96,7 +98,9 @@ fn width_oracle(mesh: &NavMesh, t: u32, k: usize) -> f64 {
     let tris = mesh.triangles();
     let p = |i: u32| f(mesh.vertices()[i as usize]);
     let dist = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).hypot(a.1 - b.1);
-    let dot = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| (a.0 - o.0) * (b.0 - o.0) + (a.1 - o.1) * (b.1 - o.1);
+    let dot = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| {
+        (a.0 - o.0) * (b.0 - o.0) + (a.1 - o.1) * (b.1 - o.1)
+    };
     let inside = |c, a, b| dot(a, c, b) > 0.0 && dot(b, c, a) > 0.0;
     let line = |c: (f64, f64), a: (f64, f64), b: (f64, f64)| {
         ((b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)).abs() / dist(a, b)
@@ -127,7 +131,9 @@ fn width_oracle(mesh: &NavMesh, t: u32, k: usize) -> f64 {
             continue;
         }
         let tn = tris[n as usize];
-        let jn = (0..3).find(|&i| tn.v[i] == qi && tn.v[(i + 1) % 3] == pi).unwrap();
+        let jn = (0..3)
+            .find(|&i| tn.v[i] == qi && tn.v[(i + 1) % 3] == pi)
+            .unwrap();
         u = u.min(dist(c, p(tn.v[(jn + 2) % 3])));
         stack.push((n, (jn + 1) % 3));
         stack.push((n, (jn + 2) % 3));
@@ -145,8 +151,14 @@ fn check_widths(mesh: &NavMesh) -> usize {
                 continue;
             }
             let oracle = width_oracle(mesh, t as u32, k);
-            assert!(ours <= oracle + 1e-9, "width above oracle: t {t} k {k}: {ours} > {oracle}");
-            assert!(oracle - ours <= 1e-6, "width too low: t {t} k {k}: {ours} < {oracle}");
+            assert!(
+                ours <= oracle + 1e-9,
+                "width above oracle: t {t} k {k}: {ours} > {oracle}"
+            );
+            assert!(
+                oracle - ours <= 1e-6,
+                "width too low: t {t} k {k}: {ours} < {oracle}"
+            );
             checked += 1;
         }
     }
@@ -214,8 +226,18 @@ fn fast_queries_equal_their_plain_forms_on_hand_made_meshes() {
         let mesh = grid_mesh(seed, 8);
         for p in query_points(&mesh, &mut rng, 400) {
             assert_eq!(mesh.locate(p), mesh.locate_plain(p), "locate {p:?}");
-            for r in [Fx::ZERO, Fx::lit("0.3"), Fx::from_num(1), Fx::lit("2.5"), Fx::from_num(7)] {
-                assert_eq!(mesh.is_walkable(p, r), mesh.is_walkable_plain(p, r), "{p:?} {r}");
+            for r in [
+                Fx::ZERO,
+                Fx::lit("0.3"),
+                Fx::from_num(1),
+                Fx::lit("2.5"),
+                Fx::from_num(7),
+            ] {
+                assert_eq!(
+                    mesh.is_walkable(p, r),
+                    mesh.is_walkable_plain(p, r),
+                    "{p:?} {r}"
+                );
             }
         }
     }
@@ -264,7 +286,10 @@ fn raycast_stops_where_the_disc_first_touches_a_wall() {
                 let (hx, hy) = f(hit.hit);
                 let past = Vec2::from_f64(hx + (tx - fx) / len * 1e-4, hy + (ty - fy) / len * 1e-4)
                     .unwrap();
-                assert!(!mesh.is_walkable_plain(past, r), "nothing touched past {hit:?}");
+                assert!(
+                    !mesh.is_walkable_plain(past, r),
+                    "nothing touched past {hit:?}"
+                );
                 // Before it, every sample is walkable.
                 for s in samples(from, hit.hit, 100) {
                     assert!(mesh.is_walkable_plain(s, r));
@@ -304,7 +329,8 @@ fn nearest_walkable_is_walkable_and_near() {
             let mut best_s = p;
             for i in -24..=24 {
                 for j in -24..=24 {
-                    let s = Vec2::from_f64(px + f64::from(i) * 0.25, py + f64::from(j) * 0.25).unwrap();
+                    let s =
+                        Vec2::from_f64(px + f64::from(i) * 0.25, py + f64::from(j) * 0.25).unwrap();
                     if mesh.is_walkable_plain(s, r) && d(s) < best {
                         best = d(s);
                         best_s = s;
@@ -318,12 +344,17 @@ fn nearest_walkable_is_walkable_and_near() {
                     let [x, y] = [p.x.to_bits(), p.y.to_bits()];
                     for (t, tri) in mesh.triangles().iter().enumerate() {
                         let c = mesh.corners(t as u32).map(f);
-                        let (cx, cy) = ((c[0].0 + c[1].0 + c[2].0) / 3.0, (c[0].1 + c[1].1 + c[2].1) / 3.0);
+                        let (cx, cy) = (
+                            (c[0].0 + c[1].0 + c[2].0) / 3.0,
+                            (c[0].1 + c[1].1 + c[2].1) / 3.0,
+                        );
                         if (cx - px).hypot(cy - py) < 6.0 {
                             eprintln!("t{t} {c:?} walk {} wall {:?}", tri.walkable, tri.wall);
                         }
                     }
-                    panic!("seed {seed} {x} {y}: {p:?}: ours {q:?} {ours}, sampled {best_s:?} {best}");
+                    panic!(
+                        "seed {seed} {x} {y}: {p:?}: ours {q:?} {ours}, sampled {best_s:?} {best}"
+                    );
                 }
             }
         }
