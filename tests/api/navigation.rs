@@ -500,3 +500,44 @@ fn a_building_dropped_across_a_group_is_walked_round() {
         assert!(r.planned_tick() >= 20, "{r:?}");
     }
 }
+
+/// The debt: with a budget of 1 expansion per tick, each tick serves one request when nothing
+/// is owed, and a search of `e` expansions leaves `max(1, e) − 1` owed, repaid one a tick
+/// before the next request is served. Checked against that model tick by tick, from the
+/// expansions each step reports (goals behind a building, so real searches expand nodes).
+#[test]
+fn the_debt_of_a_long_search_is_repaid_before_the_next() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let wall = ObstacleShape::Polygon(vec![v(9, -30), v(11, -30), v(11, 30), v(9, 30)]);
+    sim.add_obstacle(wall).unwrap();
+    sim.set_navigation(Some(params(1))).unwrap();
+    let ids: Vec<AgentId> = (0..6)
+        .map(|i| sim.add_agent(v(0, -15 + 6 * i)).unwrap())
+        .collect();
+    for &id in &ids {
+        sim.queue_command(0, Command::NavigateTo { id, goal: v(20, 0) })
+            .unwrap();
+    }
+    let mut debt = 0u64;
+    let (mut served_total, mut expansions) = (0, 0);
+    for _ in 0..2_000 {
+        if served_total == ids.len() as u64 {
+            break;
+        }
+        sim.step().unwrap();
+        let s = *sim.step_stats();
+        let allowance = 1u64.saturating_sub(debt);
+        debt = debt.saturating_sub(1);
+        assert_eq!(s.nav_requests_served, allowance, "tick {}", s.tick);
+        if s.nav_requests_served == 1 {
+            debt += s.nav_expansions.max(1) - allowance;
+        }
+        served_total += s.nav_requests_served;
+        expansions += s.nav_expansions;
+    }
+    assert_eq!(served_total, 6);
+    // Searches round the building expand nodes: the service took longer than 6 ticks.
+    if expansions > 6 {
+        assert!(sim.tick() > 6);
+    }
+}

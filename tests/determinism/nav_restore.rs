@@ -266,3 +266,52 @@ fn the_diff_names_navigation_differences() {
         "{d}"
     );
 }
+
+/// Hostile navigation state in a snapshot is refused, naming the problem: a record of an
+/// agent without an order, a negative progress measure, a zero budget. (The record is the
+/// payload's last 48 bytes: agent id, goal, status `Some(Complete)` (5 bytes), pending,
+/// planned tick, no-progress ticks, best distance, target index.)
+#[test]
+fn hostile_navigation_state_is_refused() {
+    use crate::det_support::{payload, reseal};
+    use lockstep_orca::SnapshotError;
+    use lockstep_orca::snapshot::{SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV};
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-50, -50), v(50, -50), v(50, 50), v(-50, 50)]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    let a = sim.add_agent(v(0, 0)).unwrap();
+    let b = sim.add_agent(v(5, 0)).unwrap();
+    sim.apply(&Command::NavigateTo {
+        id: b,
+        goal: v(9, 9),
+    })
+    .unwrap();
+    sim.step().unwrap();
+    let bytes = sim.snapshot();
+    let good = payload(&bytes).to_vec();
+    let n = good.len();
+    assert_eq!(good[n - 48..n - 44], b.0.to_le_bytes());
+    let restore = |p: &[u8]| Simulator::restore(&reseal(&SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, p));
+    assert_eq!(restore(&good).unwrap().state_hash(), sim.state_hash());
+    // The record moved to agent `a`, which has no order.
+    let mut bad = good.clone();
+    bad[n - 48..n - 44].copy_from_slice(&a.0.to_le_bytes());
+    assert!(
+        matches!(restore(&bad), Err(SnapshotError::Inconsistent(why)) if why.contains("without an order")),
+    );
+    // A negative best distance.
+    let mut bad = good.clone();
+    bad[n - 12..n - 4].copy_from_slice(&(-1i64).to_le_bytes());
+    assert!(matches!(
+        restore(&bad),
+        Err(SnapshotError::Invalid(SimError::OutOfDomain { .. }))
+    ));
+    // A version 5 payload cut short of its navigation state.
+    assert!(matches!(
+        restore(&good[..n - 1]),
+        Err(SnapshotError::Decode(_))
+    ));
+}
