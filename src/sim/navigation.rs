@@ -17,12 +17,12 @@
 //! 2. Each navigating agent with a plan, ascending id, checks its replan triggers, all read
 //!    from state: the obstacle set changed since the last stage 1a and a segment of its
 //!    remaining path is no longer clear for its radius ([`NavMesh::raycast`]), or its last plan
-//!    was [`Unreachable`](PathStatus::Unreachable) (a removed obstacle may open a way); it made
-//!    no progress towards its current target for 3 s ([`STUCK_SECONDS`]) (the distance shrank by less
-//!    than `speed · dt / 16` since its best); or it stands at the end of a
+//!    was [`Unreachable`](PathStatus::Unreachable) (a removed obstacle may open a way); it
+//!    made no progress towards its current target for 3 s ([`STUCK_SECONDS`]: the distance
+//!    shrank by less than `speed · dt / 16` since its best); or it stands at the end of a
 //!    [`Partial`](PathStatus::Partial) or [`NoStart`](PathStatus::NoStart) plan. A triggered
-//!    replan becomes pending and is served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed since
-//!    the agent's last plan; meanwhile it follows its old path.
+//!    replan becomes pending and is served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed
+//!    since the agent's last plan; meanwhile it follows its old path.
 //! 3. Pending requests are served in ascending agent id. Each tick may spend
 //!    [`NavParams::budget`] node expansions less the debt: a search costs its expansions, at
 //!    least 1, and runs whole (at most [`NavParams::search_cap`] expansions) inside the tick, so
@@ -611,6 +611,10 @@ impl Simulator {
             let (Some(status), false, Some(order)) = (r.status, r.pending, orders.get(id)) else {
                 continue;
             };
+            if ids.get(slot) != Some(id) {
+                // Every record's agent exists (records go with their agents); never trust it.
+                continue;
+            }
             let (position, p) = (positions[slot], &params[slot]);
             let next = order.progress();
             let d = (order.target() - position).length();

@@ -299,8 +299,10 @@ fn hostile_navigation_state_is_refused() {
     // The record moved to agent `a`, which has no order.
     let mut bad = good.clone();
     bad[n - 48..n - 44].copy_from_slice(&a.0.to_le_bytes());
+    let err = restore(&bad).unwrap_err();
     assert!(
-        matches!(restore(&bad), Err(SnapshotError::Inconsistent(why)) if why.contains("without an order")),
+        matches!(err, SnapshotError::Inconsistent(why) if why.contains("without an order")),
+        "{err}"
     );
     // A negative best distance.
     let mut bad = good.clone();
