@@ -780,3 +780,22 @@ fn queries_far_outside_the_domain_do_not_overflow() {
     assert!(mesh.is_walkable(q, Fx::ONE));
     assert!(mesh.raycast(inside, v(100_000, -3), Fx::ONE).hit.x < Fx::from_num(11));
 }
+
+#[test]
+fn a_restored_obstacle_set_rebuilds_the_same_mesh() {
+    let set = set_of(&random_shapes(77, 40, 50));
+    let mesh = NavMesh::build(&set, &NavParams::default()).unwrap();
+    let restored: ObstacleSet =
+        serde_json::from_str(&serde_json::to_string(&set).unwrap()).unwrap();
+    let again = NavMesh::build(&restored, &NavParams::default()).unwrap();
+    assert_eq!(again, mesh);
+    assert_eq!(again.digest(), mesh.digest());
+    // The digest sees a change of one building. (From the original set: a deserialized
+    // `ObstacleSet` has a zero vertex count until the simulator recounts it, and `remove` then
+    // underflows; reported, not ours to fix here.)
+    let mut moved = set.clone();
+    let (id, _) = moved.iter().next().unwrap();
+    moved.remove(id).unwrap();
+    let other = NavMesh::build(&moved, &NavParams::default()).unwrap();
+    assert_ne!(other.digest(), mesh.digest());
+}
