@@ -97,11 +97,11 @@ pub(crate) fn split(mut segs: Vec<[Raw; 2]>) -> Result<Pieces, SimError> {
     }
 
     let mut pieces = Vec::new();
-    for c in &mut cuts {
-        // Along a segment whose first end is lexicographically smaller, the points are in
-        // lexicographic order (a rounded crossing point stays within one ulp of the line, and
-        // between the ends in x, or in y for a vertical segment).
-        c.sort_unstable();
+    for (c, seg) in cuts.iter_mut().zip(&segs) {
+        // Along the segment by the exact projection (a rounded crossing point may lie an ulp
+        // beside the line, so lexicographic order is not enough for a vertical segment).
+        let (a, b) = (vec(seg[0]), vec(seg[1]));
+        c.sort_unstable_by_key(|&p| ((vec(p) - a).dot_wide(b - a), p));
         c.dedup();
         for w in c.windows(2) {
             let a = points.binary_search(&w[0]).unwrap_or_default() as u32;
@@ -187,9 +187,12 @@ fn find_crossings(
 }
 
 /// The rounded crossing point of two properly crossing segments `a` and `b` (plan §1.2):
-/// `t = num / den` along `a` as a 64-bit fraction, then `a₀ + ⌊(a₁ − a₀)·t⌋` per coordinate.
-/// Differences only, so a translated pair gives the translated point; the error is below one
-/// ulp per coordinate.
+/// `t = num / den` along `a` as a 64-bit fraction (floored), then `a₀ + (a₁ − a₀)·t` per
+/// coordinate rounded to the nearest raw value (halves up). Differences only, so a translated
+/// pair gives the translated point. The error of `(a₁ − a₀)·t` before the rounding is below
+/// 2⁻⁷ ulp, so the result is within half an ulp (plus that) of the true point, and a crossing
+/// that is exactly representable (two walls meeting on the grid) is found exactly. (The plan
+/// said floor; nearest keeps grid crossings exact.)
 pub(crate) fn crossing_point(a: [Raw; 2], b: [Raw; 2]) -> Raw {
     let d = |p: Raw, q: Raw| {
         (
@@ -209,6 +212,90 @@ pub(crate) fn crossing_point(a: [Raw; 2], b: [Raw; 2]) -> Raw {
     let k = (128 - den.leading_zeros()).saturating_sub(63);
     let (n, dd) = ((num >> k).max(0) as u128, (den >> k).max(1) as u128);
     let t = ((n << 64) / dd).min(1 << 64) as i128;
-    let at = |o: i64, delta: i128| o + ((delta * t) >> 64) as i64;
+    let at = |o: i64, delta: i128| o + ((delta * t + (1 << 63)) >> 64) as i64;
     (at(a[0].0, r.0), at(a[0].1, r.1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(s: &mut u64) -> u64 {
+        *s = crate::util::splitmix64(*s);
+        *s
+    }
+
+    #[test]
+    fn crossing_points_on_the_grid_are_exact_and_translation_invariant() {
+        let u = |x: i64, y: i64| (x << 32, y << 32);
+        // (−2, 1)–(12, 1) crosses (0, 0)–(0, 4) at (0, 1): t = 1/7 is not a binary fraction.
+        assert_eq!(
+            crossing_point([u(-2, 1), u(12, 1)], [u(0, 0), u(0, 4)]),
+            u(0, 1)
+        );
+        let mut s = 1;
+        for _ in 0..2_000 {
+            let mut p = || {
+                (
+                    (rng(&mut s) % (1 << 40)) as i64,
+                    (rng(&mut s) % (1 << 40)) as i64,
+                )
+            };
+            let (a, b) = ([p(), p()], [p(), p()]);
+            let (sa, sb) = (segment(vec(a[0]), vec(a[1])), segment(vec(b[0]), vec(b[1])));
+            let (Some(sa), Some(sb)) = (sa, sb) else {
+                continue;
+            };
+            let crossing = segment_intersection(vec(sa[0]), vec(sa[1]), vec(sb[0]), vec(sb[1]));
+            if crossing != SegmentIntersection::Crossing {
+                continue;
+            }
+            let x = crossing_point(sa, sb);
+            let d = (-(123_456i64 << 32), 987i64 << 32);
+            let sh = |q: Raw| (q.0 + d.0, q.1 + d.1);
+            assert_eq!(crossing_point(sa.map(sh), sb.map(sh)), sh(x));
+            // Within one ulp of both lines: |orient| ≤ |edge| · 1 ulp (in raw units).
+            for seg in [sa, sb] {
+                let l = left_of(vec(seg[0]), vec(seg[1]), vec(x)).unsigned_abs();
+                let len = (vec(seg[1]) - vec(seg[0])).length().to_bits() as u128 + 1;
+                assert!(l <= 2 * len, "{l} > {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_grid_finds_every_crossing_a_brute_force_finds() {
+        let mut s = 7;
+        for round in 0..20 {
+            let n = 50 + round * 20;
+            let mut segs = Vec::new();
+            for i in 0..n {
+                let long = if i % 17 == 0 { 1 << 44 } else { 1 << 36 };
+                let mut c = || (rng(&mut s) % (1 << 44)) as i64;
+                let (x, y) = (c(), c());
+                let mut d = || (rng(&mut s) % long) as i64 - long as i64 / 2;
+                let (dx, dy) = (d(), d());
+                if let Some(seg) = segment(vec((x, y)), vec((x + dx, y + dy))) {
+                    segs.push(seg);
+                }
+            }
+            segs.sort_unstable();
+            segs.dedup();
+            let mut brute = 0;
+            for i in 0..segs.len() {
+                for j in i + 1..segs.len() {
+                    let (a, b) = (segs[i], segs[j]);
+                    let k = segment_intersection(vec(a[0]), vec(a[1]), vec(b[0]), vec(b[1]));
+                    brute += usize::from(k == SegmentIntersection::Crossing);
+                }
+            }
+            let boxes: Vec<RawBox> = segs.iter().map(|s| box_of(s[0], s[1])).collect();
+            let bounds = union(boxes.iter().copied()).unwrap();
+            let grid = Grid::new(bounds, &boxes, segs.len());
+            let mut cuts: Vec<Vec<Raw>> = segs.iter().map(|s| s.to_vec()).collect();
+            let found = find_crossings(&segs, &boxes, &grid, &mut cuts).unwrap();
+            assert_eq!(found, brute, "round {round}");
+            assert!(round < 5 || brute > 0);
+        }
+    }
 }
