@@ -52,6 +52,15 @@ struct Node {
     cone: Cone,
 }
 
+/// What a search needs of one edge crossing: `h` (the goal's distance to the edge) and the
+/// shrunk portal (left and right ends in the direction of travel).
+#[derive(Clone, Copy, Debug, Default)]
+struct Crossing {
+    h: u64,
+    left: Vec2,
+    right: Vec2,
+}
+
 /// Scratch buffers of the search, reused between searches (workspace, never state): the node
 /// arena, the heap, the generation-stamped expansion counters and the funnel's buffers. After
 /// the first searches on a mesh a search allocates only its result.
@@ -64,6 +73,10 @@ pub struct SearchWork {
     /// Per directed entry: expansions in the generation of `stamp`.
     count: Vec<u8>,
     generation: u32,
+    /// Per directed edge crossing `3 · tri + edge`: the generation its [`Crossing`] was
+    /// computed in (each search computes a crossing once, however many nodes make it).
+    crossing_stamp: Vec<u32>,
+    crossings: Vec<Crossing>,
     portals: Vec<Portal>,
     funnel: FunnelWork,
 }
@@ -76,10 +89,13 @@ impl SearchWork {
         if self.stamp.len() < 3 * tris {
             self.stamp.resize(3 * tris, 0);
             self.count.resize(3 * tris, 0);
+            self.crossing_stamp.resize(3 * tris, 0);
+            self.crossings.resize(3 * tris, Crossing::default());
         }
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             self.stamp.fill(0);
+            self.crossing_stamp.fill(0);
             self.generation = 1;
         }
     }
@@ -343,13 +359,26 @@ impl NavMesh {
     ) {
         let t = &self.tris[parent.tri as usize];
         let next = t.adj[e_out as usize];
-        let (a, b) = self.edge(parent.tri, e_out as usize);
         let Some(entry) = self.entry_edge(next, t.v, e_out) else {
             return;
         };
-        let h = sqrt_raw(dist_sq_point_segment(a, b, q.goal));
-        // Travelling across edge a → b of the parent, `b` is on the left.
-        let (pl, pr) = funnel::shrink(b, a, q.radius);
+        let key = 3 * parent.tri as usize + e_out as usize;
+        if w.crossing_stamp[key] != w.generation {
+            let (a, b) = self.edge(parent.tri, e_out as usize);
+            // Travelling across edge a → b of the parent, `b` is on the left.
+            let (left, right) = funnel::shrink(b, a, q.radius);
+            w.crossings[key] = Crossing {
+                h: sqrt_raw(dist_sq_point_segment(a, b, q.goal)),
+                left,
+                right,
+            };
+            w.crossing_stamp[key] = w.generation;
+        }
+        let Crossing {
+            h,
+            left: pl,
+            right: pr,
+        } = w.crossings[key];
         let cone = parent.cone.step(pl, pr);
         let through = cone
             .g
