@@ -321,9 +321,7 @@ impl FileNavigation {
     fn params(self) -> NavParams {
         let d = NavParams::default();
         NavParams {
-            boundary: self
-                .boundary
-                .map(|b| b.into_iter().map(point).collect()),
+            boundary: self.boundary.map(|b| b.into_iter().map(point).collect()),
             margin: self.margin.map_or(d.margin, |n| n.0),
             budget: self.budget.unwrap_or(d.budget),
             search_cap: self.search_cap.unwrap_or(d.search_cap),

@@ -30,14 +30,8 @@ impl Scenario {
                 crate::obstacle::polygon::validate(&ObstacleShape::Polygon(b.clone()))
                     .map_err(sim_err("navigation boundary"))?;
             }
-            check_range(
-                p.margin,
-                Fx::ZERO,
-                MAX_NAV_MARGIN,
-                "margin",
-                "0 ..= 10,000",
-            )
-            .map_err(sim_err("navigation"))?;
+            check_range(p.margin, Fx::ZERO, MAX_NAV_MARGIN, "margin", "0 ..= 10,000")
+                .map_err(sim_err("navigation"))?;
             if p.budget == 0 {
                 return Err(invalid(
                     "navigation".into(),
@@ -111,12 +105,7 @@ impl Scenario {
                 Vec2::new(c(lo.x - m), c(lo.y - m)),
                 Vec2::new(c(hi.x + m), c(hi.y + m)),
             );
-            params.boundary = Some(vec![
-                lo,
-                Vec2::new(hi.x, lo.y),
-                hi,
-                Vec2::new(lo.x, hi.y),
-            ]);
+            params.boundary = Some(vec![lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)]);
         }
         Some(params)
     }

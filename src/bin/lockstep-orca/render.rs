@@ -779,7 +779,12 @@ fn nearest(c: [u8; 3], colours: usize) -> u8 {
 
 /// How many colours the picture uses: [`PALETTE`], plus [`NAV_PALETTE`] with navigation.
 fn palette_len(p: &Picture) -> usize {
-    PALETTE.len() + if p.nav.is_some() { NAV_PALETTE.len() } else { 0 }
+    PALETTE.len()
+        + if p.nav.is_some() {
+            NAV_PALETTE.len()
+        } else {
+            0
+        }
 }
 
 fn palette_bytes(colours: usize) -> Vec<u8> {
@@ -788,9 +793,8 @@ fn palette_bytes(colours: usize) -> Vec<u8> {
 
 fn write_gif(w: &mut impl Write, p: &Picture, view: &View, delay: u16) -> Result<(), String> {
     let (width, height) = (view.width as u16, view.height as u16);
-    let mut enc =
-        gif::Encoder::new(w, width, height, &palette_bytes(palette_len(p)))
-            .map_err(|e| e.to_string())?;
+    let mut enc = gif::Encoder::new(w, width, height, &palette_bytes(palette_len(p)))
+        .map_err(|e| e.to_string())?;
     enc.set_repeat(gif::Repeat::Infinite)
         .map_err(|e| e.to_string())?;
     for &tick in &p.ticks {

@@ -31,8 +31,8 @@ impl MeshPicture {
             out.triangles.push((c, tri.walkable));
             for k in 0..3 {
                 let across = tri.adj[k];
-                let first = across == lockstep_orca::navigation::NO_TRIANGLE
-                    || (across as usize) > t;
+                let first =
+                    across == lockstep_orca::navigation::NO_TRIANGLE || (across as usize) > t;
                 if tri.wall[k] && first {
                     out.walls.push((c[k], c[(k + 1) % 3]));
                 }
