@@ -773,11 +773,13 @@ impl Scenario {
     /// Validates the scenario and creates the simulator (agent `i` gets id `i`; the `k`-th agent
     /// added by an event will get id `agents.len() + k`) and its [`Driver`], which applies the
     /// events at their ticks. With obstacles, their derived data is built
-    /// ([`Simulator::process_obstacles`]); with the roadmap policy, the roadmap graph too.
+    /// ([`Simulator::process_obstacles`]); with the roadmap policy, the roadmap graph too; with
+    /// navigation, the simulator's navigation settings ([`nav_params`](Self::nav_params)) and
+    /// so its mesh, and every navigating agent gets its [`Command::NavigateTo`].
     ///
     /// # Errors
     /// As [`validate`](Self::validate), plus [`ScenarioError::Sim`] if the simulator rejects an
-    /// obstacle.
+    /// obstacle or the navigation settings (a mesh cap passed).
     pub fn build(&self) -> Result<(Simulator, Driver), ScenarioError> {
         self.validate()?;
         let mut sim = Simulator::new(SimulatorParams {
@@ -806,6 +808,10 @@ impl Scenario {
         sim.set_liveness(self.liveness);
         if !self.obstacles.is_empty() {
             sim.process_obstacles();
+        }
+        if let Some(params) = self.nav_params() {
+            sim.set_navigation(Some(params))
+                .map_err(sim_err("navigation"))?;
         }
         let driver = Driver::new(self, ids, &sim);
         if let Policy::GoalSeeking {

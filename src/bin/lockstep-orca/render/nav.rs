@@ -57,7 +57,7 @@ impl NavLayer {
     /// each navigating agent's remaining path: its position, then its order's points from the
     /// current progress on. Returns `false` when the simulator has no navigation.
     pub fn observe(&mut self, sim: &Simulator) -> bool {
-        let Some(mesh) = nav_mesh(sim) else {
+        let Some(mesh) = sim.nav_mesh() else {
             return false;
         };
         let tick = sim.tick();
@@ -67,7 +67,7 @@ impl NavLayer {
         }
         let mut paths = Vec::new();
         for &id in sim.agent_ids() {
-            if !navigating(sim, id) {
+            if !matches!(sim.nav_status(id), Ok(Some(_))) {
                 continue;
             }
             let (Ok(p), Ok(Some(order))) = (sim.agent_position(id), sim.agent_order(id)) else {
@@ -100,13 +100,4 @@ impl NavLayer {
             walkable.chain(walls)
         })
     }
-}
-
-// PENDING the merge of n-navord (Simulator::nav_mesh, Simulator::nav_status).
-fn nav_mesh(_sim: &Simulator) -> Option<&NavMesh> {
-    None
-}
-
-fn navigating(_sim: &Simulator, _id: lockstep_orca::AgentId) -> bool {
-    false
 }
