@@ -15,6 +15,8 @@
 //!   [`Driver::tick_commands`] gives the same ticks as lockstep [`Command`]s (the runner's
 //!   `record`). Agents may follow [routes](Scenario::routes), waypoint lists a pathfinder hands
 //!   over; they become move orders, whose progress is simulation state (see [`Driver`]).
+//!   Agents with [`navigate`](Scenario::navigate) get planned orders instead: the simulator
+//!   finds the way over its navigation mesh ([`Scenario::navigation`]).
 //! * [`Scenario::warnings`] is the validation report: what a valid file allows but its author
 //!   most likely did not mean ([`ScenarioWarning`]).
 //!

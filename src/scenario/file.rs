@@ -35,6 +35,8 @@
 //! velocity = [0, 0]            # optional initial velocity
 //! route = [[-5, 2], [5, 2]]    # optional waypoints before the goal; without `goal`, the
 //!                              # route's last point is the goal
+//! # navigate = true            # instead of a route: a planned path (also on generators and
+//!                              # add_agent; see "Navigation")
 //!
 //! [[ring]]                     # generator: agents on a ring, goals at the antipodes
 //! count = 8
@@ -63,6 +65,12 @@
 //! # set_velocity = { id = 3, velocity = [0, 1] }
 //! # add_obstacle = { polygon = [[1, 1], [2, 1], [2, 2]] }   # or { polyline = [...] }
 //! # remove_obstacle = 0
+//!
+//! [navigation]                 # optional: navigation on (see "Navigation")
+//! boundary = [[-50, -50], [50, -50], [50, 50], [-50, 50]]   # optional simple polygon
+//! margin = 8                   # optional, default 8
+//! budget = 20000               # optional, default 20,000 expansions per tick
+//! search_cap = 50000           # optional, default 50,000 expansions per search
 //! ```
 //!
 //! The roadmap policy (RVO2's Roadmap example, see [`RoadmapGraph`](super::RoadmapGraph)):
@@ -79,6 +87,13 @@
 //! [`crate::orders`] for the waypoint rule: a route is a move order). At most
 //! [`MAX_ROUTE_WAYPOINTS`] per agent and [`MAX_TOTAL_WAYPOINTS`] in all, counted before a
 //! generator's route is copied to its agents. Routes need the goal-seeking policy.
+//!
+//! # Navigation
+//! `navigate = true` gives the agent a planned move order
+//! ([`Command::NavigateTo`](crate::command::Command::NavigateTo)) for its goal instead of a
+//! `MoveTo`: not with a `route`, not with the roadmap policy. The `[navigation]` table holds the
+//! [`NavParams`]; navigating agents without it get the defaults. Without `boundary` the
+//! simulator gets the scene's bounding box grown by `margin` ([`Scenario::nav_params`]).
 //!
 //! # Obstacle neighbours
 //! `obstacle_neighbors` picks [`ObstacleNeighbors`]: `"whole_edges"` (the default: whole
