@@ -435,6 +435,56 @@ mod scenes {
         assert_passes("rooms_one_route", &f);
     }
 
+    /// The door scenes (door 1.3, radius 0.5, 20 a side, time steps 0.1 and 0.25, both id
+    /// orders) before traffic control. The bar of issue 25, every agent through and settled
+    /// within 90 s, is **not met**: by 300 s only 14 to 19 of the 40 are at their goals (see
+    /// docs/navigation.md). What holds, asserted: no centre crosses a wall, obstacle clearance
+    /// ≥ −0.001, and agents do get through.
+    #[test]
+    fn pending_door_scenes_hold_their_walls() {
+        for name in [
+            "pending/door_narrow_dt010",
+            "pending/door_narrow_dt010_reversed",
+            "pending/door_narrow_dt025",
+            "pending/door_narrow_dt025_reversed",
+        ] {
+            let f = measure(name, 1);
+            println!("{name}: {f:?}");
+            assert_eq!(f.crossings, 0, "{name}: {f:?}");
+            assert!(f.min_wall_clearance >= -0.001, "{name}: {f:?}");
+            assert!(f.arrived >= 10, "{name}: {f:?}");
+        }
+    }
+
+    /// The shipped door_counterflow and corridor scenes with their agents navigating. Every
+    /// agent arrives and settles and the walls hold (asserted), but not within the issue's
+    /// 60 s: 373.25 s and 191.75 s (routed: 341.75 s, straight: 191.75 s). The corridor's
+    /// goals are in plain sight, so its planned paths are the straight lines of the
+    /// original scene and the run is the same; the door needs traffic control.
+    #[test]
+    fn pending_door_counterflow_and_corridor_arrive_but_slowly() {
+        for name in ["pending/door_counterflow_nav", "pending/corridor_nav"] {
+            let f = measure(name, 1);
+            println!("{name}: {f:?}");
+            assert_passes(name, &f);
+        }
+    }
+
+    /// 1,000 units sent to one point across 200 buildings. Every unit gets a planned path and
+    /// the walls hold (asserted: no centre crosses a wall, checked every tick, obstacle
+    /// clearance ≥ −0.001), but without the arrival rule (units sent to one point settling
+    /// around it) the crowd keeps pushing at the point: by 1,000 s not all are within 20 of
+    /// it, and they do not come to rest (see docs/navigation.md).
+    #[test]
+    fn pending_crowd_across_buildings_holds_its_walls() {
+        let name = "pending/crowd_buildings";
+        let f = measure(name, 1);
+        println!("{name}: {f:?}");
+        assert_eq!(f.crossings, 0, "{name}: {f:?}");
+        assert!(f.min_wall_clearance >= -0.001, "{name}: {f:?}");
+        assert!(f.arrived >= 500, "{name}: {f:?}");
+    }
+
     /// Every scene, passing and pending, as a table (the figures of docs/navigation.md).
     #[test]
     #[ignore = "a report, not a check: run it by name with --ignored --nocapture"]
@@ -445,8 +495,7 @@ mod scenes {
         );
         println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for name in SCENES {
-            let every = if name.contains("crowd") { 10 } else { 1 };
-            let f = measure(name, every);
+            let f = measure(name, 1);
             println!(
                 "| {name} | {} | {} | {} | {} | {:.4} | {:.4} | {} | {:016x} |",
                 f.agents,
