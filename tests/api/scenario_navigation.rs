@@ -272,6 +272,8 @@ set_goal = {{ id = 0, goal = [0, -3] }}
     );
 }
 
+// The same file as `liveness_scenes`' monitor, which is private to that module.
+#[allow(clippy::duplicate_mod)]
 #[path = "../../examples/common/monitor.rs"]
 mod monitor;
 
@@ -385,7 +387,7 @@ mod scenes {
             .run_with(&mut sim, &RunOptions::default(), |sim| watch.observe(sim))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let dt = s.time_step.to_num::<f64>();
-        let all_arrived = r.all_reached.then(|| r.ticks as f64 * dt);
+        let all_arrived = r.all_reached.then_some(r.ticks as f64 * dt);
         let mut settled = false;
         if r.all_reached {
             let extra = (SETTLE_SECONDS / dt).ceil() as u64;
@@ -490,18 +492,19 @@ mod scenes {
     #[ignore = "a report, not a check: run it by name with --ignored --nocapture"]
     fn report() {
         println!(
-            "| scene | agents | all arrived (s) | arrived | settled | min agent clearance | \
-             min wall clearance | crossings | final hash |"
+            "| scene | agents | all arrived (s) | arrived | settled | max speed at the end | \
+             min agent clearance | min wall clearance | crossings | final hash |"
         );
-        println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for name in SCENES {
             let f = measure(name, 1);
             println!(
-                "| {name} | {} | {} | {} | {} | {:.4} | {:.4} | {} | {:016x} |",
+                "| {name} | {} | {} | {} | {} | {:.3} | {:.4} | {:.4} | {} | {:016x} |",
                 f.agents,
                 f.all_arrived.map_or("no".into(), |t| format!("{t:.2}")),
                 f.arrived,
                 if f.settled { "yes" } else { "no" },
+                f.max_speed,
                 f.min_agent_clearance,
                 f.min_wall_clearance,
                 f.crossings,
