@@ -622,6 +622,16 @@ impl Scenario {
         self.validate_navigation()
     }
 
+    /// How many agents the scene ever has: its agents and those its events add.
+    fn total_agents(&self) -> usize {
+        self.agents.len()
+            + self
+                .events
+                .iter()
+                .filter(|e| matches!(e.action, EventAction::AddAgent(_)))
+                .count()
+    }
+
     /// Routes: each belongs to an agent of the scene, within the length bounds, every point in
     /// the coordinate domain; the goal-seeking policy; a tolerance in range.
     fn validate_routes(&self) -> Result<(), ScenarioError> {
@@ -635,12 +645,7 @@ impl Scenario {
             )
             .map_err(sim_err("policy"))?;
         }
-        let total_agents = self.agents.len()
-            + self
-                .events
-                .iter()
-                .filter(|e| matches!(e.action, EventAction::AddAgent(_)))
-                .count();
+        let total_agents = self.total_agents();
         let mut total = 0usize;
         for (&id, route) in &self.routes {
             let ctx = || format!("agent {}", id.0);

@@ -54,12 +54,7 @@ impl Scenario {
                 "navigates, but the scene has no navigation settings (`navigation: None`)",
             ));
         }
-        let total = self.agents.len()
-            + self
-                .events
-                .iter()
-                .filter(|e| matches!(e.action, EventAction::AddAgent(_)))
-                .count();
+        let total = self.total_agents();
         if last.0 as usize >= total {
             return Err(invalid(
                 format!("agent {}", last.0),
