@@ -22,6 +22,12 @@
 //!    small scene with events) for up to 16 frames: two games fed the same inputs agree on the
 //!    checksum, the rejections and the hash reports; every skipped order is counted; a third
 //!    game that mispredicts, loads its save and re-simulates agrees too.
+//! 6. `nav_cdt`: points (a small lattice, where collinear and cocircular points abound, or
+//!    spread over the predicates' whole range) and constraint segments for the navigation
+//!    mesh's constrained Delaunay triangulation: `Ok` or a clear error; an `Ok` result passes the
+//!    brute-force validator (counter-clockwise, symmetric adjacency, Euler count, hull covered,
+//!    constraints inserted or counted as dropped, constrained Delaunay) and does not change when
+//!    the input order is reversed.
 
 use ggrs::{GameStateCell, InputStatus};
 use lockstep_orca::netcode::{
@@ -650,4 +656,85 @@ fn ggrs_input() {
         .for_each(|(with_scene, rollback_at, frames)| {
             run_net(with_scene.then_some(&scene), *rollback_at, frames);
         });
+}
+
+// ------------------------------------------------------------------ 6. navigation CDT
+
+/// Points and constraints for the triangulation kernel: `(mode, points, constraints)`. Mode bit
+/// 0 clear: the points are on a lattice of 2^28 raw steps (`i8` multiples; duplicates, collinear
+/// and cocircular sets are common); set: the `i16`s are spread over `±2^53` raw, the predicates'
+/// whole range (bit 1 pushes a coordinate past it, which must be refused). Constraint ends are
+/// taken modulo the point count (bit 2 leaves them raw: out-of-range indices must be refused).
+type CdtInput = (u8, Vec<(i16, i16)>, Vec<(u8, u8)>);
+
+fn run_cdt((mode, raw_points, raw_constraints): &CdtInput) {
+    use crate::navigation::cdt::{CdtError, check::validate, triangulate};
+    let points: Vec<Vec2> = raw_points
+        .iter()
+        .take(48)
+        .map(|&(x, y)| {
+            let (x, y) = (i64::from(x), i64::from(y));
+            if mode & 1 == 0 {
+                Vec2::from_bits((x % 128) << 28, (y % 128) << 28)
+            } else if mode & 2 != 0 && x == i64::from(i16::MAX) {
+                Vec2::from_bits(1 << 53, y)
+            } else {
+                Vec2::from_bits(x << 37 | (y & 0xFF), y << 37 | (x & 0xFF))
+            }
+        })
+        .collect();
+    let n = u8::try_from(points.len()).unwrap_or(u8::MAX).max(1);
+    let constraints: Vec<[u32; 2]> = raw_constraints
+        .iter()
+        .take(48)
+        .map(|&(a, b)| {
+            if mode & 4 == 0 {
+                [u32::from(a % n), u32::from(b % n)]
+            } else {
+                [u32::from(a), u32::from(b)]
+            }
+        })
+        .collect();
+    match triangulate(&points, &constraints) {
+        Ok(t) => {
+            validate(&points, &constraints, &t);
+            // Reversed input order: the same triangulation, up to the renumbering.
+            let Some(last) = u32::try_from(points.len()).unwrap().checked_sub(1) else {
+                return;
+            };
+            let rev_points: Vec<Vec2> = points.iter().rev().copied().collect();
+            let rev_constraints: Vec<[u32; 2]> = constraints
+                .iter()
+                .rev()
+                .map(|&[a, b]| [last - b, last - a])
+                .collect();
+            let mut r = triangulate(&rev_points, &rev_constraints).unwrap();
+            for tri in &mut r.tris {
+                *tri = tri.map(|i| last - i);
+            }
+            assert_eq!(r, t, "the input order changed the triangulation");
+        }
+        Err(CdtError::DuplicatePoint) => {
+            let mut sorted = points.clone();
+            sorted.sort_by_key(|p| (p.x, p.y));
+            assert!(sorted.windows(2).any(|w| w[0] == w[1]), "no duplicate");
+        }
+        Err(CdtError::BadConstraint) => assert!(
+            constraints
+                .iter()
+                .any(|&[a, b]| a == b || a as usize >= points.len() || b as usize >= points.len()),
+            "no bad constraint"
+        ),
+        Err(CdtError::OutOfRange) => assert!(
+            points
+                .iter()
+                .any(|p| p.x.to_bits().abs() >= 1 << 53 || p.y.to_bits().abs() >= 1 << 53),
+            "no point out of range"
+        ),
+    }
+}
+
+#[test]
+fn nav_cdt() {
+    bolero::check!().with_type::<CdtInput>().for_each(run_cdt);
 }

@@ -29,20 +29,68 @@ pub(crate) fn in_range(p: Vec2) -> bool {
         && p.y.to_bits().unsigned_abs() < MAX_RAW.unsigned_abs()
 }
 
+/// The translated lifts `|p − d|²` and crosses of `a, b, c` about `d`: the determinant is
+/// `Σ lift_i · cross_i` over `(a, b×c), (b, c×a), (c, a×b)`. Each is `< 2^109` in magnitude.
+fn terms(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> [(i128, i128); 3] {
+    // Differences fit i64 (< 2^54); every product is one widening multiplication.
+    let rel = |p: Vec2| (p.x.to_bits() - d.x.to_bits(), p.y.to_bits() - d.y.to_bits());
+    let (a, b, c) = (rel(a), rel(b), rel(c));
+    let w = |x: i64, y: i64| i128::from(x) * i128::from(y);
+    let lift = |p: (i64, i64)| w(p.0, p.0) + w(p.1, p.1);
+    let cross = |p: (i64, i64), q: (i64, i64)| w(p.0, q.1) - w(p.1, q.0);
+    [
+        (lift(a), cross(b, c)),
+        (lift(b), cross(c, a)),
+        (lift(c), cross(a, b)),
+    ]
+}
+
 /// The in-circle determinant of `a, b, c, d`: positive when `d` lies strictly inside the circle
 /// through `a, b, c` (counter-clockwise), zero when the four are cocircular, negative outside
-/// (the signs flip for clockwise `a, b, c`). Exact for coordinates within [`MAX_RAW`].
+/// (the signs flip for clockwise `a, b, c`). Exact for coordinates within [`MAX_RAW`]. The
+/// kernel needs only the sign ([`in_circle_sign`]); the value is for the tests.
+#[cfg(test)]
 pub(crate) fn in_circle_det(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> I256 {
-    let rel = |p: Vec2| {
-        (
-            i128::from(p.x.to_bits() - d.x.to_bits()),
-            i128::from(p.y.to_bits() - d.y.to_bits()),
-        )
-    };
-    let (a, b, c) = (rel(a), rel(b), rel(c));
-    let lift = |p: (i128, i128)| I256::new(p.0 * p.0 + p.1 * p.1);
-    let cross = |p: (i128, i128), q: (i128, i128)| I256::new(p.0 * q.1 - p.1 * q.0);
-    lift(a) * cross(b, c) + lift(b) * cross(c, a) + lift(c) * cross(a, b)
+    exact(&terms(a, b, c, d))
+}
+
+/// `Σ lift · cross` in 256 bits: each product `< 2^218`, the sum `< 2^220`.
+fn exact(terms: &[(i128, i128); 3]) -> I256 {
+    terms
+        .iter()
+        .map(|&(l, x)| I256::new(l) * I256::new(x))
+        .fold(I256::ZERO, |s, t| s + t)
+}
+
+/// The sign of [`in_circle_det`], exact, usually without 256-bit arithmetic: every lift and
+/// cross is shifted right by the same `s` bits so that all fit 62 bits, and the sum of the
+/// shifted products `A` is compared with its error bound. With `L = l·2^s + r` (`0 ≤ r < 2^s`,
+/// floor shifts) and likewise `C`, `|L·C − l·c·2^(2s)| ≤ (|l| + |c| + 1)·2^(2s)`; so when
+/// `|A| > E = Σ (|l| + |c| + 1)` the sign of `A` is the determinant's. Otherwise (near-cocircular
+/// points, 60 bits of cancellation) the exact `I256` sum decides.
+pub(crate) fn in_circle_sign(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> i32 {
+    let t = terms(a, b, c, d);
+    let top = t
+        .iter()
+        .map(|&(l, x)| l.unsigned_abs() | x.unsigned_abs())
+        .fold(0u128, |m, v| m | v);
+    let s = (128 - top.leading_zeros()).saturating_sub(62);
+    let (mut approx, mut err) = (0i128, 0i128);
+    for &(l, x) in &t {
+        // Below 2^62 after the shift: one widening multiplication each.
+        #[allow(clippy::cast_possible_truncation)]
+        let (l, x) = ((l >> s) as i64, (x >> s) as i64);
+        approx += i128::from(l) * i128::from(x);
+        err += i128::from(l.unsigned_abs() + x.unsigned_abs() + 1);
+    }
+    if approx > err {
+        1
+    } else if approx < -err {
+        -1
+    } else {
+        let det = exact(&t);
+        i32::from(det.is_positive()) - i32::from(det.is_negative())
+    }
 }
 
 /// Whether `d` lies inside the circle through the counter-clockwise triangle `a, b, c`, with
@@ -57,9 +105,9 @@ pub(crate) fn in_circle_det(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> I256 {
 /// in at most two points). The lifting is the same for every query, so the perturbed Delaunay
 /// triangulation is unique and Lawson's flips reach it from any triangulation.
 pub(crate) fn in_circle(a: Vec2, b: Vec2, c: Vec2, d: Vec2, rank: [u32; 4]) -> bool {
-    let det = in_circle_det(a, b, c, d);
-    if det != I256::ZERO {
-        return det.is_positive();
+    let sign = in_circle_sign(a, b, c, d);
+    if sign != 0 {
+        return sign > 0;
     }
     let [ra, rb, rc, rd] = rank;
     let lowest = ra.min(rb).min(rc).min(rd);

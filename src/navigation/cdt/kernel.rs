@@ -1,5 +1,5 @@
 //! The working triangulation: triangles with adjacency and constraint bits over points in rank
-//! order, Lawson's flips, and the sorted (sweep) insertion of the points.
+//! order, and Lawson's flips.
 //!
 //! Vertex `i` is the point of rank `i` (lexicographic `(x, y)`), so rank comparisons are index
 //! comparisons and the symbolic perturbation needs no lookup.
@@ -63,131 +63,14 @@ pub(super) struct Mesh<'a> {
 }
 
 impl<'a> Mesh<'a> {
-    /// The Delaunay triangulation of `pts` (sorted, distinct), or `None` when they are all
-    /// collinear (or fewer than 3).
-    pub fn delaunay(pts: &'a [Vec2]) -> Option<Self> {
-        let n = pts.len();
-        // The first point off the line through the first two.
-        let k = (2..n).find(|&k| left_of(pts[0], pts[1], pts[k]) != 0)?;
-        let mut m = Self {
+    /// An empty triangulation of `pts` (sorted by rank, distinct).
+    pub fn new(pts: &'a [Vec2]) -> Self {
+        Self {
             pts,
-            tris: Vec::with_capacity(2 * n),
-            vert_tri: vec![NO_TRIANGLE; n],
+            tris: Vec::with_capacity(2 * pts.len()),
+            vert_tri: vec![NO_TRIANGLE; pts.len()],
             stack: Vec::new(),
-        };
-        let mut hull = Hull {
-            next: vec![NO_TRIANGLE; n],
-            prev: vec![NO_TRIANGLE; n],
-        };
-        m.fan(k, &mut hull);
-        for p in k + 1..n {
-            m.insert_outside(idx(p), &mut hull);
         }
-        Some(m)
-    }
-
-    /// The first triangles: the collinear points `0..k` (in order along their line) joined to
-    /// point `k`, then made Delaunay.
-    fn fan(&mut self, k: usize, hull: &mut Hull) {
-        let apex = idx(k);
-        let left = left_of(self.pts[0], self.pts[1], self.pts[k]) > 0;
-        for j in 0..k - 1 {
-            let (p, q) = (idx(j), idx(j + 1));
-            let t = idx(j);
-            let (before, after) = (if j == 0 { NO_TRIANGLE } else { t - 1 }, {
-                if j + 2 == k { NO_TRIANGLE } else { t + 1 }
-            });
-            // Left: [p, q, apex], edge 1 (q→apex) shared with the next, edge 2 with the previous.
-            // Right: [q, p, apex], edge 1 (p→apex) shared with the previous, edge 2 with the next.
-            let tri = if left {
-                Tri {
-                    v: [p, q, apex],
-                    adj: [NO_TRIANGLE, after, before],
-                    fixed: 0,
-                }
-            } else {
-                Tri {
-                    v: [q, p, apex],
-                    adj: [NO_TRIANGLE, before, after],
-                    fixed: 0,
-                }
-            };
-            self.tris.push(tri);
-            self.vert_tri[j] = t;
-            self.vert_tri[j + 1] = t;
-            if left {
-                hull.link(p, q);
-            } else {
-                hull.link(q, p);
-            }
-            if j + 2 < k {
-                self.stack.push((t, if left { 1 } else { 2 }));
-            }
-        }
-        self.vert_tri[k] = 0;
-        let last = idx(k - 1);
-        if left {
-            hull.link(last, apex);
-            hull.link(apex, 0);
-        } else {
-            hull.link(0, apex);
-            hull.link(apex, last);
-        }
-        self.legalize();
-    }
-
-    /// Inserts point `p`, which is outside the current hull (it ranks above every inserted
-    /// point), joins it to the hull edges it sees, and restores the Delaunay property.
-    fn insert_outside(&mut self, p: u32, hull: &mut Hull) {
-        let pp = self.pts[p as usize];
-        let last = p - 1;
-        // `last` is the greatest inserted point, so one of its two hull edges sees `p`
-        // strictly; the visible edges form one chain around it.
-        let sees = |a: u32, b: u32| left_of(self.pts[a as usize], self.pts[b as usize], pp) < 0;
-        let mut start = last;
-        while sees(hull.prev[start as usize], start) {
-            start = hull.prev[start as usize];
-        }
-        let mut end = last;
-        while sees(end, hull.next[end as usize]) {
-            end = hull.next[end as usize];
-        }
-        debug_assert_ne!(start, end, "no hull edge sees the new point");
-        // One triangle [h_{i+1}, h_i, p] per visible edge h_i → h_{i+1}.
-        let mut h = start;
-        let mut before = NO_TRIANGLE;
-        while h != end {
-            let h1 = hull.next[h as usize];
-            let t = idx(self.tris.len());
-            let outer = self.hull_triangle(h, h1);
-            self.tris.push(Tri {
-                v: [h1, h, p],
-                adj: [outer, before, NO_TRIANGLE],
-                fixed: 0,
-            });
-            let oi = self.tris[outer as usize].pos(h);
-            self.tris[outer as usize].adj[oi] = t;
-            if before != NO_TRIANGLE {
-                self.tris[before as usize].adj[2] = t;
-            }
-            self.vert_tri[h as usize] = t;
-            self.vert_tri[h1 as usize] = t;
-            self.stack.push((t, 0));
-            before = t;
-            h = h1;
-        }
-        self.vert_tri[p as usize] = before;
-        hull.link(start, p);
-        hull.link(p, end);
-        self.legalize();
-    }
-
-    /// The triangle holding the hull edge `a → b`.
-    fn hull_triangle(&self, a: u32, b: u32) -> u32 {
-        self.around(a, |t, i| {
-            (self.tris[t as usize].v[next(i)] == b).then_some(t)
-        })
-        .unwrap_or(NO_TRIANGLE)
     }
 
     /// Visits the triangles around vertex `a` (each with `a`'s position in it), counter-clockwise
@@ -289,6 +172,22 @@ impl<'a> Mesh<'a> {
         }
     }
 
+    /// [`legalize`](Self::legalize) after inserting a point `p`, when every queued edge is
+    /// opposite `p` in its triangle (`p` at position `k + 2` of edge `k`). A flip then leaves
+    /// `p` at the apex of both new triangles, and the edges at `p` are locally Delaunay (the
+    /// classic insertion argument: `p` lies in the circumcircle of the triangle flipped away, so
+    /// the new edges at `p` are chords of empty circles); only the two edges opposite `p` are
+    /// queued again, half the checks of the general loop.
+    pub fn legalize_around_new_point(&mut self) {
+        while let Some((t, k)) = self.stack.pop() {
+            if self.is_illegal(t, usize::from(k)) {
+                let u = self.flip(t, usize::from(k));
+                // t = [p, a, d], u = [d, b, p].
+                self.stack.extend([(t, 1), (u, 0)]);
+            }
+        }
+    }
+
     /// Flips edge `k` of `t` (an unconstrained edge of a strictly convex quadrilateral). With
     /// `t = [a, b, c]` (edge `a → b`) and its neighbour `[b, a, d]`, `t` becomes `[c, a, d]` and
     /// the neighbour `[d, b, c]`: the new diagonal is edge 2 of both. Returns the neighbour.
@@ -341,20 +240,6 @@ impl<'a> Mesh<'a> {
         self.vert_tri[b as usize] = u;
         self.vert_tri[d as usize] = u;
         u
-    }
-}
-
-/// The convex hull as a doubly linked list of vertices, counter-clockwise.
-struct Hull {
-    next: Vec<u32>,
-    prev: Vec<u32>,
-}
-
-impl Hull {
-    /// Makes `a → b` a hull edge.
-    fn link(&mut self, a: u32, b: u32) {
-        self.next[a as usize] = b;
-        self.prev[b as usize] = a;
     }
 }
 

@@ -7,19 +7,24 @@
 //!   lexicographic `(x, y)`, and crossing constraints are resolved in a canonical order, so the
 //!   result depends only on the point set and the constraint set, never on the input order.
 //!   That is what lets a local rebuild equal a batch build.
-//! * **Algorithm:** the points are inserted in `(x, y)` order, each outside the hull of the
-//!   previous ones (a sweep: the visible hull chain is found from the previous point, no point
-//!   location), with Lawson's flips after each insertion; the constraints are then inserted by
-//!   Sloan's flips (`constrain.rs`), followed by Lawson's flips. No recursion; every loop is
+//! * **Algorithm:** the convex hull is fanned out and made Delaunay; the other points are
+//!   inserted in Hilbert-curve order, each located by a visibility walk from the previous one,
+//!   with Lawson's flips after each insertion (`insert.rs`); the constraints are then inserted by
+//!   Sloan's flips, followed by Lawson's flips (`constrain.rs`). No recursion; every loop is
 //!   bounded.
 //!
 //! | file | what |
 //! | --- | --- |
 //! | `mod.rs` | [`triangulate`]: input checks, ranking, the canonical output |
-//! | `kernel.rs` | the working triangulation, flips, Lawson's legalization, the sweep insertion |
+//! | `kernel.rs` | the working triangulation, flips, Lawson's legalization |
+//! | `insert.rs` | the Delaunay triangulation of the points: hull fan, Hilbert order, walk, splits |
 //! | `constrain.rs` | tracing a segment, Sloan's flips |
+//! | `check.rs`, `tests.rs` | (tests) a brute-force validator, shared with the `nav_cdt` fuzz target; the unit tests |
 
+#[cfg(test)]
+pub(crate) mod check;
 mod constrain;
+mod insert;
 mod kernel;
 #[cfg(test)]
 mod tests;
