@@ -25,7 +25,8 @@ pub struct NavTriangle {
     /// Whether the triangle is walkable (inside the boundary, outside every solid obstacle).
     pub walkable: bool,
     /// `width[k]`: the widest disc diameter that can cross the triangle between the two edges
-    /// meeting at vertex `v[k]` (edges `k − 1` and `k`), rounded down.
+    /// meeting at vertex `v[k]` (edges `k − 1` and `k`), rounded down: a lower bound (Demyen &
+    /// Buro 2006; the definition is in `navigation/widths.rs`). Zero on blocked triangles.
     pub width: [Fx; 3],
 }
 
@@ -160,7 +161,7 @@ impl NavMesh {
                 )
             })
             .collect();
-        recs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        recs.sort_unstable_by_key(|r| r.0);
         let mut bytes = Vec::with_capacity(8 + recs.len() * 76);
         bytes.extend_from_slice(&(recs.len() as u64).to_le_bytes());
         for (c, walkable, wall, width) in &recs {

@@ -132,6 +132,48 @@ impl NavMesh {
         None
     }
 
+    /// The distance from `p` to the nearest wall, at most `max`: how large a disc centred at
+    /// `p` fits (zero when `p` is outside the mesh or in a blocked triangle). The search only
+    /// crosses edges closer than the best distance so far, so its cost grows with the answer,
+    /// not the map.
+    ///
+    /// Distances are [`dist_sq_point_segment`](crate::geom::dist_sq_point_segment)'s, square
+    /// rooted and rounded down: within a few ulps of the exact value. Decide walkability with
+    /// the exact [`is_walkable`](Self::is_walkable); this is for scoring (how much room a spot
+    /// has).
+    #[must_use]
+    pub fn clearance(&self, p: Vec2, max: Fx) -> Fx {
+        let Some(t) = self.locate(p) else {
+            return Fx::ZERO;
+        };
+        if !self.tris[t as usize].walkable {
+            return Fx::ZERO;
+        }
+        let mut best = max.max(Fx::ZERO);
+        let mut seen = HashSet::from([t]);
+        let mut stack = vec![t];
+        while let Some(u) = stack.pop() {
+            let tri = &self.tris[u as usize];
+            for k in 0..3 {
+                let (a, b) = self.edge(u, k);
+                if cmp_dist_point_segment(a, b, p, best) != Ordering::Less {
+                    continue;
+                }
+                if tri.wall[k] {
+                    best = best.min(crate::math::sqrt_wide(crate::geom::dist_sq_point_segment(
+                        a, b, p,
+                    )));
+                    continue;
+                }
+                let n = tri.adj[k];
+                if n != NO_TRIANGLE && seen.insert(n) {
+                    stack.push(n);
+                }
+            }
+        }
+        best
+    }
+
     /// The end points of edge `k` of triangle `t`.
     pub(crate) fn edge(&self, t: u32, k: usize) -> (Vec2, Vec2) {
         let v = self.tris[t as usize].v;

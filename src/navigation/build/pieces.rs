@@ -97,11 +97,11 @@ pub(crate) fn split(mut segs: Vec<[Raw; 2]>) -> Result<Pieces, SimError> {
     }
 
     let mut pieces = Vec::new();
-    for c in &mut cuts {
-        // Along a segment whose first end is lexicographically smaller, the points are in
-        // lexicographic order (a rounded crossing point stays within one ulp of the line, and
-        // between the ends in x, or in y for a vertical segment).
-        c.sort_unstable();
+    for (c, seg) in cuts.iter_mut().zip(&segs) {
+        // Along the segment by the exact projection (a rounded crossing point may lie an ulp
+        // beside the line, so lexicographic order is not enough for a vertical segment).
+        let (a, b) = (vec(seg[0]), vec(seg[1]));
+        c.sort_unstable_by_key(|&p| ((vec(p) - a).dot_wide(b - a), p));
         c.dedup();
         for w in c.windows(2) {
             let a = points.binary_search(&w[0]).unwrap_or_default() as u32;
@@ -187,9 +187,12 @@ fn find_crossings(
 }
 
 /// The rounded crossing point of two properly crossing segments `a` and `b` (plan §1.2):
-/// `t = num / den` along `a` as a 64-bit fraction, then `a₀ + ⌊(a₁ − a₀)·t⌋` per coordinate.
-/// Differences only, so a translated pair gives the translated point; the error is below one
-/// ulp per coordinate.
+/// `t = num / den` along `a` as a 64-bit fraction (floored), then `a₀ + (a₁ − a₀)·t` per
+/// coordinate rounded to the nearest raw value (halves up). Differences only, so a translated
+/// pair gives the translated point. The error of `(a₁ − a₀)·t` before the rounding is below
+/// 2⁻⁷ ulp, so the result is within half an ulp (plus that) of the true point, and a crossing
+/// that is exactly representable (two walls meeting on the grid) is found exactly. (The plan
+/// said floor; nearest keeps grid crossings exact.)
 pub(crate) fn crossing_point(a: [Raw; 2], b: [Raw; 2]) -> Raw {
     let d = |p: Raw, q: Raw| {
         (
@@ -209,6 +212,6 @@ pub(crate) fn crossing_point(a: [Raw; 2], b: [Raw; 2]) -> Raw {
     let k = (128 - den.leading_zeros()).saturating_sub(63);
     let (n, dd) = ((num >> k).max(0) as u128, (den >> k).max(1) as u128);
     let t = ((n << 64) / dd).min(1 << 64) as i128;
-    let at = |o: i64, delta: i128| o + ((delta * t) >> 64) as i64;
+    let at = |o: i64, delta: i128| o + ((delta * t + (1 << 63)) >> 64) as i64;
     (at(a[0].0, r.0), at(a[0].1, r.1))
 }

@@ -20,6 +20,13 @@ const MAX_NEAREST_TRIANGLES: usize = 4096;
 /// Push-outs [`NavMesh::nearest_walkable`] tries per candidate before giving it up.
 const MAX_REPAIRS: usize = 4;
 
+/// Whether `p` lies where [`crate::geom`] is exact (`|x|, |y| ≤ 2²⁹`); queries refuse other
+/// points (no overflow on hostile input).
+fn in_exact_range(p: Vec2) -> bool {
+    let m = crate::geom::MAX_EXACT_COORD;
+    p.x >= -m && p.x <= m && p.y >= -m && p.y <= m
+}
+
 /// The point at fraction `t / 2³²` of the way from `from` to `to`, rounded toward −∞.
 fn lerp(from: Vec2, to: Vec2, t: u64) -> Vec2 {
     let at = |a: Fx, b: Fx| {
@@ -45,6 +52,39 @@ fn fraction(num: i128, den: i128) -> u64 {
 /// The point at distance about `s` (at least `s` up to rounding) from `q` along `dir`.
 fn push(q: Vec2, dir: Vec2, s: Fx) -> Option<Vec2> {
     dir.try_normalize().map(|u| q + u * s)
+}
+
+/// A normal of `a b` pointing to `x`'s side.
+fn side_normal(a: Vec2, b: Vec2, x: Vec2) -> Vec2 {
+    let e = b - a;
+    if crate::geom::left_of(a, b, x) > 0 {
+        e.perp()
+    } else {
+        -e.perp()
+    }
+}
+
+/// The point at distance `s` from the lines of two walls, each on its side (the side of the
+/// third point), or `None` when the walls are nearly parallel. Relative to the first wall's
+/// end, so translation invariant; rounded (callers check the result exactly).
+fn offset_corner(w1: (Vec2, Vec2, Vec2), w2: (Vec2, Vec2, Vec2), s: Fx) -> Option<Vec2> {
+    let n1 = side_normal(w1.0, w1.1, w1.2).try_normalize()?;
+    let n2 = side_normal(w2.0, w2.1, w2.2).try_normalize()?;
+    let det = n1.det(n2);
+    if det.abs() < Fx::lit("0.0625") {
+        return None;
+    }
+    // n1·y = s, n2·y = n2·(a2 − a1) + s, with y = x − a1.
+    let h2 = n2.dot(w2.0 - w1.0).checked_add(s)?;
+    let x = s
+        .checked_mul(n2.y)?
+        .checked_sub(h2.checked_mul(n1.y)?)?
+        .checked_div(det)?;
+    let y =
+        n1.x.checked_mul(h2)?
+            .checked_sub(n2.x.checked_mul(s)?)?
+            .checked_div(det)?;
+    Some(w1.0 + Vec2::new(x, y))
 }
 
 /// The nearest point of the segment `a b` to `p` (rounded).
@@ -75,10 +115,11 @@ impl NavMesh {
     /// the one nearest to `p` (exact squared distance, ties by `(x, y)`) wins. So the result is
     /// always walkable, and exactly the nearest in the common case (one wall); in corners and
     /// gaps barely `2r` wide it may be a little farther than the true nearest point.
-    /// Deterministic: it depends on the mesh, `p` and `r` only.
+    /// Deterministic: it depends on the mesh, `p` and `r` only. `None` for an empty mesh or a
+    /// `p` outside `|x|, |y| ≤ 2²⁹` (where exact geometry ends).
     #[must_use]
     pub fn nearest_walkable(&self, p: Vec2, r: Fx) -> Option<Vec2> {
-        if self.tris.is_empty() {
+        if self.tris.is_empty() || !in_exact_range(p) {
             return None;
         }
         if self.is_walkable(p, r) {
@@ -109,41 +150,64 @@ impl NavMesh {
             for k in 0..3 {
                 let (a, b) = self.edge(t, k);
                 let n = tri.adj[k];
-                if tri.wall[k] {
-                    // The walkable side of the wall: this triangle's or its neighbour's.
-                    let side = if tri.walkable {
-                        Some(self.verts[tri.v[(k + 2) % 3] as usize])
-                    } else if n != NO_TRIANGLE && self.tris[n as usize].walkable {
-                        let tn = &self.tris[n as usize];
-                        tn.v.iter()
-                            .map(|&v| self.verts[v as usize])
-                            .find(|&x| x != a && x != b)
-                    } else {
-                        None
-                    };
-                    if let Some(x) = side {
-                        self.wall_candidates(p, r + margin, (a, b), x, &mut best);
-                    }
+                if tri.wall[k]
+                    && let Some(x) = self.walkable_side(t, k)
+                {
+                    self.wall_candidates(p, r + margin, (a, b), x, &mut best);
                 }
                 if n != NO_TRIANGLE && seen.insert(n) {
-                    heap.push(Reverse((dist_sq_point_segment(a, b, p), n)));
+                    heap.push(Reverse((self.dist_sq_triangle(n, p), n)));
                 }
             }
         }
         best.map(|(_, _, c)| c)
     }
 
-    /// The triangle of the vertex nearest to `p` (for a `p` outside the mesh).
+    /// The triangle holding the point of the mesh's bounding box nearest to `p` (for a `p`
+    /// outside the mesh).
     fn nearest_vertex_triangle(&self, p: Vec2) -> u32 {
-        let d = |t: usize| {
-            self.tris[t]
-                .v
-                .iter()
-                .map(|&v| (self.verts[v as usize] - p).length_squared_wide())
-                .min()
-                .unwrap_or(i128::MAX)
-        };
-        (0..self.tris.len()).min_by_key(|&t| (d(t), t)).unwrap_or(0) as u32
+        let (mut lo, mut hi) = (self.verts[0], self.verts[0]);
+        for &v in &self.verts {
+            lo = Vec2::new(lo.x.min(v.x), lo.y.min(v.y));
+            hi = Vec2::new(hi.x.max(v.x), hi.y.max(v.y));
+        }
+        let q = Vec2::new(p.x.clamp(lo.x, hi.x), p.y.clamp(lo.y, hi.y));
+        self.locate(q).unwrap_or(0)
+    }
+
+    /// The squared distance from `p` to triangle `t` (zero inside), from its edges' rounded
+    /// distances: a lower bound of every point of the triangle's distance, up to that rounding.
+    fn dist_sq_triangle(&self, t: u32, p: Vec2) -> i128 {
+        let [a, b, c] = self.corners(t);
+        let l = |u: Vec2, w: Vec2| crate::geom::left_of(u, w, p) >= 0;
+        if l(a, b) && l(b, c) && l(c, a) {
+            return 0;
+        }
+        (0..3)
+            .map(|k| {
+                let (u, w) = self.edge(t, k);
+                dist_sq_point_segment(u, w, p)
+            })
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// A point on the walkable side of wall `k` of triangle `t` (the third vertex of the
+    /// walkable triangle beside it), `None` when neither side is walkable.
+    fn walkable_side(&self, t: u32, k: usize) -> Option<Vec2> {
+        let tri = &self.tris[t as usize];
+        if tri.walkable {
+            return Some(self.verts[tri.v[(k + 2) % 3] as usize]);
+        }
+        let n = tri.adj[k];
+        if n == NO_TRIANGLE || !self.tris[n as usize].walkable {
+            return None;
+        }
+        let (a, b) = (tri.v[k], tri.v[(k + 1) % 3]);
+        let tn = &self.tris[n as usize];
+        tn.v.iter()
+            .find(|&&x| x != a && x != b)
+            .map(|&x| self.verts[x as usize])
     }
 
     /// Tries the candidates off wall `a b` (the walkable side is `x`'s) and keeps the best.
@@ -155,39 +219,50 @@ impl NavMesh {
         x: Vec2,
         best: &mut Option<(i128, (i64, i64), Vec2)>,
     ) {
-        let e = b - a;
-        let normal = if crate::geom::left_of(a, b, x) > 0 {
-            e.perp()
-        } else {
-            -e.perp()
-        };
+        let normal = side_normal(a, b, x);
         let q = closest_on_segment(a, b, p);
-        for (base, dir) in [
+        for ((base, dir), corners) in [
             (q, normal),
             (a, normal),
             (b, normal),
             (a, p - a),
             (b, p - b),
-        ] {
+        ]
+        .into_iter()
+        .flat_map(|c| [(c, true), (c, false)])
+        {
             let Some(mut c) = push(base, dir, s) else {
                 continue;
             };
             let r = s - Fx::from_bits((s.to_bits() >> 20) + 16).min(s);
             let mut ok = false;
+            let mut last = (a, b, x);
             for _ in 0..=MAX_REPAIRS {
                 let Some(t) = self.locate(c) else { break };
-                if !self.tris[t as usize].walkable {
-                    break;
-                }
+                let walkable = self.tris[t as usize].walkable;
                 match self.first_wall_within(c, r, t) {
                     None => {
-                        ok = true;
+                        ok = walkable;
                         break;
                     }
                     Some((u, k)) => {
+                        // Off that wall's nearest point to its walkable side (along its normal
+                        // when the candidate lies on it).
+                        let Some(third) = self.walkable_side(u, k) else {
+                            break;
+                        };
                         let (wa, wb) = self.edge(u, k);
                         let wq = closest_on_segment(wa, wb, c);
-                        match push(wq, c - wq, s) {
+                        let normal = side_normal(wa, wb, third);
+                        let away = if c == wq || (c - wq).dot_wide(normal) < 0 {
+                            normal
+                        } else {
+                            c - wq
+                        };
+                        // In a corner: the point `s` off both walls' lines, else off this one.
+                        let corner = offset_corner(last, (wa, wb, third), s).filter(|_| corners);
+                        last = (wa, wb, third);
+                        match corner.or_else(|| push(wq, away, s)) {
                             Some(next) => c = next,
                             None => break,
                         }
@@ -212,7 +287,8 @@ impl NavMesh {
     /// (exact tests against every wall near the swept segment; a zero radius counts as one
     /// ulp, so a point ray stops at walls it touches). Otherwise `hit` is the last point found,
     /// by bisection on a 2⁻³² fraction of the segment, where the disc still keeps `r` from
-    /// every wall (checked exactly); it is `from` when the disc at `from` is not walkable.
+    /// every wall (checked exactly); it is `from` when the disc at `from` is not walkable (or
+    /// `to` lies outside `|x|, |y| ≤ 2²⁹`, where exact geometry ends).
     #[must_use]
     pub fn raycast(&self, from: Vec2, to: Vec2, r: Fx) -> RayHit {
         let stop = RayHit {
@@ -220,6 +296,9 @@ impl NavMesh {
             hit: from,
         };
         let r = r.max(Fx::DELTA);
+        if !in_exact_range(to) {
+            return stop;
+        }
         let Some(t0) = self.locate(from) else {
             return stop;
         };
