@@ -18,7 +18,7 @@
 //! Exact circle-to-circle tangents would need nested square roots, so the tangents are rounded
 //! (deterministically: one integer square root and one division each).
 
-use crate::geom::{left_of, ratio, wide};
+use crate::geom::{cmp_dist_point_segment, left_of, ratio, wide};
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 
 /// How far past `r` the corner points are placed, in ulps: absorbs the rounding of the unit
@@ -49,6 +49,8 @@ pub(crate) struct Corner {
     pub vertex: u32,
     /// `true` when the vertex is on the path's left (the path turns left around it).
     pub left: bool,
+    /// The portal (index in the corridor) the corner was found at: corners are in its order.
+    pub portal: u32,
 }
 
 /// Scratch buffers of the funnel (reused; workspace, never state).
@@ -58,6 +60,8 @@ pub(crate) struct FunnelWork {
     shrunk: Vec<(Vec2, Vec2)>,
     /// The corners of the last [`pull`].
     pub corners: Vec<Corner>,
+    /// Per corner, the range of its points in the smoothed path (start at 0).
+    spans: Vec<(usize, usize)>,
 }
 
 /// Distance between two points, floored, as raw Q32.32 bits.
@@ -125,51 +129,121 @@ pub(crate) fn pull(
     let mut i = 1usize;
     while i <= n + 1 {
         let (pl, pr) = (point(i, true), point(i, false));
+        // Which side turns into a corner, if any.
+        let mut corner_left = None;
         // The right side: tighten when the new right point is inside the funnel.
         if left_of(apex, right, pr) >= 0 {
             if apex == right || left_of(apex, left, pr) < 0 || left_i == apex_i {
-                right = pr;
-                right_i = i;
+                (right, right_i) = (pr, i);
                 if i == n + 1 {
                     // The goal is inside the funnel: straight on from the apex.
                     break;
                 }
             } else {
                 // The right side crossed the left one: the left point is a corner.
-                length = length.saturating_add(dist_raw(last, left));
-                last = left;
-                corners.push(Corner {
-                    vertex: portals[left_i - 1].left,
-                    left: true,
-                });
-                (apex, apex_i) = (left, left_i);
-                (right, right_i) = (apex, apex_i);
-                i = apex_i + 1;
-                continue;
+                corner_left = Some(true);
             }
         }
         // The left side, symmetrically.
-        if left_of(apex, left, pl) <= 0 {
+        if corner_left.is_none() && left_of(apex, left, pl) <= 0 {
             if apex == left || left_of(apex, right, pl) > 0 || right_i == apex_i {
-                left = pl;
-                left_i = i;
+                (left, left_i) = (pl, i);
             } else {
-                length = length.saturating_add(dist_raw(last, right));
-                last = right;
-                corners.push(Corner {
-                    vertex: portals[right_i - 1].right,
-                    left: false,
-                });
-                (apex, apex_i) = (right, right_i);
-                (left, left_i) = (apex, apex_i);
-                i = apex_i + 1;
-                continue;
+                corner_left = Some(false);
             }
         }
-        i += 1;
+        let Some(on_left) = corner_left else {
+            i += 1;
+            continue;
+        };
+        let (p, at) = if on_left {
+            (left, left_i)
+        } else {
+            (right, right_i)
+        };
+        length = length.saturating_add(dist_raw(last, p));
+        last = p;
+        let portal = &portals[at - 1];
+        corners.push(Corner {
+            vertex: if on_left { portal.left } else { portal.right },
+            left: on_left,
+            portal: (at - 1) as u32,
+        });
+        // Restart the funnel from the new apex.
+        (apex, apex_i) = (p, at);
+        (left, left_i) = (apex, apex_i);
+        (right, right_i) = (apex, apex_i);
+        i = apex_i + 1;
     }
     work.corners = corners;
     length.saturating_add(dist_raw(last, goal))
+}
+
+/// The funnel of a search node, kept incrementally: the string's last corner (`apex`), its
+/// length from the start (`g`), and the funnel's left and right points. [`Cone::step`] adds
+/// one shrunk portal in constant time; after a corner the funnel restarts at that portal (wider
+/// than the true funnel, so distances through it stay lower bounds in practice). It gives the
+/// search a far tighter `g` than Demyen's bounds, so that the K expansions of an entry go to the
+/// corridors that are really short.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cone {
+    /// The string's last corner.
+    pub apex: Vec2,
+    left: Vec2,
+    right: Vec2,
+    /// Length of the string from the start to `apex` (raw Q32.32).
+    pub g: u64,
+}
+
+impl Cone {
+    /// The cone at the start.
+    pub(crate) fn at(start: Vec2) -> Self {
+        Self {
+            apex: start,
+            left: start,
+            right: start,
+            g: 0,
+        }
+    }
+
+    /// The cone after the shrunk portal `(pl, pr)` (left and right ends).
+    pub(crate) fn step(self, pl: Vec2, pr: Vec2) -> Self {
+        let Self {
+            apex,
+            mut left,
+            mut right,
+            g,
+        } = self;
+        if apex == right || left_of(apex, right, pr) >= 0 {
+            if apex == left || left_of(apex, left, pr) < 0 {
+                right = pr;
+            } else {
+                return Self::corner(left, g.saturating_add(dist_raw(apex, left)), pl, pr);
+            }
+        }
+        if apex == left || left_of(apex, left, pl) <= 0 {
+            if apex == right || left_of(apex, right, pl) > 0 {
+                left = pl;
+            } else {
+                return Self::corner(right, g.saturating_add(dist_raw(apex, right)), pl, pr);
+            }
+        }
+        Self {
+            apex,
+            left,
+            right,
+            g,
+        }
+    }
+
+    fn corner(apex: Vec2, g: u64, pl: Vec2, pr: Vec2) -> Self {
+        Self {
+            apex,
+            left: pl,
+            right: pr,
+            g,
+        }
+    }
 }
 
 /// One stop of the string: a point (the start or the goal) or a disc of radius `r` at a
@@ -249,20 +323,25 @@ fn miter(centre: Vec2, a: Vec2, b: Vec2, r: Fx, out: &mut Vec<Vec2>) {
 
 /// The waypoints of the string `start → corners → goal` pushed out to keep `r` from each
 /// corner vertex (see the [module docs](self)), appended to `out`: the corner points, then
-/// `goal`. Consecutive corners at the same vertex and side are merged.
-pub(crate) fn smooth(
+/// `goal`. Consecutive corners at the same vertex and side are merged. `spans[i]` is the range
+/// of corner `i`'s points, counted from the start at 0.
+fn smooth(
     verts: &[Vec2],
     start: Vec2,
     corners: &[Corner],
     goal: Vec2,
     r: Fx,
     out: &mut Vec<Vec2>,
+    spans: &mut Vec<(usize, usize)>,
 ) {
+    spans.clear();
     let first = out.len();
     if r <= Fx::ZERO {
-        out.extend(corners.iter().map(|c| verts[c.vertex as usize]));
+        for (i, c) in corners.iter().enumerate() {
+            out.push(verts[c.vertex as usize]);
+            spans.push((i + 1, i + 1));
+        }
         out.push(goal);
-        dedup_tail(out, first);
         return;
     }
     let stop_of = |c: &Corner| Stop {
@@ -280,9 +359,12 @@ pub(crate) fn smooth(
         let c = corners[k];
         // Merge runs of the same corner.
         let mut next_k = k + 1;
-        while next_k < corners.len() && corners[next_k] == c {
+        while next_k < corners.len()
+            && (corners[next_k].vertex, corners[next_k].left) == (c.vertex, c.left)
+        {
             next_k += 1;
         }
+        let arc_first = out.len() - first + 1;
         let here = stop_of(&c);
         let next = corners.get(next_k).map_or(point(goal), stop_of);
         let t_in = arrival.or_else(|| tangent(prev, here));
@@ -302,12 +384,88 @@ pub(crate) fn smooth(
             ),
             (None, None) => out.push(here.centre),
         }
+        let arc_last = out.len() - first;
+        spans.extend((k..next_k).map(|_| (arc_first, arc_last)));
         arrival = t_out;
         prev = here;
         k = next_k;
     }
     out.push(goal);
-    dedup_tail(out, first);
+}
+
+/// The path through `portals` from `start` to `goal` for radius `r`, appended to `out` (the
+/// points after the start): [`pull`], then [`smooth`], then a repair. The shrunk funnel keeps
+/// `r` from each portal end *along the portal*, so a string crossing a portal at a slant may
+/// pass a vertex closer than `r`; each such vertex (exact test, first in corridor order) is
+/// made a corner on its side and the string is smoothed again, at most once per portal end.
+pub(crate) fn path(
+    verts: &[Vec2],
+    start: Vec2,
+    portals: &[Portal],
+    goal: Vec2,
+    r: Fx,
+    work: &mut FunnelWork,
+    out: &mut Vec<Vec2>,
+) {
+    pull(verts, start, portals, goal, r, work);
+    let base = out.len();
+    for _ in 0..=2 * portals.len() {
+        out.truncate(base);
+        smooth(verts, start, &work.corners, goal, r, out, &mut work.spans);
+        if r <= Fx::ZERO {
+            break;
+        }
+        match too_close(verts, start, portals, work, &out[base..], r) {
+            Some((at, corner)) => work.corners.insert(at, corner),
+            None => break,
+        }
+    }
+    dedup_tail(out, base);
+}
+
+/// The first portal end (in corridor order, left before right) that is not a corner and lies
+/// closer than `r` to the stretch of `points` between the corners around it: where to insert it
+/// in the corner list, and the corner.
+fn too_close(
+    verts: &[Vec2],
+    start: Vec2,
+    portals: &[Portal],
+    work: &FunnelWork,
+    points: &[Vec2],
+    r: Fx,
+) -> Option<(usize, Corner)> {
+    let corners = &work.corners;
+    let at = |i: usize| if i == 0 { start } else { points[i - 1] };
+    let mut next = 0;
+    for (i, p) in portals.iter().enumerate() {
+        while next < corners.len() && corners[next].portal as usize <= i {
+            next += 1;
+        }
+        // The stretch from two corners before this portal to one after it (a corner's portal
+        // is the last of its fan, so the path may pass this portal's ends one corner early).
+        let from = next.checked_sub(2).map_or(0, |c| work.spans[c].0);
+        let to = work.spans.get(next + 1).map_or(points.len(), |s| s.1);
+        for (vertex, left) in [(p.left, true), (p.right, false)] {
+            if corners.iter().any(|c| c.vertex == vertex && c.left == left) {
+                continue;
+            }
+            let v = verts[vertex as usize];
+            let close = (from..to).find(|&k| {
+                cmp_dist_point_segment(at(k), at(k + 1), v, r) == std::cmp::Ordering::Less
+            });
+            if let Some(k) = close {
+                // Insert it among the corners where the segment it is close to runs.
+                let at = work.spans.iter().take_while(|s| s.1 <= k).count();
+                let corner = Corner {
+                    vertex,
+                    left,
+                    portal: i as u32,
+                };
+                return Some((at, corner));
+            }
+        }
+    }
+    None
 }
 
 /// Removes consecutive duplicates from `out[first..]`.
@@ -355,13 +513,14 @@ mod tests {
             w.corners,
             [Corner {
                 vertex: 0,
-                left: true
+                left: true,
+                portal: 0,
             }]
         );
         let direct = dist_raw(start, goal);
         assert!(len > direct);
         let mut out = Vec::new();
-        smooth(&verts, start, &w.corners, goal, r, &mut out);
+        path(&verts, start, &portals, goal, r, &mut w, &mut out);
         assert_eq!(*out.last().unwrap(), goal);
         // Every segment keeps 0.5 from the corner.
         let mut prev = start;

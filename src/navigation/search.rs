@@ -19,7 +19,7 @@
 //! Start and goal handling, unreachable goals and capped searches follow plan §2.5: see
 //! [`NavMesh::find_path`].
 
-use super::funnel::{self, Corner, FunnelWork, Portal, dist_raw};
+use super::funnel::{self, Cone, FunnelWork, Portal, dist_raw};
 use super::{NO_TRIANGLE, NavMesh, NavPath, PathRequest, PathStatus};
 use crate::geom::{dist_sq_point_segment, ratio};
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
@@ -48,6 +48,8 @@ struct Node {
     parent: u32,
     g: u64,
     h: u64,
+    /// The string's funnel up to the entry edge (the `g` bound's source).
+    cone: Cone,
 }
 
 /// Scratch buffers of the search, reused between searches (workspace, never state): the node
@@ -142,8 +144,10 @@ struct Query {
 
 impl NavMesh {
     /// Plans a path for `req`: the shortest corridor of triangles a disc of radius
-    /// `req.radius` fits through (within 2 % of the shortest, see the [module docs](self)),
-    /// pulled taut and kept `radius` away from walls at its corners.
+    /// `req.radius` fits through (TA*, stopping once no open corridor can beat the best one
+    /// found by more than 2 %), pulled taut and pushed out to keep `radius` from every corner
+    /// it bends around. A goal in plain sight ([`raycast`](Self::raycast) clear) is reached
+    /// straight.
     ///
     /// - A start that is not walkable for the radius is moved to
     ///   [`nearest_walkable`](Self::nearest_walkable), and that point is the path's first; with
@@ -156,13 +160,17 @@ impl NavMesh {
     ///   goal as the search got, [`PathStatus::Partial`]; also when the path has more than
     ///   1,024 points (it is cut there).
     ///
-    /// A negative radius counts as zero. Never panics; the work is bounded by `req.cap`
-    /// expansions (each a constant amount of work plus one funnel when a corridor reaches the
-    /// goal's triangle).
+    /// A negative radius counts as zero. A cap of zero plans nothing ([`PathStatus::Partial`],
+    /// no points). When the cap is hit after a corridor reached the goal, that corridor's path
+    /// is returned as complete. Never panics; the work is bounded by `req.cap` expansions (each
+    /// a constant amount of work plus one funnel when a corridor reaches the goal's triangle).
     #[must_use]
     pub fn find_path(&self, req: &PathRequest, work: &mut SearchWork) -> NavPath {
         let r = req.radius.max(Fx::ZERO);
         let mut points = Vec::new();
+        if req.cap == 0 {
+            return finish(points, PathStatus::Partial, 0);
+        }
         let start = if self.is_walkable(req.start, r) {
             req.start
         } else if let Some(p) = self.nearest_walkable(req.start, r) {
@@ -236,16 +244,15 @@ impl NavMesh {
 
     /// Pulls `work.portals` from the query's start to `end` and appends the smoothed points.
     fn pull_into(&self, q: &Query, end: Vec2, work: &mut SearchWork, out: &mut Vec<Vec2>) {
-        funnel::pull(
+        funnel::path(
             &self.verts,
             q.start,
             &work.portals,
             end,
             q.radius,
             &mut work.funnel,
+            out,
         );
-        let corners: &[Corner] = &work.funnel.corners;
-        funnel::smooth(&self.verts, q.start, corners, end, q.radius, out);
     }
 
     /// TA*: returns the best corridor's last node (or none) and the expansions spent.
@@ -259,6 +266,7 @@ impl NavMesh {
             parent: ROOT,
             g: 0,
             h: q.start_goal,
+            cone: Cone::at(q.start),
         };
         for e in 0..3u8 {
             if self.exit_allowed_from_start(q, e) {
@@ -345,10 +353,15 @@ impl NavMesh {
             return;
         };
         let h = sqrt_raw(dist_sq_point_segment(a, b, q.goal));
-        let from_start = sqrt_raw(dist_sq_point_segment(a, b, q.start));
-        let g = from_start
+        // Travelling across edge a → b of the parent, `b` is on the left.
+        let (pl, pr) = funnel::shrink(b, a, q.radius);
+        let cone = parent.cone.step(pl, pr);
+        let through = cone
+            .g
+            .saturating_add(sqrt_raw(dist_sq_point_segment(pr, pl, cone.apex)));
+        let g = through
             .max(q.start_goal.saturating_sub(h))
-            .max((parent.g + parent.h).saturating_sub(h));
+            .max(parent.g.saturating_add(parent.h).saturating_sub(h));
         let f = g.saturating_add(h);
         if let Some((b_len, _)) = *best
             && within_bound(b_len, f)
@@ -364,6 +377,7 @@ impl NavMesh {
             parent: parent_idx,
             g,
             h,
+            cone,
         });
         if next == q.goal_tri {
             w.corridor(self, idx, true);
