@@ -36,7 +36,7 @@
 //! | | tag 13 `RemoveObstacle`: obstacle id (`u32`) (4 bytes) |
 //! | | tag 14 `NavigateTo`: id (`u32`), goal x, y (20 bytes) |
 //! | … | **only when some agent's [`AgentModel`] is not the default**, the agent-model extension: marker byte 1, count `n` (`u32`), then `n` × (id (`u32`), the 67 model bytes), ascending id, non-default models only |
-//! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 2, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (66 bytes) |
+//! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 2, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (60 bytes) |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
 //! and the value, 0 when none), support velocity x, y, slope x, y, speed_limit (flag and
@@ -357,5 +357,35 @@ mod tests {
         out.clear();
         sim.write_canonical_bytes(&mut out);
         assert_eq!(out.len(), 131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4);
+    }
+
+    /// The navigation extension: 32 + 16 k bytes of settings with a boundary of k points, 9 of
+    /// debt, flag and count, 60 per record; nothing when navigation is not in use.
+    #[test]
+    fn the_navigation_extension_matches_the_table() {
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+        let base = 131 + 99 + 4 + 9 + 4;
+        let len = |sim: &Simulator| {
+            let mut out = Vec::new();
+            sim.write_canonical_bytes(&mut out);
+            out.len()
+        };
+        assert_eq!(len(&sim), base);
+        let square = [(0, 0), (9, 0), (9, 9), (0, 9)].map(|(x, y)| Vec2::from_int(x, y));
+        let params = crate::navigation::NavParams {
+            boundary: Some(square.to_vec()),
+            ..Default::default()
+        };
+        sim.set_navigation(Some(params)).unwrap();
+        let ext = 1 + (1 + 1 + 4 + 4 * 16 + 8 + 4 + 4) + (4 + 1 + 4);
+        assert_eq!(len(&sim), base + ext);
+        let goal = Vec2::from_int(5, 5);
+        sim.apply(&crate::Command::NavigateTo { id: a, goal })
+            .unwrap();
+        assert_eq!(len(&sim), base + 28 + 16 + ext + 60);
+        sim.set_navigation(None).unwrap();
+        sim.apply(&crate::Command::Stop { id: a }).unwrap();
+        assert_eq!(len(&sim), base);
     }
 }

@@ -369,10 +369,24 @@ fn planned_order(start: Vec2, points: &[Vec2]) -> (Order, bool) {
 impl Simulator {
     /// Turns navigation on with `params` (or off with `None`): the navigation mesh is built
     /// from the obstacle set ([`NavMesh::build`]) and kept up to date as obstacles come and go;
-    /// [`Command::NavigateTo`](crate::Command::NavigateTo) orders plan their paths over it
-    /// (see [`crate::docs`] and the navigate stage in [`crate::tick`]). Part of the state
-    /// (hashed, snapshotted). Every navigating agent plans again from scratch (within the
-    /// budget).
+    /// [`Command::NavigateTo`](crate::Command::NavigateTo) orders plan their paths over it in
+    /// stage 1a of the tick, `navigate` ([`crate::tick`]). The settings are state (hashed,
+    /// snapshotted); the mesh is derived (rebuilt after a restore, never stored).
+    ///
+    /// How requests are served: pending requests in ascending agent id, each search whole
+    /// (at most [`NavParams::search_cap`] expansions), while the tick's spending is below
+    /// [`NavParams::budget`] less the debt; a search costs its expansions, at least 1; the
+    /// overshoot of the last search is a debt repaid by the next ticks. A request not served
+    /// stays pending (state). An agent holds its position until its first plan, then follows
+    /// it as an ordinary [`Order`] path. It replans (once 2 s have passed since its last plan)
+    /// when an obstacle change blocks the rest of its path for its radius (or its last plan
+    /// was `Unreachable`), after 3 s without progress towards its current target, and at the
+    /// end of a `Partial` or `NoStart` plan. Without navigation, or while the mesh cannot be
+    /// built (an obstacle change past a cap), `NavigateTo` behaves as `MoveTo`.
+    ///
+    /// Turning navigation on (or changing the settings) plans every navigating agent again
+    /// from scratch; turning it off leaves planned paths as they are and sends agents that
+    /// wait for a first plan straight to their goals.
     ///
     /// # Errors
     /// [`SimError::OutOfDomain`] for a budget or search cap of 0, a margin outside
@@ -394,9 +408,26 @@ impl Simulator {
         self.nav.params = params;
         self.nav.debt = 0;
         self.nav.recheck = false;
-        for (_, r) in &mut self.nav.records {
-            r.status = None;
-            r.pending = on;
+        let Self {
+            nav,
+            orders,
+            agents,
+            ..
+        } = self;
+        for (id, r) in &mut nav.records {
+            if on {
+                // Planned again from scratch; the current order is followed meanwhile.
+                r.status = None;
+                r.pending = true;
+            } else if r.status.is_none() && r.pending {
+                // Holding for a first plan that will not come: straight to the goal now.
+                let position = agents.get(*id).map_or(r.goal, |a| a.position);
+                if orders.insert(*id, Order::new(position, r.goal)).is_ok() {
+                    r.pending = false;
+                }
+            } else {
+                r.pending = false;
+            }
         }
         Ok(())
     }
@@ -508,8 +539,9 @@ impl Simulator {
     }
 
     /// [`Command::NavigateTo`](crate::Command::NavigateTo): records the request and gives the
-    /// agent a holding order (straight to the goal without a mesh); returns the order it
-    /// replaced.
+    /// agent a holding order (straight to the goal without navigation; when the mesh turns
+    /// out missing, stage 1a sends it straight in the same tick); returns the order it
+    /// replaced. Reads only state (never the mesh, which may be stale until stage 1a).
     pub(super) fn navigate_to(
         &mut self,
         id: AgentId,
@@ -517,7 +549,7 @@ impl Simulator {
     ) -> Result<Option<Order>, SimError> {
         checked_point(goal, "goal")?;
         let position = self.agent_position(id)?;
-        let planned = self.nav.params.is_some() && self.nav_mesh.mesh.is_some();
+        let planned = self.nav.params.is_some();
         let order = Order::new(position, if planned { position } else { goal });
         let old = self.orders.insert(id, order)?;
         self.nav.put(id, NavRecord::new(goal, planned, self.tick));

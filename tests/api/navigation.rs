@@ -180,6 +180,18 @@ fn a_pending_request_holds_the_agent() {
     assert!(r.is_pending() && r.status().is_none());
     assert_eq!(sim.agent_order(b).unwrap().unwrap().path(), &[v(0, 20)]);
     assert_eq!(sim.agent_position(b).unwrap(), v(0, 20));
+    // Navigation turned off: the waiting agent goes straight, the planned one keeps its plan.
+    let plan = sim.agent_order(a).unwrap().unwrap().clone();
+    sim.set_navigation(None).unwrap();
+    let r = sim.nav_status(b).unwrap().unwrap();
+    assert!(r.is_straight(), "{r:?}");
+    assert_eq!(sim.agent_order(b).unwrap().unwrap().path(), &[v(30, 20)]);
+    assert_eq!(sim.agent_order(a).unwrap().unwrap(), &plan);
+    let r = sim.nav_status(a).unwrap().unwrap();
+    assert_eq!(
+        (r.status(), r.is_pending()),
+        (Some(PathStatus::Complete), false)
+    );
 }
 
 #[test]
@@ -428,4 +440,63 @@ fn an_obstacle_across_the_path_replans() {
     assert_eq!(sim.step_stats().nav_requests_served, 1);
     let r = sim.nav_status(a).unwrap().unwrap();
     assert_eq!((r.planned_tick(), r.is_pending()), (20, false));
+}
+
+/// A building between an agent and its goal: the planned path goes round it (with the real
+/// mesh and planner; the skeleton's stub planner would walk into the wall).
+#[test]
+fn a_planned_path_goes_round_a_building() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let wall = ObstacleShape::Polygon(vec![v(9, -10), v(11, -10), v(11, 10), v(9, 10)]);
+    sim.add_obstacle(wall).unwrap();
+    sim.set_navigation(Some(params(100_000))).unwrap();
+    let a = sim.add_agent(v(0, 0)).unwrap();
+    let goal = v(20, 0);
+    sim.queue_command(0, Command::NavigateTo { id: a, goal })
+        .unwrap();
+    sim.step().unwrap();
+    let order = sim.agent_order(a).unwrap().unwrap().clone();
+    assert!(order.path().len() >= 3, "{:?}", order.path());
+    assert_eq!(order.goal(), goal);
+    let r = sim.nav_status(a).unwrap().unwrap();
+    assert_eq!(r.status(), Some(PathStatus::Complete));
+    for _ in 0..200 {
+        sim.step().unwrap();
+    }
+    assert!(dist(sim.agent_position(a).unwrap(), goal) < 0.01);
+    // Never stuck, never replanned.
+    assert_eq!(sim.nav_status(a).unwrap().unwrap().planned_tick(), 0);
+}
+
+/// The case: a building placed across a moving group's path mid-run. Every unit
+/// replans in that tick (the cooldown has passed), walks round it and reaches its goal (with
+/// the real mesh and planner).
+#[test]
+fn a_building_dropped_across_a_group_is_walked_round() {
+    let mut sim = sim_with_navigation(100_000);
+    let ids: Vec<AgentId> = (0..8)
+        .map(|i| sim.add_agent(v(-40, -14 + 4 * i)).unwrap())
+        .collect();
+    for (i, &id) in ids.iter().enumerate() {
+        let goal = v(40, -14 + 4 * i as i32);
+        sim.queue_command(0, Command::NavigateTo { id, goal })
+            .unwrap();
+    }
+    let building = ObstacleShape::Polygon(vec![v(-4, -20), v(4, -20), v(4, 20), v(-4, 20)]);
+    sim.queue_command(20, Command::AddObstacle { shape: building })
+        .unwrap();
+    for _ in 0..21 {
+        sim.step().unwrap();
+    }
+    assert_eq!(sim.step_stats().nav_requests_served, 8);
+    for _ in 0..600 {
+        sim.step().unwrap();
+    }
+    for (i, &id) in ids.iter().enumerate() {
+        let goal = v(40, -14 + 4 * i as i32);
+        let p = sim.agent_position(id).unwrap();
+        assert!(dist(p, goal) < 0.5, "agent {i} at {p:?}");
+        let r = sim.nav_status(id).unwrap().unwrap();
+        assert!(r.planned_tick() >= 20, "{r:?}");
+    }
 }

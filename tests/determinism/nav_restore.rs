@@ -3,7 +3,7 @@
 //! from the obstacles and the settings, identical after a restore), and a simulator restored
 //! between a request and its service continues bit-identically.
 
-use lockstep_orca::navigation::NavParams;
+use lockstep_orca::navigation::{NavMesh, NavParams};
 use lockstep_orca::replay::{self, RecordOptions, ReplayReader, VerifyReport};
 use lockstep_orca::snapshot::{self, Scope};
 use lockstep_orca::{
@@ -81,8 +81,14 @@ fn a_restore_between_request_and_service_continues_bit_identically() {
     let bytes = sim.snapshot();
     assert_eq!(bytes[8..12], 5u32.to_le_bytes());
     let mut restored = Simulator::restore(&bytes).unwrap();
-    // The mesh is not in the snapshot: it is rebuilt, identically.
-    assert!(sim.nav_mesh().is_some());
+    // The mesh is not in the snapshot: it is rebuilt, identically (same digest, same
+    // triangles).
+    let mesh = sim.nav_mesh().unwrap();
+    assert!(!mesh.triangles().is_empty());
+    assert_eq!(
+        restored.nav_mesh().map(NavMesh::digest),
+        Some(mesh.digest())
+    );
     assert_eq!(restored.nav_mesh(), sim.nav_mesh());
     assert_eq!(restored.navigation(), sim.navigation());
     assert_eq!(restored.state_hash(), sim.state_hash());
@@ -113,8 +119,15 @@ fn an_obstacle_added_between_steps_survives_a_restore() {
     for _ in 0..12 {
         sim.step().unwrap();
     }
+    let before = sim.nav_mesh().map(NavMesh::digest);
     sim.add_obstacle(square(-30, 10, 2)).unwrap();
+    // Rebuilt at once (an API change), and again identically by the restore.
+    assert_ne!(sim.nav_mesh().map(NavMesh::digest), before);
     let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
+    assert_eq!(
+        restored.nav_mesh().map(NavMesh::digest),
+        sim.nav_mesh().map(NavMesh::digest)
+    );
     assert_eq!(restored.nav_mesh(), sim.nav_mesh());
     assert_eq!(hashes(&mut restored, 60), hashes(&mut sim, 60));
 }
@@ -132,6 +145,10 @@ fn a_failed_step_leaves_navigation_unchanged() {
         .unwrap();
     sim.set_agent_velocity(runner, v(2, 0)).unwrap();
     sim.set_agent_pref_velocity(runner, v(2, 0)).unwrap();
+    // New settings with room for every search: all agents plan again in the failing tick.
+    let mut params = sim.navigation().unwrap().clone();
+    params.budget = 1_000_000;
+    sim.set_navigation(Some(params)).unwrap();
     let tick = sim.tick();
     sim.queue_command(
         tick,
@@ -158,10 +175,12 @@ fn a_failed_step_leaves_navigation_unchanged() {
         .map(|&id| sim.nav_status(id).unwrap())
         .collect();
     assert_eq!(sim.step(), Err(SimError::AgentLeftDomain(runner)));
-    // The stage ran: it served requests before the step failed.
-    assert!(sim.step_stats().nav_requests_served > 0);
+    // The stage ran: it served every navigating agent (agent 1 was stopped) before the step
+    // failed.
+    assert_eq!(sim.step_stats().nav_requests_served, 11);
     assert_eq!(sim.state_hash(), hash);
     assert_eq!(sim.snapshot(), bytes);
+    // The obstacle command's rebuild of the mesh is undone with the obstacle.
     assert_eq!(sim.nav_mesh().cloned(), mesh);
     let after: Vec<_> = sim
         .agent_ids()
