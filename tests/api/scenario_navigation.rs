@@ -568,3 +568,80 @@ mod scenes {
         }
     }
 }
+
+#[test]
+fn navigating_agents_get_navigate_orders_at_start_when_added_and_at_set_goal() {
+    use lockstep_orca::Command;
+    let s = parse(&format!(
+        r#"
+time_step = 0.25
+[[agent]]
+start = [-6, 0]
+goal = [6, 0]
+navigate = true
+[[agent]]
+start = [-6, 3]
+goal = [6, 3]
+[[event]]
+tick = 2
+add_agent = {{ start = [-6, -3], goal = [6, -3], navigate = true }}
+[[event]]
+tick = 3
+set_goal = {{ id = 0, goal = [6, 6] }}
+[[event]]
+tick = 3
+set_goal = {{ id = 1, goal = [6, -6] }}
+{WALL}"#
+    ))
+    .unwrap();
+    let (sim, driver) = s.build().unwrap();
+    assert!(driver.navigates(0) && !driver.navigates(1) && driver.navigates(2));
+    // Tick 0 (applied by build): a planned order for agent 0, a plain one for agent 1.
+    let nav = sim.nav_status(AgentId(0)).unwrap().unwrap();
+    assert_eq!(nav.goal(), v(6, 0));
+    assert_eq!(sim.nav_status(AgentId(1)).unwrap(), None);
+    assert_eq!(
+        sim.agent_order(AgentId(1)).unwrap().unwrap().goal(),
+        v(6, 3)
+    );
+    assert!(sim.nav_mesh().is_some_and(|m| !m.is_empty()));
+    let added = driver.tick_commands(&sim, 2);
+    assert!(added.contains(&Command::NavigateTo {
+        id: AgentId(2),
+        goal: v(6, -3)
+    }));
+    assert_eq!(
+        driver.tick_commands(&sim, 3),
+        [
+            Command::NavigateTo {
+                id: AgentId(0),
+                goal: v(6, 6)
+            },
+            Command::MoveTo {
+                id: AgentId(1),
+                goal: v(6, -6)
+            },
+        ]
+    );
+}
+
+#[test]
+fn golden_lines_carry_the_mesh_digest_where_it_changes() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+    let path = std::path::Path::new(dir).join("navigation/building_drop.toml");
+    let r = lockstep_orca::golden::golden_report(&path).unwrap();
+    // Tick 0, and the first checkpoint after the building placed at tick 20.
+    let ticks: Vec<u64> = r.meshes.iter().map(|m| m.0).collect();
+    assert_eq!(ticks, [0, 100]);
+    assert_ne!(r.meshes[0].1, r.meshes[1].1);
+    let text = r.golden_text("building_drop");
+    assert_eq!(text.lines().filter(|l| l.starts_with("mesh ")).count(), 2);
+    // A scene without navigation has no mesh line (its golden is unchanged).
+    let plain = std::path::Path::new(dir).join("scenarios/building.toml");
+    assert!(
+        lockstep_orca::golden::golden_report(&plain)
+            .unwrap()
+            .meshes
+            .is_empty()
+    );
+}
