@@ -475,8 +475,8 @@ mod scenes {
     /// 1,000 units sent to one point across 200 buildings. Every unit gets a planned path and
     /// the walls hold (asserted: no centre crosses a wall, checked every tick, obstacle
     /// clearance ≥ −0.001), but without the arrival rule (units sent to one point settling
-    /// around it) the crowd keeps pushing at the point: by 1,000 s not all are within 20 of
-    /// it, and they do not come to rest (see docs/navigation.md).
+    /// around it) the crowd keeps pushing at the point: by 1,000 s 801 of the 1,000 are within
+    /// 25 of it, and they do not come to rest (see docs/navigation.md).
     #[test]
     fn pending_crowd_across_buildings_holds_its_walls() {
         let name = "pending/crowd_buildings";
