@@ -148,6 +148,7 @@ fn a_nondeterministic_step_is_caught() {
     let mut game = NetGame::from_scenario(&scenario, 2).unwrap();
     // A counter outside the state: the 30th advance (a re-simulation) nudges an agent.
     let mut calls = 0u32;
+    #[allow(deprecated)] // fault injection: what the hook is for
     game.set_frame_hook(Some(Box::new(move |_frame, sim: &mut Simulator| {
         calls += 1;
         if calls == 30 {
@@ -473,6 +474,7 @@ fn the_lockstep_hash_exchange_finds_a_diverged_peer() {
     let (mut a, mut b) = (two_unit_game(), two_unit_game());
     a.set_hash_interval(5);
     b.set_hash_interval(5);
+    #[allow(deprecated)] // fault injection: what the hook is for
     b.set_frame_hook(Some(Box::new(|frame, sim: &mut Simulator| {
         if frame == 12 {
             sim.set_agent_position(AgentId(1), Vec2::from_int(21, 0))

@@ -135,6 +135,19 @@ pub struct Checkpoint {
     pub agents: Vec<AgentMark>,
 }
 
+impl Checkpoint {
+    /// Every agent of `sim` at its tick: what a recording stores every checkpoint interval.
+    #[must_use]
+    pub fn capture(sim: &Simulator) -> Self {
+        let mut agents = Vec::new();
+        marks(sim, &mut agents);
+        Self {
+            tick: sim.tick(),
+            agents,
+        }
+    }
+}
+
 /// A whole replay in memory: the frames of the stream (see the [module docs](self)).
 ///
 /// For long replays prefer [`verify_stream`], which never holds more than one frame.
