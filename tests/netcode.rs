@@ -11,8 +11,8 @@ mod wire;
 
 use ggrs::{GgrsError, InputStatus, SessionBuilder};
 use lockstep_orca::netcode::{
-    INPUT_WIRE_BYTES, MAX_UNITS_PER_PLAYER, NetConfig, NetError, NetGame, NetInput, PlayerOrder,
-    PlayerOrderError, Rejection, WireOrder, kind,
+    INPUT_WIRE_BYTES, MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, NetConfig, NetError, NetGame, NetInput,
+    PlayerOrder, PlayerOrderError, Rejection, WireOrder, kind,
 };
 use lockstep_orca::scenario::Scenario;
 use lockstep_orca::snapshot::{HEADER_BYTES, TRAILER_BYTES};
@@ -251,7 +251,7 @@ fn the_checksum_of_a_scripted_game_is_pinned() {
     let bytes = game.save_state().adapter_bytes();
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let expected = [
-        "4c534e4554303032", // LSNET002
+        "4c534e4554303033", // LSNET003
         "32000000",         // frame 50
         "0400000000000000", // 4 rejected orders
         "04000000",         // 4 units: id, owner, taken over
@@ -259,9 +259,10 @@ fn the_checksum_of_a_scripted_game_is_pinned() {
         "01000000 01 01",
         "02000000 00 01",
         "03000000 01 01",
+        "00000000", // no buildings
     ];
     assert_eq!(hex, expected.concat().replace(' ', ""));
-    assert_eq!(game.checksum(), 0x9daa_1f4d_66ce_6c2b_036a_18d2_f7f8_ebb6);
+    assert_eq!(game.checksum(), 0xf706_93a6_572c_071c_e891_b838_3ba7_03fa);
 }
 
 #[test]
@@ -698,7 +699,8 @@ fn a_full_waypoint_queue_is_queue_full() {
     };
     let history = || {
         let mut game = two_unit_game();
-        // A goal and 15 waypoints over four frames: a 16-point path.
+        // A goal and MAX_WAYPOINTS - 1 waypoints over 256 frames: a path one point short of
+        // the simulator's bound (MAX_PATH_POINTS), sent four points a frame.
         let first = [
             PlayerOrder::MoveTo {
                 unit: u,
@@ -709,33 +711,35 @@ fn a_full_waypoint_queue_is_queue_full() {
             queue(3),
         ];
         game.advance(&[confirmed(&first), idle()]).unwrap();
-        for f in 1..4 {
+        for f in 1..256 {
             let orders: Vec<_> = (0..4).map(|k| queue(f * 4 + k)).collect();
             game.advance(&[confirmed(&orders), idle()]).unwrap();
+            assert!(game.last_rejections().is_empty());
         }
-        assert!(game.last_rejections().is_empty());
-        assert_eq!(game.unit_path(u).len(), 16);
+        assert_eq!(game.unit_path(u).len(), MAX_WAYPOINTS);
         game
     };
+    assert_eq!(MAX_WAYPOINTS + 1, lockstep_orca::orders::MAX_PATH_POINTS);
     let (mut game, mut twin) = (history(), history());
-    // The 16th waypoint fits (goal + 16 queued); the 17th, in the same frame, does not.
+    let w = MAX_WAYPOINTS as i32;
+    // The last waypoint fits (goal + MAX_WAYPOINTS queued); the next, in the same frame, not.
     rejected_like_twin(
         &mut game,
         &mut twin,
-        &[confirmed(&[queue(16), queue(17)]), idle()],
-        &[confirmed(&[queue(16)]), idle()],
+        &[confirmed(&[queue(w), queue(w + 1)]), idle()],
+        &[confirmed(&[queue(w)]), idle()],
         &[(0, 1, PlayerOrderError::QueueFull(u))],
     );
-    assert_eq!(game.unit_path(u).len(), 17);
+    assert_eq!(game.unit_path(u).len(), MAX_WAYPOINTS + 1);
     // A later frame reads the queue from the simulator's order: still full.
     rejected_like_twin(
         &mut game,
         &mut twin,
-        &[confirmed(&[queue(18)]), idle()],
+        &[confirmed(&[queue(w + 2)]), idle()],
         &[idle(), idle()],
         &[(0, 0, PlayerOrderError::QueueFull(u))],
     );
-    assert_eq!(game.unit_path(u).last(), Some(&far(16)));
+    assert_eq!(game.unit_path(u).last(), Some(&far(w)));
 }
 
 #[test]

@@ -201,7 +201,6 @@ impl From<SimError> for NetError {
     }
 }
 
-
 /// The checksum of a state: XXH3-128 of the simulator's 128-bit hash, the adapter's bytes and
 /// the game's.
 fn checksum_of<R: GameRules>(sim_hash128: u128, adapter: &Adapter, rules: &R) -> u128 {
@@ -581,6 +580,7 @@ impl<R: GameRules> NetGame<R> {
     /// another frame's state.
     pub fn load(&mut self, cell: &GameStateCell<NetState<R>>, frame: i32) -> Result<(), NetError> {
         let data = cell.data().ok_or(NetError::MissingState { frame })?;
+        check_frame(frame, data.adapter.frame)?;
         self.load_state(&data)
     }
 

@@ -177,7 +177,8 @@ impl Orders {
                 let (params, model) = types
                     .get(usize::from(unit_type))
                     .ok_or(PlayerOrderError::UnknownType(unit_type))?;
-                turn.spawn(player, position, *params, Some(*model)).map(drop)
+                turn.spawn(player, position, *params, Some(*model))
+                    .map(drop)
             }
             PlayerOrder::SetModel { unit, unit_type } => {
                 let (_, model) = types

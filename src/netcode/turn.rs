@@ -313,7 +313,11 @@ impl Turn<'_> {
         let n = shape.vertices().len();
         let frame_total = self.vertices.saturating_add(n);
         if frame_total > MAX_FRAME_VERTICES
-            || self.sim.obstacles().num_vertices().saturating_add(frame_total)
+            || self
+                .sim
+                .obstacles()
+                .num_vertices()
+                .saturating_add(frame_total)
                 > MAX_OBSTACLE_VERTICES
         {
             return Err(PlayerOrderError::VertexBudget(n));
@@ -338,7 +342,11 @@ impl Turn<'_> {
     ///
     /// # Errors
     /// [`PlayerOrderError::NotBuildingOwner`] unless `player` placed it and it still stands.
-    pub fn remove_building(&mut self, player: usize, id: ObstacleId) -> Result<(), PlayerOrderError> {
+    pub fn remove_building(
+        &mut self,
+        player: usize,
+        id: ObstacleId,
+    ) -> Result<(), PlayerOrderError> {
         if self.building_owner(id) != Some(player) {
             return Err(PlayerOrderError::NotBuildingOwner(id));
         }

@@ -506,7 +506,10 @@ impl fmt::Display for PlayerOrderError {
             Self::SpawnDuringSceneAdds => write!(f, "spawn while the scene still adds agents"),
             Self::UnknownType(t) => write!(f, "no catalogue type {t}"),
             Self::VertexBudget(n) => {
-                write!(f, "a building of {n} vertices exceeds the frame's vertex budget")
+                write!(
+                    f,
+                    "a building of {n} vertices exceeds the frame's vertex budget"
+                )
             }
             Self::NotBuildingOwner(id) => write!(f, "building {} is not the sender's", id.0),
             Self::Sim(e) => write!(f, "simulator: {e}"),
