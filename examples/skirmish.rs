@@ -318,7 +318,12 @@ fn main() {
         if session.current_state() == SessionState::Running && done_at.is_none() {
             let (orders, stance) = script(args.player, session.current_frame(), &units);
             let mut input = input_of(&orders, stance);
-            if let Some(h) = game.recorded_checksum(game.frame()) {
+            // Lockstep mode: ggrs computes no checksums, so the peers exchange their own in the
+            // inputs (in rollback mode a frame's state may still be a prediction: ggrs's own
+            // desync detection compares confirmed frames).
+            if args.lockstep
+                && let Some(h) = game.recorded_checksum(game.frame())
+            {
                 input.hash_tag = game.frame() + 1;
                 input.hash = h as u64;
             }

@@ -2,10 +2,16 @@
 //! non-deterministic step caught, hostile inputs, orders, save/load, the lockstep hash
 //! exchange, a pinned checksum, every variant of `NetError` and `PlayerOrderError`, and the
 //! two-process example (`examples/ggrs_p2p.rs`) on loopback (`netcode/p2p.rs`). The wire
-//! format's tests are in `netcode/wire.rs`.
+//! format's tests are in `netcode/wire.rs`, a game's own rules and state (`GameRules`, the
+//! catalogue orders, the match recording) in `netcode/rules.rs`, the tutorial game
+//! (`examples/skirmish.rs`) as two processes in `netcode/game.rs`.
 
+#[path = "netcode/game.rs"]
+mod game;
 #[path = "netcode/p2p.rs"]
 mod p2p;
+#[path = "netcode/rules.rs"]
+mod rules;
 #[path = "netcode/wire.rs"]
 mod wire;
 
