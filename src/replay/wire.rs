@@ -1,8 +1,8 @@
-//! The replay file format, version 3 (reading version 2 too): a header and a stream of
+//! The replay file format, version 4 (reading versions 2 and 3 too): a header and a stream of
 //! checksummed frames, written and read one frame at a time (the byte-level table is in the
 //! [module docs](super#the-file-format)).
 
-use super::{AgentMark, Checkpoint, Step};
+use super::{AgentMark, Checkpoint, OrderMark, Step};
 use crate::agent::AgentId;
 use crate::command::Command;
 use crate::math::{Fx, Vec2};
@@ -13,8 +13,11 @@ use std::io::{self, Read, Write};
 pub const REPLAY_MAGIC: [u8; 8] = *b"LSORCARP";
 /// Current replay format version, the one written. Version 3 adds the world commands
 /// ([`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`], tags 11 to
-/// 13) to version 2, whose files it reads unchanged (see the [module docs](super#versions)).
-pub const REPLAY_VERSION: u32 = 3;
+/// 13) to version 2; version 4 adds every agent's move order to the checkpoints. Versions 2
+/// and 3 read unchanged (see the [module docs](super#versions)).
+pub const REPLAY_VERSION: u32 = 4;
+/// The first replay format version whose checkpoints carry the agents' move orders.
+pub const ORDERS_IN_CHECKPOINTS: u32 = 4;
 /// Oldest replay format version this build reads (version 1 was a single envelope; it is
 /// refused with [`ReplayError::UnsupportedVersion`]).
 pub const REPLAY_VERSION_MIN: u32 = 2;
@@ -174,6 +177,10 @@ impl fmt::Display for ReplayError {
             }
             Self::Inconsistent(why) => write!(f, "inconsistent replay: {why}"),
             Self::InitialState(e) => write!(f, "bad initial snapshot: {e}"),
+            Self::WrongTick { expected, found } if expected == found => write!(
+                f,
+                "the simulator is at tick {found} as the replay writer expects, but its state hash is not the one pushed: the state changed after push_tick (a command queued for the next tick, an agent changed)"
+            ),
             Self::WrongTick { expected, found } => write!(
                 f,
                 "the simulator is at tick {found}, the replay writer expected tick {expected}"
@@ -309,8 +316,13 @@ fn encode_tick(hash: u64, rejected: u32, commands: &[Command], out: &mut Vec<u8>
     }
 }
 
-/// Appends a checkpoint's payload; `Err` if its agents are not in strictly ascending id order.
-fn encode_checkpoint(agents: &[AgentMark], out: &mut Vec<u8>) -> Result<(), ReplayError> {
+/// Appends a checkpoint's payload; `Err` if its agents or orders are not in strictly
+/// ascending id order.
+fn encode_checkpoint(
+    agents: &[AgentMark],
+    orders: &[OrderMark],
+    out: &mut Vec<u8>,
+) -> Result<(), ReplayError> {
     put_uvar(out, agents.len() as u64);
     let mut next = 0u64; // the smallest id the next agent may have
     for a in agents {
@@ -322,6 +334,24 @@ fn encode_checkpoint(agents: &[AgentMark], out: &mut Vec<u8>) -> Result<(), Repl
         put_ivar(out, a.position.x.to_bits());
         put_ivar(out, a.position.y.to_bits());
         out.extend_from_slice(&a.hash.to_le_bytes());
+        next = id + 1;
+    }
+    put_uvar(out, orders.len() as u64);
+    let mut next = 0u64;
+    for o in orders {
+        let id = u64::from(o.id.0);
+        let gap = id.checked_sub(next).ok_or(ReplayError::Inconsistent(
+            "checkpoint orders not in strictly ascending id order",
+        ))?;
+        put_uvar(out, gap);
+        put_uvar(out, u64::from(o.progress));
+        put_uvar(out, o.path.len() as u64);
+        let mut at = Vec2::ZERO;
+        for p in &o.path {
+            put_ivar(out, p.x.to_bits().wrapping_sub(at.x.to_bits()));
+            put_ivar(out, p.y.to_bits().wrapping_sub(at.y.to_bits()));
+            at = *p;
+        }
         next = id + 1;
     }
     Ok(())
@@ -359,7 +389,7 @@ fn decode_tick(payload: &[u8], tick: u64, version: u32) -> Result<Step, &'static
     })
 }
 
-fn decode_checkpoint(payload: &[u8], tick: u64) -> Result<Checkpoint, &'static str> {
+fn decode_checkpoint(payload: &[u8], tick: u64, version: u32) -> Result<Checkpoint, &'static str> {
     let mut c = Cursor::new(payload);
     let n = c.uvar()?;
     // Each agent takes at least 7 bytes (gap, x, y: one byte each at least; hash: 4).
@@ -383,10 +413,49 @@ fn decode_checkpoint(payload: &[u8], tick: u64) -> Result<Checkpoint, &'static s
         });
         next = id + 1;
     }
+    let mut orders = Vec::new();
+    if version >= ORDERS_IN_CHECKPOINTS {
+        let n = c.uvar()?;
+        // Each order takes at least 3 bytes (gap, progress, point count).
+        if n > (c.rest().len() / 3) as u64 {
+            return Err("order count exceeds the frame");
+        }
+        orders.reserve(n as usize);
+        let mut next = 0u64;
+        for _ in 0..n {
+            let id = next
+                .checked_add(c.uvar()?)
+                .filter(|&id| id <= u64::from(u32::MAX))
+                .ok_or("order's agent id over u32")?;
+            let progress = u32::try_from(c.uvar()?).map_err(|_| "order progress over u32")?;
+            let len = c.uvar()?;
+            // Each point takes at least 2 bytes.
+            if len > (c.rest().len() / 2) as u64 {
+                return Err("path length exceeds the frame");
+            }
+            let mut path = Vec::with_capacity(len as usize);
+            let mut at = (0i64, 0i64);
+            for _ in 0..len {
+                at.0 = at.0.wrapping_add(c.ivar()?);
+                at.1 = at.1.wrapping_add(c.ivar()?);
+                path.push(Vec2::new(Fx::from_bits(at.0), Fx::from_bits(at.1)));
+            }
+            orders.push(OrderMark {
+                id: AgentId(id as u32),
+                progress,
+                path,
+            });
+            next = id + 1;
+        }
+    }
     if !c.done() {
         return Err("bytes after the last agent");
     }
-    Ok(Checkpoint { tick, agents })
+    Ok(Checkpoint {
+        tick,
+        agents,
+        orders,
+    })
 }
 
 // ---------------------------------------------------------------------- the frame writer
@@ -462,9 +531,13 @@ impl<W: Write> FrameWriter<W> {
         self.frame(KIND_TICK)
     }
 
-    pub(crate) fn checkpoint(&mut self, agents: &[AgentMark]) -> Result<(), ReplayError> {
+    pub(crate) fn checkpoint(
+        &mut self,
+        agents: &[AgentMark],
+        orders: &[OrderMark],
+    ) -> Result<(), ReplayError> {
         self.payload.clear();
-        encode_checkpoint(agents, &mut self.payload)?;
+        encode_checkpoint(agents, orders, &mut self.payload)?;
         self.frame(KIND_CHECKPOINT)
     }
 
@@ -765,7 +838,7 @@ impl<R: Read> ReplayReader<R> {
                     Some((t, false)) => t,
                     _ => return Err(ReplayError::UnexpectedFrame { offset: at, kind }),
                 };
-                let cp = decode_checkpoint(&self.buf, tick).map_err(bad)?;
+                let cp = decode_checkpoint(&self.buf, tick, self.version).map_err(bad)?;
                 self.last_tick = Some((tick, true));
                 Ok(Some(Frame::Checkpoint(cp)))
             }

@@ -363,3 +363,63 @@ fn the_recording_of_a_match_with_a_building_verifies_and_a_changed_one_does_not(
     let report = replay::verify(&tampered);
     assert_eq!(report.divergence().map(|d| d.tick), Some(41), "{report}");
 }
+
+#[test]
+fn a_tampered_waypoint_in_a_recorded_match_is_named() {
+    let mut game = catalogue_game();
+    game.start_recording(RecordOptions {
+        checkpoint_interval: 20,
+    });
+    let u = AgentId(0);
+    for frame in 0..60 {
+        let p0 = match frame {
+            2 => orders(&[
+                PlayerOrder::MoveTo {
+                    unit: u,
+                    goal: Vec2::from_int(0, 10),
+                },
+                PlayerOrder::QueueMove {
+                    unit: u,
+                    goal: Vec2::from_int(10, 10),
+                },
+                PlayerOrder::QueueMove {
+                    unit: u,
+                    goal: Vec2::from_int(10, 40),
+                },
+            ]),
+            _ => idle(),
+        };
+        game.advance(&[p0, idle()]).unwrap();
+    }
+    let rec = game.recorded_replay().unwrap();
+    assert!(replay::verify(&rec).is_match());
+    // The last waypoint moved by one unit (the re-run follows the tampered command, the
+    // checkpoint holds the recorded path): the agent has not gone near it by tick 20, so every
+    // position matches, but the order does not.
+    let mut tampered = rec.clone();
+    let Command::QueueMove { goal, .. } = &mut tampered.steps[2].commands[2] else {
+        panic!("{:?}", tampered.steps[2].commands);
+    };
+    *goal = Vec2::from_int(11, 40);
+    let report = replay::verify(&tampered);
+    let d = report.divergence().expect("diverged");
+    assert_eq!(d.tick, 3, "{report}");
+    assert_eq!(d.agents_tick, Some(20));
+    assert!(d.agents.is_empty(), "{report}");
+    assert_eq!(
+        d.orders,
+        [replay::OrderDiff {
+            id: u,
+            field: replay::OrderField::Waypoint {
+                index: 2,
+                expected: Vec2::from_int(10, 40),
+                actual: Vec2::from_int(11, 40),
+            },
+        }]
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("agent 0: order waypoint 2: expected (10, 40), actual (11, 40)"),
+        "{text}"
+    );
+}
