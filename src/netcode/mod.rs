@@ -738,8 +738,15 @@ impl<R: GameRules> NetGame<R> {
 
     /// The frame's commands: the scene's, then the rules'.
     fn frame_commands(&mut self, inputs: &[(R::Input, InputStatus)], out: &mut Vec<Command>) {
-        let mut scene_adds = 0u32;
-        let (mut scene_obstacles, mut scene_vertices) = (0u32, 0usize);
+        #[cfg_attr(
+            not(feature = "scenario"),
+            expect(unused_mut, reason = "scene-only counts")
+        )]
+        let (mut scene_adds, mut scene_obstacles, mut scene_vertices) = (0u32, 0u32, 0usize);
+        #[cfg_attr(
+            not(feature = "scenario"),
+            expect(unused_mut, reason = "scene-only flag")
+        )]
         let mut scene_adds_ahead = false;
         #[cfg(feature = "scenario")]
         if let Some(driver) = &self.driver {
