@@ -484,7 +484,7 @@ fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOrder {
             building: index,
         },
         _ => PlayerOrder::RemoveBuilding {
-            building: lockstep_orca::ObstacleId(u32::from(unit.0 % 4)),
+            building: lockstep_orca::ObstacleId(unit.0 % 4),
         },
     }
 }

@@ -60,7 +60,16 @@ impl StateWriter<'_> {
 
 /// A game's rolled-back state and its per-frame rules: the type parameter of
 /// [`NetGame`](super::NetGame), [`NetState`](super::NetState) and
-/// [`NetConfig`](super::NetConfig). See the [module docs](self).
+/// [`NetConfig`](super::NetConfig).
+///
+/// Implement it on the type that holds the game's state (hit points, kills, build queues).
+/// `NetGame` saves it, loads it and checksums it with the simulator's state in every ggrs
+/// request, and runs [`step`](Self::step) once per frame, before the simulator steps, with
+/// every player's input. Every peer runs the same steps on the same states with the same
+/// inputs, so the rules must be a function of those alone: no clocks, no `HashMap` order, no
+/// randomness but a seeded generator kept in the state, no state outside `self` (a field kept
+/// elsewhere is what SyncTest catches). The manual's
+/// [tutorial](crate::docs::netcode#a-game-on-the-netcode) builds a game on it.
 pub trait GameRules: Clone + 'static {
     /// One player's input for one frame, as ggrs sends it (bincode 1 of its serde form; keep
     /// it fixed-size and integer-only, so every byte string decodes and nothing is a float).
