@@ -62,15 +62,7 @@ impl GameRules for Skirmish {
         // 1. The players' orders, through the default mapping (ownership checked there; a
         //    refused slot is counted and listed, identically on every peer).
         for (player, (input, _)) in inputs.iter().enumerate() {
-            for (slot, wire) in input.orders.iter().enumerate() {
-                let result = wire.decode().and_then(|order| match order {
-                    Some(order) => self.orders.apply(turn, player, order),
-                    None => Ok(()),
-                });
-                if let Err(e) = result {
-                    turn.reject(player, slot, e);
-                }
-            }
+            self.orders.apply_slots(turn, player, &input.orders);
             match input.stance {
                 0 | 1 => self.firing[player] = input.stance == 1,
                 _ => {}

@@ -12,7 +12,7 @@
 //! no state outside `self` (a field kept elsewhere is what SyncTest catches).
 
 use super::turn::Turn;
-use super::wire::{NetInput, PlayerOrder, PlayerOrderError};
+use super::wire::{NetInput, PlayerOrder, PlayerOrderError, WireOrder};
 use crate::agent::AgentParams;
 use crate::agent_model::AgentModel;
 use crate::math::Vec2;
@@ -212,6 +212,21 @@ impl Orders {
             other => turn.apply(player, other),
         }
     }
+
+    /// Decodes and [applies](Self::apply) `player`'s wire slots in order; a slot that does not
+    /// decode or is refused is [rejected](Turn::reject) with its index. What the default
+    /// rules do with each [`NetInput`], for a game whose own input carries the same slots.
+    pub fn apply_slots(&self, turn: &mut Turn<'_>, player: usize, slots: &[WireOrder]) {
+        for (slot, wire) in slots.iter().enumerate() {
+            let result = wire.decode().and_then(|order| match order {
+                Some(order) => self.apply(turn, player, order),
+                None => Ok(()),
+            });
+            if let Err(e) = result {
+                turn.reject(player, slot, e);
+            }
+        }
+    }
 }
 
 impl GameRules for Orders {
@@ -219,15 +234,7 @@ impl GameRules for Orders {
 
     fn step(&mut self, turn: &mut Turn<'_>, inputs: &[(NetInput, InputStatus)]) {
         for (player, (input, _)) in inputs.iter().enumerate() {
-            for (slot, wire) in input.orders.iter().enumerate() {
-                let result = wire.decode().and_then(|order| match order {
-                    Some(order) => self.apply(turn, player, order),
-                    None => Ok(()),
-                });
-                if let Err(e) = result {
-                    turn.reject(player, slot, e);
-                }
-            }
+            self.apply_slots(turn, player, &input.orders);
         }
     }
 

@@ -10,7 +10,7 @@
 //! skipped and, through [`Turn::reject`], counted in the state and listed, identically on every
 //! peer.
 
-use super::wire::{MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, PlayerOrder, PlayerOrderError, WireOrder};
+use super::wire::{MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, PlayerOrder, PlayerOrderError};
 use super::{NET_MAGIC, Rejection};
 use crate::agent::{AgentId, AgentParams};
 use crate::agent_model::AgentModel;
@@ -156,21 +156,6 @@ impl Turn<'_> {
             slot,
             error,
         });
-    }
-
-    /// Decodes and applies one wire slot of `player` with [`apply`](Self::apply) (an empty
-    /// slot does nothing); a refusal is [rejected](Self::reject). Returns whether it applied.
-    pub fn apply_wire(&mut self, player: usize, slot: usize, wire: &WireOrder) -> bool {
-        match wire.decode().and_then(|o| match o {
-            Some(order) => self.apply(player, order),
-            None => Ok(()),
-        }) {
-            Ok(()) => true,
-            Err(e) => {
-                self.reject(player, slot, e);
-                false
-            }
-        }
     }
 
     /// Turns one order of `player` into its simulator command: **the default input → command
