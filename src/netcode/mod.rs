@@ -2,17 +2,25 @@
 //! ggrs game state (feature `ggrs`, off by default). The manual page is
 //! [`docs::netcode`](crate::docs::netcode).
 //!
-//! * [`NetConfig`] is the ggrs [`Config`](ggrs::Config): input [`NetInput`], state
-//!   [`NetState`], address [`SocketAddr`].
+//! * [`GameRules`] is a game's own rolled-back state and per-frame rules (its input type, the
+//!   step that turns inputs into commands through a [`Turn`], its checksum bytes): the type
+//!   parameter `R` of [`NetGame`], [`NetState`] and [`NetConfig`]. The default, [`Orders`], is
+//!   the crate's wire orders (with an optional [`Catalogue`] of unit and building types), so
+//!   `NetGame` alone is `NetGame<Orders>`. The manual's
+//!   [tutorial](crate::docs::netcode#a-game-on-the-netcode) builds a game on it.
+//! * [`NetConfig`] is the ggrs [`Config`](ggrs::Config): input `R::Input` ([`NetInput`] by
+//!   default), state [`NetState`], address [`SocketAddr`].
 //! * [`NetInput`] is one player's message for one frame: up to [`MAX_ORDERS`] orders
 //!   ([`WireOrder`], [`ORDER_WIRE_BYTES`] bytes each) and an optional state hash for the
 //!   lockstep hash exchange, [`INPUT_WIRE_BYTES`] bytes on the wire in all. Each order slot
-//!   decodes to a [`PlayerOrder`]: move, queue a waypoint, stop, spawn, remove, set priority.
+//!   decodes to a [`PlayerOrder`]: move, queue a waypoint, stop, spawn, remove, set priority,
+//!   and the catalogue orders (spawn a unit type, set a model, place or remove a building).
 //!   This wire format is a contract between the peers of a session, which must all run the
 //!   same one; the manual gives its [byte layout](crate::docs::netcode#inputs-and-their-wire-size).
-//! * [`NetGame`] owns the simulator (and, with the `scenario` feature, the scene's
-//!   [`Driver`](crate::scenario::Driver)) and fulfils the session's requests:
-//!   [`handle_requests`](NetGame::handle_requests).
+//! * [`NetGame`] owns the simulator, the game's state (and, with the `scenario` feature, the
+//!   scene's [`Driver`](crate::scenario::Driver)) and fulfils the session's requests:
+//!   [`handle_requests`](NetGame::handle_requests). It records the match as a
+//!   [`Replay`](crate::replay::Replay) on request ([`start_recording`](NetGame::start_recording)).
 //!
 //! Remote input is hostile input: every byte string decodes to a [`NetInput`] (it holds only
 //! integers), and each order is validated against the state of its frame. An invalid order

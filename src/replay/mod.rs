@@ -63,7 +63,7 @@
 //! | --- | --- | --- | --- |
 //! | 1 | begin (exactly once, first) | checkpoint interval (`u32`), start tick (`u64`), initial hash (`u64`), the initial snapshot's bytes | [`MAX_BEGIN_FRAME_BYTES`] |
 //! | 2 | tick (one per tick, in order) | state hash after the step (`u64`), skipped-command count (LEB128), command count (LEB128), the commands (bincode fixed-int, as in snapshots: 24 bytes a `SetPrefVelocity`) | [`MAX_FRAME_BYTES`] |
-//! | 3 | checkpoint (after the tick frame of its tick) | agent count (LEB128); per agent in ascending id: id gap (LEB128, the id minus the previous id plus one), x and y (zigzag LEB128 of the raw Q32.32 bits), agent hash (`u32`); then (version 4 on) order count (LEB128); per agent holding an order, ascending id: id gap (LEB128), progress (LEB128), path point count (LEB128), each point's x and y as zigzag LEB128 of the raw bits minus the previous point's (the first minus zero) | [`MAX_FRAME_BYTES`] |
+//! | 3 | checkpoint (after the tick frame of its tick) | agent count (LEB128); per agent in ascending id: id gap (LEB128, the id minus the previous id plus one), x and y (zigzag LEB128 of the raw Q32.32 bits), agent hash (`u32`); then (version 4 on, when the orders are recorded; a payload that ends after the agents has none recorded) order count (LEB128); per agent holding an order, ascending id: id gap (LEB128), progress (LEB128), path point count (LEB128), each point's x and y as zigzag LEB128 of the raw bits minus the previous point's (the first minus zero) | [`MAX_FRAME_BYTES`] |
 //! | 4 | end (exactly once, last; nothing may follow) | tick count (`u64`), final hash (`u64`) | exactly [`END_FRAME_BYTES`] |
 //!
 //! A frame costs [`FRAME_OVERHEAD_BYTES`] (13) besides its payload, so a tick without commands
@@ -81,7 +81,9 @@
 //! The writer writes version [`REPLAY_VERSION`] (4); the reader reads [`REPLAY_VERSION_MIN`]
 //! (2) to 4. Version 4 is version 3 plus the move orders in the checkpoints
 //! ([`ORDERS_IN_CHECKPOINTS`]); a version 2 or 3 replay verifies as before, its orders
-//! unchecked at checkpoints (still in every state hash). Version 3 is version 2 plus the world
+//! unchecked at checkpoints (still in every state hash), and re-encoded it differs from its
+//! file in the version field alone (a checkpoint without orders recorded ends after its
+//! agents, as in version 3). Version 3 is version 2 plus the world
 //! commands (tags 11 to 13): every version 2
 //! replay reads and verifies unchanged (a command tag above 10 in a version 2 stream is a
 //! [`ReplayError::Decode`]), and a build that reads only version 2 refuses a version 3 replay
@@ -153,9 +155,10 @@ pub struct Checkpoint {
     pub tick: u64,
     /// The agents, ascending id.
     pub agents: Vec<AgentMark>,
-    /// The agents that hold a move order, ascending id (empty in a replay older than
-    /// [`ORDERS_IN_CHECKPOINTS`], whose checkpoints do not say).
-    pub orders: Vec<OrderMark>,
+    /// The agents that hold a move order, ascending id; `None` when not recorded (a
+    /// checkpoint of a replay older than [`ORDERS_IN_CHECKPOINTS`]: verify then does not
+    /// compare orders there).
+    pub orders: Option<Vec<OrderMark>>,
 }
 
 impl Checkpoint {
@@ -170,7 +173,7 @@ impl Checkpoint {
         Self {
             tick: sim.tick(),
             agents,
-            orders,
+            orders: Some(orders),
         }
     }
 }
@@ -396,7 +399,7 @@ impl<W: Write> ReplayWriter<W> {
     fn checkpoint(&mut self, sim: &Simulator) -> Result<(), ReplayError> {
         marks(sim, &mut self.marks);
         order_marks(sim, &mut self.orders);
-        self.frames.checkpoint(&self.marks, &self.orders)?;
+        self.frames.checkpoint(&self.marks, Some(&self.orders))?;
         self.checkpointed = true;
         Ok(())
     }
@@ -643,13 +646,17 @@ fn order_field(e: &OrderMark, a: &OrderMark) -> Option<OrderField> {
     })
 }
 
-/// The orders of `sim` that differ from the checkpoint's, ascending id.
+/// The orders of `sim` that differ from the checkpoint's, ascending id (none when the
+/// checkpoint has no orders recorded).
 fn diff_orders(expected: &Checkpoint, sim: &Simulator) -> Vec<OrderDiff> {
     use std::cmp::Ordering;
+    let Some(recorded) = &expected.orders else {
+        return Vec::new();
+    };
     let mut actual = Vec::new();
     order_marks(sim, &mut actual);
     let mut out = Vec::new();
-    let (mut exp, mut act) = (expected.orders.iter().peekable(), actual.iter().peekable());
+    let (mut exp, mut act) = (recorded.iter().peekable(), actual.iter().peekable());
     loop {
         let order = match (exp.peek(), act.peek()) {
             (None, None) => break,
@@ -941,7 +948,6 @@ pub fn verify_stream_with<R: Read>(
     mut on_tick: impl FnMut(u64),
 ) -> Result<(VerifyReport, VerifyStats), ReplayError> {
     let mut reader = ReplayReader::new(src)?;
-    let with_orders = reader.version() >= ORDERS_IN_CHECKPOINTS;
     let header = reader.header().clone_without_snapshot();
     let initial = reader.take_initial();
     let mut sim = Simulator::restore(&initial).map_err(ReplayError::InitialState)?;
@@ -1022,11 +1028,7 @@ pub fn verify_stream_with<R: Read>(
             }
             Frame::Checkpoint(cp) => {
                 let agents = diff_agents(&cp, &sim);
-                let orders = if with_orders {
-                    diff_orders(&cp, &sim)
-                } else {
-                    Vec::new()
-                };
+                let orders = diff_orders(&cp, &sim);
                 if let Some(mut d) = divergence.take() {
                     d.agents_tick = Some(cp.tick);
                     d.agents = agents;
@@ -1143,7 +1145,7 @@ impl Replay {
             }
             frames.tick(step.hash, step.rejected, &step.commands)?;
             if let Some(cp) = checkpoints.next_if(|c| c.tick == step.tick + 1) {
-                frames.checkpoint(&cp.agents, &cp.orders)?;
+                frames.checkpoint(&cp.agents, cp.orders.as_deref())?;
             }
             if checkpoints.peek().is_some_and(|c| c.tick <= step.tick + 1) {
                 return Err(bad(

@@ -320,7 +320,7 @@ fn encode_tick(hash: u64, rejected: u32, commands: &[Command], out: &mut Vec<u8>
 /// ascending id order.
 fn encode_checkpoint(
     agents: &[AgentMark],
-    orders: &[OrderMark],
+    orders: Option<&[OrderMark]>,
     out: &mut Vec<u8>,
 ) -> Result<(), ReplayError> {
     put_uvar(out, agents.len() as u64);
@@ -336,6 +336,11 @@ fn encode_checkpoint(
         out.extend_from_slice(&a.hash.to_le_bytes());
         next = id + 1;
     }
+    // Orders not recorded (a checkpoint read from a version 2 or 3 replay): nothing, so the
+    // payload is the version 3 one.
+    let Some(orders) = orders else {
+        return Ok(());
+    };
     put_uvar(out, orders.len() as u64);
     let mut next = 0u64;
     for o in orders {
@@ -413,14 +418,17 @@ fn decode_checkpoint(payload: &[u8], tick: u64, version: u32) -> Result<Checkpoi
         });
         next = id + 1;
     }
-    let mut orders = Vec::new();
-    if version >= ORDERS_IN_CHECKPOINTS {
+    // Version 4 on, an orders section may follow; a payload that ends after the agents has
+    // none recorded.
+    let mut orders = None;
+    if version >= ORDERS_IN_CHECKPOINTS && !c.done() {
+        let list = orders.get_or_insert_with(Vec::new);
         let n = c.uvar()?;
         // Each order takes at least 3 bytes (gap, progress, point count).
         if n > (c.rest().len() / 3) as u64 {
             return Err("order count exceeds the frame");
         }
-        orders.reserve(n as usize);
+        list.reserve(n as usize);
         let mut next = 0u64;
         for _ in 0..n {
             let id = next
@@ -440,7 +448,7 @@ fn decode_checkpoint(payload: &[u8], tick: u64, version: u32) -> Result<Checkpoi
                 at.1 = at.1.wrapping_add(c.ivar()?);
                 path.push(Vec2::new(Fx::from_bits(at.0), Fx::from_bits(at.1)));
             }
-            orders.push(OrderMark {
+            list.push(OrderMark {
                 id: AgentId(id as u32),
                 progress,
                 path,
@@ -534,7 +542,7 @@ impl<W: Write> FrameWriter<W> {
     pub(crate) fn checkpoint(
         &mut self,
         agents: &[AgentMark],
-        orders: &[OrderMark],
+        orders: Option<&[OrderMark]>,
     ) -> Result<(), ReplayError> {
         self.payload.clear();
         encode_checkpoint(agents, orders, &mut self.payload)?;

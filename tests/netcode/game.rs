@@ -1,8 +1,10 @@
 //! The tutorial game, `examples/skirmish.rs`, as two processes in both modes: equal hash lines,
-//! each peer's recording of the match verifies, and both recordings agree on the last
-//! confirmed tick's hash.
+//! each peer's recording of the match verifies (file and in-process), with its buildings, both
+//! recordings agree on the last confirmed tick's hash, and a waypoint moved in a recording is
+//! named (unit, waypoint, tick).
 
 use super::p2p::{build_example, free_port, wait_bounded};
+use lockstep_orca::replay::{self, Replay};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -25,7 +27,7 @@ fn run_pair(mode: &str) -> [Output; 2] {
                 .args(["--remote", &format!("127.0.0.1:{}", ports[1 - p])])
                 .args(["--player", &p.to_string(), "--mode", mode])
                 .args(["--frames", "240", "--timeout-secs", "60", "--replay"])
-                .arg(dir.join(format!("{mode}_{p}.lsr")))
+                .arg(replay_path(mode, p))
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -72,6 +74,55 @@ fn the_match_agrees_and_replays(mode: &str) {
     assert_eq!(score.len(), 1);
     assert!(score[0].ends_with("buildings 3"), "{score:?}");
     assert!(!score[0].contains("soldiers left 12 / 12"), "{score:?}");
+    // Each peer's replay file verifies (buildings and deaths are commands in it); the same
+    // replay with one waypoint moved by one unit names the unit and the waypoint.
+    for p in 0..2 {
+        let bytes = std::fs::read(replay_path(mode, p)).unwrap();
+        assert!(
+            replay::verify_bytes(&bytes).unwrap().is_match(),
+            "{mode} {p}"
+        );
+        let mut rec = Replay::from_bytes(&bytes).unwrap();
+        let buildings = (rec.steps.iter().flat_map(|s| &s.commands))
+            .filter(|c| matches!(c, lockstep_orca::Command::AddObstacle { .. }))
+            .count();
+        assert_eq!(buildings, 3, "{mode} {p}");
+        let (tick, unit, goal) = rec
+            .steps
+            .iter_mut()
+            .find_map(|s| {
+                s.commands
+                    .iter_mut()
+                    .find_map(|c| match c {
+                        lockstep_orca::Command::QueueMove { id, goal } => Some((*id, goal)),
+                        _ => None,
+                    })
+                    .map(|(id, goal)| (s.tick, id, goal))
+            })
+            .expect("the script queues a waypoint");
+        let recorded = *goal;
+        let moved = recorded + lockstep_orca::Vec2::from_int(1, 0);
+        *goal = moved;
+        let report = replay::verify(&rec);
+        let d = report.divergence().expect("a moved waypoint diverges");
+        assert_eq!(d.tick, tick + 1, "{report}");
+        assert!(
+            d.orders.iter().any(|o| o.id == unit
+                && o.field
+                    == replay::OrderField::Waypoint {
+                        index: 1,
+                        expected: recorded,
+                        actual: moved,
+                    }),
+            "{mode} {p}: {report}"
+        );
+    }
+}
+
+fn replay_path(mode: &str, player: usize) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("skirmish")
+        .join(format!("{mode}_{player}.lsr"))
 }
 
 #[test]
