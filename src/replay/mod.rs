@@ -44,7 +44,8 @@
 //!   progress. A changed waypoint shows in the state hash at once but moves the agent only
 //!   later; verify names it at the next checkpoint ([`OrderDiff`]: the agent, the waypoint's
 //!   index, expected and actual point) instead of "every agent matches". A path costs about
-//!   12 bytes a point (zigzag LEB128 of the coordinate deltas);
+//!   12 bytes a point (zigzag LEB128 of the coordinate deltas), a path unchanged since the
+//!   previous checkpoint one byte (about 3 bytes an agent with an order in all);
 //! * an end frame: the tick count and the final hash.
 //!
 //! Hash labelling: the hash of step `i` (0-based) is taken when [`Simulator::tick`] reads
@@ -63,7 +64,7 @@
 //! | --- | --- | --- | --- |
 //! | 1 | begin (exactly once, first) | checkpoint interval (`u32`), start tick (`u64`), initial hash (`u64`), the initial snapshot's bytes | [`MAX_BEGIN_FRAME_BYTES`] |
 //! | 2 | tick (one per tick, in order) | state hash after the step (`u64`), skipped-command count (LEB128), command count (LEB128), the commands (bincode fixed-int, as in snapshots: 24 bytes a `SetPrefVelocity`) | [`MAX_FRAME_BYTES`] |
-//! | 3 | checkpoint (after the tick frame of its tick) | agent count (LEB128); per agent in ascending id: id gap (LEB128, the id minus the previous id plus one), x and y (zigzag LEB128 of the raw Q32.32 bits), agent hash (`u32`); then (version 4 on, when the orders are recorded; a payload that ends after the agents has none recorded) order count (LEB128); per agent holding an order, ascending id: id gap (LEB128), progress (LEB128), path point count (LEB128), each point's x and y as zigzag LEB128 of the raw bits minus the previous point's (the first minus zero) | [`MAX_FRAME_BYTES`] |
+//! | 3 | checkpoint (after the tick frame of its tick) | agent count (LEB128); per agent in ascending id: id gap (LEB128, the id minus the previous id plus one), x and y (zigzag LEB128 of the raw Q32.32 bits), agent hash (`u32`); then (version 4 on, when the orders are recorded; a payload that ends after the agents has none recorded) order count (LEB128); per agent holding an order, ascending id: id gap (LEB128), progress (LEB128), path point count plus one (LEB128) and each point's x and y as zigzag LEB128 of the raw bits minus the previous point's (the first minus zero), or 0 alone for the same path as in the previous checkpoint that recorded orders | [`MAX_FRAME_BYTES`] |
 //! | 4 | end (exactly once, last; nothing may follow) | tick count (`u64`), final hash (`u64`) | exactly [`END_FRAME_BYTES`] |
 //!
 //! A frame costs [`FRAME_OVERHEAD_BYTES`] (13) besides its payload, so a tick without commands

@@ -321,6 +321,7 @@ fn encode_tick(hash: u64, rejected: u32, commands: &[Command], out: &mut Vec<u8>
 fn encode_checkpoint(
     agents: &[AgentMark],
     orders: Option<&[OrderMark]>,
+    previous: &[OrderMark],
     out: &mut Vec<u8>,
 ) -> Result<(), ReplayError> {
     put_uvar(out, agents.len() as u64);
@@ -343,6 +344,7 @@ fn encode_checkpoint(
     };
     put_uvar(out, orders.len() as u64);
     let mut next = 0u64;
+    let mut prev = previous.iter().peekable();
     for o in orders {
         let id = u64::from(o.id.0);
         let gap = id.checked_sub(next).ok_or(ReplayError::Inconsistent(
@@ -350,14 +352,22 @@ fn encode_checkpoint(
         ))?;
         put_uvar(out, gap);
         put_uvar(out, u64::from(o.progress));
-        put_uvar(out, o.path.len() as u64);
+        next = id + 1;
+        while prev.next_if(|p| p.id < o.id).is_some() {}
+        if prev
+            .peek()
+            .is_some_and(|p| p.id == o.id && p.path == o.path)
+        {
+            put_uvar(out, 0); // the path of the previous checkpoint
+            continue;
+        }
+        put_uvar(out, o.path.len() as u64 + 1);
         let mut at = Vec2::ZERO;
         for p in &o.path {
             put_ivar(out, p.x.to_bits().wrapping_sub(at.x.to_bits()));
             put_ivar(out, p.y.to_bits().wrapping_sub(at.y.to_bits()));
             at = *p;
         }
-        next = id + 1;
     }
     Ok(())
 }
@@ -394,7 +404,14 @@ fn decode_tick(payload: &[u8], tick: u64, version: u32) -> Result<Step, &'static
     })
 }
 
-fn decode_checkpoint(payload: &[u8], tick: u64, version: u32) -> Result<Checkpoint, &'static str> {
+/// Decodes a checkpoint frame; `previous` holds the orders of the last checkpoint that
+/// recorded them (paths marked unchanged are copied from it).
+fn decode_checkpoint(
+    payload: &[u8],
+    tick: u64,
+    version: u32,
+    previous: &[OrderMark],
+) -> Result<Checkpoint, &'static str> {
     let mut c = Cursor::new(payload);
     let n = c.uvar()?;
     // Each agent takes at least 7 bytes (gap, x, y: one byte each at least; hash: 4).
@@ -430,13 +447,30 @@ fn decode_checkpoint(payload: &[u8], tick: u64, version: u32) -> Result<Checkpoi
         }
         list.reserve(n as usize);
         let mut next = 0u64;
+        let mut prev = previous.iter().peekable();
         for _ in 0..n {
             let id = next
                 .checked_add(c.uvar()?)
                 .filter(|&id| id <= u64::from(u32::MAX))
                 .ok_or("order's agent id over u32")?;
             let progress = u32::try_from(c.uvar()?).map_err(|_| "order progress over u32")?;
-            let len = c.uvar()?;
+            next = id + 1;
+            let id = AgentId(id as u32);
+            let len = match c.uvar()? {
+                0 => {
+                    while prev.next_if(|p| p.id < id).is_some() {}
+                    let same = prev
+                        .next_if(|p| p.id == id)
+                        .ok_or("an unchanged path with no previous one")?;
+                    list.push(OrderMark {
+                        id,
+                        progress,
+                        path: same.path.clone(),
+                    });
+                    continue;
+                }
+                n => n - 1,
+            };
             // Each point takes at least 2 bytes.
             if len > (c.rest().len() / 2) as u64 {
                 return Err("path length exceeds the frame");
@@ -448,12 +482,7 @@ fn decode_checkpoint(payload: &[u8], tick: u64, version: u32) -> Result<Checkpoi
                 at.1 = at.1.wrapping_add(c.ivar()?);
                 path.push(Vec2::new(Fx::from_bits(at.0), Fx::from_bits(at.1)));
             }
-            list.push(OrderMark {
-                id: AgentId(id as u32),
-                progress,
-                path,
-            });
-            next = id + 1;
+            list.push(OrderMark { id, progress, path });
         }
     }
     if !c.done() {
@@ -474,6 +503,8 @@ pub(crate) struct FrameWriter<W: Write> {
     check: u64,
     bytes: u64,
     payload: Vec<u8>,
+    /// The orders of the last checkpoint that recorded them (unchanged paths refer to it).
+    orders: Vec<OrderMark>,
 }
 
 impl<W: Write> FrameWriter<W> {
@@ -485,6 +516,7 @@ impl<W: Write> FrameWriter<W> {
             check: 0,
             bytes: REPLAY_HEADER_BYTES as u64,
             payload: Vec::new(),
+            orders: Vec::new(),
         })
     }
 
@@ -545,7 +577,11 @@ impl<W: Write> FrameWriter<W> {
         orders: Option<&[OrderMark]>,
     ) -> Result<(), ReplayError> {
         self.payload.clear();
-        encode_checkpoint(agents, orders, &mut self.payload)?;
+        encode_checkpoint(agents, orders, &self.orders, &mut self.payload)?;
+        if let Some(o) = orders {
+            self.orders.clear();
+            self.orders.extend_from_slice(o);
+        }
         self.frame(KIND_CHECKPOINT)
     }
 
@@ -626,6 +662,8 @@ pub struct ReplayReader<R: Read> {
     /// Tick of the last tick frame, and whether a checkpoint already followed it.
     last_tick: Option<(u64, bool)>,
     last_hash: u64,
+    /// The orders of the last checkpoint that recorded them (unchanged paths refer to it).
+    orders: Vec<OrderMark>,
     ended: bool,
     finished: bool,
 }
@@ -688,6 +726,7 @@ impl<R: Read> ReplayReader<R> {
             ticks: 0,
             last_tick: None,
             last_hash: 0,
+            orders: Vec::new(),
             ended: false,
             finished: false,
         };
@@ -846,7 +885,11 @@ impl<R: Read> ReplayReader<R> {
                     Some((t, false)) => t,
                     _ => return Err(ReplayError::UnexpectedFrame { offset: at, kind }),
                 };
-                let cp = decode_checkpoint(&self.buf, tick, self.version).map_err(bad)?;
+                let cp =
+                    decode_checkpoint(&self.buf, tick, self.version, &self.orders).map_err(bad)?;
+                if let Some(o) = &cp.orders {
+                    self.orders.clone_from(o);
+                }
                 self.last_tick = Some((tick, true));
                 Ok(Some(Frame::Checkpoint(cp)))
             }

@@ -423,3 +423,67 @@ fn a_tampered_waypoint_in_a_recorded_match_is_named() {
         "{text}"
     );
 }
+
+#[test]
+fn recorded_orders_round_trip_through_the_file_with_unchanged_paths_shared() {
+    let mut game = catalogue_game();
+    game.start_recording(RecordOptions {
+        checkpoint_interval: 5,
+    });
+    for frame in 0..40 {
+        let p0 = match frame {
+            1 => orders(&[PlayerOrder::MoveTo {
+                unit: AgentId(0),
+                goal: Vec2::from_int(-30, 3),
+            }]),
+            17 => orders(&[PlayerOrder::QueueMove {
+                unit: AgentId(0),
+                goal: Vec2::from_int(-30, 30),
+            }]),
+            _ => idle(),
+        };
+        let p1 = match frame {
+            9 => orders(&[PlayerOrder::MoveTo {
+                unit: AgentId(1),
+                goal: Vec2::from_int(40, -2),
+            }]),
+            30 => orders(&[PlayerOrder::Stop { unit: AgentId(1) }]),
+            _ => idle(),
+        };
+        game.advance(&[p0, p1]).unwrap();
+    }
+    let rec = game.recorded_replay().unwrap();
+    // Orders appear, grow, and vanish across the checkpoints.
+    let counts: Vec<usize> = rec
+        .checkpoints
+        .iter()
+        .map(|c| c.orders.as_ref().unwrap().len())
+        .collect();
+    // (A checkpoint at tick t is after the step of tick t - 1: the stop of frame 30 shows at 35.)
+    assert_eq!(counts, [1, 2, 2, 2, 2, 2, 1, 1], "{counts:?}");
+    let bytes = rec.to_bytes().unwrap();
+    assert_eq!(replay::Replay::from_bytes(&bytes).unwrap(), rec);
+    assert!(replay::verify_bytes(&bytes).unwrap().is_match());
+    // The last checkpoint's path of agent 0 is unchanged since the one before (one byte in
+    // the file); claiming another one there writes it out and is caught, named.
+    let mut claimed = rec.clone();
+    let last = claimed.checkpoints.last_mut().unwrap();
+    let order = &mut last.orders.as_mut().unwrap()[0];
+    assert_eq!(order.id, AgentId(0));
+    let real = order.path[1];
+    order.path[1] = real + Vec2::from_int(0, 1);
+    let report = replay::verify(&claimed);
+    let d = report
+        .divergence()
+        .expect("a false checkpoint is a divergence");
+    assert_eq!(d.tick, 40);
+    assert_eq!(d.expected_hash, d.actual_hash);
+    assert_eq!(
+        d.orders[0].field,
+        replay::OrderField::Waypoint {
+            index: 1,
+            expected: real + Vec2::from_int(0, 1),
+            actual: real,
+        }
+    );
+}
