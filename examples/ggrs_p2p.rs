@@ -223,6 +223,7 @@ fn main() {
     // the injected fault.
     let snapshots: Rc<RefCell<BTreeMap<u32, Vec<u8>>>> = Rc::default();
     let (snaps, k, inject) = (snapshots.clone(), args.hash_every, args.inject);
+    #[allow(deprecated)] // fault injection: what the hook is for
     game.set_frame_hook(Some(Box::new(move |frame, sim: &mut Simulator| {
         if Some(frame) == inject
             && let Some(&id) = sim.agent_ids().first()

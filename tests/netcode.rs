@@ -2,17 +2,23 @@
 //! non-deterministic step caught, hostile inputs, orders, save/load, the lockstep hash
 //! exchange, a pinned checksum, every variant of `NetError` and `PlayerOrderError`, and the
 //! two-process example (`examples/ggrs_p2p.rs`) on loopback (`netcode/p2p.rs`). The wire
-//! format's tests are in `netcode/wire.rs`.
+//! format's tests are in `netcode/wire.rs`, a game's own rules and state (`GameRules`, the
+//! catalogue orders, the match recording) in `netcode/rules.rs`, the tutorial game
+//! (`examples/skirmish.rs`) as two processes in `netcode/game.rs`.
 
+#[path = "netcode/game.rs"]
+mod game;
 #[path = "netcode/p2p.rs"]
 mod p2p;
+#[path = "netcode/rules.rs"]
+mod rules;
 #[path = "netcode/wire.rs"]
 mod wire;
 
 use ggrs::{GgrsError, InputStatus, SessionBuilder};
 use lockstep_orca::netcode::{
-    INPUT_WIRE_BYTES, MAX_UNITS_PER_PLAYER, NetConfig, NetError, NetGame, NetInput, PlayerOrder,
-    PlayerOrderError, Rejection, WireOrder, kind,
+    INPUT_WIRE_BYTES, MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, NetConfig, NetError, NetGame, NetInput,
+    PlayerOrder, PlayerOrderError, Rejection, WireOrder, kind,
 };
 use lockstep_orca::scenario::Scenario;
 use lockstep_orca::snapshot::{HEADER_BYTES, TRAILER_BYTES};
@@ -148,6 +154,7 @@ fn a_nondeterministic_step_is_caught() {
     let mut game = NetGame::from_scenario(&scenario, 2).unwrap();
     // A counter outside the state: the 30th advance (a re-simulation) nudges an agent.
     let mut calls = 0u32;
+    #[allow(deprecated)] // fault injection: what the hook is for
     game.set_frame_hook(Some(Box::new(move |_frame, sim: &mut Simulator| {
         calls += 1;
         if calls == 30 {
@@ -250,7 +257,7 @@ fn the_checksum_of_a_scripted_game_is_pinned() {
     let bytes = game.save_state().adapter_bytes();
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let expected = [
-        "4c534e4554303032", // LSNET002
+        "4c534e4554303033", // LSNET003
         "32000000",         // frame 50
         "0400000000000000", // 4 rejected orders
         "04000000",         // 4 units: id, owner, taken over
@@ -258,9 +265,10 @@ fn the_checksum_of_a_scripted_game_is_pinned() {
         "01000000 01 01",
         "02000000 00 01",
         "03000000 01 01",
+        "00000000", // no buildings
     ];
     assert_eq!(hex, expected.concat().replace(' ', ""));
-    assert_eq!(game.checksum(), 0x9daa_1f4d_66ce_6c2b_036a_18d2_f7f8_ebb6);
+    assert_eq!(game.checksum(), 0xf706_93a6_572c_071c_e891_b838_3ba7_03fa);
 }
 
 #[test]
@@ -473,6 +481,7 @@ fn the_lockstep_hash_exchange_finds_a_diverged_peer() {
     let (mut a, mut b) = (two_unit_game(), two_unit_game());
     a.set_hash_interval(5);
     b.set_hash_interval(5);
+    #[allow(deprecated)] // fault injection: what the hook is for
     b.set_frame_hook(Some(Box::new(|frame, sim: &mut Simulator| {
         if frame == 12 {
             sim.set_agent_position(AgentId(1), Vec2::from_int(21, 0))
@@ -696,7 +705,8 @@ fn a_full_waypoint_queue_is_queue_full() {
     };
     let history = || {
         let mut game = two_unit_game();
-        // A goal and 15 waypoints over four frames: a 16-point path.
+        // A goal and MAX_WAYPOINTS - 1 waypoints over 256 frames: a path one point short of
+        // the simulator's bound (MAX_PATH_POINTS), sent four points a frame.
         let first = [
             PlayerOrder::MoveTo {
                 unit: u,
@@ -707,33 +717,35 @@ fn a_full_waypoint_queue_is_queue_full() {
             queue(3),
         ];
         game.advance(&[confirmed(&first), idle()]).unwrap();
-        for f in 1..4 {
+        for f in 1..256 {
             let orders: Vec<_> = (0..4).map(|k| queue(f * 4 + k)).collect();
             game.advance(&[confirmed(&orders), idle()]).unwrap();
+            assert!(game.last_rejections().is_empty());
         }
-        assert!(game.last_rejections().is_empty());
-        assert_eq!(game.unit_path(u).len(), 16);
+        assert_eq!(game.unit_path(u).len(), MAX_WAYPOINTS);
         game
     };
+    assert_eq!(MAX_WAYPOINTS + 1, lockstep_orca::orders::MAX_PATH_POINTS);
     let (mut game, mut twin) = (history(), history());
-    // The 16th waypoint fits (goal + 16 queued); the 17th, in the same frame, does not.
+    let w = MAX_WAYPOINTS as i32;
+    // The last waypoint fits (goal + MAX_WAYPOINTS queued); the next, in the same frame, not.
     rejected_like_twin(
         &mut game,
         &mut twin,
-        &[confirmed(&[queue(16), queue(17)]), idle()],
-        &[confirmed(&[queue(16)]), idle()],
+        &[confirmed(&[queue(w), queue(w + 1)]), idle()],
+        &[confirmed(&[queue(w)]), idle()],
         &[(0, 1, PlayerOrderError::QueueFull(u))],
     );
-    assert_eq!(game.unit_path(u).len(), 17);
+    assert_eq!(game.unit_path(u).len(), MAX_WAYPOINTS + 1);
     // A later frame reads the queue from the simulator's order: still full.
     rejected_like_twin(
         &mut game,
         &mut twin,
-        &[confirmed(&[queue(18)]), idle()],
+        &[confirmed(&[queue(w + 2)]), idle()],
         &[idle(), idle()],
         &[(0, 0, PlayerOrderError::QueueFull(u))],
     );
-    assert_eq!(game.unit_path(u).last(), Some(&far(16)));
+    assert_eq!(game.unit_path(u).last(), Some(&far(w)));
 }
 
 #[test]

@@ -21,7 +21,11 @@
 //!    and as orders (`NetInput::from_orders`), applied to a two-player game (four agents, or a
 //!    small scene with events) for up to 16 frames: two games fed the same inputs agree on the
 //!    checksum, the rejections and the hash reports; every skipped order is counted; a third
-//!    game that mispredicts, loads its save and re-simulates agrees too.
+//!    game that mispredicts, loads its save and re-simulates agrees too. The open game has a
+//!    catalogue (unit types, models, a building and a wall over the frame's vertex budget),
+//!    so spawns with parameters and model, model changes and buildings placed and removed
+//!    (owned or not) are fuzzed too; the recordings of the match (one through the rollback)
+//!    are equal and verify.
 //! 6. `nav_cdt`: points (a small lattice, where collinear and cocircular points abound, or
 //!    spread over the predicates' whole range) and constraint segments for the navigation
 //!    mesh's constrained Delaunay triangulation: `Ok` or a clear error; an `Ok` result passes the
@@ -31,14 +35,14 @@
 
 use ggrs::{GameStateCell, InputStatus};
 use lockstep_orca::netcode::{
-    INPUT_WIRE_BYTES, MAX_ORDERS, NetError, NetGame, NetInput, NetState, PlayerOrder,
-    PlayerOrderError,
+    Catalogue, INPUT_WIRE_BYTES, MAX_ORDERS, NetError, NetGame, NetInput, NetState, Orders,
+    PlayerOrder, PlayerOrderError,
 };
 use lockstep_orca::replay::{self, REPLAY_MAGIC, REPLAY_VERSION, RecordOptions};
 use lockstep_orca::scenario::Scenario;
 use lockstep_orca::snapshot::{HEADER_BYTES, TRAILER_BYTES};
 use lockstep_orca::{
-    AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
+    AgentId, AgentModel, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
 };
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -462,15 +466,31 @@ fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOrder {
         Fx::from_bits(i64::from(x) << shift),
         Fx::from_bits(i64::from(y) << shift),
     );
-    match kind % 6 {
+    let index = arg & 3; // catalogue indices 0..=3: 2 and 3 name nothing
+    match kind % 10 {
         0 => PlayerOrder::MoveTo { unit, goal: point },
         1 => PlayerOrder::QueueMove { unit, goal: point },
         2 => PlayerOrder::Stop { unit },
         3 => PlayerOrder::Spawn { position: point },
         4 => PlayerOrder::Remove { unit },
-        _ => PlayerOrder::SetPriority {
+        5 => PlayerOrder::SetPriority {
             unit,
             priority: arg,
+        },
+        6 => PlayerOrder::SpawnType {
+            position: point,
+            unit_type: index,
+        },
+        7 => PlayerOrder::SetModel {
+            unit,
+            unit_type: index,
+        },
+        8 => PlayerOrder::PlaceBuilding {
+            position: point,
+            building: index,
+        },
+        _ => PlayerOrder::RemoveBuilding {
+            building: lockstep_orca::ObstacleId(unit.0 % 4),
         },
     }
 }
@@ -568,8 +588,35 @@ tick = 5
 set_goal = { id = 4, goal = [10, -10] }
 "#;
 
-/// A two-player game: the scene, or four agents in the open (0 and 2 player 0's, 1 and 3
-/// player 1's) with no driver.
+/// The catalogue of `ggrs_input`'s open game: two unit types (a fast one, and a model with
+/// layers), a 4 × 4 building and a 700-vertex wall (over the frame's vertex budget twice).
+fn net_catalogue() -> Catalogue {
+    let fast = AgentParams {
+        max_speed: Fx::from_num(4),
+        ..AgentParams::default()
+    };
+    let layered = AgentModel {
+        layers: 2,
+        mask: 3,
+        ..AgentModel::default()
+    };
+    let square = (0..4)
+        .map(|k| Vec2::from_int([0, 4, 4, 0][k], [0, 0, 4, 4][k]))
+        .collect();
+    Catalogue {
+        unit_types: vec![
+            (fast, AgentModel::default()),
+            (AgentParams::default(), layered),
+        ],
+        buildings: vec![
+            ObstacleShape::Polygon(square),
+            ObstacleShape::Polyline((0..700).map(|k| Vec2::from_int(k, k % 2)).collect()),
+        ],
+    }
+}
+
+/// A two-player game: the scene (default rules, no catalogue), or four agents in the open (0
+/// and 2 player 0's, 1 and 3 player 1's) with no driver and the catalogue.
 fn net_game(scene: Option<&Scenario>) -> NetGame {
     let mut game = match scene {
         Some(s) => NetGame::from_scenario(s, 2).unwrap(),
@@ -579,7 +626,8 @@ fn net_game(scene: Option<&Scenario>) -> NetGame {
                 .into_iter()
                 .map(|(x, y)| sim.add_agent(Vec2::from_int(x, y)).unwrap())
                 .collect();
-            let mut game = NetGame::new(sim, 2).unwrap();
+            let mut game =
+                NetGame::with_rules(sim, 2, Orders::with_catalogue(net_catalogue())).unwrap();
             for (i, id) in ids.into_iter().enumerate() {
                 game.assign(id, i % 2).unwrap();
             }
@@ -601,6 +649,27 @@ fn run_net(scene: Option<&Scenario>, rollback_at: u8, frames: &[(NetMessage, Net
         .map(|(p0, p1)| [net_input(p0), net_input(p1)])
         .collect();
     let (mut a, mut b, mut c) = (net_game(scene), net_game(scene), net_game(scene));
+    // `c`'s recording follows its rollback; it must verify like `a`'s.
+    a.start_recording(RecordOptions {
+        checkpoint_interval: 4,
+    });
+    c.start_recording(RecordOptions {
+        checkpoint_interval: 4,
+    });
+    run_net_frames(&mut a, &mut b, &mut c, rollback_at, &inputs);
+    let (ra, rc) = (a.recorded_replay().unwrap(), c.recorded_replay().unwrap());
+    assert_eq!(ra, rc);
+    let report = replay::verify(&ra);
+    assert!(report.is_match(), "{report}");
+}
+
+fn run_net_frames(
+    a: &mut NetGame,
+    b: &mut NetGame,
+    c: &mut NetGame,
+    rollback_at: u8,
+    inputs: &[[(NetInput, InputStatus); 2]],
+) {
     let rollback_at = usize::from(rollback_at) % (inputs.len() + 1);
     let cell = GameStateCell::<NetState>::default();
     for (f, input) in inputs.iter().enumerate() {

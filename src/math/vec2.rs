@@ -320,6 +320,39 @@ impl Mul<Fx> for Vec2 {
     }
 }
 
+/// Scales by an integer: exact (each component's bits times `n`), no rounding. Like `fixed`'s
+/// own arithmetic, overflow panics with debug assertions and wraps without; use
+/// [`Vec2::checked_mul_int`] for values that may leave the range.
+///
+/// ```
+/// use lockstep_orca::{Fx, Vec2};
+/// assert_eq!(Vec2::new(Fx::lit("1.5"), Fx::from_num(-2)) * 4, Vec2::from_int(6, -8));
+/// ```
+impl Mul<i32> for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn mul(self, n: i32) -> Self {
+        Self::new(self.x * i64::from(n), self.y * i64::from(n))
+    }
+}
+
+impl Vec2 {
+    /// `self · n` (exact, as `self * n`), or `None` if a component leaves the Q32.32 range.
+    ///
+    /// ```
+    /// use lockstep_orca::{Fx, Vec2};
+    /// assert_eq!(Vec2::from_int(3, -1).checked_mul_int(-2), Some(Vec2::from_int(-6, 2)));
+    /// assert_eq!(Vec2::new(Fx::MAX, Fx::ZERO).checked_mul_int(2), None);
+    /// ```
+    #[must_use]
+    pub fn checked_mul_int(self, n: i32) -> Option<Self> {
+        Some(Self::new(
+            self.x.checked_mul_int(i64::from(n))?,
+            self.y.checked_mul_int(i64::from(n))?,
+        ))
+    }
+}
+
 /// Divides by a scalar (each component truncated toward zero). Panics on a zero divisor, like
 /// `fixed`; the simulator never divides by a value it has not checked.
 impl Div<Fx> for Vec2 {

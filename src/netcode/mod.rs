@@ -2,17 +2,25 @@
 //! ggrs game state (feature `ggrs`, off by default). The manual page is
 //! [`docs::netcode`](crate::docs::netcode).
 //!
-//! * [`NetConfig`] is the ggrs [`Config`](ggrs::Config): input [`NetInput`], state
-//!   [`NetState`], address [`SocketAddr`].
+//! * [`GameRules`] is a game's own rolled-back state and per-frame rules (its input type, the
+//!   step that turns inputs into commands through a [`Turn`], its checksum bytes): the type
+//!   parameter `R` of [`NetGame`], [`NetState`] and [`NetConfig`]. The default, [`Orders`], is
+//!   the crate's wire orders (with an optional [`Catalogue`] of unit and building types), so
+//!   `NetGame` alone is `NetGame<Orders>`. The manual's
+//!   [tutorial](crate::docs::netcode#a-game-on-the-netcode) builds a game on it.
+//! * [`NetConfig`] is the ggrs [`Config`](ggrs::Config): input `R::Input` ([`NetInput`] by
+//!   default), state [`NetState`], address [`SocketAddr`].
 //! * [`NetInput`] is one player's message for one frame: up to [`MAX_ORDERS`] orders
 //!   ([`WireOrder`], [`ORDER_WIRE_BYTES`] bytes each) and an optional state hash for the
 //!   lockstep hash exchange, [`INPUT_WIRE_BYTES`] bytes on the wire in all. Each order slot
-//!   decodes to a [`PlayerOrder`]: move, queue a waypoint, stop, spawn, remove, set priority.
+//!   decodes to a [`PlayerOrder`]: move, queue a waypoint, stop, spawn, remove, set priority,
+//!   and the catalogue orders (spawn a unit type, set a model, place or remove a building).
 //!   This wire format is a contract between the peers of a session, which must all run the
 //!   same one; the manual gives its [byte layout](crate::docs::netcode#inputs-and-their-wire-size).
-//! * [`NetGame`] owns the simulator (and, with the `scenario` feature, the scene's
-//!   [`Driver`](crate::scenario::Driver)) and fulfils the session's requests:
-//!   [`handle_requests`](NetGame::handle_requests).
+//! * [`NetGame`] owns the simulator, the game's state (and, with the `scenario` feature, the
+//!   scene's [`Driver`](crate::scenario::Driver)) and fulfils the session's requests:
+//!   [`handle_requests`](NetGame::handle_requests). It records the match as a
+//!   [`Replay`](crate::replay::Replay) on request ([`start_recording`](NetGame::start_recording)).
 //!
 //! Remote input is hostile input: every byte string decodes to a [`NetInput`] (it holds only
 //! integers), and each order is validated against the state of its frame. An invalid order
@@ -45,8 +53,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod record;
+mod rules;
+mod turn;
 mod wire;
 
+pub use rules::{Catalogue, GameRules, Orders, StateWriter};
+pub use turn::{MAX_FRAME_VERTICES, Turn};
 pub use wire::{
     COORD_SHIFT, INPUT_WIRE_BYTES, MAX_ORDERS, MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, NetInput,
     ORDER_WIRE_BYTES, PlayerOrder, PlayerOrderError, WireOrder, kind,
@@ -62,24 +75,33 @@ use crate::util::ByteSink;
 use ggrs::{GameStateCell, GgrsRequest, InputStatus};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 use std::net::SocketAddr;
+use turn::{Adapter, Unit};
 
 /// Players a [`NetGame`] accepts (owners are stored as `u8`).
 pub const MAX_PLAYERS: usize = 64;
 /// Magic of the adapter's part of the checksum ([`NetState::checksum`]).
-pub const NET_MAGIC: &[u8; 8] = b"LSNET002";
+pub const NET_MAGIC: &[u8; 8] = b"LSNET003";
 
-/// The ggrs configuration: the simulator as game state.
+/// The ggrs configuration of a game with rules `R`: the simulator and the game's state as
+/// ggrs game state, `R::Input` as input. `NetConfig` alone is the default rules' ([`Orders`],
+/// input [`NetInput`]).
 ///
 /// Inputs are one-off orders, so the predictor is [`ggrs::PredictDefault`]: a missing remote
-/// input is predicted as "no orders" (repeating the last input would repeat its orders).
-#[derive(Debug)]
-pub struct NetConfig;
+/// input is predicted as "no input" (repeating the last input would repeat its orders).
+pub struct NetConfig<R: GameRules = Orders>(PhantomData<fn() -> R>);
 
-impl ggrs::Config for NetConfig {
-    type Input = NetInput;
+impl<R: GameRules> fmt::Debug for NetConfig<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("NetConfig")
+    }
+}
+
+impl<R: GameRules> ggrs::Config for NetConfig<R> {
+    type Input = R::Input;
     type InputPredictor = ggrs::PredictDefault;
-    type State = NetState;
+    type State = NetState<R>;
     type Address = SocketAddr;
 }
 
@@ -187,58 +209,33 @@ impl From<SimError> for NetError {
     }
 }
 
-/// A unit of the adapter's table: its owner, and whether a player has given it a move order
-/// or a stop (then the scene's driver no longer steers it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Unit {
-    owner: u8,
-    commanded: bool,
-}
-
-/// The adapter's own state, beside the simulator's: what persists across frames.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Adapter {
-    frame: u32,
-    units: BTreeMap<AgentId, Unit>,
-    rejected: u64,
-}
-
-impl Adapter {
-    fn write_bytes(&self, out: &mut impl ByteSink) {
-        out.put(NET_MAGIC);
-        out.put(&self.frame.to_le_bytes());
-        out.put(&self.rejected.to_le_bytes());
-        out.put(&(self.units.len() as u32).to_le_bytes());
-        for (id, u) in &self.units {
-            out.put(&id.0.to_le_bytes());
-            out.put(&[u.owner, u8::from(u.commanded)]);
-        }
-    }
-
-    /// The checksum of a state whose simulator part hashes to `sim_hash128`.
-    fn checksum(&self, sim_hash128: u128) -> u128 {
-        let mut h = StreamHasher::new();
-        h.put(&sim_hash128.to_le_bytes());
-        self.write_bytes(&mut h);
-        h.finish128()
-    }
+/// The checksum of a state: XXH3-128 of the simulator's 128-bit hash, the adapter's bytes and
+/// the game's.
+fn checksum_of<R: GameRules>(sim_hash128: u128, adapter: &Adapter, rules: &R) -> u128 {
+    let mut h = StreamHasher::new();
+    h.put(&sim_hash128.to_le_bytes());
+    adapter.write_bytes(&mut h);
+    rules.write_state(&mut StateWriter { sink: &mut h });
+    h.finish128()
 }
 
 /// The saved game state: the ggrs [`Config::State`](ggrs::Config::State).
 ///
 /// The simulator's [`SimState`] (its state without the scratch buffers; see
-/// [`docs::netcode`](crate::docs::netcode) for its cost against a clone and snapshot bytes)
-/// plus the adapter's own state that persists across frames: the frame counter, the unit
-/// table (owner, and whether a player has taken the unit over from the scene) and the count of
-/// rejected orders. All of it is in the [checksum](Self::checksum). Move orders are simulation
-/// state ([`crate::orders`]), so the [`SimState`] holds them.
+/// [`docs::netcode`](crate::docs::netcode) for its cost against a clone and snapshot bytes),
+/// the adapter's own state that persists across frames (the frame counter, the unit table:
+/// owner, and whether a player has taken the unit over from the scene; the buildings players
+/// placed and their owners; the count of rejected orders) and the game's rolled-back state
+/// `R`. All of it is in the [checksum](Self::checksum). Move orders are simulation state
+/// ([`crate::orders`]), so the [`SimState`] holds them.
 #[derive(Clone, Debug)]
-pub struct NetState {
+pub struct NetState<R: GameRules = Orders> {
     sim: SimState,
     adapter: Adapter,
+    rules: R,
 }
 
-impl NetState {
+impl<R: GameRules> NetState<R> {
     /// The frame: advances since the game started.
     #[must_use]
     pub fn frame(&self) -> u32 {
@@ -251,17 +248,25 @@ impl NetState {
         &self.sim
     }
 
+    /// The game's saved state.
+    #[must_use]
+    pub fn rules(&self) -> &R {
+        &self.rules
+    }
+
     /// The checksum ggrs compares: XXH3-128 (seed 0) of 16 bytes, the simulator's
     /// [`state_hash128`](Simulator::state_hash128) (little-endian), followed by the adapter's
-    /// canonical bytes ([`adapter_bytes`](Self::adapter_bytes)), streamed without allocating.
+    /// canonical bytes ([`adapter_bytes`](Self::adapter_bytes)) and the game's
+    /// ([`GameRules::write_state`]), streamed without allocating.
     #[must_use]
     pub fn checksum(&self) -> u128 {
-        self.adapter.checksum(self.sim.state_hash128())
+        checksum_of(self.sim.state_hash128(), &self.adapter, &self.rules)
     }
 
     /// The adapter's canonical bytes: magic [`NET_MAGIC`], frame (`u32`), rejected orders
     /// (`u64`), unit count (`u32`), then per unit in ascending id: id (`u32`), owner (`u8`),
-    /// taken over from the scene (`u8`, 0 or 1). Little-endian.
+    /// taken over from the scene (`u8`, 0 or 1); building count (`u32`), then per building in
+    /// ascending obstacle id: id (`u32`), owner (`u8`). Little-endian.
     #[must_use]
     pub fn adapter_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
@@ -270,16 +275,18 @@ impl NetState {
     }
 }
 
-/// A hook run at the end of every advance with the new frame and the simulator. It exists to
-/// break determinism on purpose (fault injection, the negative sync test); a game has no use
-/// for it.
+/// A fault-injection hook run at the end of every advance with the new frame and the
+/// simulator ([`NetGame::set_frame_hook`], deprecated): it changes the state outside the rules,
+/// which is what a desync is. A game's logic goes in [`GameRules::step`].
 pub type FrameHook = Box<dyn FnMut(u32, &mut Simulator)>;
 
-/// The game: the live simulator and adapter state, and what is not state (the scene's driver,
-/// diagnostics, the hash history of the lockstep exchange).
-pub struct NetGame {
+/// The game: the live simulator, adapter and game state (rules `R`, default [`Orders`]), and
+/// what is not state (the scene's driver, diagnostics, the hash history of the lockstep
+/// exchange, the match recording).
+pub struct NetGame<R: GameRules = Orders> {
     sim: Simulator,
     adapter: Adapter,
+    rules: R,
     num_players: usize,
     #[cfg(feature = "scenario")]
     driver: Option<crate::scenario::Driver>,
@@ -290,9 +297,11 @@ pub struct NetGame {
     last_rejections: Vec<Rejection>,
     hook: Option<FrameHook>,
     commands: Vec<Command>,
+    path_len: BTreeMap<AgentId, usize>,
+    recording: Option<record::Recording>,
 }
 
-impl fmt::Debug for NetGame {
+impl<R: GameRules> fmt::Debug for NetGame<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NetGame")
             .field("frame", &self.adapter.frame)
@@ -306,30 +315,15 @@ impl fmt::Debug for NetGame {
 /// How many frames of own hashes the lockstep exchange keeps.
 const HASH_HISTORY: usize = 1024;
 
-impl NetGame {
-    /// A game over `sim` for `num_players` players (handles `0..num_players`). No unit is
-    /// owned yet: [`assign`](Self::assign) them, or let players [`PlayerOrder::Spawn`] their own.
+impl NetGame<Orders> {
+    /// A game over `sim` for `num_players` players (handles `0..num_players`) with the default
+    /// rules ([`Orders`], no catalogue). No unit is owned yet: [`assign`](Self::assign) them, or
+    /// let players [`PlayerOrder::Spawn`] their own.
     ///
     /// # Errors
     /// [`NetError::BadPlayer`] unless `1 <= num_players <= MAX_PLAYERS`.
     pub fn new(sim: Simulator, num_players: usize) -> Result<Self, NetError> {
-        if num_players == 0 || num_players > MAX_PLAYERS {
-            return Err(NetError::BadPlayer(num_players));
-        }
-        Ok(Self {
-            sim,
-            adapter: Adapter::default(),
-            num_players,
-            #[cfg(feature = "scenario")]
-            driver: None,
-            hash_every: 0,
-            hashes: BTreeMap::new(),
-            mismatches: Vec::new(),
-            unchecked_reports: 0,
-            last_rejections: Vec::new(),
-            hook: None,
-            commands: Vec::new(),
-        })
+        Self::with_rules(sim, num_players, Orders::default())
     }
 
     /// A game over a scene: the scene's simulator and driver. The scene steers its agents as
@@ -364,6 +358,48 @@ impl NetGame {
         game.driver = Some(driver);
         Ok(game)
     }
+}
+
+impl<R: GameRules> NetGame<R> {
+    /// A game over `sim` for `num_players` players (handles `0..num_players`) with the game's
+    /// rules and initial state `rules`.
+    ///
+    /// # Errors
+    /// [`NetError::BadPlayer`] unless `1 <= num_players <= MAX_PLAYERS`.
+    pub fn with_rules(sim: Simulator, num_players: usize, rules: R) -> Result<Self, NetError> {
+        if num_players == 0 || num_players > MAX_PLAYERS {
+            return Err(NetError::BadPlayer(num_players));
+        }
+        Ok(Self {
+            sim,
+            adapter: Adapter::default(),
+            rules,
+            num_players,
+            #[cfg(feature = "scenario")]
+            driver: None,
+            hash_every: 0,
+            hashes: BTreeMap::new(),
+            mismatches: Vec::new(),
+            unchecked_reports: 0,
+            last_rejections: Vec::new(),
+            hook: None,
+            commands: Vec::new(),
+            path_len: BTreeMap::new(),
+            recording: None,
+        })
+    }
+
+    /// The game's live state (its rules).
+    #[must_use]
+    pub fn rules(&self) -> &R {
+        &self.rules
+    }
+
+    /// The game's live state, to set it up before the session starts (changing it later,
+    /// outside [`GameRules::step`], is a desync).
+    pub fn rules_mut(&mut self) -> &mut R {
+        &mut self.rules
+    }
 
     /// Gives agent `id` to `player` (setup, before the session starts; part of the state).
     ///
@@ -388,10 +424,11 @@ impl NetGame {
     /// The live state, saved ([`Simulator::save_state`] and the adapter's state): what a save
     /// request stores.
     #[must_use]
-    pub fn save_state(&self) -> NetState {
+    pub fn save_state(&self) -> NetState<R> {
         NetState {
             sim: self.sim.save_state(),
             adapter: self.adapter.clone(),
+            rules: self.rules.clone(),
         }
     }
 
@@ -416,7 +453,13 @@ impl NetGame {
     /// The checksum of the live state ([`NetState::checksum`]).
     #[must_use]
     pub fn checksum(&self) -> u128 {
-        self.adapter.checksum(self.sim.state_hash128())
+        checksum_of(self.sim.state_hash128(), &self.adapter, &self.rules)
+    }
+
+    /// The owner of building `id`, if a player placed it.
+    #[must_use]
+    pub fn building_owner(&self, id: crate::obstacle::ObstacleId) -> Option<usize> {
+        self.adapter.buildings.get(&id).map(|&o| usize::from(o))
     }
 
     /// The owner of unit `id`, if a player owns it.
@@ -496,7 +539,13 @@ impl NetGame {
         self.adapter.frame = frame;
     }
 
-    /// Installs (or removes) the [`FrameHook`].
+    /// Installs (or removes) the [`FrameHook`]: fault injection (the crate's negative sync
+    /// tests, the example's `--inject-desync`). A game's logic belongs in [`GameRules::step`],
+    /// which runs inside the rollback; a hook's changes are a desync by design.
+    #[deprecated(
+        since = "0.1.0",
+        note = "a game's per-frame logic belongs in `GameRules::step`; the hook is fault injection only"
+    )]
     pub fn set_frame_hook(&mut self, hook: Option<FrameHook>) {
         self.hook = hook;
     }
@@ -509,7 +558,7 @@ impl NetGame {
     /// [`advance`](Self::advance) returns.
     pub fn handle_requests(
         &mut self,
-        requests: Vec<GgrsRequest<NetConfig>>,
+        requests: Vec<GgrsRequest<NetConfig<R>>>,
     ) -> Result<(), NetError> {
         for request in requests {
             match request {
@@ -525,7 +574,7 @@ impl NetGame {
     ///
     /// # Errors
     /// [`NetError::FrameMismatch`] if the game is not at `frame`.
-    pub fn save(&self, cell: &GameStateCell<NetState>, frame: i32) -> Result<(), NetError> {
+    pub fn save(&self, cell: &GameStateCell<NetState<R>>, frame: i32) -> Result<(), NetError> {
         check_frame(frame, self.adapter.frame)?;
         cell.save(frame, Some(self.save_state()), Some(self.checksum()));
         Ok(())
@@ -537,24 +586,39 @@ impl NetGame {
     /// # Errors
     /// [`NetError::MissingState`] for an empty cell, [`NetError::FrameMismatch`] if it holds
     /// another frame's state.
-    pub fn load(&mut self, cell: &GameStateCell<NetState>, frame: i32) -> Result<(), NetError> {
+    pub fn load(&mut self, cell: &GameStateCell<NetState<R>>, frame: i32) -> Result<(), NetError> {
         let data = cell.data().ok_or(NetError::MissingState { frame })?;
         check_frame(frame, data.adapter.frame)?;
-        self.sim.load_state(&data.sim);
-        self.adapter.clone_from(&data.adapter);
+        self.load_state(&data)
+    }
+
+    /// Loads a saved state ([`save_state`](Self::save_state)): the simulator
+    /// ([`Simulator::load_state`]: no re-validation, buffers kept), the adapter and the game.
+    /// A recording drops the frames after it (they are simulated again).
+    ///
+    /// # Errors
+    /// [`NetError::FrameMismatch`] if the state is of a frame before the recording started.
+    pub fn load_state(&mut self, state: &NetState<R>) -> Result<(), NetError> {
+        if let Some(r) = &mut self.recording {
+            r.rewind(state.adapter.frame)?;
+        }
+        self.sim.load_state(&state.sim);
+        self.adapter.clone_from(&state.adapter);
+        self.rules.clone_from(&state.rules);
         Ok(())
     }
 
     /// Advances one frame with one input per player (ggrs's `AdvanceFrame`): compares the
-    /// confirmed inputs' hash reports with this peer's own, queues the scene driver's commands
-    /// and every player's orders (skipping and counting invalid ones) for the current tick,
-    /// and steps.
+    /// confirmed inputs' hash reports with this peer's own, queues the scene driver's commands,
+    /// runs the game's [rules](GameRules::step) (which queue the players' commands, skipping
+    /// and counting invalid ones) for the current tick, steps, and records the tick if a
+    /// recording runs.
     ///
     /// # Errors
     /// [`NetError::PlayerCount`], [`NetError::FrameLimit`], or [`NetError::Sim`] if the step
-    /// fails (the simulator is then unchanged but holds the frame's commands queued: load a
-    /// saved state before going on).
-    pub fn advance(&mut self, inputs: &[(NetInput, InputStatus)]) -> Result<(), NetError> {
+    /// fails (the simulator is then unchanged but holds the frame's commands queued, and the
+    /// game's state may have moved: load a saved state before going on).
+    pub fn advance(&mut self, inputs: &[(R::Input, InputStatus)]) -> Result<(), NetError> {
         if inputs.len() != self.num_players {
             return Err(NetError::PlayerCount {
                 expected: self.num_players,
@@ -575,36 +639,69 @@ impl NetGame {
         let saved = self.adapter.clone();
         self.frame_commands(inputs, &mut commands);
         let tick = self.sim.tick();
-        for c in &commands {
+        let mut accepted = 0;
+        for i in 0..commands.len() {
             // Validated values; a refusal here (e.g. a command for an agent removed outside the
             // adapter) is a skip.
-            if let Err(e) = self.sim.queue_command(tick, c.clone()) {
-                self.last_rejections.push(Rejection {
+            match self.sim.queue_command(tick, commands[i].clone()) {
+                Ok(()) => {
+                    commands.swap(accepted, i);
+                    accepted += 1;
+                }
+                Err(e) => self.last_rejections.push(Rejection {
                     frame: self.adapter.frame,
                     player: usize::MAX,
                     slot: 0,
                     error: PlayerOrderError::Sim(e),
-                });
+                }),
             }
         }
-        self.commands = commands;
+        commands.truncate(accepted);
         if let Err(e) = self.sim.step() {
+            self.commands = commands;
             self.adapter = saved;
             return Err(NetError::Sim(e));
         }
-        let sim = &self.sim;
-        let next_id = sim.next_agent_id();
-        // Units whose agent is gone (removed by an order or a scene event) leave the table;
-        // scene agents not added yet stay.
-        self.adapter
-            .units
-            .retain(|&id, _| id >= next_id || sim.contains_agent(id));
+        self.adapter.prune(&self.sim);
         self.adapter.frame = next_frame;
+        if let Some(r) = &mut self.recording {
+            r.push(&commands, &self.sim);
+        }
+        self.commands = commands;
         if let Some(hook) = self.hook.as_mut() {
             hook(next_frame, &mut self.sim);
         }
         self.record_hash();
         Ok(())
+    }
+
+    /// Starts recording the match from the current frame (replacing a recording in
+    /// progress): see [`recorded_replay`](Self::recorded_replay).
+    pub fn start_recording(&mut self, options: crate::replay::RecordOptions) {
+        self.recording = Some(record::Recording::new(
+            &self.sim,
+            self.adapter.frame,
+            options,
+        ));
+    }
+
+    /// The match recorded so far as a [`Replay`](crate::replay::Replay) (`None` without
+    /// [`start_recording`](Self::start_recording)): the simulator's initial snapshot, each
+    /// frame's commands as the rules queued them (player orders, spawns, buildings, deaths, the
+    /// scene's), the state hash after each step, checkpoints. It follows rollbacks: it is the
+    /// timeline simulated last, so take it once the last frame is confirmed.
+    /// [`crate::replay::verify`] re-simulates it; the game's own state (`R`) is not in it.
+    /// Memory grows with the match (a few bytes a tick without commands).
+    #[must_use]
+    pub fn recorded_replay(&self) -> Option<crate::replay::Replay> {
+        self.recording.as_ref().map(|r| r.replay(&self.sim))
+    }
+
+    /// The commands the last advance queued (and the simulator accepted), in queue order: the
+    /// frame's input → command mapping's result, what a recording stores for the tick.
+    #[must_use]
+    pub fn last_commands(&self) -> &[Command] {
+        &self.commands
     }
 
     fn record_hash(&mut self) {
@@ -617,9 +714,9 @@ impl NetGame {
         }
     }
 
-    fn check_reported_hashes(&mut self, inputs: &[(NetInput, InputStatus)]) {
+    fn check_reported_hashes(&mut self, inputs: &[(R::Input, InputStatus)]) {
         for (player, (input, status)) in inputs.iter().enumerate() {
-            let Some((frame, remote)) = input.reported_hash() else {
+            let Some((frame, remote)) = R::reported_hash(input) else {
                 continue;
             };
             if *status != InputStatus::Confirmed {
@@ -647,9 +744,17 @@ impl NetGame {
         }
     }
 
-    /// The frame's commands: the scene's, then every player's orders.
-    fn frame_commands(&mut self, inputs: &[(NetInput, InputStatus)], out: &mut Vec<Command>) {
-        let mut scene_adds = 0u32;
+    /// The frame's commands: the scene's, then the rules'.
+    fn frame_commands(&mut self, inputs: &[(R::Input, InputStatus)], out: &mut Vec<Command>) {
+        #[cfg_attr(
+            not(feature = "scenario"),
+            expect(unused_mut, reason = "scene-only counts")
+        )]
+        let (mut scene_adds, mut scene_obstacles, mut scene_vertices) = (0u32, 0u32, 0usize);
+        #[cfg_attr(
+            not(feature = "scenario"),
+            expect(unused_mut, reason = "scene-only flag")
+        )]
         let mut scene_adds_ahead = false;
         #[cfg(feature = "scenario")]
         if let Some(driver) = &self.driver {
@@ -657,7 +762,11 @@ impl NetGame {
             let units = &self.adapter.units;
             for c in driver.tick_commands(&self.sim, tick) {
                 match c {
-                    Command::AddAgent { .. } => scene_adds += 1,
+                    Command::AddAgent { .. } | Command::SpawnAgent { .. } => scene_adds += 1,
+                    Command::AddObstacle { ref shape } => {
+                        scene_obstacles += 1;
+                        scene_vertices += shape.vertices().len();
+                    }
                     // A unit a player took over is steered by the player (the driver already
                     // leaves agents with an order alone; this covers stopped ones).
                     Command::SetPrefVelocity { id, .. }
@@ -673,117 +782,19 @@ impl NetGame {
                 e.tick >= tick && matches!(e.action, crate::scenario::EventAction::AddAgent(_))
             });
         }
-        let mut spawned = 0u32;
-        // Path points each unit will hold after this frame's orders so far.
-        let mut path_len: BTreeMap<AgentId, usize> = BTreeMap::new();
-        for (player, (input, _)) in inputs.iter().enumerate() {
-            for (slot, wire) in input.orders.iter().enumerate() {
-                let result = wire.decode().and_then(|order| match order {
-                    None => Ok(()),
-                    Some(PlayerOrder::Spawn { position }) if !scene_adds_ahead => {
-                        self.spawn(player, position, scene_adds + spawned, out)?;
-                        spawned += 1;
-                        Ok(())
-                    }
-                    Some(PlayerOrder::Spawn { .. }) => Err(PlayerOrderError::SpawnDuringSceneAdds),
-                    Some(order) => self.apply_order(player, order, &mut path_len, out),
-                });
-                if let Err(error) = result {
-                    self.adapter.rejected += 1;
-                    self.last_rejections.push(Rejection {
-                        frame: self.adapter.frame,
-                        player,
-                        slot,
-                        error,
-                    });
-                }
-            }
-        }
-    }
-
-    fn spawn(
-        &mut self,
-        player: usize,
-        position: Vec2,
-        adds_before: u32,
-        out: &mut Vec<Command>,
-    ) -> Result<(), PlayerOrderError> {
-        let owned = self
-            .adapter
-            .units
-            .values()
-            .filter(|u| usize::from(u.owner) == player)
-            .count();
-        let id = self
-            .sim
-            .next_agent_id()
-            .0
-            .checked_add(adds_before)
-            .filter(|id| *id < u32::MAX && owned < MAX_UNITS_PER_PLAYER)
-            .ok_or(PlayerOrderError::UnitLimit)?;
-        out.push(Command::AddAgent {
-            position,
-            params: self.sim.agent_defaults(),
-        });
-        self.adapter.units.insert(
-            AgentId(id),
-            Unit {
-                owner: player as u8,
-                commanded: true,
-            },
-        );
-        Ok(())
-    }
-
-    /// Turns one validated order of `player` into its simulator command. **The one place
-    /// that maps orders to the simulator**: move orders are the simulator's own
-    /// ([`Command::MoveTo`], [`Command::QueueMove`], [`Command::Stop`],
-    /// [`Command::SetPriority`], [`crate::orders`]).
-    fn apply_order(
-        &mut self,
-        player: usize,
-        order: PlayerOrder,
-        path_len: &mut BTreeMap<AgentId, usize>,
-        out: &mut Vec<Command>,
-    ) -> Result<(), PlayerOrderError> {
-        let id = order.unit().ok_or(PlayerOrderError::Malformed)?;
-        let present = self.sim.contains_agent(id);
-        let unit = match self.adapter.units.get_mut(&id) {
-            Some(u) if usize::from(u.owner) == player && present => u,
-            _ => return Err(PlayerOrderError::NotOwner(id)),
+        self.path_len.clear();
+        let mut turn = Turn {
+            sim: &self.sim,
+            adapter: &mut self.adapter,
+            out,
+            rejections: &mut self.last_rejections,
+            path_len: &mut self.path_len,
+            adds: scene_adds,
+            scene_adds_ahead,
+            obstacles_added: scene_obstacles,
+            vertices: scene_vertices,
         };
-        let command = match order {
-            PlayerOrder::MoveTo { goal, .. } => {
-                unit.commanded = true;
-                path_len.insert(id, 1);
-                Command::MoveTo { id, goal }
-            }
-            PlayerOrder::QueueMove { goal, .. } => {
-                let sim = &self.sim;
-                let len = path_len
-                    .entry(id)
-                    .or_insert_with(|| match sim.agent_order(id) {
-                        Ok(Some(o)) => o.path().len() - o.progress(),
-                        _ => 0,
-                    });
-                if *len > MAX_WAYPOINTS {
-                    return Err(PlayerOrderError::QueueFull(id));
-                }
-                *len += 1;
-                unit.commanded = true;
-                Command::QueueMove { id, goal }
-            }
-            PlayerOrder::Stop { .. } => {
-                unit.commanded = true;
-                path_len.insert(id, 0);
-                Command::Stop { id }
-            }
-            PlayerOrder::Remove { .. } => Command::RemoveAgent { id },
-            PlayerOrder::SetPriority { priority, .. } => Command::SetPriority { id, priority },
-            PlayerOrder::Spawn { .. } => return Err(PlayerOrderError::Malformed),
-        };
-        out.push(command);
-        Ok(())
+        self.rules.step(&mut turn, inputs);
     }
 }
 

@@ -28,6 +28,7 @@ use crate::agent::AgentId;
 use crate::domain::checked_point;
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
+use crate::obstacle::ObstacleId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -40,8 +41,11 @@ pub const ORDER_WIRE_BYTES: usize = 14;
 /// (`u32`) and the hash (`u64`). ggrs then delta- and run-length-encodes it against the last
 /// acknowledged input, so empty slots cost almost nothing.
 pub const INPUT_WIRE_BYTES: usize = MAX_ORDERS * ORDER_WIRE_BYTES + 4 + 8;
-/// Waypoints a unit can have queued behind its current goal ([`PlayerOrder::QueueMove`]).
-pub const MAX_WAYPOINTS: usize = 16;
+/// Waypoints a unit can have queued behind its current goal ([`PlayerOrder::QueueMove`]): the
+/// simulator's own path bound ([`MAX_PATH_POINTS`](crate::orders::MAX_PATH_POINTS) points, the
+/// goal included), so a path as long as the simulator allows goes on the wire, [`MAX_ORDERS`]
+/// points a frame (a 1,025-point path takes 257 frames of one player's input).
+pub const MAX_WAYPOINTS: usize = crate::orders::MAX_PATH_POINTS - 1;
 /// Units one player may own; a [`PlayerOrder::Spawn`] beyond it is rejected.
 pub const MAX_UNITS_PER_PLAYER: usize = 4096;
 /// A wire coordinate is the Q32.32 value's bits shifted right by this: units of 1/1024, so an
@@ -64,6 +68,16 @@ pub mod kind {
     pub const REMOVE: u8 = 5;
     /// [`PlayerOrder::SetPriority`](super::PlayerOrder::SetPriority).
     pub const SET_PRIORITY: u8 = 6;
+    /// [`PlayerOrder::SpawnType`](super::PlayerOrder::SpawnType).
+    pub const SPAWN_TYPE: u8 = 7;
+    /// [`PlayerOrder::SetModel`](super::PlayerOrder::SetModel).
+    pub const SET_MODEL: u8 = 8;
+    /// [`PlayerOrder::PlaceBuilding`](super::PlayerOrder::PlaceBuilding).
+    pub const PLACE_BUILDING: u8 = 9;
+    /// [`PlayerOrder::RemoveBuilding`](super::PlayerOrder::RemoveBuilding).
+    pub const REMOVE_BUILDING: u8 = 10;
+    /// The highest kind this wire format knows.
+    pub const LAST: u8 = REMOVE_BUILDING;
 }
 
 /// One order slot as it travels: integers only, so every byte pattern is a value and decoding
@@ -71,14 +85,15 @@ pub mod kind {
 ///
 /// `kind` is one of [`kind`]; `unit` is the addressed [`AgentId`]; `x`, `y` a point in units
 /// of 1/1024 ([`COORD_SHIFT`]); `arg` the priority of [`PlayerOrder::SetPriority`]. Fields an order
-/// kind does not use must be zero.
+/// kind does not use must be zero. The catalogue kinds put the catalogue index in `arg`
+/// (unit type, building type) and [`PlayerOrder::RemoveBuilding`] the obstacle id in `unit`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WireOrder {
     /// The order kind ([`kind`]); 0 is an empty slot.
     pub kind: u8,
-    /// The priority of a priority order, else 0.
+    /// The priority of a priority order, the catalogue index of a catalogue order, else 0.
     pub arg: u8,
-    /// The addressed unit's id, else 0.
+    /// The addressed unit's id (the obstacle id of a building removal), else 0.
     pub unit: u32,
     /// The point's x in 1/1024 units, else 0.
     pub x: i32,
@@ -132,6 +147,34 @@ pub enum PlayerOrder {
         unit: AgentId,
         /// The new priority.
         priority: u8,
+    },
+    /// Add a unit owned by the sender at `position`, of the catalogue's unit type `unit_type`
+    /// (its parameters and model: [`Catalogue`](super::Catalogue)).
+    SpawnType {
+        /// Where.
+        position: Vec2,
+        /// The catalogue's unit type.
+        unit_type: u8,
+    },
+    /// Give the unit the model of the catalogue's unit type `unit_type`.
+    SetModel {
+        /// The unit.
+        unit: AgentId,
+        /// The catalogue's unit type whose model it takes.
+        unit_type: u8,
+    },
+    /// Place a building of the catalogue's type `building` with its footprint's origin at
+    /// `position`: an obstacle owned by the sender.
+    PlaceBuilding {
+        /// Where the footprint's origin goes.
+        position: Vec2,
+        /// The catalogue's building type.
+        building: u8,
+    },
+    /// Remove a building the sender placed.
+    RemoveBuilding {
+        /// Its obstacle id.
+        building: ObstacleId,
     },
 }
 
@@ -199,19 +242,55 @@ impl PlayerOrder {
                 arg: priority,
                 ..unit_only(kind::SET_PRIORITY, unit)
             },
+            Self::SpawnType {
+                position,
+                unit_type,
+            } => {
+                let (x, y) = point(position)?;
+                WireOrder {
+                    kind: kind::SPAWN_TYPE,
+                    arg: unit_type,
+                    unit: 0,
+                    x,
+                    y,
+                }
+            }
+            Self::SetModel { unit, unit_type } => WireOrder {
+                arg: unit_type,
+                ..unit_only(kind::SET_MODEL, unit)
+            },
+            Self::PlaceBuilding { position, building } => {
+                let (x, y) = point(position)?;
+                WireOrder {
+                    kind: kind::PLACE_BUILDING,
+                    arg: building,
+                    unit: 0,
+                    x,
+                    y,
+                }
+            }
+            Self::RemoveBuilding { building } => WireOrder {
+                kind: kind::REMOVE_BUILDING,
+                unit: building.0,
+                ..WireOrder::default()
+            },
         })
     }
 
-    /// The unit the order addresses (`None` for [`PlayerOrder::Spawn`]).
+    /// The unit the order addresses (`None` for the spawns and the building orders).
     #[must_use]
     pub fn unit(&self) -> Option<AgentId> {
         match *self {
-            Self::Spawn { .. } => None,
+            Self::Spawn { .. }
+            | Self::SpawnType { .. }
+            | Self::PlaceBuilding { .. }
+            | Self::RemoveBuilding { .. } => None,
             Self::MoveTo { unit, .. }
             | Self::QueueMove { unit, .. }
             | Self::Stop { unit }
             | Self::Remove { unit }
-            | Self::SetPriority { unit, .. } => Some(unit),
+            | Self::SetPriority { unit, .. }
+            | Self::SetModel { unit, .. } => Some(unit),
         }
     }
 }
@@ -258,7 +337,22 @@ impl WireOrder {
                 unit: unit_id,
                 priority: arg,
             },
-            kind::NONE..=kind::SET_PRIORITY => return Err(PlayerOrderError::Malformed),
+            kind::SPAWN_TYPE if unit == 0 => PlayerOrder::SpawnType {
+                position: point_of_wire(x, y)?,
+                unit_type: arg,
+            },
+            kind::SET_MODEL if no_point => PlayerOrder::SetModel {
+                unit: unit_id,
+                unit_type: arg,
+            },
+            kind::PLACE_BUILDING if unit == 0 => PlayerOrder::PlaceBuilding {
+                position: point_of_wire(x, y)?,
+                building: arg,
+            },
+            kind::REMOVE_BUILDING if arg == 0 && no_point => PlayerOrder::RemoveBuilding {
+                building: ObstacleId(unit),
+            },
+            kind::NONE..=kind::LAST => return Err(PlayerOrderError::Malformed),
             other => return Err(PlayerOrderError::UnknownKind(other)),
         };
         Ok(Some(order))
@@ -385,6 +479,14 @@ pub enum PlayerOrderError {
     UnitLimit,
     /// The scene still adds agents by events: a spawn now would shift their ids.
     SpawnDuringSceneAdds,
+    /// The catalogue has no unit or building type of this index (or the rules have no
+    /// catalogue).
+    UnknownType(u8),
+    /// The frame's buildings would exceed [`MAX_FRAME_VERTICES`](super::MAX_FRAME_VERTICES)
+    /// vertices (or the world's obstacle vertex bound); the refused building's vertex count.
+    VertexBudget(usize),
+    /// The building is not one the sender placed (unknown, removed, or another player's).
+    NotBuildingOwner(ObstacleId),
     /// The simulator's queue refused the resulting command
     /// ([`Simulator::queue_command`](crate::Simulator::queue_command); e.g. a scene event for a
     /// unit its owner removed). Listed with player `usize::MAX`, not counted in
@@ -402,6 +504,14 @@ impl fmt::Display for PlayerOrderError {
             Self::QueueFull(id) => write!(f, "unit {} has {MAX_WAYPOINTS} waypoints queued", id.0),
             Self::UnitLimit => write!(f, "unit limit reached"),
             Self::SpawnDuringSceneAdds => write!(f, "spawn while the scene still adds agents"),
+            Self::UnknownType(t) => write!(f, "no catalogue type {t}"),
+            Self::VertexBudget(n) => {
+                write!(
+                    f,
+                    "a building of {n} vertices exceeds the frame's vertex budget"
+                )
+            }
+            Self::NotBuildingOwner(id) => write!(f, "building {} is not the sender's", id.0),
             Self::Sim(e) => write!(f, "simulator: {e}"),
         }
     }

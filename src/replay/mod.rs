@@ -40,6 +40,12 @@
 //!   after a hash divergence names every agent that differs at the next checkpoint (id,
 //!   expected and actual position; an agent whose position matches but whose hash does not
 //!   differs in velocity, parameters or stall counter);
+//! * in the same checkpoints (format version 4 on), every agent's move order: its path and
+//!   progress. A changed waypoint shows in the state hash at once but moves the agent only
+//!   later; verify names it at the next checkpoint ([`OrderDiff`]: the agent, the waypoint's
+//!   index, expected and actual point) instead of "every agent matches". A path costs about
+//!   12 bytes a point (zigzag LEB128 of the coordinate deltas), a path unchanged since the
+//!   previous checkpoint one byte (about 3 bytes an agent with an order in all);
 //! * an end frame: the tick count and the final hash.
 //!
 //! Hash labelling: the hash of step `i` (0-based) is taken when [`Simulator::tick`] reads
@@ -47,7 +53,7 @@
 //! `start_tick + i`. A changed command for tick `t` therefore first shows at tick `t + 1`.
 //!
 //! # The file format
-//! Version [`REPLAY_VERSION`] (3), all integers little-endian. A 12-byte header, checked before
+//! Version [`REPLAY_VERSION`] (4), all integers little-endian. A 12-byte header, checked before
 //! anything else is read: magic [`REPLAY_MAGIC`] (`b"LSORCARP"`, 8 bytes) and the version
 //! (`u32`). Then frames, each `kind` (`u8`), payload length `L` (`u32`, checked against the
 //! kind's limit before a byte of the payload is read), the payload, and a checksum (`u64`):
@@ -58,7 +64,7 @@
 //! | --- | --- | --- | --- |
 //! | 1 | begin (exactly once, first) | checkpoint interval (`u32`), start tick (`u64`), initial hash (`u64`), the initial snapshot's bytes | [`MAX_BEGIN_FRAME_BYTES`] |
 //! | 2 | tick (one per tick, in order) | state hash after the step (`u64`), skipped-command count (LEB128), command count (LEB128), the commands (bincode fixed-int, as in snapshots: 24 bytes a `SetPrefVelocity`) | [`MAX_FRAME_BYTES`] |
-//! | 3 | checkpoint (after the tick frame of its tick) | agent count (LEB128); per agent in ascending id: id gap (LEB128, the id minus the previous id plus one), x and y (zigzag LEB128 of the raw Q32.32 bits), agent hash (`u32`) | [`MAX_FRAME_BYTES`] |
+//! | 3 | checkpoint (after the tick frame of its tick) | agent count (LEB128); per agent in ascending id: id gap (LEB128, the id minus the previous id plus one), x and y (zigzag LEB128 of the raw Q32.32 bits), agent hash (`u32`); then (version 4 on, when the orders are recorded; a payload that ends after the agents has none recorded) order count (LEB128); per agent holding an order, ascending id: id gap (LEB128), progress (LEB128), path point count plus one (LEB128) and each point's x and y as zigzag LEB128 of the raw bits minus the previous point's (the first minus zero), or 0 alone for the same path as in the previous checkpoint that recorded orders | [`MAX_FRAME_BYTES`] |
 //! | 4 | end (exactly once, last; nothing may follow) | tick count (`u64`), final hash (`u64`) | exactly [`END_FRAME_BYTES`] |
 //!
 //! A frame costs [`FRAME_OVERHEAD_BYTES`] (13) besides its payload, so a tick without commands
@@ -73,8 +79,13 @@
 //! 13 `RemoveObstacle` (obstacle id `u32`).
 //!
 //! # Versions
-//! The writer writes version [`REPLAY_VERSION`] (3); the reader reads [`REPLAY_VERSION_MIN`]
-//! (2) to 3. Version 3 is version 2 plus the world commands (tags 11 to 13): every version 2
+//! The writer writes version [`REPLAY_VERSION`] (4); the reader reads [`REPLAY_VERSION_MIN`]
+//! (2) to 4. Version 4 is version 3 plus the move orders in the checkpoints
+//! ([`ORDERS_IN_CHECKPOINTS`]); a version 2 or 3 replay verifies as before, its orders
+//! unchecked at checkpoints (still in every state hash), and re-encoded it differs from its
+//! file in the version field alone (a checkpoint without orders recorded ends after its
+//! agents, as in version 3). Version 3 is version 2 plus the world
+//! commands (tags 11 to 13): every version 2
 //! replay reads and verifies unchanged (a command tag above 10 in a version 2 stream is a
 //! [`ReplayError::Decode`]), and a build that reads only version 2 refuses a version 3 replay
 //! up front with [`ReplayError::UnsupportedVersion`] rather than failing on the first new
@@ -85,8 +96,8 @@ mod wire;
 
 pub use wire::{
     END_FRAME_BYTES, FRAME_OVERHEAD_BYTES, Frame, MAX_BEGIN_FRAME_BYTES, MAX_FRAME_BYTES,
-    REPLAY_HEADER_BYTES, REPLAY_MAGIC, REPLAY_VERSION, REPLAY_VERSION_MIN, ReplayError,
-    ReplayHeader, ReplayReader,
+    ORDERS_IN_CHECKPOINTS, REPLAY_HEADER_BYTES, REPLAY_MAGIC, REPLAY_VERSION, REPLAY_VERSION_MIN,
+    ReplayError, ReplayHeader, ReplayReader,
 };
 
 use crate::agent::AgentId;
@@ -126,13 +137,60 @@ pub struct AgentMark {
     pub hash: u32,
 }
 
-/// Every agent at one tick, ascending id.
+/// One agent's move order at a checkpoint ([`crate::Order`]): its whole path and how far along
+/// it the agent is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrderMark {
+    /// The agent.
+    pub id: AgentId,
+    /// The index of its current target in `path` ([`Order::progress`](crate::Order::progress)).
+    pub progress: u32,
+    /// The path, goal last ([`Order::path`](crate::Order::path)).
+    pub path: Vec<Vec2>,
+}
+
+/// Every agent at one tick, ascending id, and (format version 4 on) every agent's move order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checkpoint {
     /// The tick ([`Simulator::tick`] after the step).
     pub tick: u64,
     /// The agents, ascending id.
     pub agents: Vec<AgentMark>,
+    /// The agents that hold a move order, ascending id; `None` when not recorded (a
+    /// checkpoint of a replay older than [`ORDERS_IN_CHECKPOINTS`]: verify then does not
+    /// compare orders there).
+    pub orders: Option<Vec<OrderMark>>,
+}
+
+impl Checkpoint {
+    /// Every agent of `sim` and its order at its tick: what a recording stores every
+    /// checkpoint interval.
+    #[must_use]
+    pub fn capture(sim: &Simulator) -> Self {
+        let mut agents = Vec::new();
+        marks(sim, &mut agents);
+        let mut orders = Vec::new();
+        order_marks(sim, &mut orders);
+        Self {
+            tick: sim.tick(),
+            agents,
+            orders: Some(orders),
+        }
+    }
+}
+
+/// The order marks of every agent of `sim` that holds an order, into `out` (cleared first).
+fn order_marks(sim: &Simulator, out: &mut Vec<OrderMark>) {
+    out.clear();
+    for &id in sim.agents().ids() {
+        if let Ok(Some(o)) = sim.agent_order(id) {
+            out.push(OrderMark {
+                id,
+                progress: u32::try_from(o.progress()).unwrap_or(u32::MAX),
+                path: o.path().to_vec(),
+            });
+        }
+    }
 }
 
 /// A whole replay in memory: the frames of the stream (see the [module docs](self)).
@@ -271,6 +329,7 @@ pub struct ReplayWriter<W: Write> {
     checkpointed: bool,
     commands: u64,
     marks: Vec<AgentMark>,
+    orders: Vec<OrderMark>,
 }
 
 impl<W: Write> ReplayWriter<W> {
@@ -299,6 +358,7 @@ impl<W: Write> ReplayWriter<W> {
             checkpointed: true,
             commands: 0,
             marks: Vec::new(),
+            orders: Vec::new(),
         })
     }
 
@@ -306,6 +366,13 @@ impl<W: Write> ReplayWriter<W> {
     /// the step must come through here), `sim` the simulator right after the step. Writes the
     /// tick frame (the hash and the skipped-command count are read from `sim`) and, every
     /// checkpoint interval, a checkpoint.
+    ///
+    /// The contract, per tick: queue the tick's commands, [`step`](Simulator::step), then
+    /// `push_tick` with the same commands **before** anything else touches `sim`. Pending
+    /// commands are state (in the hash), so commands queued for the next tick before this call
+    /// would be recorded in this tick's hash, and [`Simulator::rejected_commands`] covers only
+    /// the last step. Commands the queue refused ([`Simulator::queue_command`] returned `Err`)
+    /// were not queued and must not be passed.
     ///
     /// # Errors
     /// [`ReplayError::WrongTick`] if `sim` is not one tick past the previous push (nothing is
@@ -332,7 +399,8 @@ impl<W: Write> ReplayWriter<W> {
 
     fn checkpoint(&mut self, sim: &Simulator) -> Result<(), ReplayError> {
         marks(sim, &mut self.marks);
-        self.frames.checkpoint(&self.marks)?;
+        order_marks(sim, &mut self.orders);
+        self.frames.checkpoint(&self.marks, Some(&self.orders))?;
         self.checkpointed = true;
         Ok(())
     }
@@ -353,9 +421,13 @@ impl<W: Write> ReplayWriter<W> {
     /// agents) and the end frame, flushes, and returns the destination.
     ///
     /// # Errors
-    /// [`ReplayError::WrongTick`] if `sim` is not the simulator of the last push (another tick,
-    /// or a changed state); I/O errors.
+    /// [`ReplayError::WrongTick`] if `sim` is at another tick than the last push, or at that
+    /// tick with another state hash than the one pushed (the state changed after
+    /// [`push_tick`](Self::push_tick): a command queued, an agent moved; then `expected ==
+    /// found` and the message says the hash differs); I/O errors.
     pub fn finish(mut self, sim: &Simulator) -> Result<(W, RecordSummary), ReplayError> {
+        // The same variant for both (a tick equal to the expected one means the hash differs;
+        // its message says so).
         if sim.tick() != self.tick || sim.state_hash() != self.last_hash {
             return Err(ReplayError::WrongTick {
                 expected: self.tick,
@@ -475,6 +547,143 @@ pub struct AgentDiff {
     pub actual: Option<Vec2>,
 }
 
+/// How an agent's move order differs at a checkpoint (the first difference along the order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OrderField {
+    /// The agent holds an order on one side only (`expected`: whether the recording has one).
+    Presence {
+        /// Whether the recording says the agent has an order.
+        expected: bool,
+    },
+    /// The paths have different lengths.
+    PathLength {
+        /// Recorded points.
+        expected: usize,
+        /// Re-run points.
+        actual: usize,
+    },
+    /// Path point `index` (0 the first waypoint, the last the goal) differs.
+    Waypoint {
+        /// Its index in the path.
+        index: usize,
+        /// The recorded point.
+        expected: Vec2,
+        /// The re-run's point.
+        actual: Vec2,
+    },
+    /// The agent is at another point of the same path.
+    Progress {
+        /// Recorded progress.
+        expected: u32,
+        /// Re-run progress.
+        actual: u32,
+    },
+}
+
+/// An agent whose move order differs at a checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrderDiff {
+    /// The agent.
+    pub id: AgentId,
+    /// The first field that differs.
+    pub field: OrderField,
+}
+
+impl fmt::Display for OrderDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let id = self.id.0;
+        match &self.field {
+            OrderField::Presence { expected: true } => {
+                write!(f, "agent {id}: order: expected one, the re-run has none")
+            }
+            OrderField::Presence { expected: false } => {
+                write!(f, "agent {id}: order: expected none, the re-run has one")
+            }
+            OrderField::PathLength { expected, actual } => write!(
+                f,
+                "agent {id}: order path length: expected {expected}, actual {actual}"
+            ),
+            OrderField::Waypoint {
+                index,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "agent {id}: order waypoint {index}: expected {}, actual {}",
+                fmt_vec(Some(*expected)),
+                fmt_vec(Some(*actual))
+            ),
+            OrderField::Progress { expected, actual } => write!(
+                f,
+                "agent {id}: order progress: expected {expected}, actual {actual}"
+            ),
+        }
+    }
+}
+
+/// The first difference between two marks of one agent's order, if any.
+fn order_field(e: &OrderMark, a: &OrderMark) -> Option<OrderField> {
+    let first = e
+        .path
+        .iter()
+        .zip(&a.path)
+        .enumerate()
+        .find(|(_, (p, q))| p != q);
+    Some(match first {
+        Some((index, (&expected, &actual))) => OrderField::Waypoint {
+            index,
+            expected,
+            actual,
+        },
+        None if e.path.len() != a.path.len() => OrderField::PathLength {
+            expected: e.path.len(),
+            actual: a.path.len(),
+        },
+        None if e.progress != a.progress => OrderField::Progress {
+            expected: e.progress,
+            actual: a.progress,
+        },
+        None => return None,
+    })
+}
+
+/// The orders of `sim` that differ from the checkpoint's, ascending id (none when the
+/// checkpoint has no orders recorded).
+fn diff_orders(expected: &Checkpoint, sim: &Simulator) -> Vec<OrderDiff> {
+    use std::cmp::Ordering;
+    let Some(recorded) = &expected.orders else {
+        return Vec::new();
+    };
+    let mut actual = Vec::new();
+    order_marks(sim, &mut actual);
+    let mut out = Vec::new();
+    let (mut exp, mut act) = (recorded.iter().peekable(), actual.iter().peekable());
+    loop {
+        let order = match (exp.peek(), act.peek()) {
+            (None, None) => break,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(e), Some(a)) => e.id.cmp(&a.id),
+        };
+        let diff = match order {
+            Ordering::Less => exp
+                .next()
+                .map(|e| (e.id, OrderField::Presence { expected: true })),
+            Ordering::Greater => act
+                .next()
+                .map(|a| (a.id, OrderField::Presence { expected: false })),
+            Ordering::Equal => match (exp.next(), act.next()) {
+                (Some(e), Some(a)) => order_field(e, a).map(|f| (e.id, f)),
+                _ => None,
+            },
+        };
+        if let Some((id, field)) = diff {
+            out.push(OrderDiff { id, field });
+        }
+    }
+    out
+}
+
 /// Where a re-run first left the recording.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
@@ -490,8 +699,12 @@ pub struct Divergence {
     /// `None` if the recording has none, or the re-run could not reach it).
     pub agents_tick: Option<u64>,
     /// The agents that differ there, ascending id. Empty with a checkpoint means the
-    /// difference is outside the agents (time, defaults, obstacles, pending commands).
+    /// difference is outside the agents (time, defaults, obstacles, pending commands, orders).
     pub agents: Vec<AgentDiff>,
+    /// The agents whose move order differs there (format version 4 on), ascending id: a
+    /// changed waypoint is named here (agent, waypoint index, tick) before the agent has moved
+    /// differently.
+    pub orders: Vec<OrderDiff>,
 }
 
 /// The result of verifying a replay.
@@ -595,10 +808,16 @@ impl fmt::Display for VerifyReport {
                 }
                 match d.agents_tick {
                     None => write!(f, "\n  (no agent checkpoint after it)")?,
-                    Some(t) if d.agents.is_empty() => write!(
+                    Some(t) if d.agents.is_empty() && d.orders.is_empty() => write!(
                         f,
                         "\n  at checkpoint tick {t} every agent matches: the difference is elsewhere"
                     )?,
+                    Some(t) if d.agents.is_empty() => {
+                        write!(
+                            f,
+                            "\n  at checkpoint tick {t} every agent's position, velocity and parameters match; orders differ:"
+                        )?;
+                    }
                     Some(t) => {
                         let n = d.agents.len();
                         let noun = if n == 1 {
@@ -620,6 +839,9 @@ impl fmt::Display for VerifyReport {
                             }
                         }
                     }
+                }
+                for o in &d.orders {
+                    write!(f, "\n  {o}")?;
                 }
                 Ok(())
             }
@@ -792,6 +1014,7 @@ pub fn verify_stream_with<R: Read>(
                         actual_hash: actual,
                         agents_tick: None,
                         agents: Vec::new(),
+                        orders: Vec::new(),
                     });
                     continue;
                 }
@@ -806,12 +1029,14 @@ pub fn verify_stream_with<R: Read>(
             }
             Frame::Checkpoint(cp) => {
                 let agents = diff_agents(&cp, &sim);
+                let orders = diff_orders(&cp, &sim);
                 if let Some(mut d) = divergence.take() {
                     d.agents_tick = Some(cp.tick);
                     d.agents = agents;
+                    d.orders = orders;
                     break VerifyReport::Diverged(d);
                 }
-                if !agents.is_empty() {
+                if !agents.is_empty() || !orders.is_empty() {
                     let hash = sim.state_hash();
                     break VerifyReport::Diverged(Divergence {
                         tick: cp.tick,
@@ -819,6 +1044,7 @@ pub fn verify_stream_with<R: Read>(
                         actual_hash: hash,
                         agents_tick: Some(cp.tick),
                         agents,
+                        orders,
                     });
                 }
             }
@@ -920,7 +1146,7 @@ impl Replay {
             }
             frames.tick(step.hash, step.rejected, &step.commands)?;
             if let Some(cp) = checkpoints.next_if(|c| c.tick == step.tick + 1) {
-                frames.checkpoint(&cp.agents)?;
+                frames.checkpoint(&cp.agents, cp.orders.as_deref())?;
             }
             if checkpoints.peek().is_some_and(|c| c.tick <= step.tick + 1) {
                 return Err(bad(

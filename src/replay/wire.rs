@@ -2,7 +2,7 @@
 //! checksummed frames, written and read one frame at a time (the byte-level table is in the
 //! [module docs](super#the-file-format)).
 
-use super::{AgentMark, Checkpoint, Step};
+use super::{AgentMark, Checkpoint, OrderMark, Step};
 use crate::agent::AgentId;
 use crate::command::Command;
 use crate::math::{Fx, Vec2};
@@ -13,9 +13,12 @@ use std::io::{self, Read, Write};
 pub const REPLAY_MAGIC: [u8; 8] = *b"LSORCARP";
 /// Current replay format version, the one written. Version 3 adds the world commands
 /// ([`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`], tags 11 to
-/// 13) to version 2; version 4 adds [`Command::NavigateTo`] (tag 14) to version 3. Older files
-/// read unchanged (see the [module docs](super#versions)).
+/// 13) to version 2; version 4 adds [`Command::NavigateTo`] (tag 14) and every agent's move
+/// order in the checkpoints. Versions 2 and 3 read unchanged (see the
+/// [module docs](super#versions)).
 pub const REPLAY_VERSION: u32 = 4;
+/// The first replay format version whose checkpoints carry the agents' move orders.
+pub const ORDERS_IN_CHECKPOINTS: u32 = 4;
 /// Oldest replay format version this build reads (version 1 was a single envelope; it is
 /// refused with [`ReplayError::UnsupportedVersion`]).
 pub const REPLAY_VERSION_MIN: u32 = 2;
@@ -177,6 +180,10 @@ impl fmt::Display for ReplayError {
             }
             Self::Inconsistent(why) => write!(f, "inconsistent replay: {why}"),
             Self::InitialState(e) => write!(f, "bad initial snapshot: {e}"),
+            Self::WrongTick { expected, found } if expected == found => write!(
+                f,
+                "the simulator is at tick {found} as the replay writer expects, but its state hash is not the one pushed: the state changed after push_tick (a command queued for the next tick, an agent changed)"
+            ),
             Self::WrongTick { expected, found } => write!(
                 f,
                 "the simulator is at tick {found}, the replay writer expected tick {expected}"
@@ -312,8 +319,14 @@ fn encode_tick(hash: u64, rejected: u32, commands: &[Command], out: &mut Vec<u8>
     }
 }
 
-/// Appends a checkpoint's payload; `Err` if its agents are not in strictly ascending id order.
-fn encode_checkpoint(agents: &[AgentMark], out: &mut Vec<u8>) -> Result<(), ReplayError> {
+/// Appends a checkpoint's payload; `Err` if its agents or orders are not in strictly
+/// ascending id order.
+fn encode_checkpoint(
+    agents: &[AgentMark],
+    orders: Option<&[OrderMark]>,
+    previous: &[OrderMark],
+    out: &mut Vec<u8>,
+) -> Result<(), ReplayError> {
     put_uvar(out, agents.len() as u64);
     let mut next = 0u64; // the smallest id the next agent may have
     for a in agents {
@@ -326,6 +339,38 @@ fn encode_checkpoint(agents: &[AgentMark], out: &mut Vec<u8>) -> Result<(), Repl
         put_ivar(out, a.position.y.to_bits());
         out.extend_from_slice(&a.hash.to_le_bytes());
         next = id + 1;
+    }
+    // Orders not recorded (a checkpoint read from a version 2 or 3 replay): nothing, so the
+    // payload is the version 3 one.
+    let Some(orders) = orders else {
+        return Ok(());
+    };
+    put_uvar(out, orders.len() as u64);
+    let mut next = 0u64;
+    let mut prev = previous.iter().peekable();
+    for o in orders {
+        let id = u64::from(o.id.0);
+        let gap = id.checked_sub(next).ok_or(ReplayError::Inconsistent(
+            "checkpoint orders not in strictly ascending id order",
+        ))?;
+        put_uvar(out, gap);
+        put_uvar(out, u64::from(o.progress));
+        next = id + 1;
+        while prev.next_if(|p| p.id < o.id).is_some() {}
+        if prev
+            .peek()
+            .is_some_and(|p| p.id == o.id && p.path == o.path)
+        {
+            put_uvar(out, 0); // the path of the previous checkpoint
+            continue;
+        }
+        put_uvar(out, o.path.len() as u64 + 1);
+        let mut at = Vec2::ZERO;
+        for p in &o.path {
+            put_ivar(out, p.x.to_bits().wrapping_sub(at.x.to_bits()));
+            put_ivar(out, p.y.to_bits().wrapping_sub(at.y.to_bits()));
+            at = *p;
+        }
     }
     Ok(())
 }
@@ -365,7 +410,14 @@ fn decode_tick(payload: &[u8], tick: u64, version: u32) -> Result<Step, &'static
     })
 }
 
-fn decode_checkpoint(payload: &[u8], tick: u64) -> Result<Checkpoint, &'static str> {
+/// Decodes a checkpoint frame; `previous` holds the orders of the last checkpoint that
+/// recorded them (paths marked unchanged are copied from it).
+fn decode_checkpoint(
+    payload: &[u8],
+    tick: u64,
+    version: u32,
+    previous: &[OrderMark],
+) -> Result<Checkpoint, &'static str> {
     let mut c = Cursor::new(payload);
     let n = c.uvar()?;
     // Each agent takes at least 7 bytes (gap, x, y: one byte each at least; hash: 4).
@@ -389,10 +441,64 @@ fn decode_checkpoint(payload: &[u8], tick: u64) -> Result<Checkpoint, &'static s
         });
         next = id + 1;
     }
+    // Version 4 on, an orders section may follow; a payload that ends after the agents has
+    // none recorded.
+    let mut orders = None;
+    if version >= ORDERS_IN_CHECKPOINTS && !c.done() {
+        let list = orders.get_or_insert_with(Vec::new);
+        let n = c.uvar()?;
+        // Each order takes at least 3 bytes (gap, progress, point count).
+        if n > (c.rest().len() / 3) as u64 {
+            return Err("order count exceeds the frame");
+        }
+        list.reserve(n as usize);
+        let mut next = 0u64;
+        let mut prev = previous.iter().peekable();
+        for _ in 0..n {
+            let id = next
+                .checked_add(c.uvar()?)
+                .filter(|&id| id <= u64::from(u32::MAX))
+                .ok_or("order's agent id over u32")?;
+            let progress = u32::try_from(c.uvar()?).map_err(|_| "order progress over u32")?;
+            next = id + 1;
+            let id = AgentId(id as u32);
+            let len = match c.uvar()? {
+                0 => {
+                    while prev.next_if(|p| p.id < id).is_some() {}
+                    let same = prev
+                        .next_if(|p| p.id == id)
+                        .ok_or("an unchanged path with no previous one")?;
+                    list.push(OrderMark {
+                        id,
+                        progress,
+                        path: same.path.clone(),
+                    });
+                    continue;
+                }
+                n => n - 1,
+            };
+            // Each point takes at least 2 bytes.
+            if len > (c.rest().len() / 2) as u64 {
+                return Err("path length exceeds the frame");
+            }
+            let mut path = Vec::with_capacity(len as usize);
+            let mut at = (0i64, 0i64);
+            for _ in 0..len {
+                at.0 = at.0.wrapping_add(c.ivar()?);
+                at.1 = at.1.wrapping_add(c.ivar()?);
+                path.push(Vec2::new(Fx::from_bits(at.0), Fx::from_bits(at.1)));
+            }
+            list.push(OrderMark { id, progress, path });
+        }
+    }
     if !c.done() {
         return Err("bytes after the last agent");
     }
-    Ok(Checkpoint { tick, agents })
+    Ok(Checkpoint {
+        tick,
+        agents,
+        orders,
+    })
 }
 
 // ---------------------------------------------------------------------- the frame writer
@@ -403,6 +509,8 @@ pub(crate) struct FrameWriter<W: Write> {
     check: u64,
     bytes: u64,
     payload: Vec<u8>,
+    /// The orders of the last checkpoint that recorded them (unchanged paths refer to it).
+    orders: Vec<OrderMark>,
 }
 
 impl<W: Write> FrameWriter<W> {
@@ -414,6 +522,7 @@ impl<W: Write> FrameWriter<W> {
             check: 0,
             bytes: REPLAY_HEADER_BYTES as u64,
             payload: Vec::new(),
+            orders: Vec::new(),
         })
     }
 
@@ -468,9 +577,17 @@ impl<W: Write> FrameWriter<W> {
         self.frame(KIND_TICK)
     }
 
-    pub(crate) fn checkpoint(&mut self, agents: &[AgentMark]) -> Result<(), ReplayError> {
+    pub(crate) fn checkpoint(
+        &mut self,
+        agents: &[AgentMark],
+        orders: Option<&[OrderMark]>,
+    ) -> Result<(), ReplayError> {
         self.payload.clear();
-        encode_checkpoint(agents, &mut self.payload)?;
+        encode_checkpoint(agents, orders, &self.orders, &mut self.payload)?;
+        if let Some(o) = orders {
+            self.orders.clear();
+            self.orders.extend_from_slice(o);
+        }
         self.frame(KIND_CHECKPOINT)
     }
 
@@ -551,6 +668,8 @@ pub struct ReplayReader<R: Read> {
     /// Tick of the last tick frame, and whether a checkpoint already followed it.
     last_tick: Option<(u64, bool)>,
     last_hash: u64,
+    /// The orders of the last checkpoint that recorded them (unchanged paths refer to it).
+    orders: Vec<OrderMark>,
     ended: bool,
     finished: bool,
 }
@@ -613,6 +732,7 @@ impl<R: Read> ReplayReader<R> {
             ticks: 0,
             last_tick: None,
             last_hash: 0,
+            orders: Vec::new(),
             ended: false,
             finished: false,
         };
@@ -771,7 +891,11 @@ impl<R: Read> ReplayReader<R> {
                     Some((t, false)) => t,
                     _ => return Err(ReplayError::UnexpectedFrame { offset: at, kind }),
                 };
-                let cp = decode_checkpoint(&self.buf, tick).map_err(bad)?;
+                let cp =
+                    decode_checkpoint(&self.buf, tick, self.version, &self.orders).map_err(bad)?;
+                if let Some(o) = &cp.orders {
+                    self.orders.clone_from(o);
+                }
                 self.last_tick = Some((tick, true));
                 Ok(Some(Frame::Checkpoint(cp)))
             }

@@ -190,6 +190,14 @@ fn formats_are_pinned() {
                 position: Vec2::new(Fx::lit("0.5"), Fx::lit("-7.25")),
                 hash: 42,
             }],
+            orders: Some(vec![lockstep_orca::replay::OrderMark {
+                id,
+                progress: 1,
+                path: vec![
+                    Vec2::from_int(3, -4),
+                    Vec2::new(Fx::lit("-0.75"), Fx::lit("8")),
+                ],
+            }]),
         }],
         final_hash: 3,
     }

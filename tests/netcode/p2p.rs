@@ -16,24 +16,24 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn example() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(build_example).clone()
+    BUILT.get_or_init(|| build_example("ggrs_p2p")).clone()
 }
 
-/// Builds the example once per test run (a no-op when it is fresh: a binary left from an older
-/// build must not be tested) and returns its path.
-fn build_example() -> PathBuf {
+/// Builds example `name` (feature `ggrs`) once per test run (a no-op when it is fresh: a
+/// binary left from an older build must not be tested) and returns its path.
+pub(super) fn build_example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(Path::parent).unwrap();
     let path = profile_dir
         .join("examples")
-        .join(format!("ggrs_p2p{}", std::env::consts::EXE_SUFFIX));
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
         Some("release") => "release",
         _ => "test",
     };
     let status = Command::new(env!("CARGO"))
         .args(["build", "--profile", profile, "--features", "ggrs"])
-        .args(["--example", "ggrs_p2p"])
+        .args(["--example", name])
         .current_dir(ROOT)
         .status()
         .unwrap();
@@ -46,7 +46,7 @@ fn build_example() -> PathBuf {
 }
 
 /// A loopback UDP port that was free a moment ago.
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     std::net::UdpSocket::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -55,7 +55,7 @@ fn free_port() -> u16 {
 }
 
 /// Waits for `child`, killing it after `limit` (then the output says so through its status).
-fn wait_bounded(mut child: Child, limit: Duration) -> Output {
+pub(super) fn wait_bounded(mut child: Child, limit: Duration) -> Output {
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > limit {

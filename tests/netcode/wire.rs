@@ -73,7 +73,36 @@ fn every_order_kind_has_its_pinned_bytes() {
         "00 00 00000000 00000000 00000000", // empty
         "00000000 0000000000000000",        // no hash
     ];
-    for (input, expected) in [(first, first_bytes), (second, second_bytes)] {
+    let third = NetInput::from_orders(&[
+        PlayerOrder::SpawnType {
+            position: Vec2::from_int(2, -1),
+            unit_type: 3,
+        },
+        PlayerOrder::SetModel {
+            unit: AgentId(5),
+            unit_type: 1,
+        },
+        PlayerOrder::PlaceBuilding {
+            position: Vec2::from_int(-4, 8),
+            building: 2,
+        },
+        PlayerOrder::RemoveBuilding {
+            building: lockstep_orca::ObstacleId(0x0a0b),
+        },
+    ])
+    .unwrap();
+    let third_bytes = [
+        "07 03 00000000 00080000 00fcffff", // SpawnType 3 at (2, -1)
+        "08 01 05000000 00000000 00000000", // SetModel of unit 5 to type 1
+        "09 02 00000000 00f0ffff 00200000", // PlaceBuilding 2 at (-4, 8)
+        "0a 00 0b0a0000 00000000 00000000", // RemoveBuilding 0x0a0b
+        "00000000 0000000000000000",        // no hash
+    ];
+    for (input, expected) in [
+        (first, first_bytes),
+        (second, second_bytes),
+        (third, third_bytes),
+    ] {
         assert_eq!(hex(&input.to_bytes()), expected.concat().replace(' ', ""));
         assert_eq!(NetInput::from_bytes(&input.to_bytes()).unwrap(), input);
     }
@@ -86,4 +115,8 @@ fn every_order_kind_has_its_pinned_bytes() {
             goal: Vec2::from_bits(-(3073 << 22), 1000 << 32),
         })
     );
+    // Every catalogue order decodes back to itself.
+    for wire in third.orders {
+        assert_eq!(wire.decode().unwrap().unwrap().encode(), Ok(wire));
+    }
 }

@@ -174,12 +174,57 @@ pub fn run(args: &RunArgs) -> Result<(), Fail> {
         out.commit()?;
     }
     if args.json {
-        let doc = run_json(&name, &sim, &report, args, &warnings);
+        let arrivals = arrivals(&scenario, &sim, &driver);
+        let doc = run_json(&name, &sim, &report, args, &warnings, arrivals);
         println!("{doc}");
     } else {
         print_report(&report);
     }
     Ok(())
+}
+
+/// An agent that reached its goal is *settled* when its speed is at most its maximum speed
+/// divided by this (so `|v|² · SETTLE_SPEED_DIVISOR² <= max_speed²`, exact).
+const SETTLE_SPEED_DIVISOR: i128 = 16;
+
+/// The scene's agents at the end of the run: `(reached, settled)`. Reached: within the goal
+/// tolerance (the scene's `goal_tolerance`, else the agent's radius) of its goal (its order's
+/// goal, else its scene goal), the rule of `all_reached`; agents removed count as reached and
+/// settled, agents not added yet as neither. Settled: reached, and moving at most
+/// `max_speed / 16`. Counted from positions and velocities.
+fn arrivals(scenario: &Scenario, sim: &Simulator, driver: &Driver) -> (usize, usize) {
+    let tick = sim.tick();
+    let next_id = sim.next_agent_id();
+    let (mut reached, mut settled) = (0, 0);
+    for (index, &id) in driver.agent_ids().iter().enumerate() {
+        if id >= next_id {
+            continue; // not added yet
+        }
+        let (Ok(p), Ok(v), Ok(params)) = (
+            sim.agent_position(id),
+            sim.agent_velocity(id),
+            sim.agent_params(id),
+        ) else {
+            reached += 1; // removed
+            settled += 1;
+            continue;
+        };
+        let goal = match sim.agent_order(id) {
+            Ok(Some(order)) => order.goal(),
+            _ => driver.goal_at(index, tick),
+        };
+        let tolerance = Vec2::new(scenario.goal_tolerance.unwrap_or(params.radius), Fx::ZERO);
+        if (p - goal).length_squared_wide() > tolerance.length_squared_wide() {
+            continue;
+        }
+        reached += 1;
+        let max = Vec2::new(params.max_speed, Fx::ZERO).length_squared_wide();
+        let speed = v.length_squared_wide();
+        if speed.saturating_mul(SETTLE_SPEED_DIVISOR * SETTLE_SPEED_DIVISOR) <= max {
+            settled += 1;
+        }
+    }
+    (reached, settled)
 }
 
 fn run_json(
@@ -188,12 +233,16 @@ fn run_json(
     r: &RunReport,
     args: &RunArgs,
     warnings: &[String],
+    (reached, settled): (usize, usize),
 ) -> Value {
     json!({
         "scenario": name,
         "agents": sim.num_agents(),
         "ticks": r.ticks,
         "all_reached": r.all_reached,
+        "reached": reached,
+        "settled": settled,
+        "settle_speed": "max_speed / 16",
         "min_clearance": r.min_clearance.map(|(c, tick)| {
             let mut v = fx_json(c);
             v["tick"] = json!(tick);
@@ -399,4 +448,37 @@ fn verify_json(
         "elapsed_us": u64::try_from(micros).unwrap_or(u64::MAX),
         "ticks_per_second": u64::try_from(per_second).unwrap_or(u64::MAX),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every agent of a finished swap reached and, at rest, settled; one agent given its full
+    /// speed at the goal is reached but not settled; a removed one counts as both.
+    #[test]
+    fn arrivals_count_reached_and_settled_agents() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/swap_perturbed.toml");
+        let scenario = Scenario::load(&path).unwrap();
+        let (mut sim, driver) = scenario.build().unwrap();
+        let report = driver.run(&mut sim, &RunOptions::default()).unwrap();
+        assert!(report.all_reached);
+        let n = driver.agent_ids().len();
+        // Keep stepping until every agent has come to rest at its goal.
+        for _ in 0..400 {
+            for c in driver.tick_commands(&sim, sim.tick()) {
+                sim.queue_command(sim.tick(), c).unwrap();
+            }
+            sim.step().unwrap();
+        }
+        assert_eq!(arrivals(&scenario, &sim, &driver), (n, n));
+        let ids = driver.agent_ids();
+        let fast = sim.agent_params(ids[0]).unwrap().max_speed;
+        sim.set_agent_velocity(ids[0], Vec2::new(fast, Fx::ZERO))
+            .unwrap();
+        assert_eq!(arrivals(&scenario, &sim, &driver), (n, n - 1));
+        sim.remove_agent(ids[0]).unwrap();
+        assert_eq!(arrivals(&scenario, &sim, &driver), (n, n));
+    }
 }
