@@ -90,7 +90,7 @@ pub use math::{Fx, Vec2};
 pub use obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 pub use orders::{Order, Steering};
 pub use replay::{Replay, VerifyReport};
-pub use sim::{SimState, Simulator, SimulatorParams};
+pub use sim::{NavRecord, SimState, Simulator, SimulatorParams};
 pub use snapshot::SnapshotError;
 pub use tick::{AgentOutcome, StageTimes, StepStats};
 pub use util::splitmix64;

@@ -81,7 +81,8 @@
 //! # Versions
 //! The writer writes version [`REPLAY_VERSION`] (4); the reader reads [`REPLAY_VERSION_MIN`]
 //! (2) to 4. Version 4 is version 3 plus the move orders in the checkpoints
-//! ([`ORDERS_IN_CHECKPOINTS`]); a version 2 or 3 replay verifies as before, its orders
+//! ([`ORDERS_IN_CHECKPOINTS`]) and the order commands from [`Command::NavigateTo`](crate::Command::NavigateTo) on
+//! (tag 14 and up; such a tag in a version 2 or 3 stream is a [`ReplayError::Decode`]); a version 2 or 3 replay verifies as before, its orders
 //! unchecked at checkpoints (still in every state hash), and re-encoded it differs from its
 //! file in the version field alone (a checkpoint without orders recorded ends after its
 //! agents, as in version 3). Version 3 is version 2 plus the world

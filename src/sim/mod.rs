@@ -5,7 +5,8 @@ mod navigation;
 mod orders;
 mod state;
 
-pub(crate) use navigation::{NavRecord, NavState};
+pub use navigation::NavRecord;
+pub(crate) use navigation::NavState;
 pub use state::SimState;
 
 use crate::agent::{Agent, AgentId, AgentParams, Agents};
