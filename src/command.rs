@@ -70,7 +70,7 @@ use crate::agent::{AgentId, AgentParams};
 use crate::agent_model::AgentModel;
 use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
-use crate::math::Vec2;
+use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleShape};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -185,6 +185,17 @@ pub enum Command {
         /// The obstacle.
         id: ObstacleId,
     },
+    /// Sets the speed of an agent's current order ([`Simulator::set_order_speed`](crate::Simulator::set_order_speed),
+    /// `0 ..= 1,000`; `None`: the [`Steering::speed`](crate::orders::Steering::speed), else
+    /// the agent's `max_speed`). Rejected when applied to an agent without an order
+    /// ([`SimError::OutOfDomain`], `what: "order"`). A new order ([`Command::MoveTo`]) starts without one; a
+    /// [`Command::QueueMove`] keeps it. Tag 15 (14 is reserved for the navigation order).
+    SetOrderSpeed {
+        /// The agent.
+        id: AgentId,
+        /// The speed.
+        speed: Option<Fx>,
+    },
 }
 
 impl Command {
@@ -206,7 +217,8 @@ impl Command {
             | Self::QueueMove { id, .. }
             | Self::Stop { id }
             | Self::SetPriority { id, .. }
-            | Self::SetModel { id, .. } => Some(id),
+            | Self::SetModel { id, .. }
+            | Self::SetOrderSpeed { id, .. } => Some(id),
         }
     }
 
@@ -228,6 +240,7 @@ impl Command {
             Self::SpawnAgent { .. } => 11,
             Self::AddObstacle { .. } => 12,
             Self::RemoveObstacle { .. } => 13,
+            Self::SetOrderSpeed { .. } => 15,
         }
     }
 
@@ -264,6 +277,15 @@ impl Command {
             }
             Self::AddObstacle { shape } => crate::obstacle::polygon::validate(shape),
             Self::RemoveObstacle { .. } => Ok(()),
+            Self::SetOrderSpeed { speed, .. } => speed.map_or(Ok(()), |s| {
+                crate::domain::check_range(
+                    s,
+                    Fx::ZERO,
+                    crate::domain::MAX_SPEED,
+                    "order speed",
+                    "0 ..= 1,000",
+                )
+            }),
         }
     }
 

@@ -34,7 +34,9 @@
 //! | | tag 11 `SpawnAgent`: position x, y, the 45 parameter bytes, the 67 model bytes (128 bytes) |
 //! | | tag 12 `AddObstacle`: kind (`u8`, 0 polygon, 1 polyline), vertex count k (`u32`), the k vertices x, y (5 + 16 k bytes) |
 //! | | tag 13 `RemoveObstacle`: obstacle id (`u32`) (4 bytes) |
+//! | | tag 15 `SetOrderSpeed`: id (`u32`), speed (flag byte and value) (13 bytes) |
 //! | … | **only when some agent's [`AgentModel`] is not the default**, the agent-model extension: marker byte 1, count `n` (`u32`), then `n` × (id (`u32`), the 67 model bytes), ascending id, non-default models only |
+//! | … | **only when some agent has an order or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each) |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
 //! and the value, 0 when none), support velocity x, y, slope x, y, speed_limit (flag and
@@ -221,6 +223,20 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
             model(out, &a.model);
         }
     }
+    // The order-lifecycle extension: states without orders (and with the default arrival
+    // steering) keep their bytes.
+    if !s.orders.is_empty() || !s.steering.arrival_is_default() {
+        out.put(&[2]);
+        option_fx(out, s.steering.arrive_within);
+        option_fx(out, s.steering.give_up_after);
+        for (_, o) in s.orders.iter() {
+            let a = o.arrival();
+            out.put(&[a.status.canonical_byte()]);
+            out.put(&a.no_progress.to_le_bytes());
+            vec2(out, a.rest);
+            option_fx(out, o.speed());
+        }
+    }
 }
 
 /// The 99 canonical bytes of one agent (one row of the table above).
@@ -300,6 +316,10 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
             }
         }
         Command::RemoveObstacle { id } => out.put(&id.0.to_le_bytes()),
+        Command::SetOrderSpeed { id, speed } => {
+            out.put(&id.0.to_le_bytes());
+            option_fx(out, *speed);
+        }
     }
 }
 

@@ -46,7 +46,15 @@
 //! non-default models as a sequence of (agent id, [`AgentModel`]: layers `u32`, mask `u32`,
 //! body radius option, max accel option, support velocity, slope, speed limit option) in
 //! ascending agent id. Otherwise the snapshot is version 3, byte for byte what a build without
-//! the model writes. Both versions restore.
+//! the model writes.
+//!
+//! **Version 5** ([`SNAPSHOT_VERSION_ORDERS`]) is written when some agent has a move order, the
+//! arrival steering is not the default ([`Steering::arrive_within`],
+//! [`Steering::give_up_after`]) or a [`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed)
+//! is pending: version 4's payload, then `arrive_within` and `give_up_after` (options), then one
+//! record per order in the orders' order: the [`Arrival`] (status as an enum tag, ticks without
+//! progress `u32`, rest point) and the order speed (an option). Versions 3, 4 and 5 restore; a
+//! version 3 or 4 snapshot's orders restore as new orders (moving, no speed of their own).
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -77,7 +85,7 @@ use crate::error::SimError;
 use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::obstacle::ObstacleSet;
-use crate::orders::{Order, Orders, Steering};
+use crate::orders::{Arrival, Order, Orders, Steering};
 use crate::sim::RestoredState;
 use crate::sim::{Simulator, SimulatorParams};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -94,6 +102,11 @@ pub const SNAPSHOT_VERSION: u32 = 3;
 /// The snapshot format version written when some agent model is in use: version 3's payload
 /// followed by the non-default models (see the [module docs](self)). This build reads both.
 pub const SNAPSHOT_VERSION_MODELS: u32 = 4;
+/// The snapshot format version written when some agent has a move order (or the arrival
+/// steering is not the default): version 4's payload followed by the order lifecycle (see the
+/// [module docs](self)). This build reads versions 3, 4 and 5; a version 3 or 4 snapshot's
+/// orders restore as new orders (moving, no speed of their own).
+pub const SNAPSHOT_VERSION_ORDERS: u32 = 5;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -292,11 +305,28 @@ pub(crate) fn open<T: DeserializeOwned>(
 /// One agent in a snapshot: [`Agent`], whose field order is the record's layout.
 type AgentRecord = Agent;
 
+/// Payload of snapshot format version 5: version 4's, then the order lifecycle (the steering's
+/// arrival fields, and each order's arrival state and speed, aligned with the orders).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV5 {
+    v4: StateV4,
+    arrive_within: Option<Fx>,
+    give_up_after: Option<Fx>,
+    orders: Vec<(Arrival, Option<Fx>)>,
+}
+
 /// Payload of snapshot format version 4: version 3's, then the non-default agent models.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct StateV4 {
     base: StateV1,
     models: Vec<(AgentId, AgentModel)>,
+}
+
+/// Version 5's additions, moved into the orders and the steering on restore.
+struct Lifecycle {
+    arrive_within: Option<Fx>,
+    give_up_after: Option<Fx>,
+    orders: Vec<(Arrival, Option<Fx>)>,
 }
 
 /// Payload of snapshot format version 3 (field order is the format).
@@ -323,9 +353,23 @@ impl StateV1 {
     /// Re-validates everything and builds the simulator (with the agent models of format 4,
     /// ascending agent id, each for an agent present and not the default).
     fn into_simulator(
-        self,
+        mut self,
         models: Vec<(AgentId, AgentModel)>,
+        lifecycle: Option<Lifecycle>,
     ) -> Result<Simulator, SnapshotError> {
+        if let Some(l) = lifecycle {
+            if l.orders.len() != self.orders.len() {
+                return Err(SnapshotError::Inconsistent(
+                    "order lifecycle records not one per order",
+                ));
+            }
+            self.steering.arrive_within = l.arrive_within;
+            self.steering.give_up_after = l.give_up_after;
+            for ((_, order), (arrival, speed)) in self.orders.iter_mut().zip(l.orders) {
+                order.set_arrival(arrival);
+                order.set_speed(speed);
+            }
+        }
         // The time step and the defaults are checked as a new simulator checks them.
         Simulator::new(SimulatorParams {
             time_step: self.time_step,
@@ -484,7 +528,12 @@ impl Simulator {
         let model_commands = commands
             .iter()
             .any(|p| matches!(p.command, crate::command::Command::SetModel { .. }));
-        if agents.models().is_none() && !model_commands {
+        let order_commands = commands
+            .iter()
+            .any(|p| matches!(p.command, crate::command::Command::SetOrderSpeed { .. }));
+        let lifecycle =
+            !orders.is_empty() || !self.steering().arrival_is_default() || order_commands;
+        if agents.models().is_none() && !model_commands && !lifecycle {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint);
         }
         let models = agents
@@ -497,7 +546,21 @@ impl Simulator {
             base: state,
             models,
         };
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS, &state, hint)
+        if !lifecycle {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS, &state, hint);
+        }
+        let steering = self.steering();
+        let state = StateV5 {
+            v4: state,
+            arrive_within: steering.arrive_within,
+            give_up_after: steering.give_up_after,
+            orders: orders
+                .iter()
+                .map(|(_, o)| (o.arrival(), o.speed()))
+                .collect(),
+        };
+        let hint = hint + 40 * orders.len();
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_ORDERS, &state, hint)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -515,10 +578,22 @@ impl Simulator {
             .map(u32::from_le_bytes);
         if version == Some(SNAPSHOT_VERSION) {
             let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
-            return state.into_simulator(Vec::new());
+            return state.into_simulator(Vec::new(), None);
+        }
+        if version == Some(SNAPSHOT_VERSION_MODELS) {
+            let state: StateV4 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS)?;
+            return state.base.into_simulator(state.models, None);
         }
         // Anything else is read as the newest version (an unknown one is refused naming it).
-        let state: StateV4 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS)?;
-        state.base.into_simulator(state.models)
+        let state: StateV5 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_ORDERS)?;
+        let lifecycle = Lifecycle {
+            arrive_within: state.arrive_within,
+            give_up_after: state.give_up_after,
+            orders: state.orders,
+        };
+        state
+            .v4
+            .base
+            .into_simulator(state.v4.models, Some(lifecycle))
     }
 }

@@ -47,7 +47,7 @@
 //! `start_tick + i`. A changed command for tick `t` therefore first shows at tick `t + 1`.
 //!
 //! # The file format
-//! Version [`REPLAY_VERSION`] (3), all integers little-endian. A 12-byte header, checked before
+//! Version [`REPLAY_VERSION`] (4), all integers little-endian. A 12-byte header, checked before
 //! anything else is read: magic [`REPLAY_MAGIC`] (`b"LSORCARP"`, 8 bytes) and the version
 //! (`u32`). Then frames, each `kind` (`u8`), payload length `L` (`u32`, checked against the
 //! kind's limit before a byte of the payload is read), the payload, and a checksum (`u64`):
@@ -73,8 +73,10 @@
 //! 13 `RemoveObstacle` (obstacle id `u32`).
 //!
 //! # Versions
-//! The writer writes version [`REPLAY_VERSION`] (3); the reader reads [`REPLAY_VERSION_MIN`]
-//! (2) to 3. Version 3 is version 2 plus the world commands (tags 11 to 13): every version 2
+//! The writer writes version [`REPLAY_VERSION`] (4); the reader reads [`REPLAY_VERSION_MIN`]
+//! (2) to 4. Version 4 is version 3 plus [`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed)
+//! (tag 15; a tag above 13 in an older stream is a [`ReplayError::Decode`]).
+//! Version 3 is version 2 plus the world commands (tags 11 to 13): every version 2
 //! replay reads and verifies unchanged (a command tag above 10 in a version 2 stream is a
 //! [`ReplayError::Decode`]), and a build that reads only version 2 refuses a version 3 replay
 //! up front with [`ReplayError::UnsupportedVersion`] rather than failing on the first new

@@ -43,6 +43,8 @@ pub(super) struct InputLog {
     due: Vec<PendingCommand>,
     /// What stage 1b (orders) changed in the current step.
     pub(super) steered: Vec<super::orders::OrderStep>,
+    /// The order status changes of the current step (a reused buffer).
+    pub(super) order_events: Vec<crate::orders::OrderEvent>,
 }
 
 impl Simulator {
@@ -145,6 +147,7 @@ impl Simulator {
             Command::Stop { id } => self.stop_agent(id).map(drop),
             Command::SetPriority { id, priority } => self.set_agent_priority(id, priority),
             Command::SetModel { id, model } => self.set_agent_model(id, model),
+            Command::SetOrderSpeed { id, speed } => self.set_order_speed(id, speed).map(drop),
         }
         .map(|()| None)
     }
@@ -229,6 +232,9 @@ impl Simulator {
             }
             Command::MoveTo { id, goal } => Undo::Order(id, self.give_order(id, goal, false)?),
             Command::QueueMove { id, goal } => Undo::Order(id, self.give_order(id, goal, true)?),
+            Command::SetOrderSpeed { id, speed } => {
+                Undo::Order(id, Some(self.set_order_speed(id, speed)?))
+            }
             Command::Stop { id } => {
                 let (order, pref) = self.stop_agent(id)?;
                 self.inputs.undo.push(Undo::PrefVelocity(id, pref));

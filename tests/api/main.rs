@@ -7,6 +7,7 @@
 
 mod agent_lookup;
 mod agent_model;
+mod arrival;
 #[cfg(feature = "cli")]
 mod cli;
 mod domain;
