@@ -35,8 +35,10 @@
 //! | | tag 12 `AddObstacle`: kind (`u8`, 0 polygon, 1 polyline), vertex count k (`u32`), the k vertices x, y (5 + 16 k bytes) |
 //! | | tag 13 `RemoveObstacle`: obstacle id (`u32`) (4 bytes) |
 //! | | tag 15 `SetOrderSpeed`: id (`u32`), speed (flag byte and value) (13 bytes) |
+//! | | tag 16 `SetGroup`: group (`u32`), member count k (`u32`), the k ids (`u32`) (8 + 4 k bytes) |
+//! | | tag 17 `GroupMove`: group (`u32`), goal x, y, queue (`u8`), slowest (`u8`) (22 bytes) |
 //! | … | **only when some agent's [`AgentModel`] is not the default**, the agent-model extension: marker byte 1, count `n` (`u32`), then `n` × (id (`u32`), the 67 model bytes), ascending id, non-default models only |
-//! | … | **only when some agent has an order or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each) |
+//! | … | **only when some agent has an order, a group exists or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each); then the group count (`u32`) and per group, ascending group id: id (`u32`), member count k (`u32`), the k member ids (`u32`, ascending) ([`crate::orders::groups`]) |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
 //! and the value, 0 when none), support velocity x, y, slope x, y, speed_limit (flag and
@@ -225,7 +227,8 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
     }
     // The order-lifecycle extension: states without orders (and with the default arrival
     // steering) keep their bytes.
-    if !s.orders.is_empty() || !s.steering.arrival_is_default() {
+    let groups = &s.orders.groups;
+    if !s.orders.is_empty() || !s.steering.arrival_is_default() || !groups.is_empty() {
         out.put(&[2]);
         option_fx(out, s.steering.arrive_within);
         option_fx(out, s.steering.give_up_after);
@@ -235,6 +238,14 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
             out.put(&a.no_progress.to_le_bytes());
             vec2(out, a.rest);
             option_fx(out, o.speed());
+        }
+        out.put(&(groups.iter().len() as u32).to_le_bytes());
+        for (g, members) in groups.iter() {
+            out.put(&g.to_le_bytes());
+            out.put(&(members.len() as u32).to_le_bytes());
+            for id in members {
+                out.put(&id.0.to_le_bytes());
+            }
         }
     }
 }
@@ -319,6 +330,23 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
         Command::SetOrderSpeed { id, speed } => {
             out.put(&id.0.to_le_bytes());
             option_fx(out, *speed);
+        }
+        Command::SetGroup { group, members } => {
+            out.put(&group.to_le_bytes());
+            out.put(&(members.len() as u32).to_le_bytes());
+            for id in members {
+                out.put(&id.0.to_le_bytes());
+            }
+        }
+        Command::GroupMove {
+            group,
+            goal,
+            queue,
+            slowest,
+        } => {
+            out.put(&group.to_le_bytes());
+            vec2(out, *goal);
+            out.put(&[u8::from(*queue), u8::from(*slowest)]);
         }
     }
 }

@@ -56,6 +56,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod arrival;
+pub mod groups;
 pub use arrival::{
     Arrival, BLOCKED_AFTER, OrderEvent, OrderEventKind, OrderStatus, SETTLE_AFTER, settle_radius,
 };
@@ -73,6 +74,9 @@ pub(crate) struct Orders {
     points: usize,
     /// How many orders have each goal (raw bits): derived from `list`, kept by every change.
     goals: BTreeMap<(i64, i64), u32>,
+    /// The groups ([`groups`]): state that goes with the orders (hashed, snapshotted with
+    /// them).
+    pub(crate) groups: groups::Groups,
 }
 
 fn goal_key(p: Vec2) -> (i64, i64) {

@@ -50,10 +50,13 @@
 //!
 //! **Version 5** ([`SNAPSHOT_VERSION_ORDERS`]) is written when some agent has a move order, the
 //! arrival steering is not the default ([`Steering::arrive_within`],
-//! [`Steering::give_up_after`]) or a [`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed)
-//! is pending: version 4's payload, then `arrive_within` and `give_up_after` (options), then one
+//! [`Steering::give_up_after`]), a group exists or a command of tag 15 or more
+//! ([`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed), `SetGroup`, `GroupMove`) is
+//! pending: version 4's payload, then `arrive_within` and `give_up_after` (options), then one
 //! record per order in the orders' order: the [`Arrival`] (status as an enum tag, ticks without
-//! progress `u32`, rest point) and the order speed (an option). Versions 3, 4 and 5 restore; a
+//! progress `u32`, rest point) and the order speed (an option); then the groups ([`crate::orders::groups`])
+//! as a sequence of (group id `u32`, members: a sequence of ids), ascending group id, each
+//! non-empty with strictly ascending members below the id counter. Versions 3, 4 and 5 restore; a
 //! version 3 or 4 snapshot's orders restore as new orders (moving, no speed of their own).
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
@@ -85,6 +88,7 @@ use crate::error::SimError;
 use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::obstacle::ObstacleSet;
+use crate::orders::groups::Groups;
 use crate::orders::{Arrival, Order, Orders, Steering};
 use crate::sim::RestoredState;
 use crate::sim::{Simulator, SimulatorParams};
@@ -313,6 +317,7 @@ struct StateV5 {
     arrive_within: Option<Fx>,
     give_up_after: Option<Fx>,
     orders: Vec<(Arrival, Option<Fx>)>,
+    groups: Vec<(u32, Vec<AgentId>)>,
 }
 
 /// Payload of snapshot format version 4: version 3's, then the non-default agent models.
@@ -327,6 +332,7 @@ struct Lifecycle {
     arrive_within: Option<Fx>,
     give_up_after: Option<Fx>,
     orders: Vec<(Arrival, Option<Fx>)>,
+    groups: Vec<(u32, Vec<AgentId>)>,
 }
 
 /// Payload of snapshot format version 3 (field order is the format).
@@ -357,7 +363,9 @@ impl StateV1 {
         models: Vec<(AgentId, AgentModel)>,
         lifecycle: Option<Lifecycle>,
     ) -> Result<Simulator, SnapshotError> {
+        let mut groups = Vec::new();
         if let Some(l) = lifecycle {
+            groups = l.groups;
             if l.orders.len() != self.orders.len() {
                 return Err(SnapshotError::Inconsistent(
                     "order lifecycle records not one per order",
@@ -427,6 +435,8 @@ impl StateV1 {
             order.validate().map_err(domain)?;
             orders.insert(id, order).map_err(domain)?;
         }
+        orders.groups =
+            Groups::from_records(groups, self.next_id).map_err(SnapshotError::Inconsistent)?;
         let mut previous = None;
         for (id, shape) in self.obstacles.iter() {
             if previous.is_some_and(|p| p >= id) {
@@ -558,8 +568,10 @@ impl Simulator {
                 .iter()
                 .map(|(_, o)| (o.arrival(), o.speed()))
                 .collect(),
+            groups: orders.groups.iter().map(|(g, m)| (g, m.to_vec())).collect(),
         };
-        let hint = hint + 40 * orders.len();
+        let members: usize = orders.groups.iter().map(|(_, m)| m.len()).sum();
+        let hint = hint + 40 * orders.len() + 4 * members;
         seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_ORDERS, &state, hint)
     }
 
@@ -590,6 +602,7 @@ impl Simulator {
             arrive_within: state.arrive_within,
             give_up_after: state.give_up_after,
             orders: state.orders,
+            groups: state.groups,
         };
         state
             .v4

@@ -375,6 +375,30 @@ fn orders(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
     }
 }
 
+/// Every group whose members differ (scope simulator, field `group[G]`; `absent` for a group
+/// on one side only).
+fn groups(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
+    let text = |m: Option<&[AgentId]>| {
+        m.map_or("absent".into(), |m| {
+            let ids: Vec<String> = m.iter().map(|id| id.0.to_string()).collect();
+            format!("[{}]", ids.join(" "))
+        })
+    };
+    let mut ids: Vec<u32> = a
+        .groups()
+        .map(|g| g.0)
+        .chain(b.groups().map(|g| g.0))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for g in ids {
+        let (x, y) = (a.group(g), b.group(g));
+        if x != y {
+            d.push(Scope::Simulator, format!("group[{g}]"), text(x), text(y));
+        }
+    }
+}
+
 /// Every difference between the states of `a` and `b` (see [`SnapshotDiff`]).
 ///
 /// Compares what a [snapshot](crate::snapshot) holds: tick, global time, time step, next
@@ -382,6 +406,7 @@ fn orders(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
 /// preferred velocity, each parameter, stall counter; agents present in one state only), the
 /// steering (`steering.*`), every order by agent id (`order` when one side has none, else
 /// `order.start`, `.path`, `.progress`, `.status`, `.no_progress`, `.rest`, `.speed`), the
+/// groups (`group[G]`), the
 /// obstacles (count, neighbour mode, id counter, each obstacle by id: kind, vertex count,
 /// vertices) and the pending commands in canonical order. Restore two snapshot files with
 /// [`Simulator::restore`] to compare them (the CLI's `diff A B`).
@@ -443,6 +468,7 @@ pub fn diff(a: &Simulator, b: &Simulator) -> SnapshotDiff {
     }
     steering(&mut d, &a.steering(), &b.steering());
     orders(&mut d, a, b);
+    groups(&mut d, a, b);
     obstacles(&mut d, a.obstacles(), b.obstacles());
     let (qa, qb) = (a.pending_commands().to_vec(), b.pending_commands().to_vec());
     d.cmp(Scope::Commands, "count", qa.len(), qb.len());

@@ -13,8 +13,9 @@ use std::io::{self, Read, Write};
 pub const REPLAY_MAGIC: [u8; 8] = *b"LSORCARP";
 /// Current replay format version, the one written. Version 3 added the world commands
 /// ([`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`], tags 11 to
-/// 13) to version 2; version 4 adds [`Command::SetOrderSpeed`] (tag 15) and begin frames whose
-/// snapshot may be of format 5 (the order lifecycle). Versions 2 and 3 are read unchanged (see
+/// 13) to version 2; version 4 adds [`Command::SetOrderSpeed`], [`Command::SetGroup`] and
+/// [`Command::GroupMove`] (tags 15 to 17) and begin frames whose snapshot may be of format 5
+/// (the order lifecycle and the groups). Versions 2 and 3 are read unchanged (see
 /// the [module docs](super#versions)).
 pub const REPLAY_VERSION: u32 = 4;
 /// Oldest replay format version this build reads (version 1 was a single envelope; it is

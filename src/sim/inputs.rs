@@ -21,6 +21,8 @@ enum Undo {
     Velocity(AgentId, Vec2),
     /// The agent's order before the command (`None`: it had none).
     Order(AgentId, Option<Order>),
+    /// A group's members before the command (`None`: it did not exist).
+    Group(u32, Option<Vec<AgentId>>),
     /// The obstacle set before the step's first obstacle command (shared, not copied: the
     /// command's change copies the set once).
     Obstacles(Arc<ObstacleSet>),
@@ -148,6 +150,13 @@ impl Simulator {
             Command::SetPriority { id, priority } => self.set_agent_priority(id, priority),
             Command::SetModel { id, model } => self.set_agent_model(id, model),
             Command::SetOrderSpeed { id, speed } => self.set_order_speed(id, speed).map(drop),
+            Command::SetGroup { group, ref members } => self.set_group(group, members).map(drop),
+            Command::GroupMove {
+                group,
+                goal,
+                queue,
+                slowest,
+            } => self.group_move(group, goal, queue, slowest).map(drop),
         }
         .map(|()| None)
     }
@@ -234,6 +243,20 @@ impl Simulator {
             Command::QueueMove { id, goal } => Undo::Order(id, self.give_order(id, goal, true)?),
             Command::SetOrderSpeed { id, speed } => {
                 Undo::Order(id, Some(self.set_order_speed(id, speed)?))
+            }
+            Command::SetGroup { group, ref members } => {
+                Undo::Group(group, self.set_group(group, members)?)
+            }
+            Command::GroupMove {
+                group,
+                goal,
+                queue,
+                slowest,
+            } => {
+                for (id, old) in self.group_move(group, goal, queue, slowest)? {
+                    self.inputs.undo.push(Undo::Order(id, old));
+                }
+                return Ok(());
             }
             Command::Stop { id } => {
                 let (order, pref) = self.stop_agent(id)?;
@@ -328,6 +351,10 @@ impl Simulator {
             let restored = match undo {
                 Undo::Order(id, order) => {
                     self.restore_order(id, order);
+                    Ok(())
+                }
+                Undo::Group(group, members) => {
+                    self.restore_group(group, members);
                     Ok(())
                 }
                 Undo::PrefVelocity(id, v) => self.set_agent_pref_velocity(id, v),

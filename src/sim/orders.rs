@@ -61,6 +61,8 @@ impl Simulator {
         // The status changes, in id order (the steps now hold the old progress).
         let events = &mut inputs.order_events;
         events.clear();
+        // Room for one event per order: grows only when the orders do.
+        events.reserve(steps.len());
         for ((id, order), step) in orders.iter().zip(steps.iter()) {
             let old = step.progress.arrival.status;
             events.extend(OrderEvent::of_change(*tick, *id, old, order.status()));
@@ -78,8 +80,8 @@ impl Simulator {
 
     /// What happened to orders in the last [`step`](Self::step): every status change
     /// (arrived, blocked, given up, moving again), ascending agent id. A buffer reused from
-    /// step to step (no allocation once it has grown to the largest count); empty after a
-    /// failed step. Not state: not hashed, snapshotted or restored.
+    /// step to step, with room for one event per order: it allocates only when the number of
+    /// orders grows past what it held. Empty after a failed step. Not state: not hashed, snapshotted or restored.
     #[must_use]
     pub fn order_events(&self) -> &[OrderEvent] {
         &self.inputs.order_events
@@ -146,6 +148,109 @@ impl Simulator {
         let old = order.clone();
         order.set_speed(speed);
         Ok(old)
+    }
+
+    /// Group `group`'s members, ascending id ([`crate::orders::groups`]); `None` when it does
+    /// not exist.
+    #[must_use]
+    pub fn group(&self, group: u32) -> Option<&[AgentId]> {
+        self.orders.groups.get(group)
+    }
+
+    /// Every group, ascending group id, with its members.
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = (u32, &[AgentId])> + '_ {
+        self.orders.groups.iter()
+    }
+
+    /// Sets group `group`'s members ([`Command::SetGroup`](crate::Command::SetGroup)): sorted,
+    /// duplicates and ids of absent agents dropped; empty deletes the group. Returns the old
+    /// members.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] for a group id of [`MAX_GROUPS`](crate::orders::groups::MAX_GROUPS)
+    /// or more or too many members. Nothing changes then.
+    pub fn set_group(
+        &mut self,
+        group: u32,
+        members: &[AgentId],
+    ) -> Result<Option<Vec<AgentId>>, SimError> {
+        crate::orders::groups::check_group(group, members.len())?;
+        let mut list: Vec<AgentId> = members
+            .iter()
+            .copied()
+            .filter(|&id| self.agents.contains(id))
+            .collect();
+        list.sort_unstable();
+        list.dedup();
+        Ok(self.orders.groups.set(group, list))
+    }
+
+    /// Puts a group back as it was (undo).
+    pub(super) fn restore_group(&mut self, group: u32, members: Option<Vec<AgentId>>) {
+        self.orders.groups.set(group, members.unwrap_or_default());
+    }
+
+    /// Orders every present member of `group` to `goal` ([`Command::GroupMove`](crate::Command::GroupMove)),
+    /// ascending id; returns each member's old order (for the undo).
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] for a bad group id or goal, a group that does not exist or
+    /// has no member present (`what: "group"`), or orders past the path-point limits. Nothing
+    /// changes then.
+    pub fn group_move(
+        &mut self,
+        group: u32,
+        goal: Vec2,
+        queue: bool,
+        slowest: bool,
+    ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
+        crate::orders::groups::check_group(group, 0)?;
+        crate::domain::checked_point(goal, "goal")?;
+        let members: Vec<AgentId> = self
+            .orders
+            .groups
+            .get(group)
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .filter(|&id| self.agents.contains(id))
+            .collect();
+        if members.is_empty() {
+            return Err(SimError::OutOfDomain {
+                what: "group",
+                allowed: "an existing group with a member present",
+            });
+        }
+        let speed = if slowest {
+            let mut least = None;
+            for &id in &members {
+                let s = self
+                    .steering
+                    .speed
+                    .unwrap_or(self.agent_params(id)?.max_speed);
+                least = Some(least.map_or(s, |l: Fx| l.min(s)));
+            }
+            least
+        } else {
+            None
+        };
+        let mut done = Vec::with_capacity(members.len());
+        for &id in &members {
+            let given = self.give_order(id, goal, queue).and_then(|old| {
+                done.push((id, old));
+                match speed {
+                    Some(_) => self.set_order_speed(id, speed).map(drop),
+                    None => Ok(()),
+                }
+            });
+            if let Err(e) = given {
+                for (id, old) in done.into_iter().rev() {
+                    self.restore_order(id, old);
+                }
+                return Err(e);
+            }
+        }
+        Ok(done)
     }
 
     /// [`Command::Stop`](crate::Command::Stop): returns the dropped order and the old
