@@ -30,10 +30,12 @@
 //!   wants zero velocity (no perturbation): it never pushes, so a settled crowd comes to rest.
 //! * **Pushed.** An order arrived on its goal and pushed off it (beyond `arrive_within`) walks
 //!   back by the goal rule; after [`SETTLE_AFTER`] without progress, its goal shared (and
-//!   taken by another unit), it rests where it is. An arrived order pushed more than `3r` from its rest point takes its new
-//!   position as rest point when it is still within `settle(n)` of its goal (rest ≠ goal), and
-//!   otherwise becomes `Moving` again, towards its goal (it arrives again there, or settles
-//!   next to it). A given-up order pushed more than `3r` rests where it is.
+//!   taken by another unit), it rests where it is; pushed more than `3r` from its goal it is
+//!   `Moving` again. A settled order (rest ≠ goal) pushed out of `settle(n)` is `Moving` again,
+//!   towards its goal (it arrives again there, or settles next to it); pushed more than `3r`
+//!   from its rest point but still within `settle(n)`, it rests where it is now. So a settled
+//!   unit never rests farther than `settle(n)` from its goal. A given-up order pushed more than
+//!   `3r` rests where it is.
 //!
 //! Why `1.5 · √n` rather than the denser `1.1 · √n` of hexagonal packing: ORCA's crowds pack
 //! looser (80 units of radius 1.5 sent to one point spread to 17.4 from it, beyond
@@ -214,8 +216,21 @@ pub(crate) fn next_arrival(
     let pushed = input.radius.saturating_mul(Fx::from_num(PUSHED_RADII));
     match old.status {
         OrderStatus::Arrived => {
+            if old.rest != goal {
+                // Settled: rests within settle(n) of its goal, else walks back.
+                return if !settles(p, goal, input.radius, n()) {
+                    Arrival::default()
+                } else if within(p, old.rest, pushed) {
+                    Arrival {
+                        no_progress: 0,
+                        ..old
+                    }
+                } else {
+                    Arrival { rest: p, ..old }
+                };
+            }
             if within(p, old.rest, pushed) {
-                if old.rest != goal || within(p, goal, input.arrive_within) {
+                if within(p, goal, input.arrive_within) {
                     return Arrival {
                         no_progress: 0,
                         ..old
@@ -233,8 +248,6 @@ pub(crate) fn next_arrival(
                 } else {
                     Arrival { no_progress, ..old }
                 }
-            } else if old.rest != goal && settles(p, goal, input.radius, n()) {
-                Arrival { rest: p, ..old }
             } else {
                 Arrival::default()
             }
@@ -315,7 +328,9 @@ mod tests {
         assert_eq!(settle_radius(Fx::ONE, 0), Fx::ONE);
         let four = settle_radius(Fx::lit("0.5"), 4);
         assert!((four - Fx::lit("2")).abs() < Fx::lit("0.0001"), "{four}");
-        assert_eq!(settle_radius(Fx::lit("1000"), u32::MAX), Fx::MAX);
+        // No overflow at the extremes (n saturates to the largest Fx integer).
+        assert!(settle_radius(Fx::lit("1000"), u32::MAX) > Fx::from_num(60_000_000));
+        assert_eq!(settle_radius(Fx::MAX, 4), Fx::MAX);
     }
 
     #[test]
