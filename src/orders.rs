@@ -29,8 +29,21 @@
 //! An agent without an order keeps the preferred velocity it was given ([`Command::SetPrefVelocity`](crate::Command::SetPrefVelocity),
 //! RVO2's model). For an agent *with* an order the order decides: a `SetPrefVelocity` is
 //! overwritten at its next step (send [`Command::Stop`](crate::Command::Stop) first to steer it by hand).
-//! An order ends only with `Stop`, a new order or the agent's removal: an agent that arrived
-//! keeps heading for its goal, so one pushed away walks back.
+//! An order stays until `Stop`, a new order or the agent's removal, but it *finishes*: see
+//! [arrival](#arrival-and-the-order-lifecycle).
+//!
+//! # Arrival and the order lifecycle
+//! Every order has a status ([`OrderStatus`]: moving, blocked, arrived, given up), kept in the
+//! order with its counter of ticks without progress and its rest point (state: hashed,
+//! snapshotted, replayed), queryable with
+//! [`Simulator::order_status`](crate::Simulator::order_status); each step lists its changes
+//! in [`Simulator::order_events`](crate::Simulator::order_events). A unit that reaches its goal
+//! (within [`Steering::arrive_within`]) rests there; units sent to one point settle around it
+//! (within `settle(n)`, [`settle_radius`]) instead of pushing for ever; a pushed unit walks
+//! back or settles next to its goal; with [`Steering::give_up_after`] a unit without progress
+//! gives up. The rules are in [`arrival`] (and docs/orders.md). An order
+//! may have its own speed ([`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed)), and
+//! [`groups`] give one order to many units.
 //!
 //! ```
 //! use lockstep_orca::{Command, Simulator, SimulatorParams, Vec2};
@@ -55,7 +68,7 @@ use crate::util::splitmix64;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-mod arrival;
+pub mod arrival;
 pub mod groups;
 pub use arrival::{
     Arrival, BLOCKED_AFTER, OrderEvent, OrderEventKind, OrderStatus, SETTLE_AFTER, settle_radius,

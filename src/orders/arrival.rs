@@ -3,7 +3,7 @@
 //!
 //! # The rule (stage 1b, every order, from the state only)
 //! With `r` the agent's radius, `s` its order speed, `n` the number of orders whose goal has
-//! the same bits as this one's ([`Orders`](super::Orders) keeps the counts), and `dt` the time
+//! the same bits as this one's (the orders keep the counts), and `dt` the time
 //! step:
 //!
 //! * **No progress.** A tick makes progress when the agent's velocity along the direction to

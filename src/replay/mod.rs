@@ -74,9 +74,8 @@
 //!
 //! # Versions
 //! The writer writes version [`REPLAY_VERSION`] (4); the reader reads [`REPLAY_VERSION_MIN`]
-//! (2) to 4. Version 4 is version 3 plus [`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed),
-//! [`Command::SetGroup`](crate::Command::SetGroup) and [`Command::GroupMove`](crate::Command::GroupMove)
-//! (tags 15 to 17; a tag above 13 in an older stream is a [`ReplayError::Decode`]).
+//! (2) to 4. Version 4 is version 3 plus [`Command::SetOrderSpeed`], [`Command::SetGroup`] and
+//! [`Command::GroupMove`] (tags 15 to 17; a tag above 13 in an older stream is a [`ReplayError::Decode`]).
 //! Version 3 is version 2 plus the world commands (tags 11 to 13): every version 2
 //! replay reads and verifies unchanged (a command tag above 10 in a version 2 stream is a
 //! [`ReplayError::Decode`]), and a build that reads only version 2 refuses a version 3 replay

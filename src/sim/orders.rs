@@ -356,7 +356,7 @@ fn plan_range(
             slot += 1;
         }
         // Removing an agent drops its order, so every order has its agent.
-        debug_assert_eq!(ids.get(slot), Some(&*id));
+        debug_assert_eq!(ids.get(slot), Some(id));
         let (progress, pref) = plan_order(state, *id, order, slot);
         *step = OrderStep {
             slot: slot as u32,
