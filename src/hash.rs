@@ -356,7 +356,8 @@ mod tests {
     use crate::{Simulator, SimulatorParams, Vec2};
 
     /// The table above, checked: header 131 bytes, 99 per agent, 4 for no order, 9 for an empty
-    /// obstacle set, 4 for an empty command queue; 28 + 16 per point for an order.
+    /// obstacle set, 4 for an empty command queue; 28 + 16 per point for an order, and the
+    /// order-lifecycle extension (23 + 30 per order + 8 + 4 per member per group).
     #[test]
     fn canonical_layout_sizes_match_the_table() {
         let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
@@ -383,6 +384,24 @@ mod tests {
         .unwrap();
         out.clear();
         sim.write_canonical_bytes(&mut out);
-        assert_eq!(out.len(), 131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4);
+        // The order row, then the order-lifecycle extension: marker, the two steering
+        // options (9 bytes each), 30 bytes for the order, the group count.
+        let lifecycle = 1 + 2 * 9 + 30 + 4;
+        assert_eq!(
+            out.len(),
+            131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4 + lifecycle
+        );
+        // A group of two: 4 + 4 + 2 * 4 bytes more.
+        sim.apply(&crate::Command::SetGroup {
+            group: 9,
+            members: vec![crate::AgentId(0), crate::AgentId(2)],
+        })
+        .unwrap();
+        out.clear();
+        sim.write_canonical_bytes(&mut out);
+        assert_eq!(
+            out.len(),
+            131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4 + lifecycle + 16
+        );
     }
 }
