@@ -486,17 +486,6 @@ impl Agents {
         &mut self.pref_velocities
     }
 
-    /// Stage 1b's view: the ids, positions and parameters to read, and the preferred
-    /// velocities to write, borrowed at once.
-    pub(crate) fn steering_view(&mut self) -> (&[AgentId], &[Vec2], &[AgentParams], &mut [Vec2]) {
-        (
-            &self.ids,
-            &self.positions,
-            &self.params,
-            &mut self.pref_velocities,
-        )
-    }
-
     /// Sets the parameters in `slot`.
     #[inline]
     pub(crate) fn set_params(&mut self, slot: usize, p: AgentParams) {

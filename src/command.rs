@@ -32,8 +32,9 @@
 //! 1. `tick`: the tick at whose start the command is applied (the step from `tick` to
 //!    `tick + 1`);
 //! 2. `class`: the world commands first (class 0: [`Command::AddAgent`],
-//!    [`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`]), then
-//!    every command addressed to an agent (class 1);
+//!    [`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`],
+//!    [`Command::SetGroup`], [`Command::GroupMove`]), then every command addressed to an agent
+//!    (class 1);
 //! 3. `agent id`: ascending [`AgentId`] of the addressed agent (0 for the world commands).
 //!
 //! So within a tick, the world commands run first, in insertion order: each `AddAgent` and
@@ -70,7 +71,7 @@ use crate::agent::{AgentId, AgentParams};
 use crate::agent_model::AgentModel;
 use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
-use crate::math::Vec2;
+use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleShape};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -197,6 +198,42 @@ pub enum Command {
         /// Where to go.
         goal: Vec2,
     },
+    /// Sets the speed of an agent's current order ([`Simulator::set_order_speed`](crate::Simulator::set_order_speed),
+    /// `0 ..= 1,000`; `None`: the [`Steering::speed`](crate::orders::Steering::speed), else
+    /// the agent's `max_speed`). Rejected when applied to an agent without an order
+    /// ([`SimError::OutOfDomain`], `what: "order"`). A new order ([`Command::MoveTo`]) starts without one; a
+    /// [`Command::QueueMove`] keeps it. Tag 15 (14 is reserved for the navigation order).
+    SetOrderSpeed {
+        /// The agent.
+        id: AgentId,
+        /// The speed.
+        speed: Option<Fx>,
+    },
+    /// Sets a group's members ([`crate::orders::groups`]: sorted, duplicates and absent agents
+    /// dropped when applied; an empty list deletes the group). Tag 16; a world command (class
+    /// 0), applied before the tick's agent commands. Refused when queued for a group id of
+    /// [`MAX_GROUPS`](crate::orders::groups::MAX_GROUPS) or more or more than
+    /// [`MAX_GROUP_MEMBERS`](crate::orders::groups::MAX_GROUP_MEMBERS) members.
+    SetGroup {
+        /// The group id.
+        group: u32,
+        /// Its members.
+        members: Vec<AgentId>,
+    },
+    /// Orders every member of a group to `goal` ([`crate::orders::groups`]), in ascending id:
+    /// [`Command::MoveTo`] each (or [`Command::QueueMove`] with `queue`), and with `slowest`
+    /// every order at the slowest member's speed. Tag 17; a world command (class 0). Rejected
+    /// when applied to a group that does not exist or has no member present.
+    GroupMove {
+        /// The group id.
+        group: u32,
+        /// Where to go.
+        goal: Vec2,
+        /// Append to the members' paths rather than replace them.
+        queue: bool,
+        /// Move at the slowest member's speed.
+        slowest: bool,
+    },
 }
 
 impl Command {
@@ -208,7 +245,9 @@ impl Command {
             Self::AddAgent { .. }
             | Self::SpawnAgent { .. }
             | Self::AddObstacle { .. }
-            | Self::RemoveObstacle { .. } => None,
+            | Self::RemoveObstacle { .. }
+            | Self::SetGroup { .. }
+            | Self::GroupMove { .. } => None,
             Self::SetPrefVelocity { id, .. }
             | Self::RemoveAgent { id }
             | Self::SetParams { id, .. }
@@ -219,7 +258,8 @@ impl Command {
             | Self::Stop { id }
             | Self::SetPriority { id, .. }
             | Self::SetModel { id, .. }
-            | Self::NavigateTo { id, .. } => Some(id),
+            | Self::NavigateTo { id, .. }
+            | Self::SetOrderSpeed { id, .. } => Some(id),
         }
     }
 
@@ -242,6 +282,9 @@ impl Command {
             Self::AddObstacle { .. } => 12,
             Self::RemoveObstacle { .. } => 13,
             Self::NavigateTo { .. } => 14,
+            Self::SetOrderSpeed { .. } => 15,
+            Self::SetGroup { .. } => 16,
+            Self::GroupMove { .. } => 17,
         }
     }
 
@@ -278,6 +321,22 @@ impl Command {
             }
             Self::AddObstacle { shape } => crate::obstacle::polygon::validate(shape),
             Self::RemoveObstacle { .. } => Ok(()),
+            Self::SetOrderSpeed { speed, .. } => speed.map_or(Ok(()), |s| {
+                crate::domain::check_range(
+                    s,
+                    Fx::ZERO,
+                    crate::domain::MAX_SPEED,
+                    "order speed",
+                    "0 ..= 1,000",
+                )
+            }),
+            Self::SetGroup { group, members } => {
+                crate::orders::groups::check_group(*group, members.len())
+            }
+            Self::GroupMove { group, goal, .. } => {
+                crate::orders::groups::check_group(*group, 0)?;
+                checked_point(*goal, "goal")
+            }
         }
     }
 

@@ -12,6 +12,9 @@ pub mod scenarios {}
 #[doc = include_str!("../docs/determinism.md")]
 pub mod determinism {}
 
+#[doc = include_str!("../docs/orders.md")]
+pub mod orders {}
+
 #[doc = include_str!("../docs/replays.md")]
 pub mod replays {}
 

@@ -36,7 +36,11 @@
 //! | | tag 13 `RemoveObstacle`: obstacle id (`u32`) (4 bytes) |
 //! | | tag 14 `NavigateTo`: id (`u32`), goal x, y (20 bytes) |
 //! | … | **only when some agent's [`AgentModel`] is not the default**, the agent-model extension: marker byte 1, count `n` (`u32`), then `n` × (id (`u32`), the 67 model bytes), ascending id, non-default models only |
-//! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 2, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (60 bytes) |
+//! | | tag 15 `SetOrderSpeed`: id (`u32`), speed (flag byte and value) (13 bytes) |
+//! | | tag 16 `SetGroup`: group (`u32`), member count k (`u32`), the k ids (`u32`) (8 + 4 k bytes) |
+//! | | tag 17 `GroupMove`: group (`u32`), goal x, y, queue (`u8`), slowest (`u8`) (22 bytes) |
+//! | … | **only when some agent has an order, a group exists or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each); then the group count (`u32`) and per group, ascending group id: id (`u32`), member count k (`u32`), the k member ids (`u32`, ascending) ([`crate::orders::groups`]) |
+//! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 3, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (60 bytes) |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
 //! and the value, 0 when none), support velocity x, y, slope x, y, speed_limit (flag and
@@ -235,9 +239,32 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
             model(out, &a.model);
         }
     }
+    // The order-lifecycle extension: states without orders (and with the default arrival
+    // steering) keep their bytes.
+    let groups = &s.orders.groups;
+    if !s.orders.is_empty() || !s.steering.arrival_is_default() || !groups.is_empty() {
+        out.put(&[2]);
+        option_fx(out, s.steering.arrive_within);
+        option_fx(out, s.steering.give_up_after);
+        for (_, o) in s.orders.iter() {
+            let a = o.arrival();
+            out.put(&[a.status.canonical_byte()]);
+            out.put(&a.no_progress.to_le_bytes());
+            vec2(out, a.rest);
+            option_fx(out, o.speed());
+        }
+        out.put(&(groups.iter().len() as u32).to_le_bytes());
+        for (g, members) in groups.iter() {
+            out.put(&g.to_le_bytes());
+            out.put(&(members.len() as u32).to_le_bytes());
+            for id in members {
+                out.put(&id.0.to_le_bytes());
+            }
+        }
+    }
     // The navigation extension: likewise only when navigation is in use.
     if !s.nav.is_default() {
-        out.put(&[2]);
+        out.put(&[3]);
         s.nav.write_canonical(out);
     }
 }
@@ -321,6 +348,27 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
             }
         }
         Command::RemoveObstacle { id } => out.put(&id.0.to_le_bytes()),
+        Command::SetOrderSpeed { id, speed } => {
+            out.put(&id.0.to_le_bytes());
+            option_fx(out, *speed);
+        }
+        Command::SetGroup { group, members } => {
+            out.put(&group.to_le_bytes());
+            out.put(&(members.len() as u32).to_le_bytes());
+            for id in members {
+                out.put(&id.0.to_le_bytes());
+            }
+        }
+        Command::GroupMove {
+            group,
+            goal,
+            queue,
+            slowest,
+        } => {
+            out.put(&group.to_le_bytes());
+            vec2(out, *goal);
+            out.put(&[u8::from(*queue), u8::from(*slowest)]);
+        }
     }
 }
 
@@ -329,7 +377,8 @@ mod tests {
     use crate::{Simulator, SimulatorParams, Vec2};
 
     /// The table above, checked: header 131 bytes, 99 per agent, 4 for no order, 9 for an empty
-    /// obstacle set, 4 for an empty command queue; 28 + 16 per point for an order.
+    /// obstacle set, 4 for an empty command queue; 28 + 16 per point for an order, and the
+    /// order-lifecycle extension (23 + 30 per order + 8 + 4 per member per group).
     #[test]
     fn canonical_layout_sizes_match_the_table() {
         let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
@@ -356,7 +405,25 @@ mod tests {
         .unwrap();
         out.clear();
         sim.write_canonical_bytes(&mut out);
-        assert_eq!(out.len(), 131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4);
+        // The order row, then the order-lifecycle extension: marker, the two steering
+        // options (9 bytes each), 30 bytes for the order, the group count.
+        let lifecycle = 1 + 2 * 9 + 30 + 4;
+        assert_eq!(
+            out.len(),
+            131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4 + lifecycle
+        );
+        // A group of two: 4 + 4 + 2 * 4 bytes more.
+        sim.apply(&crate::Command::SetGroup {
+            group: 9,
+            members: vec![crate::AgentId(0), crate::AgentId(2)],
+        })
+        .unwrap();
+        out.clear();
+        sim.write_canonical_bytes(&mut out);
+        assert_eq!(
+            out.len(),
+            131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4 + lifecycle + 16
+        );
     }
 
     /// The navigation extension: 32 + 16 k bytes of settings with a boundary of k points, 9 of

@@ -29,8 +29,21 @@
 //! An agent without an order keeps the preferred velocity it was given ([`Command::SetPrefVelocity`](crate::Command::SetPrefVelocity),
 //! RVO2's model). For an agent *with* an order the order decides: a `SetPrefVelocity` is
 //! overwritten at its next step (send [`Command::Stop`](crate::Command::Stop) first to steer it by hand).
-//! An order ends only with `Stop`, a new order or the agent's removal: an agent that arrived
-//! keeps heading for its goal, so one pushed away walks back.
+//! An order stays until `Stop`, a new order or the agent's removal, but it *finishes*: see
+//! [arrival](#arrival-and-the-order-lifecycle).
+//!
+//! # Arrival and the order lifecycle
+//! Every order has a status ([`OrderStatus`]: moving, blocked, arrived, given up), kept in the
+//! order with its counter of ticks without progress and its rest point (state: hashed,
+//! snapshotted, replayed), queryable with
+//! [`Simulator::order_status`](crate::Simulator::order_status); each step lists its changes
+//! in [`Simulator::order_events`](crate::Simulator::order_events). A unit that reaches its goal
+//! (within [`Steering::arrive_within`]) rests there; units sent to one point settle around it
+//! (within `settle(n)`, [`settle_radius`]) instead of pushing for ever; a pushed unit walks
+//! back or settles next to its goal; with [`Steering::give_up_after`] a unit without progress
+//! gives up. The rules are in [`arrival`] (and docs/orders.md). An order
+//! may have its own speed ([`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed)), and
+//! [`groups`] give one order to many units.
 //!
 //! ```
 //! use lockstep_orca::{Command, Simulator, SimulatorParams, Vec2};
@@ -53,6 +66,14 @@ use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns, wide_mul};
 use crate::util::splitmix64;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub mod arrival;
+pub mod groups;
+pub use arrival::{
+    Arrival, BLOCKED_AFTER, OrderEvent, OrderEventKind, OrderStatus, SETTLE_AFTER, settle_radius,
+};
+pub(crate) use arrival::{ArrivalInput, next_arrival, resting, ticks_for};
 
 /// Every agent's order, by id (absent: no order), and the number of path points they hold in
 /// all (bounded by [`MAX_TOTAL_PATH_POINTS`]). Part of the state.
@@ -64,11 +85,24 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct Orders {
     list: Vec<(AgentId, Order)>,
     points: usize,
+    /// How many orders have each goal (raw bits): derived from `list`, kept by every change.
+    goals: BTreeMap<(i64, i64), u32>,
+    /// The groups ([`groups`]): state that goes with the orders (hashed, snapshotted with
+    /// them).
+    pub(crate) groups: groups::Groups,
+}
+
+fn goal_key(p: Vec2) -> (i64, i64) {
+    (p.x.to_bits(), p.y.to_bits())
 }
 
 impl Orders {
     pub(crate) fn len(&self) -> usize {
         self.list.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
     }
 
     fn find(&self, id: AgentId) -> Result<usize, usize> {
@@ -79,9 +113,37 @@ impl Orders {
         self.find(*id).ok().map(|k| &self.list[k].1)
     }
 
+    /// Agent `id`'s order, to change its speed (not its path: the goal counts stay).
+    pub(crate) fn get_mut(&mut self, id: &AgentId) -> Option<&mut Order> {
+        let k = self.find(*id).ok()?;
+        Some(&mut self.list[k].1)
+    }
+
+    /// How many orders have the goal `goal` (its exact bits).
+    pub(crate) fn sharing_goal(&self, goal: Vec2) -> u32 {
+        self.goals.get(&goal_key(goal)).copied().unwrap_or(0)
+    }
+
+    fn count_goal(&mut self, goal: Vec2, add: bool) {
+        let key = goal_key(goal);
+        if add {
+            *self.goals.entry(key).or_insert(0) += 1;
+        } else if let Some(c) = self.goals.get_mut(&key) {
+            *c -= 1;
+            if *c == 0 {
+                self.goals.remove(&key);
+            }
+        }
+    }
+
     /// Ascending id.
     pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&AgentId, &Order)> {
         self.list.iter().map(|(id, o)| (id, o))
+    }
+
+    /// The orders, ascending by id.
+    pub(crate) fn as_slice(&self) -> &[(AgentId, Order)] {
+        &self.list
     }
 
     /// The orders, ascending by id, to swap their progress ([`Order::swap_progress`]).
@@ -106,13 +168,18 @@ impl Orders {
             return Err(Self::total_error());
         }
         self.points = points;
-        Ok(match at {
+        self.count_goal(order.goal(), true);
+        let old = match at {
             Ok(k) => Some(std::mem::replace(&mut self.list[k].1, order)),
             Err(k) => {
                 self.list.insert(k, (id, order));
                 None
             }
-        })
+        };
+        if let Some(o) = &old {
+            self.count_goal(o.goal(), false);
+        }
+        Ok(old)
     }
 
     /// Appends `goal` to agent `id`'s path ([`Order::queue`]). `Ok(false)` when it has no order.
@@ -123,8 +190,11 @@ impl Orders {
         if self.points >= MAX_TOTAL_PATH_POINTS {
             return Err(Self::total_error());
         }
+        let old_goal = self.list[k].1.goal();
         self.list[k].1.queue(goal)?;
         self.points += 1;
+        self.count_goal(old_goal, false);
+        self.count_goal(goal, true);
         Ok(true)
     }
 
@@ -132,6 +202,7 @@ impl Orders {
         let k = self.find(*id).ok()?;
         let (_, o) = self.list.remove(k);
         self.points -= o.path.len();
+        self.count_goal(o.goal(), false);
         Some(o)
     }
 }
@@ -154,12 +225,29 @@ pub struct Order {
     path: Vec<Vec2>,
     /// Index into `path` of the current target.
     next: u32,
+    /// Arrival and lifecycle ([`OrderStatus`]). Not in the serde form of snapshot formats 3
+    /// and 4 (which restore it as a new order's); format 5 stores it beside the order.
+    #[serde(skip)]
+    arrival: Arrival,
+    /// The order's own preferred speed (`None`: the [`Steering::speed`], else the agent's
+    /// `max_speed`). Stored as `arrival` is.
+    #[serde(skip)]
+    speed: Option<Fx>,
+}
+
+/// What stage 1b changes in an order each tick: its progress along the path and its arrival
+/// state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Progress {
+    pub next: u32,
+    pub arrival: Arrival,
 }
 
 impl Order {
-    /// Swaps the order's progress with `next` (stage 1b applies and undoes its steps so).
-    pub(crate) fn swap_progress(&mut self, next: &mut u32) {
-        std::mem::swap(&mut self.next, next);
+    /// Swaps the order's progress with `p` (stage 1b applies and undoes its steps so).
+    pub(crate) fn swap_progress(&mut self, p: &mut Progress) {
+        std::mem::swap(&mut self.next, &mut p.next);
+        std::mem::swap(&mut self.arrival, &mut p.arrival);
     }
 
     /// An order to go to `goal` from `start`.
@@ -168,7 +256,37 @@ impl Order {
             start,
             path: vec![goal],
             next: 0,
+            arrival: Arrival::default(),
+            speed: None,
         }
+    }
+
+    /// Where the order stands.
+    #[must_use]
+    pub fn status(&self) -> OrderStatus {
+        self.arrival.status
+    }
+
+    /// The order's arrival state (status, ticks without progress, rest point).
+    #[must_use]
+    pub fn arrival(&self) -> Arrival {
+        self.arrival
+    }
+
+    /// The order's own speed, if it has one.
+    #[must_use]
+    pub fn speed(&self) -> Option<Fx> {
+        self.speed
+    }
+
+    /// Sets the order's own speed (checked by the caller).
+    pub(crate) fn set_speed(&mut self, speed: Option<Fx>) {
+        self.speed = speed;
+    }
+
+    /// Sets the arrival state (a restored snapshot's; checked by [`validate`](Self::validate)).
+    pub(crate) fn set_arrival(&mut self, arrival: Arrival) {
+        self.arrival = arrival;
     }
 
     /// Checks a decoded order (snapshot restore): non-empty path within the limit, the index
@@ -190,6 +308,10 @@ impl Order {
         for &p in &self.path {
             checked_point(p, "order point")?;
         }
+        checked_point(self.arrival.rest, "order rest point")?;
+        if let Some(s) = self.speed {
+            check_range(s, Fx::ZERO, domain::MAX_SPEED, "order speed", "0 ..= 1,000")?;
+        }
         Ok(())
     }
 
@@ -202,6 +324,8 @@ impl Order {
             });
         }
         self.path.push(goal);
+        // A new goal: the order moves again (a shift-click after arrival goes on).
+        self.arrival = Arrival::default();
         Ok(())
     }
 
@@ -275,6 +399,17 @@ pub struct Steering {
     /// A deterministic perturbation added to every ordered agent's preferred velocity. Default
     /// none.
     pub perturbation: Option<Perturbation>,
+    /// The distance from its goal within which an order has arrived ([`OrderStatus::Arrived`],
+    /// the rule of [`arrival`](self#arrival-and-the-order-lifecycle)). `None` (the default):
+    /// the agent's radius. (Not in the serde form of snapshot formats 3 and 4; format 5 stores
+    /// it.)
+    #[serde(skip)]
+    pub arrive_within: Option<Fx>,
+    /// How long (seconds) an order may make no progress before it gives up
+    /// ([`OrderStatus::GivenUp`]). `None` (the default): never; an order without progress is
+    /// only [`OrderStatus::Blocked`] (after [`BLOCKED_AFTER`], 3 s). Stored as `arrive_within`.
+    #[serde(skip)]
+    pub give_up_after: Option<Fx>,
 }
 
 impl Steering {
@@ -323,11 +458,36 @@ impl Steering {
                 "0 ..= 1,000",
             )?;
         }
+        if let Some(d) = self.arrive_within {
+            check_range(
+                d,
+                Fx::ZERO,
+                domain::MAX_COORD,
+                "steering arrive_within",
+                "0 ..= 1,000,000",
+            )?;
+        }
+        if let Some(t) = self.give_up_after {
+            check_range(
+                t,
+                domain::MIN_TIME,
+                domain::MAX_COORD,
+                "steering give_up_after",
+                "0.001 ..= 1,000,000 s",
+            )?;
+        }
         Ok(())
     }
 
+    /// Whether the fields stored beside the serde form (`arrive_within`, `give_up_after`) are
+    /// the defaults.
+    #[must_use]
+    pub(crate) fn arrival_is_default(&self) -> bool {
+        self.arrive_within.is_none() && self.give_up_after.is_none()
+    }
+
     /// The preferred velocity of agent `id` at `position` heading for `target` (the goal when
-    /// `to_goal`) at `tick`, with its own `max_speed` (the rule of the [module docs](self)).
+    /// `to_goal`) at `tick`, at the order speed `speed` (the rule of the [module docs](self)).
     #[inline]
     pub(crate) fn pref_velocity(
         &self,
@@ -336,12 +496,23 @@ impl Steering {
         position: Vec2,
         target: Vec2,
         to_goal: bool,
-        max_speed: Fx,
+        speed: Fx,
     ) -> Vec2 {
-        let speed = self.speed.unwrap_or(max_speed);
+        let mut pref = self.goal_rule(position, target, to_goal, speed);
+        if let Some(p) = &self.perturbation {
+            pref += p.offset(tick, id.0);
+        }
+        let clamp = |v: Fx| v.clamp(-domain::MAX_SPEED, domain::MAX_SPEED);
+        Vec2::new(clamp(pref.x), clamp(pref.y))
+    }
+
+    /// The preferred velocity towards `target` at `speed`, before the perturbation: full speed
+    /// towards a waypoint, the slow-down towards the goal (`to_goal`).
+    #[inline]
+    fn goal_rule(&self, position: Vec2, target: Vec2, to_goal: bool, speed: Fx) -> Vec2 {
         let slow = self.slow_within.unwrap_or(speed);
         let to = target - position;
-        let mut pref = if !to_goal || to.length_squared_wide() > wide_mul(slow, slow) {
+        if !to_goal || to.length_squared_wide() > wide_mul(slow, slow) {
             to.normalize_or_zero() * speed
         } else if slow == speed {
             to
@@ -350,12 +521,7 @@ impl Steering {
         } else {
             // |to| <= slow here, and speed / slow <= 1,000 / 0.001 fits.
             to * (speed / slow)
-        };
-        if let Some(p) = &self.perturbation {
-            pref += p.offset(tick, id.0);
         }
-        let clamp = |v: Fx| v.clamp(-domain::MAX_SPEED, domain::MAX_SPEED);
-        Vec2::new(clamp(pref.x), clamp(pref.y))
     }
 }
 

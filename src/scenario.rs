@@ -831,6 +831,7 @@ impl Scenario {
                 slow_within: Some(slow_within),
                 waypoint_tolerance: self.waypoint_tolerance.or(self.goal_tolerance),
                 perturbation: self.perturbation,
+                ..Steering::default()
             })
             .map_err(sim_err("policy"))?;
             for (i, a) in self.agents.iter().enumerate() {

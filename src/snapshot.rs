@@ -48,17 +48,28 @@
 //! ascending agent id. Otherwise the snapshot is version 3, byte for byte what a build without
 //! the model writes.
 //!
-//! **Version 5** ([`SNAPSHOT_VERSION_NAV`]) is written only when navigation is in use (settings
+//! **Version 5** ([`SNAPSHOT_VERSION_ORDERS`]) is written when some agent has a move order, the
+//! arrival steering is not the default ([`Steering::arrive_within`],
+//! [`Steering::give_up_after`]), a group exists or a command of tag 15 or more
+//! ([`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed), `SetGroup`, `GroupMove`) is
+//! pending: version 4's payload, then `arrive_within` and `give_up_after` (options), then one
+//! record per order in the orders' order: the [`Arrival`] (status as an enum tag, ticks without
+//! progress `u32`, rest point) and the order speed (an option); then the groups ([`crate::orders::groups`])
+//! as a sequence of (group id `u32`, members: a sequence of ids), ascending group id, each
+//! non-empty with strictly ascending members below the id counter. Versions 3, 4 and 5 restore; a
+//! version 3 or 4 snapshot's orders restore as new orders (moving, no speed of their own).
+//!
+//! **Version 6** ([`SNAPSHOT_VERSION_NAV`]) is written only when navigation is in use (settings
 //! set with [`Simulator::set_navigation`], a navigating agent, a budget debt or a pending path
-//! check) or a [`Command::NavigateTo`](crate::Command::NavigateTo) is pending: version 4's
-//! payload (with an empty model list when no model is in use), then the navigation state: the
+//! check) or a [`Command::NavigateTo`](crate::Command::NavigateTo) is pending: version 5's
+//! payload (with empty model, order and group lists when those are not in use), then the navigation state: the
 //! settings as an option of [`NavParams`] (boundary as an option
 //! of a point sequence, margin, budget `u32`, search cap `u32`), the budget debt (`u32`), the
 //! "obstacles changed" flag (`u8`), and the navigation records in ascending agent id (agent
 //! id, goal, plan status as an option of [`PathStatus`](crate::navigation::PathStatus) (enum
 //! tag, and the end point for `GoalAdjusted` / `Unreachable`), pending flag, planned tick
 //! `u64`, no-progress ticks `u16`, best distance, target index `u32`). The navigation mesh is
-//! not stored: it is rebuilt from the obstacles and the settings. All three versions restore.
+//! not stored: it is rebuilt from the obstacles and the settings. Versions 3 to 6 restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -90,7 +101,8 @@ use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::navigation::NavParams;
 use crate::obstacle::ObstacleSet;
-use crate::orders::{Order, Orders, Steering};
+use crate::orders::groups::Groups;
+use crate::orders::{Arrival, Order, Orders, Steering};
 use crate::sim::{NavRecord, NavState, RestoredState};
 use crate::sim::{Simulator, SimulatorParams};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -107,9 +119,14 @@ pub const SNAPSHOT_VERSION: u32 = 3;
 /// The snapshot format version written when some agent model is in use: version 3's payload
 /// followed by the non-default models (see the [module docs](self)). This build reads both.
 pub const SNAPSHOT_VERSION_MODELS: u32 = 4;
-/// The snapshot format version written when navigation is in use: version 4's payload
+/// The snapshot format version written when some agent has a move order (or the arrival
+/// steering is not the default): version 4's payload followed by the order lifecycle (see the
+/// [module docs](self)). This build reads versions 3, 4 and 5; a version 3 or 4 snapshot's
+/// orders restore as new orders (moving, no speed of their own).
+pub const SNAPSHOT_VERSION_ORDERS: u32 = 5;
+/// The snapshot format version written when navigation is in use: version 5's payload
 /// followed by the navigation state (see the [module docs](self)). This build reads it too.
-pub const SNAPSHOT_VERSION_NAV: u32 = 5;
+pub const SNAPSHOT_VERSION_NAV: u32 = 6;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -308,10 +325,21 @@ pub(crate) fn open<T: DeserializeOwned>(
 /// One agent in a snapshot: [`Agent`], whose field order is the record's layout.
 type AgentRecord = Agent;
 
-/// Payload of snapshot format version 5: version 4's, then the navigation state.
+/// Payload of snapshot format version 5: version 4's, then the order lifecycle (the steering's
+/// arrival fields, and each order's arrival state and speed, aligned with the orders).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct StateV5 {
-    base: StateV4,
+    v4: StateV4,
+    arrive_within: Option<Fx>,
+    give_up_after: Option<Fx>,
+    orders: Vec<(Arrival, Option<Fx>)>,
+    groups: Vec<(u32, Vec<AgentId>)>,
+}
+
+/// Payload of snapshot format version 6: version 5's, then the navigation state.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV6 {
+    v5: StateV5,
     nav: NavPayload,
 }
 
@@ -329,6 +357,14 @@ struct NavPayload {
 struct StateV4 {
     base: StateV1,
     models: Vec<(AgentId, AgentModel)>,
+}
+
+/// Version 5's additions, moved into the orders and the steering on restore.
+struct Lifecycle {
+    arrive_within: Option<Fx>,
+    give_up_after: Option<Fx>,
+    orders: Vec<(Arrival, Option<Fx>)>,
+    groups: Vec<(u32, Vec<AgentId>)>,
 }
 
 /// Payload of snapshot format version 3 (field order is the format).
@@ -355,10 +391,26 @@ impl StateV1 {
     /// Re-validates everything and builds the simulator (with the agent models of format 4,
     /// ascending agent id, each for an agent present and not the default).
     fn into_simulator(
-        self,
+        mut self,
         models: Vec<(AgentId, AgentModel)>,
+        lifecycle: Option<Lifecycle>,
         nav: NavPayload,
     ) -> Result<Simulator, SnapshotError> {
+        let mut groups = Vec::new();
+        if let Some(l) = lifecycle {
+            groups = l.groups;
+            if l.orders.len() != self.orders.len() {
+                return Err(SnapshotError::Inconsistent(
+                    "order lifecycle records not one per order",
+                ));
+            }
+            self.steering.arrive_within = l.arrive_within;
+            self.steering.give_up_after = l.give_up_after;
+            for ((_, order), (arrival, speed)) in self.orders.iter_mut().zip(l.orders) {
+                order.set_arrival(arrival);
+                order.set_speed(speed);
+            }
+        }
         // The time step and the defaults are checked as a new simulator checks them.
         Simulator::new(SimulatorParams {
             time_step: self.time_step,
@@ -416,6 +468,8 @@ impl StateV1 {
             order.validate().map_err(domain)?;
             orders.insert(id, order).map_err(domain)?;
         }
+        orders.groups =
+            Groups::from_records(groups, self.next_id).map_err(SnapshotError::Inconsistent)?;
         let mut previous = None;
         for (id, shape) in self.obstacles.iter() {
             if previous.is_some_and(|p| p >= id) {
@@ -522,12 +576,17 @@ impl Simulator {
         let model_commands = commands
             .iter()
             .any(|p| matches!(p.command, crate::command::Command::SetModel { .. }));
+        let order_commands = commands
+            .iter()
+            .any(|p| matches!(p.command, crate::command::Command::SetOrderSpeed { .. }));
+        let lifecycle =
+            !orders.is_empty() || !self.steering().arrival_is_default() || order_commands;
         let nav = self.nav_state();
         let nav_commands = commands
             .iter()
             .any(|p| matches!(p.command, crate::command::Command::NavigateTo { .. }));
         let nav_used = !crate::hash::CanonicalPart::is_default(nav) || nav_commands;
-        if agents.models().is_none() && !model_commands && !nav_used {
+        if agents.models().is_none() && !model_commands && !lifecycle && !nav_used {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint);
         }
         let models = agents
@@ -540,12 +599,28 @@ impl Simulator {
             base: state,
             models,
         };
-        if !nav_used {
+        if !lifecycle && !nav_used {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS, &state, hint);
         }
-        let hint = hint + 64 * nav.records.len();
+        let steering = self.steering();
         let state = StateV5 {
-            base: state,
+            v4: state,
+            arrive_within: steering.arrive_within,
+            give_up_after: steering.give_up_after,
+            orders: orders
+                .iter()
+                .map(|(_, o)| (o.arrival(), o.speed()))
+                .collect(),
+            groups: orders.groups.iter().map(|(g, m)| (g, m.to_vec())).collect(),
+        };
+        let members: usize = orders.groups.iter().map(|(_, m)| m.len()).sum();
+        let hint = hint + 40 * orders.len() + 4 * members;
+        if !nav_used {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_ORDERS, &state, hint);
+        }
+        let hint = hint + 64 * nav.records.len();
+        let state = StateV6 {
+            v5: state,
             nav: NavPayload {
                 params: nav.params.clone(),
                 debt: nav.debt,
@@ -571,16 +646,35 @@ impl Simulator {
             .map(u32::from_le_bytes);
         if version == Some(SNAPSHOT_VERSION) {
             let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
-            return state.into_simulator(Vec::new(), NavPayload::default());
+            return state.into_simulator(Vec::new(), None, NavPayload::default());
         }
         if version == Some(SNAPSHOT_VERSION_MODELS) {
             let state: StateV4 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS)?;
             return state
                 .base
-                .into_simulator(state.models, NavPayload::default());
+                .into_simulator(state.models, None, NavPayload::default());
+        }
+        let lifecycle = |v5: StateV5| {
+            (
+                v5.v4,
+                Lifecycle {
+                    arrive_within: v5.arrive_within,
+                    give_up_after: v5.give_up_after,
+                    orders: v5.orders,
+                    groups: v5.groups,
+                },
+            )
+        };
+        if version == Some(SNAPSHOT_VERSION_ORDERS) {
+            let state: StateV5 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_ORDERS)?;
+            let (v4, l) = lifecycle(state);
+            return v4
+                .base
+                .into_simulator(v4.models, Some(l), NavPayload::default());
         }
         // Anything else is read as the newest version (an unknown one is refused naming it).
-        let state: StateV5 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV)?;
-        state.base.base.into_simulator(state.base.models, state.nav)
+        let state: StateV6 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV)?;
+        let (v4, l) = lifecycle(state.v5);
+        v4.base.into_simulator(v4.models, Some(l), state.nav)
     }
 }

@@ -6,6 +6,7 @@ use crate::agent_model::AgentModel;
 use crate::command::Command;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleSet, ObstacleShape};
+use crate::orders::{Order, Steering};
 use crate::sim::Simulator;
 use std::fmt;
 
@@ -339,11 +340,132 @@ fn navigation(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
     }
 }
 
+/// An optional value as text (`none` when absent).
+fn opt<T: fmt::Display>(v: Option<T>) -> String {
+    v.map_or("none".into(), |v| v.to_string())
+}
+
+/// The steering (scope simulator, fields `steering.*`).
+fn steering(d: &mut SnapshotDiff, a: &Steering, b: &Steering) {
+    let s = Scope::Simulator;
+    d.cmp(s, "steering.speed", opt(a.speed), opt(b.speed));
+    d.cmp(
+        s,
+        "steering.slow_within",
+        opt(a.slow_within),
+        opt(b.slow_within),
+    );
+    d.cmp(
+        s,
+        "steering.waypoint_tolerance",
+        opt(a.waypoint_tolerance),
+        opt(b.waypoint_tolerance),
+    );
+    if a.perturbation != b.perturbation {
+        d.push(
+            s,
+            "steering.perturbation",
+            format!("{:?}", a.perturbation),
+            format!("{:?}", b.perturbation),
+        );
+    }
+    d.cmp(
+        s,
+        "steering.arrive_within",
+        opt(a.arrive_within),
+        opt(b.arrive_within),
+    );
+    d.cmp(
+        s,
+        "steering.give_up_after",
+        opt(a.give_up_after),
+        opt(b.give_up_after),
+    );
+}
+
+/// One agent's order (scope the agent, fields `order`, `order.*`).
+fn order(d: &mut SnapshotDiff, id: AgentId, a: Option<&Order>, b: Option<&Order>) {
+    let s = Scope::Agent(id);
+    let (a, b) = match (a, b) {
+        (Some(a), Some(b)) => (a, b),
+        (None, None) => return,
+        (a, b) => {
+            let text =
+                |o: Option<&Order>| o.map_or("none".into(), |o| format!("to {}", V(o.goal())));
+            return d.push(s, "order", text(a), text(b));
+        }
+    };
+    d.cmp(s, "order.start", V(a.start()), V(b.start()));
+    if a.path() != b.path() {
+        let text = |o: &Order| {
+            let pts: Vec<String> = o.path().iter().map(|&p| V(p).to_string()).collect();
+            pts.join(" ")
+        };
+        d.push(s, "order.path", text(a), text(b));
+    }
+    d.cmp(s, "order.progress", a.progress(), b.progress());
+    let (x, y) = (a.arrival(), b.arrival());
+    if x.status != y.status {
+        d.push(
+            s,
+            "order.status",
+            format!("{:?}", x.status),
+            format!("{:?}", y.status),
+        );
+    }
+    d.cmp(s, "order.no_progress", x.no_progress, y.no_progress);
+    d.cmp(s, "order.rest", V(x.rest), V(y.rest));
+    d.cmp(s, "order.speed", opt(a.speed()), opt(b.speed()));
+}
+
+/// Every order, by ascending agent id (an order on one side only is an `order` difference).
+fn orders(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
+    let (mut x, mut y) = (a.orders().peekable(), b.orders().peekable());
+    loop {
+        match (x.peek().map(|o| o.0), y.peek().map(|o| o.0)) {
+            (None, None) => break,
+            (Some(i), Some(j)) if i == j => {
+                order(d, i, x.next().map(|o| o.1), y.next().map(|o| o.1));
+            }
+            (Some(i), Some(j)) if j < i => order(d, j, None, y.next().map(|o| o.1)),
+            (Some(i), _) => order(d, i, x.next().map(|o| o.1), None),
+            (None, Some(j)) => order(d, j, None, y.next().map(|o| o.1)),
+        }
+    }
+}
+
+/// Every group whose members differ (scope simulator, field `group[G]`; `absent` for a group
+/// on one side only).
+fn groups(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
+    let text = |m: Option<&[AgentId]>| {
+        m.map_or("absent".into(), |m| {
+            let ids: Vec<String> = m.iter().map(|id| id.0.to_string()).collect();
+            format!("[{}]", ids.join(" "))
+        })
+    };
+    let mut ids: Vec<u32> = a
+        .groups()
+        .map(|g| g.0)
+        .chain(b.groups().map(|g| g.0))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for g in ids {
+        let (x, y) = (a.group(g), b.group(g));
+        if x != y {
+            d.push(Scope::Simulator, format!("group[{g}]"), text(x), text(y));
+        }
+    }
+}
+
 /// Every difference between the states of `a` and `b` (see [`SnapshotDiff`]).
 ///
 /// Compares what a [snapshot](crate::snapshot) holds: tick, global time, time step, next
 /// agent id, deadlock-resolution mode, agent defaults, every agent by id (position, velocity,
 /// preferred velocity, each parameter, stall counter; agents present in one state only), the
+/// steering (`steering.*`), every order by agent id (`order` when one side has none, else
+/// `order.start`, `.path`, `.progress`, `.status`, `.no_progress`, `.rest`, `.speed`), the
+/// groups (`group[G]`), the
 /// obstacles (count, neighbour mode, id counter, each obstacle by id: kind, vertex count,
 /// vertices), the pending commands in canonical order and the navigation state. Restore two snapshot files with
 /// [`Simulator::restore`] to compare them (the CLI's `diff A B`).
@@ -403,6 +525,9 @@ pub fn diff(a: &Simulator, b: &Simulator) -> SnapshotDiff {
             (_, None) => break,
         }
     }
+    steering(&mut d, &a.steering(), &b.steering());
+    orders(&mut d, a, b);
+    groups(&mut d, a, b);
     obstacles(&mut d, a.obstacles(), b.obstacles());
     let (qa, qb) = (a.pending_commands().to_vec(), b.pending_commands().to_vec());
     d.cmp(Scope::Commands, "count", qa.len(), qb.len());

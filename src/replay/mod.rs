@@ -81,12 +81,13 @@
 //! # Versions
 //! The writer writes version [`REPLAY_VERSION`] (4); the reader reads [`REPLAY_VERSION_MIN`]
 //! (2) to 4. Version 4 is version 3 plus the move orders in the checkpoints
-//! ([`ORDERS_IN_CHECKPOINTS`]) and the order commands from [`Command::NavigateTo`](crate::Command::NavigateTo) on
-//! (tag 14 and up; such a tag in a version 2 or 3 stream is a [`ReplayError::Decode`]); a version 2 or 3 replay verifies as before, its orders
-//! unchecked at checkpoints (still in every state hash), and re-encoded it differs from its
-//! file in the version field alone (a checkpoint without orders recorded ends after its
-//! agents, as in version 3). Version 3 is version 2 plus the world
-//! commands (tags 11 to 13): every version 2
+//! ([`ORDERS_IN_CHECKPOINTS`]), the order commands [`Command::NavigateTo`],
+//! [`Command::SetOrderSpeed`], [`Command::SetGroup`] and [`Command::GroupMove`] (tags 14 to 17;
+//! a tag above 13 in an older stream is a [`ReplayError::Decode`]) and begin snapshots of
+//! format 5. A version 2 or 3 replay verifies as before, its orders unchecked at checkpoints
+//! (still in every state hash), and re-encoded it differs from its file in the version field
+//! alone (a checkpoint without orders recorded ends after its agents, as in version 3).
+//! Version 3 is version 2 plus the world commands (tags 11 to 13): every version 2
 //! replay reads and verifies unchanged (a command tag above 10 in a version 2 stream is a
 //! [`ReplayError::Decode`]), and a build that reads only version 2 refuses a version 3 replay
 //! up front with [`ReplayError::UnsupportedVersion`] rather than failing on the first new

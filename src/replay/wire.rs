@@ -11,11 +11,13 @@ use std::io::{self, Read, Write};
 
 /// Magic prefix of a replay file.
 pub const REPLAY_MAGIC: [u8; 8] = *b"LSORCARP";
-/// Current replay format version, the one written. Version 3 adds the world commands
+/// Current replay format version, the one written. Version 3 added the world commands
 /// ([`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`], tags 11 to
-/// 13) to version 2; version 4 adds [`Command::NavigateTo`] (tag 14) and every agent's move
-/// order in the checkpoints. Versions 2 and 3 read unchanged (see the
-/// [module docs](super#versions)).
+/// 13) to version 2; version 4 adds the order commands [`Command::NavigateTo`],
+/// [`Command::SetOrderSpeed`], [`Command::SetGroup`] and [`Command::GroupMove`] (tags 14 to 17),
+/// every agent's move order in the checkpoints, and begin frames whose snapshot may be of
+/// format 5 (navigation, the order lifecycle and the groups). Versions 2 and 3 read unchanged
+/// (see the [module docs](super#versions)).
 pub const REPLAY_VERSION: u32 = 4;
 /// The first replay format version whose checkpoints carry the agents' move orders.
 pub const ORDERS_IN_CHECKPOINTS: u32 = 4;
@@ -394,7 +396,7 @@ fn decode_tick(payload: &[u8], tick: u64, version: u32) -> Result<Step, &'static
             return Err("a command of replay format version 3 in a version 2 replay");
         }
         if version < 4 && cmd.tag() > LAST_TAG_V3 {
-            return Err("a command of replay format version 4 in a version 3 replay");
+            return Err("a command of replay format version 4 in an older replay");
         }
         c.take(read)?;
         commands.push(cmd);

@@ -22,6 +22,8 @@ enum Undo {
     Velocity(AgentId, Vec2),
     /// The agent's order before the command (`None`: it had none).
     Order(AgentId, Option<Order>),
+    /// A group's members before the command (`None`: it did not exist).
+    Group(u32, Option<Vec<AgentId>>),
     /// The obstacle set before the step's first obstacle command (shared, not copied: the
     /// command's change copies the set once).
     Obstacles(Arc<ObstacleSet>),
@@ -48,6 +50,8 @@ pub(super) struct InputLog {
     nav_before: NavState,
     /// The navigation mesh before the current step.
     mesh_before: NavDerived,
+    /// The order status changes of the current step (a reused buffer).
+    pub(super) order_events: Vec<crate::orders::OrderEvent>,
 }
 
 impl InputLog {
@@ -162,6 +166,18 @@ impl Simulator {
             Command::NavigateTo { id, goal } => self.navigate_to(id, goal).map(drop),
             Command::SetPriority { id, priority } => self.set_agent_priority(id, priority),
             Command::SetModel { id, model } => self.set_agent_model(id, model),
+            Command::SetOrderSpeed { id, speed } => self.set_order_speed(id, speed).map(drop),
+            Command::SetGroup { group, ref members } => self.set_group(group, members).map(drop),
+            Command::GroupMove {
+                group,
+                goal,
+                queue,
+                slowest,
+            } => self.group_move(group, goal, queue, slowest).map(|replaced| {
+                for (id, _) in replaced {
+                    self.nav.forget(id);
+                }
+            }),
         }
         .map(|()| None)
     }
@@ -259,6 +275,24 @@ impl Simulator {
                 Undo::Order(id, old)
             }
             Command::NavigateTo { id, goal } => Undo::Order(id, self.navigate_to(id, goal)?),
+            Command::SetOrderSpeed { id, speed } => {
+                Undo::Order(id, Some(self.set_order_speed(id, speed)?))
+            }
+            Command::SetGroup { group, ref members } => {
+                Undo::Group(group, self.set_group(group, members)?)
+            }
+            Command::GroupMove {
+                group,
+                goal,
+                queue,
+                slowest,
+            } => {
+                for (id, old) in self.group_move(group, goal, queue, slowest)? {
+                    self.nav.forget(id);
+                    self.inputs.undo.push(Undo::Order(id, old));
+                }
+                return Ok(());
+            }
             Command::Stop { id } => {
                 let (order, pref) = self.stop_agent(id)?;
                 self.nav.forget(id);
@@ -357,6 +391,10 @@ impl Simulator {
             let restored = match undo {
                 Undo::Order(id, order) => {
                     self.restore_order(id, order);
+                    Ok(())
+                }
+                Undo::Group(group, members) => {
+                    self.restore_group(group, members);
                     Ok(())
                 }
                 Undo::PrefVelocity(id, v) => self.set_agent_pref_velocity(id, v),

@@ -1,11 +1,15 @@
-//! Stage 1b of the tick: agents with a move order advance along their paths and get their
-//! preferred velocities ([`crate::orders`]); and the order commands.
+//! Stage 1b of the tick: agents with a move order advance along their paths, arrive or not,
+//! and get their preferred velocities ([`crate::orders`]); the order commands; the order
+//! status and the step's order events.
 
 use super::Simulator;
 use crate::agent::{AgentId, AgentParams};
 use crate::error::SimError;
-use crate::math::Vec2;
-use crate::orders::{Order, Steering};
+use crate::math::{Fx, Vec2};
+use crate::orders::{
+    ArrivalInput, BLOCKED_AFTER, Order, OrderEvent, OrderStatus, Orders, Progress, SETTLE_AFTER,
+    Steering, next_arrival, resting, ticks_for,
+};
 
 /// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
 /// and its new progress and preferred velocity. Applying it swaps these with the state's, so
@@ -13,7 +17,7 @@ use crate::orders::{Order, Steering};
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct OrderStep {
     slot: u32,
-    next: u32,
+    progress: Progress,
     pref: Vec2,
 }
 
@@ -31,27 +35,62 @@ impl Simulator {
             steering,
             inputs,
             tick,
+            time_step,
             ..
         } = self;
         let steps = &mut inputs.steered;
         steps.clear();
         steps.resize(orders.len(), OrderStep::default());
-        let (ids, positions, params, prefs) = agents.steering_view();
+        let dt = *time_step;
         let state = SteerState {
-            ids,
-            positions,
-            params,
+            ids: agents.ids(),
+            positions: agents.positions(),
+            velocities: agents.velocities(),
+            params: agents.params(),
+            orders,
             steering: *steering,
             tick: *tick,
+            settle_ticks: ticks_for(SETTLE_AFTER, dt),
+            blocked_ticks: ticks_for(BLOCKED_AFTER, dt),
+            give_up_ticks: steering
+                .give_up_after
+                .map_or(u32::MAX, |t| ticks_for(t, dt)),
         };
-        steer_range(&state, orders.as_mut_slice(), prefs, 0, steps);
+        plan_range(&state, orders.as_slice(), 0, steps);
+        Self::swap_order_steps(orders, agents, steps);
+        // The status changes, in id order (the steps now hold the old progress).
+        let events = &mut inputs.order_events;
+        events.clear();
+        // Room for one event per order: grows only when the orders do.
+        events.reserve(steps.len());
+        for ((id, order), step) in orders.iter().zip(steps.iter()) {
+            let old = step.progress.arrival.status;
+            events.extend(OrderEvent::of_change(*tick, *id, old, order.status()));
+        }
         self.work.stats.ordered = self.inputs.steered.len() as u64;
+    }
+
+    /// The status of agent `id`'s order ([`crate::orders`]): `None` when it has none.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`] if no agent has this id.
+    pub fn order_status(&self, id: AgentId) -> Result<Option<OrderStatus>, SimError> {
+        Ok(self.agent_order(id)?.map(Order::status))
+    }
+
+    /// What happened to orders in the last [`step`](Self::step): every status change
+    /// (arrived, blocked, given up, moving again), ascending agent id. A buffer reused from
+    /// step to step, with room for one event per order: it allocates only when the number of
+    /// orders grows past what it held. Empty after a failed step. Not state: not hashed, snapshotted or restored.
+    #[must_use]
+    pub fn order_events(&self) -> &[OrderEvent] {
+        &self.inputs.order_events
     }
 
     /// Swaps every order step with the state's progress and preferred velocity (applies the
     /// steps, or undoes applied ones).
     fn swap_order_steps(
-        orders: &mut crate::orders::Orders,
+        orders: &mut Orders,
         agents: &mut crate::agent::Agents,
         steps: &mut [OrderStep],
     ) {
@@ -73,6 +112,7 @@ impl Simulator {
         } = self;
         Self::swap_order_steps(orders, agents, &mut inputs.steered);
         inputs.steered.clear();
+        inputs.order_events.clear();
     }
 
     /// [`Command::MoveTo`](crate::Command::MoveTo) (`queue == false`) or
@@ -90,6 +130,127 @@ impl Simulator {
             self.orders.insert(id, Order::new(position, goal))?;
         }
         Ok(old)
+    }
+
+    /// Sets the speed of agent `id`'s order ([`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed)):
+    /// `None` for the steering's speed, else `0 ..= 1,000`. Returns the order as it was.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`]; [`SimError::OutOfDomain`] for a speed out of range or an
+    /// agent without an order (`what: "order"`). Nothing changes then.
+    pub fn set_order_speed(&mut self, id: AgentId, speed: Option<Fx>) -> Result<Order, SimError> {
+        crate::command::Command::SetOrderSpeed { id, speed }.validate_values(self.time_step)?;
+        self.agent_position(id)?;
+        let order = self.orders.get_mut(&id).ok_or(SimError::OutOfDomain {
+            what: "order",
+            allowed: "an agent with a move order",
+        })?;
+        let old = order.clone();
+        order.set_speed(speed);
+        Ok(old)
+    }
+
+    /// Group `group`'s members, ascending id ([`crate::orders::groups`]); `None` when it does
+    /// not exist.
+    #[must_use]
+    pub fn group(&self, group: u32) -> Option<&[AgentId]> {
+        self.orders.groups.get(group)
+    }
+
+    /// Every group, ascending group id, with its members.
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = (u32, &[AgentId])> + '_ {
+        self.orders.groups.iter()
+    }
+
+    /// Sets group `group`'s members ([`Command::SetGroup`](crate::Command::SetGroup)): sorted,
+    /// duplicates and ids of absent agents dropped; empty deletes the group. Returns the old
+    /// members.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] for a group id of [`MAX_GROUPS`](crate::orders::groups::MAX_GROUPS)
+    /// or more or too many members. Nothing changes then.
+    pub fn set_group(
+        &mut self,
+        group: u32,
+        members: &[AgentId],
+    ) -> Result<Option<Vec<AgentId>>, SimError> {
+        crate::orders::groups::check_group(group, members.len())?;
+        let mut list: Vec<AgentId> = members
+            .iter()
+            .copied()
+            .filter(|&id| self.agents.contains(id))
+            .collect();
+        list.sort_unstable();
+        list.dedup();
+        Ok(self.orders.groups.set(group, list))
+    }
+
+    /// Puts a group back as it was (undo).
+    pub(super) fn restore_group(&mut self, group: u32, members: Option<Vec<AgentId>>) {
+        self.orders.groups.set(group, members.unwrap_or_default());
+    }
+
+    /// Orders every present member of `group` to `goal` ([`Command::GroupMove`](crate::Command::GroupMove)),
+    /// ascending id; returns each member's old order (for the undo).
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] for a bad group id or goal, a group that does not exist or
+    /// has no member present (`what: "group"`), or orders past the path-point limits. Nothing
+    /// changes then.
+    pub fn group_move(
+        &mut self,
+        group: u32,
+        goal: Vec2,
+        queue: bool,
+        slowest: bool,
+    ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
+        crate::orders::groups::check_group(group, 0)?;
+        crate::domain::checked_point(goal, "goal")?;
+        let members: Vec<AgentId> = self
+            .orders
+            .groups
+            .get(group)
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .filter(|&id| self.agents.contains(id))
+            .collect();
+        if members.is_empty() {
+            return Err(SimError::OutOfDomain {
+                what: "group",
+                allowed: "an existing group with a member present",
+            });
+        }
+        let speed = if slowest {
+            let mut least = None;
+            for &id in &members {
+                let s = self
+                    .steering
+                    .speed
+                    .unwrap_or(self.agent_params(id)?.max_speed);
+                least = Some(least.map_or(s, |l: Fx| l.min(s)));
+            }
+            least
+        } else {
+            None
+        };
+        let mut done = Vec::with_capacity(members.len());
+        for &id in &members {
+            let given = self.give_order(id, goal, queue).and_then(|old| {
+                done.push((id, old));
+                match speed {
+                    Some(_) => self.set_order_speed(id, speed).map(drop),
+                    None => Ok(()),
+                }
+            });
+            if let Err(e) = given {
+                for (id, old) in done.into_iter().rev() {
+                    self.restore_order(id, old);
+                }
+                return Err(e);
+            }
+        }
+        Ok(done)
     }
 
     /// [`Command::Stop`](crate::Command::Stop): returns the dropped order and the old
@@ -141,28 +302,33 @@ fn swap_steps(
         return;
     }
     for ((_, order), step) in orders.iter_mut().zip(steps) {
-        order.swap_progress(&mut step.next);
+        order.swap_progress(&mut step.progress);
         let pref = &mut prefs[step.slot as usize - base];
         std::mem::swap(pref, &mut step.pref);
     }
 }
 
-/// What stage 1b reads: the agents' ids, positions and parameters by slot, and the steering.
+/// What stage 1b reads: the agents' ids, positions, velocities and parameters by slot, the
+/// orders (their goal counts), the steering and the tick lengths of the arrival rule.
 struct SteerState<'a> {
     ids: &'a [AgentId],
     positions: &'a [Vec2],
+    velocities: &'a [Vec2],
     params: &'a [AgentParams],
+    orders: &'a Orders,
     steering: Steering,
     tick: u64,
+    settle_ticks: u32,
+    blocked_ticks: u32,
+    give_up_ticks: u32,
 }
 
-/// Stage 1b for `orders` (ascending id), whose agents' slots start at `base`: `prefs` are
-/// the preferred velocities of the slots from `base` on, and `steps` (aligned with `orders`)
-/// receive each agent's slot and the progress and preferred velocity its new ones replace.
-fn steer_range(
+/// Stage 1b's plan for `orders` (ascending id): `steps` (aligned with `orders`) receive each
+/// agent's slot and its new progress and preferred velocity, read from the state only. With
+/// the `parallel` feature large ranges are split in two (each half writes its own steps).
+fn plan_range(
     state: &SteerState<'_>,
-    orders: &mut [(AgentId, Order)],
-    prefs: &mut [Vec2],
+    orders: &[(AgentId, Order)],
     base: usize,
     steps: &mut [OrderStep],
 ) {
@@ -171,44 +337,65 @@ fn steer_range(
     #[cfg(feature = "parallel")]
     if orders.len() > 4 * crate::tick::CHUNK {
         let mid = orders.len() / 2;
-        let mid_id = orders[mid].0;
-        // The slot of the agent of order `mid` (every order has its agent).
-        let split = ids.partition_point(|a| *a < mid_id) - base;
         let (steps_lo, steps_hi) = steps.split_at_mut(mid);
-        let (orders_lo, orders_hi) = orders.split_at_mut(mid);
-        let (prefs_lo, prefs_hi) = prefs.split_at_mut(split);
+        let (orders_lo, orders_hi) = orders.split_at(mid);
+        // The slot of the agent of order `mid` (every order has its agent).
+        let split = ids.partition_point(|a| *a < orders_hi[0].0);
         rayon::join(
-            || steer_range(state, orders_lo, prefs_lo, base, steps_lo),
-            || steer_range(state, orders_hi, prefs_hi, base + split, steps_hi),
+            || plan_range(state, orders_lo, base, steps_lo),
+            || plan_range(state, orders_hi, split, steps_hi),
         );
         return;
     }
     // Both ascend: one search for the first agent, then a merge.
-    let mut slot = orders
-        .first()
-        .map_or(0, |(id, _)| ids.partition_point(|a| a < id));
-    let steering = state.steering;
-    for ((id, order), step) in orders.iter_mut().zip(steps) {
+    let mut slot = orders.first().map_or(base, |(id, _)| {
+        base + ids[base..].partition_point(|a| a < id)
+    });
+    for ((id, order), step) in orders.iter().zip(steps) {
         while slot < ids.len() && ids[slot] < *id {
             slot += 1;
         }
         // Removing an agent drops its order, so every order has its agent.
-        debug_assert_eq!(ids.get(slot), Some(&*id));
-        let position = state.positions[slot];
-        let params = &state.params[slot];
-        let tolerance = steering.waypoint_tolerance.unwrap_or(params.radius);
-        let mut next = order.advanced(position, tolerance);
-        let to_goal = next as usize + 1 == order.path().len();
-        let target = order.path()[next as usize];
-        let mut pref =
-            steering.pref_velocity(*id, state.tick, position, target, to_goal, params.max_speed);
-        // Applied now; the step keeps what it replaced (swapping again undoes it).
-        order.swap_progress(&mut next);
-        std::mem::swap(&mut prefs[slot - base], &mut pref);
+        debug_assert_eq!(ids.get(slot), Some(id));
+        let (progress, pref) = plan_order(state, *id, order, slot);
         *step = OrderStep {
             slot: slot as u32,
-            next,
+            progress,
             pref,
         };
     }
+}
+
+/// One order's step: its progress along the path, its arrival state and its preferred
+/// velocity (the rules of [`crate::orders`]).
+#[inline]
+fn plan_order(state: &SteerState<'_>, id: AgentId, order: &Order, slot: usize) -> (Progress, Vec2) {
+    let steering = &state.steering;
+    let position = state.positions[slot];
+    let params = &state.params[slot];
+    let tolerance = steering.waypoint_tolerance.unwrap_or(params.radius);
+    let next = order.advanced(position, tolerance);
+    let to_goal = next as usize + 1 == order.path().len();
+    let target = order.path()[next as usize];
+    let speed: Fx = order.speed().or(steering.speed).unwrap_or(params.max_speed);
+    let input = ArrivalInput {
+        position,
+        velocity: state.velocities[slot],
+        radius: params.radius,
+        speed,
+        arrive_within: steering.arrive_within.unwrap_or(params.radius),
+        settle_ticks: state.settle_ticks,
+        blocked_ticks: state.blocked_ticks,
+        give_up_ticks: state.give_up_ticks,
+    };
+    let goal = order.goal();
+    let arrival = next_arrival(order.arrival(), &input, target, to_goal, goal, || {
+        state.orders.sharing_goal(goal)
+    });
+    let pref = if resting(&arrival, goal) {
+        Vec2::ZERO
+    } else {
+        steering.pref_velocity(id, state.tick, position, target, to_goal, speed)
+    };
+    (Progress { next, arrival }, pref)
 }

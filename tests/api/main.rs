@@ -7,6 +7,9 @@
 
 mod agent_lookup;
 mod agent_model;
+mod arrival;
+#[cfg(feature = "scenario")]
+mod arrival_figures;
 #[cfg(feature = "cli")]
 mod cli;
 mod domain;
@@ -15,6 +18,7 @@ mod domain_reach;
 #[cfg(feature = "scenario")]
 mod errors;
 mod geom;
+mod groups;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;
 mod navigation;

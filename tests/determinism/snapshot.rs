@@ -6,6 +6,7 @@ use crate::det_support;
 use det_support::{Rng, payload, random_scene, reseal, run_hashes, script};
 use lockstep_orca::snapshot::{
     MAX_PAYLOAD_BYTES, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SNAPSHOT_VERSION_MODELS,
+    SNAPSHOT_VERSION_ORDERS,
 };
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, SimError, Simulator, SimulatorParams, SnapshotError, Vec2,
@@ -258,18 +259,19 @@ fn flipped_bytes_fail_the_checksum_or_header() {
 
 #[test]
 fn wrong_version_is_named() {
-    // This build reads versions 3 and 4 (4: with the agent models); the newest is named.
+    // This build reads versions 3, 4 and 5 (4: with the agent models, 5: with the order
+    // lifecycle); the newest is named.
     let bytes = small_scene().snapshot();
     let bad = reseal(
         &SNAPSHOT_MAGIC,
-        SNAPSHOT_VERSION_MODELS + 1,
+        SNAPSHOT_VERSION_ORDERS + 1,
         payload(&bytes),
     );
     assert_eq!(
         Simulator::restore(&bad).unwrap_err(),
         SnapshotError::UnsupportedVersion {
-            found: SNAPSHOT_VERSION_MODELS + 1,
-            supported: SNAPSHOT_VERSION_MODELS
+            found: SNAPSHOT_VERSION_ORDERS + 1,
+            supported: SNAPSHOT_VERSION_ORDERS
         }
     );
 }

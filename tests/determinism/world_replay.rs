@@ -103,8 +103,11 @@ fn a_tampered_building_fails_verification() {
     }
 }
 
-/// `fixtures/replays/add_remove_v2.lsr` was recorded (200 ticks of the `add_remove` scene) by
-/// the build before replay format 3: it still reads and verifies.
+/// `fixtures/replays/add_remove_v2.lsr` is a version 2 replay (200 ticks of the `add_remove`
+/// scene, its begin frame a format 3 snapshot): it still reads and verifies. First recorded by
+/// the build before replay format 3; re-recorded when the order lifecycle entered the state
+/// hash (the same commands and initial snapshot, the hashes of this build) by
+/// [`rerecord_the_version_2_fixture`].
 #[test]
 fn a_version_2_replay_still_verifies() {
     let bytes = std::fs::read(format!("{ROOT}/fixtures/replays/add_remove_v2.lsr")).unwrap();
@@ -113,18 +116,55 @@ fn a_version_2_replay_still_verifies() {
     let report = replay::verify_bytes(&bytes).unwrap();
     match report {
         VerifyReport::Match { ticks, final_hash } => {
-            assert_eq!((ticks, final_hash), (200, 0x6f03_0c6d_fb25_2dd4));
+            assert_eq!((ticks, final_hash), (200, FIXTURE_V2_FINAL_HASH));
         }
         other => panic!("{other}"),
     }
     let replay = Replay::from_bytes(&bytes).unwrap();
     assert!(replay::verify(&replay).is_match());
-    // Re-encoded, it differs from the file in the version field alone: version 3 changed no
-    // byte of what version 2 could hold.
+    // Re-encoded, it differs from the file in the version field alone: versions 3 and 4
+    // changed no byte of what version 2 could hold.
     let mut again = replay.to_bytes().unwrap();
     assert_eq!(again[8..12], REPLAY_VERSION.to_le_bytes());
     again[8..12].copy_from_slice(&2u32.to_le_bytes());
     assert!(again == bytes, "only the version differs");
+}
+
+/// The final hash of `fixtures/replays/add_remove_v2.lsr`.
+const FIXTURE_V2_FINAL_HASH: u64 = 0x2f30_468f_d7e5_c99f;
+
+/// Re-records `fixtures/replays/add_remove_v2.lsr` when the state hash of its scene changes:
+/// the same initial snapshot (format 3) and commands, re-run by this build, encoded by
+/// [`Replay::to_bytes`] with the version field set to 2 (versions 3 and 4 changed no byte a
+/// version 2 replay can hold). Run with `LSORCA_RERECORD=1 cargo test --test determinism
+/// rerecord -- --ignored`, then update [`FIXTURE_V2_FINAL_HASH`] to the hash it prints.
+#[test]
+#[ignore = "a tool: re-records the version 2 replay fixture"]
+fn rerecord_the_version_2_fixture() {
+    if std::env::var_os("LSORCA_RERECORD").is_none() {
+        return;
+    }
+    let path = format!("{ROOT}/fixtures/replays/add_remove_v2.lsr");
+    let old = Replay::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
+    let mut sim = Simulator::restore(&old.initial).unwrap();
+    let steps = old.steps.clone();
+    let mut new = replay::record(
+        &mut sim,
+        steps.len() as u64,
+        RecordOptions {
+            checkpoint_interval: old.checkpoint_interval,
+        },
+        |s| {
+            let k = (s.tick() - old.start_tick) as usize;
+            steps[k].commands.clone()
+        },
+    )
+    .unwrap();
+    new.initial = old.initial.clone();
+    let mut bytes = new.to_bytes().unwrap();
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    println!("final hash {:#018x}", new.final_hash);
 }
 
 /// A scene with an agent and a wall, and a script that sends every world command.

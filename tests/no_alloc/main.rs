@@ -203,3 +203,35 @@ fn a_rollback_loop_allocates_nothing_after_warm_up() {
     });
     assert_eq!(n, 0, "{n} allocations in 10 rollbacks of 4 ticks");
 }
+
+/// Orders arriving (80 units sent to one point, settling around it) report their events
+/// without allocating: the events buffer keeps room for one event per order.
+#[test]
+fn arriving_orders_report_events_without_allocating() {
+    use lockstep_orca::{Command, SimulatorParams, Vec2};
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    for k in 0..80 {
+        let id = sim
+            .add_agent(Vec2::from_int(4 * (k % 9) - 40, 4 * (k / 9) - 40))
+            .unwrap();
+        sim.apply(&Command::MoveTo {
+            id,
+            goal: Vec2::ZERO,
+        })
+        .unwrap();
+    }
+    for _ in 0..20 {
+        sim.step().unwrap();
+        std::hint::black_box(sim.state_hash());
+    }
+    let mut events = 0;
+    let n = count_allocations(|| {
+        for _ in 0..600 {
+            sim.step().unwrap();
+            events += sim.order_events().len();
+            std::hint::black_box(sim.state_hash());
+        }
+    });
+    assert!(events >= 80, "only {events} order events");
+    assert_eq!(n, 0, "{n} allocations in 600 ticks of arrivals");
+}

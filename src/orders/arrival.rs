@@ -1,0 +1,415 @@
+//! Arrival and the order lifecycle: when an order is done, where its unit rests, and what each
+//! step reports ([`OrderStatus`], [`OrderEvent`]).
+//!
+//! # The rule (stage 1b, every order, from the state only)
+//! With `r` the agent's radius, `s` its order speed, `n` the number of orders whose goal has
+//! the same bits as this one's (the orders keep the counts), and `dt` the time
+//! step:
+//!
+//! * **No progress.** A tick makes progress when the agent's velocity along the direction to
+//!   its current target is at least `s / 16` (exact: `16 · (v · t) ≥ s · |t|`, `t` the vector
+//!   to the target, `i128`). The order counts the ticks without progress in a row
+//!   (`no_progress`, saturating); an arrived or given-up order does not count, but for one
+//!   arrived on its goal and pushed off it.
+//! * **Arrived.** A moving order heading for its goal arrives when `|p − goal| ≤ arrive_within`
+//!   ([`Steering::arrive_within`](super::Steering::arrive_within), default the radius): its
+//!   rest point is then the goal. It also arrives, resting where it stands, when
+//!   `|p − goal| ≤ settle(n) = r · (1 + 1.5 · √n)` after [`SETTLE_AFTER`] without progress,
+//!   when its goal is shared (`n ≥ 2`): that is how units sent to one point settle around it
+//!   instead of pushing for ever. A unit alone with its goal never settles short of it (RVO2's
+//!   behaviour: its Circle runs unchanged).
+//! * **Blocked.** A moving order without progress for [`BLOCKED_AFTER`] is `Blocked` (a
+//!   status and an event; it keeps going). Progress makes it `Moving` again.
+//! * **Given up.** With [`Steering::give_up_after`](super::Steering::give_up_after) set (default
+//!   never), an order without progress for that long is `GivenUp`: finished, the agent rests
+//!   where it stands.
+//! * **At rest.** An arrived order whose rest point is its goal steers as it did before it
+//!   arrived (the goal rule of the [module docs](super): RVO2's slow-down towards the goal, so
+//!   an agent that reached its goal alone comes to rest on it and a pushed one walks back, and
+//!   RVO2's scenes keep their trajectories). An order resting elsewhere (settled, or given up)
+//!   wants zero velocity (no perturbation): it never pushes, so a settled crowd comes to rest.
+//! * **Pushed.** An order arrived on its goal and pushed off it (beyond `arrive_within`) walks
+//!   back by the goal rule; after [`SETTLE_AFTER`] without progress, its goal shared (and
+//!   taken by another unit), it rests where it is; pushed more than `3r` from its goal it is
+//!   `Moving` again. A settled order (rest ≠ goal) pushed out of `settle(n)` is `Moving` again,
+//!   towards its goal (it arrives again there, or settles next to it); pushed more than `3r`
+//!   from its rest point but still within `settle(n)`, it rests where it is now. So a settled
+//!   unit never rests farther than `settle(n)` from its goal. A given-up order pushed more than
+//!   `3r` rests where it is.
+//!
+//! Why `1.5 · √n` rather than the denser `1.1 · √n` of hexagonal packing: ORCA's crowds pack
+//! looser (80 units of radius 1.5 sent to one point spread to 17.4 from it, beyond
+//! `1.5 · (1 + 1.1 · √80) = 16.3`, and the outer ones then pushed for ever).
+//!
+//! Nothing here adds a force or a position change: the rule only chooses preferred velocities,
+//! and ORCA (with its obstacle lines) decides the motion, so arrival never pushes a unit into a
+//! wall.
+
+use crate::agent::AgentId;
+use crate::math::{Fx, Vec2, sqrt, wide_mul};
+use serde::{Deserialize, Serialize};
+
+/// How long (seconds) an order heading for its goal must make no progress within the settle
+/// radius before it arrives where it stands: 0.5 s.
+pub const SETTLE_AFTER: Fx = Fx::lit("0.5");
+/// How long (seconds) a moving order must make no progress to be [`OrderStatus::Blocked`]: 3 s.
+pub const BLOCKED_AFTER: Fx = Fx::lit("3");
+/// How far (in radii) an arrived unit must be pushed from its rest point before it moves on.
+const PUSHED_RADII: i32 = 3;
+
+/// Where an order stands ([`Simulator::order_status`](crate::Simulator::order_status)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OrderStatus {
+    /// On its way (the default for a new order).
+    #[default]
+    Moving,
+    /// On its way but without progress for [`BLOCKED_AFTER`] (it keeps trying).
+    Blocked,
+    /// Arrived: at rest at its goal or settled next to it (finished).
+    Arrived,
+    /// Given up after [`Steering::give_up_after`](super::Steering::give_up_after) without
+    /// progress (finished; the unit rests where it stood).
+    GivenUp,
+}
+
+impl OrderStatus {
+    /// The tag of the canonical encoding: 0 moving, 1 blocked, 2 arrived, 3 given up.
+    #[must_use]
+    pub fn canonical_byte(self) -> u8 {
+        match self {
+            Self::Moving => 0,
+            Self::Blocked => 1,
+            Self::Arrived => 2,
+            Self::GivenUp => 3,
+        }
+    }
+
+    /// Whether the order is finished (arrived or given up).
+    #[must_use]
+    pub fn is_finished(self) -> bool {
+        matches!(self, Self::Arrived | Self::GivenUp)
+    }
+}
+
+/// What happened to an order in a step ([`Simulator::order_events`](crate::Simulator::order_events)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OrderEventKind {
+    /// It arrived (at its goal, or settled next to it).
+    Arrived,
+    /// It became [`OrderStatus::Blocked`].
+    Blocked,
+    /// It gave up.
+    GivenUp,
+    /// Pushed away from its rest point (or blocked no more), it is moving again.
+    Moving,
+}
+
+/// One order's status change in a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OrderEvent {
+    /// The tick of the step (the tick it started from).
+    pub tick: u64,
+    /// The agent whose order it is.
+    pub id: AgentId,
+    /// What happened.
+    pub kind: OrderEventKind,
+}
+
+impl OrderEvent {
+    /// The event of a change from `old` to `new` (`None` when it is no change).
+    #[must_use]
+    pub(crate) fn of_change(
+        tick: u64,
+        id: AgentId,
+        old: OrderStatus,
+        new: OrderStatus,
+    ) -> Option<Self> {
+        let kind = match new {
+            _ if new == old => return None,
+            OrderStatus::Moving => OrderEventKind::Moving,
+            OrderStatus::Blocked => OrderEventKind::Blocked,
+            OrderStatus::Arrived => OrderEventKind::Arrived,
+            OrderStatus::GivenUp => OrderEventKind::GivenUp,
+        };
+        Some(Self { tick, id, kind })
+    }
+}
+
+/// An order's arrival state, kept across ticks (hashed, snapshotted, replayed with the order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrival {
+    /// Where the order stands.
+    pub status: OrderStatus,
+    /// Ticks in a row without progress (saturating; 0 once arrived or given up).
+    pub no_progress: u32,
+    /// Where the unit rests once arrived or given up (its goal, or where it settled); zero
+    /// while moving.
+    pub rest: Vec2,
+}
+
+/// What the arrival rule reads besides the order: the agent and the simulator-wide figures.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ArrivalInput {
+    pub position: Vec2,
+    pub velocity: Vec2,
+    pub radius: Fx,
+    /// The order speed.
+    pub speed: Fx,
+    pub arrive_within: Fx,
+    /// Ticks (ceil) of [`SETTLE_AFTER`], [`BLOCKED_AFTER`] and the give-up time (`u32::MAX`
+    /// for never).
+    pub settle_ticks: u32,
+    pub blocked_ticks: u32,
+    pub give_up_ticks: u32,
+}
+
+/// `ceil(seconds / dt)` in ticks (exact on the raw bits), at least 1, saturating.
+#[must_use]
+pub(crate) fn ticks_for(seconds: Fx, dt: Fx) -> u32 {
+    let (s, d) = (
+        i128::from(seconds.to_bits()),
+        i128::from(dt.to_bits()).max(1),
+    );
+    u32::try_from(((s + d - 1) / d).max(1)).unwrap_or(u32::MAX)
+}
+
+/// `settle(n) = r · (1 + 1.5 · √n)`, saturating.
+#[must_use]
+pub fn settle_radius(radius: Fx, n: u32) -> Fx {
+    let root = sqrt(Fx::saturating_from_num(n));
+    let factor = Fx::ONE.saturating_add(Fx::lit("1.5").saturating_mul(root));
+    radius.saturating_mul(factor)
+}
+
+/// Whether a unit at `p` without progress settles: its goal is shared (`n ≥ 2`; a unit alone
+/// with its goal keeps heading for it, as in RVO2) and it is within `settle(n)` of it.
+fn settles(p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
+    n >= 2 && within(p, goal, settle_radius(radius, n))
+}
+
+fn within(a: Vec2, b: Vec2, d: Fx) -> bool {
+    (a - b).length_squared_wide() <= wide_mul(d, d)
+}
+
+/// Whether the agent made progress towards `target` this tick (see the [module docs](self)).
+fn progressing(input: &ArrivalInput, target: Vec2) -> bool {
+    let to = target - input.position;
+    if to == Vec2::ZERO {
+        return true;
+    }
+    let along = input.velocity.dot_wide(to).saturating_mul(16);
+    along >= wide_mul(input.speed, to.length())
+}
+
+/// The arrival state after this tick, for an order heading for `target` (`to_goal`: the
+/// path's last point) towards `goal`, with `n` the orders sharing the goal (asked only when
+/// needed).
+pub(crate) fn next_arrival(
+    old: Arrival,
+    input: &ArrivalInput,
+    target: Vec2,
+    to_goal: bool,
+    goal: Vec2,
+    n: impl Fn() -> u32,
+) -> Arrival {
+    let p = input.position;
+    let pushed = input.radius.saturating_mul(Fx::from_num(PUSHED_RADII));
+    match old.status {
+        OrderStatus::Arrived => {
+            if old.rest != goal {
+                // Settled: rests within settle(n) of its goal, else walks back.
+                return if !settles(p, goal, input.radius, n()) {
+                    Arrival::default()
+                } else if within(p, old.rest, pushed) {
+                    Arrival {
+                        no_progress: 0,
+                        ..old
+                    }
+                } else {
+                    Arrival { rest: p, ..old }
+                };
+            }
+            if within(p, old.rest, pushed) {
+                if within(p, goal, input.arrive_within) {
+                    return Arrival {
+                        no_progress: 0,
+                        ..old
+                    };
+                }
+                // Pushed off its goal but not far: it walks back, or settles where it is once
+                // it cannot (the goal taken).
+                let no_progress = if progressing(input, goal) {
+                    0
+                } else {
+                    old.no_progress.saturating_add(1)
+                };
+                if no_progress >= input.settle_ticks && n() >= 2 {
+                    arrived(p)
+                } else {
+                    Arrival { no_progress, ..old }
+                }
+            } else {
+                Arrival::default()
+            }
+        }
+        OrderStatus::GivenUp => {
+            if within(p, old.rest, pushed) {
+                old
+            } else {
+                Arrival { rest: p, ..old }
+            }
+        }
+        OrderStatus::Moving | OrderStatus::Blocked => {
+            let no_progress = if progressing(input, target) {
+                0
+            } else {
+                old.no_progress.saturating_add(1)
+            };
+            if to_goal {
+                if within(p, goal, input.arrive_within) {
+                    return arrived(goal);
+                }
+                if no_progress >= input.settle_ticks && settles(p, goal, input.radius, n()) {
+                    return arrived(p);
+                }
+            }
+            let status = if no_progress >= input.give_up_ticks {
+                return Arrival {
+                    status: OrderStatus::GivenUp,
+                    no_progress: 0,
+                    rest: p,
+                };
+            } else if no_progress >= input.blocked_ticks {
+                OrderStatus::Blocked
+            } else {
+                OrderStatus::Moving
+            };
+            Arrival {
+                status,
+                no_progress,
+                rest: Vec2::ZERO,
+            }
+        }
+    }
+}
+
+fn arrived(rest: Vec2) -> Arrival {
+    Arrival {
+        status: OrderStatus::Arrived,
+        no_progress: 0,
+        rest,
+    }
+}
+
+/// Whether an order wants to stand still: at rest away from its goal (settled, or given up).
+/// An order moving, or arrived on its goal, steers by the goal rule instead.
+pub(crate) fn resting(a: &Arrival, goal: Vec2) -> bool {
+    match a.status {
+        OrderStatus::Arrived => a.rest != goal,
+        OrderStatus::GivenUp => true,
+        OrderStatus::Moving | OrderStatus::Blocked => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_round_up() {
+        assert_eq!(ticks_for(Fx::lit("0.5"), Fx::lit("0.25")), 2);
+        assert_eq!(ticks_for(Fx::lit("0.5"), Fx::lit("0.3")), 2);
+        assert_eq!(ticks_for(Fx::lit("3"), Fx::lit("0.1")), 30);
+        assert_eq!(ticks_for(Fx::ZERO, Fx::lit("0.1")), 1);
+    }
+
+    #[test]
+    fn settle_radius_grows_with_the_root() {
+        assert_eq!(settle_radius(Fx::ONE, 0), Fx::ONE);
+        let four = settle_radius(Fx::lit("0.5"), 4);
+        assert!((four - Fx::lit("2")).abs() < Fx::lit("0.0001"), "{four}");
+        // No overflow at the extremes (n saturates to the largest Fx integer).
+        assert!(settle_radius(Fx::lit("1000"), u32::MAX) > Fx::from_num(60_000_000));
+        assert_eq!(settle_radius(Fx::MAX, 4), Fx::MAX);
+    }
+
+    #[test]
+    fn a_unit_on_its_goal_arrives_and_rests_there() {
+        let input = ArrivalInput {
+            position: Vec2::from_int(1, 0),
+            velocity: Vec2::ZERO,
+            radius: Fx::ONE,
+            speed: Fx::ONE,
+            arrive_within: Fx::ONE,
+            settle_ticks: 2,
+            blocked_ticks: 12,
+            give_up_ticks: u32::MAX,
+        };
+        let goal = Vec2::ZERO;
+        let a = next_arrival(Arrival::default(), &input, goal, true, goal, || 1);
+        assert_eq!(a.status, OrderStatus::Arrived);
+        assert_eq!(a.rest, goal);
+        assert!(!resting(&a, goal));
+        // Pushed 3r + 1 away: moving again.
+        let far = ArrivalInput {
+            position: Vec2::from_int(4, 1),
+            ..input
+        };
+        assert_eq!(
+            next_arrival(a, &far, goal, true, goal, || 1),
+            Arrival::default()
+        );
+    }
+
+    #[test]
+    fn a_stuck_unit_settles_within_the_radius_only() {
+        let input = ArrivalInput {
+            position: Vec2::from_int(2, 0),
+            velocity: Vec2::ZERO,
+            radius: Fx::ONE,
+            speed: Fx::ONE,
+            arrive_within: Fx::ONE,
+            settle_ticks: 2,
+            blocked_ticks: 3,
+            give_up_ticks: 5,
+        };
+        let goal = Vec2::ZERO;
+        let step = |a, input: &ArrivalInput, n: u32| next_arrival(a, input, goal, true, goal, || n);
+        let a = step(Arrival::default(), &input, 2);
+        assert_eq!((a.status, a.no_progress), (OrderStatus::Moving, 1));
+        // Alone with its goal: never settles short of it.
+        assert_eq!(step(a, &input, 1).status, OrderStatus::Moving);
+        let a = step(a, &input, 2);
+        // settle(2) = 3.12 >= 2: settled where it stands.
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, input.position));
+        assert!(resting(&a, goal));
+        // Too far for settle(1): blocked, then given up.
+        let far = ArrivalInput {
+            position: Vec2::from_int(5, 0),
+            ..input
+        };
+        let mut a = Arrival::default();
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            a = step(a, &far, 1);
+            seen.push(a.status);
+        }
+        assert_eq!(
+            seen,
+            [
+                OrderStatus::Moving,
+                OrderStatus::Moving,
+                OrderStatus::Blocked,
+                OrderStatus::Blocked,
+                OrderStatus::GivenUp
+            ]
+        );
+        assert_eq!(a.rest, far.position);
+        // Moving at speed towards the goal is progress.
+        let moving = ArrivalInput {
+            velocity: Vec2::from_int(-1, 0),
+            ..far
+        };
+        assert_eq!(step(Arrival::default(), &moving, 1).no_progress, 0);
+    }
+}

@@ -1,0 +1,205 @@
+//! Arrival and the order lifecycle ([`lockstep_orca::orders`]): units sent to one point settle
+//! around it and stay; a pushed unit returns; the status and the step's events.
+
+use lockstep_orca::orders::{OrderEventKind, OrderStatus};
+use lockstep_orca::{AgentId, AgentParams, Command, Fx, Simulator, SimulatorParams, Vec2};
+
+/// `n` units with the default parameters (radius 1.5, speed 2) on a grid 4 apart, from
+/// (-40, -40), all ordered to `goal`.
+fn crowd(n: i32, goal: Vec2) -> Simulator {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let side = (f64::from(n).sqrt().ceil()) as i32;
+    for k in 0..n {
+        let (i, j) = (k % side, k / side);
+        let id = sim
+            .add_agent(Vec2::from_int(4 * i - 40, 4 * j - 40))
+            .unwrap();
+        sim.apply(&Command::MoveTo { id, goal }).unwrap();
+    }
+    sim
+}
+
+/// Speed above which a unit counts as moving (0.01 units per second).
+fn moving(sim: &Simulator, id: AgentId) -> bool {
+    let v = sim.agent_velocity(id).unwrap();
+    v.length_squared() > Fx::lit("0.0001")
+}
+
+/// Runs until every order is Arrived and every unit slower than 0.01 for 100 ticks in a row;
+/// returns the tick that run of 100 started (the settle time) and the largest distance from
+/// the goal, or panics after `limit` ticks.
+fn settle(sim: &mut Simulator, goal: Vec2, limit: u64) -> (u64, f64) {
+    let ids = sim.agent_ids().to_vec();
+    let mut calm_since = None;
+    while sim.tick() < limit {
+        sim.step().unwrap();
+        let calm = ids.iter().all(|&id| {
+            sim.order_status(id).unwrap() == Some(OrderStatus::Arrived) && !moving(sim, id)
+        });
+        match (calm, calm_since) {
+            (false, _) => calm_since = None,
+            (true, None) => calm_since = Some(sim.tick()),
+            (true, Some(t)) if sim.tick() - t >= 100 => {
+                let far = ids
+                    .iter()
+                    .map(|&id| {
+                        (sim.agent_position(id).unwrap() - goal)
+                            .length()
+                            .to_num::<f64>()
+                    })
+                    .fold(0.0, f64::max);
+                return (t, far);
+            }
+            _ => {}
+        }
+    }
+    let busy = ids
+        .iter()
+        .filter(|&&id| {
+            sim.order_status(id).unwrap() != Some(OrderStatus::Arrived) || moving(sim, id)
+        })
+        .count();
+    panic!(
+        "{busy} of {} units not settled after {limit} ticks",
+        ids.len()
+    );
+}
+
+/// The case: 80 units sent to one point in open ground all arrive and stay at rest
+/// (speed < 0.01 for 100 ticks in a row) within 1,200 ticks (300 s; measured: from tick
+/// 604), packed around the goal.
+#[test]
+fn eighty_units_sent_to_one_point_settle_around_it() {
+    let goal = Vec2::from_int(0, 0);
+    let mut sim = crowd(80, goal);
+    let (settled, far) = settle(&mut sim, goal, 1_200);
+    println!(
+        "80 units: all arrived and at rest from tick {settled}; farthest {far:.3} from the goal"
+    );
+    // No unit rests beyond settle(80) = 1.5 · (1 + 1.5 · √80) = 21.62.
+    let bound = lockstep_orca::orders::settle_radius(Fx::lit("1.5"), 80).to_num::<f64>();
+    assert!(
+        far <= bound,
+        "farthest unit {far} from the goal, beyond {bound}"
+    );
+    // Each arrival was reported once per arrival, and the last events are arrivals.
+    let snapshot = sim.snapshot();
+    let mut copy = Simulator::restore(&snapshot).unwrap();
+    for _ in 0..50 {
+        sim.step().unwrap();
+        copy.step().unwrap();
+        assert!(sim.order_events().is_empty(), "{:?}", sim.order_events());
+        assert_eq!(copy.state_hash(), sim.state_hash());
+    }
+}
+
+#[test]
+fn a_lone_unit_rests_on_its_goal_and_a_pushed_one_returns() {
+    let goal = Vec2::from_int(5, 0);
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+    sim.apply(&Command::MoveTo { id: a, goal }).unwrap();
+    let mut arrived_at = None;
+    for _ in 0..200 {
+        sim.step().unwrap();
+        if sim
+            .order_events()
+            .iter()
+            .any(|e| e.id == a && e.kind == OrderEventKind::Arrived)
+        {
+            assert!(arrived_at.is_none(), "arrived twice");
+            arrived_at = Some(sim.tick());
+        }
+    }
+    assert!(arrived_at.is_some());
+    assert_eq!(sim.order_status(a).unwrap(), Some(OrderStatus::Arrived));
+    assert!(!moving(&sim, a));
+    assert!((sim.agent_position(a).unwrap() - goal).length() < Fx::lit("0.01"));
+    // Pushed 5 units away (a teleport stands for a shove): moving again, then back.
+    sim.apply(&Command::SetPosition {
+        id: a,
+        position: Vec2::from_int(5, 5),
+    })
+    .unwrap();
+    sim.step().unwrap();
+    assert_eq!(sim.order_status(a).unwrap(), Some(OrderStatus::Moving));
+    assert_eq!(sim.order_events()[0].kind, OrderEventKind::Moving);
+    for _ in 0..200 {
+        sim.step().unwrap();
+    }
+    assert_eq!(sim.order_status(a).unwrap(), Some(OrderStatus::Arrived));
+    assert!((sim.agent_position(a).unwrap() - goal).length() < Fx::lit("0.01"));
+}
+
+/// A settled unit pushed (teleported) far from its rest point walks back and settles again.
+#[test]
+fn a_settled_unit_pushed_away_returns_next_to_the_goal() {
+    let goal = Vec2::from_int(0, 0);
+    let mut sim = crowd(30, goal);
+    settle(&mut sim, goal, 1_200);
+    // The unit farthest from the goal is settled away from it.
+    let ids = sim.agent_ids().to_vec();
+    let far = *ids
+        .iter()
+        .max_by_key(|&&id| (sim.agent_position(id).unwrap() - goal).length_squared())
+        .unwrap();
+    let rest = sim.agent_order(far).unwrap().unwrap().arrival().rest;
+    assert_ne!(rest, goal);
+    sim.apply(&Command::SetPosition {
+        id: far,
+        position: Vec2::from_int(20, 20),
+    })
+    .unwrap();
+    sim.step().unwrap();
+    assert_eq!(sim.order_status(far).unwrap(), Some(OrderStatus::Moving));
+    let start = sim.tick();
+    let (_, reach) = settle(&mut sim, goal, start + 1_000);
+    let back = (sim.agent_position(far).unwrap() - goal).length();
+    assert!(back < Fx::from_num(reach + 0.001), "{back}");
+    let bound = lockstep_orca::orders::settle_radius(Fx::lit("1.5"), 30);
+    assert!(back <= bound, "{back}");
+}
+
+/// With `give_up_after` set, a unit walled in gives up after that long, and rests.
+#[test]
+fn a_blocked_unit_is_blocked_then_gives_up() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.set_steering(lockstep_orca::Steering {
+        give_up_after: Some(Fx::from_num(5)),
+        ..Default::default()
+    })
+    .unwrap();
+    // A wall across the way (a long thin box).
+    sim.add_obstacle(lockstep_orca::ObstacleShape::Polygon(vec![
+        Vec2::from_int(3, -50),
+        Vec2::from_int(4, -50),
+        Vec2::from_int(4, 50),
+        Vec2::from_int(3, 50),
+    ]))
+    .unwrap();
+    let a = sim
+        .add_agent_with(Vec2::from_int(0, 0), AgentParams::default())
+        .unwrap();
+    sim.apply(&Command::MoveTo {
+        id: a,
+        goal: Vec2::from_int(10, 0),
+    })
+    .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        sim.step().unwrap();
+        for e in sim.order_events() {
+            seen.push((sim.tick() - 1, e.kind));
+        }
+    }
+    let kinds: Vec<_> = seen.iter().map(|s| s.1).collect();
+    assert_eq!(
+        kinds,
+        [OrderEventKind::Blocked, OrderEventKind::GivenUp],
+        "{seen:?}"
+    );
+    // Blocked 3 s (12 ticks of 0.25 s) after the last progress, given up 2 s later.
+    assert_eq!(seen[1].0 - seen[0].0, 8, "{seen:?}");
+    assert_eq!(sim.order_status(a).unwrap(), Some(OrderStatus::GivenUp));
+    assert!(!moving(&sim, a));
+}
