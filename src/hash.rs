@@ -450,7 +450,10 @@ mod tests {
         let goal = Vec2::from_int(5, 5);
         sim.apply(&crate::Command::NavigateTo { id: a, goal })
             .unwrap();
-        assert_eq!(len(&sim), base + 28 + 16 + ext + 60);
+        // The order (28 + 16 bytes) also brings the order-lifecycle extension: marker, the two
+        // steering options, 30 bytes for the order, the group count.
+        let lifecycle = 1 + 2 * 9 + 30 + 4;
+        assert_eq!(len(&sim), base + 28 + 16 + ext + 60 + lifecycle);
         sim.set_navigation(None).unwrap();
         sim.apply(&crate::Command::Stop { id: a }).unwrap();
         assert_eq!(len(&sim), base);

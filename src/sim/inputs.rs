@@ -173,11 +173,13 @@ impl Simulator {
                 goal,
                 queue,
                 slowest,
-            } => self.group_move(group, goal, queue, slowest).map(|replaced| {
-                for (id, _) in replaced {
-                    self.nav.forget(id);
-                }
-            }),
+            } => self
+                .group_move(group, goal, queue, slowest)
+                .map(|replaced| {
+                    for (id, _) in replaced {
+                        self.nav.forget(id);
+                    }
+                }),
         }
         .map(|()| None)
     }

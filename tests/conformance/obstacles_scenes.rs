@@ -205,3 +205,94 @@ fn corridor_events_are_its_entry_rule() {
     }
     assert_eq!(spawned, [20, 20]);
 }
+
+/// The tool that wrote `corridor.toml`'s event ticks (run by hand when the simulation's
+/// behaviour changes: `cargo test --test conformance regenerate_corridor -- --ignored`): it
+/// replays the file, and at the first tick where an end's next entry disagrees with the entry
+/// rule of [`corridor_events_are_its_entry_rule`], moves that entry (and the end's later
+/// ones, 6 ticks apart at least) to the tick the rule gives, then starts again, until every
+/// entry agrees; then it rewrites the file's events, in place (by tick, the end starting at
+/// x = -1 first).
+#[test]
+#[ignore = "a tool: rewrites fixtures/scenarios/corridor.toml"]
+fn regenerate_corridor_events() {
+    use lockstep_orca::scenario::EventAction;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/scenarios/corridor.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let head = &text[..text.find("[[event]]").unwrap()];
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("add_agent = "))
+        .collect();
+    let mut s = scenes::scenario("corridor");
+    // Each event with its line in the file.
+    let mut events: Vec<(lockstep_orca::scenario::Event, &str)> =
+        s.events.iter().cloned().zip(lines).collect();
+    let order = |e: &lockstep_orca::scenario::Event| match &e.action {
+        EventAction::AddAgent(a) => (e.tick, u8::from(a.start.x > 0)),
+        _ => (e.tick, 2),
+    };
+    for _round in 0..400 {
+        s.events = events.iter().map(|(e, _)| e.clone()).collect();
+        let mut c = scenes::build(&s);
+        let ends = scenes::entries(&c.driver);
+        let mut spawned = [0usize; 2];
+        let mut fix: Option<(usize, usize, u64)> = None;
+        'run: while c.sim.tick() < c.driver.max_ticks() {
+            let tick = c.sim.tick();
+            let mut occupied: Vec<lockstep_orca::Vec2> = (c.sim.agent_ids().iter())
+                .map(|&id| c.sim.agent_position(id).unwrap())
+                .collect();
+            for (side, end) in ends.iter().enumerate() {
+                let next = end.get(spawned[side]);
+                let enters = tick.is_multiple_of(6)
+                    && next.is_some_and(|e| {
+                        occupied.iter().all(|&p| {
+                            let (dx, dy) = (p - e.start).to_f64();
+                            dx * dx + dy * dy > 1.3 * 1.3
+                        })
+                    });
+                if next.is_some_and(|e| e.tick == tick) != enters {
+                    // Enter now, or not before the next multiple of 6.
+                    fix = Some((side, spawned[side], if enters { tick } else { tick + 6 }));
+                    break 'run;
+                }
+                if enters {
+                    occupied.push(next.unwrap().start);
+                    spawned[side] += 1;
+                }
+            }
+            scenes::driver_prefs(&mut c);
+            c.sim.step().unwrap();
+        }
+        let Some((side, k, at)) = fix else {
+            let mut out = head.to_string();
+            for (i, (e, line)) in events.iter().enumerate() {
+                let sep = if i + 1 == events.len() { "" } else { "\n" };
+                out += &format!("[[event]]\ntick = {}\n{line}\n{sep}", e.tick);
+            }
+            std::fs::write(path, out).unwrap();
+            return;
+        };
+        let goal = ends[side][0].goal;
+        let (mut n, mut last) = (0, at);
+        for (e, _) in &mut events {
+            if let EventAction::AddAgent(a) = &e.action
+                && a.goal == goal
+            {
+                if n == k {
+                    e.tick = at;
+                } else if n > k {
+                    e.tick = e.tick.max(last + 6);
+                    last = e.tick;
+                }
+                n += 1;
+            }
+        }
+        events.sort_by_key(|(e, _)| order(e));
+    }
+    panic!("no fixed point in 400 rounds");
+}

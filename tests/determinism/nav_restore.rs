@@ -79,7 +79,10 @@ fn a_restore_between_request_and_service_continues_bit_identically() {
         .count();
     assert!(pending > 0 && pending < 12, "{pending}");
     let bytes = sim.snapshot();
-    assert_eq!(bytes[8..12], 5u32.to_le_bytes());
+    assert_eq!(
+        bytes[8..12],
+        lockstep_orca::snapshot::SNAPSHOT_VERSION_NAV.to_le_bytes()
+    );
     let mut restored = Simulator::restore(&bytes).unwrap();
     // The mesh is not in the snapshot: it is rebuilt, identically (same digest, same
     // triangles).
