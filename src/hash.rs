@@ -39,7 +39,7 @@
 //! | | tag 15 `SetOrderSpeed`: id (`u32`), speed (flag byte and value) (13 bytes) |
 //! | | tag 16 `SetGroup`: group (`u32`), member count k (`u32`), the k ids (`u32`) (8 + 4 k bytes) |
 //! | | tag 17 `GroupMove`: group (`u32`), goal x, y, queue (`u8`), slowest (`u8`) (22 bytes) |
-//! | … | **only when some agent has an order, a group exists or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each); then the group count (`u32`) and per group, ascending group id: id (`u32`), member count k (`u32`), the k member ids (`u32`, ascending) ([`crate::orders::groups`]) |
+//! | … | **only when some agent has an order, a group exists or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none), `rvo2_goals` (`u8`); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each); then the group count (`u32`) and per group, ascending group id: id (`u32`), member count k (`u32`), the k member ids (`u32`, ascending) ([`crate::orders::groups`]) |
 //! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 3, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (60 bytes) |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
@@ -246,6 +246,7 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
         out.put(&[2]);
         option_fx(out, s.steering.arrive_within);
         option_fx(out, s.steering.give_up_after);
+        out.put(&[u8::from(s.steering.rvo2_goals)]);
         for (_, o) in s.orders.iter() {
             let a = o.arrival();
             out.put(&[a.status.canonical_byte()]);
@@ -407,7 +408,7 @@ mod tests {
         sim.write_canonical_bytes(&mut out);
         // The order row, then the order-lifecycle extension: marker, the two steering
         // options (9 bytes each), 30 bytes for the order, the group count.
-        let lifecycle = 1 + 2 * 9 + 30 + 4;
+        let lifecycle = 1 + 2 * 9 + 1 + 30 + 4;
         assert_eq!(
             out.len(),
             131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4 + lifecycle
@@ -452,7 +453,7 @@ mod tests {
             .unwrap();
         // The order (28 + 16 bytes) also brings the order-lifecycle extension: marker, the two
         // steering options, 30 bytes for the order, the group count.
-        let lifecycle = 1 + 2 * 9 + 30 + 4;
+        let lifecycle = 1 + 2 * 9 + 1 + 30 + 4;
         assert_eq!(len(&sim), base + 28 + 16 + ext + 60 + lifecycle);
         sim.set_navigation(None).unwrap();
         sim.apply(&crate::Command::Stop { id: a }).unwrap();

@@ -410,6 +410,13 @@ pub struct Steering {
     /// only [`OrderStatus::Blocked`] (after [`BLOCKED_AFTER`], 3 s). Stored as `arrive_within`.
     #[serde(skip)]
     pub give_up_after: Option<Fx>,
+    /// RVO2's goal rule for every order: orders sharing a goal never settle short of it (each
+    /// keeps heading for its goal, as in RVO2), so a scene ported from RVO2 keeps its
+    /// trajectories. Default `false`: units sent to one point settle around it (the rule of
+    /// [`arrival`](self#arrival-and-the-order-lifecycle)). (Not in the serde form of snapshot
+    /// formats 3 and 4; format 5 stores it.)
+    #[serde(skip)]
+    pub rvo2_goals: bool,
 }
 
 impl Steering {
@@ -483,7 +490,7 @@ impl Steering {
     /// the defaults.
     #[must_use]
     pub(crate) fn arrival_is_default(&self) -> bool {
-        self.arrive_within.is_none() && self.give_up_after.is_none()
+        self.arrive_within.is_none() && self.give_up_after.is_none() && !self.rvo2_goals
     }
 
     /// The preferred velocity of agent `id` at `position` heading for `target` (the goal when

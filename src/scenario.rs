@@ -293,6 +293,10 @@ pub struct Scenario {
     /// A waypoint counts as reached when `|position - waypoint| <= waypoint_tolerance`. `None`:
     /// each agent's goal tolerance.
     pub waypoint_tolerance: Option<Fx>,
+    /// RVO2's goal rule for every order ([`Steering::rvo2_goals`]; file key `rvo2_goals` in
+    /// `[policy]`): agents sharing a goal never settle short of it. For scenes that reproduce
+    /// RVO2. Default `false`.
+    pub rvo2_goals: bool,
     /// The navigation settings (file table `[navigation]`): `Some` turns navigation on
     /// ([`Simulator::set_navigation`] at build, with [`nav_params`](Self::nav_params)). A file
     /// with navigating agents and no `[navigation]` table gets the defaults.
@@ -453,6 +457,7 @@ impl Scenario {
             max_ticks: DEFAULT_MAX_TICKS,
             routes: BTreeMap::new(),
             waypoint_tolerance: None,
+            rvo2_goals: false,
             navigation: None,
             navigate: BTreeSet::new(),
         }
@@ -831,6 +836,7 @@ impl Scenario {
                 slow_within: Some(slow_within),
                 waypoint_tolerance: self.waypoint_tolerance.or(self.goal_tolerance),
                 perturbation: self.perturbation,
+                rvo2_goals: self.rvo2_goals,
                 ..Steering::default()
             })
             .map_err(sim_err("policy"))?;

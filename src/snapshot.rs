@@ -52,7 +52,8 @@
 //! arrival steering is not the default ([`Steering::arrive_within`],
 //! [`Steering::give_up_after`]), a group exists or a command of tag 15 or more
 //! ([`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed), `SetGroup`, `GroupMove`) is
-//! pending: version 4's payload, then `arrive_within` and `give_up_after` (options), then one
+//! pending: version 4's payload, then `arrive_within` and `give_up_after` (options) and
+//! `rvo2_goals` (`bool`), then one
 //! record per order in the orders' order: the [`Arrival`] (status as an enum tag, ticks without
 //! progress `u32`, rest point) and the order speed (an option); then the groups ([`crate::orders::groups`])
 //! as a sequence of (group id `u32`, members: a sequence of ids), ascending group id, each
@@ -332,6 +333,7 @@ struct StateV5 {
     v4: StateV4,
     arrive_within: Option<Fx>,
     give_up_after: Option<Fx>,
+    rvo2_goals: bool,
     orders: Vec<(Arrival, Option<Fx>)>,
     groups: Vec<(u32, Vec<AgentId>)>,
 }
@@ -363,6 +365,7 @@ struct StateV4 {
 struct Lifecycle {
     arrive_within: Option<Fx>,
     give_up_after: Option<Fx>,
+    rvo2_goals: bool,
     orders: Vec<(Arrival, Option<Fx>)>,
     groups: Vec<(u32, Vec<AgentId>)>,
 }
@@ -406,6 +409,7 @@ impl StateV1 {
             }
             self.steering.arrive_within = l.arrive_within;
             self.steering.give_up_after = l.give_up_after;
+            self.steering.rvo2_goals = l.rvo2_goals;
             for ((_, order), (arrival, speed)) in self.orders.iter_mut().zip(l.orders) {
                 order.set_arrival(arrival);
                 order.set_speed(speed);
@@ -607,6 +611,7 @@ impl Simulator {
             v4: state,
             arrive_within: steering.arrive_within,
             give_up_after: steering.give_up_after,
+            rvo2_goals: steering.rvo2_goals,
             orders: orders
                 .iter()
                 .map(|(_, o)| (o.arrival(), o.speed()))
@@ -660,6 +665,7 @@ impl Simulator {
                 Lifecycle {
                     arrive_within: v5.arrive_within,
                     give_up_after: v5.give_up_after,
+                    rvo2_goals: v5.rvo2_goals,
                     orders: v5.orders,
                     groups: v5.groups,
                 },

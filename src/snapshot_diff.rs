@@ -381,6 +381,7 @@ fn steering(d: &mut SnapshotDiff, a: &Steering, b: &Steering) {
         opt(a.give_up_after),
         opt(b.give_up_after),
     );
+    d.cmp(s, "steering.rvo2_goals", a.rvo2_goals, b.rvo2_goals);
 }
 
 /// One agent's order (scope the agent, fields `order`, `order.*`).

@@ -22,6 +22,8 @@
 //! pref_speed = 1               # default 1 (RVO2)
 //! slow_within = 1              # optional, default pref_speed; 0: full speed to the goal
 //! waypoint_tolerance = 0.5     # optional (goal seeking only), default: the goal tolerance
+//! rvo2_goals = true            # optional (goal seeking only), default false: agents sharing a
+//!                              # goal never settle short of it (RVO2's rule; Steering::rvo2_goals)
 //!
 //! [perturbation]               # optional
 //! seed = 7
@@ -358,6 +360,7 @@ enum FilePolicy {
         pref_speed: Option<Num>,
         slow_within: Option<Num>,
         waypoint_tolerance: Option<Num>,
+        rvo2_goals: Option<bool>,
     },
     Roadmap {
         pref_speed: Option<Num>,
@@ -588,14 +591,17 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         obstacles.push(obstacle_shape(o, format!("obstacle #{i}"))?);
     }
     let mut waypoint_tolerance = None;
+    let mut rvo2_goals = false;
     let policy = match f.policy {
         None => Policy::default(),
         Some(FilePolicy::GoalSeeking {
             pref_speed,
             slow_within,
             waypoint_tolerance: tolerance,
+            rvo2_goals: rvo2,
         }) => {
             waypoint_tolerance = tolerance.map(|n| n.0);
+            rvo2_goals = rvo2.unwrap_or(false);
             let pref_speed = pref_speed.map_or(Fx::ONE, |n| n.0);
             Policy::GoalSeeking {
                 pref_speed,
@@ -646,6 +652,7 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         max_ticks: f.max_ticks.unwrap_or(DEFAULT_MAX_TICKS),
         routes: routes.routes,
         waypoint_tolerance,
+        rvo2_goals,
         navigation,
         navigate,
     })

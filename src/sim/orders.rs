@@ -390,7 +390,12 @@ fn plan_order(state: &SteerState<'_>, id: AgentId, order: &Order, slot: usize) -
     };
     let goal = order.goal();
     let arrival = next_arrival(order.arrival(), &input, target, to_goal, goal, || {
-        state.orders.sharing_goal(goal)
+        // With RVO2's goal rule no goal counts as shared: nothing settles short of its goal.
+        if steering.rvo2_goals {
+            1
+        } else {
+            state.orders.sharing_goal(goal)
+        }
     });
     let pref = if resting(&arrival, goal) {
         Vec2::ZERO
