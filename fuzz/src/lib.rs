@@ -16,3 +16,5 @@ mod geom {
 mod math {
     pub(crate) use lockstep_orca::math::Vec2;
 }
+#[cfg(test)]
+mod nav_mesh;

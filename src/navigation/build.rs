@@ -1,16 +1,208 @@
 //! Building the mesh: obstacle set + boundary → constraint pieces → CDT → classification.
+//!
+//! The result is a pure function of the obstacles' *shapes* and the [`NavParams`]: segments and
+//! points are sorted by their raw coordinates before anything is numbered, the triangulation of
+//! given points and pieces is unique (symbolic perturbation in the kernel), and the finished
+//! triangles are rotated to start at their lowest vertex and sorted. Vertex and triangle
+//! indices are therefore canonical too, but nothing outside relies on that: the
+//! [`digest`](NavMesh::digest) sorts again.
 
-use super::{NavMesh, NavParams};
+mod classify;
+mod grid;
+mod pieces;
+
+use super::cdt::{self, Triangulation};
+use super::{NO_TRIANGLE, NavMesh, NavParams, NavTriangle};
+use crate::domain::MAX_COORD;
 use crate::error::SimError;
-use crate::obstacle::ObstacleSet;
+use crate::geom::{Orientation, polygon_orientation};
+use crate::math::{Fx, Vec2};
+use crate::obstacle::{ObstacleSet, ObstacleShape};
+use classify::Classifier;
+use pieces::{Raw, raw, segment, vec};
+
+/// Most mesh vertices (obstacle, boundary and crossing points, plus the 4 hull corners).
+pub(crate) const MAX_MESH_VERTICES: usize = 1 << 21;
+
+/// The error of a boundary that is not a simple polygon in the domain.
+const BAD_BOUNDARY: SimError = SimError::OutOfDomain {
+    what: "navigation boundary",
+    allowed: "a simple polygon (no self-intersection, not all collinear, no repeated \
+              consecutive vertex) of 3 to 4,096 vertices with |x|, |y| <= 1,000,000",
+};
 
 impl NavMesh {
-    /// Builds the mesh of `obstacles` inside `params`' boundary.
+    /// Builds the mesh of `obstacles` inside `params`' boundary (navigation plan §1.2).
+    ///
+    /// The boundary is `params.boundary`, or the obstacles' bounding box grown by
+    /// `params.margin`; with no obstacles and no boundary the mesh is empty. Every polygon,
+    /// polyline and boundary edge is a wall, split where vertices lie on it and where edges
+    /// cross. A triangle is walkable when its centroid lies strictly inside the boundary and
+    /// outside every counter-clockwise (solid) polygon; clockwise polygons and polylines have no
+    /// inside, their edges are walls from both sides. An edge between a walkable and a blocked
+    /// triangle is a wall too.
     ///
     /// # Errors
-    /// [`SimError::OutOfDomain`] when the boundary is not a simple polygon or a cap is passed.
+    /// [`SimError::OutOfDomain`] when the boundary is not a simple polygon of 3 to 4,096
+    /// vertices inside the coordinate domain, when `margin` is negative or above 1,000,000 or
+    /// leaves a flat box, or when a cap is passed (crossings ≤ 2²⁰, mesh vertices ≤ 2²¹).
     pub fn build(obstacles: &ObstacleSet, params: &NavParams) -> Result<Self, SimError> {
-        let _ = (obstacles, params, super::cdt::triangulate(&[], &[]).is_ok());
-        Ok(Self::default())
+        let mut segs = Vec::new();
+        let mut solids = Vec::new();
+        for (_, shape) in obstacles.iter() {
+            let v = shape.vertices();
+            let closed = matches!(shape, ObstacleShape::Polygon(_));
+            push_edges(&mut segs, v, closed);
+            if closed && polygon_orientation(v) == Orientation::CounterClockwise {
+                solids.push(v.iter().map(|&p| raw(p)).collect::<Vec<Raw>>());
+            }
+        }
+        let boundary = match &params.boundary {
+            Some(b) => {
+                crate::obstacle::polygon::validate(&ObstacleShape::Polygon(b.clone()))
+                    .map_err(|_| BAD_BOUNDARY)?;
+                b.iter().map(|&p| raw(p)).collect()
+            }
+            None if segs.is_empty() => return Ok(Self::default()),
+            None => default_boundary(&segs, params.margin)?,
+        };
+        let ring: Vec<Vec2> = boundary.iter().map(|&p| vec(p)).collect();
+        push_edges(&mut segs, &ring, true);
+        // Solids in a canonical order (the classification does not depend on it, but the
+        // buckets' contents then do not depend on obstacle ids either).
+        solids.sort_unstable();
+
+        let split = pieces::split(segs)?;
+        let mut points = split.points;
+        // The hull: a rectangle one unit outside everything, so hull triangles are blocked.
+        let one = Fx::ONE.to_bits();
+        let (lo, hi) = points.iter().fold(
+            ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN)),
+            |(lo, hi), p| {
+                (
+                    (lo.0.min(p.0), lo.1.min(p.1)),
+                    (hi.0.max(p.0), hi.1.max(p.1)),
+                )
+            },
+        );
+        let corners = [
+            (lo.0 - one, lo.1 - one),
+            (lo.0 - one, hi.1 + one),
+            (hi.0 + one, lo.1 - one),
+            (hi.0 + one, hi.1 + one),
+        ];
+        if points.len() + corners.len() > MAX_MESH_VERTICES {
+            return Err(SimError::OutOfDomain {
+                what: "navigation mesh vertices",
+                allowed: "at most 2,097,152",
+            });
+        }
+        // The corners are outside every point's box: the two before all points, two after.
+        let mut all = Vec::with_capacity(points.len() + 4);
+        all.extend_from_slice(&corners[..2]);
+        all.append(&mut points);
+        all.extend_from_slice(&corners[2..]);
+        let constraints: Vec<[u32; 2]> = split.pieces.iter().map(|p| p.map(|i| i + 2)).collect();
+        let verts: Vec<Vec2> = all.iter().map(|&p| vec(p)).collect();
+        let tri = cdt::triangulate(&verts, &constraints).map_err(|_| SimError::OutOfDomain {
+            what: "navigation mesh: triangulation input",
+            allowed: "distinct points and pieces (an internal error of the builder)",
+        })?;
+        let classifier = Classifier::new(&boundary, &solids);
+        let tris = canonical_triangles(&tri, &all, &classifier);
+        Ok(Self::assemble(verts, tris, tri.dropped))
     }
+}
+
+/// Pushes the edges of a ring (`closed`) or polyline as canonical segments.
+fn push_edges(segs: &mut Vec<[Raw; 2]>, v: &[Vec2], closed: bool) {
+    let n = v.len();
+    let edges = if closed { n } else { n.saturating_sub(1) };
+    segs.extend((0..edges).filter_map(|i| segment(v[i], v[(i + 1) % n])));
+}
+
+/// The default boundary: the segments' bounding box grown by `margin`, counter-clockwise.
+fn default_boundary(segs: &[[Raw; 2]], margin: Fx) -> Result<Vec<Raw>, SimError> {
+    if margin < Fx::ZERO || margin > MAX_COORD {
+        return Err(SimError::OutOfDomain {
+            what: "navigation margin",
+            allowed: "0 ..= 1,000,000",
+        });
+    }
+    let m = margin.to_bits();
+    let (lo, hi) = segs.iter().flatten().fold(
+        ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN)),
+        |(lo, hi), p| {
+            (
+                (lo.0.min(p.0), lo.1.min(p.1)),
+                (hi.0.max(p.0), hi.1.max(p.1)),
+            )
+        },
+    );
+    let (lo, hi) = ((lo.0 - m, lo.1 - m), (hi.0 + m, hi.1 + m));
+    if lo.0 == hi.0 || lo.1 == hi.1 {
+        return Err(SimError::OutOfDomain {
+            what: "navigation margin",
+            allowed: "> 0 when every obstacle lies on one horizontal or vertical line",
+        });
+    }
+    Ok(vec![lo, (hi.0, lo.1), hi, (lo.0, hi.1)])
+}
+
+/// The triangulation's triangles classified, with walls, each rotated to start at its lowest
+/// vertex (the points are sorted, so the lowest index) and sorted by their vertex indices.
+fn canonical_triangles(tri: &Triangulation, points: &[Raw], cls: &Classifier) -> Vec<NavTriangle> {
+    let n = tri.tris.len();
+    let rot: Vec<usize> = tri
+        .tris
+        .iter()
+        .map(|v| (0..3).min_by_key(|&k| v[k]).unwrap_or(0))
+        .collect();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_unstable_by_key(|&t| {
+        let (v, r) = (tri.tris[t as usize], rot[t as usize]);
+        [v[r], v[(r + 1) % 3], v[(r + 2) % 3]]
+    });
+    let mut new_index = vec![0u32; n];
+    for (i, &t) in order.iter().enumerate() {
+        new_index[t as usize] = i as u32;
+    }
+    let walkable: Vec<bool> = tri
+        .tris
+        .iter()
+        .map(|v| {
+            cls.walkable(
+                points[v[0] as usize],
+                points[v[1] as usize],
+                points[v[2] as usize],
+            )
+        })
+        .collect();
+    order
+        .iter()
+        .map(|&t| {
+            let t = t as usize;
+            let at = |k: usize| (k + rot[t]) % 3;
+            let v = [0, 1, 2].map(|k| tri.tris[t][at(k)]);
+            let old_adj = [0, 1, 2].map(|k| tri.adj[t][at(k)]);
+            let adj = old_adj.map(|a| {
+                if a == NO_TRIANGLE {
+                    a
+                } else {
+                    new_index[a as usize]
+                }
+            });
+            let wall = [0, 1, 2].map(|k| {
+                let a = old_adj[k];
+                tri.constrained[t][at(k)] || a == NO_TRIANGLE || walkable[a as usize] != walkable[t]
+            });
+            NavTriangle {
+                v,
+                adj,
+                wall,
+                walkable: walkable[t],
+                width: [Fx::ZERO; 3],
+            }
+        })
+        .collect()
 }

@@ -1,7 +1,10 @@
 //! [`NavMesh`]: the triangles of the walkable space, their adjacency, walls and clearance
-//! widths.
+//! widths; its canonical digest; the seed grid that starts point location.
 
 use crate::math::{Fx, Vec2};
+use seeds::SeedGrid;
+
+mod seeds;
 
 /// "No triangle": the side of a triangle on the convex hull, or a failed lookup.
 pub const NO_TRIANGLE: u32 = u32::MAX;
@@ -32,6 +35,12 @@ pub struct NavTriangle {
 pub struct NavMesh {
     pub(crate) verts: Vec<Vec2>,
     pub(crate) tris: Vec<NavTriangle>,
+    /// Where point location starts its walk (derived from `verts` and `tris`, never decides a
+    /// result).
+    pub(crate) seeds: SeedGrid,
+    /// Constraint pieces the triangulation could not insert (they cross another piece after
+    /// rounding); see [`NavMesh::dropped_pieces`].
+    pub(crate) dropped: u32,
 }
 
 impl NavMesh {
@@ -95,8 +104,76 @@ impl NavMesh {
                 }
             })
             .collect();
-        let mut mesh = Self { verts, tris: out };
+        Self::assemble(verts, out, 0)
+    }
+
+    /// Finishes a mesh from its vertices and triangles (adjacency, walls and classification
+    /// set): computes the widths and the seed grid.
+    pub(crate) fn assemble(verts: Vec<Vec2>, tris: Vec<NavTriangle>, dropped: u32) -> Self {
+        let mut mesh = Self {
+            verts,
+            tris,
+            seeds: SeedGrid::default(),
+            dropped,
+        };
         super::widths::compute_all(&mut mesh);
+        mesh.seeds = SeedGrid::new(&mesh);
         mesh
+    }
+
+    /// Constraint pieces the builder had to leave out: pieces that cross another piece only
+    /// after crossing points were rounded to the grid (ulp-scale slivers, plan §1.2). Their
+    /// area is still classified by the obstacles' exact shapes. Zero outside adversarial input.
+    #[must_use]
+    pub fn dropped_pieces(&self) -> u32 {
+        self.dropped
+    }
+
+    /// Whether the mesh has no triangles (no obstacles and no boundary).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tris.is_empty()
+    }
+
+    /// The canonical digest of the mesh: xxh3 (64-bit) of its triangle count, then of every
+    /// triangle in canonical order with, for each, the raw bits of its three corners, whether
+    /// it is walkable, its three wall flags and its three widths. Each triangle is first
+    /// rotated to start at its lowest `(x, y)` corner (walls and widths rotate with it), and the
+    /// triangles are sorted by their rotated corners, so the digest depends on the geometry
+    /// alone, never on vertex or triangle indices (or on anything the seed grid holds).
+    #[must_use]
+    pub fn digest(&self) -> u64 {
+        type Rec = ([(i64, i64); 3], bool, [bool; 3], [Fx; 3]);
+        let mut recs: Vec<Rec> = (0..self.tris.len())
+            .map(|t| {
+                let tri = &self.tris[t];
+                let c = self
+                    .corners(t as u32)
+                    .map(|p| (p.x.to_bits(), p.y.to_bits()));
+                let r = (0..3).min_by_key(|&k| c[k]).unwrap_or(0);
+                let rot = |k: usize| (k + r) % 3;
+                (
+                    [c[rot(0)], c[rot(1)], c[rot(2)]],
+                    tri.walkable,
+                    [tri.wall[rot(0)], tri.wall[rot(1)], tri.wall[rot(2)]],
+                    [tri.width[rot(0)], tri.width[rot(1)], tri.width[rot(2)]],
+                )
+            })
+            .collect();
+        recs.sort_unstable_by_key(|r| r.0);
+        let mut bytes = Vec::with_capacity(8 + recs.len() * 76);
+        bytes.extend_from_slice(&(recs.len() as u64).to_le_bytes());
+        for (c, walkable, wall, width) in &recs {
+            for p in c {
+                bytes.extend_from_slice(&p.0.to_le_bytes());
+                bytes.extend_from_slice(&p.1.to_le_bytes());
+            }
+            bytes.push(u8::from(*walkable));
+            bytes.extend(wall.iter().map(|&w| u8::from(w)));
+            for w in width {
+                bytes.extend_from_slice(&w.to_bits().to_le_bytes());
+            }
+        }
+        xxhash_rust::xxh3::xxh3_64(&bytes)
     }
 }

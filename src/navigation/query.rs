@@ -1,50 +1,144 @@
 //! Queries on the mesh: point location, walkable tests, nearest walkable point, raycast.
+//!
+//! Each fast query has a plain form kept as its oracle ([`NavMesh::locate_plain`],
+//! [`NavMesh::is_walkable_plain`]); tests check they agree. Every decision is exact
+//! ([`crate::geom`]); the seed grid and visiting orders only change how much work a query
+//! does, never its answer.
 
-use super::NavMesh;
+mod reach;
+
+pub use reach::RayHit;
+
+use super::{NO_TRIANGLE, NavMesh};
 use crate::geom::{cmp_dist_point_segment, left_of};
 use crate::math::{Fx, Vec2};
 use std::cmp::Ordering;
-
-/// The result of [`NavMesh::raycast`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RayHit {
-    /// Whether a disc of the radius moves from `from` to `to` without touching a wall.
-    pub clear: bool,
-    /// Where the disc's centre stops (`to` when clear).
-    pub hit: Vec2,
-}
+use std::collections::HashSet;
 
 impl NavMesh {
-    /// The triangle containing `p` (points on an edge go to a fixed side), or `None` outside
-    /// the mesh.
+    /// The triangle containing `p`, or `None` outside the mesh.
+    ///
+    /// A point on an edge or a vertex belongs to the lowest-indexed triangle containing it
+    /// (closed triangles), the same rule as [`locate_plain`](Self::locate_plain), so the answer
+    /// does not depend on where the walk started. The walk starts at the seed grid's triangle
+    /// for `p` and crosses an edge `p` lies strictly right of until none is left; on a
+    /// hand-made mesh with a non-convex hull (the walk leaves the mesh) or a walk longer than
+    /// the triangle count, the plain scan answers.
     #[must_use]
     pub fn locate(&self, p: Vec2) -> Option<u32> {
-        let _ = p;
-        None
+        if !self.seeds.covers(p) {
+            return None;
+        }
+        let mut t = self.seeds.seed(p);
+        for _ in 0..=self.tris.len() {
+            let [a, b, c] = self.corners(t);
+            let sides = [left_of(a, b, p), left_of(b, c, p), left_of(c, a, p)];
+            match (0..3).find(|&k| sides[k] < 0) {
+                None => return Some(self.lowest_containing(t, p, sides)),
+                Some(k) => {
+                    let next = self.tris[t as usize].adj[k];
+                    if next == NO_TRIANGLE {
+                        return self.locate_plain(p);
+                    }
+                    t = next;
+                }
+            }
+        }
+        self.locate_plain(p)
     }
 
-    /// Whether a disc of radius `r` centred at `p` lies in walkable space.
+    /// The lowest-indexed triangle containing `p`, given that `t` contains it with the edge
+    /// sides `sides` (none negative).
+    fn lowest_containing(&self, t: u32, p: Vec2, sides: [i128; 3]) -> u32 {
+        let on: Vec<usize> = (0..3).filter(|&k| sides[k] == 0).collect();
+        match on.as_slice() {
+            [] => t,
+            [k] => {
+                let n = self.tris[t as usize].adj[*k];
+                if n == NO_TRIANGLE { t } else { t.min(n) }
+            }
+            _ => {
+                // On a vertex: every triangle around it contains p.
+                let vi = self.tris[t as usize]
+                    .v
+                    .iter()
+                    .copied()
+                    .find(|&v| self.verts[v as usize] == p);
+                vi.map_or(t, |vi| self.min_around(t, vi))
+            }
+        }
+    }
+
+    /// The lowest triangle index around vertex `vi`, starting from triangle `t` (which has it).
+    fn min_around(&self, t: u32, vi: u32) -> u32 {
+        let mut best = t;
+        // Turn one way through the edges leaving vi, then the other way if the hull stops us.
+        for dir in [0usize, 2] {
+            let mut cur = t;
+            for _ in 0..self.tris.len() {
+                let tri = &self.tris[cur as usize];
+                let Some(i) = tri.v.iter().position(|&v| v == vi) else {
+                    break;
+                };
+                let n = tri.adj[(i + dir) % 3];
+                if n == NO_TRIANGLE || n == t {
+                    break;
+                }
+                best = best.min(n);
+                cur = n;
+            }
+        }
+        best
+    }
+
+    /// Whether a disc of radius `r` centred at `p` lies in walkable space: `p` lies in a
+    /// walkable triangle ([`locate`](Self::locate)) and no wall is closer than `r` (a wall at
+    /// exactly `r` is allowed; exact). Equal to [`is_walkable_plain`](Self::is_walkable_plain)
+    /// on every mesh with a convex hull (every built mesh); the search visits only triangles
+    /// with an edge closer than `r`.
     #[must_use]
     pub fn is_walkable(&self, p: Vec2, r: Fx) -> bool {
-        let _ = (p, r);
-        false
+        let Some(t) = self.locate(p) else {
+            return false;
+        };
+        self.tris[t as usize].walkable && self.first_wall_within(p, r, t).is_none()
     }
 
-    /// The walkable point for radius `r` nearest to `p` (`p` itself when walkable).
-    #[must_use]
-    pub fn nearest_walkable(&self, p: Vec2, r: Fx) -> Option<Vec2> {
-        let _ = (p, r);
+    /// A wall closer than `r` to `p`, searching from triangle `t` across the non-wall edges
+    /// closer than `r`: `(triangle, edge)`, or `None`. The first found in a fixed order (the
+    /// search from `t`), so deterministic.
+    pub(crate) fn first_wall_within(&self, p: Vec2, r: Fx, t: u32) -> Option<(u32, usize)> {
+        if r <= Fx::ZERO {
+            return None;
+        }
+        let mut seen = HashSet::from([t]);
+        let mut stack = vec![t];
+        while let Some(u) = stack.pop() {
+            let tri = &self.tris[u as usize];
+            for k in 0..3 {
+                let (a, b) = self.edge(u, k);
+                if cmp_dist_point_segment(a, b, p, r) != Ordering::Less {
+                    continue;
+                }
+                if tri.wall[k] {
+                    return Some((u, k));
+                }
+                let n = tri.adj[k];
+                if n != NO_TRIANGLE && seen.insert(n) {
+                    stack.push(n);
+                }
+            }
+        }
         None
     }
 
-    /// Moves a disc of radius `r` from `from` towards `to`; stops at the first wall.
-    #[must_use]
-    pub fn raycast(&self, from: Vec2, to: Vec2, r: Fx) -> RayHit {
-        let _ = (to, r);
-        RayHit {
-            clear: false,
-            hit: from,
-        }
+    /// The end points of edge `k` of triangle `t`.
+    pub(crate) fn edge(&self, t: u32, k: usize) -> (Vec2, Vec2) {
+        let v = self.tris[t as usize].v;
+        (
+            self.verts[v[k] as usize],
+            self.verts[v[(k + 1) % 3] as usize],
+        )
     }
 }
 
