@@ -1,20 +1,483 @@
-//! The path search over the mesh's triangles.
+//! The path search over the mesh's triangles: TA* (Demyen & Buro 2006) with clearance, then
+//! the funnel.
+//!
+//! States are (triangle, entry edge) pairs with parent links and no closed list; a directed
+//! entry is expanded at most [`K_EXPANSIONS`] times. A move through triangle `T` from its entry
+//! edge to another edge is allowed when that edge is not a wall, the triangle across is
+//! walkable, and `T`'s width pivoting on the two edges' shared vertex is at least
+//! `2r + 4 ulp` (the widths are floors, so rounding never opens a gap). Leaving the start
+//! triangle needs an edge at least `2r` long.
+//!
+//! Bounds (all raw Q32.32 in `u64`, distances floored square roots of exact squares):
+//! `h = dist(goal, edge)` and `g = max(dist(start, edge), dist(start, goal) − h, g_p + h_p − h)`,
+//! Demyen's admissible bounds. Each corridor that reaches the goal's triangle is pulled
+//! ([`funnel::pull`]) and the shortest is kept; the search stops when `50 · best ≤ 51 · f_min`
+//! (within 2 %), on an empty heap, or at the request's cap. The heap orders by `(f, h, node
+//! index)`, and nodes are created in the mesh's rotation order from the located start, so the
+//! result is canonical.
+//!
+//! Start and goal handling, unreachable goals and capped searches follow plan §2.5: see
+//! [`NavMesh::find_path`].
 
-use super::{NavMesh, NavPath, PathRequest, PathStatus};
+use super::funnel::{self, Cone, FunnelWork, Portal, dist_raw};
+use super::{NO_TRIANGLE, NavMesh, NavPath, PathRequest, PathStatus};
+use crate::geom::{dist_sq_point_segment, ratio};
+use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
-/// Scratch buffers of the search, reused between searches (workspace, never state).
+/// How often one directed entry (triangle, entry edge) may be expanded (plan §2.1, K).
+const K_EXPANSIONS: u8 = 2;
+
+/// Most points of a path: `orders::MAX_PATH_POINTS` (1,025) less the start (the navigation
+/// layer may not import `orders`).
+pub(crate) const MAX_PATH_POINTS: usize = 1_024;
+
+/// How many explored states are tried as the end of an unreachable or capped path.
+const FALLBACK_TRIES: usize = 8;
+
+/// No parent: the node leaves the start triangle.
+const ROOT: u32 = u32::MAX;
+
+/// A search node: the triangle entered, the edge (of that triangle) it was entered by, the
+/// parent node and the bounds.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    tri: u32,
+    entry: u8,
+    parent: u32,
+    g: u64,
+    h: u64,
+    /// The string's funnel up to the entry edge (the `g` bound's source).
+    cone: Cone,
+}
+
+/// Scratch buffers of the search, reused between searches (workspace, never state): the node
+/// arena, the heap, the generation-stamped expansion counters and the funnel's buffers. After
+/// the first searches on a mesh a search allocates only its result.
 #[derive(Clone, Debug, Default)]
-pub struct SearchWork {}
+pub struct SearchWork {
+    nodes: Vec<Node>,
+    heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    /// Per directed entry `3 · tri + edge`: the generation that last counted it.
+    stamp: Vec<u32>,
+    /// Per directed entry: expansions in the generation of `stamp`.
+    count: Vec<u8>,
+    generation: u32,
+    portals: Vec<Portal>,
+    funnel: FunnelWork,
+}
 
-impl NavMesh {
-    /// Plans a path for `req` (see [`PathRequest`]).
-    #[must_use]
-    pub fn find_path(&self, req: &PathRequest, work: &mut SearchWork) -> NavPath {
-        let _ = work;
-        NavPath {
-            points: vec![req.goal],
-            status: PathStatus::Complete,
-            expansions: 0,
+impl SearchWork {
+    /// Starts a search on a mesh of `tris` triangles.
+    fn reset(&mut self, tris: usize) {
+        self.nodes.clear();
+        self.heap.clear();
+        if self.stamp.len() < 3 * tris {
+            self.stamp.resize(3 * tris, 0);
+            self.count.resize(3 * tris, 0);
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.fill(0);
+            self.generation = 1;
         }
     }
+
+    /// Counts one expansion of a directed entry; `false` when it already had its K.
+    fn admit(&mut self, tri: u32, entry: u8) -> bool {
+        let i = 3 * tri as usize + entry as usize;
+        if self.stamp[i] != self.generation {
+            self.stamp[i] = self.generation;
+            self.count[i] = 0;
+        }
+        if self.count[i] >= K_EXPANSIONS {
+            return false;
+        }
+        self.count[i] += 1;
+        true
+    }
+
+    /// Writes the corridor from the start triangle to `node` (its portals, in travel order) to
+    /// `self.portals`; with `include_last == false` the node's own entry is left out.
+    fn corridor(&mut self, mesh: &NavMesh, node: u32, include_last: bool) {
+        self.portals.clear();
+        let mut at = node;
+        let mut first = true;
+        while at != ROOT {
+            let n = self.nodes[at as usize];
+            if include_last || !first {
+                let v = mesh.tris[n.tri as usize].v;
+                let k = n.entry as usize;
+                self.portals.push(Portal {
+                    left: v[k],
+                    right: v[(k + 1) % 3],
+                });
+            }
+            first = false;
+            at = n.parent;
+        }
+        self.portals.reverse();
+    }
 }
+
+/// The outcome of the triangle search.
+enum Found {
+    /// A corridor to the goal's triangle: the node that enters it.
+    Goal(u32),
+    /// No corridor (or the cap was hit first): the explored states are in the arena.
+    None { capped: bool },
+}
+
+/// The fixed inputs of one search.
+struct Query {
+    start: Vec2,
+    goal: Vec2,
+    radius: Fx,
+    /// `2r + 4 ulp`: the least width a traversal needs.
+    min_width: Fx,
+    start_tri: u32,
+    goal_tri: u32,
+    start_goal: u64,
+    cap: u32,
+}
+
+impl NavMesh {
+    /// Plans a path for `req`: the shortest corridor of triangles a disc of radius
+    /// `req.radius` fits through (within 2 % of the shortest, see the [module docs](self)),
+    /// pulled taut and kept `radius` away from walls at its corners.
+    ///
+    /// - A start that is not walkable for the radius is moved to
+    ///   [`nearest_walkable`](Self::nearest_walkable), and that point is the path's first; with
+    ///   none, the status is [`PathStatus::NoStart`] and the path is empty.
+    /// - A goal that is not walkable is replaced the same way: [`PathStatus::GoalAdjusted`].
+    /// - A goal that cannot be reached (an island, a gap narrower than `2r`): the path ends at
+    ///   a walkable point of the explored corridors nearest to the goal,
+    ///   [`PathStatus::Unreachable`].
+    /// - The cap hit before any corridor reached the goal: the path leads as far towards the
+    ///   goal as the search got, [`PathStatus::Partial`]; also when the path has more than
+    ///   1,024 points (it is cut there).
+    ///
+    /// A negative radius counts as zero. Never panics; the work is bounded by `req.cap`
+    /// expansions (each a constant amount of work plus one funnel when a corridor reaches the
+    /// goal's triangle).
+    #[must_use]
+    pub fn find_path(&self, req: &PathRequest, work: &mut SearchWork) -> NavPath {
+        let r = req.radius.max(Fx::ZERO);
+        let mut points = Vec::new();
+        let start = if self.is_walkable(req.start, r) {
+            req.start
+        } else if let Some(p) = self.nearest_walkable(req.start, r) {
+            points.push(p);
+            p
+        } else {
+            return NavPath {
+                points,
+                status: PathStatus::NoStart,
+                expansions: 0,
+            };
+        };
+        let (goal, adjusted) = if self.is_walkable(req.goal, r) {
+            (req.goal, false)
+        } else if let Some(p) = self.nearest_walkable(req.goal, r) {
+            (p, true)
+        } else {
+            // No walkable point anywhere near the goal: stay.
+            return finish(points, PathStatus::Unreachable { to: start }, 0);
+        };
+        let complete = if adjusted {
+            PathStatus::GoalAdjusted { to: goal }
+        } else {
+            PathStatus::Complete
+        };
+        let (Some(start_tri), Some(goal_tri)) = (self.locate(start), self.locate(goal)) else {
+            return finish(points, PathStatus::Unreachable { to: start }, 0);
+        };
+        // In one triangle, or in plain sight: straight there.
+        if start_tri == goal_tri || self.raycast(start, goal, r).clear {
+            points.push(goal);
+            return finish(points, complete, 1);
+        }
+        let q = Query {
+            start,
+            goal,
+            radius: r,
+            min_width: r.saturating_mul_int(2).saturating_add(Fx::from_bits(4)),
+            start_tri,
+            goal_tri,
+            start_goal: dist_raw(start, goal),
+            cap: req.cap,
+        };
+        let (found, expansions) = self.search(&q, work);
+        match found {
+            Found::Goal(node) => {
+                work.corridor(self, node, true);
+                self.pull_into(&q, goal, work, &mut points);
+                finish(points, complete, expansions)
+            }
+            Found::None { capped } => {
+                let to = self.fallback_end(&q, work);
+                match to {
+                    Some((node, to)) => {
+                        if node != ROOT {
+                            work.corridor(self, node, false);
+                            self.pull_into(&q, to, work, &mut points);
+                        }
+                        let status = if capped {
+                            PathStatus::Partial
+                        } else {
+                            PathStatus::Unreachable { to }
+                        };
+                        finish(points, status, expansions)
+                    }
+                    None => finish(points, PathStatus::Unreachable { to: start }, expansions),
+                }
+            }
+        }
+    }
+
+    /// Pulls `work.portals` from the query's start to `end` and appends the smoothed points.
+    fn pull_into(&self, q: &Query, end: Vec2, work: &mut SearchWork, out: &mut Vec<Vec2>) {
+        funnel::path(
+            &self.verts,
+            q.start,
+            &work.portals,
+            end,
+            q.radius,
+            &mut work.funnel,
+            out,
+        );
+    }
+
+    /// TA*: returns the best corridor's last node (or none) and the expansions spent.
+    fn search(&self, q: &Query, w: &mut SearchWork) -> (Found, u32) {
+        w.reset(self.tris.len());
+        let mut best: Option<(u64, u32)> = None;
+        let mut expansions = 1u32;
+        let root = Node {
+            tri: q.start_tri,
+            entry: 0,
+            parent: ROOT,
+            g: 0,
+            h: q.start_goal,
+            cone: Cone::at(q.start),
+        };
+        for e in 0..3u8 {
+            if self.exit_allowed_from_start(q, e) {
+                self.push_child(q, w, &root, ROOT, e, &mut best);
+            }
+        }
+        let mut capped = false;
+        while let Some(&Reverse((f, _, idx))) = w.heap.peek() {
+            if let Some((b, _)) = best
+                && within_bound(b, f)
+            {
+                break;
+            }
+            if expansions >= q.cap {
+                capped = true;
+                break;
+            }
+            w.heap.pop();
+            let node = w.nodes[idx as usize];
+            if !w.admit(node.tri, node.entry) {
+                continue;
+            }
+            expansions += 1;
+            for step in 1..3u8 {
+                let e_out = (node.entry + step) % 3;
+                if self.traversal_allowed(q, node.tri, node.entry, e_out) {
+                    self.push_child(q, w, &node, idx, e_out, &mut best);
+                }
+            }
+        }
+        let found = match best {
+            Some((_, node)) => Found::Goal(node),
+            None => Found::None { capped },
+        };
+        (found, expansions)
+    }
+
+    /// Whether the search may leave the start triangle through its edge `e`: an open edge to
+    /// a walkable triangle, at least `2r` long.
+    fn exit_allowed_from_start(&self, q: &Query, e: u8) -> bool {
+        if !self.open(q.start_tri, e) {
+            return false;
+        }
+        let (a, b) = self.edge(q.start_tri, e as usize);
+        let two_r = q.radius.saturating_mul_int(2);
+        (b - a).length_squared_wide() >= wide_mul(two_r, two_r)
+    }
+
+    /// Whether edge `e` of `tri` leads to a walkable triangle (not a wall, not the hull).
+    fn open(&self, tri: u32, e: u8) -> bool {
+        let t = &self.tris[tri as usize];
+        let k = e as usize;
+        !t.wall[k]
+            && t.adj[k] != NO_TRIANGLE
+            && self.tris.get(t.adj[k] as usize).is_some_and(|n| n.walkable)
+    }
+
+    /// Whether a disc of the query's radius crosses `tri` from edge `e_in` to edge `e_out`.
+    fn traversal_allowed(&self, q: &Query, tri: u32, e_in: u8, e_out: u8) -> bool {
+        if !self.open(tri, e_out) {
+            return false;
+        }
+        // Edges k − 1 and k meet at vertex k, whose traversal width is `width[k]`.
+        let pivot = if e_out == (e_in + 1) % 3 { e_out } else { e_in };
+        self.tris[tri as usize].width[pivot as usize] >= q.min_width
+    }
+
+    /// Creates the node crossing edge `e_out` of `parent`'s triangle: funnels it when it enters
+    /// the goal's triangle (updating `best`), otherwise pushes it on the heap unless it cannot
+    /// beat `best`.
+    fn push_child(
+        &self,
+        q: &Query,
+        w: &mut SearchWork,
+        parent: &Node,
+        parent_idx: u32,
+        e_out: u8,
+        best: &mut Option<(u64, u32)>,
+    ) {
+        let t = &self.tris[parent.tri as usize];
+        let next = t.adj[e_out as usize];
+        let (a, b) = self.edge(parent.tri, e_out as usize);
+        let Some(entry) = self.entry_edge(next, t.v, e_out) else {
+            return;
+        };
+        let h = sqrt_raw(dist_sq_point_segment(a, b, q.goal));
+        // Travelling across edge a → b of the parent, `b` is on the left.
+        let (pl, pr) = funnel::shrink(b, a, q.radius);
+        let cone = parent.cone.step(pl, pr);
+        let through = cone
+            .g
+            .saturating_add(sqrt_raw(dist_sq_point_segment(pr, pl, cone.apex)));
+        let g = through
+            .max(q.start_goal.saturating_sub(h))
+            .max((parent.g + parent.h).saturating_sub(h));
+        let f = g.saturating_add(h);
+        if let Some((b_len, _)) = *best
+            && within_bound(b_len, f)
+        {
+            return;
+        }
+        let Ok(idx) = u32::try_from(w.nodes.len()) else {
+            return;
+        };
+        w.nodes.push(Node {
+            tri: next,
+            entry,
+            parent: parent_idx,
+            g,
+            h,
+            cone,
+        });
+        if next == q.goal_tri {
+            w.corridor(self, idx, true);
+            let len = funnel::pull(
+                &self.verts,
+                q.start,
+                &w.portals,
+                q.goal,
+                q.radius,
+                &mut w.funnel,
+            );
+            if best.is_none_or(|(b_len, _)| len < b_len) {
+                *best = Some((len, idx));
+            }
+        } else {
+            w.heap.push(Reverse((f, h, idx)));
+        }
+    }
+
+    /// The index, in triangle `next`, of the edge it shares with edge `e` of a triangle with
+    /// vertices `v` (the same two vertices, reversed).
+    fn entry_edge(&self, next: u32, v: [u32; 3], e: u8) -> Option<u8> {
+        let n = self.tris.get(next as usize)?;
+        let (a, b) = (v[e as usize], v[(e as usize + 1) % 3]);
+        (0..3u8).find(|&k| n.v[k as usize] == b && n.v[(k as usize + 1) % 3] == a)
+    }
+
+    /// Where an unreachable or capped path ends: of the explored states, the entries nearest
+    /// the goal (least `h`, ties on node index), at most [`FALLBACK_TRIES`] of them, each
+    /// giving its shrunk portal's point nearest the goal, else its middle, when walkable. The
+    /// start itself competes with `h = dist(start, goal)` (node [`ROOT`]).
+    fn fallback_end(&self, q: &Query, w: &SearchWork) -> Option<(u32, Vec2)> {
+        let mut tried_below: Option<(u64, u32)> = None;
+        for _ in 0..FALLBACK_TRIES {
+            let next = w
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.h, i as u32))
+                .filter(|&key| tried_below.is_none_or(|t| key > t))
+                .min();
+            let Some((h, idx)) = next else {
+                break;
+            };
+            if h >= q.start_goal {
+                break;
+            }
+            tried_below = Some((h, idx));
+            let n = w.nodes[idx as usize];
+            let (a, b) = self.edge(n.tri, n.entry as usize);
+            let (a, b) = funnel::shrink(a, b, q.radius);
+            let near = nearest_on_segment(a, b, q.goal);
+            let mid = a + (b - a).half();
+            if let Some(p) = [near, mid]
+                .into_iter()
+                .find(|&p| self.is_walkable(p, q.radius))
+            {
+                return Some((idx, p));
+            }
+        }
+        Some((ROOT, q.start))
+    }
+}
+
+/// Whether a corridor of length `best` is within 2 % of every corridor with bound `f`:
+/// `50 · best ≤ 51 · f`.
+#[inline]
+fn within_bound(best: u64, f: u64) -> bool {
+    50 * u128::from(best) <= 51 * u128::from(f)
+}
+
+/// The floored square root of a raw Q64.64 square, as raw Q32.32 bits.
+#[inline]
+fn sqrt_raw(sq: i128) -> u64 {
+    sqrt_wide(sq).to_bits().unsigned_abs()
+}
+
+/// The point of segment `a b` nearest `p`.
+fn nearest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
+    let e = b - a;
+    let len_sq = e.length_squared_wide();
+    let s = (p - a).dot_wide(e);
+    if len_sq <= 0 || s <= 0 {
+        return a;
+    }
+    if s >= len_sq {
+        return b;
+    }
+    a + e * ratio(s, len_sq)
+}
+
+/// The result: `points` cut at [`MAX_PATH_POINTS`] (then [`PathStatus::Partial`]).
+fn finish(mut points: Vec<Vec2>, status: PathStatus, expansions: u32) -> NavPath {
+    let status = if points.len() > MAX_PATH_POINTS {
+        points.truncate(MAX_PATH_POINTS);
+        PathStatus::Partial
+    } else {
+        status
+    };
+    NavPath {
+        points,
+        status,
+        expansions,
+    }
+}
+
+#[cfg(test)]
+#[path = "search_tests.rs"]
+mod tests;

@@ -1,1 +1,261 @@
-//! Navigation: planner tests.
+//! Navigation: planner tests on hand-made maps, through the public API (`NavMesh::build`,
+//! `NavMesh::find_path`).
+
+// f64 measures the results (lengths, clearances).
+#![allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
+
+use super::quality::{Oracle, P, SIDE, build_mesh, fl, fx, path_length};
+use lockstep_orca::navigation::{NavMesh, NavPath, PathRequest, PathStatus, SearchWork};
+use lockstep_orca::{Fx, Vec2};
+
+/// An axis-aligned box, counter-clockwise.
+fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Vec<P> {
+    vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+}
+
+fn request(s: P, g: P, r: f64, cap: u32) -> PathRequest {
+    PathRequest {
+        start: fx(s),
+        goal: fx(g),
+        radius: Fx::from_num(r),
+        cap,
+    }
+}
+
+fn point_segment(p: P, a: P, b: P) -> f64 {
+    let (ex, ey) = (b.0 - a.0, b.1 - a.1);
+    let len2 = ex * ex + ey * ey;
+    let t = if len2 > 0.0 {
+        (((p.0 - a.0) * ex + (p.1 - a.1) * ey) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p.0 - a.0 - t * ex).hypot(p.1 - a.1 - t * ey)
+}
+
+/// The least distance from densely sampled points of the path (every 0.01 units) to the walls
+/// (obstacle edges and the room).
+fn sampled_clearance(obstacles: &[Vec<P>], start: Vec2, path: &NavPath) -> f64 {
+    let mut walls = vec![rect(0.0, 0.0, SIDE, SIDE)];
+    walls.extend(obstacles.iter().cloned());
+    let mut best = f64::INFINITY;
+    let mut prev = fl(start);
+    for &q in &path.points {
+        let q = fl(q);
+        let steps = ((q.0 - prev.0).hypot(q.1 - prev.1) / 0.01).ceil().max(1.0) as usize;
+        for k in 0..=steps {
+            let t = k as f64 / steps as f64;
+            let x = (prev.0 + t * (q.0 - prev.0), prev.1 + t * (q.1 - prev.1));
+            for ring in &walls {
+                for i in 0..ring.len() {
+                    best = best.min(point_segment(x, ring[i], ring[(i + 1) % ring.len()]));
+                }
+            }
+        }
+        prev = q;
+    }
+    best
+}
+
+fn plan(mesh: &NavMesh, req: &PathRequest) -> NavPath {
+    mesh.find_path(req, &mut SearchWork::default())
+}
+
+#[test]
+fn a_visible_goal_is_reached_in_a_straight_line() {
+    let obstacles = [rect(40.0, 40.0, 60.0, 60.0)];
+    let mesh = build_mesh(&obstacles);
+    for r in [0.25, 0.5, 1.0] {
+        let req = request((10.0, 10.0), (90.0, 30.0), r, 1_000);
+        let path = plan(&mesh, &req);
+        assert_eq!(path.status, PathStatus::Complete);
+        assert_eq!(path.points, [req.goal]);
+    }
+}
+
+#[test]
+fn around_a_square_the_path_wraps_the_corners_at_the_radius() {
+    let obstacles = [rect(40.0, 40.0, 60.0, 60.0)];
+    let mesh = build_mesh(&obstacles);
+    let (s, g) = ((30.0, 50.0), (70.0, 52.0));
+    for r in [0.25, 0.5, 1.0] {
+        let req = request(s, g, r, 1_000);
+        let path = plan(&mesh, &req);
+        assert_eq!(path.status, PathStatus::Complete, "r {r}");
+        assert_eq!(path.points.last(), Some(&req.goal));
+        // Over the top (the goal is higher): |s − (40, 60)| + 20 + |(60, 60) − g|, plus the
+        // two quarter-ish arcs of radius r, less the cut corners.
+        let want = Oracle::new(&obstacles, r).shortest(s, g).unwrap();
+        let len = path_length(req.start, &path);
+        assert!(
+            len <= 1.02 * want && len >= 0.98 * want,
+            "r {r}: {len} vs {want}"
+        );
+        assert!(
+            path.points.iter().all(|p| fl(*p).1 > 50.0),
+            "over the top: {path:?}"
+        );
+        let clear = sampled_clearance(&obstacles, req.start, &path);
+        assert!(clear >= r - 1e-6, "r {r}: clearance {clear}");
+    }
+}
+
+/// A wall across the room at x = 48..52 with one gap of width `gap` centred on y = 50.
+fn gap_map(gap: f64) -> Vec<Vec<P>> {
+    vec![
+        rect(48.0, -5.0, 52.0, 50.0 - gap / 2.0),
+        rect(48.0, 50.0 + gap / 2.0, 52.0, SIDE + 5.0),
+    ]
+}
+
+#[test]
+fn a_gap_narrower_than_the_diameter_is_refused_and_a_wider_one_taken() {
+    for r in [0.25, 0.5, 1.0] {
+        let (s, g) = ((20.0, 30.0), (80.0, 70.0));
+        let narrow = gap_map(2.0 * r - 0.01);
+        let path = plan(&build_mesh(&narrow), &request(s, g, r, 10_000));
+        let PathStatus::Unreachable { to } = path.status else {
+            panic!("r {r}: a gap of 2r - 0.01 was taken: {path:?}");
+        };
+        assert!(fl(to).0 < 48.0 - r + 1e-6, "r {r}: ends at {to:?}");
+        assert_eq!(path.points.last(), Some(&to));
+        let wide = gap_map(2.0 * r + 0.01);
+        let path = plan(&build_mesh(&wide), &request(s, g, r, 10_000));
+        assert_eq!(path.status, PathStatus::Complete, "r {r}: {path:?}");
+        let clear = sampled_clearance(&wide, fx(s), &path);
+        assert!(clear >= r - 1e-6, "r {r}: clearance {clear}");
+    }
+}
+
+#[test]
+fn paths_keep_the_radius_from_every_wall() {
+    // A small maze: staggered walls and a few boxes.
+    let obstacles = vec![
+        rect(20.0, 0.0, 22.0, 70.0),
+        rect(40.0, 30.0, 42.0, 100.0),
+        rect(60.0, 0.0, 62.0, 70.0),
+        rect(75.0, 75.0, 85.0, 85.0),
+        rect(8.0, 40.0, 14.0, 46.0),
+        vec![(45.0, 10.0), (55.0, 12.0), (50.0, 20.0)],
+    ];
+    let mesh = build_mesh(&obstacles);
+    let mut work = SearchWork::default();
+    for (r, s, g) in [
+        (0.25, (5.0, 5.0), (95.0, 95.0)),
+        (0.5, (10.0, 90.0), (90.0, 10.0)),
+        (1.0, (5.0, 50.0), (80.0, 95.0)),
+        (1.0, (30.0, 10.0), (52.0, 5.0)),
+    ] {
+        let req = request(s, g, r, 10_000);
+        let path = mesh.find_path(&req, &mut work);
+        assert_eq!(
+            path.status,
+            PathStatus::Complete,
+            "{s:?} -> {g:?}: {path:?}"
+        );
+        let clear = sampled_clearance(&obstacles, req.start, &path);
+        assert!(
+            clear >= r - 1e-6,
+            "{s:?} -> {g:?} r {r}: clearance {clear}: {path:?}"
+        );
+        let want = Oracle::new(&obstacles, r).shortest(s, g).unwrap();
+        let len = path_length(req.start, &path);
+        assert!(len <= 1.02 * want && len >= 0.98 * want, "{len} vs {want}");
+    }
+}
+
+#[test]
+fn the_same_query_gives_the_same_bytes_whatever_the_obstacle_order() {
+    let obstacles = vec![
+        rect(20.0, 10.0, 30.0, 60.0),
+        rect(25.0, 55.0, 70.0, 62.0),
+        vec![(50.0, 20.0), (70.0, 25.0), (60.0, 40.0)],
+        rect(75.0, 30.0, 80.0, 90.0),
+    ];
+    let mut reversed = obstacles.clone();
+    reversed.reverse();
+    let (a, b) = (build_mesh(&obstacles), build_mesh(&reversed));
+    let req = request((5.0, 5.0), (50.0, 80.0), 0.5, 10_000);
+    let first = plan(&a, &req);
+    assert_eq!(first.status, PathStatus::Complete);
+    assert!(first.points.len() > 1);
+    let mut work = SearchWork::default();
+    // Warm work buffers give the same result as fresh ones.
+    let _ = a.find_path(&request((90.0, 90.0), (5.0, 50.0), 1.0, 10_000), &mut work);
+    assert_eq!(a.find_path(&req, &mut work), first);
+    assert_eq!(b.find_path(&req, &mut work), first);
+}
+
+#[test]
+fn the_cap_bounds_the_work_and_the_path_leads_towards_the_goal() {
+    let obstacles: Vec<Vec<P>> = (0..8)
+        .map(|k| {
+            let x = 10.0 + 10.0 * k as f64;
+            if k % 2 == 0 {
+                rect(x, 0.0, x + 2.0, 80.0)
+            } else {
+                rect(x, 20.0, x + 2.0, SIDE)
+            }
+        })
+        .collect();
+    let mesh = build_mesh(&obstacles);
+    let (s, g) = ((5.0, 5.0), (95.0, 95.0));
+    let full = plan(&mesh, &request(s, g, 0.5, 100_000));
+    assert_eq!(full.status, PathStatus::Complete);
+    assert!(full.expansions > 8, "{}", full.expansions);
+    for cap in [1, 3, full.expansions / 2] {
+        let path = plan(&mesh, &request(s, g, 0.5, cap));
+        assert!(path.expansions <= cap, "cap {cap}: {}", path.expansions);
+        assert_eq!(path.status, PathStatus::Partial, "cap {cap}");
+        let clear = sampled_clearance(&obstacles, fx(s), &path);
+        assert!(clear >= 0.5 - 1e-6, "cap {cap}: clearance {clear}");
+    }
+}
+
+#[test]
+fn blocked_ends_are_moved_and_islands_reported() {
+    // A closed fort of four overlapping walls around (70, 70).
+    let obstacles = vec![
+        rect(60.0, 60.0, 80.0, 62.0),
+        rect(78.0, 60.0, 80.0, 80.0),
+        rect(60.0, 78.0, 80.0, 80.0),
+        rect(60.0, 60.0, 62.0, 80.0),
+        rect(20.0, 20.0, 30.0, 30.0),
+    ];
+    let mesh = build_mesh(&obstacles);
+    let r = 0.5;
+    // The goal inside a box: moved out of it.
+    let path = plan(&mesh, &request((5.0, 5.0), (25.0, 25.0), r, 10_000));
+    let PathStatus::GoalAdjusted { to } = path.status else {
+        panic!("{path:?}");
+    };
+    assert!(mesh.is_walkable(to, Fx::from_num(r)));
+    assert_eq!(path.points.last(), Some(&to));
+    // The start inside a box: the path starts with the nearest walkable point.
+    let path = plan(&mesh, &request((25.0, 29.0), (5.0, 95.0), r, 10_000));
+    assert_eq!(path.status, PathStatus::Complete);
+    let first = path.points[0];
+    assert!(mesh.is_walkable(first, Fx::from_num(r)));
+    assert!((fl(first).1 - 30.5).abs() < 1e-3, "{first:?}");
+    // The goal inside the fort: unreachable, the path ends at a walkable point outside.
+    let path = plan(&mesh, &request((5.0, 5.0), (70.0, 70.0), r, 10_000));
+    let PathStatus::Unreachable { to } = path.status else {
+        panic!("{path:?}");
+    };
+    assert!(mesh.is_walkable(to, Fx::from_num(r)));
+    let to = fl(to);
+    assert!(
+        !(60.0..=80.0).contains(&to.0) || !(60.0..=80.0).contains(&to.1),
+        "{to:?}"
+    );
+    assert!(
+        (to.0 - 70.0).hypot(to.1 - 70.0) < 20.0,
+        "ends near the fort: {to:?}"
+    );
+    // Out of the map entirely: moved in.
+    let path = plan(&mesh, &request((5.0, 5.0), (150.0, 50.0), r, 10_000));
+    assert!(
+        matches!(path.status, PathStatus::GoalAdjusted { .. }),
+        "{path:?}"
+    );
+}
