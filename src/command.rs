@@ -185,6 +185,18 @@ pub enum Command {
         /// The obstacle.
         id: ObstacleId,
     },
+    /// Orders an agent to `goal` by a planned path ([`crate::orders`],
+    /// [`Simulator::set_navigation`](crate::Simulator::set_navigation)): the agent holds its
+    /// position until the navigate stage (1a) of a tick with budget left plans its path over
+    /// the navigation mesh, then follows it as any order, and replans when the path becomes
+    /// blocked or it stops making progress. Without navigation (or without a mesh) it behaves
+    /// as [`Command::MoveTo`]. Validated as `MoveTo`; replaced like any order.
+    NavigateTo {
+        /// The agent.
+        id: AgentId,
+        /// Where to go.
+        goal: Vec2,
+    },
 }
 
 impl Command {
@@ -206,7 +218,8 @@ impl Command {
             | Self::QueueMove { id, .. }
             | Self::Stop { id }
             | Self::SetPriority { id, .. }
-            | Self::SetModel { id, .. } => Some(id),
+            | Self::SetModel { id, .. }
+            | Self::NavigateTo { id, .. } => Some(id),
         }
     }
 
@@ -228,6 +241,7 @@ impl Command {
             Self::SpawnAgent { .. } => 11,
             Self::AddObstacle { .. } => 12,
             Self::RemoveObstacle { .. } => 13,
+            Self::NavigateTo { .. } => 14,
         }
     }
 
@@ -248,9 +262,9 @@ impl Command {
             Self::SetParams { params, .. } => params.validate(time_step),
             Self::SetPosition { position, .. } => checked_point(*position, "position"),
             Self::SetVelocity { v, .. } => checked_velocity(*v, "velocity"),
-            Self::MoveTo { goal, .. } | Self::QueueMove { goal, .. } => {
-                checked_point(*goal, "goal")
-            }
+            Self::MoveTo { goal, .. }
+            | Self::QueueMove { goal, .. }
+            | Self::NavigateTo { goal, .. } => checked_point(*goal, "goal"),
             Self::Stop { .. } | Self::SetPriority { .. } => Ok(()),
             Self::SetModel { model, .. } => model.validate(time_step),
             Self::SpawnAgent {

@@ -34,11 +34,14 @@
 //! | | tag 11 `SpawnAgent`: position x, y, the 45 parameter bytes, the 67 model bytes (128 bytes) |
 //! | | tag 12 `AddObstacle`: kind (`u8`, 0 polygon, 1 polyline), vertex count k (`u32`), the k vertices x, y (5 + 16 k bytes) |
 //! | | tag 13 `RemoveObstacle`: obstacle id (`u32`) (4 bytes) |
+//! | | tag 14 `NavigateTo`: id (`u32`), goal x, y (20 bytes) |
 //! | … | **only when some agent's [`AgentModel`] is not the default**, the agent-model extension: marker byte 1, count `n` (`u32`), then `n` × (id (`u32`), the 67 model bytes), ascending id, non-default models only |
+//! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 2, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (60 bytes) |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
 //! and the value, 0 when none), support velocity x, y, slope x, y, speed_limit (flag and
-//! value). A simulation that never sets a model hashes exactly as before the model existed.
+//! value). A simulation that never sets a model hashes exactly as before the model existed,
+//! and one that never uses navigation exactly as before navigation existed.
 //!
 //! Pending commands are hashed because they decide future ticks; with no commands queued (the
 //! usual state between steps when inputs are queued just before their tick) they add 4 bytes.
@@ -112,6 +115,15 @@ impl ByteSink for StreamHasher {
     }
 }
 
+/// A part of the state kept by the simulation layer, which this layer encodes through this
+/// interface (the navigation state of `sim::navigation`).
+pub(crate) trait CanonicalPart {
+    /// Whether the part is in its default state: then nothing of it is written.
+    fn is_default(&self) -> bool;
+    /// Writes the part's bytes (after its marker).
+    fn write_canonical(&self, out: &mut dyn ByteSink);
+}
+
 /// A borrowed view of every field that decides future ticks: what the encoding covers.
 pub(crate) struct StateRef<'a> {
     pub tick: u64,
@@ -126,6 +138,8 @@ pub(crate) struct StateRef<'a> {
     pub obstacles: &'a ObstacleSet,
     /// `None` encodes an empty queue (the sync hash).
     pub pending: Option<&'a CommandQueue>,
+    /// The navigation state (an extension, written only when not the default).
+    pub nav: &'a dyn CanonicalPart,
 }
 
 #[inline]
@@ -221,6 +235,11 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
             model(out, &a.model);
         }
     }
+    // The navigation extension: likewise only when navigation is in use.
+    if !s.nav.is_default() {
+        out.put(&[2]);
+        s.nav.write_canonical(out);
+    }
 }
 
 /// The 99 canonical bytes of one agent (one row of the table above).
@@ -268,7 +287,9 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
             out.put(&id.0.to_le_bytes());
             vec2(out, *position);
         }
-        Command::MoveTo { id, goal } | Command::QueueMove { id, goal } => {
+        Command::MoveTo { id, goal }
+        | Command::QueueMove { id, goal }
+        | Command::NavigateTo { id, goal } => {
             out.put(&id.0.to_le_bytes());
             vec2(out, *goal);
         }
@@ -336,5 +357,35 @@ mod tests {
         out.clear();
         sim.write_canonical_bytes(&mut out);
         assert_eq!(out.len(), 131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4);
+    }
+
+    /// The navigation extension: 32 + 16 k bytes of settings with a boundary of k points, 9 of
+    /// debt, flag and count, 60 per record; nothing when navigation is not in use.
+    #[test]
+    fn the_navigation_extension_matches_the_table() {
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        let a = sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+        let base = 131 + 99 + 4 + 9 + 4;
+        let len = |sim: &Simulator| {
+            let mut out = Vec::new();
+            sim.write_canonical_bytes(&mut out);
+            out.len()
+        };
+        assert_eq!(len(&sim), base);
+        let square = [(0, 0), (9, 0), (9, 9), (0, 9)].map(|(x, y)| Vec2::from_int(x, y));
+        let params = crate::navigation::NavParams {
+            boundary: Some(square.to_vec()),
+            ..Default::default()
+        };
+        sim.set_navigation(Some(params)).unwrap();
+        let ext = 1 + (1 + 1 + 4 + 4 * 16 + 8 + 4 + 4) + (4 + 1 + 4);
+        assert_eq!(len(&sim), base + ext);
+        let goal = Vec2::from_int(5, 5);
+        sim.apply(&crate::Command::NavigateTo { id: a, goal })
+            .unwrap();
+        assert_eq!(len(&sim), base + 28 + 16 + ext + 60);
+        sim.set_navigation(None).unwrap();
+        sim.apply(&crate::Command::Stop { id: a }).unwrap();
+        assert_eq!(len(&sim), base);
     }
 }

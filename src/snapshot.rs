@@ -46,7 +46,19 @@
 //! non-default models as a sequence of (agent id, [`AgentModel`]: layers `u32`, mask `u32`,
 //! body radius option, max accel option, support velocity, slope, speed limit option) in
 //! ascending agent id. Otherwise the snapshot is version 3, byte for byte what a build without
-//! the model writes. Both versions restore.
+//! the model writes.
+//!
+//! **Version 5** ([`SNAPSHOT_VERSION_NAV`]) is written only when navigation is in use (settings
+//! set with [`Simulator::set_navigation`], a navigating agent, a budget debt or a pending path
+//! check) or a [`Command::NavigateTo`](crate::Command::NavigateTo) is pending: version 4's
+//! payload (with an empty model list when no model is in use), then the navigation state: the
+//! settings as an option of [`NavParams`] (boundary as an option
+//! of a point sequence, margin, budget `u32`, search cap `u32`), the budget debt (`u32`), the
+//! "obstacles changed" flag (`u8`), and the navigation records in ascending agent id (agent
+//! id, goal, plan status as an option of [`PathStatus`](crate::navigation::PathStatus) (enum
+//! tag, and the end point for `GoalAdjusted` / `Unreachable`), pending flag, planned tick
+//! `u64`, no-progress ticks `u16`, best distance, target index `u32`). The navigation mesh is
+//! not stored: it is rebuilt from the obstacles and the settings. All three versions restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -76,9 +88,10 @@ use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
 use crate::liveness::Liveness;
 use crate::math::Fx;
+use crate::navigation::NavParams;
 use crate::obstacle::ObstacleSet;
 use crate::orders::{Order, Orders, Steering};
-use crate::sim::RestoredState;
+use crate::sim::{NavRecord, NavState, RestoredState};
 use crate::sim::{Simulator, SimulatorParams};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
@@ -94,6 +107,9 @@ pub const SNAPSHOT_VERSION: u32 = 3;
 /// The snapshot format version written when some agent model is in use: version 3's payload
 /// followed by the non-default models (see the [module docs](self)). This build reads both.
 pub const SNAPSHOT_VERSION_MODELS: u32 = 4;
+/// The snapshot format version written when navigation is in use: version 4's payload
+/// followed by the navigation state (see the [module docs](self)). This build reads it too.
+pub const SNAPSHOT_VERSION_NAV: u32 = 5;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -292,6 +308,22 @@ pub(crate) fn open<T: DeserializeOwned>(
 /// One agent in a snapshot: [`Agent`], whose field order is the record's layout.
 type AgentRecord = Agent;
 
+/// Payload of snapshot format version 5: version 4's, then the navigation state.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV5 {
+    base: StateV4,
+    nav: NavPayload,
+}
+
+/// The navigation state in a snapshot (field order is the format).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct NavPayload {
+    params: Option<NavParams>,
+    debt: u32,
+    recheck: bool,
+    records: Vec<(AgentId, NavRecord)>,
+}
+
 /// Payload of snapshot format version 4: version 3's, then the non-default agent models.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct StateV4 {
@@ -325,6 +357,7 @@ impl StateV1 {
     fn into_simulator(
         self,
         models: Vec<(AgentId, AgentModel)>,
+        nav: NavPayload,
     ) -> Result<Simulator, SnapshotError> {
         // The time step and the defaults are checked as a new simulator checks them.
         Simulator::new(SimulatorParams {
@@ -439,6 +472,10 @@ impl StateV1 {
                 "agent models not in ascending id of present agents",
             ));
         }
+        let nav = NavState::restored(nav.params, nav.records, nav.debt, nav.recheck, |id| {
+            orders.get(&id).is_some()
+        })
+        .map_err(|e| e.map_or_else(SnapshotError::Inconsistent, SnapshotError::Invalid))?;
         let sim = Simulator::from_restored(RestoredState {
             tick: self.tick,
             global_time: self.global_time,
@@ -451,6 +488,7 @@ impl StateV1 {
             orders,
             obstacles,
             commands,
+            nav,
         });
         Ok(sim)
     }
@@ -484,7 +522,12 @@ impl Simulator {
         let model_commands = commands
             .iter()
             .any(|p| matches!(p.command, crate::command::Command::SetModel { .. }));
-        if agents.models().is_none() && !model_commands {
+        let nav = self.nav_state();
+        let nav_commands = commands
+            .iter()
+            .any(|p| matches!(p.command, crate::command::Command::NavigateTo { .. }));
+        let nav_used = !crate::hash::CanonicalPart::is_default(nav) || nav_commands;
+        if agents.models().is_none() && !model_commands && !nav_used {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint);
         }
         let models = agents
@@ -497,7 +540,20 @@ impl Simulator {
             base: state,
             models,
         };
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS, &state, hint)
+        if !nav_used {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS, &state, hint);
+        }
+        let hint = hint + 64 * nav.records.len();
+        let state = StateV5 {
+            base: state,
+            nav: NavPayload {
+                params: nav.params.clone(),
+                debt: nav.debt,
+                recheck: nav.recheck,
+                records: nav.records.clone(),
+            },
+        };
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, &state, hint)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -515,10 +571,16 @@ impl Simulator {
             .map(u32::from_le_bytes);
         if version == Some(SNAPSHOT_VERSION) {
             let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
-            return state.into_simulator(Vec::new());
+            return state.into_simulator(Vec::new(), NavPayload::default());
+        }
+        if version == Some(SNAPSHOT_VERSION_MODELS) {
+            let state: StateV4 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS)?;
+            return state
+                .base
+                .into_simulator(state.models, NavPayload::default());
         }
         // Anything else is read as the newest version (an unknown one is refused naming it).
-        let state: StateV4 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS)?;
-        state.base.into_simulator(state.models)
+        let state: StateV5 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV)?;
+        state.base.base.into_simulator(state.base.models, state.nav)
     }
 }

@@ -24,6 +24,8 @@ pub enum Scope {
     Obstacle(ObstacleId),
     /// The queue of pending commands.
     Commands,
+    /// The navigation settings and budget ([`Simulator::navigation`]).
+    Navigation,
 }
 
 impl fmt::Display for Scope {
@@ -35,6 +37,7 @@ impl fmt::Display for Scope {
             Self::Obstacles => write!(f, "obstacles"),
             Self::Obstacle(id) => write!(f, "obstacle {}", id.0),
             Self::Commands => write!(f, "commands"),
+            Self::Navigation => write!(f, "navigation"),
         }
     }
 }
@@ -54,7 +57,8 @@ pub struct Difference {
 }
 
 /// Every difference between two states, in a fixed order: simulator fields, defaults, agents
-/// by ascending id, obstacles, pending commands. Empty when the states are equal (then their
+/// by ascending id, obstacles, pending commands, navigation (settings and budget, then each
+/// navigating agent's record, under its agent's scope, fields `nav.*`). Empty when the states are equal (then their
 /// [`state_hash`](Simulator::state_hash)es are too).
 ///
 /// ```
@@ -280,13 +284,68 @@ fn command_text(c: &Command) -> String {
     text + " }"
 }
 
+/// The navigation settings, budget debt and records of `a` and `b`.
+fn navigation(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
+    let s = Scope::Navigation;
+    let (na, nb) = (a.nav_state(), b.nav_state());
+    if na.params != nb.params {
+        d.push(
+            s,
+            "params",
+            format!("{:?}", na.params),
+            format!("{:?}", nb.params),
+        );
+    }
+    d.cmp(s, "debt", na.debt, nb.debt);
+    d.cmp(s, "recheck", na.recheck, nb.recheck);
+    let (ra, rb) = (a.nav_records(), b.nav_records());
+    let (mut i, mut j) = (0, 0);
+    while i < ra.len() || j < rb.len() {
+        match (ra.get(i), rb.get(j)) {
+            (Some((x, p)), Some((y, q))) if x == y => {
+                let sc = Scope::Agent(*x);
+                let before = d.differences.len();
+                d.cmp(sc, "nav.goal", V(p.goal()), V(q.goal()));
+                if p.status() != q.status() {
+                    d.push(
+                        sc,
+                        "nav.status",
+                        format!("{:?}", p.status()),
+                        format!("{:?}", q.status()),
+                    );
+                }
+                d.cmp(sc, "nav.pending", p.is_pending(), q.is_pending());
+                d.cmp(sc, "nav.planned_tick", p.planned_tick(), q.planned_tick());
+                d.cmp(sc, "nav.no_progress", p.no_progress(), q.no_progress());
+                // The progress measure (best distance, target index) otherwise.
+                if p != q && d.differences.len() == before {
+                    d.push(sc, "nav.progress", format!("{p:?}"), format!("{q:?}"));
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some((x, p)), other) if other.is_none_or(|(y, _)| x < y) => {
+                let what = format!("navigating to {}", V(p.goal()));
+                d.push(Scope::Agent(*x), "nav.present", what, "absent".into());
+                i += 1;
+            }
+            (_, Some((y, q))) => {
+                let what = format!("navigating to {}", V(q.goal()));
+                d.push(Scope::Agent(*y), "nav.present", "absent".into(), what);
+                j += 1;
+            }
+            (_, None) => break,
+        }
+    }
+}
+
 /// Every difference between the states of `a` and `b` (see [`SnapshotDiff`]).
 ///
 /// Compares what a [snapshot](crate::snapshot) holds: tick, global time, time step, next
 /// agent id, deadlock-resolution mode, agent defaults, every agent by id (position, velocity,
 /// preferred velocity, each parameter, stall counter; agents present in one state only), the
 /// obstacles (count, neighbour mode, id counter, each obstacle by id: kind, vertex count,
-/// vertices) and the pending commands in canonical order. Restore two snapshot files with
+/// vertices), the pending commands in canonical order and the navigation state. Restore two snapshot files with
 /// [`Simulator::restore`] to compare them (the CLI's `diff A B`).
 #[must_use]
 pub fn diff(a: &Simulator, b: &Simulator) -> SnapshotDiff {
@@ -358,5 +417,6 @@ pub fn diff(a: &Simulator, b: &Simulator) -> SnapshotDiff {
             d.push(Scope::Commands, format!("pending[{k}]"), show(x), show(y));
         }
     }
+    navigation(&mut d, a, b);
     d
 }

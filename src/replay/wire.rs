@@ -1,4 +1,4 @@
-//! The replay file format, version 3 (reading version 2 too): a header and a stream of
+//! The replay file format, version 4 (reading versions 2 and 3 too): a header and a stream of
 //! checksummed frames, written and read one frame at a time (the byte-level table is in the
 //! [module docs](super#the-file-format)).
 
@@ -13,13 +13,16 @@ use std::io::{self, Read, Write};
 pub const REPLAY_MAGIC: [u8; 8] = *b"LSORCARP";
 /// Current replay format version, the one written. Version 3 adds the world commands
 /// ([`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`], tags 11 to
-/// 13) to version 2, whose files it reads unchanged (see the [module docs](super#versions)).
-pub const REPLAY_VERSION: u32 = 3;
+/// 13) to version 2; version 4 adds [`Command::NavigateTo`] (tag 14) to version 3. Older files
+/// read unchanged (see the [module docs](super#versions)).
+pub const REPLAY_VERSION: u32 = 4;
 /// Oldest replay format version this build reads (version 1 was a single envelope; it is
 /// refused with [`ReplayError::UnsupportedVersion`]).
 pub const REPLAY_VERSION_MIN: u32 = 2;
 /// The largest command tag of replay format version 2 ([`Command::SetModel`]).
 const LAST_TAG_V2: u8 = 10;
+/// The largest command tag of replay format version 3 ([`Command::RemoveObstacle`]).
+const LAST_TAG_V3: u8 = 13;
 /// Bytes of the file header: magic and version.
 pub const REPLAY_HEADER_BYTES: usize = 12;
 /// Bytes around every frame's payload: kind (1), payload length (4), checksum (8).
@@ -344,6 +347,9 @@ fn decode_tick(payload: &[u8], tick: u64, version: u32) -> Result<Step, &'static
                 .map_err(|_| "undecodable command")?;
         if version < 3 && cmd.tag() > LAST_TAG_V2 {
             return Err("a command of replay format version 3 in a version 2 replay");
+        }
+        if version < 4 && cmd.tag() > LAST_TAG_V3 {
+            return Err("a command of replay format version 4 in a version 3 replay");
         }
         c.take(read)?;
         commands.push(cmd);

@@ -2,6 +2,7 @@
 //! committed or undone (see [`crate::command`] for the order and the validation rules).
 
 use super::Simulator;
+use super::navigation::{NavDerived, NavState};
 use crate::agent::{Agent, AgentId, AgentParams};
 use crate::agent_model::AgentModel;
 use crate::command::{Command, CommandQueue, PendingCommand, RejectedCommand};
@@ -43,6 +44,17 @@ pub(super) struct InputLog {
     due: Vec<PendingCommand>,
     /// What stage 1b (orders) changed in the current step.
     pub(super) steered: Vec<super::orders::OrderStep>,
+    /// The navigation state before the current step (stages 1 and 1a change it).
+    nav_before: NavState,
+    /// The navigation mesh before the current step.
+    mesh_before: NavDerived,
+}
+
+impl InputLog {
+    /// Logs an order replaced by stage 1a (`old`: the order it replaced).
+    pub(super) fn log_order(&mut self, id: AgentId, old: Option<Order>) {
+        self.undo.push(Undo::Order(id, old));
+    }
 }
 
 impl Simulator {
@@ -140,9 +152,14 @@ impl Simulator {
             Command::SetParams { id, params } => self.set_agent_params(id, params),
             Command::SetPosition { id, position } => self.set_agent_position(id, position),
             Command::SetVelocity { id, v } => self.set_agent_velocity(id, v),
-            Command::MoveTo { id, goal } => self.give_order(id, goal, false).map(drop),
-            Command::QueueMove { id, goal } => self.give_order(id, goal, true).map(drop),
-            Command::Stop { id } => self.stop_agent(id).map(drop),
+            Command::MoveTo { id, goal } => self
+                .give_order(id, goal, false)
+                .map(|_| self.nav.forget(id)),
+            Command::QueueMove { id, goal } => {
+                self.give_order(id, goal, true).map(|_| self.nav.forget(id))
+            }
+            Command::Stop { id } => self.stop_agent(id).map(|_| self.nav.forget(id)),
+            Command::NavigateTo { id, goal } => self.navigate_to(id, goal).map(drop),
             Command::SetPriority { id, priority } => self.set_agent_priority(id, priority),
             Command::SetModel { id, model } => self.set_agent_model(id, model),
         }
@@ -173,13 +190,16 @@ impl Simulator {
         let result = match command {
             // The shape was validated when queued (and when restored); what can still fail is
             // the set's vertex limit.
-            Command::AddObstacle { shape } => self.add_obstacle(shape.clone()).map(drop),
+            // The set itself (not add_obstacle): stage 1a rebuilds the navigation mesh once.
+            Command::AddObstacle { shape } => Arc::make_mut(&mut self.obstacles)
+                .add(shape.clone())
+                .map(drop),
             // Checked first: a rejected removal should not copy the set.
             Command::RemoveObstacle { id } => self
                 .obstacles
                 .shape(*id)
                 .map(drop)
-                .and_then(|()| self.remove_obstacle(*id)),
+                .and_then(|()| Arc::make_mut(&mut self.obstacles).remove(*id)),
             _ => unreachable!("not an obstacle command"),
         };
         match (before, &result) {
@@ -190,6 +210,9 @@ impl Simulator {
                 self.inputs.undo.push(Undo::Obstacles(before));
             }
             (None, _) => {}
+        }
+        if result.is_ok() {
+            self.obstacles_changed();
         }
         result
     }
@@ -225,12 +248,20 @@ impl Simulator {
                 if let Some(order) = self.orders.remove(&id) {
                     self.inputs.undo.push(Undo::Order(id, Some(order)));
                 }
+                // The navigation records are put back whole on undo (`nav_before`).
+                self.nav.forget(id);
                 return Ok(());
             }
-            Command::MoveTo { id, goal } => Undo::Order(id, self.give_order(id, goal, false)?),
-            Command::QueueMove { id, goal } => Undo::Order(id, self.give_order(id, goal, true)?),
+            Command::MoveTo { id, goal } | Command::QueueMove { id, goal } => {
+                let queue = matches!(command, Command::QueueMove { .. });
+                let old = self.give_order(id, goal, queue)?;
+                self.nav.forget(id);
+                Undo::Order(id, old)
+            }
+            Command::NavigateTo { id, goal } => Undo::Order(id, self.navigate_to(id, goal)?),
             Command::Stop { id } => {
                 let (order, pref) = self.stop_agent(id)?;
+                self.nav.forget(id);
                 self.inputs.undo.push(Undo::PrefVelocity(id, pref));
                 Undo::Order(id, order)
             }
@@ -278,6 +309,8 @@ impl Simulator {
         self.inputs.removed.clear();
         self.inputs.undo.clear();
         self.inputs.rejected.clear();
+        self.inputs.nav_before.clone_from(&self.nav);
+        self.inputs.mesh_before.assign(&self.nav_mesh);
         let mut applied = 0;
         let mut due = std::mem::take(&mut self.inputs.due);
         due.clear();
@@ -301,9 +334,11 @@ impl Simulator {
     /// Last stage of the tick: on success drops the applied commands from the queue; on failure
     /// undoes them and leaves them queued, so the state is unchanged.
     ///
-    /// Undo runs in three phases, which together invert the stage: the removed agents are put
-    /// back (one merge, with their state at removal), the value changes are reverted newest
-    /// first, and the added agents (the newest slots) are dropped.
+    /// Undo runs in four phases, which together invert stages 1, 1a and 1b (1b first): the
+    /// removed agents are put back (one merge, with their state at removal), the value changes
+    /// (stage 1a's replaced orders among them) are reverted newest first, the added agents (the
+    /// newest slots) are dropped, and the navigation records and mesh are put back as they
+    /// were before the step.
     pub(super) fn finish_inputs(&mut self, committed: bool) {
         if committed {
             self.commands.drop_due(self.tick - 1);
@@ -340,6 +375,9 @@ impl Simulator {
             self.agents.pop();
             self.next_id -= 1;
         }
+        // Stages 1 and 1a changed the navigation records and maybe the mesh: both as before.
+        std::mem::swap(&mut self.nav, &mut self.inputs.nav_before);
+        self.nav_mesh.assign(&self.inputs.mesh_before);
         self.work.clear_neighbor_lists();
     }
 }

@@ -1,9 +1,11 @@
 //! The [`Simulator`]: agents, obstacles and the tick pipeline.
 
 mod inputs;
+mod navigation;
 mod orders;
 mod state;
 
+pub(crate) use navigation::{NavRecord, NavState};
 pub use state::SimState;
 
 use crate::agent::{Agent, AgentId, AgentParams, Agents};
@@ -17,6 +19,7 @@ use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleSet, ObstacleShape}
 use crate::orders::{Order, Orders, Steering};
 use crate::tick::{AgentOutcome, Pre, StageClock, StageTimes, StepStats, Workspace};
 use inputs::InputLog;
+use navigation::NavDerived;
 use std::sync::Arc;
 
 /// Simulator-wide parameters, checked by [`Simulator::new`].
@@ -74,6 +77,10 @@ pub struct Simulator {
     /// Queued inputs (see [`crate::command`]): pending commands are state, hashed and
     /// snapshotted.
     commands: CommandQueue,
+    /// Navigation settings and records ([`navigation`]): state.
+    nav: NavState,
+    /// The navigation mesh, derived from the obstacle set and the settings (not state).
+    nav_mesh: NavDerived,
     /// The current step's applied inputs (to undo them if it fails) and the last step's
     /// rejected commands: not state.
     inputs: InputLog,
@@ -93,6 +100,7 @@ pub(crate) struct RestoredState {
     pub orders: Orders,
     pub obstacles: ObstacleSet,
     pub commands: CommandQueue,
+    pub nav: NavState,
 }
 
 impl Simulator {
@@ -116,6 +124,8 @@ impl Simulator {
             orders: Orders::default(),
             obstacles: Arc::default(),
             commands: CommandQueue::default(),
+            nav: NavState::default(),
+            nav_mesh: NavDerived::default(),
             inputs: InputLog::default(),
             work: Workspace::default(),
         })
@@ -123,6 +133,7 @@ impl Simulator {
 
     /// A simulator made of restored state (validated by the caller).
     pub(crate) fn from_restored(r: RestoredState) -> Self {
+        let nav_mesh = NavDerived::build(&r.obstacles, r.nav.params.as_ref());
         Self {
             time_step: r.time_step,
             global_time: r.global_time,
@@ -135,6 +146,8 @@ impl Simulator {
             orders: r.orders,
             obstacles: Arc::new(r.obstacles),
             commands: r.commands,
+            nav: r.nav,
+            nav_mesh,
             inputs: InputLog::default(),
             work: Workspace::default(),
         }
@@ -152,8 +165,9 @@ impl Simulator {
     /// Advances the simulation by one time step.
     ///
     /// The stages, in order (see [`crate::tick`] for what each reads and writes): apply the
-    /// commands queued for this tick ([`crate::command`]), steer the agents that have an order
-    /// ([`crate::orders`]), rebuild the obstacle tree if the
+    /// commands queued for this tick ([`crate::command`]), plan the pending navigation
+    /// requests within the budget ([`set_navigation`](Self::set_navigation)), steer the agents
+    /// that have an order ([`crate::orders`]), rebuild the obstacle tree if the
     /// obstacle set changed, build the agent kd-tree, find each agent's neighbours, solve each
     /// pair once, build each agent's ORCA lines and solve its LP, integrate, then commit the
     /// inputs. [`step_stats`](Self::step_stats) reports what the stages did.
@@ -171,6 +185,8 @@ impl Simulator {
         let mut clock = StageClock::start(self.work.timing);
         self.apply_inputs();
         clock.lap(&mut times.inputs);
+        self.navigate();
+        clock.lap(&mut times.navigate);
         self.steer_orders();
         clock.lap(&mut times.orders);
         self.work.stats.obstacle_tree_rebuilt = !self.obstacles.is_built();
@@ -338,6 +354,7 @@ impl Simulator {
         for &(slot, id) in &slots {
             self.agents.mark_removed(slot);
             self.orders.remove(&id);
+            self.nav.forget(id);
         }
         self.agents.compact(|_| {});
         Ok(())
@@ -621,16 +638,28 @@ impl Simulator {
     ///
     /// # Errors
     /// [`SimError::InvalidObstacle`] or [`SimError::OutOfDomain`]; nothing changes.
+    ///
+    /// With navigation on ([`set_navigation`](Self::set_navigation)) the navigation mesh is
+    /// rebuilt now (to add many obstacles, add them before turning navigation on, or queue
+    /// them as commands for one tick: one rebuild per tick), and the next step checks the
+    /// navigating agents' paths against it.
     pub fn add_obstacle(&mut self, shape: ObstacleShape) -> Result<ObstacleId, SimError> {
-        Arc::make_mut(&mut self.obstacles).add(shape)
+        let id = Arc::make_mut(&mut self.obstacles).add(shape)?;
+        self.obstacles_changed();
+        self.sync_nav_mesh();
+        Ok(id)
     }
 
     /// Removes an obstacle added earlier.
     ///
     /// # Errors
     /// [`SimError::UnknownObstacle`].
+    /// Rebuilds the navigation mesh as [`add_obstacle`](Self::add_obstacle) does.
     pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<(), SimError> {
-        Arc::make_mut(&mut self.obstacles).remove(id)
+        Arc::make_mut(&mut self.obstacles).remove(id)?;
+        self.obstacles_changed();
+        self.sync_nav_mesh();
+        Ok(())
     }
 
     /// Chooses which obstacle neighbours the agents see: whole edges (default) or RVO2's split
@@ -641,10 +670,13 @@ impl Simulator {
         Arc::make_mut(&mut self.obstacles).set_neighbor_mode(mode);
     }
 
-    /// Builds the obstacle tree now (RVO2's `processObstacles`). Optional: [`step`](Self::step)
-    /// rebuilds it when the obstacle set changed, so forgetting this call is never an error.
+    /// Builds the obstacle tree now (RVO2's `processObstacles`), and the navigation mesh if
+    /// the set changed through [`obstacles_mut`](Self::obstacles_mut). Optional:
+    /// [`step`](Self::step) rebuilds both when the obstacle set changed, so forgetting this
+    /// call is never an error.
     pub fn process_obstacles(&mut self) {
         self.build_obstacles();
+        self.sync_nav_mesh();
     }
 
     /// Whether a disc of `radius` can move in a straight line from `from` to `to` without
@@ -660,8 +692,11 @@ impl Simulator {
         &self.obstacles
     }
 
-    /// Mutable access to the obstacles (the set rebuilds its tree before the next step).
+    /// Mutable access to the obstacles (the set rebuilds its tree before the next step, the
+    /// navigation mesh is rebuilt then too, and the navigating agents' paths are checked: the
+    /// call counts as a change of the set).
     pub fn obstacles_mut(&mut self) -> &mut ObstacleSet {
+        self.obstacles_changed();
         Arc::make_mut(&mut self.obstacles)
     }
 
@@ -681,6 +716,7 @@ impl Simulator {
             orders: &self.orders,
             obstacles: &self.obstacles,
             pending: with_pending.then_some(&self.commands),
+            nav: &self.nav,
         }
     }
 

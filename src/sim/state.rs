@@ -1,6 +1,7 @@
 //! [`SimState`]: the simulation state without the scratch buffers, for rollback.
 
 use super::Simulator;
+use super::navigation::{NavDerived, NavState};
 use crate::agent::{AgentParams, Agents};
 use crate::command::CommandQueue;
 use crate::hash::{StateRef, StreamHasher};
@@ -16,7 +17,7 @@ use std::sync::Arc;
 /// Unlike a [`Simulator`] clone it leaves the scratch buffers of the tick behind, so a save
 /// costs about what a [snapshot](crate::snapshot) holds. The obstacle set is shared with the
 /// simulator (an `Arc`, copied only when one side changes it), so a scene with 10,000 walls
-/// saves no wall. Unlike a snapshot it is not bytes: nothing is encoded, and loading it back
+/// saves no wall; so is the navigation mesh. Unlike a snapshot it is not bytes: nothing is encoded, and loading it back
 /// into the simulator that saved it skips the validation a snapshot from elsewhere needs.
 /// Its hash is the simulator's: [`state_hash`](Self::state_hash) equals
 /// [`Simulator::state_hash`] of the state it holds.
@@ -33,6 +34,9 @@ pub struct SimState {
     orders: Orders,
     obstacles: Arc<ObstacleSet>,
     commands: CommandQueue,
+    nav: NavState,
+    /// The navigation mesh, shared with the simulator (derived, not state).
+    nav_mesh: NavDerived,
 }
 
 impl SimState {
@@ -71,6 +75,7 @@ impl SimState {
             orders: &self.orders,
             obstacles: &self.obstacles,
             pending: Some(&self.commands),
+            nav: &self.nav,
         }
     }
 }
@@ -91,6 +96,8 @@ impl Simulator {
             orders: self.orders.clone(),
             obstacles: Arc::clone(&self.obstacles),
             commands: self.commands.clone(),
+            nav: self.nav.clone(),
+            nav_mesh: self.nav_mesh.shared(),
         }
     }
 
@@ -108,6 +115,8 @@ impl Simulator {
         state.orders.clone_from(&self.orders);
         state.obstacles = Arc::clone(&self.obstacles);
         state.commands.clone_from(&self.commands);
+        state.nav.clone_from(&self.nav);
+        state.nav_mesh.assign(&self.nav_mesh);
     }
 
     /// Replaces the state by a saved one, keeping this simulator's scratch buffers (so the next
@@ -131,6 +140,8 @@ impl Simulator {
         self.orders.clone_from(&state.orders);
         self.obstacles = Arc::clone(&state.obstacles);
         self.commands.clone_from(&state.commands);
+        self.nav.clone_from(&state.nav);
+        self.nav_mesh.assign(&state.nav_mesh);
         self.inputs = super::inputs::InputLog::default();
         self.work.clear_neighbor_lists();
     }
@@ -150,6 +161,8 @@ impl Simulator {
             orders: state.orders.clone(),
             obstacles: Arc::clone(&state.obstacles),
             commands: state.commands.clone(),
+            nav: state.nav.clone(),
+            nav_mesh: state.nav_mesh.shared(),
             inputs: super::inputs::InputLog::default(),
             work: crate::tick::Workspace::default(),
         }

@@ -8,6 +8,7 @@
 //! | stage | runs in | reads | writes | read first |
 //! | --- | --- | --- | --- | --- |
 //! | 1. inputs | `sim/inputs.rs`: `Simulator::apply_inputs` | the pending commands due now | the agents, the undo log | [`Simulator::apply`](crate::Simulator::apply) (one command outside the queue) |
+//! | 1a. navigate | `sim/navigation.rs`: `Simulator::navigate` | the navigation records and settings, the mesh (rebuilt first if an obstacle command changed the set), orders, positions, parameters | navigating agents' records and orders (planned paths), the budget debt, the undo log | [`Simulator::nav_path`](crate::Simulator::nav_path) (one search) |
 //! | 1b. orders | `sim/orders.rs`: `Simulator::steer_orders` | orders, positions, parameters, the steering | ordered agents' preferred velocities and path progress, the undo log | `orders.rs`: `Order::advanced`, `Steering::pref_velocity` (one order) |
 //! | 2. obstacles | `sim/mod.rs`: `Simulator::build_obstacles` ([`ObstacleSet::ensure_built`](crate::obstacle::ObstacleSet::ensure_built)) | the obstacle set | its BSP tree, when the set changed | |
 //! | 3. agent tree | `tick/neighbors.rs`: `Workspace::build_agent_tree` | positions | the kd-tree | |

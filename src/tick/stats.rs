@@ -27,6 +27,12 @@ pub struct StepStats {
     /// Stage 1: queued commands skipped because they were invalid when their tick came (see
     /// [`Simulator::rejected_commands`](crate::Simulator::rejected_commands)).
     pub commands_rejected: u64,
+    /// Stage 1a: navigation requests served (paths planned) by this step
+    /// ([`Command::NavigateTo`](crate::Command::NavigateTo)).
+    pub nav_requests_served: u64,
+    /// Stage 1a: node expansions of this step's path searches (what the navigation budget
+    /// counts; a search of 0 expansions is charged 1).
+    pub nav_expansions: u64,
     /// Stage 1b: agents steered by their move order ([`crate::orders`]).
     pub ordered: u64,
     /// Stage 2: whether the obstacle tree was rebuilt by this step.
@@ -80,6 +86,9 @@ pub struct StepStats {
 pub struct StageTimes {
     /// Stage 1: applying the queued commands.
     pub inputs: Duration,
+    /// Stage 1a: navigation (the mesh rebuilt after obstacle commands, replan triggers, path
+    /// searches).
+    pub navigate: Duration,
     /// Stage 1b: steering ordered agents.
     pub orders: Duration,
     /// Stage 2: rebuilding the obstacle tree (when the set changed).
@@ -100,6 +109,7 @@ impl StageTimes {
     #[must_use]
     pub fn total(&self) -> Duration {
         self.inputs
+            + self.navigate
             + self.orders
             + self.obstacles
             + self.tree
@@ -113,6 +123,7 @@ impl std::ops::AddAssign<&StageTimes> for StageTimes {
     /// Adds another step's times stage by stage (sums over a run).
     fn add_assign(&mut self, t: &StageTimes) {
         self.inputs += t.inputs;
+        self.navigate += t.navigate;
         self.orders += t.orders;
         self.obstacles += t.obstacles;
         self.tree += t.tree;

@@ -17,6 +17,7 @@ mod errors;
 mod geom;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;
+mod navigation;
 mod obstacles_api;
 mod orders;
 #[cfg(feature = "cli")]

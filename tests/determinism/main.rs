@@ -14,6 +14,7 @@ mod golden;
 mod kdtree_reference;
 mod kernels;
 mod liveness;
+mod nav_restore;
 mod pair_reuse;
 #[cfg(feature = "parallel")]
 mod parallel;

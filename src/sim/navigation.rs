@@ -1,0 +1,743 @@
+//! Navigation in the simulator: the navigation settings and every navigating agent's record
+//! (state), the derived mesh, the queries games ask, and stage 1a of the tick, `navigate`,
+//! which plans [`Command::NavigateTo`](crate::Command::NavigateTo) orders within a budget.
+//!
+//! # State and derived data
+//! [`NavParams`] (set with [`Simulator::set_navigation`]) and the per-agent [`NavRecord`]s
+//! (sorted by agent id), the budget debt and the "obstacles changed" flag are state: hashed
+//! (an extension of the canonical bytes written only when navigation is in use, so states that
+//! never use it keep their hashes), snapshotted (format version 5) and compared by
+//! [`snapshot::diff`](crate::snapshot::diff). The [`NavMesh`] is derived: a pure function of
+//! the obstacle set and the parameters, shared as an `Arc` with saved states
+//! ([`SimState`](crate::SimState)), rebuilt when either changes and after a restore — never
+//! stored.
+//!
+//! # Stage 1a, `navigate` (after the inputs, before the orders are steered)
+//! 1. The mesh is rebuilt if an obstacle command of this tick changed the set.
+//! 2. Each navigating agent with a plan, ascending id, checks its replan triggers, all read
+//!    from state: the obstacle set changed since the last stage 1a and a segment of its
+//!    remaining path is no longer clear for its radius ([`NavMesh::raycast`]), or its last plan
+//!    was [`Unreachable`](PathStatus::Unreachable) (a removed obstacle may open a way); it made
+//!    no progress towards its current target for 3 s ([`STUCK_SECONDS`]) (the distance shrank by less
+//!    than `speed · dt / 16` since its best); or it stands at the end of a
+//!    [`Partial`](PathStatus::Partial) or [`NoStart`](PathStatus::NoStart) plan. A triggered
+//!    replan becomes pending and is served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed since
+//!    the agent's last plan; meanwhile it follows its old path.
+//! 3. Pending requests are served in ascending agent id. Each tick may spend
+//!    [`NavParams::budget`] node expansions less the debt: a search costs its expansions, at
+//!    least 1, and runs whole (at most [`NavParams::search_cap`] expansions) inside the tick, so
+//!    no half-done search is ever state. Requests are started while the tick's spending is
+//!    below its allowance; the last one may overshoot, and the overshoot is owed (the debt) and
+//!    repaid by the next ticks. A request that does not get its turn stays pending.
+//! 4. The plan's points become the agent's [`Order`] (an ordinary path: stage 1b steers along
+//!    it), from its position. A plan without points ([`PathStatus::NoStart`]) holds the agent
+//!    where it stands.
+//!
+//! Until its first plan an agent holds its position. Without navigation, or when the mesh
+//! could not be built, `NavigateTo` behaves as `MoveTo`: the order goes straight to the goal and
+//! the record says so ([`NavRecord::is_straight`]). A failed step undoes the stage with the
+//! inputs: the orders it replaced go into the input log, the records and the mesh are put back.
+
+use super::Simulator;
+use crate::agent::AgentId;
+use crate::domain::{self, check_range, checked_point};
+use crate::error::SimError;
+use crate::hash::CanonicalPart;
+use crate::math::{Fx, Vec2};
+use crate::navigation::{NavMesh, NavParams, NavPath, PathRequest, PathStatus, RayHit, SearchWork};
+use crate::orders::{MAX_PATH_POINTS, Order};
+use crate::util::ByteSink;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Seconds a navigating agent waits between two plans (Detour's `TARGET_REPLAN_DELAY` is 1).
+pub(crate) const REPLAN_COOLDOWN_SECONDS: u64 = 2;
+/// Seconds without progress after which a navigating agent replans.
+pub(crate) const STUCK_SECONDS: u64 = 3;
+/// Most boundary vertices [`NavParams::boundary`] may have.
+pub(crate) const MAX_BOUNDARY_VERTICES: usize = crate::obstacle::MAX_VERTICES;
+
+/// One navigating agent's record: what it asked for and how its plan stands. Part of the
+/// state. Read it with [`Simulator::nav_status`].
+///
+/// | [`status`](Self::status) | [`is_pending`](Self::is_pending) | meaning |
+/// | --- | --- | --- |
+/// | `None` | `true` | waiting for its first plan, holding its position |
+/// | `None` | `false` | no mesh: the order goes straight to the goal, as `MoveTo` ([`is_straight`](Self::is_straight)) |
+/// | `Some(s)` | `false` | following the plan of status `s` |
+/// | `Some(s)` | `true` | a replan is due; following the old plan meanwhile |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NavRecord {
+    goal: Vec2,
+    status: Option<PathStatus>,
+    pending: bool,
+    planned_tick: u64,
+    no_progress: u16,
+    /// The least distance to the current target seen since the target was taken.
+    best: Fx,
+    /// The order's progress index that `best` was measured for.
+    target: u32,
+}
+
+impl NavRecord {
+    fn new(goal: Vec2, pending: bool, tick: u64) -> Self {
+        Self {
+            goal,
+            status: None,
+            pending,
+            planned_tick: tick,
+            no_progress: 0,
+            best: Fx::ZERO,
+            target: 0,
+        }
+    }
+
+    /// The goal of the [`NavigateTo`](crate::Command::NavigateTo).
+    #[must_use]
+    pub fn goal(&self) -> Vec2 {
+        self.goal
+    }
+
+    /// How the last plan ended; `None` before the first plan and without a mesh.
+    #[must_use]
+    pub fn status(&self) -> Option<PathStatus> {
+        self.status
+    }
+
+    /// Whether a plan (the first, or a replan) waits to be served by stage 1a.
+    #[must_use]
+    pub fn is_pending(&self) -> bool {
+        self.pending
+    }
+
+    /// Whether the order was given without a mesh (no navigation, or a mesh that could not be
+    /// built): it goes straight to the goal, as [`Command::MoveTo`](crate::Command::MoveTo).
+    #[must_use]
+    pub fn is_straight(&self) -> bool {
+        self.status.is_none() && !self.pending
+    }
+
+    /// The tick of the last plan (of the order, before the first plan).
+    #[must_use]
+    pub fn planned_tick(&self) -> u64 {
+        self.planned_tick
+    }
+
+    /// Ticks in a row without progress towards the current target.
+    #[must_use]
+    pub fn no_progress(&self) -> u16 {
+        self.no_progress
+    }
+
+    /// Checks a decoded record (snapshot restore).
+    fn validate(&self) -> Result<(), SimError> {
+        checked_point(self.goal, "navigation goal")?;
+        if let Some(PathStatus::GoalAdjusted { to } | PathStatus::Unreachable { to }) = self.status
+        {
+            checked_point(to, "navigation end point")?;
+        }
+        check_range(
+            self.best,
+            Fx::ZERO,
+            Fx::MAX,
+            "navigation best distance",
+            ">= 0",
+        )
+    }
+}
+
+/// The navigation state: settings, records (ascending agent id), budget debt, and whether the
+/// obstacle set changed since the last stage 1a.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NavState {
+    pub params: Option<NavParams>,
+    pub records: Vec<(AgentId, NavRecord)>,
+    /// Expansions spent beyond the budget, repaid first.
+    pub debt: u32,
+    /// The obstacle set changed since the last stage 1a (paths are checked against the mesh).
+    pub recheck: bool,
+}
+
+impl NavState {
+    fn find(&self, id: AgentId) -> Result<usize, usize> {
+        self.records.binary_search_by_key(&id, |&(i, _)| i)
+    }
+
+    pub(crate) fn get(&self, id: AgentId) -> Option<&NavRecord> {
+        self.find(id).ok().map(|k| &self.records[k].1)
+    }
+
+    /// Drops agent `id`'s record (it got another order, was stopped or removed).
+    pub(crate) fn forget(&mut self, id: AgentId) {
+        if let Ok(k) = self.find(id) {
+            self.records.remove(k);
+        }
+    }
+
+    fn put(&mut self, id: AgentId, record: NavRecord) {
+        match self.find(id) {
+            Ok(k) => self.records[k].1 = record,
+            Err(k) => self.records.insert(k, (id, record)),
+        }
+    }
+
+    /// A restored navigation state, checked: valid settings, records in ascending id, each
+    /// for an agent that has an order (`has_order`).
+    pub(crate) fn restored(
+        params: Option<NavParams>,
+        records: Vec<(AgentId, NavRecord)>,
+        debt: u32,
+        recheck: bool,
+        has_order: impl Fn(AgentId) -> bool,
+    ) -> Result<Self, Result<SimError, &'static str>> {
+        if let Some(p) = &params {
+            validate_params(p).map_err(Ok)?;
+        }
+        if records.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(Err("navigation record ids not strictly ascending"));
+        }
+        for (id, r) in &records {
+            if !has_order(*id) {
+                return Err(Err("navigation record of an agent without an order"));
+            }
+            r.validate().map_err(Ok)?;
+        }
+        Ok(Self {
+            params,
+            records,
+            debt,
+            recheck,
+        })
+    }
+}
+
+fn put_fx(out: &mut dyn ByteSink, v: Fx) {
+    out.put(&v.to_bits().to_le_bytes());
+}
+
+fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
+    put_fx(out, v.x);
+    put_fx(out, v.y);
+}
+
+impl CanonicalPart for NavState {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The navigation extension's bytes (see [`crate::hash`]).
+    fn write_canonical(&self, out: &mut dyn ByteSink) {
+        out.put(&[u8::from(self.params.is_some())]);
+        if let Some(p) = &self.params {
+            let boundary = p.boundary.as_deref();
+            out.put(&[u8::from(boundary.is_some())]);
+            let boundary = boundary.unwrap_or_default();
+            out.put(&(boundary.len() as u32).to_le_bytes());
+            for &v in boundary {
+                put_vec2(out, v);
+            }
+            put_fx(out, p.margin);
+            out.put(&p.budget.to_le_bytes());
+            out.put(&p.search_cap.to_le_bytes());
+        }
+        out.put(&self.debt.to_le_bytes());
+        out.put(&[u8::from(self.recheck)]);
+        out.put(&(self.records.len() as u32).to_le_bytes());
+        for (id, r) in &self.records {
+            out.put(&id.0.to_le_bytes());
+            put_vec2(out, r.goal);
+            let (tag, to) = match r.status {
+                None => (0xFF, Vec2::ZERO),
+                Some(s @ (PathStatus::GoalAdjusted { to } | PathStatus::Unreachable { to })) => {
+                    (s.canonical_byte(), to)
+                }
+                Some(s) => (s.canonical_byte(), Vec2::ZERO),
+            };
+            out.put(&[tag]);
+            put_vec2(out, to);
+            out.put(&[u8::from(r.pending)]);
+            out.put(&r.planned_tick.to_le_bytes());
+            out.put(&r.no_progress.to_le_bytes());
+            put_fx(out, r.best);
+            out.put(&r.target.to_le_bytes());
+        }
+    }
+}
+
+/// The derived navigation data (not state): the mesh built from the obstacle set and the
+/// settings, whether an obstacle change since has not been built yet, and the search's scratch
+/// buffers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NavDerived {
+    /// `None` without navigation, or when the mesh could not be built.
+    pub mesh: Option<Arc<NavMesh>>,
+    /// The obstacle set changed after `mesh` was built.
+    pub stale: bool,
+    work: SearchWork,
+}
+
+impl NavDerived {
+    /// The mesh of `obstacles` under `params` (`None`: no navigation, or the build failed).
+    pub(crate) fn build(
+        obstacles: &crate::obstacle::ObstacleSet,
+        params: Option<&NavParams>,
+    ) -> Self {
+        Self {
+            mesh: params.and_then(|p| NavMesh::build(obstacles, p).ok().map(Arc::new)),
+            stale: false,
+            work: SearchWork::default(),
+        }
+    }
+
+    /// The mesh and staleness without the scratch buffers (what a saved state shares).
+    pub(crate) fn shared(&self) -> Self {
+        Self {
+            mesh: self.mesh.clone(),
+            stale: self.stale,
+            work: SearchWork::default(),
+        }
+    }
+
+    /// Takes `other`'s mesh and staleness, keeping the scratch buffers.
+    pub(crate) fn assign(&mut self, other: &Self) {
+        self.mesh.clone_from(&other.mesh);
+        self.stale = other.stale;
+    }
+}
+
+/// Checks navigation settings: budget and search cap at least 1, margin `0 ..= 1,000,000`,
+/// a boundary of 3 to [`MAX_BOUNDARY_VERTICES`] points in the domain.
+fn validate_params(p: &NavParams) -> Result<(), SimError> {
+    if p.budget == 0 || p.search_cap == 0 {
+        return Err(SimError::OutOfDomain {
+            what: "navigation budget / search_cap",
+            allowed: ">= 1",
+        });
+    }
+    check_range(
+        p.margin,
+        Fx::ZERO,
+        domain::MAX_COORD,
+        "navigation margin",
+        "0 ..= 1,000,000",
+    )?;
+    if let Some(b) = &p.boundary {
+        if !(3..=MAX_BOUNDARY_VERTICES).contains(&b.len()) {
+            return Err(SimError::OutOfDomain {
+                what: "navigation boundary",
+                allowed: "3 ..= 4,096 points",
+            });
+        }
+        for &v in b {
+            checked_point(v, "navigation boundary point")?;
+        }
+    }
+    Ok(())
+}
+
+/// `seconds` in ticks of `dt` (> 0), rounded up.
+fn ticks(seconds: u64, dt: Fx) -> u64 {
+    let dt = u128::from(dt.to_bits().unsigned_abs().max(1));
+    (u128::from(seconds) << 32)
+        .div_ceil(dt)
+        .min(u128::from(u64::MAX)) as u64
+}
+
+fn no_mesh() -> SimError {
+    SimError::OutOfDomain {
+        what: "navigation query",
+        allowed: "a navigation mesh (Simulator::set_navigation)",
+    }
+}
+
+/// The order that follows `points` from `start` (a hold at `start` without points), at most
+/// [`MAX_PATH_POINTS`] points: the plan is cut there, and the second flag says so.
+fn planned_order(start: Vec2, points: &[Vec2]) -> (Order, bool) {
+    let Some((&first, rest)) = points.split_first() else {
+        return (Order::new(start, start), false);
+    };
+    let mut order = Order::new(start, first);
+    let cut = points.len() > MAX_PATH_POINTS;
+    for &p in rest.iter().take(MAX_PATH_POINTS - 1) {
+        // At most MAX_PATH_POINTS points in all: queue cannot fail.
+        let queued = order.queue(p);
+        debug_assert!(queued.is_ok());
+    }
+    (order, cut)
+}
+
+impl Simulator {
+    /// Turns navigation on with `params` (or off with `None`): the navigation mesh is built
+    /// from the obstacle set ([`NavMesh::build`]) and kept up to date as obstacles come and go;
+    /// [`Command::NavigateTo`](crate::Command::NavigateTo) orders plan their paths over it in
+    /// stage 1a of the tick, `navigate` ([`crate::tick`]). The settings are state (hashed,
+    /// snapshotted); the mesh is derived (rebuilt after a restore, never stored).
+    ///
+    /// How requests are served: pending requests in ascending agent id, each search whole
+    /// (at most [`NavParams::search_cap`] expansions), while the tick's spending is below
+    /// [`NavParams::budget`] less the debt; a search costs its expansions, at least 1; the
+    /// overshoot of the last search is a debt repaid by the next ticks. A request not served
+    /// stays pending (state). An agent holds its position until its first plan, then follows
+    /// it as an ordinary [`Order`] path. It replans (once 2 s have passed since its last plan)
+    /// when an obstacle change blocks the rest of its path for its radius (or its last plan
+    /// was `Unreachable`), after 3 s without progress towards its current target, and at the
+    /// end of a `Partial` or `NoStart` plan. Without navigation, or while the mesh cannot be
+    /// built (an obstacle change past a cap), `NavigateTo` behaves as `MoveTo`.
+    ///
+    /// Turning navigation on (or changing the settings) plans every navigating agent again
+    /// from scratch; turning it off leaves planned paths as they are and sends agents that
+    /// wait for a first plan straight to their goals.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] for a budget or search cap of 0, a margin outside
+    /// `0 ..= 1,000,000`, a boundary of fewer than 3 or more than 4,096 points or with a point
+    /// outside the domain, or when the mesh cannot be built ([`NavMesh::build`]'s errors);
+    /// nothing changes then.
+    pub fn set_navigation(&mut self, params: Option<NavParams>) -> Result<(), SimError> {
+        let derived = match &params {
+            Some(p) => {
+                validate_params(p)?;
+                let mesh = NavMesh::build(&self.obstacles, p)?;
+                Some(Arc::new(mesh))
+            }
+            None => None,
+        };
+        self.nav_mesh.mesh = derived;
+        self.nav_mesh.stale = false;
+        let on = params.is_some();
+        self.nav.params = params;
+        self.nav.debt = 0;
+        self.nav.recheck = false;
+        let Self {
+            nav,
+            orders,
+            agents,
+            ..
+        } = self;
+        for (id, r) in &mut nav.records {
+            if on {
+                // Planned again from scratch; the current order is followed meanwhile.
+                r.status = None;
+                r.pending = true;
+            } else if r.status.is_none() && r.pending {
+                // Holding for a first plan that will not come: straight to the goal now.
+                let position = agents.get(*id).map_or(r.goal, |a| a.position);
+                if orders.insert(*id, Order::new(position, r.goal)).is_ok() {
+                    r.pending = false;
+                }
+            } else {
+                r.pending = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// The navigation settings, `None` when navigation is off.
+    #[must_use]
+    pub fn navigation(&self) -> Option<&NavParams> {
+        self.nav.params.as_ref()
+    }
+
+    /// The navigation mesh of the current obstacle set (derived from the state, never stored):
+    /// `None` when navigation is off or the mesh could not be built. After
+    /// [`obstacles_mut`](Self::obstacles_mut) it is brought up to date by the next step or
+    /// [`process_obstacles`](Self::process_obstacles).
+    #[must_use]
+    pub fn nav_mesh(&self) -> Option<&NavMesh> {
+        self.nav_mesh.mesh.as_deref()
+    }
+
+    /// Agent `id`'s navigation record (`NavRecord`): `None` when its order is not a
+    /// [`NavigateTo`](crate::Command::NavigateTo). The record holds the requested goal
+    /// (`goal()`), how the last plan ended (`status()`, a [`PathStatus`]), whether a plan waits
+    /// for the budget (`is_pending()`), the tick of the last plan (`planned_tick()`) and the
+    /// ticks without progress (`no_progress()`):
+    ///
+    /// | `status()` | `is_pending()` | meaning |
+    /// | --- | --- | --- |
+    /// | `None` | `true` | waiting for its first plan, holding its position |
+    /// | `None` | `false` | no mesh: the order goes straight to the goal, as `MoveTo` (`is_straight()`) |
+    /// | `Some(s)` | `false` | following the plan of status `s` |
+    /// | `Some(s)` | `true` | a replan is due; following the old plan meanwhile |
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`].
+    pub fn nav_status(&self, id: AgentId) -> Result<Option<NavRecord>, SimError> {
+        self.slot(id)?;
+        Ok(self.nav.get(id).copied())
+    }
+
+    /// Every navigation record, ascending agent id.
+    pub(crate) fn nav_records(&self) -> &[(AgentId, NavRecord)] {
+        &self.nav.records
+    }
+
+    /// The navigation state (hash, snapshot).
+    pub(crate) fn nav_state(&self) -> &NavState {
+        &self.nav
+    }
+
+    /// The mesh, and the radius checked, for a query.
+    fn query_mesh(&self, points: &[Vec2], radius: Fx) -> Result<&NavMesh, SimError> {
+        for &p in points {
+            checked_point(p, "navigation query point")?;
+        }
+        check_range(
+            radius,
+            Fx::ZERO,
+            domain::MAX_RADIUS,
+            "navigation query radius",
+            "0 ..= 1,000",
+        )?;
+        self.nav_mesh().ok_or_else(no_mesh)
+    }
+
+    /// A path from `from` to `to` for a disc of `radius` over the navigation mesh, at most
+    /// [`NavParams::search_cap`] expansions (see [`NavMesh::find_path`]). Reads the derived
+    /// mesh, never changes the state.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] for a point outside the domain, a radius outside
+    /// `0 ..= 1,000`, or without a mesh.
+    pub fn nav_path(&self, from: Vec2, to: Vec2, radius: Fx) -> Result<NavPath, SimError> {
+        let mesh = self.query_mesh(&[from, to], radius)?;
+        let cap = self.nav.params.as_ref().map_or(1, |p| p.search_cap);
+        let req = PathRequest {
+            start: from,
+            goal: to,
+            radius,
+            cap,
+        };
+        Ok(mesh.find_path(&req, &mut SearchWork::default()))
+    }
+
+    /// The walkable point for a disc of `radius` nearest to `p` ([`NavMesh::nearest_walkable`]).
+    ///
+    /// # Errors
+    /// As [`nav_path`](Self::nav_path).
+    pub fn nav_nearest_walkable(&self, p: Vec2, radius: Fx) -> Result<Option<Vec2>, SimError> {
+        Ok(self.query_mesh(&[p], radius)?.nearest_walkable(p, radius))
+    }
+
+    /// Moves a disc of `radius` from `from` towards `to` over the mesh, stopping at the first
+    /// wall ([`NavMesh::raycast`]).
+    ///
+    /// # Errors
+    /// As [`nav_path`](Self::nav_path).
+    pub fn nav_raycast(&self, from: Vec2, to: Vec2, radius: Fx) -> Result<RayHit, SimError> {
+        Ok(self
+            .query_mesh(&[from, to], radius)?
+            .raycast(from, to, radius))
+    }
+
+    /// Whether a disc of `radius` at `p` lies in walkable space ([`NavMesh::is_walkable`]).
+    ///
+    /// # Errors
+    /// As [`nav_path`](Self::nav_path).
+    pub fn nav_is_walkable(&self, p: Vec2, radius: Fx) -> Result<bool, SimError> {
+        Ok(self.query_mesh(&[p], radius)?.is_walkable(p, radius))
+    }
+
+    /// [`Command::NavigateTo`](crate::Command::NavigateTo): records the request and gives the
+    /// agent a holding order (straight to the goal without navigation; when the mesh turns
+    /// out missing, stage 1a sends it straight in the same tick); returns the order it
+    /// replaced. Reads only state (never the mesh, which may be stale until stage 1a).
+    pub(super) fn navigate_to(
+        &mut self,
+        id: AgentId,
+        goal: Vec2,
+    ) -> Result<Option<Order>, SimError> {
+        checked_point(goal, "goal")?;
+        let position = self.agent_position(id)?;
+        let planned = self.nav.params.is_some();
+        let order = Order::new(position, if planned { position } else { goal });
+        let old = self.orders.insert(id, order)?;
+        self.nav.put(id, NavRecord::new(goal, planned, self.tick));
+        Ok(old)
+    }
+
+    /// Records that the obstacle set changed: the mesh is rebuilt before it is next read, and
+    /// the next stage 1a checks the navigating agents' paths.
+    pub(super) fn obstacles_changed(&mut self) {
+        self.nav_mesh.stale = true;
+        self.nav.recheck |= self.nav.params.is_some();
+    }
+
+    /// Rebuilds the mesh if the obstacle set changed since it was built.
+    pub(super) fn sync_nav_mesh(&mut self) {
+        if self.nav_mesh.stale {
+            let work = std::mem::take(&mut self.nav_mesh.work);
+            self.nav_mesh = NavDerived::build(&self.obstacles, self.nav.params.as_ref());
+            self.nav_mesh.work = work;
+        }
+    }
+
+    /// Stage 1a: see the [module docs](self).
+    pub(super) fn navigate(&mut self) {
+        self.sync_nav_mesh();
+        let budget = self.nav.params.as_ref().map_or(0, |p| p.budget);
+        let allowance = budget.saturating_sub(self.nav.debt);
+        self.nav.debt = self.nav.debt.saturating_sub(budget);
+        if self.nav.records.is_empty() {
+            self.nav.recheck = false;
+            return;
+        }
+        self.check_triggers();
+        self.nav.recheck = false;
+        self.serve_requests(allowance);
+    }
+
+    /// Stage 1a, step 2: progress counters and replan triggers.
+    fn check_triggers(&mut self) {
+        let dt = self.time_step;
+        let stuck = ticks(STUCK_SECONDS, dt);
+        let Self {
+            nav,
+            nav_mesh,
+            orders,
+            agents,
+            steering,
+            ..
+        } = self;
+        let mesh = nav_mesh.mesh.as_deref();
+        let recheck = nav.recheck;
+        let ids = agents.ids();
+        let (positions, params) = (agents.positions(), agents.params());
+        let mut slot = 0;
+        for (id, r) in &mut nav.records {
+            while slot < ids.len() && ids[slot] < *id {
+                slot += 1;
+            }
+            let (Some(status), false, Some(order)) = (r.status, r.pending, orders.get(id)) else {
+                continue;
+            };
+            let (position, p) = (positions[slot], &params[slot]);
+            let next = order.progress();
+            let d = (order.target() - position).length();
+            let tolerance = steering.waypoint_tolerance.unwrap_or(p.radius);
+            let at_end = next + 1 == order.path().len() && d <= tolerance;
+            let speed = steering.speed.unwrap_or(p.max_speed);
+            let step = speed.saturating_mul(dt) / 16;
+            if at_end || next as u32 != r.target || r.best.saturating_sub(d) >= step {
+                r.best = d;
+                r.target = next as u32;
+                r.no_progress = 0;
+            } else {
+                r.no_progress = r.no_progress.saturating_add(1);
+            }
+            let stuck_now = u64::from(r.no_progress) >= stuck;
+            let ended = at_end && matches!(status, PathStatus::Partial | PathStatus::NoStart);
+            let blocked = recheck
+                && mesh.is_some_and(|m| {
+                    matches!(status, PathStatus::Unreachable { .. })
+                        || path_blocked(m, order, next, p.radius)
+                });
+            if stuck_now || ended || blocked {
+                r.pending = true;
+                r.no_progress = 0;
+            }
+        }
+    }
+
+    /// Stage 1a, steps 3 and 4: serves the pending requests within `allowance` expansions.
+    fn serve_requests(&mut self, allowance: u32) {
+        let cooldown = ticks(REPLAN_COOLDOWN_SECONDS, self.time_step);
+        let cap = self.nav.params.as_ref().map_or(1, |p| p.search_cap);
+        let tick = self.tick;
+        let Self {
+            nav,
+            nav_mesh,
+            orders,
+            agents,
+            inputs,
+            work,
+            ..
+        } = self;
+        let mesh = nav_mesh.mesh.clone();
+        let ids = agents.ids();
+        let (positions, params) = (agents.positions(), agents.params());
+        let (mut spent, mut served, mut expansions) = (0u64, 0u64, 0u64);
+        let mut slot = 0;
+        for (id, r) in &mut nav.records {
+            while slot < ids.len() && ids[slot] < *id {
+                slot += 1;
+            }
+            if !r.pending || slot >= ids.len() || ids[slot] != *id {
+                continue;
+            }
+            let position = positions[slot];
+            let Some(mesh) = mesh.as_deref() else {
+                // No mesh: straight to the goal, as MoveTo.
+                let old = orders.insert(*id, Order::new(position, r.goal));
+                if let Ok(old) = old {
+                    inputs.log_order(*id, old);
+                }
+                *r = NavRecord::new(r.goal, false, r.planned_tick);
+                continue;
+            };
+            if r.status.is_some() && tick < r.planned_tick.saturating_add(cooldown) {
+                continue;
+            }
+            if spent >= u64::from(allowance) {
+                // Out of budget this tick: the rest stay pending, in id order.
+                break;
+            }
+            let req = PathRequest {
+                start: position,
+                goal: r.goal,
+                radius: params[slot].radius,
+                cap,
+            };
+            let path = mesh.find_path(&req, &mut nav_mesh.work);
+            spent += u64::from(path.expansions.max(1));
+            expansions += u64::from(path.expansions);
+            served += 1;
+            let (order, cut) = planned_order(position, &path.points);
+            let end = order.goal();
+            let old = orders
+                .insert(*id, order)
+                .or_else(|_| orders.insert(*id, Order::new(position, end)));
+            if let Ok(old) = old {
+                inputs.log_order(*id, old);
+            }
+            *r = NavRecord {
+                status: Some(if cut {
+                    PathStatus::Partial
+                } else {
+                    path.status
+                }),
+                best: (order_target(orders, *id) - position).length(),
+                ..NavRecord::new(r.goal, false, tick)
+            };
+        }
+        let over = spent.saturating_sub(u64::from(allowance));
+        nav.debt = nav
+            .debt
+            .saturating_add(u32::try_from(over).unwrap_or(u32::MAX));
+        work.stats.nav_requests_served = served;
+        work.stats.nav_expansions = expansions;
+    }
+}
+
+/// The target of agent `id`'s order (it has one).
+fn order_target(orders: &crate::orders::Orders, id: AgentId) -> Vec2 {
+    orders.get(&id).map_or(Vec2::ZERO, Order::target)
+}
+
+/// Whether a segment of `order`'s path from its current target `next` on (starting from the
+/// point before it) is no longer clear for a disc of `radius`.
+fn path_blocked(mesh: &NavMesh, order: &Order, next: usize, radius: Fx) -> bool {
+    let path = order.path();
+    let mut from = if next == 0 {
+        order.start()
+    } else {
+        path[next - 1]
+    };
+    for &to in &path[next..] {
+        if from != to && !mesh.raycast(from, to, radius).clear {
+            return true;
+        }
+        from = to;
+    }
+    false
+}
