@@ -18,6 +18,9 @@ pub mod replays {}
 #[doc = include_str!("../docs/obstacles.md")]
 pub mod obstacles {}
 
+#[doc = include_str!("../docs/navigation.md")]
+pub mod navigation {}
+
 #[doc = include_str!("../docs/domain.md")]
 pub mod domain {}
 

@@ -3,7 +3,8 @@
 //!
 //! A golden run loads a scenario file, runs it through its [`Driver`](crate::scenario::Driver)
 //! to completion or its `max_ticks`, and renders [`RunReport::golden_text`]: ticks, goals
-//! reached, minimum clearance as raw bits, the state hash every [`HASH_EVERY`] ticks and the
+//! reached, minimum clearance as raw bits, the state hash every [`HASH_EVERY`] ticks, with
+//! navigation the mesh digest (at tick 0 and wherever it changed at a checkpoint), and the
 //! final hash. `tests/determinism/golden.rs` compares it with the committed files; `examples/hashes.rs`
 //! prints it on every target for `.ci/cross-check`.
 
@@ -38,11 +39,14 @@ pub fn golden_name(path: &Path) -> String {
 }
 
 /// The directories of golden scenes, relative to the project root, with the prefix of their
-/// golden names: the shipped scenes, and the liveness scenes of the deadlock resolution
-/// (`fixtures/liveness/X.toml` has the golden `liveness_X`).
-pub const GOLDEN_DIRS: [(&str, &str); 2] = [
+/// golden names: the shipped scenes, the liveness scenes of the deadlock resolution
+/// (`fixtures/liveness/X.toml` has the golden `liveness_X`) and the navigation scenes that
+/// pass their bar (`fixtures/navigation/X.toml`: `navigation_X`; the pending ones, in
+/// `fixtures/navigation/pending/`, have no golden).
+pub const GOLDEN_DIRS: [(&str, &str); 3] = [
     ("fixtures/scenarios", ""),
     ("fixtures/liveness", "liveness_"),
+    ("fixtures/navigation", "navigation_"),
 ];
 
 /// Every golden scene under `root`, as (golden name, path), in [`GOLDEN_DIRS`] order then

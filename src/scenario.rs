@@ -15,6 +15,8 @@
 //!   [`Driver::tick_commands`] gives the same ticks as lockstep [`Command`]s (the runner's
 //!   `record`). Agents may follow [routes](Scenario::routes), waypoint lists a pathfinder hands
 //!   over; they become move orders, whose progress is simulation state (see [`Driver`]).
+//!   Agents with [`navigate`](Scenario::navigate) get planned orders instead: the simulator
+//!   finds the way over its navigation mesh ([`Scenario::navigation`]).
 //! * [`Scenario::warnings`] is the validation report: what a valid file allows but its author
 //!   most likely did not mean ([`ScenarioWarning`]).
 //!
@@ -23,10 +25,12 @@
 
 mod driver;
 mod file;
+mod navigation;
 pub mod roadmap;
 mod warnings;
 
 pub use driver::{ClearanceTracker, Driver, RunOptions, RunOutcomes, RunReport};
+pub use navigation::MAX_NAV_MARGIN;
 pub use roadmap::RoadmapGraph;
 pub use warnings::{
     ABSURD_MAX_TICKS, GoalPoint, MAX_LISTED_PER_KIND, ObstacleKind, ScenarioWarning, obstacle_kind,
@@ -37,12 +41,13 @@ use crate::command::Command;
 use crate::domain::{self, check_point, check_range, check_time_step, check_velocity};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns};
+use crate::navigation::NavParams;
 use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 use crate::orders::Steering;
 pub use crate::orders::{Perturbation, PerturbationHash};
 use crate::sim::{Simulator, SimulatorParams};
 use crate::util::splitmix64;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 
@@ -288,6 +293,16 @@ pub struct Scenario {
     /// A waypoint counts as reached when `|position - waypoint| <= waypoint_tolerance`. `None`:
     /// each agent's goal tolerance.
     pub waypoint_tolerance: Option<Fx>,
+    /// The navigation settings (file table `[navigation]`): `Some` turns navigation on
+    /// ([`Simulator::set_navigation`] at build, with [`nav_params`](Self::nav_params)). A file
+    /// with navigating agents and no `[navigation]` table gets the defaults.
+    pub navigation: Option<NavParams>,
+    /// The agents (by id, scenario agents and agents added by events alike) whose goals are
+    /// reached by planned paths (file key `navigate = true`): the driver gives them a
+    /// [`Command::NavigateTo`] to their goal, at tick 0 (or the tick they are added) and at
+    /// every `set_goal`, instead of a `MoveTo` and a route. Needs the goal-seeking policy, no
+    /// route, and [`navigation`](Self::navigation).
+    pub navigate: BTreeSet<AgentId>,
 }
 
 /// Why a scenario could not be read, validated or built.
@@ -438,6 +453,8 @@ impl Scenario {
             max_ticks: DEFAULT_MAX_TICKS,
             routes: BTreeMap::new(),
             waypoint_tolerance: None,
+            navigation: None,
+            navigate: BTreeSet::new(),
         }
     }
 
@@ -601,7 +618,8 @@ impl Scenario {
             .map_err(sim_err("goal_tolerance"))?;
         }
         self.validate_events()?;
-        self.validate_routes()
+        self.validate_routes()?;
+        self.validate_navigation()
     }
 
     /// Routes: each belongs to an agent of the scene, within the length bounds, every point in
@@ -757,11 +775,13 @@ impl Scenario {
     /// Validates the scenario and creates the simulator (agent `i` gets id `i`; the `k`-th agent
     /// added by an event will get id `agents.len() + k`) and its [`Driver`], which applies the
     /// events at their ticks. With obstacles, their derived data is built
-    /// ([`Simulator::process_obstacles`]); with the roadmap policy, the roadmap graph too.
+    /// ([`Simulator::process_obstacles`]); with the roadmap policy, the roadmap graph too; with
+    /// navigation, the simulator's navigation settings ([`nav_params`](Self::nav_params)) and
+    /// so its mesh, and every navigating agent gets its [`Command::NavigateTo`].
     ///
     /// # Errors
     /// As [`validate`](Self::validate), plus [`ScenarioError::Sim`] if the simulator rejects an
-    /// obstacle.
+    /// obstacle or the navigation settings (a mesh cap passed).
     pub fn build(&self) -> Result<(Simulator, Driver), ScenarioError> {
         self.validate()?;
         let mut sim = Simulator::new(SimulatorParams {
@@ -790,6 +810,10 @@ impl Scenario {
         sim.set_liveness(self.liveness);
         if !self.obstacles.is_empty() {
             sim.process_obstacles();
+        }
+        if let Some(params) = self.nav_params() {
+            sim.set_navigation(Some(params))
+                .map_err(sim_err("navigation"))?;
         }
         let driver = Driver::new(self, ids, &sim);
         if let Policy::GoalSeeking {

@@ -57,6 +57,8 @@ pub struct Driver {
     /// Whether agents are steered by orders (the goal-seeking policy) rather than by the
     /// driver's preferred velocities (the roadmap policy).
     orders: bool,
+    /// Per agent: whether it navigates (its goals are [`Command::NavigateTo`]s).
+    navigate: Vec<bool>,
 }
 
 /// Options of [`Driver::run`].
@@ -104,6 +106,11 @@ pub struct RunReport {
     /// What the deadlock resolution and the LP did over the run, summed over the steps'
     /// [`StepStats`](crate::tick::StepStats).
     pub outcomes: RunOutcomes,
+    /// With navigation: `(tick, NavMesh::digest)` at the checkpoints of
+    /// [`hashes`](Self::hashes) where the mesh differs from the last one listed (tick 0
+    /// always), so a building placed mid-run shows as a second entry. Empty without
+    /// navigation or without hash checkpoints.
+    pub meshes: Vec<(u64, u64)>,
 }
 
 /// Per-agent outcomes of a run, summed over its steps ([`RunReport::outcomes`]).
@@ -134,7 +141,9 @@ impl RunOutcomes {
 impl RunReport {
     /// The golden text of a run: what `fixtures/golden/` pins and what the cross-platform check
     /// compares. Every line is exact (hex hashes, raw Q32.32 bits), so a difference anywhere in
-    /// the trajectory shows up.
+    /// the trajectory shows up. With navigation, `mesh <tick>: <digest>` lines follow the
+    /// hashes ([`meshes`](Self::meshes)): the navigation mesh is derived, not hashed state, so
+    /// its digest is compared here.
     #[must_use]
     pub fn golden_text(&self, name: &str) -> String {
         use std::fmt::Write as _;
@@ -162,6 +171,9 @@ impl RunReport {
         );
         for (tick, hash) in &self.hashes {
             let _ = writeln!(out, "hash {tick}: {hash:016x}");
+        }
+        for (tick, digest) in &self.meshes {
+            let _ = writeln!(out, "mesh {tick}: {digest:016x}");
         }
         let _ = writeln!(out, "final: {:016x}", self.final_hash);
         out
@@ -228,8 +240,13 @@ impl Driver {
             )),
             Policy::GoalSeeking { .. } => None,
         };
+        let navigate = ids
+            .iter()
+            .map(|id| scenario.navigate.contains(id))
+            .collect();
         Self {
             ids,
+            navigate,
             goals,
             tolerance_sq,
             active,
@@ -253,17 +270,28 @@ impl Driver {
     }
 
     /// The order commands that send agent `index` along its route to `goal`: a `MoveTo` to the
-    /// first point, a `QueueMove` for each further one.
+    /// first point, a `QueueMove` for each further one; for a navigating agent, one
+    /// [`Command::NavigateTo`] (the simulator plans the way).
     pub(crate) fn route_orders(&self, index: usize, goal: Vec2) -> impl Iterator<Item = Command> {
         let id = self.ids[index];
+        let navigate = self.navigates(index);
         let route = self.route(index).iter().copied();
         route.chain([goal]).enumerate().map(move |(k, p)| {
-            if k == 0 {
+            if navigate {
+                Command::NavigateTo { id, goal: p }
+            } else if k == 0 {
                 Command::MoveTo { id, goal: p }
             } else {
                 Command::QueueMove { id, goal: p }
             }
         })
+    }
+
+    /// Whether agent `index` (into [`agent_ids`](Self::agent_ids)) navigates: its goals are
+    /// reached by planned paths ([`Scenario::navigate`]).
+    #[must_use]
+    pub fn navigates(&self, index: usize) -> bool {
+        self.navigate.get(index).copied().unwrap_or(false)
     }
 
     /// The waypoints agent `index` (into [`agent_ids`](Self::agent_ids)) visits before its
@@ -430,7 +458,15 @@ impl Driver {
                     }
                 }
                 EventAction::SetGoal { id, goal } if self.orders => {
-                    out(Command::MoveTo { id, goal }, None);
+                    let navigate = self.ids.binary_search(&id).is_ok_and(|i| self.navigates(i));
+                    out(
+                        if navigate {
+                            Command::NavigateTo { id, goal }
+                        } else {
+                            Command::MoveTo { id, goal }
+                        },
+                        None,
+                    );
                 }
                 _ => {}
             }
@@ -566,15 +602,23 @@ impl Driver {
             .count()
     }
 
-    /// Whether agent `index` is within its goal tolerance of its goal: its order's goal when
-    /// it has one, otherwise its scene goal at `tick`. Absent agents count as arrived.
+    /// Whether agent `index` is within its goal tolerance of its goal: for a planned order
+    /// ([`Command::NavigateTo`]) the goal it was given, or the walkable point the plan moved an
+    /// unwalkable goal to ([`PathStatus::GoalAdjusted`](crate::navigation::PathStatus));
+    /// otherwise its order's goal when it has one, else its scene goal at `tick`. Absent
+    /// agents count as arrived.
     fn is_reached(&self, sim: &Simulator, index: usize, tick: u64) -> bool {
+        use crate::navigation::PathStatus;
         let id = self.ids[index];
         let Ok(p) = sim.agent_position(id) else {
             return true;
         };
-        let goal = match sim.agent_order(id) {
-            Ok(Some(order)) => order.goal(),
+        let goal = match (sim.nav_status(id), sim.agent_order(id)) {
+            (Ok(Some(nav)), _) => match nav.status() {
+                Some(PathStatus::GoalAdjusted { to }) => to,
+                _ => nav.goal(),
+            },
+            (_, Ok(Some(order))) => order.goal(),
             _ => self.goal_at(index, tick),
         };
         (p - goal).length_squared_wide() <= self.tolerance_sq[index]
@@ -605,12 +649,19 @@ impl Driver {
         let max_ticks = options.max_ticks.unwrap_or(self.max_ticks);
         let mut clearance = ClearanceTracker::default();
         let mut hashes = Vec::new();
+        let mut meshes: Vec<(u64, u64)> = Vec::new();
         let mut record = |sim: &mut Simulator, ticks: u64, hashes: &mut Vec<(u64, u64)>| {
             if options.track_clearance {
                 clearance.observe(sim);
             }
             if options.hash_every != 0 && ticks.is_multiple_of(options.hash_every) {
                 hashes.push((sim.tick(), sim.state_hash()));
+                if let Some(mesh) = sim.nav_mesh() {
+                    let digest = mesh.digest();
+                    if meshes.last().is_none_or(|&(_, d)| d != digest) {
+                        meshes.push((sim.tick(), digest));
+                    }
+                }
             }
             observe(sim);
         };
@@ -633,6 +684,7 @@ impl Driver {
             final_hash: sim.state_hash(),
             hashes,
             outcomes,
+            meshes,
         })
     }
 }

@@ -35,6 +35,8 @@
 //! velocity = [0, 0]            # optional initial velocity
 //! route = [[-5, 2], [5, 2]]    # optional waypoints before the goal; without `goal`, the
 //!                              # route's last point is the goal
+//! # navigate = true            # instead of a route: a planned path (also on generators and
+//!                              # add_agent; see "Navigation")
 //!
 //! [[ring]]                     # generator: agents on a ring, goals at the antipodes
 //! count = 8
@@ -63,6 +65,12 @@
 //! # set_velocity = { id = 3, velocity = [0, 1] }
 //! # add_obstacle = { polygon = [[1, 1], [2, 1], [2, 2]] }   # or { polyline = [...] }
 //! # remove_obstacle = 0
+//!
+//! [navigation]                 # optional: navigation on (see "Navigation")
+//! boundary = [[-50, -50], [50, -50], [50, 50], [-50, 50]]   # optional simple polygon
+//! margin = 8                   # optional, default 8
+//! budget = 20000               # optional, default 20,000 expansions per tick
+//! search_cap = 50000           # optional, default 50,000 expansions per search
 //! ```
 //!
 //! The roadmap policy (RVO2's Roadmap example, see [`RoadmapGraph`](super::RoadmapGraph)):
@@ -79,6 +87,13 @@
 //! [`crate::orders`] for the waypoint rule: a route is a move order). At most
 //! [`MAX_ROUTE_WAYPOINTS`] per agent and [`MAX_TOTAL_WAYPOINTS`] in all, counted before a
 //! generator's route is copied to its agents. Routes need the goal-seeking policy.
+//!
+//! # Navigation
+//! `navigate = true` gives the agent a planned move order
+//! ([`Command::NavigateTo`](crate::command::Command::NavigateTo)) for its goal instead of a
+//! `MoveTo`: not with a `route`, not with the roadmap policy. The `[navigation]` table holds the
+//! [`NavParams`]; navigating agents without it get the defaults. Without `boundary` the
+//! simulator gets the scene's bounding box grown by `margin` ([`Scenario::nav_params`]).
 //!
 //! # Obstacle neighbours
 //! `obstacle_neighbors` picks [`ObstacleNeighbors`]: `"whole_edges"` (the default: whole
@@ -114,10 +129,11 @@ use crate::agent_model::AgentModel;
 use crate::domain::MAX_COORD;
 use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2, fx_from_f64};
+use crate::navigation::NavParams;
 use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A real number of the file: integer, float or decimal string, converted to [`Fx`] on read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,6 +255,7 @@ struct FileAgent {
     start: Point,
     goal: Option<Point>,
     route: Option<Vec<Point>>,
+    navigate: Option<bool>,
     velocity: Option<Point>,
     // Per-agent overrides, written flat (serde's `flatten` cannot be combined with
     // `deny_unknown_fields`).
@@ -286,6 +303,7 @@ struct FileRing {
     radius: Num,
     center: Option<Point>,
     route: Option<Vec<Point>>,
+    navigate: Option<bool>,
     #[serde(default)]
     params: ParamOverrides,
 }
@@ -299,8 +317,31 @@ struct FileGrid {
     seed: Option<u64>,
     center: Option<Point>,
     route: Option<Vec<Point>>,
+    navigate: Option<bool>,
     #[serde(default)]
     params: ParamOverrides,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileNavigation {
+    boundary: Option<Vec<Point>>,
+    margin: Option<Num>,
+    budget: Option<u32>,
+    search_cap: Option<u32>,
+}
+
+impl FileNavigation {
+    /// The settings, each missing key at its [`NavParams`] default.
+    fn params(self) -> NavParams {
+        let d = NavParams::default();
+        NavParams {
+            boundary: self.boundary.map(|b| b.into_iter().map(point).collect()),
+            margin: self.margin.map_or(d.margin, |n| n.0),
+            budget: self.budget.unwrap_or(d.budget),
+            search_cap: self.search_cap.unwrap_or(d.search_cap),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -414,6 +455,7 @@ struct FileScenario {
     defaults: ParamOverrides,
     policy: Option<FilePolicy>,
     perturbation: Option<FilePerturbation>,
+    navigation: Option<FileNavigation>,
     #[serde(default, alias = "agents")]
     agent: Vec<FileAgent>,
     #[serde(default, alias = "rings")]
@@ -465,10 +507,14 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let model = f.defaults.apply_model(AgentModel::default());
     let mut agents = Vec::new();
     let mut routes = RouteBuilder::default();
+    let mut navigate = BTreeSet::new();
     for (i, a) in f.agent.iter().enumerate() {
         let ctx = format!("agent {i}");
         let (spec, route) = agent_spec(a, defaults, model, &ctx)?;
         routes.add(AgentId(i as u32), route, &ctx)?;
+        if a.navigate == Some(true) {
+            navigate.insert(AgentId(i as u32));
+        }
         agents.push(spec);
     }
     let mut budget = super::MAX_SCENARIO_AGENTS.saturating_sub(agents.len());
@@ -502,6 +548,9 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
                 .map(|a| AgentSpec { model: m, ..a }),
         );
         routes.add_group(r.route.as_deref(), first..agents.len(), &ctx)?;
+        if r.navigate == Some(true) {
+            navigate.extend((first..agents.len()).map(|i| AgentId(i as u32)));
+        }
     }
     for (i, g) in f.grid.iter().enumerate() {
         let ctx = format!("grid #{i}");
@@ -530,6 +579,9 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             .map(|a| AgentSpec { model: m, ..a }),
         );
         routes.add_group(g.route.as_deref(), first..agents.len(), &ctx)?;
+        if g.navigate == Some(true) {
+            navigate.extend((first..agents.len()).map(|i| AgentId(i as u32)));
+        }
     }
     let mut obstacles = Vec::with_capacity(f.obstacle.len());
     for (i, o) in f.obstacle.into_iter().enumerate() {
@@ -558,7 +610,20 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             vertices: roadmap.into_iter().map(point).collect(),
         },
     };
-    let events = parse_events(f.event, &agents, defaults, model, &mut routes)?;
+    let events = parse_events(
+        f.event,
+        &agents,
+        defaults,
+        model,
+        &mut routes,
+        &mut navigate,
+    )?;
+    // Agents that navigate without a [navigation] table get the default settings.
+    let navigation = match f.navigation {
+        Some(n) => Some(n.params()),
+        None if !navigate.is_empty() => Some(NavParams::default()),
+        None => None,
+    };
     Ok(Scenario {
         name: f.name,
         time_step: f.time_step.0,
@@ -581,6 +646,8 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         max_ticks: f.max_ticks.unwrap_or(DEFAULT_MAX_TICKS),
         routes: routes.routes,
         waypoint_tolerance,
+        navigation,
+        navigate,
     })
 }
 
@@ -690,6 +757,7 @@ fn parse_events(
     defaults: AgentParams,
     model: AgentModel,
     routes: &mut RouteBuilder,
+    navigate: &mut BTreeSet<AgentId>,
 ) -> Result<Vec<Event>, ScenarioError> {
     let mut params: Vec<AgentParams> = agents.iter().map(|a| a.params).collect();
     let mut models: Vec<AgentModel> = agents.iter().map(|a| a.model).collect();
@@ -718,6 +786,9 @@ fn parse_events(
             }
             let (spec, route) = agent_spec(a, defaults, model, &ctx())?;
             routes.add(AgentId(params.len() as u32), route, &ctx())?;
+            if a.navigate == Some(true) {
+                navigate.insert(AgentId(params.len() as u32));
+            }
             params.push(spec.params);
             models.push(spec.model);
             EventAction::AddAgent(spec)

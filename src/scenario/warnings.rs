@@ -99,6 +99,26 @@ pub enum ScenarioWarning {
         /// On an edge (of any obstacle kind) rather than strictly inside a solid polygon.
         on_edge: bool,
     },
+    /// A navigating agent's goal (or `set_goal` goal) inside a solid polygon or on an
+    /// obstacle's edge: the planner cannot reach it and ends the path at the nearest walkable
+    /// point instead (the order's status says so).
+    NavigateGoalBlocked {
+        /// The agent.
+        agent: AgentId,
+        /// Which of its points ([`GoalPoint::Goal`] or [`GoalPoint::SetGoal`]).
+        point: GoalPoint,
+        /// The obstacle.
+        obstacle: usize,
+    },
+    /// A navigating agent starts, or has its goal, outside the `[navigation]` boundary (or on
+    /// it): off the map, where the planner has no mesh. The start is moved onto the map by
+    /// the planner (the nearest walkable point), the goal likewise.
+    OutsideNavBoundary {
+        /// The agent.
+        agent: AgentId,
+        /// Its start (`true`) or its goal (`false`).
+        start: bool,
+    },
     /// More than [`MAX_LISTED_PER_KIND`] warnings of one kind: the others, counted.
     Omitted {
         /// The kind, as its variant name (`"StartInsideObstacle"`, ...).
@@ -189,6 +209,27 @@ impl fmt::Display for ScenarioWarning {
                     write!(f, " is inside obstacle #{obstacle}")
                 }
             }
+            Self::NavigateGoalBlocked {
+                agent,
+                point,
+                obstacle,
+            } => {
+                match point {
+                    GoalPoint::SetGoal(e) => write!(f, "agent {}: goal of event #{e}", agent.0)?,
+                    _ => write!(f, "agent {}: goal", agent.0)?,
+                }
+                write!(
+                    f,
+                    " is inside obstacle #{obstacle} (or on its edge); the agent navigates, so \
+                     its path ends at the nearest walkable point"
+                )
+            }
+            Self::OutsideNavBoundary { agent, start } => write!(
+                f,
+                "agent {} navigates but its {} is not inside the navigation boundary",
+                agent.0,
+                if start { "start" } else { "goal" }
+            ),
             Self::Omitted { kind, count } => {
                 write!(f, "... and {count} more warnings of the kind {kind}")
             }
@@ -312,9 +353,13 @@ impl Scenario {
     ///    or on an edge, or with their disc across an edge;
     /// 5. agents overlapping each other at the start (one warning: the number of pairs and the
     ///    deepest one);
-    /// 6. goals, waypoints and `set_goal` goals inside a solid polygon or on an edge.
+    /// 6. goals, waypoints and `set_goal` goals inside a solid polygon or on an edge (for a
+    ///    navigating agent, [`ScenarioWarning::NavigateGoalBlocked`]: its path will end beside
+    ///    the obstacle);
+    /// 7. navigating agents whose start or goal is not strictly inside an explicit
+    ///    `[navigation]` boundary.
     ///
-    /// At most [`MAX_LISTED_PER_KIND`] warnings of kinds 4 and 6 are listed each, then one
+    /// At most [`MAX_LISTED_PER_KIND`] warnings of kinds 4, 6 and 7 are listed each, then one
     /// [`ScenarioWarning::Omitted`]. Exact integer geometry: point-in-polygon by winding number
     /// on `i128` orientation tests, edge distances squared. Cost: agents × obstacle edges, plus
     /// a sweep over the starts sorted by x for the overlaps. A scenario that fails
@@ -413,11 +458,19 @@ impl Scenario {
         let mut check = |agent: AgentId, point: GoalPoint, p: Vec2| {
             for (k, o) in self.obstacles.iter().enumerate() {
                 if let Some(on_edge) = blocked(o, solid[k], p) {
-                    goals.push(ScenarioWarning::GoalInsideObstacle {
-                        agent,
-                        point,
-                        obstacle: k,
-                        on_edge,
+                    goals.push(if self.navigate.contains(&agent) {
+                        ScenarioWarning::NavigateGoalBlocked {
+                            agent,
+                            point,
+                            obstacle: k,
+                        }
+                    } else {
+                        ScenarioWarning::GoalInsideObstacle {
+                            agent,
+                            point,
+                            obstacle: k,
+                            on_edge,
+                        }
                     });
                 }
             }
@@ -437,7 +490,34 @@ impl Scenario {
             }
         }
         drop(goals);
+        self.boundary_warnings(&agents, &mut out);
         out
+    }
+
+    /// Kind 7 of [`warnings`](Self::warnings): navigating agents starting or heading outside
+    /// an explicit boundary (`agents`: every agent's start, radius and goal, by id).
+    fn boundary_warnings(&self, agents: &[(Vec2, Fx, Vec2)], out: &mut Vec<ScenarioWarning>) {
+        let Some(boundary) = self.navigation.as_ref().and_then(|n| n.boundary.as_ref()) else {
+            return;
+        };
+        let mut capped = Capped {
+            out,
+            kind: "OutsideNavBoundary",
+            listed: 0,
+        };
+        for &agent in &self.navigate {
+            let Some(&(start, _, goal)) = agents.get(agent.0 as usize) else {
+                continue;
+            };
+            for (p, is_start) in [(start, true), (goal, false)] {
+                if point_in_polygon(boundary, p) != Containment::Inside {
+                    capped.push(ScenarioWarning::OutsideNavBoundary {
+                        agent,
+                        start: is_start,
+                    });
+                }
+            }
+        }
     }
 }
 

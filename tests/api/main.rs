@@ -27,5 +27,7 @@ mod routes;
 #[cfg(feature = "scenario")]
 mod scenario;
 #[cfg(feature = "scenario")]
+mod scenario_navigation;
+#[cfg(feature = "scenario")]
 mod scenario_warnings;
 mod world_commands;

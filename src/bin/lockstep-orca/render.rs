@@ -1,11 +1,14 @@
 //! `render`: pictures of a run. An SVG of the obstacles and every agent's trajectory, an
-//! animated GIF and a PNG still.
+//! animated GIF and a PNG still. With navigation on, the navigation mesh and the planned paths
+//! (`render/nav.rs`).
 //!
 //! Rendering only reads positions through the public API (`agent_ids`, `agent_position`,
 //! `agent_params`, `obstacles`) after each tick of an ordinary run. It feeds nothing back.
 //! Floats appear only here, to place pixels: that is user output, never simulation input.
 //! Hence the module-wide `allow(clippy::float_arithmetic)`.
 #![allow(clippy::float_arithmetic)]
+
+mod nav;
 
 use crate::Fail;
 use crate::files::{self, Output};
@@ -29,7 +32,10 @@ use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Stroke, Transform};
 /// where each agent ended). The GIF shows the agents as discs, frame by frame, with their trails;
 /// its palette is fixed and it is drawn without anti-aliasing, so the same command writes the
 /// same bytes. The PNG is one such frame. Positions are sampled every --step ticks in the
-/// range --from..=--to, plus the range's last tick.
+/// range --from..=--to, plus the range's last tick. When the scene has navigation the pictures
+/// show the navigation mesh instead of the obstacles (walkable triangles light with thin
+/// edges, blocked triangles dark, walls bold) and, in the GIF and the PNG, each navigating
+/// agent's remaining planned path in its colour.
 #[derive(Args)]
 pub struct RenderArgs {
     /// A scenario file (TOML, at most 16 MiB) or a replay file (streamed).
@@ -107,6 +113,28 @@ const MARK: usize = 3;
 const FIRST_AGENT_COLOUR: usize = 4;
 const AGENT_COLOURS: usize = PALETTE.len() - FIRST_AGENT_COLOUR;
 
+/// The colours the navigation layer adds after [`PALETTE`] (a picture without navigation
+/// keeps the 16-colour palette, so its bytes do not change): walkable triangles, the mesh's
+/// edges, blocked triangles, walls.
+const NAV_PALETTE: [[u8; 3]; 4] = [
+    [0xf4, 0xf4, 0xec],
+    [0xd8, 0xd8, 0xd0],
+    [0x78, 0x78, 0x78],
+    [0x10, 0x10, 0x10],
+];
+const NAV_WALKABLE: usize = PALETTE.len();
+const NAV_EDGE: usize = PALETTE.len() + 1;
+const NAV_BLOCKED: usize = PALETTE.len() + 2;
+const NAV_WALL: usize = PALETTE.len() + 3;
+
+/// The RGB of palette index `c` (the navigation colours follow [`PALETTE`]).
+fn rgb(c: usize) -> [u8; 3] {
+    PALETTE
+        .get(c)
+        .copied()
+        .unwrap_or_else(|| NAV_PALETTE[c - PALETTE.len()])
+}
+
 /// One agent's samples.
 struct Track {
     id: u32,
@@ -124,6 +152,8 @@ struct Picture {
     ticks: Vec<u64>,
     tracks: Vec<Track>,
     replay: bool,
+    /// The navigation mesh and planned paths, when the run has navigation.
+    nav: Option<nav::NavLayer>,
 }
 
 /// One agent in one state: id, x, y, radius.
@@ -139,6 +169,10 @@ struct Sampler {
     tracks: BTreeMap<u32, Track>,
     /// The latest state not sampled, kept so the range's last tick is always shown.
     pending: Option<(u64, Vec<AgentState>)>,
+    /// The navigation layer, sampled with the positions (stays empty without navigation).
+    nav: nav::NavLayer,
+    /// Whether the simulator has navigation.
+    has_nav: bool,
 }
 
 impl Sampler {
@@ -176,16 +210,23 @@ impl Sampler {
         if (tick - self.from).is_multiple_of(self.step) || self.at == Some(tick) {
             self.pending = None;
             self.push(tick, state);
+            self.has_nav |= self.nav.observe(sim);
         } else {
             self.pending = Some((tick, state));
         }
     }
 
-    fn finish(mut self) -> (Vec<u64>, Vec<Track>) {
+    /// The samples; `last` is the simulator at the end of the run, sampled for the navigation
+    /// layer when its tick was pending.
+    fn finish(mut self, last: Option<&Simulator>) -> (Vec<u64>, Vec<Track>, Option<nav::NavLayer>) {
         if let Some((tick, state)) = self.pending.take() {
             self.push(tick, state);
+            if let Some(sim) = last.filter(|s| s.tick() == tick) {
+                self.has_nav |= self.nav.observe(sim);
+            }
         }
-        (self.ticks, self.tracks.into_values().collect())
+        let nav = self.has_nav.then_some(self.nav);
+        (self.ticks, self.tracks.into_values().collect(), nav)
     }
 }
 
@@ -211,9 +252,11 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
         ticks: Vec::new(),
         tracks: BTreeMap::new(),
         pending: None,
+        nav: nav::NavLayer::default(),
+        has_nav: false,
     };
     let replay = is_replay(&args.input)?;
-    let (obstacles, goals) = if replay {
+    let (obstacles, goals, last) = if replay {
         if args.ticks.is_some() {
             return Err(Fail::input(
                 "--ticks applies to scenarios; a replay runs its own ticks",
@@ -246,7 +289,7 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
             sampler.observe(&sim);
         }
         progress.finish();
-        (obstacles, BTreeMap::new())
+        (obstacles, BTreeMap::new(), sim)
     } else {
         let (scenario, mut sim, driver) = run::build(&args.input)?;
         let options = RunOptions {
@@ -273,9 +316,9 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
             .enumerate()
             .map(|(i, id)| (id.0, driver.goal_at(i, last).to_f64()))
             .collect();
-        (scenario.obstacles.clone(), goals)
+        (scenario.obstacles.clone(), goals, sim)
     };
-    let (ticks, mut tracks) = sampler.finish();
+    let (ticks, mut tracks, nav) = sampler.finish(Some(&last));
     if ticks.is_empty() {
         return Err(Fail::input(format!(
             "nothing to render: the run has no tick in {}..={}",
@@ -297,6 +340,7 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
         ticks,
         tracks,
         replay,
+        nav,
     })
 }
 
@@ -340,6 +384,9 @@ impl View {
                 let (x, y) = v.to_f64();
                 grow(x, y, 0.0);
             }
+        }
+        for (x, y) in p.nav.iter().flat_map(nav::NavLayer::points) {
+            grow(x, y, 0.0);
         }
         for t in &p.tracks {
             for &(_, x, y) in &t.points {
@@ -434,7 +481,7 @@ pub fn render(args: &RenderArgs) -> Result<(), Fail> {
             .ok_or_else(|| Fail::input(format!("--at {at} is before the first tick shown")))?;
         let name = out.path().display().to_string();
         let indices = frame_indices(&picture, &view, picture.ticks[frame]);
-        write_png(out.writer(), &view, &indices)
+        write_png(out.writer(), &view, palette_len(&picture), &indices)
             .map_err(|e| Fail::failed(format!("{name}: {e}")))?;
         out.commit()?;
     }
@@ -442,7 +489,7 @@ pub fn render(args: &RenderArgs) -> Result<(), Fail> {
 }
 
 fn hex(c: usize) -> String {
-    let [r, g, b] = PALETTE[c];
+    let [r, g, b] = rgb(c);
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
@@ -481,7 +528,11 @@ fn svg_document(p: &Picture, view: &View) -> svg::Document {
                 .set("height", "100%")
                 .set("fill", hex(BACKGROUND)),
         );
-    for s in &p.obstacles {
+    let mesh = p.nav.as_ref().and_then(|n| n.mesh_at(u64::MAX));
+    if let Some(mesh) = mesh {
+        doc = svg_mesh(doc, mesh, view);
+    }
+    for s in p.obstacles.iter().filter(|_| mesh.is_none()) {
         let pts = shape_points(s);
         let attr = points_attr(view, pts.iter().copied());
         doc = match s {
@@ -560,8 +611,35 @@ fn svg_document(p: &Picture, view: &View) -> svg::Document {
     doc
 }
 
+/// The navigation mesh in the SVG: triangles filled by class with thin edges, walls bold.
+fn svg_mesh(mut doc: svg::Document, mesh: &nav::MeshPicture, view: &View) -> svg::Document {
+    use svg::node::element::{Line, Polygon};
+    for (corners, walkable) in &mesh.triangles {
+        let fill = if *walkable { NAV_WALKABLE } else { NAV_BLOCKED };
+        doc = doc.add(
+            Polygon::new()
+                .set("points", points_attr(view, corners.iter().copied()))
+                .set("fill", hex(fill))
+                .set("stroke", hex(NAV_EDGE))
+                .set("stroke-width", 0.5),
+        );
+    }
+    for &((ax, ay), (bx, by)) in &mesh.walls {
+        doc = doc.add(
+            Line::new()
+                .set("x1", fmt1(view.x(ax)))
+                .set("y1", fmt1(view.y(ay)))
+                .set("x2", fmt1(view.x(bx)))
+                .set("y2", fmt1(view.y(by)))
+                .set("stroke", hex(NAV_WALL))
+                .set("stroke-width", 2),
+        );
+    }
+    doc
+}
+
 fn paint(c: usize) -> Paint<'static> {
-    let [r, g, b] = PALETTE[c];
+    let [r, g, b] = rgb(c);
     let mut paint = Paint::default();
     paint.set_color(Color::from_rgba8(r, g, b, 255));
     // No anti-aliasing: every pixel is a palette colour, so frames map to the fixed palette
@@ -599,7 +677,22 @@ fn frame_indices(p: &Picture, view: &View, tick: u64) -> Vec<u8> {
         }
         pb.finish()
     };
-    for s in &p.obstacles {
+    let mesh = p.nav.as_ref().and_then(|n| n.mesh_at(tick));
+    if let Some(mesh) = mesh {
+        for (corners, walkable) in &mesh.triangles {
+            if let Some(path) = line(corners, true) {
+                let fill = if *walkable { NAV_WALKABLE } else { NAV_BLOCKED };
+                pm.fill_path(&path, &paint(fill), FillRule::Winding, id, None);
+                pm.stroke_path(&path, &paint(NAV_EDGE), &stroke(1.0), id, None);
+            }
+        }
+        for &(a, b) in &mesh.walls {
+            if let Some(path) = line(&[a, b], false) {
+                pm.stroke_path(&path, &paint(NAV_WALL), &stroke(2.0), id, None);
+            }
+        }
+    }
+    for s in p.obstacles.iter().filter(|_| mesh.is_none()) {
         let pts = shape_points(s);
         let solid = matches!(s, ObstacleShape::Polygon(_)) && signed_area2(&pts) > 0.0;
         let closed = matches!(s, ObstacleShape::Polygon(_));
@@ -625,6 +718,19 @@ fn frame_indices(p: &Picture, view: &View, tick: u64) -> Vec<u8> {
             pm.stroke_path(&path, &paint(t.colour), &stroke(1.0), id, None);
         }
     }
+    let paths = p.nav.as_ref().and_then(|n| n.paths.get(&tick));
+    for (agent, path) in paths.into_iter().flatten() {
+        let colour = p
+            .tracks
+            .iter()
+            .find(|t| t.id == *agent)
+            .map_or(MARK, |t| t.colour);
+        if path.len() >= 2
+            && let Some(path) = line(path, false)
+        {
+            pm.stroke_path(&path, &paint(colour), &stroke(1.0), id, None);
+        }
+    }
     for t in &p.tracks {
         if let Some((gx, gy)) = t.goal {
             let (cx, cy) = (view.x(gx) as f32, view.y(gy) as f32);
@@ -647,36 +753,48 @@ fn frame_indices(p: &Picture, view: &View, tick: u64) -> Vec<u8> {
             }
         }
     }
+    let colours = palette_len(p);
     pm.pixels()
         .iter()
         .map(|px| {
             let c = [px.red(), px.green(), px.blue()];
-            nearest(c)
+            nearest(c, colours)
         })
         .collect()
 }
 
-/// The palette index of a colour (exact for every colour drawn; nearest otherwise).
-fn nearest(c: [u8; 3]) -> u8 {
-    let d = |p: &[u8; 3]| -> u32 {
+/// The palette index of a colour among the first `colours` (exact for every colour drawn;
+/// nearest otherwise).
+fn nearest(c: [u8; 3], colours: usize) -> u8 {
+    let d = |p: [u8; 3]| -> u32 {
         p.iter()
             .zip(c)
             .map(|(&a, b)| (i32::from(a) - i32::from(b)).unsigned_abs().pow(2))
             .sum()
     };
-    (0..PALETTE.len())
-        .min_by_key(|&i| d(&PALETTE[i]))
+    (0..colours)
+        .min_by_key(|&i| d(rgb(i)))
         .expect("non-empty palette") as u8
 }
 
-fn palette_bytes() -> Vec<u8> {
-    PALETTE.iter().flatten().copied().collect()
+/// How many colours the picture uses: [`PALETTE`], plus [`NAV_PALETTE`] with navigation.
+fn palette_len(p: &Picture) -> usize {
+    PALETTE.len()
+        + if p.nav.is_some() {
+            NAV_PALETTE.len()
+        } else {
+            0
+        }
+}
+
+fn palette_bytes(colours: usize) -> Vec<u8> {
+    (0..colours).flat_map(rgb).collect()
 }
 
 fn write_gif(w: &mut impl Write, p: &Picture, view: &View, delay: u16) -> Result<(), String> {
     let (width, height) = (view.width as u16, view.height as u16);
-    let mut enc =
-        gif::Encoder::new(w, width, height, &palette_bytes()).map_err(|e| e.to_string())?;
+    let mut enc = gif::Encoder::new(w, width, height, &palette_bytes(palette_len(p)))
+        .map_err(|e| e.to_string())?;
     enc.set_repeat(gif::Repeat::Infinite)
         .map_err(|e| e.to_string())?;
     for &tick in &p.ticks {
@@ -692,11 +810,16 @@ fn write_gif(w: &mut impl Write, p: &Picture, view: &View, delay: u16) -> Result
     Ok(())
 }
 
-fn write_png(w: &mut impl Write, view: &View, indices: &[u8]) -> Result<(), String> {
+fn write_png(
+    w: &mut impl Write,
+    view: &View,
+    colours: usize,
+    indices: &[u8],
+) -> Result<(), String> {
     let mut enc = png::Encoder::new(w, view.width, view.height);
     enc.set_color(png::ColorType::Indexed);
     enc.set_depth(png::BitDepth::Eight);
-    enc.set_palette(palette_bytes());
+    enc.set_palette(palette_bytes(colours));
     let mut writer = enc.write_header().map_err(|e| e.to_string())?;
     writer
         .write_image_data(indices)
