@@ -156,7 +156,10 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
         for k in 0..3 {
             let n = t.adj[k];
             // Each edge once: from its lower-indexed triangle.
-            if t.wall[k] || n as usize >= tris.len() || (n as usize) < i || !tris[n as usize].walkable
+            if t.wall[k]
+                || n as usize >= tris.len()
+                || (n as usize) < i
+                || !tris[n as usize].walkable
             {
                 continue;
             }
@@ -380,7 +383,13 @@ pub fn decide(
             holder = Some((side, tick));
         }
         match (k, holder) {
-            (Ok(k), Some((h, since))) => state[k] = ChokeState { choke: key, holder: h, since },
+            (Ok(k), Some((h, since))) => {
+                state[k] = ChokeState {
+                    choke: key,
+                    holder: h,
+                    since,
+                }
+            }
             (Ok(k), None) => {
                 state.remove(k);
             }

@@ -17,7 +17,12 @@ fn door(width: f64) -> NavMesh {
     set.add(ObstacleShape::Polyline(vec![v(0.0, h), v(0.0, 8.0)]))
         .unwrap();
     let params = NavParams {
-        boundary: Some(vec![v(-10.0, -8.0), v(10.0, -8.0), v(10.0, 8.0), v(-10.0, 8.0)]),
+        boundary: Some(vec![
+            v(-10.0, -8.0),
+            v(10.0, -8.0),
+            v(10.0, 8.0),
+            v(-10.0, 8.0),
+        ]),
         ..NavParams::default()
     };
     NavMesh::build(&set, &params).unwrap()
@@ -110,7 +115,10 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
     let t = travellers(&s, &pos);
     let d = decide(&s.mesh, &s.chokes, &mut state, 0, 32, &t, &[None; 4]);
     assert_eq!(state.len(), 1);
-    assert_eq!(state[0].holder, 1, "the nearest approacher's side (east) holds");
+    assert_eq!(
+        state[0].holder, 1,
+        "the nearest approacher's side (east) holds"
+    );
     assert_eq!(d[2], Decision::Go);
     assert_eq!(d[3], Decision::Go);
     for i in [0, 1] {
@@ -128,11 +136,23 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
         holder: 1,
         since: 0,
     }];
-    let d = decide(&s.mesh, &s.chokes, &mut state, 1, 32, &travellers(&s, &pos), &[None; 2]);
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        1,
+        32,
+        &travellers(&s, &pos),
+        &[None; 2],
+    );
     let Decision::Wait { spot, .. } = d[0] else {
         panic!("{:?}", d[0])
     };
-    assert!((spot - Vec2::ZERO).length() >= clear_distance(v(1.3, 0.0).x) - v(1e-6, 0.0).x, "{:?}", spot.to_f64());
+    assert!(
+        (spot - Vec2::ZERO).length() >= clear_distance(v(1.3, 0.0).x) - v(1e-6, 0.0).x,
+        "{:?}",
+        spot.to_f64()
+    );
     assert!(s.mesh.is_walkable(spot, TRAFFIC_RADIUS));
 }
 
@@ -140,7 +160,15 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
 fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
     let (s, pos) = door_scene(&[(2.0, 0.0), (-2.0, 0.0)]);
     let mut state = Vec::new();
-    let d = decide(&s.mesh, &s.chokes, &mut state, 0, 32, &travellers(&s, &pos), &[None; 2]);
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        0,
+        32,
+        &travellers(&s, &pos),
+        &[None; 2],
+    );
     assert_eq!(state[0].holder, 1, "id 0 stands east");
     assert_eq!(d[0], Decision::Go);
     assert!(matches!(d[1], Decision::Wait { .. }));
@@ -149,7 +177,15 @@ fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
     pos2[0] = v(-4.0, 0.0);
     let mut s2 = s;
     s2.paths[0] = [v(-5.0, 0.0), v(-6.0, 0.0)];
-    let d = decide(&s2.mesh, &s2.chokes, &mut state, 5, 32, &travellers(&s2, &pos2), &[None; 2]);
+    let d = decide(
+        &s2.mesh,
+        &s2.chokes,
+        &mut state,
+        5,
+        32,
+        &travellers(&s2, &pos2),
+        &[None; 2],
+    );
     assert_eq!(state[0].holder, 0);
     assert_eq!(state[0].since, 5);
     assert_eq!(d[1], Decision::Go);
@@ -174,12 +210,28 @@ fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() 
     let (s, pos) = door_scene(&[(-3.0, 5.0), (2.0, 0.0), (-2.0, 0.0)]);
     let mut s = s;
     s.paths[0] = [v(-3.0, 6.0), v(-3.0, 7.0)];
-    let d = decide(&s.mesh, &s.chokes, &mut state, 101, 32, &travellers(&s, &pos), &[None; 3]);
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        101,
+        32,
+        &travellers(&s, &pos),
+        &[None; 3],
+    );
     assert_eq!(state[0].holder, 0);
     assert!(matches!(d[1], Decision::Wait { .. }));
     assert_eq!(d[2], Decision::Go);
     // Before the hold time the holder keeps going.
-    let d = decide(&s.mesh, &s.chokes, &mut state, 110, 32, &travellers(&s, &pos), &[None; 3]);
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        110,
+        32,
+        &travellers(&s, &pos),
+        &[None; 3],
+    );
     assert_eq!(d[2], Decision::Go);
 }
 
@@ -188,7 +240,15 @@ fn a_waiter_keeps_its_spot_and_no_one_near_frees_the_door() {
     let (s, pos) = door_scene(&[(2.0, 0.0), (-2.5, 1.0)]);
     let mut state = Vec::new();
     let kept = Some((s.chokes[0], v(-2.4, 1.1)));
-    let d = decide(&s.mesh, &s.chokes, &mut state, 0, 32, &travellers(&s, &pos), &[None, kept]);
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        0,
+        32,
+        &travellers(&s, &pos),
+        &[None, kept],
+    );
     assert_eq!(
         d[1],
         Decision::Wait {
@@ -198,7 +258,15 @@ fn a_waiter_keeps_its_spot_and_no_one_near_frees_the_door() {
     );
     // Far away: no relation, the reservation is dropped.
     let far = [v(-9.0, 7.0), v(9.0, 7.0)];
-    let d = decide(&s.mesh, &s.chokes, &mut state, 1, 32, &travellers(&s, &far), &[None; 2]);
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        1,
+        32,
+        &travellers(&s, &far),
+        &[None; 2],
+    );
     assert_eq!(d, vec![Decision::Go; 2]);
     assert!(state.is_empty());
 }

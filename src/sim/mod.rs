@@ -5,7 +5,7 @@ mod navigation;
 mod orders;
 mod state;
 
-pub(crate) use navigation::{NavRecord, NavState};
+pub(crate) use navigation::{NavRecord, NavState, TrafficState};
 pub use state::SimState;
 
 use crate::agent::{Agent, AgentId, AgentParams, Agents};
