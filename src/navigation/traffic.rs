@@ -19,11 +19,11 @@
 //! - the holder gives the choke up when none of its units is in it and it is closing or has
 //!   no approacher left; the other side takes it if it has approachers (else it is free).
 //!
-//! A waiting unit gets a **waiting spot** where it stands, or, if it stands closer than
-//! [`clear_distance`] to the portal's midpoint, the point at that distance from the midpoint on
-//! its own side (in its direction, else straight out along the portal's normal), kept only
-//! where [`NavMesh::is_walkable`] holds for its radius (else where it stands). So waiters never
-//! stand in the portal's mouth, and nothing here moves a unit towards a wall.
+//! A waiting unit gets a **waiting spot** in a block beside the entrance, on the hand of the
+//! portal's axis it stands on (so it never crosses the mouth, and the units coming out pass
+//! between the two blocks), the nearest waiters taking the places nearest the portal; a spot is kept while its unit waits. Every spot is checked
+//! with [`NavMesh::is_walkable`] for the unit's radius (moved out along the portal's normal,
+//! else the unit waits where it stands): nothing here moves a unit towards a wall.
 //!
 //! Pure: the chokes are derived from the mesh; the reservations are state the caller keeps
 //! (sorted by key, only held chokes), hashed and snapshotted as [`ChokeState`] records.
@@ -39,7 +39,7 @@ use std::cmp::Ordering;
 pub const TRAFFIC_RADIUS: Fx = Fx::from_bits(1 << 31);
 
 /// Seconds a side keeps a choke while the other side waits (then it closes).
-pub const HOLD_SECONDS: u64 = 8;
+pub const HOLD_SECONDS: u64 = 20;
 
 /// A choke: a portal narrower than two unit diameters. `a < b` in `(x, y)` raw-bit order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -190,12 +190,6 @@ pub fn approach_distance(width: Fx) -> Fx {
     half(width) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(12))
 }
 
-/// Distance from the portal's midpoint inside which a waiting unit is moved back out.
-#[must_use]
-pub fn clear_distance(width: Fx) -> Fx {
-    half(width) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(3))
-}
-
 fn half(v: Fx) -> Fx {
     Fx::from_bits(v.to_bits() >> 1)
 }
@@ -236,16 +230,24 @@ struct Relation {
     side: u8,
     /// Path length to the crossing (zero when in the portal).
     distance: Fx,
+    /// The disc overlaps the portal.
     inside: bool,
+    /// The centre is past the portal's line (crossed on its current segment).
+    crossed: bool,
 }
 
 /// The unit's nearest choke ahead on its path within the approach distance, or the choke it
-/// is in.
-fn relation(chokes: &[Choke], t: &Traveller<'_>) -> Option<Relation> {
+/// is in. A unit already waiting for choke `waits_for` keeps its relation to it at any
+/// distance (its block may reach past the approach distance).
+fn relation(chokes: &[Choke], t: &Traveller<'_>, waits_for: Option<Choke>) -> Option<Relation> {
     let mut best: Option<Relation> = None;
     for (c, choke) in chokes.iter().enumerate() {
         let width = (choke.b - choke.a).length();
-        let reach = approach_distance(width);
+        let reach = if waits_for == Some(*choke) {
+            Fx::MAX
+        } else {
+            approach_distance(width)
+        };
         // Cheap reject: the midpoint farther than the reach (plus the width) as the crow flies.
         if (choke.mid() - t.position).max_abs_component() > reach.saturating_add(width) {
             continue;
@@ -260,6 +262,7 @@ fn relation(chokes: &[Choke], t: &Traveller<'_>) -> Option<Relation> {
                         side,
                         distance: Fx::ZERO,
                         inside: true,
+                        crossed: true,
                     };
                     best = Some(nearer(best, r));
                     continue;
@@ -282,6 +285,7 @@ fn relation(chokes: &[Choke], t: &Traveller<'_>) -> Option<Relation> {
                                 side,
                                 distance: if overlaps { Fx::ZERO } else { distance },
                                 inside: overlaps,
+                                crossed: false,
                             };
                             best = Some(nearer(best, r));
                         }
@@ -303,25 +307,38 @@ fn nearer(best: Option<Relation>, r: Relation) -> Relation {
     }
 }
 
-/// The waiting spot of a unit at `position` (radius `radius`) on side `side` of `choke`.
-fn spot(mesh: &NavMesh, choke: &Choke, side: u8, position: Vec2, radius: Fx) -> Vec2 {
+/// Columns of the waiting block.
+const BLOCK_COLUMNS: u32 = 3;
+
+/// Waiting spot `k` on side `side` of `choke` for a unit of `radius` standing at `position`:
+/// a block of [`BLOCK_COLUMNS`] columns beside the entrance, on the waiters' right (`left`:
+/// on their left), rows going out along the portal's normal (row `k / 3`, column `k % 3`,
+/// `2.4 r` apart, the first `3 r` out and `w / 2 + 3 r` aside). A spot where the unit would not be walkable moves out
+/// along the normal by `r`, up to 8 times; failing that the unit waits where it stands.
+fn spot(
+    mesh: &NavMesh,
+    choke: &Choke,
+    (side, left): (u8, bool),
+    k: u32,
+    position: Vec2,
+    radius: Fx,
+) -> Vec2 {
+    let r = TRAFFIC_RADIUS;
     let width = (choke.b - choke.a).length();
-    let clear = clear_distance(width);
-    let m = choke.mid();
-    let off = position - m;
-    if off.length() >= clear {
-        return position;
-    }
     let n = choke.normal(side);
-    let dir = match off.try_normalize() {
-        Some(u) if u.dot(n) > Fx::from_bits(1 << 30) => u,
-        _ => n,
-    };
-    for d in [dir, n] {
-        let s = m + d * clear;
+    // Facing the door (−n), the right hand is n rotated by +90°.
+    let right = if left { -n.perp() } else { n.perp() };
+    let (row, col) = (k / BLOCK_COLUMNS, k % BLOCK_COLUMNS);
+    let step = r.saturating_mul(Fx::from_num(12)) / 5;
+    let out = r.saturating_mul(Fx::from_num(5)) + step.saturating_mul(Fx::from_num(row));
+    let aside =
+        half(width) + r.saturating_mul(Fx::from_num(4)) + step.saturating_mul(Fx::from_num(col));
+    let mut s = choke.mid() + n * out + right * aside;
+    for _ in 0..=8 {
         if mesh.is_walkable(s, radius) {
             return s;
         }
+        s += n * r;
     }
     position
 }
@@ -342,7 +359,11 @@ pub fn decide(
     waiting: &[Option<(Choke, Vec2)>],
 ) -> Vec<Decision> {
     state.retain(|s| chokes.binary_search(&s.choke).is_ok());
-    let rel: Vec<Option<Relation>> = travellers.iter().map(|t| relation(chokes, t)).collect();
+    let rel: Vec<Option<Relation>> = travellers
+        .iter()
+        .zip(waiting)
+        .map(|(t, w)| relation(chokes, t, w.map(|w| w.0)))
+        .collect();
     // Per choke with anyone near: who approaches / is in it on each side.
     let mut near: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
     near.sort_unstable();
@@ -365,7 +386,12 @@ pub fn decide(
             };
             let s = usize::from(r.side);
             approach[s] = true;
-            inside[s] |= r.inside;
+            // In the portal: past its line, or overlapping it on the holding side (a unit of
+            // the other side pushed against the portal waits, and never blocks a switch).
+            let holding = state
+                .binary_search_by(|s| s.choke.cmp(&chokes[c]))
+                .is_ok_and(|k| state[k].holder == r.side);
+            inside[s] |= r.crossed || (r.inside && holding);
             if first.is_none_or(|f| (r.distance, t.id) < (f.0, f.1)) {
                 first = Some((r.distance, t.id, r.side));
             }
@@ -408,29 +434,98 @@ pub fn decide(
         });
         open.push((c, holder.map(|(h, _)| h), closing));
     }
-    travellers
-        .iter()
-        .zip(&rel)
-        .zip(waiting)
-        .map(|((t, r), w)| {
-            let Some(r) = r else {
-                return Decision::Go;
-            };
-            let Ok(i) = open.binary_search_by_key(&r.choke, |o| o.0) else {
-                return Decision::Go;
-            };
-            let (_, holder, closing) = open[i];
-            if r.inside || (holder == Some(r.side) && !closing) {
-                return Decision::Go;
+    // Who waits: kept spots first (counted per choke side), then new waiters in order of
+    // (choke, side, distance, id) take the next places of their block.
+    let mut out = vec![Decision::Go; travellers.len()];
+    let mut places: Vec<((usize, u8, bool), u32)> = Vec::new();
+    let mut fresh: Vec<(usize, u8, bool, Fx, u32, usize)> = Vec::new();
+    let mut file: Vec<(usize, Fx, u32, usize, Option<(Choke, Vec2)>)> = Vec::new();
+    for (i, ((t, r), w)) in travellers.iter().zip(&rel).zip(waiting).enumerate() {
+        let Some(r) = r else {
+            continue;
+        };
+        let Ok(o) = open.binary_search_by_key(&r.choke, |o| o.0) else {
+            continue;
+        };
+        let (_, holder, closing) = open[o];
+        let holds = holder == Some(r.side);
+        if r.crossed {
+            continue;
+        }
+        if holds && (r.inside || !closing) {
+            file.push((
+                r.choke,
+                r.distance,
+                t.id,
+                i,
+                w.filter(|w| w.0 == chokes[r.choke]),
+            ));
+            continue;
+        }
+        let choke = chokes[r.choke];
+        // The block on the waiter's own hand of the portal's axis (it never crosses the mouth).
+        let left_of_axis = |p: Vec2| (p - choke.mid()).dot(choke.normal(r.side).perp()) < Fx::ZERO;
+        // A kept spot in the portal's mouth (a unit stopped in single file before its side
+        // closed) is given up for a place in the block.
+        let clear =
+            half((choke.b - choke.a).length()) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(3));
+        match *w {
+            Some((c, spot)) if c == choke && (spot - choke.mid()).length() > clear => {
+                out[i] = Decision::Wait { choke, spot };
+                bump(&mut places, (r.choke, r.side, left_of_axis(spot)));
             }
-            let choke = chokes[r.choke];
-            let spot = match *w {
-                Some((c, s)) if c == choke => s,
-                _ => spot(mesh, &choke, r.side, t.position, t.radius),
-            };
-            Decision::Wait { choke, spot }
-        })
-        .collect()
+            _ => fresh.push((
+                r.choke,
+                r.side,
+                left_of_axis(t.position),
+                r.distance,
+                t.id,
+                i,
+            )),
+        }
+    }
+    // The holding side goes in single file: near the portal, a unit goes only 2.2 r behind
+    // the one before it (path lengths), else it stops where it stands for now.
+    file.sort_unstable_by_key(|f| (f.0, f.1, f.2));
+    let gap = TRAFFIC_RADIUS.saturating_mul(Fx::from_num(11)) / 5;
+    let mut last: Option<(usize, Fx)> = None;
+    for (c, distance, _, i, w) in file {
+        let width = (chokes[c].b - chokes[c].a).length();
+        let near = distance <= half(width) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(3));
+        match last {
+            Some((lc, ld)) if lc == c && near && distance < ld.saturating_add(gap) => {
+                let spot = w.map_or(travellers[i].position, |w| w.1);
+                out[i] = Decision::Wait {
+                    choke: chokes[c],
+                    spot,
+                };
+            }
+            _ => last = Some((c, distance)),
+        }
+    }
+    fresh.sort_unstable();
+    for (c, side, left, _, _, i) in fresh {
+        let k = bump(&mut places, (c, side, left));
+        let t = &travellers[i];
+        let choke = chokes[c];
+        let spot = spot(mesh, &choke, (side, left), k, t.position, t.radius);
+        out[i] = Decision::Wait { choke, spot };
+    }
+    out
+}
+
+/// The count for `key` in `places` (then one more).
+fn bump(places: &mut Vec<((usize, u8, bool), u32)>, key: (usize, u8, bool)) -> u32 {
+    match places.iter_mut().find(|p| p.0 == key) {
+        Some(p) => {
+            p.1 += 1;
+            p.1 - 1
+        }
+        None => {
+            places.push((key, 1));
+            0
+        }
+    }
 }
 
 #[cfg(test)]

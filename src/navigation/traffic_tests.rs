@@ -109,11 +109,18 @@ fn travellers<'a>(s: &'a Scene, positions: &[Vec2]) -> Vec<Traveller<'a>> {
 
 #[test]
 fn one_side_goes_and_the_other_waits_beside_the_entrance() {
-    // 0 and 1 west, 2 and 3 east; 2 is nearest the door.
-    let (s, pos) = door_scene(&[(-2.0, 0.0), (-3.0, 1.0), (1.5, 0.0), (3.0, -1.0)]);
+    // 0, 1 and 4 west, 2 and 3 east; 2 is nearest the door.
+    let west = [
+        (-2.0, -0.5),
+        (-3.0, 1.0),
+        (1.5, 0.0),
+        (3.0, -1.0),
+        (-3.0, -1.0),
+    ];
+    let (s, pos) = door_scene(&west);
     let mut state = Vec::new();
     let t = travellers(&s, &pos);
-    let d = decide(&s.mesh, &s.chokes, &mut state, 0, 32, &t, &[None; 4]);
+    let d = decide(&s.mesh, &s.chokes, &mut state, 0, 32, &t, &[None; 5]);
     assert_eq!(state.len(), 1);
     assert_eq!(
         state[0].holder, 1,
@@ -121,15 +128,22 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
     );
     assert_eq!(d[2], Decision::Go);
     assert_eq!(d[3], Decision::Go);
-    for i in [0, 1] {
+    let mut spots = Vec::new();
+    for i in [0, 1, 4] {
         let Decision::Wait { spot, .. } = d[i] else {
             panic!("{i} should wait: {:?}", d[i]);
         };
         assert!(spot.x < Fx::ZERO, "waits on its own side");
         assert!(s.mesh.is_walkable(spot, TRAFFIC_RADIUS));
-        assert!((spot - Vec2::ZERO).length() >= clear_distance(v(1.3, 0.0).x) - v(1e-6, 0.0).x);
+        // Beside the entrance, out of the portal's mouth, on the hand of the axis it stands on.
+        let (_, y) = spot.to_f64();
+        assert!(y.abs() >= 0.65 + 1.5 - 1e-6, "{:?}", spot.to_f64());
+        assert_eq!(y > 0.0, pos[i].y > Fx::ZERO, "{i}");
+        spots.push(spot);
     }
-    // A waiter standing in the mouth is moved back out, not to the wall.
+    // Of the two south of the axis, the nearer (0) takes the place nearest the door.
+    assert!(spots[0].length() < spots[2].length());
+    // A waiter standing in the mouth still gets a place beside it, on walkable ground.
     let (s, pos) = door_scene(&[(-0.7, 0.2), (1.0, 0.0)]);
     let mut state = vec![ChokeState {
         choke: s.chokes[0],
@@ -149,7 +163,7 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
         panic!("{:?}", d[0])
     };
     assert!(
-        (spot - Vec2::ZERO).length() >= clear_distance(v(1.3, 0.0).x) - v(1e-6, 0.0).x,
+        spot.x <= v(-2.5, 0.0).x && spot.y >= v(0.0, 2.15).y,
         "{:?}",
         spot.to_f64()
     );
