@@ -254,20 +254,20 @@ fn relation(chokes: &[Choke], t: &Traveller<'_>, waits_for: Option<Choke>) -> Op
         }
         let overlaps = cmp_dist_point_segment(choke.a, choke.b, t.position, t.radius).is_lt();
         // Crossed on the current segment and still overlapping: in, from the side it left.
-        if overlaps && segments_intersect(t.from, t.position, choke.a, choke.b) {
-            if let Some(side) = choke.side(t.from) {
-                if choke.side(t.position) != Some(side) {
-                    let r = Relation {
-                        choke: c,
-                        side,
-                        distance: Fx::ZERO,
-                        inside: true,
-                        crossed: true,
-                    };
-                    best = Some(nearer(best, r));
-                    continue;
-                }
-            }
+        if overlaps
+            && segments_intersect(t.from, t.position, choke.a, choke.b)
+            && let Some(side) = choke.side(t.from)
+            && choke.side(t.position) != Some(side)
+        {
+            let r = Relation {
+                choke: c,
+                side,
+                distance: Fx::ZERO,
+                inside: true,
+                crossed: true,
+            };
+            best = Some(nearer(best, r));
+            continue;
         }
         let mut walked = Fx::ZERO;
         let mut p = t.position;
@@ -276,20 +276,19 @@ fn relation(chokes: &[Choke], t: &Traveller<'_>, waits_for: Option<Choke>) -> Op
                 break;
             }
             if p != q && segments_intersect(p, q, choke.a, choke.b) {
-                if let (Some(side), Some(_)) = (choke.side(p), choke.side(q)) {
-                    if choke.side(q) != Some(side) {
-                        let distance = walked.saturating_add((choke.mid() - p).length());
-                        if distance <= reach || overlaps {
-                            let r = Relation {
-                                choke: c,
-                                side,
-                                distance: if overlaps { Fx::ZERO } else { distance },
-                                inside: overlaps,
-                                crossed: false,
-                            };
-                            best = Some(nearer(best, r));
-                        }
-                    }
+                let distance = walked.saturating_add((choke.mid() - p).length());
+                if let (Some(side), Some(other)) = (choke.side(p), choke.side(q))
+                    && side != other
+                    && (distance <= reach || overlaps)
+                {
+                    let r = Relation {
+                        choke: c,
+                        side,
+                        distance: if overlaps { Fx::ZERO } else { distance },
+                        inside: overlaps,
+                        crossed: false,
+                    };
+                    best = Some(nearer(best, r));
                 }
                 break;
             }
@@ -439,7 +438,7 @@ pub fn decide(
     let mut out = vec![Decision::Go; travellers.len()];
     let mut places: Vec<((usize, u8, bool), u32)> = Vec::new();
     let mut fresh: Vec<(usize, u8, bool, Fx, u32, usize)> = Vec::new();
-    let mut file: Vec<(usize, Fx, u32, usize, Option<(Choke, Vec2)>)> = Vec::new();
+    let mut file: Vec<SingleFile> = Vec::new();
     for (i, ((t, r), w)) in travellers.iter().zip(&rel).zip(waiting).enumerate() {
         let Some(r) = r else {
             continue;
@@ -513,6 +512,10 @@ pub fn decide(
     }
     out
 }
+
+/// A unit of the holding side near a choke: (choke index, path length, id, traveller index,
+/// its kept spot).
+type SingleFile = (usize, Fx, u32, usize, Option<(Choke, Vec2)>);
 
 /// The count for `key` in `places` (then one more).
 fn bump(places: &mut Vec<((usize, u8, bool), u32)>, key: (usize, u8, bool)) -> u32 {

@@ -102,7 +102,7 @@ fn run(text: &str, half: f64) -> Figures {
         .unwrap();
     let dt = s.time_step.to_num::<f64>();
     Figures {
-        arrived: r.all_reached.then(|| r.ticks as f64 * dt),
+        arrived: r.all_reached.then_some(r.ticks as f64 * dt),
         min_wall: walls.min,
         crossed: walls.crossed,
     }
