@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 // Traffic control at chokepoints (stage 1a, step 5): its own file, its own section.
+#[path = "navigation_traffic.rs"]
 mod traffic;
 pub(crate) use traffic::TrafficState;
 
