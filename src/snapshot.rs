@@ -69,8 +69,11 @@
 //! "obstacles changed" flag (`u8`), and the navigation records in ascending agent id (agent
 //! id, goal, plan status as an option of [`PathStatus`](crate::navigation::PathStatus) (enum
 //! tag, and the end point for `GoalAdjusted` / `Unreachable`), pending flag, planned tick
-//! `u64`, no-progress ticks `u16`, best distance, target index `u32`). The navigation mesh is
-//! not stored: it is rebuilt from the obstacles and the settings. Versions 3 to 6 restore.
+//! `u64`, no-progress ticks `u16`, best distance, target index `u32`), then traffic control's
+//! state: the held chokes (corners a, b, holder `u8`, since tick `u64`) ascending, and the
+//! waiters (agent id, choke corners, spot, the kept path as a point sequence) ascending id.
+//! The navigation mesh is not stored: it is rebuilt from the obstacles and the settings.
+//! Versions 3 to 6 restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -104,7 +107,7 @@ use crate::navigation::NavParams;
 use crate::obstacle::ObstacleSet;
 use crate::orders::groups::Groups;
 use crate::orders::{Arrival, Order, Orders, Steering};
-use crate::sim::{NavRecord, NavState, RestoredState};
+use crate::sim::{NavRecord, NavState, RestoredState, TrafficState};
 use crate::sim::{Simulator, SimulatorParams};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
@@ -352,6 +355,8 @@ struct NavPayload {
     debt: u32,
     recheck: bool,
     records: Vec<(AgentId, NavRecord)>,
+    /// Traffic control: held chokes and waiters.
+    traffic: TrafficState,
 }
 
 /// Payload of snapshot format version 4: version 3's, then the non-default agent models.
@@ -530,10 +535,15 @@ impl StateV1 {
                 "agent models not in ascending id of present agents",
             ));
         }
-        let nav = NavState::restored(nav.params, nav.records, nav.debt, nav.recheck, |id| {
+        let traffic = nav.traffic;
+        let mut nav = NavState::restored(nav.params, nav.records, nav.debt, nav.recheck, |id| {
             orders.get(&id).is_some()
         })
         .map_err(|e| e.map_or_else(SnapshotError::Inconsistent, SnapshotError::Invalid))?;
+        traffic
+            .validate(&nav, |id| orders.get(&id))
+            .map_err(|e| e.map_or_else(SnapshotError::Inconsistent, SnapshotError::Invalid))?;
+        nav.traffic = traffic;
         let sim = Simulator::from_restored(RestoredState {
             tick: self.tick,
             global_time: self.global_time,
@@ -631,6 +641,7 @@ impl Simulator {
                 debt: nav.debt,
                 recheck: nav.recheck,
                 records: nav.records.clone(),
+                traffic: nav.traffic.clone(),
             },
         };
         seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, &state, hint)

@@ -17,6 +17,7 @@
 //! | `query.rs` | point location, walkable tests, nearest walkable point, raycast with a radius |
 //! | `search.rs` | the path search over triangles (A* with clearance) |
 //! | `funnel.rs` | string pulling of a corridor into a path that keeps a radius from walls |
+//! | `traffic.rs` | traffic control at chokepoints: narrow portals held by one direction at a time |
 
 mod build;
 pub(crate) mod cdt;
@@ -25,6 +26,7 @@ mod mesh;
 pub(crate) mod predicates;
 mod query;
 mod search;
+pub mod traffic;
 mod widths;
 
 pub use mesh::{NO_TRIANGLE, NavMesh, NavTriangle};

@@ -6,7 +6,7 @@ mod orders;
 mod state;
 
 pub use navigation::NavRecord;
-pub(crate) use navigation::NavState;
+pub(crate) use navigation::{NavState, TrafficState};
 pub use state::SimState;
 
 use crate::agent::{Agent, AgentId, AgentParams, Agents};

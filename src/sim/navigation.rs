@@ -50,6 +50,11 @@ use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+// Traffic control at chokepoints (stage 1a, step 5): its own file, its own section.
+#[path = "navigation_traffic.rs"]
+mod traffic;
+pub(crate) use traffic::TrafficState;
+
 /// Seconds a navigating agent waits between two plans (Detour's `TARGET_REPLAN_DELAY` is 1).
 pub(crate) const REPLAN_COOLDOWN_SECONDS: u64 = 2;
 /// Seconds without progress after which a navigating agent replans.
@@ -156,6 +161,8 @@ pub(crate) struct NavState {
     pub debt: u32,
     /// The obstacle set changed since the last stage 1a (paths are checked against the mesh).
     pub recheck: bool,
+    /// Traffic control at chokepoints (see "Traffic" at the end of this file).
+    pub traffic: TrafficState,
 }
 
 impl NavState {
@@ -207,6 +214,7 @@ impl NavState {
             records,
             debt,
             recheck,
+            traffic: TrafficState::default(),
         })
     }
 }
@@ -261,6 +269,7 @@ impl CanonicalPart for NavState {
             put_fx(out, r.best);
             out.put(&r.target.to_le_bytes());
         }
+        self.traffic.write_canonical(out);
     }
 }
 
@@ -580,11 +589,13 @@ impl Simulator {
         self.nav.debt = self.nav.debt.saturating_sub(budget);
         if self.nav.records.is_empty() {
             self.nav.recheck = false;
+            self.nav.traffic = TrafficState::default();
             return;
         }
         self.check_triggers();
         self.nav.recheck = false;
         self.serve_requests(allowance);
+        self.control_traffic();
     }
 
     /// Stage 1a, step 2: progress counters and replan triggers.

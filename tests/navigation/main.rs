@@ -3,3 +3,4 @@
 mod mesh;
 mod planner;
 mod quality;
+mod traffic;

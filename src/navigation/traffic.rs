@@ -1,0 +1,536 @@
+//! Traffic control at chokepoints: one direction at a time through a narrow portal.
+//!
+//! A **choke** is a portal of the mesh (an open edge between two walkable triangles) whose
+//! two ends are both wall vertices and which is shorter than `4 · traffic_radius`: narrower
+//! than two unit diameters, so two units cannot pass each other in it (a door, a gap between
+//! two buildings). Its key is its two corners in ascending `(x, y)` raw-bit order (`a`, `b`),
+//! so it depends on the geometry alone, never on triangle or vertex indices. Side 0 is the
+//! left of `a → b`, side 1 the right.
+//!
+//! Each tick, [`decide`] looks at every navigating unit's remaining planned path: a unit whose
+//! path crosses a choke within [`approach_distance`] of path length *approaches* it from the
+//! side it stands on (only its nearest choke counts); a unit whose disc already overlaps the
+//! portal while crossing it, or that crossed it on its current segment and still overlaps it,
+//! is *in* it. The reservation ([`ChokeState`]) of a choke belongs to one side at a time:
+//! - with no holder, the side of the nearest approacher (path length, then id) takes it;
+//! - approachers on the holder's side go; those on the other side **wait**;
+//! - once the other side has approachers and `hold_ticks` have passed since the holder took
+//!   it, the holder *closes*: its approachers not yet in the portal wait too;
+//! - the holder gives the choke up when none of its units is in it and it is closing or has
+//!   no approacher left; the other side takes it if it has approachers (else it is free).
+//!
+//! A waiting unit gets a **waiting spot** in a block beside the entrance, on the hand of the
+//! portal's axis it stands on (so it never crosses the mouth, and the units coming out pass
+//! between the two blocks), the nearest waiters taking the places nearest the portal; a spot is kept while its unit waits. Every spot is checked
+//! with [`NavMesh::is_walkable`] for the unit's radius (moved out along the portal's normal,
+//! else the unit waits where it stands): nothing here moves a unit towards a wall.
+//!
+//! Pure: the chokes are derived from the mesh; the reservations are state the caller keeps
+//! (sorted by key, only held chokes), hashed and snapshotted as [`ChokeState`] records.
+
+use super::NavMesh;
+use crate::geom::{cmp_dist_point_segment, left_of, segments_intersect};
+use crate::math::{Fx, Vec2};
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+
+/// The radius traffic control plans for (the default agent radius): portals narrower than
+/// `4 ·` this are chokes.
+pub const TRAFFIC_RADIUS: Fx = Fx::from_bits(1 << 31);
+
+/// Seconds a side keeps a choke while the other side waits (then it closes).
+pub const HOLD_SECONDS: u64 = 20;
+
+/// A choke: a portal narrower than two unit diameters. `a < b` in `(x, y)` raw-bit order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Choke {
+    /// The portal's first corner (the smaller).
+    pub a: Vec2,
+    /// The portal's second corner.
+    pub b: Vec2,
+}
+
+/// The reservation of a held choke (state): which side holds it, since which tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChokeState {
+    /// The choke's key.
+    pub choke: Choke,
+    /// The holding side: 0 (left of `a → b`) or 1.
+    pub holder: u8,
+    /// The tick the holder took the choke.
+    pub since: u64,
+}
+
+impl Ord for Choke {
+    fn cmp(&self, o: &Self) -> Ordering {
+        (key(self.a), key(self.b)).cmp(&(key(o.a), key(o.b)))
+    }
+}
+
+impl PartialOrd for Choke {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+// Choke is a key in ChokeState: serialize it as its two corners.
+impl Serialize for Choke {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.a, self.b).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Choke {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (a, b) = <(Vec2, Vec2)>::deserialize(d)?;
+        Ok(Self { a, b })
+    }
+}
+
+fn key(p: Vec2) -> (i64, i64) {
+    (p.x.to_bits(), p.y.to_bits())
+}
+
+impl Choke {
+    /// The choke between `p` and `q` (in either order).
+    #[must_use]
+    pub fn new(p: Vec2, q: Vec2) -> Self {
+        if key(p) <= key(q) {
+            Self { a: p, b: q }
+        } else {
+            Self { a: q, b: p }
+        }
+    }
+
+    /// The portal's midpoint.
+    #[must_use]
+    pub fn mid(&self) -> Vec2 {
+        self.a + (self.b - self.a).half()
+    }
+
+    /// The side `p` lies on: `Some(0)` left of `a → b`, `Some(1)` right, `None` on the line.
+    #[must_use]
+    pub fn side(&self, p: Vec2) -> Option<u8> {
+        match left_of(self.a, self.b, p).cmp(&0) {
+            Ordering::Greater => Some(0),
+            Ordering::Less => Some(1),
+            Ordering::Equal => None,
+        }
+    }
+
+    /// The unit normal pointing into side `s`.
+    #[must_use]
+    pub fn normal(&self, s: u8) -> Vec2 {
+        let left = (self.b - self.a).perp().normalize_or_zero();
+        if s == 0 { left } else { -left }
+    }
+
+    /// Whether a checked state record names a choke with sane values (restore).
+    #[must_use]
+    pub fn is_canonical(&self) -> bool {
+        key(self.a) < key(self.b)
+    }
+}
+
+/// The chokes of `mesh` for units of `traffic_radius`, ascending: every open edge between two
+/// walkable triangles, shorter than `4 · traffic_radius`, whose corners both end a wall edge.
+#[must_use]
+pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
+    let verts = mesh.vertices();
+    let tris = mesh.triangles();
+    let mut on_wall = vec![false; verts.len()];
+    for t in tris {
+        for k in 0..3 {
+            if t.wall[k] {
+                on_wall[t.v[k] as usize] = true;
+                on_wall[t.v[(k + 1) % 3] as usize] = true;
+            }
+        }
+    }
+    let limit = traffic_radius.saturating_mul(Fx::from_num(4));
+    let mut out = Vec::new();
+    for (i, t) in tris.iter().enumerate() {
+        if !t.walkable {
+            continue;
+        }
+        for k in 0..3 {
+            let n = t.adj[k];
+            // Each edge once: from its lower-indexed triangle.
+            if t.wall[k]
+                || n as usize >= tris.len()
+                || (n as usize) < i
+                || !tris[n as usize].walkable
+            {
+                continue;
+            }
+            let (p, q) = (t.v[k] as usize, t.v[(k + 1) % 3] as usize);
+            if !(on_wall[p] && on_wall[q]) {
+                continue;
+            }
+            let (p, q) = (verts[p], verts[q]);
+            // length < limit, exactly: compare squares wide.
+            if (q - p).length_squared_wide() < wide_sq(limit) {
+                out.push(Choke::new(p, q));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn wide_sq(v: Fx) -> i128 {
+    let b = i128::from(v.to_bits());
+    b * b
+}
+
+/// Path length within which a unit approaching a choke of `width` is controlled.
+#[must_use]
+pub fn approach_distance(width: Fx) -> Fx {
+    half(width) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(12))
+}
+
+fn half(v: Fx) -> Fx {
+    Fx::from_bits(v.to_bits() >> 1)
+}
+
+/// One navigating unit, as [`decide`] sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Traveller<'a> {
+    /// The unit's id (ties).
+    pub id: u32,
+    /// Where it stands.
+    pub position: Vec2,
+    /// Its radius.
+    pub radius: Fx,
+    /// The point its current segment started from (the previous waypoint or the order start).
+    pub from: Vec2,
+    /// The rest of its planned path: its current target first.
+    pub path: &'a [Vec2],
+}
+
+/// What a unit does at a choke this tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Follow the planned path.
+    Go,
+    /// Wait for the choke at `spot` (the choke's key says which).
+    Wait {
+        /// The choke waited for.
+        choke: Choke,
+        /// Where to wait (see the [module docs](self)).
+        spot: Vec2,
+    },
+}
+
+/// How a unit relates to one choke.
+#[derive(Clone, Copy, Debug)]
+struct Relation {
+    choke: usize,
+    side: u8,
+    /// Path length to the crossing (zero when in the portal).
+    distance: Fx,
+    /// The disc overlaps the portal.
+    inside: bool,
+    /// The centre is past the portal's line (crossed on its current segment).
+    crossed: bool,
+}
+
+/// The unit's nearest choke ahead on its path within the approach distance, or the choke it
+/// is in. A unit already waiting for choke `waits_for` keeps its relation to it at any
+/// distance (its block may reach past the approach distance).
+fn relation(chokes: &[Choke], t: &Traveller<'_>, waits_for: Option<Choke>) -> Option<Relation> {
+    let mut best: Option<Relation> = None;
+    for (c, choke) in chokes.iter().enumerate() {
+        let width = (choke.b - choke.a).length();
+        let reach = if waits_for == Some(*choke) {
+            Fx::MAX
+        } else {
+            approach_distance(width)
+        };
+        // Cheap reject: the midpoint farther than the reach (plus the width) as the crow flies.
+        if (choke.mid() - t.position).max_abs_component() > reach.saturating_add(width) {
+            continue;
+        }
+        let overlaps = cmp_dist_point_segment(choke.a, choke.b, t.position, t.radius).is_lt();
+        // Crossed on the current segment and still overlapping: in, from the side it left.
+        if overlaps
+            && segments_intersect(t.from, t.position, choke.a, choke.b)
+            && let Some(side) = choke.side(t.from)
+            && choke.side(t.position) != Some(side)
+        {
+            let r = Relation {
+                choke: c,
+                side,
+                distance: Fx::ZERO,
+                inside: true,
+                crossed: true,
+            };
+            best = Some(nearer(best, r));
+            continue;
+        }
+        let mut walked = Fx::ZERO;
+        let mut p = t.position;
+        for &q in t.path {
+            if walked > reach {
+                break;
+            }
+            if p != q && segments_intersect(p, q, choke.a, choke.b) {
+                let distance = walked.saturating_add((choke.mid() - p).length());
+                if let (Some(side), Some(other)) = (choke.side(p), choke.side(q))
+                    && side != other
+                    && (distance <= reach || overlaps)
+                {
+                    let r = Relation {
+                        choke: c,
+                        side,
+                        distance: if overlaps { Fx::ZERO } else { distance },
+                        inside: overlaps,
+                        crossed: false,
+                    };
+                    best = Some(nearer(best, r));
+                }
+                break;
+            }
+            walked = walked.saturating_add((q - p).length());
+            p = q;
+        }
+    }
+    best
+}
+
+fn nearer(best: Option<Relation>, r: Relation) -> Relation {
+    match best {
+        Some(b) if (b.distance, b.choke) <= (r.distance, r.choke) => b,
+        _ => r,
+    }
+}
+
+/// Columns of the waiting block.
+const BLOCK_COLUMNS: u32 = 3;
+
+/// Waiting spot `k` on side `side` of `choke` for a unit of `radius` standing at `position`:
+/// a block of [`BLOCK_COLUMNS`] columns beside the entrance, on the waiters' right (`left`:
+/// on their left), rows going out along the portal's normal (row `k / 3`, column `k % 3`,
+/// `2.4 r` apart, the first `3 r` out and `w / 2 + 3 r` aside). A spot where the unit would not be walkable moves out
+/// along the normal by `r`, up to 8 times; failing that the unit waits where it stands.
+fn spot(
+    mesh: &NavMesh,
+    choke: &Choke,
+    (side, left): (u8, bool),
+    k: u32,
+    position: Vec2,
+    radius: Fx,
+) -> Vec2 {
+    let r = TRAFFIC_RADIUS;
+    let width = (choke.b - choke.a).length();
+    let n = choke.normal(side);
+    // Facing the door (−n), the right hand is n rotated by +90°.
+    let right = if left { -n.perp() } else { n.perp() };
+    let (row, col) = (k / BLOCK_COLUMNS, k % BLOCK_COLUMNS);
+    let step = r.saturating_mul(Fx::from_num(12)) / 5;
+    let out = r.saturating_mul(Fx::from_num(5)) + step.saturating_mul(Fx::from_num(row));
+    let aside =
+        half(width) + r.saturating_mul(Fx::from_num(4)) + step.saturating_mul(Fx::from_num(col));
+    let mut s = choke.mid() + n * out + right * aside;
+    for _ in 0..=8 {
+        if mesh.is_walkable(s, radius) {
+            return s;
+        }
+        s += n * r;
+    }
+    position
+}
+
+/// One tick of traffic control: updates the reservations `state` (held chokes only, ascending
+/// key; records of chokes no longer in `chokes` or with no one near are dropped) and returns
+/// each traveller's decision, in the order given. `waiting` says, per traveller, the choke and
+/// spot it already waits at (kept while it still waits there, so waiters do not wander).
+/// `hold_ticks`: see the [module docs](self).
+#[must_use]
+pub fn decide(
+    mesh: &NavMesh,
+    chokes: &[Choke],
+    state: &mut Vec<ChokeState>,
+    tick: u64,
+    hold_ticks: u64,
+    travellers: &[Traveller<'_>],
+    waiting: &[Option<(Choke, Vec2)>],
+) -> Vec<Decision> {
+    state.retain(|s| chokes.binary_search(&s.choke).is_ok());
+    let rel: Vec<Option<Relation>> = travellers
+        .iter()
+        .zip(waiting)
+        .map(|(t, w)| relation(chokes, t, w.map(|w| w.0)))
+        .collect();
+    // Per choke with anyone near: who approaches / is in it on each side.
+    let mut near: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
+    near.sort_unstable();
+    near.dedup();
+    // Chokes held but with no one near are released.
+    state.retain(|s| {
+        chokes
+            .binary_search(&s.choke)
+            .is_ok_and(|c| near.binary_search(&c).is_ok())
+    });
+    // (choke index, open side or None: both closed) for the decisions.
+    let mut open: Vec<(usize, Option<u8>, bool)> = Vec::with_capacity(near.len());
+    for &c in &near {
+        let mut approach = [false; 2];
+        let mut inside = [false; 2];
+        let mut first: Option<(Fx, u32, u8)> = None;
+        for (t, r) in travellers.iter().zip(&rel) {
+            let Some(r) = r.filter(|r| r.choke == c) else {
+                continue;
+            };
+            let s = usize::from(r.side);
+            approach[s] = true;
+            // In the portal: past its line, or overlapping it on the holding side (a unit of
+            // the other side pushed against the portal waits, and never blocks a switch).
+            let holding = state
+                .binary_search_by(|s| s.choke.cmp(&chokes[c]))
+                .is_ok_and(|k| state[k].holder == r.side);
+            inside[s] |= r.crossed || (r.inside && holding);
+            if first.is_none_or(|f| (r.distance, t.id) < (f.0, f.1)) {
+                first = Some((r.distance, t.id, r.side));
+            }
+        }
+        let key = chokes[c];
+        let k = state.binary_search_by(|s| s.choke.cmp(&key));
+        let mut holder = k.ok().map(|k| (state[k].holder, state[k].since));
+        if let Some((h, since)) = holder {
+            let o = usize::from(1 - h);
+            let closing = approach[o] && tick.saturating_sub(since) >= hold_ticks;
+            if !inside[usize::from(h)] && (closing || !approach[usize::from(h)]) {
+                holder = approach[o].then_some((1 - h, tick));
+            }
+        } else if let Some((_, _, side)) = first {
+            holder = Some((side, tick));
+        }
+        match (k, holder) {
+            (Ok(k), Some((h, since))) => {
+                state[k] = ChokeState {
+                    choke: key,
+                    holder: h,
+                    since,
+                }
+            }
+            (Ok(k), None) => {
+                state.remove(k);
+            }
+            (Err(k), Some((h, since))) => state.insert(
+                k,
+                ChokeState {
+                    choke: key,
+                    holder: h,
+                    since,
+                },
+            ),
+            (Err(_), None) => {}
+        }
+        let closing = holder.is_some_and(|(h, since)| {
+            approach[usize::from(1 - h)] && tick.saturating_sub(since) >= hold_ticks
+        });
+        open.push((c, holder.map(|(h, _)| h), closing));
+    }
+    // Who waits: kept spots first (counted per choke side), then new waiters in order of
+    // (choke, side, distance, id) take the next places of their block.
+    let mut out = vec![Decision::Go; travellers.len()];
+    let mut places: Vec<((usize, u8, bool), u32)> = Vec::new();
+    let mut fresh: Vec<(usize, u8, bool, Fx, u32, usize)> = Vec::new();
+    let mut file: Vec<SingleFile> = Vec::new();
+    for (i, ((t, r), w)) in travellers.iter().zip(&rel).zip(waiting).enumerate() {
+        let Some(r) = r else {
+            continue;
+        };
+        let Ok(o) = open.binary_search_by_key(&r.choke, |o| o.0) else {
+            continue;
+        };
+        let (_, holder, closing) = open[o];
+        let holds = holder == Some(r.side);
+        if r.crossed {
+            continue;
+        }
+        if holds && (r.inside || !closing) {
+            file.push((
+                r.choke,
+                r.distance,
+                t.id,
+                i,
+                w.filter(|w| w.0 == chokes[r.choke]),
+            ));
+            continue;
+        }
+        let choke = chokes[r.choke];
+        // The block on the waiter's own hand of the portal's axis (it never crosses the mouth).
+        let left_of_axis = |p: Vec2| (p - choke.mid()).dot(choke.normal(r.side).perp()) < Fx::ZERO;
+        // A kept spot in the portal's mouth (a unit stopped in single file before its side
+        // closed) is given up for a place in the block.
+        let clear =
+            half((choke.b - choke.a).length()) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(3));
+        match *w {
+            Some((c, spot)) if c == choke && (spot - choke.mid()).length() > clear => {
+                out[i] = Decision::Wait { choke, spot };
+                bump(&mut places, (r.choke, r.side, left_of_axis(spot)));
+            }
+            _ => fresh.push((
+                r.choke,
+                r.side,
+                left_of_axis(t.position),
+                r.distance,
+                t.id,
+                i,
+            )),
+        }
+    }
+    // The holding side goes in single file: near the portal, a unit goes only 2.2 r behind
+    // the one before it (path lengths), else it stops where it stands for now.
+    file.sort_unstable_by_key(|f| (f.0, f.1, f.2));
+    let gap = TRAFFIC_RADIUS.saturating_mul(Fx::from_num(11)) / 5;
+    let mut last: Option<(usize, Fx)> = None;
+    for (c, distance, _, i, w) in file {
+        let width = (chokes[c].b - chokes[c].a).length();
+        let near = distance <= half(width) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(3));
+        match last {
+            Some((lc, ld)) if lc == c && near && distance < ld.saturating_add(gap) => {
+                let spot = w.map_or(travellers[i].position, |w| w.1);
+                out[i] = Decision::Wait {
+                    choke: chokes[c],
+                    spot,
+                };
+            }
+            _ => last = Some((c, distance)),
+        }
+    }
+    fresh.sort_unstable();
+    for (c, side, left, _, _, i) in fresh {
+        let k = bump(&mut places, (c, side, left));
+        let t = &travellers[i];
+        let choke = chokes[c];
+        let spot = spot(mesh, &choke, (side, left), k, t.position, t.radius);
+        out[i] = Decision::Wait { choke, spot };
+    }
+    out
+}
+
+/// A unit of the holding side near a choke: (choke index, path length, id, traveller index,
+/// its kept spot).
+type SingleFile = (usize, Fx, u32, usize, Option<(Choke, Vec2)>);
+
+/// The count for `key` in `places` (then one more).
+fn bump(places: &mut Vec<((usize, u8, bool), u32)>, key: (usize, u8, bool)) -> u32 {
+    match places.iter_mut().find(|p| p.0 == key) {
+        Some(p) => {
+            p.1 += 1;
+            p.1 - 1
+        }
+        None => {
+            places.push((key, 1));
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "traffic_tests.rs"]
+mod tests;

@@ -1,0 +1,286 @@
+//! Unit tests of traffic control on door and corridor meshes built with [`NavMesh::build`].
+
+use super::*;
+use crate::navigation::NavParams;
+use crate::obstacle::{ObstacleSet, ObstacleShape};
+
+fn v(x: f64, y: f64) -> Vec2 {
+    Vec2::from_f64(x, y).unwrap()
+}
+
+/// A room [-10, 10] x [-8, 8] split by a wall at x = 0 with a door of `width` around y = 0.
+fn door(width: f64) -> NavMesh {
+    let mut set = ObstacleSet::default();
+    let h = width / 2.0;
+    set.add(ObstacleShape::Polyline(vec![v(0.0, -8.0), v(0.0, -h)]))
+        .unwrap();
+    set.add(ObstacleShape::Polyline(vec![v(0.0, h), v(0.0, 8.0)]))
+        .unwrap();
+    let params = NavParams {
+        boundary: Some(vec![
+            v(-10.0, -8.0),
+            v(10.0, -8.0),
+            v(10.0, 8.0),
+            v(-10.0, 8.0),
+        ]),
+        ..NavParams::default()
+    };
+    NavMesh::build(&set, &params).unwrap()
+}
+
+/// A corridor of `width` from x = 0 to x = 20 between two walls, in an open map.
+fn corridor(width: f64) -> NavMesh {
+    let mut set = ObstacleSet::default();
+    set.add(ObstacleShape::Polyline(vec![v(0.0, 0.0), v(20.0, 0.0)]))
+        .unwrap();
+    set.add(ObstacleShape::Polyline(vec![v(0.0, width), v(20.0, width)]))
+        .unwrap();
+    NavMesh::build(&set, &NavParams::default()).unwrap()
+}
+
+#[test]
+fn a_door_narrower_than_two_diameters_is_one_choke() {
+    let c = chokes(&door(1.3), TRAFFIC_RADIUS);
+    assert_eq!(c, vec![Choke::new(v(0.0, 0.65), v(0.0, -0.65))]);
+    assert_eq!(c[0].a, v(0.0, -0.65));
+    assert_eq!(chokes(&door(1.5), TRAFFIC_RADIUS).len(), 1);
+    // Two diameters or more: lanes, no choke.
+    assert!(chokes(&door(2.0), TRAFFIC_RADIUS).is_empty());
+    assert!(chokes(&door(3.0), TRAFFIC_RADIUS).is_empty());
+    // A 4.5-wide corridor has none.
+    assert!(chokes(&corridor(4.5), TRAFFIC_RADIUS).is_empty());
+    // A 1.3-wide corridor's mouths are chokes.
+    let c = chokes(&corridor(1.3), TRAFFIC_RADIUS);
+    assert!(c.contains(&Choke::new(v(0.0, 0.0), v(0.0, 1.3))), "{c:?}");
+    assert!(c.contains(&Choke::new(v(20.0, 0.0), v(20.0, 1.3))), "{c:?}");
+}
+
+#[test]
+fn choke_sides_and_normals() {
+    let c = Choke::new(v(0.0, 0.65), v(0.0, -0.65));
+    // a = (0, -0.65) -> b = (0, 0.65) points up: left is -x.
+    assert_eq!(c.side(v(-1.0, 0.0)), Some(0));
+    assert_eq!(c.side(v(1.0, 0.0)), Some(1));
+    assert_eq!(c.side(v(0.0, 3.0)), None);
+    assert!(c.normal(0).x < Fx::ZERO && c.normal(1).x > Fx::ZERO);
+    assert_eq!(c.mid(), Vec2::ZERO);
+}
+
+struct Scene {
+    mesh: NavMesh,
+    chokes: Vec<Choke>,
+    paths: Vec<[Vec2; 2]>,
+}
+
+/// Units on both sides of a 1.3 door heading through it: `west` on the west side (x < 0),
+/// ids in the order given.
+fn door_scene(units: &[(f64, f64)]) -> (Scene, Vec<Vec2>) {
+    let mesh = door(1.3);
+    let chokes = chokes(&mesh, TRAFFIC_RADIUS);
+    let positions: Vec<Vec2> = units.iter().map(|&(x, y)| v(x, y)).collect();
+    let paths = units
+        .iter()
+        .map(|&(x, y)| [v(0.0, 0.0) + v(-x.signum() * 0.01, 0.0), v(-x, y)])
+        .collect();
+    (
+        Scene {
+            mesh,
+            chokes,
+            paths,
+        },
+        positions,
+    )
+}
+
+fn travellers<'a>(s: &'a Scene, positions: &[Vec2]) -> Vec<Traveller<'a>> {
+    positions
+        .iter()
+        .zip(&s.paths)
+        .enumerate()
+        .map(|(i, (&p, path))| Traveller {
+            id: i as u32,
+            position: p,
+            radius: TRAFFIC_RADIUS,
+            from: p,
+            path: &path[..],
+        })
+        .collect()
+}
+
+#[test]
+fn one_side_goes_and_the_other_waits_beside_the_entrance() {
+    // 0, 1 and 4 west, 2 and 3 east; 2 is nearest the door.
+    let west = [
+        (-2.0, -0.5),
+        (-3.0, 1.0),
+        (1.5, 0.0),
+        (3.0, -1.0),
+        (-3.0, -1.0),
+    ];
+    let (s, pos) = door_scene(&west);
+    let mut state = Vec::new();
+    let t = travellers(&s, &pos);
+    let d = decide(&s.mesh, &s.chokes, &mut state, 0, 32, &t, &[None; 5]);
+    assert_eq!(state.len(), 1);
+    assert_eq!(
+        state[0].holder, 1,
+        "the nearest approacher's side (east) holds"
+    );
+    assert_eq!(d[2], Decision::Go);
+    assert_eq!(d[3], Decision::Go);
+    let mut spots = Vec::new();
+    for i in [0, 1, 4] {
+        let Decision::Wait { spot, .. } = d[i] else {
+            panic!("{i} should wait: {:?}", d[i]);
+        };
+        assert!(spot.x < Fx::ZERO, "waits on its own side");
+        assert!(s.mesh.is_walkable(spot, TRAFFIC_RADIUS));
+        // Beside the entrance, out of the portal's mouth, on the hand of the axis it stands on.
+        let (_, y) = spot.to_f64();
+        assert!(y.abs() >= 0.65 + 1.5 - 1e-6, "{:?}", spot.to_f64());
+        assert_eq!(y > 0.0, pos[i].y > Fx::ZERO, "{i}");
+        spots.push(spot);
+    }
+    // Of the two south of the axis, the nearer (0) takes the place nearest the door.
+    assert!(spots[0].length() < spots[2].length());
+    // A waiter standing in the mouth still gets a place beside it, on walkable ground.
+    let (s, pos) = door_scene(&[(-0.7, 0.2), (1.0, 0.0)]);
+    let mut state = vec![ChokeState {
+        choke: s.chokes[0],
+        holder: 1,
+        since: 0,
+    }];
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        1,
+        32,
+        &travellers(&s, &pos),
+        &[None; 2],
+    );
+    let Decision::Wait { spot, .. } = d[0] else {
+        panic!("{:?}", d[0])
+    };
+    assert!(
+        spot.x <= v(-2.5, 0.0).x && spot.y >= v(0.0, 2.15).y,
+        "{:?}",
+        spot.to_f64()
+    );
+    assert!(s.mesh.is_walkable(spot, TRAFFIC_RADIUS));
+}
+
+#[test]
+fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
+    let (s, pos) = door_scene(&[(2.0, 0.0), (-2.0, 0.0)]);
+    let mut state = Vec::new();
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        0,
+        32,
+        &travellers(&s, &pos),
+        &[None; 2],
+    );
+    assert_eq!(state[0].holder, 1, "id 0 stands east");
+    assert_eq!(d[0], Decision::Go);
+    assert!(matches!(d[1], Decision::Wait { .. }));
+    // Unit 0 through and away (its path no longer crosses): the west side takes the door.
+    let mut pos2 = pos.clone();
+    pos2[0] = v(-4.0, 0.0);
+    let mut s2 = s;
+    s2.paths[0] = [v(-5.0, 0.0), v(-6.0, 0.0)];
+    let d = decide(
+        &s2.mesh,
+        &s2.chokes,
+        &mut state,
+        5,
+        32,
+        &travellers(&s2, &pos2),
+        &[None; 2],
+    );
+    assert_eq!(state[0].holder, 0);
+    assert_eq!(state[0].since, 5);
+    assert_eq!(d[1], Decision::Go);
+}
+
+#[test]
+fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() {
+    // East unit 0 in the door, east unit 1 approaching, west unit 2 waiting.
+    let (s, pos) = door_scene(&[(0.3, 0.0), (2.0, 0.0), (-2.0, 0.0)]);
+    let mut state = vec![ChokeState {
+        choke: s.chokes[0],
+        holder: 1,
+        since: 0,
+    }];
+    let t = travellers(&s, &pos);
+    let d = decide(&s.mesh, &s.chokes, &mut state, 100, 32, &t, &[None; 3]);
+    assert_eq!(state[0].holder, 1, "unit 0 is still in the door");
+    assert_eq!(d[0], Decision::Go);
+    assert!(matches!(d[1], Decision::Wait { .. }), "closing: {:?}", d[1]);
+    assert!(matches!(d[2], Decision::Wait { .. }));
+    // Unit 0 out: the west side takes over, unit 1 waits.
+    let (s, pos) = door_scene(&[(-3.0, 5.0), (2.0, 0.0), (-2.0, 0.0)]);
+    let mut s = s;
+    s.paths[0] = [v(-3.0, 6.0), v(-3.0, 7.0)];
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        101,
+        32,
+        &travellers(&s, &pos),
+        &[None; 3],
+    );
+    assert_eq!(state[0].holder, 0);
+    assert!(matches!(d[1], Decision::Wait { .. }));
+    assert_eq!(d[2], Decision::Go);
+    // Before the hold time the holder keeps going.
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        110,
+        32,
+        &travellers(&s, &pos),
+        &[None; 3],
+    );
+    assert_eq!(d[2], Decision::Go);
+}
+
+#[test]
+fn a_waiter_keeps_its_spot_and_no_one_near_frees_the_door() {
+    let (s, pos) = door_scene(&[(2.0, 0.0), (-2.5, 1.0)]);
+    let mut state = Vec::new();
+    let kept = Some((s.chokes[0], v(-2.4, 1.1)));
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        0,
+        32,
+        &travellers(&s, &pos),
+        &[None, kept],
+    );
+    assert_eq!(
+        d[1],
+        Decision::Wait {
+            choke: s.chokes[0],
+            spot: v(-2.4, 1.1)
+        }
+    );
+    // Far away: no relation, the reservation is dropped.
+    let far = [v(-9.0, 7.0), v(9.0, 7.0)];
+    let d = decide(
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        1,
+        32,
+        &travellers(&s, &far),
+        &[None; 2],
+    );
+    assert_eq!(d, vec![Decision::Go; 2]);
+    assert!(state.is_empty());
+}

@@ -1,0 +1,250 @@
+//! Traffic control in stage 1a: the glue between [`crate::navigation::traffic`] (chokes,
+//! reservations, decisions) and the navigating agents' orders.
+//!
+//! After the plans are served, every planned navigating agent is a traveller: its position,
+//! radius and remaining path (for a waiting agent, the path it will resume). The decisions:
+//! - **Wait** at a spot: the agent's planned path is kept aside in its [`Waiter`] record and
+//!   its order becomes a plain move to the spot (so it steers there and rests, pressing
+//!   nowhere); a waiter keeps its spot while it waits for the same choke; its no-progress
+//!   counter stays at zero (waiting is not being stuck).
+//! - **Go**: a waiter's order becomes its kept path again, from where it stands.
+//!
+//! A waiter whose order was replaced by anything else (a new command, a replan) is dropped;
+//! so is one whose agent left. The state ([`TrafficState`]: the held chokes and the waiters,
+//! ascending) is hashed (after the records, only when not empty, so states without traffic
+//! keep their hashes) and snapshotted with the navigation state.
+
+use super::{NavState, Simulator, planned_order, ticks};
+use crate::agent::AgentId;
+use crate::domain::checked_point;
+use crate::error::SimError;
+use crate::math::Vec2;
+use crate::navigation::traffic::{
+    self, Choke, ChokeState, Decision, HOLD_SECONDS, TRAFFIC_RADIUS, Traveller,
+};
+use crate::orders::{MAX_PATH_POINTS, Order};
+use crate::util::ByteSink;
+use serde::{Deserialize, Serialize};
+
+/// An agent waiting for a choke (state).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Waiter {
+    pub id: AgentId,
+    /// The choke it waits for.
+    pub choke: Choke,
+    /// Where it waits (its order's only point while it waits).
+    pub spot: Vec2,
+    /// The planned path it resumes (its remaining points, 1 ..= `MAX_PATH_POINTS`).
+    pub path: Vec<Vec2>,
+}
+
+/// Traffic control's state: held chokes (ascending key) and waiters (ascending id).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TrafficState {
+    pub chokes: Vec<ChokeState>,
+    pub waiters: Vec<Waiter>,
+}
+
+fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
+    out.put(&v.x.to_bits().to_le_bytes());
+    out.put(&v.y.to_bits().to_le_bytes());
+}
+
+impl TrafficState {
+    /// The canonical bytes: nothing when empty; else marker byte `T`, held choke count
+    /// (`u32`), per choke its corners a, b, holder byte, since tick (`u64`); waiter count
+    /// (`u32`), per waiter id (`u32`), choke a, b, spot, path length (`u32`), the points.
+    pub(crate) fn write_canonical(&self, out: &mut dyn ByteSink) {
+        if self.chokes.is_empty() && self.waiters.is_empty() {
+            return;
+        }
+        out.put(b"T");
+        out.put(&(self.chokes.len() as u32).to_le_bytes());
+        for c in &self.chokes {
+            put_vec2(out, c.choke.a);
+            put_vec2(out, c.choke.b);
+            out.put(&[c.holder]);
+            out.put(&c.since.to_le_bytes());
+        }
+        out.put(&(self.waiters.len() as u32).to_le_bytes());
+        for w in &self.waiters {
+            out.put(&w.id.0.to_le_bytes());
+            put_vec2(out, w.choke.a);
+            put_vec2(out, w.choke.b);
+            put_vec2(out, w.spot);
+            out.put(&(w.path.len() as u32).to_le_bytes());
+            for &p in &w.path {
+                put_vec2(out, p);
+            }
+        }
+    }
+
+    /// Checks a decoded traffic state against the restored navigation state `nav` (records
+    /// present for every waiter) and `order_of` (the waiter's order is its hold at its spot).
+    pub(crate) fn validate<'a>(
+        &self,
+        nav: &NavState,
+        order_of: impl Fn(AgentId) -> Option<&'a Order>,
+    ) -> Result<(), Result<SimError, &'static str>> {
+        if self.chokes.windows(2).any(|w| w[0].choke >= w[1].choke) {
+            return Err(Err("traffic chokes not strictly ascending"));
+        }
+        if self.waiters.windows(2).any(|w| w[0].id >= w[1].id) {
+            return Err(Err("traffic waiter ids not strictly ascending"));
+        }
+        for c in &self.chokes {
+            if c.holder > 1 || !c.choke.is_canonical() {
+                return Err(Err("traffic choke record out of range"));
+            }
+            checked_point(c.choke.a, "traffic choke").map_err(Ok)?;
+            checked_point(c.choke.b, "traffic choke").map_err(Ok)?;
+        }
+        for w in &self.waiters {
+            if w.path.is_empty() || w.path.len() > MAX_PATH_POINTS || !w.choke.is_canonical() {
+                return Err(Err("traffic waiter record out of range"));
+            }
+            if nav.get(w.id).is_none() || order_of(w.id).is_none_or(|o| o.path() != [w.spot]) {
+                return Err(Err(
+                    "traffic waiter without its navigation record or hold order",
+                ));
+            }
+            for &p in w.path.iter().chain([&w.spot, &w.choke.a, &w.choke.b]) {
+                checked_point(p, "traffic point").map_err(Ok)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Simulator {
+    /// Stage 1a, step 5: traffic control at chokepoints (see the [module docs](self)).
+    pub(super) fn control_traffic(&mut self) {
+        let Some(mesh) = self.nav_mesh.mesh.clone() else {
+            self.nav.traffic = TrafficState::default();
+            return;
+        };
+        let hold = ticks(HOLD_SECONDS, self.time_step);
+        let tick = self.tick;
+        let Self {
+            nav,
+            orders,
+            agents,
+            inputs,
+            ..
+        } = self;
+        let chokes = traffic::chokes(&mesh, TRAFFIC_RADIUS);
+        let mut state = std::mem::take(&mut nav.traffic);
+        // Waiters whose order someone else replaced, or whose agent or record left.
+        state.waiters.retain(|w| {
+            nav.get(w.id).is_some() && orders.get(&w.id).is_some_and(|o| o.path() == [w.spot])
+        });
+        if chokes.is_empty() && state.waiters.is_empty() {
+            nav.traffic = TrafficState::default();
+            return;
+        }
+        let ids = agents.ids();
+        let (positions, params) = (agents.positions(), agents.params());
+        let mut who: Vec<(AgentId, usize, Option<usize>)> = Vec::new();
+        let mut travellers = Vec::new();
+        let mut waiting = Vec::new();
+        let (mut slot, mut w) = (0, 0);
+        for (id, r) in &nav.records {
+            while slot < ids.len() && ids[slot] < *id {
+                slot += 1;
+            }
+            while w < state.waiters.len() && state.waiters[w].id < *id {
+                w += 1;
+            }
+            let (true, Some(order)) = (slot < ids.len() && ids[slot] == *id, orders.get(id)) else {
+                continue;
+            };
+            if r.status.is_none() {
+                continue;
+            }
+            let position = positions[slot];
+            let waiter = (w < state.waiters.len() && state.waiters[w].id == *id).then_some(w);
+            let (from, path) = match waiter {
+                Some(w) => (position, &state.waiters[w].path[..]),
+                None => {
+                    let next = order.progress();
+                    let from = if next == 0 {
+                        order.start()
+                    } else {
+                        order.path()[next - 1]
+                    };
+                    (from, &order.path()[next..])
+                }
+            };
+            who.push((*id, slot, waiter));
+            waiting.push(waiter.map(|w| (state.waiters[w].choke, state.waiters[w].spot)));
+            travellers.push(Traveller {
+                id: id.0,
+                position,
+                radius: params[slot].radius,
+                from,
+                path,
+            });
+        }
+        let decisions = traffic::decide(
+            &mesh,
+            &chokes,
+            &mut state.chokes,
+            tick,
+            hold,
+            &travellers,
+            &waiting,
+        );
+        drop(travellers);
+        let mut waiters = Vec::with_capacity(state.waiters.len());
+        let mut kept = std::mem::take(&mut state.waiters)
+            .into_iter()
+            .map(Some)
+            .collect::<Vec<_>>();
+        for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
+            let position = positions[slot];
+            let old = waiter.and_then(|w| kept[w].take());
+            match (decision, old) {
+                (Decision::Go, None) => {}
+                (Decision::Go, Some(w)) => {
+                    let (order, _) = planned_order(position, &w.path);
+                    if let Ok(old) = orders.insert(id, order) {
+                        inputs.log_order(id, old);
+                    }
+                }
+                (Decision::Wait { choke, spot }, old) => {
+                    let path = match old {
+                        Some(w) if w.choke == choke && w.spot == spot => {
+                            waiters.push(w);
+                            continue;
+                        }
+                        Some(w) => w.path,
+                        None => orders
+                            .get(&id)
+                            .map(|o| o.path()[o.progress()..].to_vec())
+                            .unwrap_or_default(),
+                    };
+                    if path.is_empty() {
+                        continue;
+                    }
+                    if let Ok(old) = orders.insert(id, Order::new(position, spot)) {
+                        inputs.log_order(id, old);
+                        waiters.push(Waiter {
+                            id,
+                            choke,
+                            spot,
+                            path,
+                        });
+                    }
+                }
+            }
+        }
+        // Waiting is not being stuck.
+        for w in &waiters {
+            if let Ok(k) = nav.find(w.id) {
+                nav.records[k].1.no_progress = 0;
+            }
+        }
+        state.waiters = waiters;
+        nav.traffic = state;
+    }
+}

@@ -1,0 +1,171 @@
+//! Traffic control at chokepoints (issue 25, point 4) on whole scenes: counterflow through a
+//! door one unit wide with navigating agents, both id orders; walls never crossed under
+//! waiting and yielding; a snapshot taken while agents wait at the door continues
+//! bit-identically.
+//!
+//! The scenes are generated here (`door_scene`): a room `[-14, 14] x [-10, 10]` split at
+//! `x = 0` by a wall with a door of `width` around `y = 0`, `per_side` agents of radius 0.5 on
+//! each side in columns 1.5 apart from `x = ±3`, each navigating to its mirror image.
+
+// f64 only in the tests' own measures (clearances, seconds).
+#![allow(clippy::float_arithmetic)]
+
+use lockstep_orca::Simulator;
+use lockstep_orca::scenario::{RunOptions, Scenario};
+
+/// A door scene as scenario text (see the module docs). `east_first`: the east side gets the
+/// low ids.
+fn door_scene(width: &str, dt: &str, per_side: usize, east_first: bool, max_ticks: u64) -> String {
+    let mut agents = Vec::new();
+    for side in if east_first { [1.0, -1.0] } else { [-1.0, 1.0] } {
+        for k in 0..per_side {
+            let (col, row) = (k / 5, k % 5);
+            let x = side * (3.0 + 1.5 * col as f64);
+            let y = -3.0 + 1.5 * row as f64;
+            agents.push(format!(
+                "  {{ start = [\"{x}\", \"{y}\"], goal = [\"{}\", \"{y}\"], navigate = true }},",
+                -x
+            ));
+        }
+    }
+    let h = format!("{}", width.parse::<f64>().unwrap() / 2.0);
+    format!(
+        "name = \"traffic_door\"\ntime_step = \"{dt}\"\nmax_ticks = {max_ticks}\nagents = [\n{}\n]\n\
+         [defaults]\nneighbor_dist = 10\nmax_neighbors = 10\ntime_horizon = 2\n\
+         time_horizon_obst = 2\nradius = 0.5\nmax_speed = 1.5\n\
+         [policy]\nkind = \"goal_seeking\"\npref_speed = 1.5\n\
+         [navigation]\nboundary = [[-14, -10], [14, -10], [14, 10], [-14, 10]]\n\
+         [[obstacle]]\npolygon = [[-14, -10], [-14, 10], [14, 10], [14, -10]]\n\
+         [[obstacle]]\npolyline = [[0, -10], [0, \"-{h}\"]]\n\
+         [[obstacle]]\npolyline = [[0, \"{h}\"], [0, 10]]\n",
+        agents.join("\n")
+    )
+}
+
+/// The least clearance of any agent's disc from the wall at `x = 0` outside the door
+/// (`|y| >= half`), and whether any centre changed sides of it outside the door.
+struct Walls {
+    half: f64,
+    min: f64,
+    crossed: bool,
+    last: Vec<(f64, f64)>,
+}
+
+impl Walls {
+    fn new(half: f64) -> Self {
+        Self {
+            half,
+            min: f64::INFINITY,
+            crossed: false,
+            last: Vec::new(),
+        }
+    }
+
+    fn observe(&mut self, sim: &Simulator) {
+        let mut now = Vec::new();
+        for &id in sim.agent_ids() {
+            let (x, y) = sim.agent_position(id).unwrap().to_f64();
+            let r = sim.agent_params(id).unwrap().radius.to_num::<f64>();
+            // Distance to the nearer wall piece (a segment on x = 0 from ±half to ±10).
+            let dy = (self.half - y.abs()).max(0.0);
+            let d = x.hypot(dy);
+            self.min = self.min.min(d - r);
+            now.push((x, y));
+        }
+        for (a, b) in self.last.iter().zip(&now) {
+            let door = a.1.abs() < self.half && b.1.abs() < self.half;
+            if a.0.signum() != b.0.signum() && a.0 != 0.0 && b.0 != 0.0 && !door {
+                self.crossed = true;
+            }
+        }
+        self.last = now;
+    }
+}
+
+struct Figures {
+    /// Seconds until every agent was at its goal (`None`: not within `max_ticks`).
+    arrived: Option<f64>,
+    min_wall: f64,
+    crossed: bool,
+}
+
+fn run(text: &str, half: f64) -> Figures {
+    let s = Scenario::from_toml_str(text).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let mut walls = Walls::new(half);
+    let options = RunOptions {
+        track_clearance: false,
+        ..RunOptions::default()
+    };
+    let r = driver
+        .run_with(&mut sim, &options, |sim| walls.observe(sim))
+        .unwrap();
+    let dt = s.time_step.to_num::<f64>();
+    Figures {
+        arrived: r.all_reached.then_some(r.ticks as f64 * dt),
+        min_wall: walls.min,
+        crossed: walls.crossed,
+    }
+}
+
+/// Door 1.3, radius 0.5, 20 per side, both time steps and both id orders: everyone through
+/// within 300 s (the bar of issue 25 is 90 s, not met yet: about 135 to 230 s), no centre
+/// through a wall, wall clearance >= -0.001.
+#[test]
+fn counterflow_through_a_one_unit_door_completes_in_both_id_orders() {
+    for (dt, ticks) in [("0.25", 1200), ("0.1", 3000)] {
+        for east_first in [false, true] {
+            let f = run(&door_scene("1.3", dt, 20, east_first, ticks), 0.65);
+            println!(
+                "door 1.3, dt {dt}, east first {east_first}: all arrived {:?} s, min wall \
+                 clearance {:.4}",
+                f.arrived, f.min_wall
+            );
+            assert!(
+                f.arrived.is_some(),
+                "dt {dt}, east first {east_first}: not all through"
+            );
+            assert!(!f.crossed, "dt {dt}: a centre crossed the wall");
+            assert!(
+                f.min_wall >= -0.001,
+                "dt {dt}: wall clearance {}",
+                f.min_wall
+            );
+        }
+    }
+}
+
+/// A snapshot taken while agents wait at the door (the traffic state in use) restores to the
+/// same hash and continues bit-identically.
+#[test]
+fn a_snapshot_mid_door_continues_bit_identically() {
+    let s = Scenario::from_toml_str(&door_scene("1.3", "0.25", 10, false, 400)).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let first = RunOptions {
+        max_ticks: Some(40),
+        stop_when_reached: false,
+        track_clearance: false,
+        ..RunOptions::default()
+    };
+    driver.run_with(&mut sim, &first, |_| {}).unwrap();
+    let bytes = sim.snapshot();
+    let mut copy = Simulator::restore(&bytes).unwrap();
+    assert_eq!(copy.state_hash(), sim.state_hash());
+    assert_eq!(copy.snapshot(), bytes);
+    // Agents are waiting: some navigating agent's order is a single point short of its goal.
+    let waiting = sim
+        .agent_ids()
+        .iter()
+        .filter(|&&id| {
+            let goal = sim.nav_status(id).unwrap().map(|r| r.goal());
+            let order = sim.agent_order(id).unwrap();
+            order.is_some_and(|o| o.path().len() == 1 && Some(o.goal()) != goal)
+        })
+        .count();
+    assert!(waiting > 0, "no one waits at tick 40");
+    for _ in 0..200 {
+        sim.step().unwrap();
+        copy.step().unwrap();
+        assert_eq!(copy.state_hash(), sim.state_hash(), "tick {}", sim.tick());
+    }
+}
