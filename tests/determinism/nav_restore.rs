@@ -272,7 +272,7 @@ fn the_diff_names_navigation_differences() {
 
 /// Hostile navigation state in a snapshot is refused, naming the problem: a record of an
 /// agent without an order, a negative progress measure, a zero budget. (The record is the
-/// payload's last 48 bytes: agent id, goal, status `Some(Complete)` (5 bytes), pending,
+/// payload's last 48 bytes before the empty traffic state: agent id, goal, status `Some(Complete)` (5 bytes), pending,
 /// planned tick, no-progress ticks, best distance, target index.)
 #[test]
 fn hostile_navigation_state_is_refused() {
@@ -295,7 +295,9 @@ fn hostile_navigation_state_is_refused() {
     sim.step().unwrap();
     let bytes = sim.snapshot();
     let good = payload(&bytes).to_vec();
-    let n = good.len();
+    // The payload ends with the navigation record and the (empty) traffic state: two empty
+    // sequences, their lengths as 8-byte integers.
+    let n = good.len() - 16;
     assert_eq!(good[n - 48..n - 44], b.0.to_le_bytes());
     let restore = |p: &[u8]| Simulator::restore(&reseal(&SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, p));
     assert_eq!(restore(&good).unwrap().state_hash(), sim.state_hash());
@@ -314,7 +316,7 @@ fn hostile_navigation_state_is_refused() {
         restore(&bad),
         Err(SnapshotError::Invalid(SimError::OutOfDomain { .. }))
     ));
-    // A version 5 payload cut short of its navigation state.
+    // A version 6 payload cut short of its navigation state.
     assert!(matches!(
         restore(&good[..n - 1]),
         Err(SnapshotError::Decode(_))

@@ -259,19 +259,15 @@ fn flipped_bytes_fail_the_checksum_or_header() {
 
 #[test]
 fn wrong_version_is_named() {
-    // This build reads versions 3, 4 and 5 (4: with the agent models, 5: with the order
-    // lifecycle); the newest is named.
+    // This build reads versions 3 to 6 (4: with the agent models, 5: with the order
+    // lifecycle, 6: with navigation); the newest is named.
     let bytes = small_scene().snapshot();
-    let bad = reseal(
-        &SNAPSHOT_MAGIC,
-        SNAPSHOT_VERSION_ORDERS + 1,
-        payload(&bytes),
-    );
+    let bad = reseal(&SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV + 1, payload(&bytes));
     assert_eq!(
         Simulator::restore(&bad).unwrap_err(),
         SnapshotError::UnsupportedVersion {
-            found: SNAPSHOT_VERSION_ORDERS + 1,
-            supported: SNAPSHOT_VERSION_ORDERS
+            found: SNAPSHOT_VERSION_NAV + 1,
+            supported: SNAPSHOT_VERSION_NAV
         }
     );
 }

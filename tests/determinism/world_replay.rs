@@ -131,7 +131,7 @@ fn a_version_2_replay_still_verifies() {
 }
 
 /// The final hash of `fixtures/replays/add_remove_v2.lsr`.
-const FIXTURE_V2_FINAL_HASH: u64 = 0x2f30_468f_d7e5_c99f;
+const FIXTURE_V2_FINAL_HASH: u64 = 0x4004_9cae_cee8_f943;
 
 /// Re-records `fixtures/replays/add_remove_v2.lsr` when the state hash of its scene changes:
 /// the same initial snapshot (format 3) and commands, re-run by this build, encoded by
@@ -161,6 +161,10 @@ fn rerecord_the_version_2_fixture() {
     )
     .unwrap();
     new.initial = old.initial.clone();
+    // Version 2 checkpoints carry no orders.
+    for c in &mut new.checkpoints {
+        c.orders = None;
+    }
     let mut bytes = new.to_bytes().unwrap();
     bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
