@@ -531,6 +531,8 @@ fn bump(places: &mut Vec<((usize, u8, bool), u32)>, key: (usize, u8, bool)) -> u
     }
 }
 
+// The tests build their maps from f64 literals (test input, never the simulation path).
 #[cfg(test)]
+#[allow(clippy::float_arithmetic)]
 #[path = "traffic_tests.rs"]
 mod tests;

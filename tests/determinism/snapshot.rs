@@ -6,7 +6,7 @@ use crate::det_support;
 use det_support::{Rng, payload, random_scene, reseal, run_hashes, script};
 use lockstep_orca::snapshot::{
     MAX_PAYLOAD_BYTES, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SNAPSHOT_VERSION_MODELS,
-    SNAPSHOT_VERSION_NAV, SNAPSHOT_VERSION_ORDERS,
+    SNAPSHOT_VERSION_NAV,
 };
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, SimError, Simulator, SimulatorParams, SnapshotError, Vec2,

@@ -3,4 +3,5 @@
 mod mesh;
 mod planner;
 mod quality;
+#[cfg(feature = "scenario")]
 mod traffic;
