@@ -175,6 +175,14 @@ fn corridor_events_are_its_entry_rule() {
     assert_eq!(c.driver.events().len(), 40);
     let ends = scenes::entries(&c.driver);
     assert_eq!(ends.iter().map(Vec::len).collect::<Vec<_>>(), [20, 20]);
+    assert_eq!(corridor_entries(&mut c), Ok([20, 20]));
+}
+
+/// Runs a corridor scene to its tick limit against the entry rule of
+/// [`corridor_events_are_its_entry_rule`]: the agents that entered at each end, or the first
+/// disagreement: `(end, entry index, tick, whether the rule lets it enter)`.
+fn corridor_entries(c: &mut scenes::Scene) -> Result<[usize; 2], (usize, usize, u64, bool)> {
+    let ends = scenes::entries(&c.driver);
     let mut spawned = [0usize; 2];
     while c.sim.tick() < c.driver.max_ticks() {
         let tick = c.sim.tick();
@@ -190,20 +198,18 @@ fn corridor_events_are_its_entry_rule() {
                         dx * dx + dy * dy > 1.3 * 1.3
                     })
                 });
-            assert_eq!(
-                next.is_some_and(|e| e.tick == tick),
-                enters,
-                "tick {tick}, end {side}: {next:?}"
-            );
+            if next.is_some_and(|e| e.tick == tick) != enters {
+                return Err((side, spawned[side], tick, enters));
+            }
             if enters {
                 occupied.push(next.unwrap().start);
                 spawned[side] += 1;
             }
         }
-        scenes::driver_prefs(&mut c);
+        scenes::driver_prefs(c);
         c.sim.step().unwrap();
     }
-    assert_eq!(spawned, [20, 20]);
+    Ok(spawned)
 }
 
 /// The tool that wrote `corridor.toml`'s event ticks (run by hand when the simulation's
@@ -239,35 +245,10 @@ fn regenerate_corridor_events() {
         s.events = events.iter().map(|(e, _)| e.clone()).collect();
         let mut c = scenes::build(&s);
         let ends = scenes::entries(&c.driver);
-        let mut spawned = [0usize; 2];
-        let mut fix: Option<(usize, usize, u64)> = None;
-        'run: while c.sim.tick() < c.driver.max_ticks() {
-            let tick = c.sim.tick();
-            let mut occupied: Vec<lockstep_orca::Vec2> = (c.sim.agent_ids().iter())
-                .map(|&id| c.sim.agent_position(id).unwrap())
-                .collect();
-            for (side, end) in ends.iter().enumerate() {
-                let next = end.get(spawned[side]);
-                let enters = tick.is_multiple_of(6)
-                    && next.is_some_and(|e| {
-                        occupied.iter().all(|&p| {
-                            let (dx, dy) = (p - e.start).to_f64();
-                            dx * dx + dy * dy > 1.3 * 1.3
-                        })
-                    });
-                if next.is_some_and(|e| e.tick == tick) != enters {
-                    // Enter now, or not before the next multiple of 6.
-                    fix = Some((side, spawned[side], if enters { tick } else { tick + 6 }));
-                    break 'run;
-                }
-                if enters {
-                    occupied.push(next.unwrap().start);
-                    spawned[side] += 1;
-                }
-            }
-            scenes::driver_prefs(&mut c);
-            c.sim.step().unwrap();
-        }
+        // Enter now, or not before the next multiple of 6.
+        let fix = corridor_entries(&mut c)
+            .err()
+            .map(|(side, k, tick, enters)| (side, k, if enters { tick } else { tick + 6 }));
         let Some((side, k, at)) = fix else {
             let mut out = head.to_string();
             for (i, (e, line)) in events.iter().enumerate() {
