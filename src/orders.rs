@@ -66,7 +66,7 @@ use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns, wide_mul};
 use crate::util::splitmix64;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 pub mod arrival;
 pub mod groups;
@@ -86,9 +86,7 @@ pub(crate) struct Orders {
     list: Vec<(AgentId, Order)>,
     points: usize,
     /// How many orders have each goal (raw bits): derived from `list`, kept by every change.
-    /// Read by stage 1b once per order and tick, so a hash map (looked up, never iterated: its
-    /// order cannot reach the state).
-    goals: HashMap<(i64, i64), u32>,
+    goals: BTreeMap<(i64, i64), u32>,
     /// The groups ([`groups`]): state that goes with the orders (hashed, snapshotted with
     /// them).
     pub(crate) groups: groups::Groups,
