@@ -592,7 +592,7 @@ const ERROR_ENUMS: &[(&str, &str)] = &[
     ("src/snapshot.rs", "SnapshotError"),
     ("src/replay/wire.rs", "ReplayError"),
     ("src/replay/mod.rs", "RecordError"),
-    ("src/replay/mod.rs", "VerifyReport"),
+    ("src/replay/verify.rs", "VerifyReport"),
     ("src/scenario.rs", "ScenarioError"),
     // The ggrs adapter (feature `ggrs`; the scanner reads text, so it runs without the feature).
     ("src/netcode/mod.rs", "NetError"),
