@@ -8,6 +8,8 @@
 
 #[path = "netcode/game.rs"]
 mod game;
+#[path = "netcode/groups.rs"]
+mod groups;
 #[path = "netcode/p2p.rs"]
 mod p2p;
 #[path = "netcode/rules.rs"]
