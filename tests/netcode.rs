@@ -10,6 +10,8 @@
 mod game;
 #[path = "netcode/groups.rs"]
 mod groups;
+#[path = "netcode/navigation.rs"]
+mod navigation;
 #[path = "netcode/p2p.rs"]
 mod p2p;
 #[path = "netcode/rules.rs"]
