@@ -14,7 +14,11 @@
 //!   ([`WireOrder`], [`ORDER_WIRE_BYTES`] bytes each) and an optional state hash for the
 //!   lockstep hash exchange, [`INPUT_WIRE_BYTES`] bytes on the wire in all. Each order slot
 //!   decodes to a [`PlayerOrder`]: move, queue a waypoint, stop, spawn, remove, set priority,
-//!   and the catalogue orders (spawn a unit type, set a model, place or remove a building).
+//!   the catalogue orders (spawn a unit type, set a model, place or remove a building), a
+//!   planned move ([`PlayerOrder::NavigateTo`]), an order's speed, and the group orders: each
+//!   player's [`GROUPS_PER_PLAYER`] control groups, selected by id range or mask and moved by
+//!   one order however many units they hold (a group holds only its owner's units; other ids
+//!   are skipped and counted, [`NetGame::skipped_group_members`]).
 //!   This wire format is a contract between the peers of a session, which must all run the
 //!   same one; the manual gives its [byte layout](crate::docs::netcode#inputs-and-their-wire-size).
 //! * [`NetGame`] owns the simulator, the game's state (and, with the `scenario` feature, the

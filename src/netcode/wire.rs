@@ -14,7 +14,7 @@
 //! decoded into a [`PlayerOrder`] by [`WireOrder::decode`], which checks the form (kind, unused
 //! fields zero, points inside the coordinate domain), and the adapter checks it against the
 //! state of its frame ([`PlayerOrderError`] lists every reason, with the limits
-//! [`MAX_WAYPOINTS`] and [`MAX_UNITS_PER_PLAYER`]).
+//! [`MAX_WAYPOINTS`], [`MAX_UNITS_PER_PLAYER`], [`GROUPS_PER_PLAYER`] and [`MAX_GROUP_SPAN`]).
 //!
 //! # Compatibility
 //! The peers of a session must agree on all of it: the layout, the kind numbers, the coordinate
