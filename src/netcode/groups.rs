@@ -96,7 +96,9 @@ impl Turn<'_> {
     /// (`queue`: a waypoint appended to each member's path; `slowest`: every member at the
     /// slowest member's speed). Members that are no longer the sender's (given to another
     /// player by [`NetGame::assign`](super::NetGame::assign)) are dropped from the group first
-    /// (a [`Command::SetGroup`]) and counted as skipped.
+    /// (a [`Command::SetGroup`]) and counted as skipped. Group commands are world commands: in
+    /// the tick they apply before the frame's unit commands ([`crate::command`]'s canonical
+    /// order), so a unit ordered alone in the same frame keeps its own order.
     ///
     /// # Errors
     /// [`PlayerOrderError::BadGroup`]; [`PlayerOrderError::OutOfDomain`] for a goal outside

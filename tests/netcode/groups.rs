@@ -267,6 +267,33 @@ fn group_waypoints_slowest_speed_order_speed_and_navigate() {
     game.advance(&[confirmed(&[nav])]).unwrap();
     assert_eq!(order(&game, 3).goal(), q);
     assert_eq!(order(&game, 3).speed(), None);
+    // Group orders apply before unit orders in a frame, whatever the slots: unit 0 moved alone
+    // before its group's move keeps its own goal, and the speed sent before the move applies
+    // to unit 1's new order.
+    let r = Vec2::from_int(5, -5);
+    let frame = [
+        PlayerOrder::MoveTo {
+            unit: AgentId(0),
+            goal: r,
+        },
+        PlayerOrder::SetOrderSpeed {
+            unit: AgentId(1),
+            speed: Some(half),
+        },
+        PlayerOrder::GroupMove {
+            group: GROUPS_PER_PLAYER - 1,
+            goal: p,
+            queue: false,
+            slowest: false,
+        },
+    ];
+    game.advance(&[confirmed(&frame)]).unwrap();
+    assert_eq!(order(&game, 0).goal(), r);
+    assert_eq!(
+        (order(&game, 1).goal(), order(&game, 1).speed()),
+        (p, Some(half))
+    );
+    assert_eq!(order(&game, 2).goal(), p);
     assert_eq!(game.rejected_orders(), 0);
 }
 
