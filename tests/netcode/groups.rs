@@ -6,12 +6,13 @@
 use super::{both, confirmed, idle};
 use ggrs::{InputStatus, SessionBuilder};
 use lockstep_orca::netcode::{
-    GROUPS_PER_PLAYER, INPUT_WIRE_BYTES, MAX_GROUP_SPAN, NetConfig, NetGame, NetInput, PlayerOrder,
-    PlayerOrderError, WireOrder, kind, sim_group,
+    GROUPS_PER_PLAYER, GameRules, INPUT_WIRE_BYTES, MAX_GROUP_SPAN, NetConfig, NetGame, NetInput,
+    PlayerOrder, PlayerOrderError, StateWriter, Turn, WireOrder, kind, sim_group,
 };
 use lockstep_orca::{AgentId, AgentParams, Fx, Simulator, SimulatorParams, Vec2};
 
-/// A game of `n` units on a grid (spacing 4: radius 1.5, not touching), unit `i` owned by player `i % players`.
+/// A game of `n` units on a grid (spacing 4: radius 1.5, not touching), unit `i` owned by
+/// player `i % players`.
 fn army(n: u32, players: usize) -> NetGame {
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     let ids: Vec<_> = (0..n as i32)
@@ -27,7 +28,7 @@ fn army(n: u32, players: usize) -> NetGame {
     game
 }
 
-fn goal_of(game: &NetGame, id: AgentId) -> Option<Vec2> {
+fn goal_of<R: GameRules>(game: &NetGame<R>, id: AgentId) -> Option<Vec2> {
     game.simulator()
         .agent_order(id)
         .unwrap()
@@ -449,4 +450,79 @@ fn invalid_group_speed_and_navigate_orders_are_rejected_for_their_reason() {
     assert_eq!(sim_group(0, GROUPS_PER_PLAYER), None);
     assert_eq!(sim_group(63, 63), Some(4095));
     assert_eq!(sim_group(64, 0), None);
+}
+
+/// A game's own rules with its own input, naming units by id: `Turn::select` and
+/// `Turn::group_move` (the same checks as the wire's group orders), on a scene under
+/// `from_scenario_with_rules`, in a SyncTest at check distance 7.
+#[derive(Clone, Debug, Default)]
+struct Picker {
+    moves: u32,
+}
+
+impl GameRules for Picker {
+    /// Ids to select into group 1 (`id + 1`; 0 for none), and 1 to move the group.
+    type Input = ([u32; 4], u8);
+
+    fn step(&mut self, turn: &mut Turn<'_>, inputs: &[(([u32; 4], u8), InputStatus)]) {
+        for (player, ((ids, go), _)) in inputs.iter().enumerate() {
+            let ids: Vec<AgentId> = (ids.iter().filter_map(|&i| i.checked_sub(1)))
+                .map(AgentId)
+                .collect();
+            if !ids.is_empty()
+                && let Err(e) = turn.select(player, 1, &ids, false)
+            {
+                turn.reject(player, 0, e);
+            }
+            if *go == 1 {
+                match turn.group_move(player, 1, Vec2::from_int(0, -8), false, false) {
+                    Ok(()) => self.moves += 1,
+                    Err(e) => turn.reject(player, 1, e),
+                }
+            }
+        }
+    }
+
+    fn write_state(&self, out: &mut StateWriter<'_>) {
+        out.u32(self.moves);
+    }
+}
+
+#[test]
+fn a_games_own_input_selects_and_moves_through_the_turn_on_a_scene() {
+    let path = std::path::Path::new(super::ROOT).join("fixtures/navigation/rooms_one_route.toml");
+    let scenario = lockstep_orca::scenario::Scenario::load(path).unwrap();
+    let mut game = NetGame::from_scenario_with_rules(&scenario, 2, Picker::default()).unwrap();
+    let mut session = SessionBuilder::<NetConfig<Picker>>::new()
+        .with_num_players(2)
+        .unwrap()
+        .with_check_distance(7)
+        .start_synctest_session()
+        .unwrap();
+    for frame in 0..30 {
+        // Player 0 names its units 0 and 2 (2 twice) and player 1's unit 1: skipped, counted.
+        let p0 = match frame {
+            3 => ([1, 2, 3, 3], 0),
+            4 => ([0; 4], 1),
+            _ => Default::default(),
+        };
+        // Player 1 moves a group it never selected: `EmptyGroup`.
+        let p1 = if frame == 4 {
+            ([0; 4], 1)
+        } else {
+            Default::default()
+        };
+        session.add_local_input(0, p0).unwrap();
+        session.add_local_input(1, p1).unwrap();
+        game.handle_requests(session.advance_frame().unwrap())
+            .unwrap();
+    }
+    let goal = Vec2::from_int(0, -8);
+    assert_eq!(game.rules().moves, 1);
+    assert_eq!(game.skipped_group_members(), 1);
+    assert_eq!(game.rejected_orders(), 1);
+    assert_eq!(goal_of(&game, AgentId(0)), Some(goal));
+    assert_eq!(goal_of(&game, AgentId(2)), Some(goal));
+    // Unit 4 (player 0's, not selected) keeps the scene's goal.
+    assert_eq!(goal_of(&game, AgentId(4)), Some(Vec2::from_int(15, 1)));
 }
