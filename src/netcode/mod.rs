@@ -22,7 +22,7 @@
 //!   This wire format is a contract between the peers of a session, which must all run the
 //!   same one; the manual gives its [byte layout](crate::docs::netcode#inputs-and-their-wire-size).
 //! * [`NetGame`] owns the simulator, the game's state (and, with the `scenario` feature, the
-//!   scene's [`Driver`](crate::scenario::Driver)) and fulfils the session's requests:
+//!   scene's driver, `scenario::Driver`) and fulfils the session's requests:
 //!   [`handle_requests`](NetGame::handle_requests). It records the match as a
 //!   [`Replay`](crate::replay::Replay) on request ([`start_recording`](NetGame::start_recording)).
 //!
