@@ -4,7 +4,9 @@
 //! two-process example (`examples/ggrs_p2p.rs`) on loopback (`netcode/p2p.rs`). The wire
 //! format's tests are in `netcode/wire.rs`, a game's own rules and state (`GameRules`, the
 //! catalogue orders, the match recording) in `netcode/rules.rs`, the tutorial game
-//! (`examples/skirmish.rs`) as two processes in `netcode/game.rs`.
+//! (`examples/skirmish.rs`) as two processes in `netcode/game.rs`, the group orders (one wire
+//! order moves 1,000 units), navigate and order speed in `netcode/groups.rs`, SyncTest on the
+//! navigation scenes in `netcode/navigation.rs`.
 
 #[path = "netcode/game.rs"]
 mod game;
