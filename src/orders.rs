@@ -243,6 +243,19 @@ impl Orders {
         Ok(old)
     }
 
+    /// Gives agent `id` a new path for the same order (a navigation plan or replan): as
+    /// [`insert`](Self::insert), the order's own speed carried over.
+    pub(crate) fn replan(
+        &mut self,
+        id: AgentId,
+        mut order: Order,
+    ) -> Result<Option<Order>, SimError> {
+        if let Some(old) = self.get(&id) {
+            order.set_speed(old.speed());
+        }
+        self.insert(id, order)
+    }
+
     /// Appends `goal` to agent `id`'s path ([`Order::queue`]). `Ok(false)` when it has no order.
     pub(crate) fn queue(&mut self, id: AgentId, goal: Vec2) -> Result<bool, SimError> {
         let Ok(k) = self.find(id) else {

@@ -432,7 +432,7 @@ impl Simulator {
             } else if r.status.is_none() && r.pending {
                 // Holding for a first plan that will not come: straight to the goal now.
                 let position = agents.get(*id).map_or(r.goal, |a| a.position);
-                if orders.insert(*id, Order::new(position, r.goal)).is_ok() {
+                if orders.replan(*id, Order::new(position, r.goal)).is_ok() {
                     r.pending = false;
                 }
             } else {
@@ -687,7 +687,7 @@ impl Simulator {
             let position = positions[slot];
             let Some(mesh) = mesh.as_deref() else {
                 // No mesh: straight to the goal, as MoveTo.
-                let old = orders.insert(*id, Order::new(position, r.goal));
+                let old = orders.replan(*id, Order::new(position, r.goal));
                 if let Ok(old) = old {
                     inputs.log_order(*id, old);
                 }
@@ -714,8 +714,8 @@ impl Simulator {
             let (order, cut) = planned_order(position, &path.points);
             let end = order.goal();
             let old = orders
-                .insert(*id, order)
-                .or_else(|_| orders.insert(*id, Order::new(position, end)));
+                .replan(*id, order)
+                .or_else(|_| orders.replan(*id, Order::new(position, end)));
             if let Ok(old) = old {
                 inputs.log_order(*id, old);
             }

@@ -475,6 +475,39 @@ fn a_planned_path_goes_round_a_building() {
     assert_eq!(sim.nav_status(a).unwrap().unwrap().planned_tick(), 0);
 }
 
+/// An order's own speed (set after the `NavigateTo`, while the agent holds for its plan) is
+/// the order's: the plan and every replan keep it.
+#[test]
+fn a_plan_keeps_the_order_speed() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let wall = ObstacleShape::Polygon(vec![v(9, -10), v(11, -10), v(11, 10), v(9, 10)]);
+    sim.add_obstacle(wall).unwrap();
+    sim.set_navigation(Some(params(100_000))).unwrap();
+    let a = sim.add_agent(v(0, 0)).unwrap();
+    let goal = v(20, 0);
+    let slow = Fx::lit("0.25");
+    sim.queue_command(0, Command::NavigateTo { id: a, goal })
+        .unwrap();
+    sim.queue_command(
+        0,
+        Command::SetOrderSpeed {
+            id: a,
+            speed: Some(slow),
+        },
+    )
+    .unwrap();
+    sim.step().unwrap();
+    let order = sim.agent_order(a).unwrap().unwrap().clone();
+    assert!(order.path().len() >= 3, "planned: {:?}", order.path());
+    assert_eq!(order.speed(), Some(slow));
+    for _ in 0..10 {
+        sim.step().unwrap();
+    }
+    let (vx, vy) = sim.agent_velocity(a).unwrap().to_f64();
+    assert!(vx.hypot(vy) <= 0.25 + 1e-6, "{vx} {vy}");
+    assert!(vx.hypot(vy) > 0.2, "moving: {vx} {vy}");
+}
+
 /// The case: a building placed across a moving group's path mid-run. Every unit
 /// replans in that tick (the cooldown has passed), walks round it and reaches its goal (with
 /// the real mesh and planner).
