@@ -8,12 +8,14 @@
 //! left of `a → b`, side 1 the right.
 //!
 //! Each tick, [`decide`] looks at every navigating unit's remaining planned path: a unit whose
-//! path crosses a choke within [`approach_distance`] of path length *approaches* it from the
+//! path crosses a choke within [`TrafficParams::approach_distance`] of path length *approaches* it from the
 //! side it stands on (only its nearest choke counts); a unit whose disc already overlaps the
 //! portal while crossing it, or that crossed it on its current segment and still overlaps it,
 //! is *in* it. The reservation ([`ChokeState`]) of a choke belongs to one side at a time:
 //! - with no holder, the side of the nearest approacher (path length, then id) takes it;
-//! - approachers on the holder's side go; those on the other side **wait**;
+//! - approachers on the holder's side go, in single file: within the queue
+//!   ([`TrafficParams::queue`]) a unit goes only [`TrafficParams::gap`] of path length behind
+//!   the one before it, else it stops where it stands; those on the other side **wait**;
 //! - once the other side has approachers and `hold_ticks` have passed since the holder took
 //!   it, the holder *closes*: its approachers not yet in the portal wait too;
 //! - the holder gives the choke up when none of its units is in it and it is closing or has
@@ -34,12 +36,62 @@ use crate::math::{Fx, Vec2};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
-/// The radius traffic control plans for (the default agent radius): portals narrower than
-/// `4 ·` this are chokes.
+/// The radius traffic control plans for by default (the default agent radius, 0.5):
+/// [`TrafficParams::radius`].
 pub const TRAFFIC_RADIUS: Fx = Fx::from_bits(1 << 31);
 
-/// Seconds a side keeps a choke while the other side waits (then it closes).
+/// Seconds a side keeps a choke by default while the other side waits (then it closes):
+/// [`TrafficParams::hold_seconds`].
 pub const HOLD_SECONDS: u64 = 20;
+
+/// Traffic control's settings. Every length is in units of [`radius`](Self::radius)
+/// (`r`), as fixed-point multiples, so the rules scale with the units they plan for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrafficParams {
+    /// The radius planned for (`r`): portals narrower than `4 r` are chokes.
+    pub radius: Fx,
+    /// Seconds a side keeps a choke while the other side waits (then it closes).
+    pub hold_seconds: u64,
+    /// Path length, past half the portal's width, within which a unit approaching a choke is
+    /// controlled (in `r`; default 12).
+    pub approach: Fx,
+    /// The holding side's queue: within half the width plus this (in `r`; default 6) of
+    /// path length from the portal, a unit goes only [`gap`](Self::gap) behind the one
+    /// before it, else it stops where it stands.
+    pub queue: Fx,
+    /// The single-file gap of the queue, in path length (in `r`; default 2.2).
+    pub gap: Fx,
+}
+
+impl TrafficParams {
+    /// The defaults: radius 0.5, hold 20 s, approach 12 r, queue 6 r, gap 2.2 r.
+    pub const DEFAULT: Self = Self {
+        radius: TRAFFIC_RADIUS,
+        hold_seconds: HOLD_SECONDS,
+        approach: Fx::from_bits(12 << 32),
+        queue: Fx::from_bits(6 << 32),
+        // 2.2 = 11 / 5, rounded down to the raw bit.
+        gap: Fx::from_bits((11 << 32) / 5),
+    };
+
+    /// `k` radii.
+    fn r(&self, k: Fx) -> Fx {
+        self.radius.saturating_mul(k)
+    }
+
+    /// Path length within which a unit approaching a choke of `width` is controlled: half
+    /// the width plus [`approach`](Self::approach) radii.
+    #[must_use]
+    pub fn approach_distance(&self, width: Fx) -> Fx {
+        half(width) + self.r(self.approach)
+    }
+}
+
+impl Default for TrafficParams {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
 
 /// A choke: a portal narrower than two unit diameters. `a < b` in `(x, y)` raw-bit order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -184,12 +236,6 @@ fn wide_sq(v: Fx) -> i128 {
     b * b
 }
 
-/// Path length within which a unit approaching a choke of `width` is controlled.
-#[must_use]
-pub fn approach_distance(width: Fx) -> Fx {
-    half(width) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(12))
-}
-
 fn half(v: Fx) -> Fx {
     Fx::from_bits(v.to_bits() >> 1)
 }
@@ -239,14 +285,19 @@ struct Relation {
 /// The unit's nearest choke ahead on its path within the approach distance, or the choke it
 /// is in. A unit already waiting for choke `waits_for` keeps its relation to it at any
 /// distance (its block may reach past the approach distance).
-fn relation(chokes: &[Choke], t: &Traveller<'_>, waits_for: Option<Choke>) -> Option<Relation> {
+fn relation(
+    params: &TrafficParams,
+    chokes: &[Choke],
+    t: &Traveller<'_>,
+    waits_for: Option<Choke>,
+) -> Option<Relation> {
     let mut best: Option<Relation> = None;
     for (c, choke) in chokes.iter().enumerate() {
         let width = (choke.b - choke.a).length();
         let reach = if waits_for == Some(*choke) {
             Fx::MAX
         } else {
-            approach_distance(width)
+            params.approach_distance(width)
         };
         // Cheap reject: the midpoint farther than the reach (plus the width) as the crow flies.
         if (choke.mid() - t.position).max_abs_component() > reach.saturating_add(width) {
@@ -269,30 +320,38 @@ fn relation(chokes: &[Choke], t: &Traveller<'_>, waits_for: Option<Choke>) -> Op
             best = Some(nearer(best, r));
             continue;
         }
+        // Walk the path to its first crossing of the portal. A waypoint exactly on the
+        // portal's line (the funnel puts one there when it wraps a door's corner) belongs to
+        // neither side: the crossing is from the last point off the line before it to the
+        // first one after it.
         let mut walked = Fx::ZERO;
         let mut p = t.position;
-        for &q in t.path {
+        let mut behind = choke.side(t.position).or_else(|| choke.side(t.from));
+        for (k, &q) in t.path.iter().enumerate() {
             if walked > reach {
                 break;
             }
             if p != q && segments_intersect(p, q, choke.a, choke.b) {
+                let ahead = t.path[k..].iter().find_map(|&x| choke.side(x));
                 let distance = walked.saturating_add((choke.mid() - p).length());
-                if let (Some(side), Some(other)) = (choke.side(p), choke.side(q))
+                if let (Some(side), Some(other)) = (behind, ahead)
                     && side != other
-                    && (distance <= reach || overlaps)
                 {
-                    let r = Relation {
-                        choke: c,
-                        side,
-                        distance: if overlaps { Fx::ZERO } else { distance },
-                        inside: overlaps,
-                        crossed: false,
-                    };
-                    best = Some(nearer(best, r));
+                    if distance <= reach || overlaps {
+                        let r = Relation {
+                            choke: c,
+                            side,
+                            distance: if overlaps { Fx::ZERO } else { distance },
+                            inside: overlaps,
+                            crossed: false,
+                        };
+                        best = Some(nearer(best, r));
+                    }
+                    break;
                 }
-                break;
             }
             walked = walked.saturating_add((q - p).length());
+            behind = choke.side(q).or(behind);
             p = q;
         }
     }
@@ -315,6 +374,7 @@ const BLOCK_COLUMNS: u32 = 3;
 /// `2.4 r` apart, the first `3 r` out and `w / 2 + 3 r` aside). A spot where the unit would not be walkable moves out
 /// along the normal by `r`, up to 8 times; failing that the unit waits where it stands.
 fn spot(
+    params: &TrafficParams,
     mesh: &NavMesh,
     choke: &Choke,
     (side, left): (u8, bool),
@@ -322,7 +382,7 @@ fn spot(
     position: Vec2,
     radius: Fx,
 ) -> Vec2 {
-    let r = TRAFFIC_RADIUS;
+    let r = params.radius;
     let width = (choke.b - choke.a).length();
     let n = choke.normal(side);
     // Facing the door (−n), the right hand is n rotated by +90°.
@@ -348,7 +408,9 @@ fn spot(
 /// spot it already waits at (kept while it still waits there, so waiters do not wander).
 /// `hold_ticks`: see the [module docs](self).
 #[must_use]
+#[allow(clippy::too_many_arguments)] // the settings, the mesh, the state and the tick's inputs
 pub fn decide(
+    params: &TrafficParams,
     mesh: &NavMesh,
     chokes: &[Choke],
     state: &mut Vec<ChokeState>,
@@ -361,7 +423,7 @@ pub fn decide(
     let rel: Vec<Option<Relation>> = travellers
         .iter()
         .zip(waiting)
-        .map(|(t, w)| relation(chokes, t, w.map(|w| w.0)))
+        .map(|(t, w)| relation(params, chokes, t, w.map(|w| w.0)))
         .collect();
     // Per choke with anyone near: who approaches / is in it on each side.
     let mut near: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
@@ -466,8 +528,7 @@ pub fn decide(
         let left_of_axis = |p: Vec2| (p - choke.mid()).dot(choke.normal(r.side).perp()) < Fx::ZERO;
         // A kept spot in the portal's mouth (a unit stopped in single file before its side
         // closed) is given up for a place in the block.
-        let clear =
-            half((choke.b - choke.a).length()) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(3));
+        let clear = half((choke.b - choke.a).length()) + params.r(Fx::from_num(3));
         match *w {
             Some((c, spot)) if c == choke && (spot - choke.mid()).length() > clear => {
                 out[i] = Decision::Wait { choke, spot };
@@ -483,14 +544,18 @@ pub fn decide(
             )),
         }
     }
-    // The holding side goes in single file: near the portal, a unit goes only 2.2 r behind
-    // the one before it (path lengths), else it stops where it stands for now.
+    // The holding side goes in single file: within `w / 2 + 6 r` of path length of the
+    // portal (the queue), a unit goes only 2.2 r behind the one before it (path lengths),
+    // else it stops where it stands for now. A queue that long keeps the crowd out of the
+    // portal's mouth, where units pressing in together held each other (and the wall
+    // corners) to a crawl: 20 units one way took 53.6 s with a queue of `w / 2 + 3 r`,
+    // 43.4 s with this one.
     file.sort_unstable_by_key(|f| (f.0, f.1, f.2));
-    let gap = TRAFFIC_RADIUS.saturating_mul(Fx::from_num(11)) / 5;
+    let gap = params.r(params.gap);
     let mut last: Option<(usize, Fx)> = None;
     for (c, distance, _, i, w) in file {
         let width = (chokes[c].b - chokes[c].a).length();
-        let near = distance <= half(width) + TRAFFIC_RADIUS.saturating_mul(Fx::from_num(3));
+        let near = distance <= half(width) + params.r(params.queue);
         match last {
             Some((lc, ld)) if lc == c && near && distance < ld.saturating_add(gap) => {
                 let spot = w.map_or(travellers[i].position, |w| w.1);
@@ -507,7 +572,7 @@ pub fn decide(
         let k = bump(&mut places, (c, side, left));
         let t = &travellers[i];
         let choke = chokes[c];
-        let spot = spot(mesh, &choke, (side, left), k, t.position, t.radius);
+        let spot = spot(params, mesh, &choke, (side, left), k, t.position, t.radius);
         out[i] = Decision::Wait { choke, spot };
     }
     out

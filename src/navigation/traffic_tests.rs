@@ -120,7 +120,16 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
     let (s, pos) = door_scene(&west);
     let mut state = Vec::new();
     let t = travellers(&s, &pos);
-    let d = decide(&s.mesh, &s.chokes, &mut state, 0, 32, &t, &[None; 5]);
+    let d = decide(
+        &TrafficParams::DEFAULT,
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        0,
+        32,
+        &t,
+        &[None; 5],
+    );
     assert_eq!(state.len(), 1);
     assert_eq!(
         state[0].holder, 1,
@@ -151,6 +160,7 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
         since: 0,
     }];
     let d = decide(
+        &TrafficParams::DEFAULT,
         &s.mesh,
         &s.chokes,
         &mut state,
@@ -175,6 +185,7 @@ fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
     let (s, pos) = door_scene(&[(2.0, 0.0), (-2.0, 0.0)]);
     let mut state = Vec::new();
     let d = decide(
+        &TrafficParams::DEFAULT,
         &s.mesh,
         &s.chokes,
         &mut state,
@@ -192,6 +203,7 @@ fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
     let mut s2 = s;
     s2.paths[0] = [v(-5.0, 0.0), v(-6.0, 0.0)];
     let d = decide(
+        &TrafficParams::DEFAULT,
         &s2.mesh,
         &s2.chokes,
         &mut state,
@@ -215,7 +227,16 @@ fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() 
         since: 0,
     }];
     let t = travellers(&s, &pos);
-    let d = decide(&s.mesh, &s.chokes, &mut state, 100, 32, &t, &[None; 3]);
+    let d = decide(
+        &TrafficParams::DEFAULT,
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        100,
+        32,
+        &t,
+        &[None; 3],
+    );
     assert_eq!(state[0].holder, 1, "unit 0 is still in the door");
     assert_eq!(d[0], Decision::Go);
     assert!(matches!(d[1], Decision::Wait { .. }), "closing: {:?}", d[1]);
@@ -225,6 +246,7 @@ fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() 
     let mut s = s;
     s.paths[0] = [v(-3.0, 6.0), v(-3.0, 7.0)];
     let d = decide(
+        &TrafficParams::DEFAULT,
         &s.mesh,
         &s.chokes,
         &mut state,
@@ -238,6 +260,7 @@ fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() 
     assert_eq!(d[2], Decision::Go);
     // Before the hold time the holder keeps going.
     let d = decide(
+        &TrafficParams::DEFAULT,
         &s.mesh,
         &s.chokes,
         &mut state,
@@ -255,6 +278,7 @@ fn a_waiter_keeps_its_spot_and_no_one_near_frees_the_door() {
     let mut state = Vec::new();
     let kept = Some((s.chokes[0], v(-2.4, 1.1)));
     let d = decide(
+        &TrafficParams::DEFAULT,
         &s.mesh,
         &s.chokes,
         &mut state,
@@ -273,6 +297,7 @@ fn a_waiter_keeps_its_spot_and_no_one_near_frees_the_door() {
     // Far away: no relation, the reservation is dropped.
     let far = [v(-9.0, 7.0), v(9.0, 7.0)];
     let d = decide(
+        &TrafficParams::DEFAULT,
         &s.mesh,
         &s.chokes,
         &mut state,
@@ -283,4 +308,77 @@ fn a_waiter_keeps_its_spot_and_no_one_near_frees_the_door() {
     );
     assert_eq!(d, vec![Decision::Go; 2]);
     assert!(state.is_empty());
+}
+
+#[test]
+fn the_defaults_are_the_documented_values() {
+    let p = TrafficParams::default();
+    assert_eq!(p, TrafficParams::DEFAULT);
+    assert_eq!((p.radius, p.hold_seconds), (TRAFFIC_RADIUS, HOLD_SECONDS));
+    assert_eq!((p.approach, p.queue), (Fx::from_num(12), Fx::from_num(6)));
+    assert!((p.gap.to_num::<f64>() - 2.2).abs() < 1e-9);
+    // Half the width plus 12 r.
+    assert_eq!(p.approach_distance(Fx::from_num(2)), Fx::from_num(7));
+}
+
+#[test]
+fn a_waypoint_on_the_portals_line_still_counts_as_crossing_it() {
+    // The west side holds; unit 1 stands east with a path whose first point lies exactly on
+    // the portal's line (x = 0), as the funnel makes when it wraps a door's corner. It
+    // approaches from the east and must wait (it used to go: no side for that point).
+    let (mut s, pos) = door_scene(&[(-2.0, 0.0), (1.5, 0.3)]);
+    s.paths[1] = [v(0.0, 0.1), v(-3.0, 0.0)];
+    let mut state = vec![ChokeState {
+        choke: s.chokes[0],
+        holder: 0,
+        since: 0,
+    }];
+    let d = decide(
+        &TrafficParams::DEFAULT,
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        1,
+        32,
+        &travellers(&s, &pos),
+        &[None; 2],
+    );
+    assert_eq!(d[0], Decision::Go);
+    assert!(matches!(d[1], Decision::Wait { .. }), "{:?}", d[1]);
+    assert_eq!(state[0].holder, 0);
+}
+
+#[test]
+fn the_holding_side_queues_in_single_file_within_its_queue() {
+    // Both west, 0.5 apart in path length, 2.7 and 3.2 from the door (within w/2 + 6 r =
+    // 3.65): the first goes, the second stops where it stands. With a queue of 3 r (2.15)
+    // both are outside it and both go.
+    let (s, pos) = door_scene(&[(-2.7, 0.0), (-3.2, 0.0)]);
+    let run = |p: &TrafficParams| {
+        let mut state = Vec::new();
+        decide(
+            p,
+            &s.mesh,
+            &s.chokes,
+            &mut state,
+            0,
+            32,
+            &travellers(&s, &pos),
+            &[None; 2],
+        )
+    };
+    let d = run(&TrafficParams::DEFAULT);
+    assert_eq!(d[0], Decision::Go);
+    assert_eq!(
+        d[1],
+        Decision::Wait {
+            choke: s.chokes[0],
+            spot: pos[1]
+        }
+    );
+    let short = TrafficParams {
+        queue: Fx::from_num(3),
+        ..TrafficParams::DEFAULT
+    };
+    assert_eq!(run(&short), [Decision::Go, Decision::Go]);
 }

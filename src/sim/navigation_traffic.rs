@@ -19,9 +19,7 @@ use crate::agent::AgentId;
 use crate::domain::checked_point;
 use crate::error::SimError;
 use crate::math::Vec2;
-use crate::navigation::traffic::{
-    self, Choke, ChokeState, Decision, HOLD_SECONDS, TRAFFIC_RADIUS, Traveller,
-};
+use crate::navigation::traffic::{self, Choke, ChokeState, Decision, TrafficParams, Traveller};
 use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
@@ -123,7 +121,8 @@ impl Simulator {
             self.nav.traffic = TrafficState::default();
             return;
         };
-        let hold = ticks(HOLD_SECONDS, self.time_step);
+        let rules = TrafficParams::DEFAULT;
+        let hold = ticks(rules.hold_seconds, self.time_step);
         let tick = self.tick;
         let Self {
             nav,
@@ -132,7 +131,7 @@ impl Simulator {
             inputs,
             ..
         } = self;
-        let chokes = traffic::chokes(&mesh, TRAFFIC_RADIUS);
+        let chokes = traffic::chokes(&mesh, rules.radius);
         let mut state = std::mem::take(&mut nav.traffic);
         // Waiters whose order someone else replaced, or whose agent or record left.
         state.waiters.retain(|w| {
@@ -186,6 +185,7 @@ impl Simulator {
             });
         }
         let decisions = traffic::decide(
+            &rules,
             &mesh,
             &chokes,
             &mut state.chokes,

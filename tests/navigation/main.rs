@@ -1,5 +1,7 @@
 //! Navigation tests: the mesh, the planner, path quality against an independent oracle.
 
+#[cfg(feature = "scenario")]
+mod doors;
 mod mesh;
 mod planner;
 mod quality;

@@ -1,0 +1,158 @@
+//! The door and corridor scenes of issue 25 (traffic control at chokepoints), measured to the
+//! tick: when the last agent got through, when all had arrived, when all were settled; the
+//! least agent and wall clearances; wall crossings.
+//!
+//! `report` prints the table (`cargo test --test navigation doors::report -- --ignored
+//! --nocapture`).
+
+// f64 only in the tests' own measures (clearances, seconds).
+#![allow(clippy::float_arithmetic)]
+
+#[allow(clippy::duplicate_mod)]
+#[path = "../../examples/common/monitor.rs"]
+mod monitor;
+
+use lockstep_orca::Simulator;
+use lockstep_orca::scenario::Scenario;
+use monitor::Monitor;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/navigation");
+
+/// How long the agents must stay at their goals, at rest, to count as settled (seconds).
+pub const SETTLE_SECONDS: f64 = 5.0;
+/// The speed under which an agent counts as at rest (units per second).
+pub const SETTLED_SPEED: f64 = 0.1;
+
+/// What one run of a scene measured (seconds of simulated time).
+#[derive(Debug, Clone, Copy)]
+pub struct Figures {
+    /// The last agent's first crossing of the perpendicular bisector of its start and goal
+    /// (the door's line in the door scenes, the corridor's middle in the corridor).
+    pub through: Option<f64>,
+    /// Every agent within its goal tolerance at once, for the first time.
+    pub arrived: Option<f64>,
+    /// From this time on every agent stayed within its tolerance with every speed below
+    /// [`SETTLED_SPEED`] for [`SETTLE_SECONDS`].
+    pub settled: Option<f64>,
+    /// Agents within their tolerance when the run ended.
+    pub reached: usize,
+    pub min_agent_clearance: f64,
+    pub min_wall_clearance: f64,
+    pub crossings: usize,
+}
+
+fn max_speed(sim: &Simulator) -> f64 {
+    sim.agent_ids()
+        .iter()
+        .map(|&id| {
+            let (x, y) = sim.agent_velocity(id).unwrap().to_f64();
+            x.hypot(y)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Runs scene `name` (relative to `fixtures/navigation`) until it settled (see [`Figures`])
+/// or `limit` seconds (at most the scene's `max_ticks`), observing every tick.
+pub fn measure(name: &str, limit: f64) -> Figures {
+    let s = Scenario::load(format!("{DIR}/{name}.toml")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.perturbation, None, "{name}: zero random input");
+    let (mut sim, driver) = s.build().unwrap();
+    let dt = s.time_step.to_num::<f64>();
+    let max_ticks = driver.max_ticks().min((limit / dt).ceil() as u64);
+    let settle_ticks = (SETTLE_SECONDS / dt).ceil() as u64;
+    let ids = driver.agent_ids().to_vec();
+    let ends: Vec<((f64, f64), (f64, f64))> = s
+        .agents
+        .iter()
+        .map(|a| (a.start.to_f64(), a.goal.to_f64()))
+        .collect();
+    let mut crossed = vec![false; ids.len()];
+    let mut monitor = Monitor::new(&sim);
+    let mut f = Figures {
+        through: None,
+        arrived: None,
+        settled: None,
+        reached: 0,
+        min_agent_clearance: f64::INFINITY,
+        min_wall_clearance: f64::INFINITY,
+        crossings: 0,
+    };
+    let mut calm_since: Option<u64> = None;
+    while sim.tick() < max_ticks {
+        let tick = sim.tick();
+        driver.apply_events(&mut sim, tick).unwrap();
+        driver.set_pref_velocities(&mut sim, tick).unwrap();
+        sim.step().unwrap();
+        monitor.observe(&sim);
+        let now = sim.tick() as f64 * dt;
+        for (k, &id) in ids.iter().enumerate() {
+            let (p, (a, b)) = (sim.agent_position(id).unwrap().to_f64(), ends[k]);
+            let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+            crossed[k] |= (p.0 - mid.0) * (b.0 - a.0) + (p.1 - mid.1) * (b.1 - a.1) > 0.0;
+        }
+        if f.through.is_none() && crossed.iter().all(|&c| c) {
+            f.through = Some(now);
+        }
+        let all = driver.all_reached(&sim);
+        if all && f.arrived.is_none() {
+            f.arrived = Some(now);
+        }
+        if all && max_speed(&sim) < SETTLED_SPEED {
+            let since = *calm_since.get_or_insert(sim.tick());
+            if sim.tick() - since >= settle_ticks {
+                f.settled = Some(since as f64 * dt);
+                break;
+            }
+        } else {
+            calm_since = None;
+        }
+    }
+    f.reached = driver.num_reached(&sim);
+    f.min_agent_clearance = monitor.report.min_agent_clearance;
+    f.min_wall_clearance = monitor.report.min_obstacle_clearance;
+    f.crossings = monitor.report.crossings;
+    f
+}
+
+/// The door and corridor scenes, with their bars (seconds to all settled).
+pub const SCENES: [(&str, f64); 6] = [
+    ("pending/door_narrow_dt010", 90.0),
+    ("pending/door_narrow_dt010_reversed", 90.0),
+    ("pending/door_narrow_dt025", 90.0),
+    ("pending/door_narrow_dt025_reversed", 90.0),
+    ("pending/door_counterflow_nav", 60.0),
+    ("pending/corridor_nav", 60.0),
+];
+
+fn secs(t: Option<f64>) -> String {
+    t.map_or("no".into(), |t| format!("{t:.2}"))
+}
+
+/// Every scene as a table row.
+#[test]
+#[ignore = "a report, not a check: run it by name with --ignored --nocapture"]
+fn report() {
+    let limit: f64 = std::env::var("DOORS_LIMIT").map_or(300.0, |v| v.parse().unwrap());
+    let only = std::env::var("DOORS_ONLY").ok();
+    println!(
+        "| scene | bar | all through | all arrived | all settled | reached | min agent clearance | \
+         min wall clearance | crossings |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (name, bar) in SCENES {
+        if only.as_deref().is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
+        let f = measure(name, limit);
+        println!(
+            "| {name} | {bar} | {} | {} | {} | {} | {:.4} | {:.4} | {} |",
+            secs(f.through),
+            secs(f.arrived),
+            secs(f.settled),
+            f.reached,
+            f.min_agent_clearance,
+            f.min_wall_clearance,
+            f.crossings
+        );
+    }
+}
