@@ -29,6 +29,7 @@ mod search;
 pub mod traffic;
 mod widths;
 
+pub use build::RebuildWork;
 pub use mesh::{NO_TRIANGLE, NavMesh, NavTriangle};
 pub use query::RayHit;
 pub use search::SearchWork;

@@ -3,5 +3,6 @@
 mod mesh;
 mod planner;
 mod quality;
+mod rebuild;
 #[cfg(feature = "scenario")]
 mod traffic;

@@ -47,13 +47,15 @@ pub(crate) struct Pieces {
     pub pieces: Vec<[u32; 2]>,
 }
 
-/// Splits `segs` (any order, duplicates allowed) into pieces.
+/// Splits `segs` (sorted and distinct, as [`super::read_source`] keeps them) into pieces.
 ///
 /// # Errors
 /// [`SimError::OutOfDomain`] past [`MAX_CROSSINGS`].
-pub(crate) fn split(mut segs: Vec<[Raw; 2]>) -> Result<Pieces, SimError> {
-    segs.sort_unstable();
-    segs.dedup();
+pub(crate) fn split(segs: &[[Raw; 2]]) -> Result<Pieces, SimError> {
+    debug_assert!(
+        segs.windows(2).all(|w| w[0] < w[1]),
+        "segments not sorted and distinct"
+    );
     let mut cuts: Vec<Vec<Raw>> = segs.iter().map(|s| s.to_vec()).collect();
     let Some(bounds) = union(segs.iter().map(|s| box_of(s[0], s[1]))) else {
         return Ok(Pieces {
@@ -63,7 +65,7 @@ pub(crate) fn split(mut segs: Vec<[Raw; 2]>) -> Result<Pieces, SimError> {
     };
     let boxes: Vec<RawBox> = segs.iter().map(|s| box_of(s[0], s[1])).collect();
     let grid = Grid::new(bounds, &boxes, segs.len());
-    find_crossings(&segs, &boxes, &grid, &mut cuts)?;
+    find_crossings(segs, &boxes, &grid, &mut cuts)?;
 
     // Every point (ends and crossing points), then the ones lying exactly inside a segment.
     let mut points: Vec<Raw> = cuts.iter().flatten().copied().collect();
@@ -97,7 +99,7 @@ pub(crate) fn split(mut segs: Vec<[Raw; 2]>) -> Result<Pieces, SimError> {
     }
 
     let mut pieces = Vec::new();
-    for (c, seg) in cuts.iter_mut().zip(&segs) {
+    for (c, seg) in cuts.iter_mut().zip(segs) {
         // Along the segment by the exact projection (a rounded crossing point may lie an ulp
         // beside the line, so lexicographic order is not enough for a vertical segment).
         let (a, b) = (vec(seg[0]), vec(seg[1]));

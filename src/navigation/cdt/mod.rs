@@ -181,3 +181,41 @@ fn canonical(mesh: &Mesh<'_>, order: &[u32], dropped: u32) -> Triangulation {
     }
     out
 }
+
+/// A constrained triangulation handed in whole, made Delaunay by Lawson's flips starting from
+/// the edges in `dirty`, in the canonical form of [`triangulate`] (the local rebuild's last
+/// step, `navigation/build/update.rs`).
+///
+/// `points` are sorted by rank (lexicographic `(x, y)`) and distinct, so an index is a rank;
+/// `tris[t]` is counter-clockwise with `adj[t][k]` across edge `k` and bit `k` of `fixed[t]`
+/// set on a constrained edge. Every unconstrained edge that is not locally Delaunay must be
+/// reachable from `dirty` (an edge is queued again whenever a flip changes its neighbourhood).
+/// Lawson's flips then end in the unique constrained Delaunay triangulation of the points and
+/// the constrained edges (symbolic perturbation makes it unique), which is what
+/// [`triangulate`] returns for the same sets.
+pub(crate) fn relegalize(
+    points: &[Vec2],
+    tris: &[[u32; 3]],
+    adj: &[[u32; 3]],
+    fixed: &[u8],
+    dirty: &[(u32, u8)],
+) -> Triangulation {
+    let mut mesh = Mesh::new(points);
+    mesh.tris = tris
+        .iter()
+        .zip(adj)
+        .zip(fixed)
+        .map(|((&v, &adj), &fixed)| kernel::Tri { v, adj, fixed })
+        .collect();
+    for (t, tri) in mesh.tris.iter().enumerate() {
+        for v in tri.v {
+            mesh.vert_tri[v as usize] = idx(t);
+        }
+    }
+    for &(t, k) in dirty {
+        mesh.push(t, usize::from(k));
+    }
+    mesh.legalize();
+    let order: Vec<u32> = (0..idx(points.len())).collect();
+    canonical(&mesh, &order, 0)
+}
