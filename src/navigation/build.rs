@@ -39,7 +39,7 @@ const BAD_BOUNDARY: SimError = SimError::OutOfDomain {
 /// ([`NavMesh::update`]): the segments (obstacle and boundary edges, sorted, distinct), the
 /// solid rings (sorted) with their boxes, the boundary ring, the constraint pieces (sorted index
 /// pairs into the mesh's vertices) and each triangle's constrained edges (bit `k` for edge `k`,
-/// in the mesh's triangle order). Derived like the rest of the mesh.
+/// in the mesh's triangle order) and the crossing count. Derived like the rest of the mesh.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Source {
     pub segs: Vec<[Raw; 2]>,
@@ -48,6 +48,8 @@ pub(crate) struct Source {
     pub boundary: Vec<Raw>,
     pub pieces: Vec<[u32; 2]>,
     pub fixed: Vec<u8>,
+    /// Proper crossings between the segments (the cap counts them).
+    pub crossings: usize,
 }
 
 /// The builder's input read from an obstacle set: segments, solids and boundary (`None`: no
@@ -93,20 +95,32 @@ pub(crate) fn read_source(
         boundary,
         pieces: Vec::new(),
         fixed: Vec::new(),
+        crossings: 0,
     }))
 }
 
-/// The mesh vertices of `segs` (split into pieces, sorted, with the four hull corners one unit
-/// outside everything: two before all points, two after, so the order stays sorted) and the
-/// pieces as index pairs into them.
+/// The mesh vertices (sorted, hull corners included), the pieces as index pairs into them,
+/// and the proper crossings between the segments.
+pub(crate) type Split = (Vec<Raw>, Vec<[u32; 2]>, usize);
+
+/// The mesh vertices of `segs` (split into pieces, sorted, with the four hull corners) and the
+/// pieces as index pairs into them, and the proper crossings between the segments.
 ///
 /// # Errors
 /// [`SimError::OutOfDomain`] past the crossing or vertex caps.
-pub(crate) fn vertices_and_pieces(
-    segs: &[[Raw; 2]],
-) -> Result<(Vec<Raw>, Vec<[u32; 2]>), SimError> {
+pub(crate) fn vertices_and_pieces(segs: &[[Raw; 2]]) -> Result<Split, SimError> {
     let split = pieces::split(segs)?;
-    let mut points = split.points;
+    let all = with_hull(split.points)?;
+    let pieces = split.pieces.iter().map(|p| p.map(|i| i + 2)).collect();
+    Ok((all, pieces, split.crossings))
+}
+
+/// The points (sorted, distinct) with the four hull corners one unit outside everything: two
+/// before all points, two after, so the order stays sorted (point `i` becomes vertex `i + 2`).
+///
+/// # Errors
+/// [`SimError::OutOfDomain`] past [`MAX_MESH_VERTICES`].
+pub(crate) fn with_hull(mut points: Vec<Raw>) -> Result<Vec<Raw>, SimError> {
     let one = Fx::ONE.to_bits();
     let (lo, hi) = points.iter().fold(
         ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN)),
@@ -133,8 +147,7 @@ pub(crate) fn vertices_and_pieces(
     all.extend_from_slice(&corners[..2]);
     all.append(&mut points);
     all.extend_from_slice(&corners[2..]);
-    let pieces = split.pieces.iter().map(|p| p.map(|i| i + 2)).collect();
-    Ok((all, pieces))
+    Ok(all)
 }
 
 impl NavMesh {
@@ -161,7 +174,7 @@ impl NavMesh {
 
     /// The batch build of a read [`Source`].
     pub(crate) fn build_from(mut source: Source) -> Result<Self, SimError> {
-        let (all, pieces) = vertices_and_pieces(&source.segs)?;
+        let (all, pieces, crossings) = vertices_and_pieces(&source.segs)?;
         let verts: Vec<Vec2> = all.iter().map(|&p| vec(p)).collect();
         let tri = cdt::triangulate(&verts, &pieces).map_err(|_| SimError::OutOfDomain {
             what: "navigation mesh: triangulation input",
@@ -178,6 +191,7 @@ impl NavMesh {
         let (tris, fixed) = canonical_triangles(&tri, &walkable);
         source.pieces = pieces;
         source.fixed = fixed;
+        source.crossings = crossings;
         let mut mesh = Self::assemble(verts, tris, tri.dropped);
         mesh.source = source;
         Ok(mesh)

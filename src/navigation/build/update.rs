@@ -30,9 +30,10 @@
 
 use super::classify::Classifier;
 use super::grid::{RawBox, box_of, union};
-use super::pieces::{Raw, raw, vec};
-use super::{Source, canonical_triangles, read_source, vertices_and_pieces};
+use super::pieces::{MAX_CROSSINGS, Raw, raw, split_some, vec};
+use super::{Source, Split, canonical_triangles, read_source, with_hull};
 use crate::error::SimError;
+use crate::geom::left_of;
 use crate::math::Vec2;
 use crate::navigation::cdt::{self, Triangulation};
 use crate::navigation::widths::traversal_width;
@@ -99,22 +100,18 @@ impl NavMesh {
         if old.segs.is_empty() || old.boundary != new.boundary || self.dropped != 0 {
             return full(Some(new));
         }
-        let (all, pieces) = vertices_and_pieces(&new.segs)?;
-        match self.rebuild(new.clone(), all, pieces) {
+        match self.rebuild(new.clone()) {
             Ok(done) => Ok(Some(done)),
             Err(Fallback) => full(Some(new)),
         }
     }
 
-    /// Steps 1 to 5 of the module docs, on the new vertices `all` and pieces `pieces`.
-    fn rebuild(
-        &self,
-        mut source: Source,
-        all: Vec<Raw>,
-        pieces: Vec<[u32; 2]>,
-    ) -> Result<(Self, RebuildWork), Fallback> {
+    /// Steps 1 to 5 of the module docs, towards `source`.
+    fn rebuild(&self, mut source: Source) -> Result<(Self, RebuildWork), Fallback> {
         let old = &self.source;
         let old_all: Vec<Raw> = self.verts.iter().map(|&p| raw(p)).collect();
+        let (all, pieces, crossings) = self.local_pieces(&old_all, &source)?;
+        source.crossings = crossings;
         let (n_old, n_new) = (old_all.len(), all.len());
         let corners = |v: &[Raw]| [v[0], v[1], v[v.len() - 2], v[v.len() - 1]];
         if n_old < 4 || n_new < 4 || corners(&old_all) != corners(&all) {
@@ -141,9 +138,8 @@ impl NavMesh {
                 j += 1;
             }
         }
-        let raw_pair = |v: &[Raw], p: [u32; 2]| [v[p[0] as usize], v[p[1] as usize]];
-        let old_pieces: Vec<[Raw; 2]> = old.pieces.iter().map(|&p| raw_pair(&old_all, p)).collect();
-        let new_pieces: Vec<[Raw; 2]> = pieces.iter().map(|&p| raw_pair(&all, p)).collect();
+        let old_pieces = raw_pieces(&old.pieces, &old_all);
+        let new_pieces = raw_pieces(&pieces, &all);
         let mut added_pieces = Vec::new();
         let (mut i, mut j) = (0, 0);
         while i < old_pieces.len() || j < new_pieces.len() {
@@ -162,9 +158,7 @@ impl NavMesh {
         let is_piece = |a: u32, b: u32| pieces.binary_search(&[a.min(b), a.max(b)]).is_ok();
 
         // 2. The cavity.
-        let meets = |b: RawBox, c: Option<RawBox>| {
-            c.is_some_and(|c| b.0.0 <= c.1.0 && c.0.0 <= b.1.0 && b.0.1 <= c.1.1 && c.0.1 <= b.1.1)
-        };
+        let meets = |b: RawBox, c: Option<RawBox>| c.is_some_and(|c| overlaps(b, c));
         let tri_box = |v: &[Raw], t: [u32; 3]| {
             union(t.iter().map(|&i| (v[i as usize], v[i as usize]))).unwrap_or_default()
         };
@@ -376,6 +370,95 @@ impl NavMesh {
         mesh.source = source;
         Ok((mesh, work))
     }
+}
+
+impl NavMesh {
+    /// The mesh vertices, pieces and crossing count of `new`'s segments, found from this
+    /// mesh's by splitting again only the segments near the change (step 1): the segments whose
+    /// box meets the box of the segments that came or went (`A`), split among every segment
+    /// whose box meets theirs (which holds all that can cut them). A piece of an old `A`
+    /// segment goes unless an unchanged segment holds it too.
+    fn local_pieces(&self, old_all: &[Raw], new: &Source) -> Result<Split, Fallback> {
+        let old = &self.source;
+        let seg_box = |s: &[Raw; 2]| box_of(s[0], s[1]);
+        let mut delta: Option<RawBox> = None;
+        merge_diff(&old.segs, &new.segs, |s| {
+            delta = union(delta.into_iter().chain([seg_box(s)]));
+        });
+        let Some(delta) = delta else {
+            return Ok((old_all.to_vec(), old.pieces.clone(), old.crossings));
+        };
+        let near = |segs: &[[Raw; 2]], b: RawBox| -> Vec<bool> {
+            segs.iter().map(|s| overlaps(seg_box(s), b)).collect()
+        };
+        let (a_old, a_new) = (near(&old.segs, delta), near(&new.segs, delta));
+        let hood = union(
+            old.segs
+                .iter()
+                .zip(&a_old)
+                .chain(new.segs.iter().zip(&a_new))
+                .filter(|(_, a)| **a)
+                .map(|(s, _)| seg_box(s)),
+        )
+        .unwrap_or(delta);
+        let local = |segs: &[[Raw; 2]], a: &[bool]| -> (Vec<[Raw; 2]>, Vec<bool>) {
+            segs.iter()
+                .zip(a)
+                .filter(|(s, _)| overlaps(seg_box(s), hood))
+                .map(|(s, a)| (*s, *a))
+                .unzip()
+        };
+        let (old_segs, old_wanted) = local(&old.segs, &a_old);
+        let (new_segs, new_wanted) = local(&new.segs, &a_new);
+        let (gone, c_old) = split_some(&old_segs, &old_wanted).map_err(|_| Fallback)?;
+        let (came, c_new) = split_some(&new_segs, &new_wanted).map_err(|_| Fallback)?;
+        let crossings = (old.crossings + c_new).checked_sub(c_old).ok_or(Fallback)?;
+        if crossings > MAX_CROSSINGS {
+            return Err(Fallback);
+        }
+        // An unchanged segment near the change holding the piece (both ends on it).
+        let held = |p: &[Raw; 2]| {
+            new_segs.iter().zip(&new_wanted).any(|(s, w)| {
+                !w && p.iter().all(|&q| {
+                    overlaps(seg_box(s), (q, q)) && left_of(vec(s[0]), vec(s[1]), vec(q)) == 0
+                })
+            })
+        };
+        let mut kept: Vec<[Raw; 2]> = raw_pieces(&old.pieces, old_all)
+            .into_iter()
+            .filter(|p| gone.binary_search(p).is_err() || held(p))
+            .collect();
+        kept.extend(came);
+        kept.sort_unstable();
+        kept.dedup();
+        let mut points: Vec<Raw> = kept.iter().flatten().copied().collect();
+        points.sort_unstable();
+        points.dedup();
+        let all = with_hull(points).map_err(|_| Fallback)?;
+        let index = |q: Raw| {
+            all.binary_search(&q)
+                .map(|i| i as u32)
+                .map_err(|_| Fallback)
+        };
+        let mut pieces = Vec::with_capacity(kept.len());
+        for p in &kept {
+            pieces.push([index(p[0])?, index(p[1])?]);
+        }
+        Ok((all, pieces, crossings))
+    }
+}
+
+/// Pieces as point pairs (sorted when the index pairs are: indices follow the points' order).
+fn raw_pieces(pieces: &[[u32; 2]], pts: &[Raw]) -> Vec<[Raw; 2]> {
+    pieces
+        .iter()
+        .map(|p| [pts[p[0] as usize], pts[p[1] as usize]])
+        .collect()
+}
+
+/// Whether two closed boxes meet.
+fn overlaps(a: RawBox, b: RawBox) -> bool {
+    a.0.0 <= b.1.0 && b.0.0 <= a.1.0 && a.0.1 <= b.1.1 && b.0.1 <= a.1.1
 }
 
 /// The patch triangles inside the cavity's `outline` (directed edges with the cavity on their

@@ -156,7 +156,9 @@ fn canonical(mesh: &Mesh<'_>, order: &[u32], dropped: u32) -> Triangulation {
         })
         .collect();
     let mut sorted: Vec<u32> = (0..idx(rotated.len())).collect();
-    sorted.sort_unstable_by_key(|&i| rotated[i as usize].v);
+    // Stable (run-detecting) sort: after a local rebuild the triangles are nearly in order
+    // already; the keys are distinct, so the result is the same as any sort.
+    sorted.sort_by_key(|&i| rotated[i as usize].v);
     let mut new_id = vec![0u32; rotated.len()];
     for (pos, &i) in sorted.iter().enumerate() {
         new_id[i as usize] = idx(pos);
