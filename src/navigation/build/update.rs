@@ -347,7 +347,7 @@ impl NavMesh {
                     continue;
                 }
                 for k in 0..3 {
-                    let reuse = m != NO_TRIANGLE && !meets(search_box(mesh, t, k), changed);
+                    let reuse = m != NO_TRIANGLE && !search_meets(mesh, t, k, changed);
                     mesh.tris[t].width[k] = if reuse {
                         self.tris[m as usize].width[k]
                     } else {
@@ -424,16 +424,56 @@ impl NavMesh {
                 })
             })
         };
-        let mut kept: Vec<[Raw; 2]> = raw_pieces(&old.pieces, old_all)
+        // The pieces kept (in order) and how many pieces each old point still ends.
+        let mut ends = vec![0u32; old_all.len()];
+        for p in &old.pieces {
+            ends[p[0] as usize] += 1;
+            ends[p[1] as usize] += 1;
+        }
+        let mut kept = Vec::with_capacity(old.pieces.len() + came.len());
+        for (p, ids) in raw_pieces(&old.pieces, old_all)
             .into_iter()
-            .filter(|p| gone.binary_search(p).is_err() || held(p))
-            .collect();
+            .zip(&old.pieces)
+        {
+            if gone.binary_search(&p).is_err() || held(&p) {
+                kept.push(p);
+            } else {
+                ends[ids[0] as usize] -= 1;
+                ends[ids[1] as usize] -= 1;
+            }
+        }
+        let mut fresh: Vec<Raw> = came.iter().flatten().copied().collect();
+        fresh.sort_unstable();
+        fresh.dedup();
         kept.extend(came);
-        kept.sort_unstable();
+        kept.sort(); // two sorted runs: a merge
         kept.dedup();
-        let mut points: Vec<Raw> = kept.iter().flatten().copied().collect();
-        points.sort_unstable();
-        points.dedup();
+        // The points: the old ones some piece still ends at, merged with the new pieces' ends.
+        let mut points = Vec::with_capacity(old_all.len() + fresh.len());
+        let mut olds = old_all
+            .iter()
+            .zip(&ends)
+            .filter(|(_, e)| **e > 0)
+            .map(|(p, _)| *p);
+        let mut fresh = fresh.into_iter();
+        let (mut a, mut b) = (olds.next(), fresh.next());
+        while a.is_some() || b.is_some() {
+            let take_a = match (a, b) {
+                (Some(x), Some(y)) => x <= y,
+                (x, _) => x.is_some(),
+            };
+            let q = if take_a { a.take() } else { b.take() };
+            if let Some(q) = q
+                && points.last() != Some(&q)
+            {
+                points.push(q);
+            }
+            if take_a {
+                a = olds.next();
+            } else {
+                b = fresh.next();
+            }
+        }
         let all = with_hull(points).map_err(|_| Fallback)?;
         let index = |q: Raw| {
             all.binary_search(&q)
@@ -553,20 +593,29 @@ fn merge_diff<T: Ord>(a: &[T], b: &[T], mut f: impl FnMut(&T)) {
     }
 }
 
-/// The box holding every edge the width search of traversal `k` of triangle `t` can read: the
-/// pivot `C` grown by `min(|CA|, |CB|)` (every examined edge passes nearer than that), plus two
-/// raw units for the floored distances.
-fn search_box(mesh: &NavMesh, t: usize, k: usize) -> RawBox {
+/// Whether the width search of traversal `k` of triangle `t` may read a triangle inside
+/// `changed`: every edge it examines passes nearer to the pivot `C` than
+/// `u = min(|CA|, |CB|)` (floored, plus two raw units for the floored distances), so it cannot
+/// when `C` is farther than that from the box. Squares only: `dist² > 2·u² + 8` implies
+/// `dist > u + 2`.
+fn search_meets(mesh: &NavMesh, t: usize, k: usize, changed: Option<RawBox>) -> bool {
+    let Some(z) = changed else { return false };
     let c = mesh.corners(t as u32);
     let (p, a, b) = (c[k], c[(k + 1) % 3], c[(k + 2) % 3]);
-    let u = (p - a)
-        .length()
-        .min((p - b).length())
-        .to_bits()
-        .saturating_add(2);
+    let u2 = (p - a)
+        .length_squared_wide()
+        .min((p - b).length_squared_wide())
+        .unsigned_abs();
     let (x, y) = raw(p);
-    (
-        (x.saturating_sub(u), y.saturating_sub(u)),
-        (x.saturating_add(u), y.saturating_add(u)),
-    )
+    let gap = |v: i64, lo: i64, hi: i64| {
+        u128::from(
+            lo.saturating_sub(v)
+                .max(v.saturating_sub(hi))
+                .max(0)
+                .unsigned_abs(),
+        )
+    };
+    let (dx, dy) = (gap(x, z.0.0, z.1.0), gap(y, z.0.1, z.1.1));
+    let d2 = dx.saturating_mul(dx).saturating_add(dy.saturating_mul(dy));
+    d2 <= u2.saturating_mul(2).saturating_add(8)
 }
