@@ -21,8 +21,8 @@
 //! | `constrain.rs` | tracing a segment, Sloan's flips |
 //! | `check.rs`, `tests.rs` | (tests) a brute-force validator, shared with the `nav_cdt` fuzz target; the unit tests |
 
-#[cfg(test)]
-pub(crate) mod check;
+#[cfg(any(test, feature = "test-oracles"))]
+pub mod check;
 mod constrain;
 mod insert;
 mod kernel;
@@ -35,7 +35,7 @@ use crate::math::Vec2;
 use kernel::{Mesh, idx, next, prev};
 
 /// The most points [`triangulate`] accepts: `2^30` (triangle indices stay below `2^31`).
-pub(crate) const MAX_POINTS: usize = 1 << 30;
+pub const MAX_POINTS: usize = 1 << 30;
 
 /// A triangulation of the convex hull of a point set, with constraint edges.
 ///
@@ -48,9 +48,12 @@ pub(crate) const MAX_POINTS: usize = 1 << 30;
 /// of the point), and the triangles are sorted by the coordinates of `(v[0], v[1], v[2])`. The
 /// indices in `tris` are the caller's point indices.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Triangulation {
+pub struct Triangulation {
+    /// The triangles' vertices (the caller's point indices), counter-clockwise.
     pub tris: Vec<[u32; 3]>,
+    /// The triangle across each edge, or `NO_TRIANGLE`.
     pub adj: Vec<[u32; 3]>,
+    /// Whether each edge is (part of) a constraint.
     pub constrained: Vec<[bool; 3]>,
     /// Constraints that could not be inserted (they cross an earlier one), counted.
     pub dropped: u32,
@@ -58,7 +61,7 @@ pub(crate) struct Triangulation {
 
 /// Why [`triangulate`] refused its input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CdtError {
+pub enum CdtError {
     /// Two input points are equal (the caller merges duplicates first).
     DuplicatePoint,
     /// A constraint names a point index out of range, or both its ends are one point.
@@ -88,10 +91,7 @@ pub(crate) enum CdtError {
 /// [`CdtError::BadConstraint`] for an index out of range or a constraint from a point to
 /// itself; [`CdtError::OutOfRange`] for a coordinate outside `±2^53` raw or too many points;
 /// [`CdtError::DuplicatePoint`] when two points are equal.
-pub(crate) fn triangulate(
-    points: &[Vec2],
-    constraints: &[[u32; 2]],
-) -> Result<Triangulation, CdtError> {
+pub fn triangulate(points: &[Vec2], constraints: &[[u32; 2]]) -> Result<Triangulation, CdtError> {
     let n = points.len();
     if constraints
         .iter()
