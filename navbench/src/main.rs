@@ -30,12 +30,22 @@ fn main() {
     let mut set = ObstacleSet::default();
     for &(x, y, w, h) in &rects {
         let p = |x: i32, y: i32| Vec2::from_int(x, y);
-        set.add(ObstacleShape::Polygon(vec![p(x, y), p(x + w, y), p(x + w, y + h), p(x, y + h)]))
-            .unwrap();
+        set.add(ObstacleShape::Polygon(vec![
+            p(x, y),
+            p(x + w, y),
+            p(x + w, y + h),
+            p(x, y + h),
+        ]))
+        .unwrap();
     }
     let b = |x: i32, y: i32| Vec2::from_int(x, y);
     let params = NavParams {
-        boundary: Some(vec![b(-half, -half), b(half, -half), b(half, half), b(-half, half)]),
+        boundary: Some(vec![
+            b(-half, -half),
+            b(half, -half),
+            b(half, half),
+            b(-half, half),
+        ]),
         ..NavParams::default()
     };
     let ours = NavMesh::build(&set, &params).unwrap();
@@ -81,7 +91,12 @@ fn main() {
         (Vec::new(), 0.0, 0.0, 0, 0, 0);
     for pair in pts.chunks(2) {
         let (a, g) = (pair[0], pair[1]);
-        let req = PathRequest { start: a, goal: g, radius: r, cap: 200_000 };
+        let req = PathRequest {
+            start: a,
+            goal: g,
+            radius: r,
+            cap: 200_000,
+        };
         let t0 = Instant::now();
         let path = ours.find_path(&req, &mut work);
         our_time += t0.elapsed().as_secs_f64();

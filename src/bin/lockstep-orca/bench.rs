@@ -176,6 +176,12 @@ fn per_s(agent_steps: u64, d: Duration) -> f64 {
 
 pub fn bench(args: &BenchArgs) -> Result<(), Fail> {
     if matches!(args.scene, Scene::Navigation) {
+        if args.ticks.is_some() || args.threads != 1 || args.liveness.is_some() || args.json {
+            return Err(Fail::input(
+                "bench navigation takes only N (no --ticks, --threads, --liveness or --json)"
+                    .to_string(),
+            ));
+        }
         return crate::bench_nav::run(args.n.unwrap_or(1_000));
     }
     // With the `parallel` feature even one thread gets its own pool: the global pool would
