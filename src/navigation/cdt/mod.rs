@@ -2,7 +2,7 @@
 //! adjacency, exact and canonical.
 //!
 //! * **Exact:** orientation is [`crate::geom::left_of`] (one `i128`), in-circle the 256-bit
-//!   lifted determinant of [`super::predicates`]; nothing rounds.
+//!   lifted determinant of `navigation/predicates.rs`; nothing rounds.
 //! * **Unique:** exactly cocircular ties are broken by symbolic perturbation ranked by
 //!   lexicographic `(x, y)`, and crossing constraints are resolved in a canonical order, so the
 //!   result depends only on the point set and the constraint set, never on the input order.
@@ -15,7 +15,7 @@
 //!
 //! | file | what |
 //! | --- | --- |
-//! | `mod.rs` | [`triangulate`]: input checks, ranking, the canonical output |
+//! | `mod.rs` | `triangulate`: input checks, ranking, the canonical output |
 //! | `kernel.rs` | the working triangulation, flips, Lawson's legalization |
 //! | `insert.rs` | the Delaunay triangulation of the points: hull fan, Hilbert order, walk, splits |
 //! | `constrain.rs` | tracing a segment, Sloan's flips |
@@ -41,7 +41,7 @@ pub const MAX_POINTS: usize = 1 << 30;
 ///
 /// Triangle `t` is `tris[t]` (counter-clockwise); edge `k` runs from `tris[t][k]` to
 /// `tris[t][(k + 1) % 3]`; `adj[t][k]` is the triangle across it
-/// ([`NO_TRIANGLE`](super::NO_TRIANGLE) on the hull); `constrained[t][k]` says whether it is
+/// ([`NO_TRIANGLE`] on the hull); `constrained[t][k]` says whether it is
 /// (part of) a constraint.
 ///
 /// Canonical: `tris[t][0]` is the triangle's lowest-ranked vertex (rank: lexicographic `(x, y)`
@@ -67,7 +67,7 @@ pub enum CdtError {
     /// A constraint names a point index out of range, or both its ends are one point.
     BadConstraint,
     /// A coordinate's raw bits are `2^53` or more in magnitude (the exact predicates' range,
-    /// [`MAX_RAW`](super::predicates::MAX_RAW)), or there are more than [`MAX_POINTS`] points.
+    /// `MAX_RAW` of `navigation/predicates.rs`), or there are more than [`MAX_POINTS`] points.
     OutOfRange,
 }
 
