@@ -346,8 +346,11 @@ impl NavMesh {
                 if !mesh.tris[t].walkable {
                     continue;
                 }
+                // Far from every change (farther than the box's width plus height, which
+                // bounds every edge): all three widths stand, no per-traversal test.
+                let far = m != NO_TRIANGLE && far_from(tri_box(&all, mesh.tris[t].v), changed);
                 for k in 0..3 {
-                    let reuse = m != NO_TRIANGLE && !search_meets(mesh, t, k, changed);
+                    let reuse = far || (m != NO_TRIANGLE && !search_meets(mesh, t, k, changed));
                     mesh.tris[t].width[k] = if reuse {
                         self.tris[m as usize].width[k]
                     } else {
@@ -591,6 +594,17 @@ fn merge_diff<T: Ord>(a: &[T], b: &[T], mut f: impl FnMut(&T)) {
             j += 1;
         }
     }
+}
+
+/// Whether the box `b` is farther from `changed` than its own width plus height plus two raw
+/// units along some axis: then no search disc of its triangle (centred on a corner, radius at
+/// most an edge) reaches `changed`.
+fn far_from(b: RawBox, changed: Option<RawBox>) -> bool {
+    let Some(z) = changed else { return true };
+    let reach = i128::from(b.1.0 - b.0.0) + i128::from(b.1.1 - b.0.1) + 2;
+    let gap_x = (i128::from(z.0.0) - i128::from(b.1.0)).max(i128::from(b.0.0) - i128::from(z.1.0));
+    let gap_y = (i128::from(z.0.1) - i128::from(b.1.1)).max(i128::from(b.0.1) - i128::from(z.1.1));
+    gap_x > reach || gap_y > reach
 }
 
 /// Whether the width search of traversal `k` of triangle `t` may read a triangle inside
