@@ -6,17 +6,10 @@ mod net_messages;
 #[cfg(test)]
 mod targets;
 
-// The navigation kernel's sources and the crate paths they name (see `navigation.rs`).
-#[cfg(test)]
-#[allow(dead_code)]
-mod navigation;
-#[cfg(test)]
-mod geom {
-    pub(crate) use lockstep_orca::geom::left_of;
-}
-#[cfg(test)]
-mod math {
-    pub(crate) use lockstep_orca::math::Vec2;
-}
+// The navigation kernel, exposed by the crate's `test-oracles` feature (see `navigation.rs`).
 #[cfg(test)]
 mod nav_mesh;
+#[cfg(test)]
+mod nav_plan;
+#[cfg(test)]
+mod navigation;

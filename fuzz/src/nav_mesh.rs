@@ -11,14 +11,14 @@ use lockstep_orca::obstacle::ObstacleSet;
 use lockstep_orca::{Fx, ObstacleShape, Vec2};
 
 /// A point from fuzz input: a 1/16 grid plus some low bits.
-fn point(x: i16, y: i16, low: u8) -> Vec2 {
+pub(crate) fn point(x: i16, y: i16, low: u8) -> Vec2 {
     let bits = |v: i16| (i64::from(v) << 28) + i64::from(low & 0x0f);
     Vec2::from_bits(bits(x), bits(y))
 }
 
-type Shape = (bool, u8, Vec<(i16, i16)>);
+pub(crate) type Shape = (bool, u8, Vec<(i16, i16)>);
 
-fn shapes(input: &[Shape], shift: Vec2) -> Vec<ObstacleShape> {
+pub(crate) fn shapes(input: &[Shape], shift: Vec2) -> Vec<ObstacleShape> {
     input
         .iter()
         .take(24)
@@ -37,7 +37,7 @@ fn shapes(input: &[Shape], shift: Vec2) -> Vec<ObstacleShape> {
         .collect()
 }
 
-fn set_of(shapes: impl Iterator<Item = ObstacleShape>) -> ObstacleSet {
+pub(crate) fn set_of(shapes: impl Iterator<Item = ObstacleShape>) -> ObstacleSet {
     let mut set = ObstacleSet::default();
     for s in shapes {
         let _ = set.add(s);

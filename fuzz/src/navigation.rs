@@ -1,14 +1,5 @@
-//! The navigation mesh's triangulation kernel, compiled from the crate's sources into this
-//! package's tests (the kernel is crate-private in `lockstep-orca`, so no public path reaches
-//! it). The included files name `crate::geom`, `crate::math` and `crate::navigation`, which
-//! `lib.rs` provides by re-exporting the crate's public items; nothing is copied, so the fuzz
-//! target checks the very code the crate builds. When the crate exposes the kernel (for example
-//! under its `test-oracles` feature), this file and the two re-export modules go.
+//! The navigation mesh's triangulation kernel, as the crate exposes it under its
+//! `test-oracles` feature (`lockstep_orca::navigation::cdt`, with the brute-force validator
+//! `cdt::check`), under the path the `nav_cdt` target names.
 
-pub(crate) use lockstep_orca::navigation::NO_TRIANGLE;
-
-#[path = "../../src/navigation/predicates.rs"]
-pub(crate) mod predicates;
-
-#[path = "../../src/navigation/cdt/mod.rs"]
-pub(crate) mod cdt;
+pub(crate) use lockstep_orca::navigation::cdt;

@@ -42,6 +42,8 @@ pub struct NavMesh {
     /// Constraint pieces the triangulation could not insert (they cross another piece after
     /// rounding); see [`NavMesh::dropped_pieces`].
     pub(crate) dropped: u32,
+    /// What the mesh was built from (for the local rebuild); empty for a hand-made mesh.
+    pub(crate) source: super::build::Source,
 }
 
 impl NavMesh {
@@ -111,13 +113,25 @@ impl NavMesh {
     /// Finishes a mesh from its vertices and triangles (adjacency, walls and classification
     /// set): computes the widths and the seed grid.
     pub(crate) fn assemble(verts: Vec<Vec2>, tris: Vec<NavTriangle>, dropped: u32) -> Self {
+        Self::assemble_with(verts, tris, dropped, super::widths::compute_all)
+    }
+
+    /// [`assemble`](Self::assemble) with the widths set by `widths` (the local rebuild copies
+    /// the ones its change cannot reach).
+    pub(crate) fn assemble_with(
+        verts: Vec<Vec2>,
+        tris: Vec<NavTriangle>,
+        dropped: u32,
+        widths: impl FnOnce(&mut Self),
+    ) -> Self {
         let mut mesh = Self {
             verts,
             tris,
             seeds: SeedGrid::default(),
             dropped,
+            source: super::build::Source::default(),
         };
-        super::widths::compute_all(&mut mesh);
+        widths(&mut mesh);
         mesh.seeds = SeedGrid::new(&mesh);
         mesh
     }

@@ -20,6 +20,11 @@
 //! | `traffic.rs` | traffic control at chokepoints: narrow portals held by one direction at a time |
 
 mod build;
+/// The triangulation kernel, public only under the `test-oracles` feature (for the `nav_cdt`
+/// fuzz target and tests); not part of the stable API.
+#[cfg(feature = "test-oracles")]
+pub mod cdt;
+#[cfg(not(feature = "test-oracles"))]
 pub(crate) mod cdt;
 mod funnel;
 mod mesh;
@@ -29,6 +34,7 @@ mod search;
 pub mod traffic;
 mod widths;
 
+pub use build::RebuildWork;
 pub use mesh::{NO_TRIANGLE, NavMesh, NavTriangle};
 pub use query::RayHit;
 pub use search::SearchWork;

@@ -51,8 +51,9 @@ fn terms(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> [(i128, i128); 3] {
 /// The in-circle determinant of `a, b, c, d`: positive when `d` lies strictly inside the circle
 /// through `a, b, c` (counter-clockwise), zero when the four are cocircular, negative outside
 /// (the signs flip for clockwise `a, b, c`). Exact for coordinates within [`MAX_RAW`]. The
-/// kernel needs only the sign ([`in_circle_sign`]); the value is for the tests.
-#[cfg(test)]
+/// kernel needs only the sign ([`in_circle_sign`]); the value is for the tests and the
+/// kernel's validator (`cdt::check`).
+#[cfg(any(test, feature = "test-oracles"))]
 pub(crate) fn in_circle_det(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> I256 {
     exact(&terms(a, b, c, d))
 }

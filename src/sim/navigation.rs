@@ -13,7 +13,8 @@
 //! stored.
 //!
 //! # Stage 1a, `navigate` (after the inputs, before the orders are steered)
-//! 1. The mesh is rebuilt if an obstacle command of this tick changed the set.
+//! 1. The mesh is rebuilt if an obstacle command of this tick changed the set: locally, around
+//!    the change, into the mesh a full build gives ([`NavMesh::update`]).
 //! 2. Each navigating agent with a plan, ascending id, checks its replan triggers, all read
 //!    from state: the obstacle set changed since the last stage 1a and a segment of its
 //!    remaining path is no longer clear for its radius ([`NavMesh::raycast`]), or its last plan
@@ -299,6 +300,29 @@ impl NavDerived {
         }
     }
 
+    /// Brings the mesh up to date with `obstacles` after a change: rebuilt locally from the
+    /// current mesh ([`NavMesh::update`], the same mesh a full build gives, bit for bit), kept
+    /// when nothing it depends on changed, built whole when there is no mesh yet.
+    pub(crate) fn refresh(
+        &mut self,
+        obstacles: &crate::obstacle::ObstacleSet,
+        params: Option<&NavParams>,
+    ) {
+        self.stale = false;
+        let Some(p) = params else {
+            self.mesh = None;
+            return;
+        };
+        self.mesh = match self.mesh.take() {
+            Some(old) => match old.update(obstacles, p) {
+                Ok(None) => Some(old),
+                Ok(Some((mesh, _))) => Some(Arc::new(mesh)),
+                Err(_) => None,
+            },
+            None => NavMesh::build(obstacles, p).ok().map(Arc::new),
+        };
+    }
+
     /// The mesh and staleness without the scratch buffers (what a saved state shares).
     pub(crate) fn shared(&self) -> Self {
         Self {
@@ -576,9 +600,8 @@ impl Simulator {
     /// Rebuilds the mesh if the obstacle set changed since it was built.
     pub(super) fn sync_nav_mesh(&mut self) {
         if self.nav_mesh.stale {
-            let work = std::mem::take(&mut self.nav_mesh.work);
-            self.nav_mesh = NavDerived::build(&self.obstacles, self.nav.params.as_ref());
-            self.nav_mesh.work = work;
+            self.nav_mesh
+                .refresh(&self.obstacles, self.nav.params.as_ref());
         }
     }
 

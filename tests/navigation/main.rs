@@ -5,5 +5,6 @@ mod doors;
 mod mesh;
 mod planner;
 mod quality;
+mod rebuild;
 #[cfg(feature = "scenario")]
 mod traffic;

@@ -8,14 +8,14 @@ use lockstep_orca::obstacle::ObstacleSet;
 use lockstep_orca::{Fx, ObstacleShape, Vec2, splitmix64};
 
 /// A small deterministic generator.
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = splitmix64(self.0);
         self.0
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
     fn chance(&mut self, percent: u64) -> bool {
@@ -367,13 +367,13 @@ fn nearest_walkable_is_walkable_and_near() {
 
 // ------------------------------------------------------------------ the builder
 
-fn rect(x: i32, y: i32, w: i32, h: i32) -> ObstacleShape {
+pub(super) fn rect(x: i32, y: i32, w: i32, h: i32) -> ObstacleShape {
     ObstacleShape::Polygon(vec![v(x, y), v(x + w, y), v(x + w, y + h), v(x, y + h)])
 }
 
 /// A random map: overlapping and touching rectangles, rotated quads, a clockwise room and
 /// polylines, with some vertices off the integer grid.
-fn random_shapes(seed: u64, count: usize, span: i32) -> Vec<ObstacleShape> {
+pub(super) fn random_shapes(seed: u64, count: usize, span: i32) -> Vec<ObstacleShape> {
     let mut rng = Rng(seed);
     let mut out = Vec::new();
     let coord = |rng: &mut Rng, lim: i32| {
@@ -394,7 +394,7 @@ fn random_shapes(seed: u64, count: usize, span: i32) -> Vec<ObstacleShape> {
     out
 }
 
-fn set_of(shapes: &[ObstacleShape]) -> ObstacleSet {
+pub(super) fn set_of(shapes: &[ObstacleShape]) -> ObstacleSet {
     let mut set = ObstacleSet::default();
     for s in shapes {
         set.add(s.clone()).unwrap();

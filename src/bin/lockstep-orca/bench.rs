@@ -26,6 +26,10 @@ pub enum Scene {
     /// crowd N (default 10,000) among N obstacle segments: one 1-unit post at the centre of
     /// each grid cell, alternately horizontal and vertical; 100 ticks.
     Obstacles,
+    /// Navigation costs (issue 25): N units (default 1,000) on 200 buildings planning to one
+    /// common goal and to distinct goals, and one building added to a 1,000-building map, each
+    /// against the step of the same run (see `bench_nav.rs`).
+    Navigation,
 }
 
 /// Time the simulator on a reference scene; print one line of key=value pairs.
@@ -135,6 +139,9 @@ fn scenario(args: &BenchArgs) -> Result<(String, Scenario, bool), Fail> {
             let n = args.n.unwrap_or(10_000);
             ("obstacles".into(), crowd_among_posts(n), false)
         }
+        Scene::Navigation => {
+            return Err(Fail::input("bench navigation has no scenario".to_string()));
+        }
     })
 }
 
@@ -168,6 +175,15 @@ fn per_s(agent_steps: u64, d: Duration) -> f64 {
 }
 
 pub fn bench(args: &BenchArgs) -> Result<(), Fail> {
+    if matches!(args.scene, Scene::Navigation) {
+        if args.ticks.is_some() || args.threads != 1 || args.liveness.is_some() || args.json {
+            return Err(Fail::input(
+                "bench navigation takes only N (no --ticks, --threads, --liveness or --json)"
+                    .to_string(),
+            ));
+        }
+        return crate::bench_nav::run(args.n.unwrap_or(1_000));
+    }
     // With the `parallel` feature even one thread gets its own pool: the global pool would
     // use every core.
     if args.threads == 1 && !cfg!(feature = "parallel") {

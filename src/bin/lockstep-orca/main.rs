@@ -14,6 +14,7 @@
 //! or invalid input file, refused output). `docs/cli.md` is the manual.
 
 mod bench;
+mod bench_nav;
 mod diff;
 mod files;
 mod golden;

@@ -45,25 +45,73 @@ pub(crate) struct Pieces {
     pub points: Vec<Raw>,
     /// The pieces as sorted, distinct index pairs into `points` (smaller index first).
     pub pieces: Vec<[u32; 2]>,
+    /// Proper crossings between the segments.
+    pub crossings: usize,
 }
 
-/// Splits `segs` (any order, duplicates allowed) into pieces.
+/// Splits `segs` (sorted and distinct, as [`super::read_source`] keeps them) into pieces.
 ///
 /// # Errors
 /// [`SimError::OutOfDomain`] past [`MAX_CROSSINGS`].
-pub(crate) fn split(mut segs: Vec<[Raw; 2]>) -> Result<Pieces, SimError> {
-    segs.sort_unstable();
-    segs.dedup();
+pub(crate) fn split(segs: &[[Raw; 2]]) -> Result<Pieces, SimError> {
+    let (cuts, points, crossings) = cut(segs, None)?;
+    let mut pieces = Vec::new();
+    for c in &cuts {
+        for w in c.windows(2) {
+            let a = points.binary_search(&w[0]).unwrap_or_default() as u32;
+            let b = points.binary_search(&w[1]).unwrap_or_default() as u32;
+            pieces.push([a.min(b), a.max(b)]);
+        }
+    }
+    pieces.sort_unstable();
+    pieces.dedup();
+    Ok(Pieces {
+        points,
+        pieces,
+        crossings,
+    })
+}
+
+/// The pieces (as point pairs, smaller first; sorted, distinct) of the segments `wanted` marks,
+/// and the proper crossings that involve one of them. Exact for a wanted segment when `segs`
+/// holds every segment whose box meets the wanted one's box (the local rebuild's neighbourhood):
+/// its crossings, the points on it and the crossings landing on it all come from those.
+///
+/// # Errors
+/// [`SimError::OutOfDomain`] past [`MAX_CROSSINGS`].
+pub(crate) fn split_some(
+    segs: &[[Raw; 2]],
+    wanted: &[bool],
+) -> Result<(Vec<[Raw; 2]>, usize), SimError> {
+    let (cuts, _, crossings) = cut(segs, Some(wanted))?;
+    let mut pieces = Vec::new();
+    for (c, _) in cuts.iter().zip(wanted).filter(|(_, w)| **w) {
+        pieces.extend(c.windows(2).map(|w| [w[0].min(w[1]), w[0].max(w[1])]));
+    }
+    pieces.sort_unstable();
+    pieces.dedup();
+    Ok((pieces, crossings))
+}
+
+/// Every segment's cut points in order along it (its ends, the points lying on it, its rounded
+/// crossings), every point, and the proper crossings counted (all, or those involving a
+/// `wanted` segment).
+#[allow(clippy::type_complexity)]
+fn cut(
+    segs: &[[Raw; 2]],
+    wanted: Option<&[bool]>,
+) -> Result<(Vec<Vec<Raw>>, Vec<Raw>, usize), SimError> {
+    debug_assert!(
+        segs.windows(2).all(|w| w[0] < w[1]),
+        "segments not sorted and distinct"
+    );
     let mut cuts: Vec<Vec<Raw>> = segs.iter().map(|s| s.to_vec()).collect();
     let Some(bounds) = union(segs.iter().map(|s| box_of(s[0], s[1]))) else {
-        return Ok(Pieces {
-            points: Vec::new(),
-            pieces: Vec::new(),
-        });
+        return Ok((Vec::new(), Vec::new(), 0));
     };
     let boxes: Vec<RawBox> = segs.iter().map(|s| box_of(s[0], s[1])).collect();
     let grid = Grid::new(bounds, &boxes, segs.len());
-    find_crossings(&segs, &boxes, &grid, &mut cuts)?;
+    let crossings = find_crossings(segs, &boxes, &grid, &mut cuts, wanted)?;
 
     // Every point (ends and crossing points), then the ones lying exactly inside a segment.
     let mut points: Vec<Raw> = cuts.iter().flatten().copied().collect();
@@ -72,6 +120,9 @@ pub(crate) fn split(mut segs: Vec<[Raw; 2]>) -> Result<Pieces, SimError> {
     let point_boxes: Vec<RawBox> = points.iter().map(|&p| (p, p)).collect();
     let point_grid = Grid::new(bounds, &point_boxes, points.len());
     for (s, seg) in segs.iter().enumerate() {
+        if wanted.is_some_and(|w| !w[s]) {
+            continue;
+        }
         let r = point_grid.cell_range(boxes[s]);
         let cells = (r.1 - r.0 + 1) * (r.3 - r.2 + 1);
         let mut on = |p: Raw| {
@@ -95,23 +146,14 @@ pub(crate) fn split(mut segs: Vec<[Raw; 2]>) -> Result<Pieces, SimError> {
             }
         }
     }
-
-    let mut pieces = Vec::new();
-    for (c, seg) in cuts.iter_mut().zip(&segs) {
+    for (c, seg) in cuts.iter_mut().zip(segs) {
         // Along the segment by the exact projection (a rounded crossing point may lie an ulp
         // beside the line, so lexicographic order is not enough for a vertical segment).
         let (a, b) = (vec(seg[0]), vec(seg[1]));
         c.sort_unstable_by_key(|&p| ((vec(p) - a).dot_wide(b - a), p));
         c.dedup();
-        for w in c.windows(2) {
-            let a = points.binary_search(&w[0]).unwrap_or_default() as u32;
-            let b = points.binary_search(&w[1]).unwrap_or_default() as u32;
-            pieces.push([a.min(b), a.max(b)]);
-        }
     }
-    pieces.sort_unstable();
-    pieces.dedup();
-    Ok(Pieces { points, pieces })
+    Ok((cuts, points, crossings))
 }
 
 /// Whether `p` lies in the closed box.
@@ -126,13 +168,16 @@ fn find_crossings(
     boxes: &[RawBox],
     grid: &Grid,
     cuts: &mut [Vec<Raw>],
+    wanted: Option<&[bool]>,
 ) -> Result<usize, SimError> {
     let mut count = 0usize;
     let mut test = |i: usize, j: usize, cuts: &mut [Vec<Raw>]| -> Result<(), SimError> {
         let (s, t) = (segs[i], segs[j]);
         let (p1, p2, q1, q2) = (vec(s[0]), vec(s[1]), vec(t[0]), vec(t[1]));
         if segment_intersection(p1, p2, q1, q2) == SegmentIntersection::Crossing {
-            count += 1;
+            // Every crossing is found (one of two other segments may land on a wanted one);
+            // only those involving a wanted segment are counted.
+            count += usize::from(wanted.is_none_or(|w| w[i] || w[j]));
             if count > MAX_CROSSINGS {
                 return Err(SimError::OutOfDomain {
                     what: "navigation mesh: crossings between obstacle edges",
@@ -293,7 +338,7 @@ mod tests {
             let bounds = union(boxes.iter().copied()).unwrap();
             let grid = Grid::new(bounds, &boxes, segs.len());
             let mut cuts: Vec<Vec<Raw>> = segs.iter().map(|s| s.to_vec()).collect();
-            let found = find_crossings(&segs, &boxes, &grid, &mut cuts).unwrap();
+            let found = find_crossings(&segs, &boxes, &grid, &mut cuts, None).unwrap();
             assert_eq!(found, brute, "round {round}");
             assert!(round < 5 || brute > 0);
         }

@@ -64,7 +64,7 @@ fn hull_of(points: &[Vec2]) -> (i128, usize) {
 /// point a vertex, the canonical rotation and order, the constraints (each a union of
 /// constrained edges or counted dropped and crossing one; no constrained edge off the
 /// constraints), and the constrained Delaunay property.
-pub(crate) fn validate(points: &[Vec2], constraints: &[[u32; 2]], t: &Triangulation) {
+pub fn validate(points: &[Vec2], constraints: &[[u32; 2]], t: &Triangulation) {
     let p = |i: u32| points[i as usize];
     let n = points.len();
     let (hull_area, h) = hull_of(points);

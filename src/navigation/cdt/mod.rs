@@ -2,7 +2,7 @@
 //! adjacency, exact and canonical.
 //!
 //! * **Exact:** orientation is [`crate::geom::left_of`] (one `i128`), in-circle the 256-bit
-//!   lifted determinant of [`super::predicates`]; nothing rounds.
+//!   lifted determinant of `navigation/predicates.rs`; nothing rounds.
 //! * **Unique:** exactly cocircular ties are broken by symbolic perturbation ranked by
 //!   lexicographic `(x, y)`, and crossing constraints are resolved in a canonical order, so the
 //!   result depends only on the point set and the constraint set, never on the input order.
@@ -15,14 +15,14 @@
 //!
 //! | file | what |
 //! | --- | --- |
-//! | `mod.rs` | [`triangulate`]: input checks, ranking, the canonical output |
+//! | `mod.rs` | `triangulate`: input checks, ranking, the canonical output |
 //! | `kernel.rs` | the working triangulation, flips, Lawson's legalization |
 //! | `insert.rs` | the Delaunay triangulation of the points: hull fan, Hilbert order, walk, splits |
 //! | `constrain.rs` | tracing a segment, Sloan's flips |
 //! | `check.rs`, `tests.rs` | (tests) a brute-force validator, shared with the `nav_cdt` fuzz target; the unit tests |
 
-#[cfg(test)]
-pub(crate) mod check;
+#[cfg(any(test, feature = "test-oracles"))]
+pub mod check;
 mod constrain;
 mod insert;
 mod kernel;
@@ -35,22 +35,25 @@ use crate::math::Vec2;
 use kernel::{Mesh, idx, next, prev};
 
 /// The most points [`triangulate`] accepts: `2^30` (triangle indices stay below `2^31`).
-pub(crate) const MAX_POINTS: usize = 1 << 30;
+pub const MAX_POINTS: usize = 1 << 30;
 
 /// A triangulation of the convex hull of a point set, with constraint edges.
 ///
 /// Triangle `t` is `tris[t]` (counter-clockwise); edge `k` runs from `tris[t][k]` to
 /// `tris[t][(k + 1) % 3]`; `adj[t][k]` is the triangle across it
-/// ([`NO_TRIANGLE`](super::NO_TRIANGLE) on the hull); `constrained[t][k]` says whether it is
+/// ([`NO_TRIANGLE`] on the hull); `constrained[t][k]` says whether it is
 /// (part of) a constraint.
 ///
 /// Canonical: `tris[t][0]` is the triangle's lowest-ranked vertex (rank: lexicographic `(x, y)`
 /// of the point), and the triangles are sorted by the coordinates of `(v[0], v[1], v[2])`. The
 /// indices in `tris` are the caller's point indices.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Triangulation {
+pub struct Triangulation {
+    /// The triangles' vertices (the caller's point indices), counter-clockwise.
     pub tris: Vec<[u32; 3]>,
+    /// The triangle across each edge, or `NO_TRIANGLE`.
     pub adj: Vec<[u32; 3]>,
+    /// Whether each edge is (part of) a constraint.
     pub constrained: Vec<[bool; 3]>,
     /// Constraints that could not be inserted (they cross an earlier one), counted.
     pub dropped: u32,
@@ -58,13 +61,13 @@ pub(crate) struct Triangulation {
 
 /// Why [`triangulate`] refused its input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CdtError {
+pub enum CdtError {
     /// Two input points are equal (the caller merges duplicates first).
     DuplicatePoint,
     /// A constraint names a point index out of range, or both its ends are one point.
     BadConstraint,
     /// A coordinate's raw bits are `2^53` or more in magnitude (the exact predicates' range,
-    /// [`MAX_RAW`](super::predicates::MAX_RAW)), or there are more than [`MAX_POINTS`] points.
+    /// `MAX_RAW` of `navigation/predicates.rs`), or there are more than [`MAX_POINTS`] points.
     OutOfRange,
 }
 
@@ -88,10 +91,7 @@ pub(crate) enum CdtError {
 /// [`CdtError::BadConstraint`] for an index out of range or a constraint from a point to
 /// itself; [`CdtError::OutOfRange`] for a coordinate outside `±2^53` raw or too many points;
 /// [`CdtError::DuplicatePoint`] when two points are equal.
-pub(crate) fn triangulate(
-    points: &[Vec2],
-    constraints: &[[u32; 2]],
-) -> Result<Triangulation, CdtError> {
+pub fn triangulate(points: &[Vec2], constraints: &[[u32; 2]]) -> Result<Triangulation, CdtError> {
     let n = points.len();
     if constraints
         .iter()
@@ -156,7 +156,9 @@ fn canonical(mesh: &Mesh<'_>, order: &[u32], dropped: u32) -> Triangulation {
         })
         .collect();
     let mut sorted: Vec<u32> = (0..idx(rotated.len())).collect();
-    sorted.sort_unstable_by_key(|&i| rotated[i as usize].v);
+    // Stable (run-detecting) sort: after a local rebuild the triangles are nearly in order
+    // already; the keys are distinct, so the result is the same as any sort.
+    sorted.sort_by_key(|&i| rotated[i as usize].v);
     let mut new_id = vec![0u32; rotated.len()];
     for (pos, &i) in sorted.iter().enumerate() {
         new_id[i as usize] = idx(pos);
@@ -180,4 +182,42 @@ fn canonical(mesh: &Mesh<'_>, order: &[u32], dropped: u32) -> Triangulation {
         out.constrained.push([0, 1, 2].map(|k| t.is_fixed(k)));
     }
     out
+}
+
+/// A constrained triangulation handed in whole, made Delaunay by Lawson's flips starting from
+/// the edges in `dirty`, in the canonical form of [`triangulate`] (the local rebuild's last
+/// step, `navigation/build/update.rs`).
+///
+/// `points` are sorted by rank (lexicographic `(x, y)`) and distinct, so an index is a rank;
+/// `tris[t]` is counter-clockwise with `adj[t][k]` across edge `k` and bit `k` of `fixed[t]`
+/// set on a constrained edge. Every unconstrained edge that is not locally Delaunay must be
+/// reachable from `dirty` (an edge is queued again whenever a flip changes its neighbourhood).
+/// Lawson's flips then end in the unique constrained Delaunay triangulation of the points and
+/// the constrained edges (symbolic perturbation makes it unique), which is what
+/// [`triangulate`] returns for the same sets.
+pub(crate) fn relegalize(
+    points: &[Vec2],
+    tris: &[[u32; 3]],
+    adj: &[[u32; 3]],
+    fixed: &[u8],
+    dirty: &[(u32, u8)],
+) -> Triangulation {
+    let mut mesh = Mesh::new(points);
+    mesh.tris = tris
+        .iter()
+        .zip(adj)
+        .zip(fixed)
+        .map(|((&v, &adj), &fixed)| kernel::Tri { v, adj, fixed })
+        .collect();
+    for (t, tri) in mesh.tris.iter().enumerate() {
+        for v in tri.v {
+            mesh.vert_tri[v as usize] = idx(t);
+        }
+    }
+    for &(t, k) in dirty {
+        mesh.push(t, usize::from(k));
+    }
+    mesh.legalize();
+    let order: Vec<u32> = (0..idx(points.len())).collect();
+    canonical(&mesh, &order, 0)
 }

@@ -51,8 +51,14 @@ impl SeedGrid {
         };
         for t in 0..mesh.tris.len() {
             let c = mesh.corners(t as u32);
+            // i64 when the sum fits (any built mesh: |raw| < 2^53), i128 otherwise; the same
+            // quotient either way.
             let third = |f: fn(Vec2) -> i64| {
-                ((i128::from(f(c[0])) + i128::from(f(c[1])) + i128::from(f(c[2]))) / 3) as i64
+                let (a, b, c) = (f(c[0]), f(c[1]), f(c[2]));
+                a.checked_add(b).and_then(|s| s.checked_add(c)).map_or_else(
+                    || ((i128::from(a) + i128::from(b) + i128::from(c)) / 3) as i64,
+                    |s| s / 3,
+                )
             };
             let centroid = (third(|p| p.x.to_bits()), third(|p| p.y.to_bits()));
             let cell = grid.cell(centroid);
@@ -75,8 +81,12 @@ impl SeedGrid {
 
     /// The cell index of a raw point inside the box.
     fn cell(&self, p: (i64, i64)) -> usize {
-        let cx = ((i128::from(p.0) - i128::from(self.lo.0)) / self.size) as usize;
-        let cy = ((i128::from(p.1) - i128::from(self.lo.1)) / self.size) as usize;
+        // i64 division when the offset and the size fit (any built mesh), i128 otherwise.
+        let axis = |v: i64, lo: i64| match (v.checked_sub(lo), i64::try_from(self.size)) {
+            (Some(d), Ok(size)) => (d / size) as usize,
+            _ => ((i128::from(v) - i128::from(lo)) / self.size) as usize,
+        };
+        let (cx, cy) = (axis(p.0, self.lo.0), axis(p.1, self.lo.1));
         cy.min(self.ny - 1) * self.nx + cx.min(self.nx - 1)
     }
 

@@ -1,0 +1,234 @@
+//! `bench navigation`: the navigation costs of issue 25's acceptance, measured in the same run
+//! as the step they are compared with, printed as one line of `key=value` pairs.
+//!
+//! 1. **One common goal.** `N` units (default 1,000) on a map of 200 buildings are all told to
+//!    navigate to one point at tick 0; the ticks until every plan is served, the planning time
+//!    (stage 1a) summed over them, and its ratio to one step of those units (the median of 20
+//!    steps after, stage 1a excluded).
+//! 2. **Distinct goals.** Then every unit gets its own goal: the ticks until all are served and
+//!    the largest planning time of one tick, as a ratio to the step.
+//! 3. **Rebuild.** On a map of 1,000 buildings one building is added in the open: the local
+//!    rebuild ([`NavMesh::update`]) and a full build, timed (medians of 5), and the local
+//!    rebuild as a ratio to the step.
+
+use crate::Fail;
+use lockstep_orca::navigation::{NavMesh, NavParams};
+use lockstep_orca::obstacle::ObstacleSet;
+use lockstep_orca::{
+    AgentId, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2, splitmix64,
+};
+use std::time::{Duration, Instant};
+
+/// Buildings of the planning map and of the rebuild map.
+const PLAN_BUILDINGS: u32 = 200;
+const REBUILD_BUILDINGS: u32 = 1_000;
+
+/// `n` rectangular buildings (2 to 9 units a side) scattered over a square of side `side`
+/// centred on the origin, none over the vertical strip `|x| < 4` (kept open for the probe
+/// building), seed `seed`.
+fn buildings(n: u32, side: i32, seed: u64) -> Vec<ObstacleShape> {
+    let mut s = seed;
+    let mut next = |m: i32| {
+        s = splitmix64(s);
+        (s % m as u64) as i32
+    };
+    let mut out = Vec::new();
+    while out.len() < n as usize {
+        let (x, y) = (next(side) - side / 2, next(side) - side / 2);
+        let (w, h) = (2 + next(8), 2 + next(8));
+        if x < 4 && x + w > -4 {
+            continue;
+        }
+        let p = |x: i32, y: i32| Vec2::from_int(x, y);
+        out.push(ObstacleShape::Polygon(vec![
+            p(x, y),
+            p(x + w, y),
+            p(x + w, y + h),
+            p(x, y + h),
+        ]));
+    }
+    out
+}
+
+/// A square boundary of half-width `half`.
+fn square(half: i32) -> Vec<Vec2> {
+    let (lo, hi) = (-half, half);
+    vec![
+        Vec2::from_int(lo, lo),
+        Vec2::from_int(hi, lo),
+        Vec2::from_int(hi, hi),
+        Vec2::from_int(lo, hi),
+    ]
+}
+
+/// Walkable points for a unit of radius 0.5 on a grid of spacing 3 over `x in [x0, x1)`, in
+/// row order, at most `n`.
+fn spots(mesh: &NavMesh, x0: i32, x1: i32, half: i32, n: usize) -> Vec<Vec2> {
+    let r = Fx::from_num(1);
+    let mut out = Vec::new();
+    for y in (-half + 3..half - 3).step_by(3) {
+        for x in (x0..x1).step_by(3) {
+            let p = Vec2::from_int(x, y);
+            if out.len() < n && mesh.is_walkable(p, r) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Milliseconds of a duration (report only).
+#[allow(clippy::float_arithmetic)]
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+#[allow(clippy::float_arithmetic)]
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-12)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn failed(what: &str) -> impl Fn(lockstep_orca::SimError) -> Fail + '_ {
+    move |e| Fail::failed(format!("bench navigation: {what}: {e}"))
+}
+
+/// Steps until no unit's plan is pending (at most 400 ticks): the ticks, the planning time
+/// (stage 1a) of each tick.
+fn serve(sim: &mut Simulator, ids: &[AgentId]) -> Result<(u32, Vec<Duration>), Fail> {
+    let mut plans = Vec::new();
+    for tick in 1..=400u32 {
+        sim.step().map_err(failed("step"))?;
+        plans.push(sim.stage_times().navigate);
+        let pending = ids.iter().any(|&id| {
+            sim.nav_status(id)
+                .ok()
+                .flatten()
+                .is_some_and(|r| r.is_pending())
+        });
+        if !pending {
+            return Ok((tick, plans));
+        }
+    }
+    Ok((u32::MAX, plans))
+}
+
+/// Runs the three measurements; prints the line.
+pub fn run(units: u32) -> Result<(), Fail> {
+    let half = 160;
+    let mut sim = Simulator::new(SimulatorParams::default()).map_err(failed("simulator"))?;
+    for b in buildings(PLAN_BUILDINGS, 2 * half - 20, 1) {
+        sim.add_obstacle(b).map_err(failed("building"))?;
+    }
+    let params = NavParams {
+        boundary: Some(square(half)),
+        ..NavParams::default()
+    };
+    sim.set_navigation(Some(params))
+        .map_err(failed("navigation"))?;
+    let mesh = sim
+        .nav_mesh()
+        .ok_or_else(|| Fail::failed("bench navigation: no mesh".to_string()))?
+        .clone();
+    let starts = spots(&mesh, -half + 3, -half / 3, half, units as usize);
+    if starts.len() < units as usize {
+        return Err(Fail::input(format!(
+            "bench navigation: room for {} units, not {units}",
+            starts.len()
+        )));
+    }
+    let goal = spots(&mesh, half - 20, half - 3, half, 1)[0];
+    let mut ids = Vec::new();
+    for &p in &starts {
+        ids.push(sim.add_agent(p).map_err(failed("agent"))?);
+    }
+    sim.set_stage_timing(true);
+
+    // 1. One common goal.
+    for &id in &ids {
+        let c = Command::NavigateTo { id, goal };
+        sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
+    }
+    let (common_ticks, common) = serve(&mut sim, &ids)?;
+    let common_total: Duration = common.iter().sum();
+    let mut steps = Vec::new();
+    for _ in 0..20 {
+        let t0 = Instant::now();
+        sim.step().map_err(failed("step"))?;
+        steps.push(t0.elapsed().saturating_sub(sim.stage_times().navigate));
+    }
+    let step = median(steps);
+
+    // 2. Distinct goals: each unit to a walkable spot of its own across the map.
+    let goals = spots(&mesh, half / 3, half - 3, half, units as usize);
+    for (i, &id) in ids.iter().enumerate() {
+        let c = Command::NavigateTo {
+            id,
+            goal: goals[i % goals.len()],
+        };
+        sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
+    }
+    let (distinct_ticks, distinct) = serve(&mut sim, &ids)?;
+    let distinct_max = distinct.iter().copied().max().unwrap_or_default();
+
+    // 3. One building added to a map of 1,000.
+    let big_half = 330;
+    let mut set = ObstacleSet::default();
+    for b in buildings(REBUILD_BUILDINGS, 2 * big_half - 20, 2) {
+        set.add(b).map_err(failed("building"))?;
+    }
+    let big = NavParams {
+        boundary: Some(square(big_half)),
+        ..NavParams::default()
+    };
+    let base = NavMesh::build(&set, &big).map_err(failed("mesh"))?;
+    let p = |x: i32, y: i32| Vec2::from_int(x, y);
+    set.add(ObstacleShape::Polygon(vec![
+        p(-2, -3),
+        p(2, -3),
+        p(2, 3),
+        p(-2, 3),
+    ]))
+    .map_err(failed("building"))?;
+    let (mut local, mut full) = (Vec::new(), Vec::new());
+    let mut work = None;
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        let out = base.update(&set, &big).map_err(failed("rebuild"))?;
+        local.push(t0.elapsed());
+        work = out.map(|(_, w)| w);
+        let t0 = Instant::now();
+        let _ = NavMesh::build(&set, &big).map_err(failed("build"))?;
+        full.push(t0.elapsed());
+    }
+    let (local, full) = (median(local), median(full));
+    let work = work.unwrap_or_default();
+
+    println!(
+        "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
+         common_goal_ticks={common_ticks} common_goal_plan_ms={:.6} common_goal_ratio={:.3} \
+         distinct_ticks={distinct_ticks} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
+         rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
+         rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
+         rebuild_widths={} hash={:016x}",
+        mesh.triangles().len(),
+        ms(step),
+        ms(common_total),
+        ratio(common_total, step),
+        ms(distinct_max),
+        ratio(distinct_max, step),
+        base.triangles().len(),
+        ms(local),
+        ms(full),
+        ratio(local, step),
+        !work.full,
+        work.cavity,
+        work.widths,
+        sim.state_hash(),
+    );
+    Ok(())
+}
