@@ -104,7 +104,7 @@ use crate::error::SimError;
 use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::navigation::NavParams;
-use crate::obstacle::ObstacleSet;
+use crate::obstacle::{ObstacleSet, ObstacleSetData};
 use crate::orders::groups::Groups;
 use crate::orders::{Arrival, Order, Orders, Steering};
 use crate::sim::{NavRecord, NavState, RestoredState, TrafficState};
@@ -387,7 +387,7 @@ struct StateV1 {
     defaults: AgentParams,
     agents: Vec<AgentRecord>,
     orders: Vec<(AgentId, Order)>,
-    obstacles: ObstacleSet,
+    obstacles: ObstacleSetData,
     pending: Vec<PendingCommand>,
 }
 
@@ -479,26 +479,9 @@ impl StateV1 {
         }
         orders.groups =
             Groups::from_records(groups, self.next_id).map_err(SnapshotError::Inconsistent)?;
-        let mut previous = None;
-        for (id, shape) in self.obstacles.iter() {
-            if previous.is_some_and(|p| p >= id) {
-                return Err(SnapshotError::Inconsistent(
-                    "obstacle ids not strictly ascending",
-                ));
-            }
-            previous = Some(id);
-            for &p in shape.vertices() {
-                checked_point(p, "obstacle vertex").map_err(domain)?;
-            }
-            crate::obstacle::polygon::validate(shape).map_err(domain)?;
-        }
-        let mut obstacles = self.obstacles;
-        obstacles.recount();
-        if obstacles.num_vertices() > crate::domain::MAX_OBSTACLE_VERTICES {
-            return Err(SnapshotError::Inconsistent(
-                "more than 1,048,576 obstacle vertices",
-            ));
-        }
+        // Ids ascending below the counter, every vertex in the domain, every shape valid,
+        // the vertex bound (as `ObstacleSet::add` checks).
+        let obstacles = ObstacleSet::try_from(self.obstacles).map_err(domain)?;
         let Some(commands) = CommandQueue::from_canonical(self.pending) else {
             return Err(SnapshotError::Inconsistent(
                 "pending commands not in canonical order",
@@ -581,7 +564,7 @@ impl Simulator {
             defaults: *defaults,
             agents: agents.iter().collect(),
             orders: orders.iter().map(|(&id, o)| (id, o.clone())).collect(),
-            obstacles: obstacles.clone(),
+            obstacles: obstacles.into(),
             pending: commands.to_vec(),
         };
         // 100 bytes per agent record, 80 per command (upper bounds), plus the fixed fields.

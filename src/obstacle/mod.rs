@@ -214,18 +214,29 @@ pub struct ObstacleSet {
     /// Whether `derived` matches `obstacles` (false after any change and after deserializing).
     #[serde(skip)]
     built: bool,
-    /// Vertices of all obstacles together (derived; [`recount`](Self::recount) after
-    /// deserializing).
+    /// Vertices of all obstacles together (derived; counted again when deserializing).
     #[serde(skip)]
     vertices: usize,
 }
 
-/// The serialized fields of an [`ObstacleSet`], checked by its `TryFrom` on the way in.
-#[derive(Deserialize)]
-struct ObstacleSetData {
+/// The serialized fields of an [`ObstacleSet`] (the same encoding), unchecked: its `TryFrom`
+/// checks them on the way in. Snapshots decode this and convert, so a bad set is reported as
+/// the simulator error it is.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct ObstacleSetData {
     obstacles: Vec<(ObstacleId, ObstacleShape)>,
     next_id: u32,
     neighbor_mode: ObstacleNeighbors,
+}
+
+impl From<&ObstacleSet> for ObstacleSetData {
+    fn from(set: &ObstacleSet) -> Self {
+        Self {
+            obstacles: set.obstacles.clone(),
+            next_id: set.next_id,
+            neighbor_mode: set.neighbor_mode,
+        }
+    }
 }
 
 impl TryFrom<ObstacleSetData> for ObstacleSet {
@@ -301,11 +312,6 @@ impl ObstacleSet {
     #[must_use]
     pub fn next_id(&self) -> ObstacleId {
         ObstacleId(self.next_id)
-    }
-
-    /// Recomputes the vertex count (a deserialized set).
-    pub(crate) fn recount(&mut self) {
-        self.vertices = self.obstacles.iter().map(|(_, s)| s.vertices().len()).sum();
     }
 
     /// Removes an obstacle. The tree is rebuilt before the next query.
