@@ -300,3 +300,83 @@ fn spacing_figures() {
         }
     }
 }
+
+/// The shipped scene `fixtures/scenarios/formation_spread100.toml` (issue 27's acceptance): 100
+/// units sent to one point settle in distinct slots, all at rest (no position changes by a
+/// single bit for 100 consecutive ticks; the velocities left are a few ulps, below 10⁻⁸) within
+/// 20 s of the last arrival. Prints the figures of docs/formations.md.
+#[cfg(feature = "scenario")]
+#[test]
+fn a_hundred_units_sent_to_one_point_rest_in_distinct_slots() {
+    use lockstep_orca::scenario::Scenario;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/formation_spread100.toml");
+    let scenario = Scenario::load(std::path::Path::new(path)).unwrap();
+    let (mut sim, driver) = scenario.build().unwrap();
+    let ids = sim.agent_ids().to_vec();
+    let starts: Vec<Vec2> = ids.iter().map(|&id| sim.agent_position(id).unwrap()).collect();
+    let mut travelled = vec![0f64; ids.len()];
+    let mut last = starts.clone();
+    let dt = sim.time_step().to_num::<f64>();
+    let (mut last_arrival, mut at_rest_since) = (None, None);
+    let mut rest_run = 0;
+    let mut residual = Fx::ZERO;
+    while sim.tick() < 1200 {
+        let tick = sim.tick();
+        driver.apply_events(&mut sim, tick).unwrap();
+        sim.step().unwrap();
+        if sim
+            .order_events()
+            .iter()
+            .any(|e| e.kind == lockstep_orca::orders::OrderEventKind::Arrived)
+        {
+            last_arrival = Some(sim.tick());
+        }
+        let mut moving = false;
+        for (k, &id) in ids.iter().enumerate() {
+            let p = sim.agent_position(id).unwrap();
+            travelled[k] += (p - last[k]).to_f64().0.hypot((p - last[k]).to_f64().1);
+            moving |= p != last[k];
+            last[k] = p;
+            residual = residual.max(sim.agent_velocity(id).unwrap().max_abs_component());
+        }
+        let arrived = sim.formation_status(1).unwrap().status == FormationStatus::Arrived;
+
+        rest_run = if arrived && !moving { rest_run + 1 } else { 0 };
+        if rest_run == 1 {
+            at_rest_since = Some(sim.tick());
+            residual = Fx::ZERO;
+        }
+        if rest_run >= 100 {
+            break;
+        }
+    }
+    assert!(rest_run >= 100, "not at rest for 100 ticks by tick {}", sim.tick());
+    let (last_arrival, at_rest) = (last_arrival.unwrap(), at_rest_since.unwrap());
+    let f = sim.formation(1).unwrap();
+    let mut slots: Vec<(i64, i64)> = f.slots.iter().map(|s| (s.1.x.to_bits(), s.1.y.to_bits())).collect();
+    slots.sort_unstable();
+    slots.dedup();
+    assert_eq!(slots.len(), 100, "distinct slots");
+    let mut worst_error: f64 = 0.0;
+    let mut bound = 0.0;
+    for (k, &(id, slot)) in f.slots.iter().enumerate() {
+        let (x, y) = (sim.agent_position(id).unwrap() - slot).to_f64();
+        worst_error = worst_error.max(x.hypot(y));
+        let (sx, sy) = (slot - starts[k]).to_f64();
+        bound += sx.hypot(sy);
+    }
+    let total: f64 = travelled.iter().sum();
+    eprintln!(
+        "formation_spread100: last arrival tick {last_arrival} ({:.2} s), all at rest from tick \
+         {at_rest} ({:.2} s after it), largest slot error {worst_error:.4}, travelled {total:.1} \
+         against the assignment's straight-line sum {bound:.1} ({:.3}x); largest velocity \
+         component while at rest {residual} ({} ulps)",
+        last_arrival as f64 * dt,
+        (at_rest as f64 - last_arrival as f64).max(0.0) * dt,
+        total / bound,
+        residual.to_bits()
+    );
+    assert!((at_rest as f64 - last_arrival as f64) * dt <= 20.0);
+    assert!(worst_error <= 0.5);
+    assert!(residual < Fx::lit("0.00000001"), "{residual}");
+}
