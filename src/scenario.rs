@@ -242,10 +242,9 @@ impl EventAction {
     #[must_use]
     pub fn target(&self) -> Option<AgentId> {
         match *self {
-            Self::AddAgent(_)
-            | Self::AddObstacle(_)
-            | Self::RemoveObstacle(_)
-            | Self::Group(_) => None,
+            Self::AddAgent(_) | Self::AddObstacle(_) | Self::RemoveObstacle(_) | Self::Group(_) => {
+                None
+            }
             Self::RemoveAgent(id)
             | Self::SetGoal { id, .. }
             | Self::SetParams { id, .. }

@@ -685,7 +685,11 @@ impl Simulator {
             .formations()
             .map(|(g, f)| (g, f.clone()))
             .collect();
-        let hint = hint + formations.iter().map(|(_, f)| 64 + 24 * f.slots.len()).sum::<usize>();
+        let hint = hint
+            + formations
+                .iter()
+                .map(|(_, f)| 64 + 24 * f.slots.len())
+                .sum::<usize>();
         let state = StateV7 {
             v6: state,
             formations,
@@ -712,9 +716,12 @@ impl Simulator {
         }
         if version == Some(SNAPSHOT_VERSION_MODELS) {
             let state: StateV4 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS)?;
-            return state
-                .base
-                .into_simulator(state.models, None, NavPayload::default(), Vec::new());
+            return state.base.into_simulator(
+                state.models,
+                None,
+                NavPayload::default(),
+                Vec::new(),
+            );
         }
         let lifecycle = |v5: StateV5| {
             (

@@ -476,14 +476,23 @@ fn formations(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
             (Some(x), Some(y)) => (x, y),
             (x, _) => {
                 let (here, there) = ("present".to_string(), "absent".to_string());
-                let (l, r) = if x.is_some() { (here, there) } else { (there, here) };
+                let (l, r) = if x.is_some() {
+                    (here, there)
+                } else {
+                    (there, here)
+                };
                 d.push(s, format!("formation[{g}]"), l, r);
                 continue;
             }
         };
         let name = |f: &str| format!("formation[{g}].{f}");
         if x.kind != y.kind {
-            d.push(s, name("kind"), format!("{:?}", x.kind), format!("{:?}", y.kind));
+            d.push(
+                s,
+                name("kind"),
+                format!("{:?}", x.kind),
+                format!("{:?}", y.kind),
+            );
         }
         if x.placed != y.placed {
             let (l, r) = (format!("{:?}", x.placed), format!("{:?}", y.placed));
@@ -493,7 +502,8 @@ fn formations(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
         d.cmp(s, &name("facing"), V(x.facing), V(y.facing));
         d.cmp(s, &name("slots"), x.slots.len(), y.slots.len());
         let slot = |f: &crate::orders::formation::Formation, id| {
-            f.slot(id).map_or("absent".to_string(), |p| V(p).to_string())
+            f.slot(id)
+                .map_or("absent".to_string(), |p| V(p).to_string())
         };
         let mut units: Vec<AgentId> = x.slots.iter().chain(&y.slots).map(|s| s.0).collect();
         units.sort_unstable();

@@ -958,9 +958,7 @@ fn formation_move(
         Some(name) => FormationKind::from_name(name).ok_or_else(|| {
             invalid(
                 ctx.to_string(),
-                format!(
-                    "unknown formation {name:?} (keep, line, box, column or spread)"
-                ),
+                format!("unknown formation {name:?} (keep, line, box, column or spread)"),
             )
         })?,
     };

@@ -17,7 +17,8 @@ use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::navigation::PathStatus;
 use crate::orders::formation::{
-    self, Formation, FormationEvent, FormationEventKind, FormationKind, FormationProgress, SPACING_RADII,
+    self, Formation, FormationEvent, FormationEventKind, FormationKind, FormationProgress,
+    SPACING_RADII,
 };
 use crate::orders::{Order, Orders};
 
@@ -91,7 +92,8 @@ impl Simulator {
             let given = if navigating {
                 self.navigate_to(id, slot)
             } else {
-                self.give_order(id, slot, false).inspect(|_| self.nav.forget(id))
+                self.give_order(id, slot, false)
+                    .inspect(|_| self.nav.forget(id))
             }
             .and_then(|old| {
                 done.push((id, old));
@@ -172,9 +174,8 @@ impl Simulator {
         if !attached {
             return None;
         }
-        let nav_done = nav.is_none_or(|r| {
-            !r.is_pending() && !matches!(r.status(), Some(PathStatus::Partial))
-        });
+        let nav_done =
+            nav.is_none_or(|r| !r.is_pending() && !matches!(r.status(), Some(PathStatus::Partial)));
         Some((k, nav_done))
     }
 

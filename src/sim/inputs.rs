@@ -186,7 +186,9 @@ impl Simulator {
                         self.nav.forget(id);
                     }
                 }),
-            Command::FormationMove { .. } => self.formation_move(formation_order(command)).map(drop),
+            Command::FormationMove { .. } => {
+                self.formation_move(formation_order(command)).map(drop)
+            }
         }
         .map(|()| None)
     }

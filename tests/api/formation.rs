@@ -75,10 +75,14 @@ fn a_box_of_100_arrives_in_its_slots_and_rests() {
         let far: Vec<String> = f
             .slots
             .iter()
-            .filter(|&&(id, _)| {
-                !sim.order_status(id).unwrap().unwrap().is_finished()
+            .filter(|&&(id, _)| !sim.order_status(id).unwrap().unwrap().is_finished())
+            .map(|&(id, s)| {
+                format!(
+                    "{id:?} {} {:?}",
+                    (sim.agent_position(id).unwrap() - s).length(),
+                    sim.order_status(id).unwrap()
+                )
             })
-            .map(|&(id, s)| format!("{id:?} {} {:?}", (sim.agent_position(id).unwrap() - s).length(), sim.order_status(id).unwrap()))
             .collect();
         panic!("not arrived: {p:?} {far:?}")
     });
@@ -233,7 +237,10 @@ fn slowest_speed_and_detached_members() {
     })
     .unwrap();
     let p = sim.formation_status(3).unwrap();
-    assert_eq!((p.slots, p.attached, p.status), (6, 5, FormationStatus::Moving));
+    assert_eq!(
+        (p.slots, p.attached, p.status),
+        (6, 5, FormationStatus::Moving)
+    );
     sim.apply(&Command::GroupMove {
         group: 3,
         goal: v(0, 0),
@@ -275,7 +282,11 @@ fn formation_moves_replay_and_verify() {
 #[test]
 #[ignore]
 fn spacing_figures() {
-    for kind in [FormationKind::Box, FormationKind::Spread, FormationKind::Line] {
+    for kind in [
+        FormationKind::Box,
+        FormationKind::Spread,
+        FormationKind::Line,
+    ] {
         for spacing in ["1.25", "1.5", "2", "2.5"] {
             let mut sim = army(100);
             sim.apply(&Command::FormationMove {
@@ -309,11 +320,17 @@ fn spacing_figures() {
 #[test]
 fn a_hundred_units_sent_to_one_point_rest_in_distinct_slots() {
     use lockstep_orca::scenario::Scenario;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/formation_spread100.toml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/scenarios/formation_spread100.toml"
+    );
     let scenario = Scenario::load(std::path::Path::new(path)).unwrap();
     let (mut sim, driver) = scenario.build().unwrap();
     let ids = sim.agent_ids().to_vec();
-    let starts: Vec<Vec2> = ids.iter().map(|&id| sim.agent_position(id).unwrap()).collect();
+    let starts: Vec<Vec2> = ids
+        .iter()
+        .map(|&id| sim.agent_position(id).unwrap())
+        .collect();
     let mut travelled = vec![0f64; ids.len()];
     let mut last = starts.clone();
     let dt = sim.time_step().to_num::<f64>();
@@ -350,10 +367,18 @@ fn a_hundred_units_sent_to_one_point_rest_in_distinct_slots() {
             break;
         }
     }
-    assert!(rest_run >= 100, "not at rest for 100 ticks by tick {}", sim.tick());
+    assert!(
+        rest_run >= 100,
+        "not at rest for 100 ticks by tick {}",
+        sim.tick()
+    );
     let (last_arrival, at_rest) = (last_arrival.unwrap(), at_rest_since.unwrap());
     let f = sim.formation(1).unwrap();
-    let mut slots: Vec<(i64, i64)> = f.slots.iter().map(|s| (s.1.x.to_bits(), s.1.y.to_bits())).collect();
+    let mut slots: Vec<(i64, i64)> = f
+        .slots
+        .iter()
+        .map(|s| (s.1.x.to_bits(), s.1.y.to_bits()))
+        .collect();
     slots.sort_unstable();
     slots.dedup();
     assert_eq!(slots.len(), 100, "distinct slots");

@@ -262,7 +262,11 @@ fn wrong_version_is_named() {
     // This build reads versions 3 to 7 (4: with the agent models, 5: with the order
     // lifecycle, 6: with navigation, 7: with formations); the newest is named.
     let bytes = small_scene().snapshot();
-    let bad = reseal(&SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS + 1, payload(&bytes));
+    let bad = reseal(
+        &SNAPSHOT_MAGIC,
+        SNAPSHOT_VERSION_FORMATIONS + 1,
+        payload(&bytes),
+    );
     assert_eq!(
         Simulator::restore(&bad).unwrap_err(),
         SnapshotError::UnsupportedVersion {
