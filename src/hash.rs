@@ -461,6 +461,42 @@ mod tests {
         );
     }
 
+    /// The formation extension: marker and count (5 bytes), then 42 + 20 k bytes per formation
+    /// of k slots; a pending `FormationMove` is 48 bytes after its tick and tag.
+    #[test]
+    fn the_formation_extension_matches_the_table() {
+        use crate::orders::formation::FormationKind;
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        for i in 0..3 {
+            sim.add_agent(Vec2::from_int(4 * i, 0)).unwrap();
+        }
+        let members = sim.agent_ids().to_vec();
+        sim.apply(&crate::Command::SetGroup { group: 2, members })
+            .unwrap();
+        let order = crate::Command::FormationMove {
+            group: 2,
+            goal: Vec2::from_int(50, 0),
+            formation: FormationKind::Line,
+            facing: Some(Vec2::from_int(1, 0)),
+            spacing: None,
+            slowest: false,
+        };
+        let size = |sim: &Simulator| {
+            let mut out = Vec::new();
+            sim.write_canonical_bytes(&mut out);
+            out.len()
+        };
+        let before = size(&sim);
+        sim.queue_command(5, order.clone()).unwrap();
+        assert_eq!(size(&sim), before + 8 + 1 + 48);
+        sim.clear_pending_commands();
+        let mut moved = sim.clone();
+        moved.apply(&order).unwrap();
+        // Three new orders (28 + 16 bytes each, 30 in the lifecycle extension), then the
+        // formation extension.
+        assert_eq!(size(&moved), before + 3 * (44 + 30) + 5 + 42 + 3 * 20);
+    }
+
     /// The navigation extension: 32 + 16 k bytes of settings with a boundary of k points, 9 of
     /// debt, flag and count, 60 per record; nothing when navigation is not in use.
     #[test]

@@ -165,7 +165,7 @@ impl Formation {
             .map(|k| self.slots[k].1)
     }
 
-    /// Checks a decoded formation (snapshot restore): a known layout, ascending unique ids below
+    /// Checks a decoded formation (snapshot restore): the layout placed as the kind allows, ascending unique ids below
     /// `next_id`, at most [`MAX_FORMATION_UNITS`] slots, every point in the domain.
     pub(crate) fn validate(&self, next_id: u32) -> Result<(), SimError> {
         let bad = |what| SimError::OutOfDomain {
@@ -180,7 +180,12 @@ impl Formation {
         {
             return Err(bad("formation slot ids"));
         }
-        if self.placed == FormationKind::Keep && self.kind != FormationKind::Keep {
+        // A kept layout falls back to the box only; every other kind is placed as asked.
+        let placed_ok = match self.kind {
+            FormationKind::Keep => matches!(self.placed, FormationKind::Keep | FormationKind::Box),
+            kind => self.placed == kind,
+        };
+        if !placed_ok {
             return Err(bad("formation layout"));
         }
         checked_point(self.goal, "formation goal")?;

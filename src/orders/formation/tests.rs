@@ -313,3 +313,29 @@ proptest! {
         prop_assert!(distinct(&slots));
     }
 }
+
+#[test]
+fn restored_formations_are_checked() {
+    let good = Formation {
+        kind: FormationKind::Keep,
+        placed: FormationKind::Box,
+        goal: Vec2::from_int(3, 4),
+        facing: Vec2::from_int(0, 1),
+        slots: vec![(AgentId(0), Vec2::ZERO), (AgentId(2), Vec2::from_int(1, 0))],
+    };
+    assert!(good.validate(3).is_ok());
+    assert_eq!(good.slot(AgentId(2)), Some(Vec2::from_int(1, 0)));
+    assert_eq!(good.slot(AgentId(1)), None);
+    let bad = |f: &dyn Fn(&mut Formation)| {
+        let mut g = good.clone();
+        f(&mut g);
+        g.validate(3).is_err()
+    };
+    assert!(bad(&|g| g.slots.reverse()));
+    assert!(bad(&|g| g.slots.clear()));
+    assert!(bad(&|g| g.slots[1].0 = AgentId(3)));
+    assert!(bad(&|g| g.facing = Vec2::ZERO));
+    assert!(bad(&|g| g.kind = FormationKind::Line));
+    assert!(bad(&|g| g.placed = FormationKind::Spread));
+    assert!(bad(&|g| g.slots[0].1 = Vec2::from_int(2_000_000, 0)));
+}
