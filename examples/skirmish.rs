@@ -1,7 +1,7 @@
 //! A small headless game on the netcode: two players, a headquarters each, twelve soldiers
-//! each with hit points, a wall placed mid-game, soldiers that die by the game's rules; two
-//! processes over loopback UDP with ggrs, in rollback or lockstep mode, the match recorded and
-//! verified. The tutorial in docs/netcode.md ("A game on the netcode") reads this file.
+//! each with hit points moved as one control group, a wall placed mid-game, soldiers that die
+//! by the game's rules; two processes over loopback UDP with ggrs, in rollback or lockstep
+//! mode, the match recorded and verified. The tutorial in docs/netcode.md ("A game on the netcode") reads this file.
 //!
 //! ```text
 //! cargo run --release --features ggrs --example skirmish -- --local-port 7000 --remote 127.0.0.1:7001 --player 0
@@ -160,25 +160,32 @@ fn new_game() -> NetGame<Skirmish> {
     game
 }
 
-/// The deterministic script of `player` at `frame`: a headquarters at frame 1; open fire and
-/// advance to the centre (four orders a frame), a waypoint behind; player 1 builds a wall
-/// mid-game; at frame 160 the survivors fall back.
+/// The deterministic script of `player` at `frame`: a headquarters at frame 1; the army
+/// selected as control group 0 by one id range and sent to the centre by one group order at
+/// the slowest soldier's speed; open fire; a waypoint behind for one soldier; player 1 builds a
+/// wall mid-game; at frame 160 the survivors fall back, again one order for the whole group.
 fn script(player: usize, frame: i32, units: &[AgentId]) -> (Vec<PlayerOrder>, u8) {
     let side = if player == 0 { -1 } else { 1 };
-    let move_group = |k: usize, x: i32| -> Vec<PlayerOrder> {
-        (k * 4..(k * 4 + 4).min(units.len()))
-            .map(|i| PlayerOrder::MoveTo {
-                unit: units[i],
-                goal: Vec2::from_int(x, i as i32 * 2 - 11),
-            })
-            .collect()
+    let army = |x: i32| PlayerOrder::GroupMove {
+        group: 0,
+        goal: Vec2::from_int(x, 0),
+        queue: false,
+        slowest: true,
     };
     let orders = match frame {
         1 => vec![PlayerOrder::PlaceBuilding {
             position: Vec2::from_int(40 * side, -2),
             building: 0,
         }],
-        10..=12 => move_group((frame - 10) as usize, side),
+        // The soldiers have consecutive ids: one range (first to last) selects them all.
+        10 => vec![
+            PlayerOrder::SetGroup {
+                group: 0,
+                first: units[0],
+                count: units[units.len() - 1].0 - units[0].0 + 1,
+            },
+            army(side),
+        ],
         13 => vec![PlayerOrder::QueueMove {
             unit: units[0],
             goal: Vec2::from_int(10 * side, -20),
@@ -187,7 +194,7 @@ fn script(player: usize, frame: i32, units: &[AgentId]) -> (Vec<PlayerOrder>, u8
             position: Vec2::from_int(20, -6),
             building: 1,
         }],
-        160..=162 => move_group((frame - 160) as usize, 25 * side),
+        160 => vec![army(25 * side)],
         _ => vec![],
     };
     let stance = match frame {

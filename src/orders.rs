@@ -82,16 +82,55 @@ pub(crate) use arrival::{ArrivalInput, next_arrival, resting, ticks_for};
 /// A vector sorted by id: the tick reads it in id order, in chunks (stage 1b), and agent slots
 /// are in id order too, so the two are merged rather than searched. Giving or dropping an order
 /// moves the ones after it (a command, not a per-tick cost).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Equality is the state's: the list, the point count and the groups (the goal counts and
+/// their per-order copy are derived from the list).
+#[derive(Debug, Default)]
 pub(crate) struct Orders {
     list: Vec<(AgentId, Order)>,
     points: usize,
     /// How many orders have each goal (raw bits): derived from `list`, kept by every change.
     goals: BTreeMap<(i64, i64), u32>,
+    /// `goals` read for each order, aligned with `list`, when `shared_fresh`: a cache that
+    /// spares stage 1b a map lookup per order per tick (the arrival rule asks it). Derived
+    /// from `list`, refreshed by [`refresh_shared`](Self::refresh_shared) after a change.
+    shared: Vec<u32>,
+    shared_fresh: bool,
     /// The groups ([`groups`]): state that goes with the orders (hashed, snapshotted with
     /// them).
     pub(crate) groups: groups::Groups,
 }
+
+impl Clone for Orders {
+    fn clone(&self) -> Self {
+        Self {
+            list: self.list.clone(),
+            points: self.points,
+            goals: self.goals.clone(),
+            shared: self.shared.clone(),
+            shared_fresh: self.shared_fresh,
+            groups: self.groups.clone(),
+        }
+    }
+
+    /// Field by field, so the vectors keep their buffers (a rollback loop reuses them).
+    fn clone_from(&mut self, source: &Self) {
+        self.list.clone_from(&source.list);
+        self.points = source.points;
+        self.goals.clone_from(&source.goals);
+        self.shared.clone_from(&source.shared);
+        self.shared_fresh = source.shared_fresh;
+        self.groups.clone_from(&source.groups);
+    }
+}
+
+impl PartialEq for Orders {
+    fn eq(&self, other: &Self) -> bool {
+        self.list == other.list && self.points == other.points && self.groups == other.groups
+    }
+}
+
+impl Eq for Orders {}
 
 fn goal_key(p: Vec2) -> (i64, i64) {
     (p.x.to_bits(), p.y.to_bits())
@@ -120,12 +159,34 @@ impl Orders {
         Some(&mut self.list[k].1)
     }
 
-    /// How many orders have the goal `goal` (its exact bits).
-    pub(crate) fn sharing_goal(&self, goal: Vec2) -> u32 {
-        self.goals.get(&goal_key(goal)).copied().unwrap_or(0)
+    /// How many orders share each order's goal, aligned with [`as_slice`](Self::as_slice)
+    /// (after [`refresh_shared`](Self::refresh_shared)).
+    pub(crate) fn shared(&self) -> &[u32] {
+        debug_assert!(self.shared_fresh);
+        &self.shared
+    }
+
+    /// Brings the per-order goal counts of [`shared`](Self::shared) up to date after a change
+    /// (one map lookup per order; nothing when nothing changed).
+    pub(crate) fn refresh_shared(&mut self) {
+        if !self.shared_fresh {
+            let Self {
+                list,
+                goals,
+                shared,
+                ..
+            } = self;
+            shared.clear();
+            shared.extend(
+                list.iter()
+                    .map(|(_, o)| goals.get(&goal_key(o.goal())).copied().unwrap_or(0)),
+            );
+            self.shared_fresh = true;
+        }
     }
 
     fn count_goal(&mut self, goal: Vec2, add: bool) {
+        self.shared_fresh = false;
         let key = goal_key(goal);
         if add {
             *self.goals.entry(key).or_insert(0) += 1;
@@ -494,19 +555,18 @@ impl Steering {
         self.arrive_within.is_none() && self.give_up_after.is_none() && !self.rvo2_goals
     }
 
-    /// The preferred velocity of agent `id` at `position` heading for `target` (the goal when
+    /// The preferred velocity of agent `id` heading for a target (`heading`; the goal when
     /// `to_goal`) at `tick`, at the order speed `speed` (the rule of the [module docs](self)).
     #[inline]
     pub(crate) fn pref_velocity(
         &self,
         id: AgentId,
         tick: u64,
-        position: Vec2,
-        target: Vec2,
+        heading: &Heading,
         to_goal: bool,
         speed: Fx,
     ) -> Vec2 {
-        let mut pref = self.goal_rule(position, target, to_goal, speed);
+        let mut pref = self.goal_rule(heading, to_goal, speed);
         if let Some(p) = &self.perturbation {
             pref += p.offset(tick, id.0);
         }
@@ -517,11 +577,11 @@ impl Steering {
     /// The preferred velocity towards `target` at `speed`, before the perturbation: full speed
     /// towards a waypoint, the slow-down towards the goal (`to_goal`).
     #[inline]
-    fn goal_rule(&self, position: Vec2, target: Vec2, to_goal: bool, speed: Fx) -> Vec2 {
+    fn goal_rule(&self, heading: &Heading, to_goal: bool, speed: Fx) -> Vec2 {
         let slow = self.slow_within.unwrap_or(speed);
-        let to = target - position;
+        let to = heading.to;
         if !to_goal || to.length_squared_wide() > wide_mul(slow, slow) {
-            to.normalize_or_zero() * speed
+            heading.direction() * speed
         } else if slow == speed {
             to
         } else if slow == Fx::ZERO {
@@ -530,6 +590,43 @@ impl Steering {
             // |to| <= slow here, and speed / slow <= 1,000 / 0.001 fits.
             to * (speed / slow)
         }
+    }
+}
+
+/// The vector from an agent to a target, with its length and direction from one square root
+/// (stage 1b reads them twice: the arrival rule's progress test and the goal rule).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Heading {
+    /// The target.
+    pub target: Vec2,
+    /// `target − position`.
+    pub to: Vec2,
+    /// [`Vec2::length_and_direction`] of `to` (`None` when it is zero).
+    len_dir: Option<(Fx, Vec2)>,
+}
+
+impl Heading {
+    /// The heading from `position` to `target`.
+    #[inline]
+    pub(crate) fn new(position: Vec2, target: Vec2) -> Self {
+        let to = target - position;
+        Self {
+            target,
+            to,
+            len_dir: to.length_and_direction(),
+        }
+    }
+
+    /// `|to|` (bit-identical to [`Vec2::length`]).
+    #[inline]
+    pub(crate) fn length(&self) -> Fx {
+        self.len_dir.map_or(Fx::ZERO, |(l, _)| l)
+    }
+
+    /// `to` normalised (bit-identical to [`Vec2::normalize_or_zero`]).
+    #[inline]
+    pub(crate) fn direction(&self) -> Vec2 {
+        self.len_dir.map_or(Vec2::ZERO, |(_, u)| u)
     }
 }
 

@@ -297,7 +297,9 @@ pub struct Scenario {
     /// goal-seeking policy.
     pub routes: BTreeMap<AgentId, Vec<Vec2>>,
     /// A waypoint counts as reached when `|position - waypoint| <= waypoint_tolerance`. `None`:
-    /// each agent's goal tolerance.
+    /// each agent's goal tolerance, or with [`navigation`](Self::navigation) on, each agent's
+    /// radius (planned paths turn corners one radius from the walls; a wide goal tolerance
+    /// would make agents cut them).
     pub waypoint_tolerance: Option<Fx>,
     /// RVO2's goal rule for every order ([`Steering::rvo2_goals`]; file key `rvo2_goals` in
     /// `[policy]`): agents sharing a goal never settle short of it. For scenes that reproduce
@@ -843,7 +845,14 @@ impl Scenario {
             sim.set_steering(Steering {
                 speed: Some(pref_speed),
                 slow_within: Some(slow_within),
-                waypoint_tolerance: self.waypoint_tolerance.or(self.goal_tolerance),
+                // Planned paths turn corners a radius from the walls: with navigation on, a
+                // waypoint is done within the agent's radius unless the file says otherwise
+                // (the goal tolerance, often wide, would cut corners into the buildings).
+                waypoint_tolerance: self.waypoint_tolerance.or(if self.navigation.is_some() {
+                    None
+                } else {
+                    self.goal_tolerance
+                }),
                 perturbation: self.perturbation,
                 rvo2_goals: self.rvo2_goals,
                 ..Steering::default()

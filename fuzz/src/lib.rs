@@ -2,6 +2,8 @@
 //! empty; the targets are its tests.
 
 #[cfg(test)]
+mod net_messages;
+#[cfg(test)]
 mod targets;
 
 // The navigation kernel's sources and the crate paths they name (see `navigation.rs`).

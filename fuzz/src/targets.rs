@@ -10,11 +10,14 @@
 //!
 //! 1. `snapshot_restore`: bytes, and edits of a valid snapshot behind a recomputed checksum.
 //! 2. `replay_decode`: bytes, and edits of one frame of a valid replay with every chained
-//!    checksum recomputed, through the streaming verifier.
+//!    checksum recomputed, through the streaming verifier. The replay (and the snapshot of
+//!    target 1) holds the commands of tags 14–17 (navigate, order speed, group set and move)
+//!    in its tick frames, its pending commands and its state.
 //! 3. `scenario_toml`: text, and edits of the fixture scenarios (obstacle events included);
 //!    what parses is built and stepped when small.
 //! 4. `command_stream`: commands (world commands included: buildings added and removed,
-//!    agents spawned with a model) applied to a walled scene and stepped, invariants each tick
+//!    agents spawned with a model, groups set and moved; navigate orders and order speeds)
+//!    applied to a walled scene and stepped, invariants each tick
 //!    (speeds within max speed, no centre inside the solid block, the same hashes on a second
 //!    run of the same stream).
 //! 5. `ggrs_input`: the netcode adapter's per-player messages, as bytes (`NetInput::from_bytes`)
@@ -24,8 +27,10 @@
 //!    game that mispredicts, loads its save and re-simulates agrees too. The open game has a
 //!    catalogue (unit types, models, a building and a wall over the frame's vertex budget),
 //!    so spawns with parameters and model, model changes and buildings placed and removed
-//!    (owned or not) are fuzzed too; the recordings of the match (one through the rollback)
-//!    are equal and verify.
+//!    (owned or not) are fuzzed too, and so are the navigate, order-speed and group kinds
+//!    (11–16: ranges and masks naming other players' units, group moves); the skipped group
+//!    members agree; the recordings of the match (one through the rollback) are equal and
+//!    verify.
 //! 6. `nav_cdt`: points (a small lattice, where collinear and cocircular points abound, or
 //!    spread over the predicates' whole range) and constraint segments for the navigation
 //!    mesh's constrained Delaunay triangulation: `Ok` or a clear error; an `Ok` result passes the
@@ -33,16 +38,14 @@
 //!    constraints inserted or counted as dropped, constrained Delaunay) and does not change when
 //!    the input order is reversed.
 
+use crate::net_messages::{NET_SCENE, NetMessage, net_game, net_input};
 use ggrs::{GameStateCell, InputStatus};
-use lockstep_orca::netcode::{
-    Catalogue, INPUT_WIRE_BYTES, MAX_ORDERS, NetError, NetGame, NetInput, NetState, Orders,
-    PlayerOrder, PlayerOrderError,
-};
+use lockstep_orca::netcode::{MAX_ORDERS, NetError, NetGame, NetInput, NetState};
 use lockstep_orca::replay::{self, REPLAY_MAGIC, REPLAY_VERSION, RecordOptions};
 use lockstep_orca::scenario::Scenario;
 use lockstep_orca::snapshot::{HEADER_BYTES, TRAILER_BYTES};
 use lockstep_orca::{
-    AgentId, AgentModel, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
+    AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
 };
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -85,13 +88,23 @@ fn snapshot_seed() -> Vec<u8> {
         })
         .unwrap();
     }
+    // A group and an order speed in the state (tags 16 and 15).
+    for c in [command(14, 0, 0, 3), command(13, 0, 24, 0)] {
+        sim.apply(&c).unwrap();
+    }
     sim.step().unwrap();
     sim.queue_command(3, Command::Stop { id: AgentId(1) })
         .unwrap();
+    // Pending commands of every kind the replay and snapshot formats carry since format 4/5:
+    // navigate (14), order speed (15), group set (16) and move (17).
     for c in [
         command(9, 0, 40, 40),
         command(10, 1, 0, 0),
         command(11, 2, -40, 40),
+        command(12, 3, 20, -8),
+        command(13, 3, -1, 0),
+        command(14, 1, 0, 2),
+        command(15, 6, -20, 30),
     ] {
         sim.queue_command(4, c).unwrap();
     }
@@ -126,6 +139,15 @@ fn check_restore(bytes: &[u8]) {
 #[test]
 fn snapshot_restore() {
     let seed = snapshot_seed();
+    // The seed holds a group, an order speed and pending commands of tags 14-17.
+    let sim = Simulator::restore(&seed).unwrap();
+    assert_eq!(sim.group(3), Some(&[AgentId(0), AgentId(3)][..]));
+    let order = sim.agent_order(AgentId(0)).unwrap().unwrap();
+    assert_eq!(order.speed(), Some(Fx::from_num(24)));
+    let tags: Vec<u8> = (sim.pending_commands().iter())
+        .map(|p| p.command.tag())
+        .collect();
+    assert!((14..=17).all(|t| tags.contains(&t)), "{tags:?}");
     bolero::check!()
         .with_type::<(bool, Vec<(u16, u8)>, Vec<u8>)>()
         .for_each(|(raw, edits, bytes)| {
@@ -151,8 +173,15 @@ fn replay_seed() -> Vec<u8> {
             checkpoint_interval: 2,
         },
         |s| match s.tick() {
-            2 => vec![command(9, 0, -40, -40), command(11, 3, 40, -40)],
-            3 => vec![stop.clone()],
+            // Tags 14-17 in the tick frames too: navigate, a group set, then its move and an
+            // order speed.
+            2 => vec![
+                command(9, 0, -40, -40),
+                command(11, 3, 40, -40),
+                command(12, 1, 16, 16),
+                command(14, 2, 0, 3),
+            ],
+            3 => vec![stop.clone(), command(15, 2, 8, 3), command(13, 1, 20, 0)],
             5 => vec![command(10, 0, 0, 0)],
             _ => Vec::new(),
         },
@@ -312,7 +341,7 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
         Fx::from_num(i32::from(x)) / 16,
         Fx::from_num(i32::from(y)) / 16,
     );
-    match kind % 12 {
+    match kind % 16 {
         0 => Command::AddAgent {
             position: field_point(x, y),
             params: AgentParams {
@@ -368,11 +397,48 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
             },
             model: model(agent, x, y, v),
         },
+        // Issue 25/26's commands (tags 14-17): navigate (a move without navigation), an order
+        // speed (none for a negative x; up to 1,000 and past it when bit 6 of `agent` is set),
+        // a group of the agents `agent .. agent + y % 8` (ids past the agents, duplicates and
+        // a group id past the bound when bit 7 of `agent` is set), a group move.
+        12 => Command::NavigateTo {
+            id,
+            goal: Vec2::from_int(i32::from(x) / 4, i32::from(y) / 4),
+        },
+        13 => Command::SetOrderSpeed {
+            id,
+            speed: (x >= 0).then(|| {
+                let scale = if agent & 0x40 == 0 { 16 } else { 120 };
+                Fx::from_num(i32::from(x) * scale) / 16
+            }),
+        },
+        14 => Command::SetGroup {
+            group: group_id(agent, y),
+            members: (0..u32::from(y.unsigned_abs() % 8))
+                .map(|k| AgentId((u32::from(agent % 12) + k * 3) % 14))
+                .collect(),
+        },
+        15 => Command::GroupMove {
+            group: group_id(agent, y),
+            goal: Vec2::from_int(i32::from(x) / 4, i32::from(y) / 4),
+            queue: agent & 0x20 != 0,
+            slowest: agent & 0x10 != 0,
+        },
         // The agent model (issue 14): masks, body radius, acceleration, support, slope.
         _ => Command::SetModel {
             id,
             model: model(agent, x, y, v),
         },
+    }
+}
+
+/// A group id from fuzz bytes: `0 ..= 3`, or past the simulator's bound when bit 7 is set.
+fn group_id(agent: u8, y: i8) -> u32 {
+    let g = u32::from(y as u8 & 3);
+    if agent & 0x80 == 0 {
+        g
+    } else {
+        lockstep_orca::orders::groups::MAX_GROUPS + g
     }
 }
 
@@ -449,194 +515,7 @@ fn command_stream() {
 
 // ------------------------------------------------------------------ 5. ggrs input
 
-/// One player's message of one frame: `(mode, bytes, orders)`. Mode bit 0 set: the bytes, read
-/// as the wire message ([`NetInput::from_bytes`]; a wrong length is refused, then the bytes are
-/// padded or cut to [`INPUT_WIRE_BYTES`]); clear: the orders, built as [`PlayerOrder`]s and encoded
-/// ([`NetInput::from_orders`]). Bit 1: the input is a prediction (its hash report is not
-/// checked).
-type NetMessage = (u8, Vec<u8>, Vec<(u8, u8, i16, i16, u8)>);
-
-/// An order from a fuzz tuple (kind, unit, x, y, arg): units 0..8 (the games have 4 or 5, and
-/// spawn more), points within ±2048 on the wire grid, or up to ±8,388,608 (outside the domain)
-/// when `arg`'s high bit is set.
-fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOrder {
-    let unit = AgentId(u32::from(unit % 8));
-    let shift = if arg & 0x80 == 0 { 28 } else { 40 };
-    let point = Vec2::new(
-        Fx::from_bits(i64::from(x) << shift),
-        Fx::from_bits(i64::from(y) << shift),
-    );
-    let index = arg & 3; // catalogue indices 0..=3: 2 and 3 name nothing
-    match kind % 10 {
-        0 => PlayerOrder::MoveTo { unit, goal: point },
-        1 => PlayerOrder::QueueMove { unit, goal: point },
-        2 => PlayerOrder::Stop { unit },
-        3 => PlayerOrder::Spawn { position: point },
-        4 => PlayerOrder::Remove { unit },
-        5 => PlayerOrder::SetPriority {
-            unit,
-            priority: arg,
-        },
-        6 => PlayerOrder::SpawnType {
-            position: point,
-            unit_type: index,
-        },
-        7 => PlayerOrder::SetModel {
-            unit,
-            unit_type: index,
-        },
-        8 => PlayerOrder::PlaceBuilding {
-            position: point,
-            building: index,
-        },
-        _ => PlayerOrder::RemoveBuilding {
-            building: lockstep_orca::ObstacleId(unit.0 % 4),
-        },
-    }
-}
-
-/// The input of one message, checking the decoding on the way: the wire form round-trips, a
-/// slot that decodes re-encodes to itself, an encoding error is the documented one.
-fn net_input(message: &NetMessage) -> (NetInput, InputStatus) {
-    let (mode, bytes, orders) = message;
-    let input = if mode & 1 != 0 {
-        let mut bytes = bytes.clone();
-        if bytes.len() != INPUT_WIRE_BYTES {
-            assert_eq!(
-                NetInput::from_bytes(&bytes),
-                Err(NetError::BadInputLength(bytes.len()))
-            );
-            bytes.resize(INPUT_WIRE_BYTES, 0);
-        }
-        let input = NetInput::from_bytes(&bytes).expect("every 68-byte string is an input");
-        assert_eq!(input.to_bytes()[..], bytes[..]);
-        for wire in &input.orders {
-            if let Ok(Some(order)) = wire.decode() {
-                assert_eq!(order.encode(), Ok(*wire));
-            }
-        }
-        input
-    } else {
-        let mut orders: Vec<PlayerOrder> = orders
-            .iter()
-            .map(|&(kind, unit, x, y, arg)| net_order(kind, unit, x, y, arg))
-            .collect();
-        if orders.len() > MAX_ORDERS {
-            assert_eq!(
-                NetInput::from_orders(&orders),
-                Err(NetError::TooManyOrders(orders.len()))
-            );
-            orders.truncate(MAX_ORDERS);
-        }
-        match NetInput::from_orders(&orders) {
-            Ok(input) => {
-                // The points are on the wire grid already: every slot decodes to its order,
-                // the rest are empty.
-                for (k, wire) in input.orders.iter().enumerate() {
-                    assert_eq!(wire.decode(), Ok(orders.get(k).copied()));
-                }
-                input
-            }
-            Err(NetError::Order(PlayerOrderError::OutOfDomain)) => {
-                assert!(orders.iter().any(|o| o.encode().is_err()));
-                NetInput::default()
-            }
-            Err(e) => panic!("from_orders: {e}"),
-        }
-    };
-    let status = if mode & 2 != 0 {
-        InputStatus::Predicted
-    } else {
-        InputStatus::Confirmed
-    };
-    (input, status)
-}
-
-/// The scene of `ggrs_input`'s second game: four agents (owned alternately by the two
-/// players), and events that add an agent (id 4) at tick 3, remove agent 1 at tick 2 and give
-/// agent 4 a new goal at tick 5.
-const NET_SCENE: &str = r#"
-time_step = 0.25
-max_ticks = 100
-
-[[agent]]
-start = [-6, 0]
-goal = [6, 0]
-
-[[agent]]
-start = [6, 0]
-goal = [-6, 0]
-
-[[agent]]
-start = [0, -6]
-goal = [0, 6]
-
-[[agent]]
-start = [0, 6]
-goal = [0, -6]
-
-[[event]]
-tick = 2
-remove_agent = 1
-
-[[event]]
-tick = 3
-add_agent = { start = [10, 10], goal = [-10, -10] }
-
-[[event]]
-tick = 5
-set_goal = { id = 4, goal = [10, -10] }
-"#;
-
-/// The catalogue of `ggrs_input`'s open game: two unit types (a fast one, and a model with
-/// layers), a 4 × 4 building and a 700-vertex wall (over the frame's vertex budget twice).
-fn net_catalogue() -> Catalogue {
-    let fast = AgentParams {
-        max_speed: Fx::from_num(4),
-        ..AgentParams::default()
-    };
-    let layered = AgentModel {
-        layers: 2,
-        mask: 3,
-        ..AgentModel::default()
-    };
-    let square = (0..4)
-        .map(|k| Vec2::from_int([0, 4, 4, 0][k], [0, 0, 4, 4][k]))
-        .collect();
-    Catalogue {
-        unit_types: vec![
-            (fast, AgentModel::default()),
-            (AgentParams::default(), layered),
-        ],
-        buildings: vec![
-            ObstacleShape::Polygon(square),
-            ObstacleShape::Polyline((0..700).map(|k| Vec2::from_int(k, k % 2)).collect()),
-        ],
-    }
-}
-
-/// A two-player game: the scene (default rules, no catalogue), or four agents in the open (0
-/// and 2 player 0's, 1 and 3 player 1's) with no driver and the catalogue.
-fn net_game(scene: Option<&Scenario>) -> NetGame {
-    let mut game = match scene {
-        Some(s) => NetGame::from_scenario(s, 2).unwrap(),
-        None => {
-            let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-            let ids: Vec<_> = [(-6, 0), (6, 0), (0, -6), (0, 6)]
-                .into_iter()
-                .map(|(x, y)| sim.add_agent(Vec2::from_int(x, y)).unwrap())
-                .collect();
-            let mut game =
-                NetGame::with_rules(sim, 2, Orders::with_catalogue(net_catalogue())).unwrap();
-            for (i, id) in ids.into_iter().enumerate() {
-                game.assign(id, i % 2).unwrap();
-            }
-            game
-        }
-    };
-    game.set_hash_interval(2);
-    game
-}
+// The messages (every wire kind), the games and the catalogue are in `net_messages.rs`.
 
 /// Runs up to 16 frames of messages on three games: `a` and `b` must agree on everything
 /// after every frame (checksum, rejections, hash reports), and every rejected order is counted;
@@ -686,7 +565,8 @@ fn run_net_frames(
             assert_eq!(c.checksum(), saved);
             assert_eq!(c.frame() as usize, f);
         }
-        let (frame, rejected) = (a.frame(), a.rejected_orders());
+        let (frame, rejected, skipped) =
+            (a.frame(), a.rejected_orders(), a.skipped_group_members());
         let result = a.advance(input);
         assert_eq!(b.advance(input), result);
         assert_eq!(c.advance(input), result);
@@ -702,6 +582,8 @@ fn run_net_frames(
         assert_eq!(a.last_rejections(), b.last_rejections());
         assert_eq!(a.last_rejections(), c.last_rejections());
         assert_eq!(a.hash_mismatches(), b.hash_mismatches());
+        assert_eq!(a.skipped_group_members(), c.skipped_group_members());
+        assert!(a.skipped_group_members() >= skipped);
         assert_eq!(a.unchecked_hash_reports(), b.unchecked_hash_reports());
         // Every skipped order is counted (the scene's refused commands are listed, not counted).
         let orders = a
@@ -720,6 +602,22 @@ fn run_net_frames(
 #[test]
 fn ggrs_input() {
     let scene = Scenario::from_toml_str(NET_SCENE).unwrap();
+    // A fixed match through the harness first: both players select by range and mask (naming
+    // each other's units), move their groups with a waypoint at the slowest speed, navigate,
+    // set an order speed, and send a bad group index; a rollback at frame 1.
+    let orders = |o: &[(u8, u8, i16, i16, u8)]| (0, Vec::new(), o.to_vec());
+    let seed: Vec<(NetMessage, NetMessage)> = vec![
+        (orders(&[(12, 0, 3, 0, 3)]), orders(&[(14, 1, 0b111, 0, 2)])),
+        (
+            orders(&[(15, 0, 40, 8, 3), (15, 0, -8, 40, 3), (11, 2, 1024, 0, 0)]),
+            orders(&[(15, 0, 40, -8, 2), (10, 3, -40, 0, 0)]),
+        ),
+        // Player 1's bytes: a group index past its 64 (kind 13, arg 64).
+        (orders(&[]), (1, vec![13, 64, 0, 0, 0, 0, 2], Vec::new())),
+    ];
+    for with_scene in [false, true] {
+        run_net(with_scene.then_some(&scene), 1, &seed);
+    }
     bolero::check!()
         .with_type::<(bool, u8, Vec<(NetMessage, NetMessage)>)>()
         .for_each(|(with_scene, rollback_at, frames)| {

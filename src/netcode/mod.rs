@@ -14,11 +14,15 @@
 //!   ([`WireOrder`], [`ORDER_WIRE_BYTES`] bytes each) and an optional state hash for the
 //!   lockstep hash exchange, [`INPUT_WIRE_BYTES`] bytes on the wire in all. Each order slot
 //!   decodes to a [`PlayerOrder`]: move, queue a waypoint, stop, spawn, remove, set priority,
-//!   and the catalogue orders (spawn a unit type, set a model, place or remove a building).
+//!   the catalogue orders (spawn a unit type, set a model, place or remove a building), a
+//!   planned move ([`PlayerOrder::NavigateTo`]), an order's speed, and the group orders: each
+//!   player's [`GROUPS_PER_PLAYER`] control groups, selected by id range or mask and moved by
+//!   one order however many units they hold (a group holds only its owner's units; other ids
+//!   are skipped and counted, [`NetGame::skipped_group_members`]).
 //!   This wire format is a contract between the peers of a session, which must all run the
 //!   same one; the manual gives its [byte layout](crate::docs::netcode#inputs-and-their-wire-size).
 //! * [`NetGame`] owns the simulator, the game's state (and, with the `scenario` feature, the
-//!   scene's [`Driver`](crate::scenario::Driver)) and fulfils the session's requests:
+//!   scene's driver, `scenario::Driver`) and fulfils the session's requests:
 //!   [`handle_requests`](NetGame::handle_requests). It records the match as a
 //!   [`Replay`](crate::replay::Replay) on request ([`start_recording`](NetGame::start_recording)).
 //!
@@ -53,6 +57,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod groups;
 mod record;
 mod rules;
 mod turn;
@@ -61,8 +66,9 @@ mod wire;
 pub use rules::{Catalogue, GameRules, Orders, StateWriter};
 pub use turn::{MAX_FRAME_VERTICES, Turn};
 pub use wire::{
-    COORD_SHIFT, INPUT_WIRE_BYTES, MAX_ORDERS, MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, NetInput,
-    ORDER_WIRE_BYTES, PlayerOrder, PlayerOrderError, WireOrder, kind,
+    COORD_SHIFT, GROUPS_PER_PLAYER, INPUT_WIRE_BYTES, MAX_GROUP_SPAN, MAX_ORDERS,
+    MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, NetInput, ORDER_WIRE_BYTES, PlayerOrder, PlayerOrderError,
+    WireOrder, kind, sim_group,
 };
 
 use crate::agent::AgentId;
@@ -82,7 +88,7 @@ use turn::{Adapter, Unit};
 /// Players a [`NetGame`] accepts (owners are stored as `u8`).
 pub const MAX_PLAYERS: usize = 64;
 /// Magic of the adapter's part of the checksum ([`NetState::checksum`]).
-pub const NET_MAGIC: &[u8; 8] = b"LSNET003";
+pub const NET_MAGIC: &[u8; 8] = b"LSNET004";
 
 /// The ggrs configuration of a game with rules `R`: the simulator and the game's state as
 /// ggrs game state, `R::Input` as input. `NetConfig` alone is the default rules' ([`Orders`],
@@ -225,9 +231,9 @@ fn checksum_of<R: GameRules>(sim_hash128: u128, adapter: &Adapter, rules: &R) ->
 /// [`docs::netcode`](crate::docs::netcode) for its cost against a clone and snapshot bytes),
 /// the adapter's own state that persists across frames (the frame counter, the unit table:
 /// owner, and whether a player has taken the unit over from the scene; the buildings players
-/// placed and their owners; the count of rejected orders) and the game's rolled-back state
-/// `R`. All of it is in the [checksum](Self::checksum). Move orders are simulation state
-/// ([`crate::orders`]), so the [`SimState`] holds them.
+/// placed and their owners; the counts of rejected orders and skipped group members) and the
+/// game's rolled-back state `R`. All of it is in the [checksum](Self::checksum). Move orders
+/// and groups are simulation state ([`crate::orders`]), so the [`SimState`] holds them.
 #[derive(Clone, Debug)]
 pub struct NetState<R: GameRules = Orders> {
     sim: SimState,
@@ -264,7 +270,7 @@ impl<R: GameRules> NetState<R> {
     }
 
     /// The adapter's canonical bytes: magic [`NET_MAGIC`], frame (`u32`), rejected orders
-    /// (`u64`), unit count (`u32`), then per unit in ascending id: id (`u32`), owner (`u8`),
+    /// (`u64`), skipped group members (`u64`), unit count (`u32`), then per unit in ascending id: id (`u32`), owner (`u8`),
     /// taken over from the scene (`u8`, 0 or 1); building count (`u32`), then per building in
     /// ascending obstacle id: id (`u32`), owner (`u8`). Little-endian.
     #[must_use]
@@ -298,6 +304,7 @@ pub struct NetGame<R: GameRules = Orders> {
     hook: Option<FrameHook>,
     commands: Vec<Command>,
     path_len: BTreeMap<AgentId, usize>,
+    groups: BTreeMap<u32, Vec<AgentId>>,
     recording: Option<record::Recording>,
 }
 
@@ -326,14 +333,8 @@ impl NetGame<Orders> {
         Self::with_rules(sim, num_players, Orders::default())
     }
 
-    /// A game over a scene: the scene's simulator and driver. The scene steers its agents as
-    /// it does alone (its goals and routes are move orders in the simulator; with the roadmap
-    /// policy the driver sets preferred velocities) until their owner orders them; scene agent
-    /// `i` (in [`Driver::agent_ids`](crate::scenario::Driver::agent_ids) order, agents that
-    /// events add later included) is owned by player `i % num_players`.
-    ///
-    /// Spawn orders are rejected while the scene still has `add_agent` events to come (they
-    /// would shift the ids the driver expects).
+    /// A game over a scene with the default rules ([`Orders`], no catalogue):
+    /// [`from_scenario_with_rules`](NetGame::from_scenario_with_rules).
     ///
     /// # Errors
     /// [`NetError::Scenario`] if the scene does not build, [`NetError::BadPlayer`].
@@ -342,10 +343,32 @@ impl NetGame<Orders> {
         scenario: &crate::scenario::Scenario,
         num_players: usize,
     ) -> Result<Self, NetError> {
+        Self::from_scenario_with_rules(scenario, num_players, Orders::default())
+    }
+}
+
+impl<R: GameRules> NetGame<R> {
+    /// A game over a scene with the game's rules and initial state `rules`: the scene's
+    /// simulator and driver. The scene steers its agents as it does alone (its goals and
+    /// routes are move orders in the simulator; with the roadmap policy the driver sets
+    /// preferred velocities) until their owner orders them; scene agent `i` (in [`Driver::agent_ids`](crate::scenario::Driver::agent_ids) order, agents that
+    /// events add later included) is owned by player `i % num_players`.
+    ///
+    /// Spawn orders are rejected while the scene still has `add_agent` events to come (they
+    /// would shift the ids the driver expects).
+    ///
+    /// # Errors
+    /// [`NetError::Scenario`] if the scene does not build, [`NetError::BadPlayer`].
+    #[cfg(feature = "scenario")]
+    pub fn from_scenario_with_rules(
+        scenario: &crate::scenario::Scenario,
+        num_players: usize,
+        rules: R,
+    ) -> Result<Self, NetError> {
         let (sim, driver) = scenario
             .build()
             .map_err(|e| NetError::Scenario(e.to_string()))?;
-        let mut game = Self::new(sim, num_players)?;
+        let mut game = Self::with_rules(sim, num_players, rules)?;
         for (i, &id) in driver.agent_ids().iter().enumerate() {
             game.adapter.units.insert(
                 id,
@@ -358,9 +381,7 @@ impl NetGame<Orders> {
         game.driver = Some(driver);
         Ok(game)
     }
-}
 
-impl<R: GameRules> NetGame<R> {
     /// A game over `sim` for `num_players` players (handles `0..num_players`) with the game's
     /// rules and initial state `rules`.
     ///
@@ -385,6 +406,7 @@ impl<R: GameRules> NetGame<R> {
             hook: None,
             commands: Vec::new(),
             path_len: BTreeMap::new(),
+            groups: BTreeMap::new(),
             recording: None,
         })
     }
@@ -493,6 +515,14 @@ impl<R: GameRules> NetGame<R> {
     #[must_use]
     pub fn rejected_orders(&self) -> u64 {
         self.adapter.rejected
+    }
+
+    /// Ids group orders named that were not a present unit of the sender (another player's, a
+    /// removed one, none), skipped since the game started (state: rolled back with it, in the
+    /// checksum). The group orders themselves applied to the sender's units.
+    #[must_use]
+    pub fn skipped_group_members(&self) -> u64 {
+        self.adapter.skipped_members
     }
 
     /// The orders the last advance skipped, and why (not state).
@@ -783,12 +813,14 @@ impl<R: GameRules> NetGame<R> {
             });
         }
         self.path_len.clear();
+        self.groups.clear();
         let mut turn = Turn {
             sim: &self.sim,
             adapter: &mut self.adapter,
             out,
             rejections: &mut self.last_rejections,
             path_len: &mut self.path_len,
+            groups: &mut self.groups,
             adds: scene_adds,
             scene_adds_ahead,
             obstacles_added: scene_obstacles,

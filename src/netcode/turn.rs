@@ -42,6 +42,8 @@ pub(super) struct Adapter {
     /// Buildings players placed, by obstacle id: their owner.
     pub(super) buildings: BTreeMap<ObstacleId, u8>,
     pub(super) rejected: u64,
+    /// Ids group orders named that were not a present unit of the sender: skipped.
+    pub(super) skipped_members: u64,
 }
 
 impl Adapter {
@@ -49,6 +51,7 @@ impl Adapter {
         out.put(NET_MAGIC);
         out.put(&self.frame.to_le_bytes());
         out.put(&self.rejected.to_le_bytes());
+        out.put(&self.skipped_members.to_le_bytes());
         out.put(&(self.units.len() as u32).to_le_bytes());
         for (id, u) in &self.units {
             out.put(&id.0.to_le_bytes());
@@ -81,6 +84,8 @@ pub struct Turn<'a> {
     pub(super) rejections: &'a mut Vec<Rejection>,
     /// Path points each unit holds after this frame's orders so far.
     pub(super) path_len: &'a mut BTreeMap<AgentId, usize>,
+    /// Members of the simulator's groups this frame's orders set so far.
+    pub(super) groups: &'a mut BTreeMap<u32, Vec<AgentId>>,
     /// Agents added this frame before the players' commands (the scene's), and by players.
     pub(super) adds: u32,
     /// The scene still adds agents by events: player spawns would shift their ids.
@@ -140,6 +145,12 @@ impl Turn<'_> {
                 self.obstacles_added += 1;
                 self.vertices += shape.vertices().len();
             }
+            Command::SetGroup { group, members } => {
+                let mut members = members.clone();
+                members.sort_unstable();
+                members.dedup();
+                self.groups.insert(*group, members);
+            }
             _ => {}
         }
         self.out.push(command);
@@ -162,7 +173,11 @@ impl Turn<'_> {
     /// mapping** (the one [`Orders`](super::Orders) uses; a game's rules call it for the orders
     /// they accept). Move orders are the simulator's own ([`Command::MoveTo`],
     /// [`Command::QueueMove`], [`Command::Stop`], [`Command::SetPriority`],
-    /// [`crate::orders`]); a unit order needs the sender to own the unit. The catalogue orders
+    /// [`Command::NavigateTo`], [`Command::SetOrderSpeed`], [`crate::orders`]); a unit order
+    /// needs the sender to own the unit, an order speed a unit with an order. The group orders
+    /// ([`select`](Self::select), [`group_move`](Self::group_move)) become
+    /// [`Command::SetGroup`] and [`Command::GroupMove`] on the sender's own groups, holding
+    /// only the sender's units. The catalogue orders
     /// ([`PlayerOrder::SpawnType`], [`PlayerOrder::SetModel`], [`PlayerOrder::PlaceBuilding`])
     /// need a catalogue and are refused here ([`PlayerOrderError::UnknownType`]); a
     /// [`PlayerOrder::RemoveBuilding`] needs the sender to own the building.
@@ -184,6 +199,25 @@ impl Turn<'_> {
             PlayerOrder::PlaceBuilding { building, .. } => {
                 return Err(PlayerOrderError::UnknownType(building));
             }
+            PlayerOrder::SetGroup {
+                group,
+                first,
+                count,
+            } => return self.select_range(player, group, first, count, false),
+            PlayerOrder::AddToGroup {
+                group,
+                first,
+                count,
+            } => return self.select_range(player, group, first, count, true),
+            PlayerOrder::AddMaskToGroup { group, first, mask } => {
+                return self.select_mask(player, group, first, mask);
+            }
+            PlayerOrder::GroupMove {
+                group,
+                goal,
+                queue,
+                slowest,
+            } => return self.group_move(player, group, goal, queue, slowest),
             _ => {}
         }
         let id = order.unit().ok_or(PlayerOrderError::Malformed)?;
@@ -195,20 +229,23 @@ impl Turn<'_> {
                 self.path_len.insert(id, 1);
                 Command::MoveTo { id, goal }
             }
+            PlayerOrder::NavigateTo { goal, .. } => {
+                self.path_len.insert(id, 1);
+                Command::NavigateTo { id, goal }
+            }
             PlayerOrder::QueueMove { goal, .. } => {
-                let sim = self.sim;
-                let len = self
-                    .path_len
-                    .entry(id)
-                    .or_insert_with(|| match sim.agent_order(id) {
-                        Ok(Some(o)) => o.path().len() - o.progress(),
-                        _ => 0,
-                    });
-                if *len > MAX_WAYPOINTS {
+                let len = self.path_len_of(id);
+                if len > MAX_WAYPOINTS {
                     return Err(PlayerOrderError::QueueFull(id));
                 }
-                *len += 1;
+                self.path_len.insert(id, len + 1);
                 Command::QueueMove { id, goal }
+            }
+            PlayerOrder::SetOrderSpeed { speed, .. } => {
+                if self.path_len_of(id) == 0 {
+                    return Err(PlayerOrderError::NoOrder(id));
+                }
+                Command::SetOrderSpeed { id, speed }
             }
             PlayerOrder::Stop { .. } => {
                 self.path_len.insert(id, 0);
@@ -220,13 +257,28 @@ impl Turn<'_> {
         };
         if matches!(
             command,
-            Command::MoveTo { .. } | Command::QueueMove { .. } | Command::Stop { .. }
+            Command::MoveTo { .. }
+                | Command::QueueMove { .. }
+                | Command::Stop { .. }
+                | Command::NavigateTo { .. }
         ) && let Some(u) = self.adapter.units.get_mut(&id)
         {
             u.commanded = true;
         }
         self.out.push(command);
         Ok(())
+    }
+
+    /// Path points unit `id` holds after this frame's orders so far (0 without an order).
+    pub(super) fn path_len_of(&mut self, id: AgentId) -> usize {
+        let sim = self.sim;
+        *self
+            .path_len
+            .entry(id)
+            .or_insert_with(|| match sim.agent_order(id) {
+                Ok(Some(o)) => o.path().len() - o.progress(),
+                _ => 0,
+            })
     }
 
     /// Adds a unit owned by `player` at `position` with `params` (and `model`, if given: a

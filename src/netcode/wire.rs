@@ -14,7 +14,7 @@
 //! decoded into a [`PlayerOrder`] by [`WireOrder::decode`], which checks the form (kind, unused
 //! fields zero, points inside the coordinate domain), and the adapter checks it against the
 //! state of its frame ([`PlayerOrderError`] lists every reason, with the limits
-//! [`MAX_WAYPOINTS`] and [`MAX_UNITS_PER_PLAYER`]).
+//! [`MAX_WAYPOINTS`], [`MAX_UNITS_PER_PLAYER`], [`GROUPS_PER_PLAYER`] and [`MAX_GROUP_SPAN`]).
 //!
 //! # Compatibility
 //! The peers of a session must agree on all of it: the layout, the kind numbers, the coordinate
@@ -76,8 +76,46 @@ pub mod kind {
     pub const PLACE_BUILDING: u8 = 9;
     /// [`PlayerOrder::RemoveBuilding`](super::PlayerOrder::RemoveBuilding).
     pub const REMOVE_BUILDING: u8 = 10;
+    /// [`PlayerOrder::NavigateTo`](super::PlayerOrder::NavigateTo).
+    pub const NAVIGATE_TO: u8 = 11;
+    /// [`PlayerOrder::SetOrderSpeed`](super::PlayerOrder::SetOrderSpeed).
+    pub const SET_ORDER_SPEED: u8 = 12;
+    /// [`PlayerOrder::SetGroup`](super::PlayerOrder::SetGroup).
+    pub const SET_GROUP: u8 = 13;
+    /// [`PlayerOrder::AddToGroup`](super::PlayerOrder::AddToGroup).
+    pub const ADD_TO_GROUP: u8 = 14;
+    /// [`PlayerOrder::AddMaskToGroup`](super::PlayerOrder::AddMaskToGroup).
+    pub const ADD_MASK_TO_GROUP: u8 = 15;
+    /// [`PlayerOrder::GroupMove`](super::PlayerOrder::GroupMove).
+    pub const GROUP_MOVE: u8 = 16;
     /// The highest kind this wire format knows.
-    pub const LAST: u8 = REMOVE_BUILDING;
+    pub const LAST: u8 = GROUP_MOVE;
+}
+
+/// Control groups each player has on the wire: group `g` (`0 .. GROUPS_PER_PLAYER`) of player
+/// `p` is the simulator's group `p × GROUPS_PER_PLAYER + g` ([`sim_group`]), so the
+/// [`MAX_PLAYERS`](super::MAX_PLAYERS) players share the simulator's
+/// [`MAX_GROUPS`](crate::orders::groups::MAX_GROUPS) without meeting.
+pub const GROUPS_PER_PLAYER: u8 = 64;
+/// Ids one [`PlayerOrder::SetGroup`] or [`PlayerOrder::AddToGroup`] range may span (the
+/// per-player unit bound): the work of one slot is bounded by it and by the sender's units.
+pub const MAX_GROUP_SPAN: u32 = MAX_UNITS_PER_PLAYER as u32;
+/// The largest order speed on the wire, in wire units (1/1024): the simulator's
+/// [`MAX_SPEED`](crate::domain::MAX_SPEED), 1,000.
+const MAX_WIRE_SPEED: i32 = 1000 << (32 - COORD_SHIFT);
+
+/// The simulator's group id of `player`'s wire group `group`, or `None` for a group index of
+/// [`GROUPS_PER_PLAYER`] or more (or a player the simulator's groups cannot hold).
+#[must_use]
+pub fn sim_group(player: usize, group: u8) -> Option<u32> {
+    if group >= GROUPS_PER_PLAYER {
+        return None;
+    }
+    let id = u32::try_from(player)
+        .ok()?
+        .checked_mul(u32::from(GROUPS_PER_PLAYER))?
+        .checked_add(u32::from(group))?;
+    (id < crate::orders::groups::MAX_GROUPS).then_some(id)
 }
 
 /// One order slot as it travels: integers only, so every byte pattern is a value and decoding
@@ -87,6 +125,11 @@ pub mod kind {
 /// of 1/1024 ([`COORD_SHIFT`]); `arg` the priority of [`PlayerOrder::SetPriority`]. Fields an order
 /// kind does not use must be zero. The catalogue kinds put the catalogue index in `arg`
 /// (unit type, building type) and [`PlayerOrder::RemoveBuilding`] the obstacle id in `unit`.
+/// [`PlayerOrder::SetOrderSpeed`] puts the speed in `x` (1/1024 units, −1 for none). The group
+/// kinds put the group index in `arg`; a range the first id in `unit` and the id count in `x`;
+/// a mask the first id in `unit` and 64 id bits in `x` (ids `unit + 0 ..= 31`, bit `i` for
+/// `unit + i`) and `y` (ids `unit + 32 ..= 63`); a group move its flags in `unit` (bit 0:
+/// queue, bit 1: at the slowest member's speed) and the goal in `x`, `y`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WireOrder {
     /// The order kind ([`kind`]); 0 is an empty slot.
@@ -176,7 +219,73 @@ pub enum PlayerOrder {
         /// Its obstacle id.
         building: ObstacleId,
     },
+    /// Walk to `goal` by a planned path ([`Command::NavigateTo`](crate::Command::NavigateTo)):
+    /// replaces any earlier goal and waypoints; without navigation it is a
+    /// [`MoveTo`](Self::MoveTo).
+    NavigateTo {
+        /// The unit.
+        unit: AgentId,
+        /// Where to.
+        goal: Vec2,
+    },
+    /// Set the speed of the unit's current order
+    /// ([`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed)): `0 ..= 1,000` on the
+    /// 1/1024 grid, or `None` for the steering's default. The unit needs an order.
+    SetOrderSpeed {
+        /// The unit.
+        unit: AgentId,
+        /// The speed; `None` clears it.
+        speed: Option<Fx>,
+    },
+    /// Make the sender's group `group` the sender's units with ids in `first .. first + count`
+    /// (`count` at most [`MAX_GROUP_SPAN`]; 0 deletes the group). Ids in the range that are not
+    /// a present unit of the sender are skipped and counted
+    /// ([`NetGame::skipped_group_members`](super::NetGame::skipped_group_members)).
+    SetGroup {
+        /// The sender's group index, `0 .. GROUPS_PER_PLAYER`.
+        group: u8,
+        /// The first id of the range.
+        first: AgentId,
+        /// The number of ids in the range.
+        count: u32,
+    },
+    /// Add the sender's units with ids in `first .. first + count` to the sender's group
+    /// `group` (`count` in `1 ..= MAX_GROUP_SPAN`), as [`SetGroup`](Self::SetGroup) does.
+    AddToGroup {
+        /// The sender's group index.
+        group: u8,
+        /// The first id of the range.
+        first: AgentId,
+        /// The number of ids in the range.
+        count: u32,
+    },
+    /// Add the sender's units with ids `first + i` for every bit `i` set in `mask` to the
+    /// sender's group `group`: any selection of 64 neighbouring ids in one slot (`mask` not 0).
+    AddMaskToGroup {
+        /// The sender's group index.
+        group: u8,
+        /// The id of bit 0.
+        first: AgentId,
+        /// The selected ids' bits.
+        mask: u64,
+    },
+    /// Order every unit of the sender's group `group` to `goal`
+    /// ([`Command::GroupMove`](crate::Command::GroupMove)): one order, however many members.
+    GroupMove {
+        /// The sender's group index.
+        group: u8,
+        /// Where to.
+        goal: Vec2,
+        /// Append `goal` to the members' paths (a waypoint) rather than replace them.
+        queue: bool,
+        /// Every member at the slowest member's speed.
+        slowest: bool,
+    },
 }
+
+/// [`PlayerOrder::GroupMove`]'s flag bits in [`WireOrder::unit`].
+const GROUP_QUEUE: u32 = 1;
+const GROUP_SLOWEST: u32 = 2;
 
 /// A point on the wire grid: the Q32.32 bits shifted right by [`COORD_SHIFT`] (rounding toward
 /// −∞), or `None` outside the coordinate domain.
@@ -185,6 +294,17 @@ fn wire_point(p: Vec2) -> Option<(i32, i32)> {
     let x = i32::try_from(p.x.to_bits() >> COORD_SHIFT).ok()?;
     let y = i32::try_from(p.y.to_bits() >> COORD_SHIFT).ok()?;
     Some((x, y))
+}
+
+/// Checks a group index and a range's id count (`set`: 0 allowed, deleting the group).
+fn check_range(group: u8, count: u32, set: bool) -> Result<(), PlayerOrderError> {
+    if group >= GROUPS_PER_PLAYER {
+        return Err(PlayerOrderError::BadGroup(group));
+    }
+    if count > MAX_GROUP_SPAN || (count == 0 && !set) {
+        return Err(PlayerOrderError::GroupSpan(count));
+    }
+    Ok(())
 }
 
 /// The point of a wire coordinate pair, checked against the domain.
@@ -274,23 +394,98 @@ impl PlayerOrder {
                 unit: building.0,
                 ..WireOrder::default()
             },
+            Self::NavigateTo { unit, goal } => {
+                let (x, y) = point(goal)?;
+                WireOrder {
+                    x,
+                    y,
+                    ..unit_only(kind::NAVIGATE_TO, unit)
+                }
+            }
+            Self::SetOrderSpeed { unit, speed } => WireOrder {
+                x: match speed {
+                    None => -1,
+                    Some(s) => i32::try_from(s.to_bits() >> COORD_SHIFT)
+                        .ok()
+                        .filter(|w| (0..=MAX_WIRE_SPEED).contains(w))
+                        .ok_or(PlayerOrderError::OutOfDomain)?,
+                },
+                ..unit_only(kind::SET_ORDER_SPEED, unit)
+            },
+            Self::SetGroup {
+                group,
+                first,
+                count,
+            }
+            | Self::AddToGroup {
+                group,
+                first,
+                count,
+            } => {
+                let set = matches!(self, Self::SetGroup { .. });
+                check_range(group, count, set)?;
+                WireOrder {
+                    kind: if set {
+                        kind::SET_GROUP
+                    } else {
+                        kind::ADD_TO_GROUP
+                    },
+                    arg: group,
+                    unit: first.0,
+                    x: count as i32,
+                    y: 0,
+                }
+            }
+            Self::AddMaskToGroup { group, first, mask } => {
+                check_range(group, u32::from(mask != 0), false)?;
+                WireOrder {
+                    kind: kind::ADD_MASK_TO_GROUP,
+                    arg: group,
+                    unit: first.0,
+                    x: mask as u32 as i32,
+                    y: (mask >> 32) as u32 as i32,
+                }
+            }
+            Self::GroupMove {
+                group,
+                goal,
+                queue,
+                slowest,
+            } => {
+                check_range(group, 1, false)?;
+                let (x, y) = point(goal)?;
+                WireOrder {
+                    kind: kind::GROUP_MOVE,
+                    arg: group,
+                    unit: u32::from(queue) * GROUP_QUEUE + u32::from(slowest) * GROUP_SLOWEST,
+                    x,
+                    y,
+                }
+            }
         })
     }
 
-    /// The unit the order addresses (`None` for the spawns and the building orders).
+    /// The unit the order addresses (`None` for the spawns, the building and the group
+    /// orders).
     #[must_use]
     pub fn unit(&self) -> Option<AgentId> {
         match *self {
             Self::Spawn { .. }
             | Self::SpawnType { .. }
             | Self::PlaceBuilding { .. }
-            | Self::RemoveBuilding { .. } => None,
+            | Self::RemoveBuilding { .. }
+            | Self::SetGroup { .. }
+            | Self::AddToGroup { .. }
+            | Self::AddMaskToGroup { .. }
+            | Self::GroupMove { .. } => None,
             Self::MoveTo { unit, .. }
             | Self::QueueMove { unit, .. }
             | Self::Stop { unit }
             | Self::Remove { unit }
             | Self::SetPriority { unit, .. }
-            | Self::SetModel { unit, .. } => Some(unit),
+            | Self::SetModel { unit, .. }
+            | Self::NavigateTo { unit, .. }
+            | Self::SetOrderSpeed { unit, .. } => Some(unit),
         }
     }
 }
@@ -352,6 +547,55 @@ impl WireOrder {
             kind::REMOVE_BUILDING if arg == 0 && no_point => PlayerOrder::RemoveBuilding {
                 building: ObstacleId(unit),
             },
+            kind::NAVIGATE_TO if arg == 0 => PlayerOrder::NavigateTo {
+                unit: unit_id,
+                goal: point_of_wire(x, y)?,
+            },
+            kind::SET_ORDER_SPEED if arg == 0 && y == 0 => PlayerOrder::SetOrderSpeed {
+                unit: unit_id,
+                speed: match x {
+                    -1 => None,
+                    0..=MAX_WIRE_SPEED => Some(Fx::from_bits(i64::from(x) << COORD_SHIFT)),
+                    _ => return Err(PlayerOrderError::OutOfDomain),
+                },
+            },
+            kind::SET_GROUP | kind::ADD_TO_GROUP if y == 0 => {
+                let count = u32::try_from(x).map_err(|_| PlayerOrderError::GroupSpan(x as u32))?;
+                let set = kind == kind::SET_GROUP;
+                check_range(arg, count, set)?;
+                let first = unit_id;
+                if set {
+                    PlayerOrder::SetGroup {
+                        group: arg,
+                        first,
+                        count,
+                    }
+                } else {
+                    PlayerOrder::AddToGroup {
+                        group: arg,
+                        first,
+                        count,
+                    }
+                }
+            }
+            kind::ADD_MASK_TO_GROUP => {
+                let mask = u64::from(x as u32) | (u64::from(y as u32) << 32);
+                check_range(arg, u32::from(mask != 0), false)?;
+                PlayerOrder::AddMaskToGroup {
+                    group: arg,
+                    first: unit_id,
+                    mask,
+                }
+            }
+            kind::GROUP_MOVE if unit <= GROUP_QUEUE | GROUP_SLOWEST => {
+                check_range(arg, 1, false)?;
+                PlayerOrder::GroupMove {
+                    group: arg,
+                    goal: point_of_wire(x, y)?,
+                    queue: unit & GROUP_QUEUE != 0,
+                    slowest: unit & GROUP_SLOWEST != 0,
+                }
+            }
             kind::NONE..=kind::LAST => return Err(PlayerOrderError::Malformed),
             other => return Err(PlayerOrderError::UnknownKind(other)),
         };
@@ -487,6 +731,15 @@ pub enum PlayerOrderError {
     VertexBudget(usize),
     /// The building is not one the sender placed (unknown, removed, or another player's).
     NotBuildingOwner(ObstacleId),
+    /// A group index of [`GROUPS_PER_PLAYER`] or more.
+    BadGroup(u8),
+    /// A group range's id count above [`MAX_GROUP_SPAN`], or an empty addition (a range of 0
+    /// ids, a mask of no bit).
+    GroupSpan(u32),
+    /// A group move for a group of the sender's with no unit of the sender's present.
+    EmptyGroup(u8),
+    /// An order speed for a unit with no order.
+    NoOrder(AgentId),
     /// The simulator's queue refused the resulting command
     /// ([`Simulator::queue_command`](crate::Simulator::queue_command); e.g. a scene event for a
     /// unit its owner removed). Listed with player `usize::MAX`, not counted in
@@ -512,6 +765,12 @@ impl fmt::Display for PlayerOrderError {
                 )
             }
             Self::NotBuildingOwner(id) => write!(f, "building {} is not the sender's", id.0),
+            Self::BadGroup(g) => write!(f, "group {g}: a player has {GROUPS_PER_PLAYER} groups"),
+            Self::GroupSpan(n) => {
+                write!(f, "a group range of {n} ids (1 ..= {MAX_GROUP_SPAN})")
+            }
+            Self::EmptyGroup(g) => write!(f, "group {g} holds none of the sender's units"),
+            Self::NoOrder(id) => write!(f, "unit {} has no order to set the speed of", id.0),
             Self::Sim(e) => write!(f, "simulator: {e}"),
         }
     }

@@ -196,7 +196,12 @@ impl Derived {
 /// assert!(!set.query_visibility(Vec2::from_int(-5, 1), Vec2::from_int(5, 1), r));
 /// assert!(set.query_visibility(Vec2::from_int(-5, 3), Vec2::from_int(5, 3), r));
 /// ```
+///
+/// Deserializing (serde) checks what [`add`](Self::add) checks: ids strictly ascending and
+/// below the id counter, every shape valid, the vertex bound; a set that breaks one is an
+/// error, never a set in a state the methods do not expect.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(try_from = "ObstacleSetData")]
 pub struct ObstacleSet {
     /// Obstacles in ascending id order.
     obstacles: Vec<(ObstacleId, ObstacleShape)>,
@@ -213,6 +218,47 @@ pub struct ObstacleSet {
     /// deserializing).
     #[serde(skip)]
     vertices: usize,
+}
+
+/// The serialized fields of an [`ObstacleSet`], checked by its `TryFrom` on the way in.
+#[derive(Deserialize)]
+struct ObstacleSetData {
+    obstacles: Vec<(ObstacleId, ObstacleShape)>,
+    next_id: u32,
+    neighbor_mode: ObstacleNeighbors,
+}
+
+impl TryFrom<ObstacleSetData> for ObstacleSet {
+    type Error = SimError;
+
+    fn try_from(data: ObstacleSetData) -> Result<Self, SimError> {
+        let mut previous: Option<ObstacleId> = None;
+        let mut vertices = 0usize;
+        for (id, shape) in &data.obstacles {
+            if previous.is_some_and(|p| p >= *id) || id.0 >= data.next_id {
+                return Err(SimError::InvalidObstacle(
+                    "obstacle ids not strictly ascending below the id counter",
+                ));
+            }
+            previous = Some(*id);
+            polygon::validate(shape)?;
+            vertices = vertices.saturating_add(shape.vertices().len());
+            if vertices > crate::domain::MAX_OBSTACLE_VERTICES {
+                return Err(SimError::OutOfDomain {
+                    what: "obstacle vertices in all",
+                    allowed: "at most 1,048,576",
+                });
+            }
+        }
+        Ok(Self {
+            obstacles: data.obstacles,
+            next_id: data.next_id,
+            neighbor_mode: data.neighbor_mode,
+            derived: Derived::default(),
+            built: false,
+            vertices,
+        })
+    }
 }
 
 impl ObstacleSet {
@@ -533,5 +579,61 @@ impl ObstacleSet {
                 out.put(&p.y.to_bits().to_le_bytes());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod serde_tests {
+    use super::*;
+    use crate::math::Vec2;
+
+    fn config() -> impl bincode::config::Config {
+        bincode::config::standard()
+    }
+
+    fn square(x: i32) -> ObstacleShape {
+        ObstacleShape::Polygon(vec![
+            Vec2::from_int(x, 0),
+            Vec2::from_int(x + 1, 0),
+            Vec2::from_int(x + 1, 1),
+            Vec2::from_int(x, 1),
+        ])
+    }
+
+    fn round_trip(set: &ObstacleSet) -> Result<ObstacleSet, bincode::error::DecodeError> {
+        let bytes = bincode::serde::encode_to_vec(set, config()).unwrap();
+        bincode::serde::decode_from_slice(&bytes, config()).map(|(s, _)| s)
+    }
+
+    #[test]
+    fn a_deserialized_set_counts_its_vertices_and_removes() {
+        let mut set = ObstacleSet::default();
+        let a = set.add(square(0)).unwrap();
+        set.add(square(5)).unwrap();
+        let mut back = round_trip(&set).unwrap();
+        assert_eq!(back.num_vertices(), 8);
+        back.remove(a).unwrap();
+        assert_eq!(back.num_vertices(), 4);
+        assert_eq!(back.next_id(), set.next_id());
+    }
+
+    #[test]
+    fn a_set_that_breaks_the_rules_does_not_deserialize() {
+        let mut set = ObstacleSet::default();
+        set.add(square(0)).unwrap();
+        set.add(square(5)).unwrap();
+        // Ids out of order.
+        let mut bad = set.clone();
+        bad.obstacles.swap(0, 1);
+        assert!(round_trip(&bad).is_err());
+        // An id at the counter (a later add would hand it out again).
+        let mut bad = set.clone();
+        bad.next_id = 1;
+        assert!(round_trip(&bad).is_err());
+        // A degenerate shape.
+        let mut bad = set.clone();
+        bad.obstacles[0].1 = ObstacleShape::Polygon(vec![Vec2::ZERO, Vec2::ZERO, Vec2::ZERO]);
+        assert!(round_trip(&bad).is_err());
+        assert!(round_trip(&set).is_ok());
     }
 }

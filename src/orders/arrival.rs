@@ -45,6 +45,7 @@
 //! and ORCA (with its obstacle lines) decides the motion, so arrival never pushes a unit into a
 //! wall.
 
+use super::Heading;
 use crate::agent::AgentId;
 use crate::math::{Fx, Vec2, sqrt, wide_mul};
 use serde::{Deserialize, Serialize};
@@ -191,28 +192,30 @@ fn within(a: Vec2, b: Vec2, d: Fx) -> bool {
     (a - b).length_squared_wide() <= wide_mul(d, d)
 }
 
-/// Whether the agent made progress towards `target` this tick (see the [module docs](self)).
-fn progressing(input: &ArrivalInput, target: Vec2) -> bool {
-    let to = target - input.position;
+/// Whether the agent made progress towards the target of `heading` (from its position) this
+/// tick (see the [module docs](self)).
+fn progressing(input: &ArrivalInput, heading: &Heading) -> bool {
+    let to = heading.to;
     if to == Vec2::ZERO {
         return true;
     }
     let along = input.velocity.dot_wide(to).saturating_mul(16);
-    along >= wide_mul(input.speed, to.length())
+    along >= wide_mul(input.speed, heading.length())
 }
 
-/// The arrival state after this tick, for an order heading for `target` (`to_goal`: the
-/// path's last point) towards `goal`, with `n` the orders sharing the goal (asked only when
-/// needed).
+/// The arrival state after this tick, for an order heading for a target (`heading`, from the
+/// agent's position; `to_goal`: the path's last point) towards `goal`, with `n` the orders
+/// sharing the goal (asked only when needed).
 pub(crate) fn next_arrival(
     old: Arrival,
     input: &ArrivalInput,
-    target: Vec2,
+    heading: &Heading,
     to_goal: bool,
     goal: Vec2,
     n: impl Fn() -> u32,
 ) -> Arrival {
     let p = input.position;
+    debug_assert_eq!(heading.to, heading.target - p);
     let pushed = input.radius.saturating_mul(Fx::from_num(PUSHED_RADII));
     match old.status {
         OrderStatus::Arrived => {
@@ -238,7 +241,14 @@ pub(crate) fn next_arrival(
                 }
                 // Pushed off its goal but not far: it walks back, or settles where it is once
                 // it cannot (the goal taken).
-                let no_progress = if progressing(input, goal) {
+                let to_goal_heading;
+                let towards_goal = if heading.target == goal {
+                    heading
+                } else {
+                    to_goal_heading = Heading::new(p, goal);
+                    &to_goal_heading
+                };
+                let no_progress = if progressing(input, towards_goal) {
                     0
                 } else {
                     old.no_progress.saturating_add(1)
@@ -260,7 +270,7 @@ pub(crate) fn next_arrival(
             }
         }
         OrderStatus::Moving | OrderStatus::Blocked => {
-            let no_progress = if progressing(input, target) {
+            let no_progress = if progressing(input, heading) {
                 0
             } else {
                 old.no_progress.saturating_add(1)
@@ -346,7 +356,14 @@ mod tests {
             give_up_ticks: u32::MAX,
         };
         let goal = Vec2::ZERO;
-        let a = next_arrival(Arrival::default(), &input, goal, true, goal, || 1);
+        let a = next_arrival(
+            Arrival::default(),
+            &input,
+            &Heading::new(input.position, goal),
+            true,
+            goal,
+            || 1,
+        );
         assert_eq!(a.status, OrderStatus::Arrived);
         assert_eq!(a.rest, goal);
         assert!(!resting(&a, goal));
@@ -356,7 +373,7 @@ mod tests {
             ..input
         };
         assert_eq!(
-            next_arrival(a, &far, goal, true, goal, || 1),
+            next_arrival(a, &far, &Heading::new(far.position, goal), true, goal, || 1),
             Arrival::default()
         );
     }
@@ -374,7 +391,16 @@ mod tests {
             give_up_ticks: 5,
         };
         let goal = Vec2::ZERO;
-        let step = |a, input: &ArrivalInput, n: u32| next_arrival(a, input, goal, true, goal, || n);
+        let step = |a, input: &ArrivalInput, n: u32| {
+            next_arrival(
+                a,
+                input,
+                &Heading::new(input.position, goal),
+                true,
+                goal,
+                || n,
+            )
+        };
         let a = step(Arrival::default(), &input, 2);
         assert_eq!((a.status, a.no_progress), (OrderStatus::Moving, 1));
         // Alone with its goal: never settles short of it.

@@ -22,6 +22,7 @@
 //! pref_speed = 1               # default 1 (RVO2)
 //! slow_within = 1              # optional, default pref_speed; 0: full speed to the goal
 //! waypoint_tolerance = 0.5     # optional (goal seeking only), default: the goal tolerance
+//!                              # (with [navigation]: the agent's radius)
 //! rvo2_goals = true            # optional (goal seeking only), default false: agents sharing a
 //!                              # goal never settle short of it (RVO2's rule; Steering::rvo2_goals)
 //!

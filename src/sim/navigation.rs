@@ -19,7 +19,8 @@
 //!    remaining path is no longer clear for its radius ([`NavMesh::raycast`]), or its last plan
 //!    was [`Unreachable`](PathStatus::Unreachable) (a removed obstacle may open a way); it
 //!    made no progress towards its current target for 3 s ([`STUCK_SECONDS`]: the distance
-//!    shrank by less than `speed · dt / 16` since its best); or it stands at the end of a
+//!    shrank by less than `speed · dt / 16` since its best; an order that has arrived or given
+//!    up rests and is never stuck); or it stands at the end of a
 //!    [`Partial`](PathStatus::Partial) or [`NoStart`](PathStatus::NoStart) plan. A triggered
 //!    replan becomes pending and is served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed
 //!    since the agent's last plan; meanwhile it follows its old path.
@@ -633,7 +634,10 @@ impl Simulator {
             let at_end = next + 1 == order.path().len() && d <= tolerance;
             let speed = steering.speed.unwrap_or(p.max_speed);
             let step = speed.saturating_mul(dt) / 16;
-            if at_end || next as u32 != r.target || r.best.saturating_sub(d) >= step {
+            // A finished order (arrived: at rest at its goal or settled next to it; given
+            // up) rests: it is never stuck, and a replan would set it moving again.
+            let finished = order.status().is_finished();
+            if finished || at_end || next as u32 != r.target || r.best.saturating_sub(d) >= step {
                 r.best = d;
                 r.target = next as u32;
                 r.no_progress = 0;

@@ -7,8 +7,8 @@ use crate::agent::{AgentId, AgentParams};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::orders::{
-    ArrivalInput, BLOCKED_AFTER, Order, OrderEvent, OrderStatus, Orders, Progress, SETTLE_AFTER,
-    Steering, next_arrival, resting, ticks_for,
+    ArrivalInput, BLOCKED_AFTER, Heading, Order, OrderEvent, OrderStatus, Orders, Progress,
+    SETTLE_AFTER, Steering, next_arrival, resting, ticks_for,
 };
 
 /// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
@@ -50,12 +50,12 @@ impl Simulator {
         steps.clear();
         steps.resize(orders.len(), OrderStep::default());
         let dt = *time_step;
+        orders.refresh_shared();
         let state = SteerState {
             ids: agents.ids(),
             positions: agents.positions(),
             velocities: agents.velocities(),
             params: agents.params(),
-            orders,
             steering: *steering,
             tick: *tick,
             settle_ticks: ticks_for(SETTLE_AFTER, dt),
@@ -64,7 +64,7 @@ impl Simulator {
                 .give_up_after
                 .map_or(u32::MAX, |t| ticks_for(t, dt)),
         };
-        plan_range(&state, orders.as_slice(), 0, steps);
+        plan_range(&state, orders.as_slice(), orders.shared(), 0, steps);
         Self::swap_order_steps(orders, agents, steps);
         // The status changes, in id order (the steps now hold the old progress).
         let events = &mut inputs.order_events;
@@ -338,13 +338,12 @@ fn swap_steps(
 }
 
 /// What stage 1b reads: the agents' ids, positions, velocities and parameters by slot, the
-/// orders (their goal counts), the steering and the tick lengths of the arrival rule.
+/// steering and the tick lengths of the arrival rule.
 struct SteerState<'a> {
     ids: &'a [AgentId],
     positions: &'a [Vec2],
     velocities: &'a [Vec2],
     params: &'a [AgentParams],
-    orders: &'a Orders,
     steering: Steering,
     tick: u64,
     settle_ticks: u32,
@@ -353,26 +352,30 @@ struct SteerState<'a> {
 }
 
 /// Stage 1b's plan for `orders` (ascending id): `steps` (aligned with `orders`) receive each
-/// agent's slot and its new progress and preferred velocity, read from the state only. With
-/// the `parallel` feature large ranges are split in two (each half writes its own steps).
+/// agent's slot and its new progress and preferred velocity, read from the state only;
+/// `shared` (aligned too) holds how many orders share each one's goal. With the `parallel`
+/// feature large ranges are split in two (each half writes its own steps).
 fn plan_range(
     state: &SteerState<'_>,
     orders: &[(AgentId, Order)],
+    shared: &[u32],
     base: usize,
     steps: &mut [OrderStep],
 ) {
     debug_assert_eq!(orders.len(), steps.len());
+    debug_assert_eq!(orders.len(), shared.len());
     let ids = state.ids;
     #[cfg(feature = "parallel")]
     if orders.len() > 4 * crate::tick::CHUNK {
         let mid = orders.len() / 2;
         let (steps_lo, steps_hi) = steps.split_at_mut(mid);
         let (orders_lo, orders_hi) = orders.split_at(mid);
+        let (shared_lo, shared_hi) = shared.split_at(mid);
         // The slot of the agent of order `mid` (every order has its agent).
         let split = ids.partition_point(|a| *a < orders_hi[0].0);
         rayon::join(
-            || plan_range(state, orders_lo, base, steps_lo),
-            || plan_range(state, orders_hi, split, steps_hi),
+            || plan_range(state, orders_lo, shared_lo, base, steps_lo),
+            || plan_range(state, orders_hi, shared_hi, split, steps_hi),
         );
         return;
     }
@@ -380,13 +383,13 @@ fn plan_range(
     let mut slot = orders.first().map_or(base, |(id, _)| {
         base + ids[base..].partition_point(|a| a < id)
     });
-    for ((id, order), step) in orders.iter().zip(steps) {
+    for (((id, order), step), &shared) in orders.iter().zip(steps).zip(shared) {
         while slot < ids.len() && ids[slot] < *id {
             slot += 1;
         }
         // Removing an agent drops its order, so every order has its agent.
         debug_assert_eq!(ids.get(slot), Some(id));
-        let (progress, pref) = plan_order(state, *id, order, slot);
+        let (progress, pref) = plan_order(state, *id, order, shared, slot);
         *step = OrderStep {
             slot: slot as u32,
             progress,
@@ -396,9 +399,15 @@ fn plan_range(
 }
 
 /// One order's step: its progress along the path, its arrival state and its preferred
-/// velocity (the rules of [`crate::orders`]).
+/// velocity (the rules of [`crate::orders`]); `shared` orders have its goal.
 #[inline]
-fn plan_order(state: &SteerState<'_>, id: AgentId, order: &Order, slot: usize) -> (Progress, Vec2) {
+fn plan_order(
+    state: &SteerState<'_>,
+    id: AgentId,
+    order: &Order,
+    shared: u32,
+    slot: usize,
+) -> (Progress, Vec2) {
     let steering = &state.steering;
     let position = state.positions[slot];
     let params = &state.params[slot];
@@ -418,18 +427,15 @@ fn plan_order(state: &SteerState<'_>, id: AgentId, order: &Order, slot: usize) -
         give_up_ticks: state.give_up_ticks,
     };
     let goal = order.goal();
-    let arrival = next_arrival(order.arrival(), &input, target, to_goal, goal, || {
+    let heading = Heading::new(position, target);
+    let arrival = next_arrival(order.arrival(), &input, &heading, to_goal, goal, || {
         // With RVO2's goal rule no goal counts as shared: nothing settles short of its goal.
-        if steering.rvo2_goals {
-            1
-        } else {
-            state.orders.sharing_goal(goal)
-        }
+        if steering.rvo2_goals { 1 } else { shared }
     });
     let pref = if resting(&arrival, goal) {
         Vec2::ZERO
     } else {
-        steering.pref_velocity(id, state.tick, position, target, to_goal, speed)
+        steering.pref_velocity(id, state.tick, &heading, to_goal, speed)
     };
     (Progress { next, arrival }, pref)
 }

@@ -120,3 +120,77 @@ fn every_order_kind_has_its_pinned_bytes() {
         assert_eq!(wire.decode().unwrap().unwrap().encode(), Ok(wire));
     }
 }
+
+/// The navigation, order-speed and group kinds (11–16), pinned like the others; kinds 0–10
+/// above are unchanged by them.
+#[test]
+fn the_group_navigate_and_speed_kinds_have_their_pinned_bytes() {
+    let fourth = NetInput::from_orders(&[
+        PlayerOrder::NavigateTo {
+            unit: AgentId(7),
+            goal: Vec2::from_int(3, -2),
+        },
+        PlayerOrder::SetOrderSpeed {
+            unit: AgentId(5),
+            speed: Some(Fx::lit("1.5")),
+        },
+        PlayerOrder::SetOrderSpeed {
+            unit: AgentId(5),
+            speed: None,
+        },
+        PlayerOrder::SetGroup {
+            group: 3,
+            first: AgentId(0x100),
+            count: 1000,
+        },
+    ])
+    .unwrap();
+    let fourth_bytes = [
+        "0b 00 07000000 000c0000 00f8ffff", // NavigateTo 7 to (3, -2)
+        "0c 00 05000000 00060000 00000000", // SetOrderSpeed 5: 1.5 (1536 / 1024)
+        "0c 00 05000000 ffffffff 00000000", // SetOrderSpeed 5: none (-1)
+        "0d 03 00010000 e8030000 00000000", // SetGroup 3: ids 256 .. 256 + 1000
+        "00000000 0000000000000000",        // no hash
+    ];
+    let fifth = NetInput::from_orders(&[
+        PlayerOrder::AddToGroup {
+            group: 63,
+            first: AgentId(2000),
+            count: 4096,
+        },
+        PlayerOrder::AddMaskToGroup {
+            group: 1,
+            first: AgentId(64),
+            mask: 0x8000_0001_0000_0005,
+        },
+        PlayerOrder::GroupMove {
+            group: 2,
+            goal: Vec2::from_int(-1, 4),
+            queue: true,
+            slowest: true,
+        },
+        PlayerOrder::GroupMove {
+            group: 0,
+            goal: Vec2::ZERO,
+            queue: false,
+            slowest: true,
+        },
+    ])
+    .unwrap();
+    let fifth_bytes = [
+        "0e 3f d0070000 00100000 00000000", // AddToGroup 63: ids 2000 .. 2000 + 4096
+        "0f 01 40000000 05000000 01000080", // AddMaskToGroup 1: ids 64 + {0, 2, 32, 63}
+        "10 02 03000000 00fcffff 00100000", // GroupMove 2 to (-1, 4), queued, slowest
+        "10 00 02000000 00000000 00000000", // GroupMove 0 to (0, 0), slowest
+        "00000000 0000000000000000",        // no hash
+    ];
+    for (input, expected) in [(fourth, fourth_bytes), (fifth, fifth_bytes)] {
+        assert_eq!(hex(&input.to_bytes()), expected.concat().replace(' ', ""));
+        assert_eq!(NetInput::from_bytes(&input.to_bytes()).unwrap(), input);
+        // Every new order decodes back to itself (the points and the speed are on the grid).
+        for wire in input.orders {
+            assert_eq!(wire.decode().unwrap().unwrap().encode(), Ok(wire));
+        }
+    }
+    assert_eq!(lockstep_orca::netcode::kind::LAST, 16);
+}

@@ -1,0 +1,143 @@
+//! SyncTest at check distance 7 on the navigation scenes (`fixtures/navigation/`), with
+//! `NavigateTo` orders on the wire beside the scene's own navigating agents: the planner's
+//! requests, budget, replans (the building dropped across the path) and traffic state are
+//! saved, loaded and re-simulated bit-identically through every rollback.
+
+use super::ROOT;
+use ggrs::SessionBuilder;
+use lockstep_orca::netcode::{NetConfig, NetGame, NetInput, PlayerOrder};
+use lockstep_orca::scenario::Scenario;
+use lockstep_orca::{AgentId, Fx, Vec2};
+use std::path::Path;
+
+/// Runs `frames` frames of a SyncTest session (check distance 7, two players) over the scene,
+/// with `script(frame, player)`'s orders.
+fn synctest_scene(
+    file: &str,
+    frames: i32,
+    script: impl Fn(i32, usize) -> Vec<PlayerOrder>,
+) -> NetGame {
+    let scenario = Scenario::load(Path::new(ROOT).join(file)).unwrap();
+    let mut game = NetGame::from_scenario(&scenario, 2).unwrap();
+    assert!(game.simulator().navigation().is_some(), "{file}");
+    let mut session = SessionBuilder::<NetConfig>::new()
+        .with_num_players(2)
+        .unwrap()
+        .with_check_distance(7)
+        .start_synctest_session()
+        .unwrap();
+    for frame in 0..frames {
+        for player in 0..2 {
+            let input = NetInput::from_orders(&script(frame, player)).unwrap();
+            session.add_local_input(player, input).unwrap();
+        }
+        let requests = session
+            .advance_frame()
+            .unwrap_or_else(|e| panic!("{file}, frame {frame}: {e}"));
+        game.handle_requests(requests)
+            .unwrap_or_else(|e| panic!("{file}, frame {frame}: {e}"));
+    }
+    assert_eq!(game.frame(), frames as u32);
+    game
+}
+
+/// Navigate orders for `units` (at most four) to `goal`.
+fn navigate(units: impl IntoIterator<Item = u32>, goal: Vec2) -> Vec<PlayerOrder> {
+    units
+        .into_iter()
+        .map(|u| PlayerOrder::NavigateTo {
+            unit: AgentId(u),
+            goal,
+        })
+        .collect()
+}
+
+/// Asserts `units` hold a navigation record toward `goal` that has been planned.
+fn navigating(game: &NetGame, units: &[u32], goal: Vec2) {
+    for &u in units {
+        let record = game.simulator().nav_status(AgentId(u)).unwrap();
+        let record = record.unwrap_or_else(|| panic!("unit {u} is not navigating"));
+        assert_eq!(record.goal(), goal, "unit {u}");
+        assert!(record.status().is_some(), "unit {u} was never planned");
+    }
+}
+
+/// `building_drop`: player 0 sends four of its units by navigation to the north-east before the
+/// building drops across their way (tick 20), so they replan around it; player 1 selects its
+/// units by one id range (player 0's eight skipped and counted), gives one of them a new
+/// navigate goal and another a straight move at an order speed of 1.
+#[test]
+fn synctest_on_building_drop_with_navigate_orders() {
+    let ne = Vec2::from_int(24, 9);
+    let se = Vec2::from_int(22, -9);
+    let game = synctest_scene(
+        "fixtures/navigation/building_drop.toml",
+        150,
+        |f, p| match (f, p) {
+            (10, 0) => navigate([0, 2, 4, 6], ne),
+            (12, 1) => vec![PlayerOrder::SetGroup {
+                group: 0,
+                first: AgentId(0),
+                count: 16,
+            }],
+            (30, 1) => {
+                let mut o = navigate([1], se);
+                o.push(PlayerOrder::MoveTo {
+                    unit: AgentId(3),
+                    goal: se,
+                });
+                o.push(PlayerOrder::SetOrderSpeed {
+                    unit: AgentId(3),
+                    speed: Some(Fx::ONE),
+                });
+                o
+            }
+            _ => Vec::new(),
+        },
+    );
+    assert_eq!(game.rejected_orders(), 0, "{:?}", game.last_rejections());
+    assert_eq!(game.skipped_group_members(), 8);
+    navigating(&game, &[0, 2, 4, 6], ne);
+    navigating(&game, &[1], se);
+    let order = game.simulator().agent_order(AgentId(3)).unwrap().unwrap();
+    assert_eq!((order.goal(), order.speed()), (se, Some(Fx::ONE)));
+    // The building is there, and the redirected units went around it: past its east face.
+    assert_eq!(game.simulator().obstacles().len(), 1);
+    let past = (0..4).filter(|k| {
+        let p = game.simulator().agent_position(AgentId(2 * k)).unwrap();
+        p.x > Fx::from_num(2)
+    });
+    assert!(past.count() > 0);
+}
+
+/// `rooms_one_route`: player 0 sends its four units by navigation to the middle hall (up
+/// through the top passage), player 1 one of its units to the east room's north-east corner;
+/// later player 1 stops that unit and sends it, with another, by navigation again.
+#[test]
+fn synctest_on_rooms_one_route_with_navigate_orders() {
+    let hall = Vec2::from_int(0, -4);
+    let corner = Vec2::from_int(17, 9);
+    let game = synctest_scene(
+        "fixtures/navigation/rooms_one_route.toml",
+        200,
+        |f, p| match (f, p) {
+            (5, 0) => navigate([0, 2, 4, 6], hall),
+            (8, 1) => navigate([1], corner),
+            (60, 1) => vec![PlayerOrder::Stop { unit: AgentId(1) }],
+            (61, 1) => navigate([1, 3], corner),
+            _ => Vec::new(),
+        },
+    );
+    assert_eq!(game.rejected_orders(), 0, "{:?}", game.last_rejections());
+    navigating(&game, &[0, 2, 4, 6], hall);
+    navigating(&game, &[1, 3], corner);
+    // The scene's own navigating units keep their goals.
+    let record = game.simulator().nav_status(AgentId(5)).unwrap().unwrap();
+    assert_eq!(record.goal(), Vec2::new(Fx::lit("13.5"), Fx::ONE));
+    // Through the top passage: the hall's units are past the west wall (x = -6).
+    let in_hall = [0, 2, 4, 6].iter().filter(|&&u| {
+        let p = game.simulator().agent_position(AgentId(u)).unwrap();
+        p.x > Fx::from_num(-6)
+    });
+    assert!(in_hall.count() > 0);
+}
