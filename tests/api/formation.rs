@@ -405,3 +405,50 @@ fn a_hundred_units_sent_to_one_point_rest_in_distinct_slots() {
     assert!(worst_error <= 0.5);
     assert!(residual < Fx::lit("0.00000001"), "{residual}");
 }
+
+/// With navigation on, slots inside a building move to the nearest walkable place, members
+/// navigate to their slots (planned paths) and the group arrives.
+#[test]
+fn with_navigation_slots_leave_buildings_and_members_navigate() {
+    use lockstep_orca::navigation::NavParams;
+    use lockstep_orca::obstacle::ObstacleShape;
+    let mut sim = army(16);
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-60, -60), v(60, -60), v(60, 60), v(-60, 60)]),
+        budget: 100_000,
+        ..NavParams::default()
+    }))
+    .unwrap();
+    // A building across the goal's right half.
+    let building = vec![v(31, -6), v(40, -6), v(40, 6), v(31, 6)];
+    sim.add_obstacle(ObstacleShape::Polygon(building)).unwrap();
+    sim.apply(&formation_move(v(30, 0), FormationKind::Box))
+        .unwrap();
+    let f = sim.formation(3).unwrap().clone();
+    for &(id, slot) in &f.slots {
+        assert!(
+            sim.nav_is_walkable(slot, Fx::lit("0.5")).unwrap(),
+            "{slot:?}"
+        );
+        assert_eq!(sim.nav_status(id).unwrap().unwrap().goal(), slot);
+    }
+    // Pending plans are not finished: the group is moving until they are planned and walked.
+    assert_eq!(
+        sim.formation_status(3).unwrap().status,
+        FormationStatus::Moving
+    );
+    let mut arrived = false;
+    for _ in 0..1200 {
+        sim.step().unwrap();
+        arrived |= sim
+            .formation_events()
+            .iter()
+            .any(|e| e.kind == FormationEventKind::Arrived);
+        if arrived {
+            break;
+        }
+    }
+    let p = sim.formation_status(3).unwrap();
+    assert!(arrived, "{p:?}");
+    assert_eq!(p.status, FormationStatus::Arrived);
+}
