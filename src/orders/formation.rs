@@ -47,9 +47,9 @@
 //!   Then [`SWAP_PASSES`] passes go over the slots in that order and swap two units' slots
 //!   whenever that strictly lowers the total, each slot tried against the next
 //!   [`SWAP_WINDOW`] slots and the slot one band behind. Cost: two sorts (`O(n log n)`) and at
-//!   most `SWAP_PASSES · (SWAP_WINDOW + 1) · n` swap tests of two distances each: 100,000
-//!   units cost 3.6 M distances, 1,000 units 36,000. Quality against the exact optimum is
-//!   measured in the tests (`assignment_quality`) and in docs/formations.md.
+//!   most `SWAP_PASSES · (SWAP_WINDOW + 1) · n` swap tests of two distances each (2 passes,
+//!   window 4): 100,000 units cost 2 M distances, 1,000 units 20,000. Quality against the
+//!   exact optimum is measured in the tests (`assignment_quality`) and in docs/formations.md.
 //!
 //! With sum-of-distance costs an optimal assignment has no two crossing paths (swapping the
 //! ends of two crossing segments shortens both by the triangle inequality), which is what
@@ -75,8 +75,8 @@ pub const MAX_SPACING: Fx = Fx::lit("1000");
 
 /// The default spacing, in radii of the group's largest unit: `5` (a gap of one and a half
 /// diameters between neighbours at rest). Tighter formations jam under ORCA while they form:
-/// 100 units of radius 0.5 sent in a box at spacings of 2.5 and 3 radii still had 81 and 36
-/// units short of their slots after 300 s, at 4 radii all arrived in 221 s, at 5 in 82 s
+/// 100 units of radius 0.5 sent in a box at spacings of 2.5 and 3 radii still had 75 and 42
+/// units short of their slots after 300 s, at 4 radii all arrived in 138 s, at 5 in 101 s
 /// (docs/formations.md).
 pub const SPACING_RADII: Fx = Fx::lit("5");
 

@@ -6,10 +6,10 @@ use crate::math::Vec2;
 /// The largest group assigned exactly (Hungarian, `O(n³)`).
 pub const EXACT_MAX: usize = 64;
 /// Passes of pair swaps after the band sweep.
-pub const SWAP_PASSES: usize = 3;
+pub const SWAP_PASSES: usize = 2;
 /// How many following slots (in sweep order) each slot is tried against in a swap pass (the
 /// slot one band behind is tried as well).
-pub const SWAP_WINDOW: usize = 5;
+pub const SWAP_WINDOW: usize = 4;
 
 /// The cost of sending a unit at `p` to slot `s`: the floored fixed-point distance, as raw
 /// bits.
