@@ -33,7 +33,7 @@
 //!    `tick + 1`);
 //! 2. `class`: the world commands first (class 0: [`Command::AddAgent`],
 //!    [`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`],
-//!    [`Command::SetGroup`], [`Command::GroupMove`]), then every command addressed to an agent
+//!    [`Command::SetGroup`], [`Command::GroupMove`], [`Command::FormationMove`]), then every command addressed to an agent
 //!    (class 1);
 //! 3. `agent id`: ascending [`AgentId`] of the addressed agent (0 for the world commands).
 //!
@@ -234,6 +234,31 @@ pub enum Command {
         /// Move at the slowest member's speed.
         slowest: bool,
     },
+    /// Sends a group to `goal` in formation ([`crate::orders::formation`]): the present members
+    /// get one slot each (layout `formation`, turned to `facing` or to the direction from the
+    /// group's centre to the goal, slots `spacing` apart or 5 radii of the largest member),
+    /// assigned near-optimally, ties by id; each member is ordered to its slot
+    /// ([`Command::MoveTo`], or [`Command::NavigateTo`] when navigation is on, its slot first
+    /// moved to the nearest walkable place), with `slowest` at the slowest member's speed. The
+    /// formation is kept as state until the group's next formation move; its status is
+    /// [`Simulator::formation_status`](crate::Simulator::formation_status). Tag 18; a world
+    /// command (class 0). Refused when queued for a bad group id, goal, facing (zero, or a
+    /// component beyond ±1,000) or spacing (`0.01 ..= 1,000`); rejected when applied to a
+    /// group without a member present or when a slot would leave the domain.
+    FormationMove {
+        /// The group id.
+        group: u32,
+        /// Where the formation's centre goes.
+        goal: Vec2,
+        /// The layout.
+        formation: crate::orders::formation::FormationKind,
+        /// The facing (`None`: from the group's centre to the goal).
+        facing: Option<Vec2>,
+        /// The distance between neighbouring slots (`None`: 5 radii of the largest member).
+        spacing: Option<Fx>,
+        /// Move at the slowest member's speed.
+        slowest: bool,
+    },
 }
 
 impl Command {
@@ -247,7 +272,8 @@ impl Command {
             | Self::AddObstacle { .. }
             | Self::RemoveObstacle { .. }
             | Self::SetGroup { .. }
-            | Self::GroupMove { .. } => None,
+            | Self::GroupMove { .. }
+            | Self::FormationMove { .. } => None,
             Self::SetPrefVelocity { id, .. }
             | Self::RemoveAgent { id }
             | Self::SetParams { id, .. }
@@ -285,6 +311,7 @@ impl Command {
             Self::SetOrderSpeed { .. } => 15,
             Self::SetGroup { .. } => 16,
             Self::GroupMove { .. } => 17,
+            Self::FormationMove { .. } => 18,
         }
     }
 
@@ -336,6 +363,20 @@ impl Command {
             Self::GroupMove { group, goal, .. } => {
                 crate::orders::groups::check_group(*group, 0)?;
                 checked_point(*goal, "goal")
+            }
+            Self::FormationMove {
+                group,
+                goal,
+                facing,
+                spacing,
+                ..
+            } => {
+                crate::orders::groups::check_group(*group, 0)?;
+                checked_point(*goal, "goal")?;
+                if let Some(f) = facing {
+                    crate::orders::formation::check_facing(*f)?;
+                }
+                spacing.map_or(Ok(()), crate::orders::formation::check_spacing)
             }
         }
     }

@@ -24,6 +24,9 @@ pub mod obstacles {}
 #[doc = include_str!("../docs/navigation.md")]
 pub mod navigation {}
 
+#[doc = include_str!("../docs/formations.md")]
+pub mod formations {}
+
 #[doc = include_str!("../docs/domain.md")]
 pub mod domain {}
 

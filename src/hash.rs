@@ -39,8 +39,10 @@
 //! | | tag 15 `SetOrderSpeed`: id (`u32`), speed (flag byte and value) (13 bytes) |
 //! | | tag 16 `SetGroup`: group (`u32`), member count k (`u32`), the k ids (`u32`) (8 + 4 k bytes) |
 //! | | tag 17 `GroupMove`: group (`u32`), goal x, y, queue (`u8`), slowest (`u8`) (22 bytes) |
+//! | | tag 18 `FormationMove`: group (`u32`), goal x, y, kind (`u8`, [`FormationKind::canonical_byte`](crate::orders::formation::FormationKind::canonical_byte)), facing (flag byte, x, y, zeros when none), spacing (flag byte and value), slowest (`u8`) (48 bytes) |
 //! | … | **only when some agent has an order, a group exists or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none), `rvo2_goals` (`u8`); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each); then the group count (`u32`) and per group, ascending group id: id (`u32`), member count k (`u32`), the k member ids (`u32`, ascending) ([`crate::orders::groups`]) |
 //! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 3, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (60 bytes); then, only while traffic control holds a choke or keeps a waiter, its state (`TrafficState::write_canonical` in `src/sim/navigation_traffic.rs`: marker byte `T`, the held chokes and the waiters) |
+//! | … | **only when some group has a formation move** ([`crate::orders::formation`]), the formation extension: marker byte 4, formation count (`u32`), then per formation, ascending group id: group (`u32`), kind and placed layout (`u8` each), goal x, y, facing x, y, slot count k (`u32`), then k × (agent id (`u32`), slot x, y), ascending id (42 + 20 k bytes) |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
 //! and the value, 0 when none), support velocity x, y, slope x, y, speed_limit (flag and
@@ -268,6 +270,23 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
         out.put(&[3]);
         s.nav.write_canonical(out);
     }
+    // The formation extension: only when some group has a formation move.
+    let formations = s.orders.groups.formations();
+    if formations.len() > 0 {
+        out.put(&[4]);
+        out.put(&(formations.len() as u32).to_le_bytes());
+        for (g, f) in formations {
+            out.put(&g.to_le_bytes());
+            out.put(&[f.kind.canonical_byte(), f.placed.canonical_byte()]);
+            vec2(out, f.goal);
+            vec2(out, f.facing);
+            out.put(&(f.slots.len() as u32).to_le_bytes());
+            for &(id, p) in &f.slots {
+                out.put(&id.0.to_le_bytes());
+                vec2(out, p);
+            }
+        }
+    }
 }
 
 /// The 99 canonical bytes of one agent (one row of the table above).
@@ -370,6 +389,21 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
             vec2(out, *goal);
             out.put(&[u8::from(*queue), u8::from(*slowest)]);
         }
+        Command::FormationMove {
+            group,
+            goal,
+            formation,
+            facing,
+            spacing,
+            slowest,
+        } => {
+            out.put(&group.to_le_bytes());
+            vec2(out, *goal);
+            out.put(&[formation.canonical_byte(), u8::from(facing.is_some())]);
+            vec2(out, facing.unwrap_or(Vec2::ZERO));
+            option_fx(out, *spacing);
+            out.put(&[u8::from(*slowest)]);
+        }
     }
 }
 
@@ -425,6 +459,42 @@ mod tests {
             out.len(),
             131 + 3 * 99 + 4 + 28 + 2 * 16 + 9 + 4 + lifecycle + 16
         );
+    }
+
+    /// The formation extension: marker and count (5 bytes), then 42 + 20 k bytes per formation
+    /// of k slots; a pending `FormationMove` is 48 bytes after its tick and tag.
+    #[test]
+    fn the_formation_extension_matches_the_table() {
+        use crate::orders::formation::FormationKind;
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        for i in 0..3 {
+            sim.add_agent(Vec2::from_int(4 * i, 0)).unwrap();
+        }
+        let members = sim.agent_ids().to_vec();
+        sim.apply(&crate::Command::SetGroup { group: 2, members })
+            .unwrap();
+        let order = crate::Command::FormationMove {
+            group: 2,
+            goal: Vec2::from_int(50, 0),
+            formation: FormationKind::Line,
+            facing: Some(Vec2::from_int(1, 0)),
+            spacing: None,
+            slowest: false,
+        };
+        let size = |sim: &Simulator| {
+            let mut out = Vec::new();
+            sim.write_canonical_bytes(&mut out);
+            out.len()
+        };
+        let before = size(&sim);
+        sim.queue_command(5, order.clone()).unwrap();
+        assert_eq!(size(&sim), before + 8 + 1 + 48);
+        sim.clear_pending_commands();
+        let mut moved = sim.clone();
+        moved.apply(&order).unwrap();
+        // Three new orders (28 + 16 bytes each, 30 in the lifecycle extension), then the
+        // formation extension.
+        assert_eq!(size(&moved), before + 3 * (44 + 30) + 5 + 42 + 3 * 20);
     }
 
     /// The navigation extension: 32 + 16 k bytes of settings with a boundary of k points, 9 of

@@ -69,6 +69,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod arrival;
+pub mod formation;
 pub mod groups;
 pub use arrival::{
     Arrival, BLOCKED_AFTER, OrderEvent, OrderEventKind, OrderStatus, SETTLE_AFTER, settle_radius,

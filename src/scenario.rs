@@ -206,6 +206,9 @@ pub enum EventAction {
     AddObstacle(ObstacleShape),
     /// Removes a static obstacle (a building destroyed, [`Command::RemoveObstacle`]).
     RemoveObstacle(ObstacleId),
+    /// A group command: [`Command::SetGroup`] (file key `set_group`) or
+    /// [`Command::FormationMove`] (file key `formation_move`), applied as it is.
+    Group(Command),
 }
 
 impl EventAction {
@@ -230,6 +233,7 @@ impl EventAction {
                 shape: shape.clone(),
             },
             &Self::RemoveObstacle(id) => Command::RemoveObstacle { id },
+            Self::Group(c) => c.clone(),
         })
     }
 
@@ -238,7 +242,9 @@ impl EventAction {
     #[must_use]
     pub fn target(&self) -> Option<AgentId> {
         match *self {
-            Self::AddAgent(_) | Self::AddObstacle(_) | Self::RemoveObstacle(_) => None,
+            Self::AddAgent(_) | Self::AddObstacle(_) | Self::RemoveObstacle(_) | Self::Group(_) => {
+                None
+            }
             Self::RemoveAgent(id)
             | Self::SetGoal { id, .. }
             | Self::SetParams { id, .. }
@@ -765,6 +771,9 @@ impl Scenario {
                 EventAction::AddObstacle(shape) => {
                     crate::obstacle::polygon::validate(shape).map_err(sim_err(ctx()))?;
                     obstacles.push(true);
+                }
+                EventAction::Group(c) => {
+                    c.validate_values(self.time_step).map_err(sim_err(ctx()))?;
                 }
                 &EventAction::RemoveObstacle(id) => {
                     let Some(present) = obstacles.get_mut(id.0 as usize).filter(|p| **p) else {

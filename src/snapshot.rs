@@ -73,7 +73,14 @@
 //! state: the held chokes (corners a, b, holder `u8`, since tick `u64`) ascending, and the
 //! waiters (agent id, choke corners, spot, the kept path as a point sequence) ascending id.
 //! The navigation mesh is not stored: it is rebuilt from the obstacles and the settings.
-//! Versions 3 to 6 restore.
+//!
+//! **Version 7** ([`SNAPSHOT_VERSION_FORMATIONS`]) is written only when some group has a
+//! formation move ([`crate::orders::formation`]) or a
+//! [`Command::FormationMove`](crate::Command::FormationMove) is pending: version 6's payload
+//! (with the default navigation state when navigation is not in use), then the formations as a
+//! sequence of (group id `u32`, [`Formation`]: kind and placed layout as enum tags, goal,
+//! facing, the slots as a sequence of (agent id, point) in ascending id), ascending group id.
+//! Versions 3 to 7 restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -105,6 +112,7 @@ use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::navigation::NavParams;
 use crate::obstacle::{ObstacleSet, ObstacleSetData};
+use crate::orders::formation::Formation;
 use crate::orders::groups::Groups;
 use crate::orders::{Arrival, Order, Orders, Steering};
 use crate::sim::{NavRecord, NavState, RestoredState, TrafficState};
@@ -131,6 +139,10 @@ pub const SNAPSHOT_VERSION_ORDERS: u32 = 5;
 /// The snapshot format version written when navigation is in use: version 5's payload
 /// followed by the navigation state (see the [module docs](self)). This build reads it too.
 pub const SNAPSHOT_VERSION_NAV: u32 = 6;
+/// The snapshot format version written when some group has a formation move (or one is
+/// pending): version 6's payload followed by the formations (see the [module docs](self)).
+/// This build reads it too.
+pub const SNAPSHOT_VERSION_FORMATIONS: u32 = 7;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -341,6 +353,13 @@ struct StateV5 {
     groups: Vec<(u32, Vec<AgentId>)>,
 }
 
+/// Payload of snapshot format version 7: version 6's, then the formations.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV7 {
+    v6: StateV6,
+    formations: Vec<(u32, Formation)>,
+}
+
 /// Payload of snapshot format version 6: version 5's, then the navigation state.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct StateV6 {
@@ -403,6 +422,7 @@ impl StateV1 {
         models: Vec<(AgentId, AgentModel)>,
         lifecycle: Option<Lifecycle>,
         nav: NavPayload,
+        formations: Vec<(u32, Formation)>,
     ) -> Result<Simulator, SnapshotError> {
         let mut groups = Vec::new();
         if let Some(l) = lifecycle {
@@ -479,6 +499,10 @@ impl StateV1 {
         }
         orders.groups =
             Groups::from_records(groups, self.next_id).map_err(SnapshotError::Inconsistent)?;
+        orders
+            .groups
+            .restore_formations(formations, self.next_id)
+            .map_err(domain)?;
         // Ids ascending below the counter, every vertex in the domain, every shape valid,
         // the vertex bound (as `ObstacleSet::add` checks).
         let obstacles = ObstacleSet::try_from(self.obstacles).map_err(domain)?;
@@ -576,13 +600,22 @@ impl Simulator {
         let order_commands = commands
             .iter()
             .any(|p| matches!(p.command, crate::command::Command::SetOrderSpeed { .. }));
-        let lifecycle =
-            !orders.is_empty() || !self.steering().arrival_is_default() || order_commands;
+        // Groups alone (no order yet) need the lifecycle payload too, which holds them.
+        let lifecycle = !orders.is_empty()
+            || !self.steering().arrival_is_default()
+            || order_commands
+            || !orders.groups.is_empty();
         let nav = self.nav_state();
         let nav_commands = commands
             .iter()
             .any(|p| matches!(p.command, crate::command::Command::NavigateTo { .. }));
         let nav_used = !crate::hash::CanonicalPart::is_default(nav) || nav_commands;
+        let formations_used = orders.groups.formations().len() > 0
+            || commands
+                .iter()
+                .any(|p| matches!(p.command, crate::command::Command::FormationMove { .. }));
+        let nav_used = nav_used || formations_used;
+        let lifecycle = lifecycle || formations_used;
         if agents.models().is_none() && !model_commands && !lifecycle && !nav_used {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, &state, hint);
         }
@@ -627,7 +660,24 @@ impl Simulator {
                 traffic: nav.traffic.clone(),
             },
         };
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, &state, hint)
+        if !formations_used {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, &state, hint);
+        }
+        let formations: Vec<(u32, Formation)> = orders
+            .groups
+            .formations()
+            .map(|(g, f)| (g, f.clone()))
+            .collect();
+        let hint = hint
+            + formations
+                .iter()
+                .map(|(_, f)| 64 + 24 * f.slots.len())
+                .sum::<usize>();
+        let state = StateV7 {
+            v6: state,
+            formations,
+        };
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS, &state, hint)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -645,13 +695,16 @@ impl Simulator {
             .map(u32::from_le_bytes);
         if version == Some(SNAPSHOT_VERSION) {
             let state: StateV1 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
-            return state.into_simulator(Vec::new(), None, NavPayload::default());
+            return state.into_simulator(Vec::new(), None, NavPayload::default(), Vec::new());
         }
         if version == Some(SNAPSHOT_VERSION_MODELS) {
             let state: StateV4 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MODELS)?;
-            return state
-                .base
-                .into_simulator(state.models, None, NavPayload::default());
+            return state.base.into_simulator(
+                state.models,
+                None,
+                NavPayload::default(),
+                Vec::new(),
+            );
         }
         let lifecycle = |v5: StateV5| {
             (
@@ -670,11 +723,19 @@ impl Simulator {
             let (v4, l) = lifecycle(state);
             return v4
                 .base
-                .into_simulator(v4.models, Some(l), NavPayload::default());
+                .into_simulator(v4.models, Some(l), NavPayload::default(), Vec::new());
+        }
+        if version == Some(SNAPSHOT_VERSION_NAV) {
+            let state: StateV6 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV)?;
+            let (v4, l) = lifecycle(state.v5);
+            return v4
+                .base
+                .into_simulator(v4.models, Some(l), state.nav, Vec::new());
         }
         // Anything else is read as the newest version (an unknown one is refused naming it).
-        let state: StateV6 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV)?;
-        let (v4, l) = lifecycle(state.v5);
-        v4.base.into_simulator(v4.models, Some(l), state.nav)
+        let state: StateV7 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS)?;
+        let (v4, l) = lifecycle(state.v6.v5);
+        v4.base
+            .into_simulator(v4.models, Some(l), state.v6.nav, state.formations)
     }
 }

@@ -459,6 +459,64 @@ fn groups(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
     }
 }
 
+/// Every group whose formation move differs (scope simulator): `formation[G]` (`absent` on one
+/// side), else `formation[G].kind`, `.placed`, `.goal`, `.facing`, `.slots` (the count) and
+/// `formation[G].slot[ID]` for each unit whose slot differs (or is on one side only).
+fn formations(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
+    let mut ids: Vec<u32> = a
+        .formations()
+        .map(|g| g.0)
+        .chain(b.formations().map(|g| g.0))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let s = Scope::Simulator;
+    for g in ids {
+        let (x, y) = match (a.formation(g), b.formation(g)) {
+            (Some(x), Some(y)) => (x, y),
+            (x, _) => {
+                let (here, there) = ("present".to_string(), "absent".to_string());
+                let (l, r) = if x.is_some() {
+                    (here, there)
+                } else {
+                    (there, here)
+                };
+                d.push(s, format!("formation[{g}]"), l, r);
+                continue;
+            }
+        };
+        let name = |f: &str| format!("formation[{g}].{f}");
+        if x.kind != y.kind {
+            d.push(
+                s,
+                name("kind"),
+                format!("{:?}", x.kind),
+                format!("{:?}", y.kind),
+            );
+        }
+        if x.placed != y.placed {
+            let (l, r) = (format!("{:?}", x.placed), format!("{:?}", y.placed));
+            d.push(s, name("placed"), l, r);
+        }
+        d.cmp(s, &name("goal"), V(x.goal), V(y.goal));
+        d.cmp(s, &name("facing"), V(x.facing), V(y.facing));
+        d.cmp(s, &name("slots"), x.slots.len(), y.slots.len());
+        let slot = |f: &crate::orders::formation::Formation, id| {
+            f.slot(id)
+                .map_or("absent".to_string(), |p| V(p).to_string())
+        };
+        let mut units: Vec<AgentId> = x.slots.iter().chain(&y.slots).map(|s| s.0).collect();
+        units.sort_unstable();
+        units.dedup();
+        for id in units {
+            let (l, r) = (slot(x, id), slot(y, id));
+            if l != r {
+                d.push(s, format!("formation[{g}].slot[{}]", id.0), l, r);
+            }
+        }
+    }
+}
+
 /// Every difference between the states of `a` and `b` (see [`SnapshotDiff`]).
 ///
 /// Compares what a [snapshot](crate::snapshot) holds: tick, global time, time step, next
@@ -466,7 +524,7 @@ fn groups(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
 /// preferred velocity, each parameter, stall counter; agents present in one state only), the
 /// steering (`steering.*`), every order by agent id (`order` when one side has none, else
 /// `order.start`, `.path`, `.progress`, `.status`, `.no_progress`, `.rest`, `.speed`), the
-/// groups (`group[G]`), the
+/// groups (`group[G]`), the formation moves (`formation[G]…`), the
 /// obstacles (count, neighbour mode, id counter, each obstacle by id: kind, vertex count,
 /// vertices), the pending commands in canonical order and the navigation state. Restore two snapshot files with
 /// [`Simulator::restore`] to compare them (the CLI's `diff A B`).
@@ -529,6 +587,7 @@ pub fn diff(a: &Simulator, b: &Simulator) -> SnapshotDiff {
     steering(&mut d, &a.steering(), &b.steering());
     orders(&mut d, a, b);
     groups(&mut d, a, b);
+    formations(&mut d, a, b);
     obstacles(&mut d, a.obstacles(), b.obstacles());
     let (qa, qb) = (a.pending_commands().to_vec(), b.pending_commands().to_vec());
     d.cmp(Scope::Commands, "count", qa.len(), qb.len());

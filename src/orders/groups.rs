@@ -21,6 +21,7 @@
 //! extension of [`crate::hash`]), snapshotted (format 5), carried by replays as the commands,
 //! compared by [`snapshot::diff`](crate::snapshot::diff).
 
+use super::formation::Formation;
 use crate::agent::AgentId;
 use crate::error::SimError;
 use serde::{Deserialize, Serialize};
@@ -31,10 +32,14 @@ pub const MAX_GROUPS: u32 = 4_096;
 /// Most members of one group.
 pub const MAX_GROUP_MEMBERS: usize = 65_536;
 
-/// Every group's members, ascending id, by group id. Part of the state.
+/// Every group's members, ascending id, by group id, and each group's last formation move
+/// ([`super::formation`]). Part of the state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Groups {
     map: BTreeMap<u32, Vec<AgentId>>,
+    /// The formation moves, by group id: kept until the group's next formation move (a
+    /// formation outlives a change of its group's members; its own slots say who it placed).
+    formations: BTreeMap<u32, Formation>,
 }
 
 /// Checks a group id and a member count (when queued and on restore).
@@ -79,6 +84,50 @@ impl Groups {
         }
     }
 
+    /// The formation moves, ascending group id.
+    pub(crate) fn formations(&self) -> impl ExactSizeIterator<Item = (u32, &Formation)> {
+        self.formations.iter().map(|(&g, f)| (g, f))
+    }
+
+    /// Group `group`'s formation move, if it has one.
+    pub(crate) fn formation(&self, group: u32) -> Option<&Formation> {
+        self.formations.get(&group)
+    }
+
+    /// Sets (or with `None` drops) group `group`'s formation move, returning the old one.
+    pub(crate) fn set_formation(
+        &mut self,
+        group: u32,
+        formation: Option<Formation>,
+    ) -> Option<Formation> {
+        match formation {
+            Some(f) => self.formations.insert(group, f),
+            None => self.formations.remove(&group),
+        }
+    }
+
+    /// Adds the formation moves of a snapshot, checking them: ascending group ids below
+    /// [`MAX_GROUPS`], each formation valid ([`Formation::validate`]).
+    pub(crate) fn restore_formations(
+        &mut self,
+        records: Vec<(u32, Formation)>,
+        next_id: u32,
+    ) -> Result<(), SimError> {
+        let mut previous = None;
+        for (g, f) in records {
+            if previous.is_some_and(|p| p >= g) || g >= MAX_GROUPS {
+                return Err(SimError::OutOfDomain {
+                    what: "formation group ids",
+                    allowed: "strictly ascending below 4,096",
+                });
+            }
+            previous = Some(g);
+            f.validate(next_id)?;
+            self.formations.insert(g, f);
+        }
+        Ok(())
+    }
+
     /// Builds the groups of a snapshot, checking their invariants: ascending group ids below
     /// [`MAX_GROUPS`], each non-empty, at most [`MAX_GROUP_MEMBERS`] strictly ascending member
     /// ids below `next_id`.
@@ -103,7 +152,10 @@ impl Groups {
             }
             map.insert(g, members);
         }
-        Ok(Self { map })
+        Ok(Self {
+            map,
+            formations: BTreeMap::new(),
+        })
     }
 }
 

@@ -53,7 +53,7 @@
 //! `start_tick + i`. A changed command for tick `t` therefore first shows at tick `t + 1`.
 //!
 //! # The file format
-//! Version [`REPLAY_VERSION`] (4), all integers little-endian. A 12-byte header, checked before
+//! Version [`REPLAY_VERSION`] (5), all integers little-endian. A 12-byte header, checked before
 //! anything else is read: magic [`REPLAY_MAGIC`] (`b"LSORCARP"`, 8 bytes) and the version
 //! (`u32`). Then frames, each `kind` (`u8`), payload length `L` (`u32`, checked against the
 //! kind's limit before a byte of the payload is read), the payload, and a checksum (`u64`):
@@ -76,11 +76,16 @@
 //! `SpawnAgent` (position, parameters, model), tag 12 `AddObstacle` (the shape: `u32` 0 polygon
 //! or 1 polyline, vertex count `u64`, the vertices x, y: 16 + 16 k bytes after the tag; at most
 //! [`MAX_VERTICES`](crate::obstacle::MAX_VERTICES) vertices are accepted when verifying), tag
-//! 13 `RemoveObstacle` (obstacle id `u32`).
+//! 13 `RemoveObstacle` (obstacle id `u32`). Tag 18 `FormationMove` (version 5): group (`u32`),
+//! goal, the [`FormationKind`](crate::orders::formation::FormationKind) as a `u32` enum tag
+//! (0 keep, 1 line, 2 box, 3 column, 4 spread), facing and spacing (options: a `u8` 0 or 1 and
+//! the value), slowest (`u8`).
 //!
 //! # Versions
-//! The writer writes version [`REPLAY_VERSION`] (4); the reader reads [`REPLAY_VERSION_MIN`]
-//! (2) to 4. Version 4 is version 3 plus the move orders in the checkpoints
+//! The writer writes version [`REPLAY_VERSION`] (5); the reader reads [`REPLAY_VERSION_MIN`]
+//! (2) to 5. Version 5 is version 4 plus the formation move [`Command::FormationMove`] (tag 18;
+//! a tag above 17 in an older stream is a [`ReplayError::Decode`]) and begin snapshots of
+//! format 7 (the formations); a version 4 replay reads and verifies unchanged. Version 4 is version 3 plus the move orders in the checkpoints
 //! ([`ORDERS_IN_CHECKPOINTS`]), the order commands [`Command::NavigateTo`],
 //! [`Command::SetOrderSpeed`], [`Command::SetGroup`] and [`Command::GroupMove`] (tags 14 to 17;
 //! a tag above 13 in an older stream is a [`ReplayError::Decode`]) and begin snapshots of

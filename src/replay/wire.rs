@@ -1,4 +1,4 @@
-//! The replay file format, version 4 (reading versions 2 and 3 too): a header and a stream of
+//! The replay file format, version 5 (reading versions 2 to 4 too): a header and a stream of
 //! checksummed frames, written and read one frame at a time (the byte-level table is in the
 //! [module docs](super#the-file-format)).
 
@@ -16,9 +16,10 @@ pub const REPLAY_MAGIC: [u8; 8] = *b"LSORCARP";
 /// 13) to version 2; version 4 adds the order commands [`Command::NavigateTo`],
 /// [`Command::SetOrderSpeed`], [`Command::SetGroup`] and [`Command::GroupMove`] (tags 14 to 17),
 /// every agent's move order in the checkpoints, and begin frames whose snapshot may be of
-/// format 5 (navigation, the order lifecycle and the groups). Versions 2 and 3 read unchanged
-/// (see the [module docs](super#versions)).
-pub const REPLAY_VERSION: u32 = 4;
+/// format 5 (navigation, the order lifecycle and the groups); version 5 adds the formation
+/// move [`Command::FormationMove`] (tag 18) and begin snapshots of format 7. Versions 2 to 4
+/// read unchanged (see the [module docs](super#versions)).
+pub const REPLAY_VERSION: u32 = 5;
 /// The first replay format version whose checkpoints carry the agents' move orders.
 pub const ORDERS_IN_CHECKPOINTS: u32 = 4;
 /// Oldest replay format version this build reads (version 1 was a single envelope; it is
@@ -28,6 +29,8 @@ pub const REPLAY_VERSION_MIN: u32 = 2;
 const LAST_TAG_V2: u8 = 10;
 /// The largest command tag of replay format version 3 ([`Command::RemoveObstacle`]).
 const LAST_TAG_V3: u8 = 13;
+/// The largest command tag of replay format version 4 ([`Command::GroupMove`]).
+const LAST_TAG_V4: u8 = 17;
 /// Bytes of the file header: magic and version.
 pub const REPLAY_HEADER_BYTES: usize = 12;
 /// Bytes around every frame's payload: kind (1), payload length (4), checksum (8).
@@ -397,6 +400,9 @@ fn decode_tick(payload: &[u8], tick: u64, version: u32) -> Result<Step, &'static
         }
         if version < 4 && cmd.tag() > LAST_TAG_V3 {
             return Err("a command of replay format version 4 in an older replay");
+        }
+        if version < 5 && cmd.tag() > LAST_TAG_V4 {
+            return Err("a command of replay format version 5 in an older replay");
         }
         c.take(read)?;
         commands.push(cmd);

@@ -68,6 +68,9 @@
 //! # set_velocity = { id = 3, velocity = [0, 1] }
 //! # add_obstacle = { polygon = [[1, 1], [2, 1], [2, 2]] }   # or { polyline = [...] }
 //! # remove_obstacle = 0
+//! # set_group = { group = 1, first = 0, count = 100 }     # or members = [0, 1, 2]
+//! # formation_move = { group = 1, goal = [60, 0], formation = "box" }
+//! #   # optional: facing = [1, 0], spacing = 2.5, slowest = true (see "Formations")
 //!
 //! [navigation]                 # optional: navigation on (see "Navigation")
 //! boundary = [[-50, -50], [50, -50], [50, 50], [-50, 50]]   # optional simple polygon
@@ -97,6 +100,15 @@
 //! `MoveTo`: not with a `route`, not with the roadmap policy. The `[navigation]` table holds the
 //! [`NavParams`]; navigating agents without it get the defaults. Without `boundary` the
 //! simulator gets the scene's bounding box grown by `margin` ([`Scenario::nav_params`]).
+//!
+//! # Formations
+//! `set_group` sets a group's members ([`Command::SetGroup`](crate::command::Command::SetGroup)),
+//! `formation_move` sends it in formation
+//! ([`Command::FormationMove`](crate::command::Command::FormationMove), [`crate::orders::formation`]):
+//! `formation` is `"keep"`, `"line"`, `"box"` (the default), `"column"` or `"spread"`; without
+//! `facing` the formation faces from the group's centre to the goal; without `spacing` its slots
+//! are 5 radii of the largest member apart. Each member's order then goes to its slot, which
+//! is the goal its arrival is measured against.
 //!
 //! # Obstacle neighbours
 //! `obstacle_neighbors` picks [`ObstacleNeighbors`]: `"whole_edges"` (the default: whole
@@ -384,6 +396,30 @@ struct FilePerturbation {
     hash: Option<FileHash>,
 }
 
+/// `set_group = { group = 1, members = [0, 1, 2] }` or `{ group = 1, first = 0, count = 100 }`
+/// (the agents `first .. first + count`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSetGroup {
+    group: u32,
+    members: Option<Vec<u32>>,
+    first: Option<u32>,
+    count: Option<u32>,
+}
+
+/// `formation_move = { group = 1, goal = [60, 0], formation = "box", facing = [1, 0],
+/// spacing = 2.5, slowest = true }` (formation, facing, spacing and slowest optional).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileFormationMove {
+    group: u32,
+    goal: Point,
+    formation: Option<String>,
+    facing: Option<Point>,
+    spacing: Option<Num>,
+    slowest: Option<bool>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileSetGoal {
@@ -444,6 +480,8 @@ struct FileEvent {
     set_model: Option<FileSetModel>,
     add_obstacle: Option<FileObstacle>,
     remove_obstacle: Option<u32>,
+    set_group: Option<FileSetGroup>,
+    formation_move: Option<FileFormationMove>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -780,12 +818,15 @@ fn parse_events(
             + usize::from(e.set_velocity.is_some())
             + usize::from(e.set_model.is_some())
             + usize::from(e.add_obstacle.is_some())
-            + usize::from(e.remove_obstacle.is_some());
+            + usize::from(e.remove_obstacle.is_some())
+            + usize::from(e.set_group.is_some())
+            + usize::from(e.formation_move.is_some());
         if given != 1 {
             return Err(invalid(
                 ctx(),
                 "give exactly one of add_agent, remove_agent, set_goal, set_params, \
-                 set_position, set_velocity, set_model, add_obstacle, remove_obstacle",
+                 set_position, set_velocity, set_model, add_obstacle, remove_obstacle, \
+                 set_group, formation_move",
             ));
         }
         let action = if let Some(a) = &e.add_agent {
@@ -806,6 +847,10 @@ fn parse_events(
             EventAction::AddObstacle(obstacle_shape(o, ctx())?)
         } else if let Some(id) = e.remove_obstacle {
             EventAction::RemoveObstacle(ObstacleId(id))
+        } else if let Some(g) = &e.set_group {
+            EventAction::Group(set_group(g, &ctx())?)
+        } else if let Some(f) = &e.formation_move {
+            EventAction::Group(formation_move(f, &ctx())?)
         } else if let Some(g) = &e.set_goal {
             EventAction::SetGoal {
                 id: AgentId(g.id),
@@ -875,4 +920,55 @@ fn parse_events(
         });
     }
     Ok(events)
+}
+
+/// The [`Command::SetGroup`](crate::command::Command::SetGroup) of a `set_group` event.
+fn set_group(g: &FileSetGroup, ctx: &str) -> Result<crate::command::Command, ScenarioError> {
+    let members: Vec<AgentId> = match (&g.members, g.first, g.count) {
+        (Some(m), None, None) => m.iter().map(|&i| AgentId(i)).collect(),
+        (None, Some(first), Some(count))
+            if count as usize <= crate::orders::groups::MAX_GROUP_MEMBERS =>
+        {
+            (0..count)
+                .map(|k| first.checked_add(k).map(AgentId))
+                .collect::<Option<_>>()
+                .ok_or_else(|| invalid(ctx.to_string(), "agent ids past u32"))?
+        }
+        _ => {
+            return Err(invalid(
+                ctx.to_string(),
+                "set_group needs `members = [...]` or `first` and `count` (at most 65,536)",
+            ));
+        }
+    };
+    Ok(crate::command::Command::SetGroup {
+        group: g.group,
+        members,
+    })
+}
+
+/// The [`Command::FormationMove`](crate::command::Command::FormationMove) of a
+/// `formation_move` event.
+fn formation_move(
+    f: &FileFormationMove,
+    ctx: &str,
+) -> Result<crate::command::Command, ScenarioError> {
+    use crate::orders::formation::FormationKind;
+    let formation = match &f.formation {
+        None => FormationKind::default(),
+        Some(name) => FormationKind::from_name(name).ok_or_else(|| {
+            invalid(
+                ctx.to_string(),
+                format!("unknown formation {name:?} (keep, line, box, column or spread)"),
+            )
+        })?,
+    };
+    Ok(crate::command::Command::FormationMove {
+        group: f.group,
+        goal: point(f.goal),
+        formation,
+        facing: f.facing.map(point),
+        spacing: f.spacing.map(|s| s.0),
+        slowest: f.slowest.unwrap_or(false),
+    })
 }

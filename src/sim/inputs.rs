@@ -2,6 +2,7 @@
 //! committed or undone (see [`crate::command`] for the order and the validation rules).
 
 use super::Simulator;
+use super::formation::FormationOrder;
 use super::navigation::{NavDerived, NavState};
 use crate::agent::{Agent, AgentId, AgentParams};
 use crate::agent_model::AgentModel;
@@ -10,6 +11,7 @@ use crate::error::SimError;
 use crate::math::Vec2;
 use crate::obstacle::ObstacleSet;
 use crate::orders::Order;
+use crate::orders::formation::Formation;
 use std::sync::Arc;
 
 /// What to do to take one applied value change back (used when a step fails after its inputs).
@@ -24,6 +26,8 @@ enum Undo {
     Order(AgentId, Option<Order>),
     /// A group's members before the command (`None`: it did not exist).
     Group(u32, Option<Vec<AgentId>>),
+    /// A group's formation before the command (`None`: it had none).
+    Formation(u32, Option<Formation>),
     /// The obstacle set before the step's first obstacle command (shared, not copied: the
     /// command's change copies the set once).
     Obstacles(Arc<ObstacleSet>),
@@ -52,6 +56,8 @@ pub(super) struct InputLog {
     mesh_before: NavDerived,
     /// The order status changes of the current step (a reused buffer).
     pub(super) order_events: Vec<crate::orders::OrderEvent>,
+    /// The formation status changes of the current step (a reused buffer).
+    pub(super) formation_events: Vec<crate::orders::formation::FormationEvent>,
 }
 
 impl InputLog {
@@ -180,6 +186,9 @@ impl Simulator {
                         self.nav.forget(id);
                     }
                 }),
+            Command::FormationMove { .. } => {
+                self.formation_move(formation_order(command)).map(drop)
+            }
         }
         .map(|()| None)
     }
@@ -295,6 +304,14 @@ impl Simulator {
                 }
                 return Ok(());
             }
+            Command::FormationMove { group, .. } => {
+                // The navigation records are put back whole on undo (`nav_before`).
+                let replaced = self.formation_move(formation_order(command))?;
+                for (id, old) in replaced.orders {
+                    self.inputs.undo.push(Undo::Order(id, old));
+                }
+                Undo::Formation(group, replaced.formation)
+            }
             Command::Stop { id } => {
                 let (order, pref) = self.stop_agent(id)?;
                 self.nav.forget(id);
@@ -399,6 +416,10 @@ impl Simulator {
                     self.restore_group(group, members);
                     Ok(())
                 }
+                Undo::Formation(group, formation) => {
+                    self.orders.groups.set_formation(group, formation);
+                    Ok(())
+                }
                 Undo::PrefVelocity(id, v) => self.set_agent_pref_velocity(id, v),
                 Undo::Params(id, p) => self.set_agent_params(id, p),
                 Undo::Model(id, m) => self.set_agent_model(id, m),
@@ -419,6 +440,28 @@ impl Simulator {
         std::mem::swap(&mut self.nav, &mut self.inputs.nav_before);
         self.nav_mesh.assign(&self.inputs.mesh_before);
         self.work.clear_neighbor_lists();
+    }
+}
+
+/// The fields of a [`Command::FormationMove`] (`command` must be one).
+fn formation_order(command: &Command) -> FormationOrder {
+    match *command {
+        Command::FormationMove {
+            group,
+            goal,
+            formation,
+            facing,
+            spacing,
+            slowest,
+        } => FormationOrder {
+            group,
+            goal,
+            kind: formation,
+            facing,
+            spacing,
+            slowest,
+        },
+        _ => unreachable!("not a formation move"),
     }
 }
 

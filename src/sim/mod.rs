@@ -1,5 +1,6 @@
 //! The [`Simulator`]: agents, obstacles and the tick pipeline.
 
+mod formation;
 mod inputs;
 mod navigation;
 mod orders;

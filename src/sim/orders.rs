@@ -21,6 +21,14 @@ pub(super) struct OrderStep {
     pref: Vec2,
 }
 
+impl OrderStep {
+    /// The order's status before the step (once the step is applied, the entry holds the old
+    /// progress).
+    pub(super) fn old_status(&self) -> OrderStatus {
+        self.progress.arrival.status
+    }
+}
+
 impl Simulator {
     /// Stage 1b: for every agent with an order (ascending id), advances its path past the
     /// waypoints it is done with and sets its preferred velocity by the steering rule, in one
@@ -68,6 +76,7 @@ impl Simulator {
             events.extend(OrderEvent::of_change(*tick, *id, old, order.status()));
         }
         self.work.stats.ordered = self.inputs.steered.len() as u64;
+        self.formation_step_events();
     }
 
     /// The status of agent `id`'s order ([`crate::orders`]): `None` when it has none.
@@ -113,6 +122,7 @@ impl Simulator {
         Self::swap_order_steps(orders, agents, &mut inputs.steered);
         inputs.steered.clear();
         inputs.order_events.clear();
+        inputs.formation_events.clear();
     }
 
     /// [`Command::MoveTo`](crate::Command::MoveTo) (`queue == false`) or
@@ -206,31 +216,9 @@ impl Simulator {
     ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
         crate::orders::groups::check_group(group, 0)?;
         crate::domain::checked_point(goal, "goal")?;
-        let members: Vec<AgentId> = self
-            .orders
-            .groups
-            .get(group)
-            .unwrap_or_default()
-            .iter()
-            .copied()
-            .filter(|&id| self.agents.contains(id))
-            .collect();
-        if members.is_empty() {
-            return Err(SimError::OutOfDomain {
-                what: "group",
-                allowed: "an existing group with a member present",
-            });
-        }
+        let members = self.members_present(group)?;
         let speed = if slowest {
-            let mut least = None;
-            for &id in &members {
-                let s = self
-                    .steering
-                    .speed
-                    .unwrap_or(self.agent_params(id)?.max_speed);
-                least = Some(least.map_or(s, |l: Fx| l.min(s)));
-            }
-            least
+            Some(self.slowest_speed(&members)?)
         } else {
             None
         };
@@ -251,6 +239,47 @@ impl Simulator {
             }
         }
         Ok(done)
+    }
+
+    /// Group `group`'s members present, ascending id.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] (`what: "group"`) for a group that does not exist or has no
+    /// member present.
+    pub(super) fn members_present(&self, group: u32) -> Result<Vec<AgentId>, SimError> {
+        let members: Vec<AgentId> = self
+            .orders
+            .groups
+            .get(group)
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .filter(|&id| self.agents.contains(id))
+            .collect();
+        if members.is_empty() {
+            return Err(SimError::OutOfDomain {
+                what: "group",
+                allowed: "an existing group with a member present",
+            });
+        }
+        Ok(members)
+    }
+
+    /// The least order speed of `members` (present, non-empty): the
+    /// [`Steering::speed`], else each one's `max_speed`.
+    pub(super) fn slowest_speed(&self, members: &[AgentId]) -> Result<Fx, SimError> {
+        let mut least = None;
+        for &id in members {
+            let s = self
+                .steering
+                .speed
+                .unwrap_or(self.agent_params(id)?.max_speed);
+            least = Some(least.map_or(s, |l: Fx| l.min(s)));
+        }
+        least.ok_or(SimError::OutOfDomain {
+            what: "group",
+            allowed: "an existing group with a member present",
+        })
     }
 
     /// [`Command::Stop`](crate::Command::Stop): returns the dropped order and the old

@@ -291,7 +291,10 @@ fn group_orders_replay_and_verify() {
     )
     .unwrap();
     let bytes = replay.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
+    assert_eq!(
+        u32::from_le_bytes(bytes[8..12].try_into().unwrap()),
+        replay::REPLAY_VERSION
+    );
     let report = replay::verify_bytes(&bytes).unwrap();
     assert!(report.is_match(), "{report}");
 }

@@ -17,6 +17,7 @@ mod domain_edges;
 mod domain_reach;
 #[cfg(feature = "scenario")]
 mod errors;
+mod formation;
 mod geom;
 mod groups;
 #[cfg(feature = "scenario")]

@@ -217,7 +217,10 @@ fn a_navigating_match_replays_and_verifies() {
     })
     .unwrap();
     let bytes = replay.to_bytes().unwrap();
-    assert_eq!(ReplayReader::new(&bytes[..]).unwrap().version(), 4);
+    assert_eq!(
+        ReplayReader::new(&bytes[..]).unwrap().version(),
+        replay::REPLAY_VERSION
+    );
     match replay::verify_bytes(&bytes).unwrap() {
         VerifyReport::Match { final_hash, .. } => assert_eq!(final_hash, sim.state_hash()),
         other => panic!("{other}"),

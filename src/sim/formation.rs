@@ -1,0 +1,232 @@
+//! Formation moves in the simulator ([`Command::FormationMove`](crate::Command::FormationMove),
+//! [`crate::orders::formation`]): the command, the formation's status and the step's formation
+//! events.
+//!
+//! The command plans the slots from the members present (ascending id, their positions and
+//! the largest radius for the default spacing), moves each slot to the nearest walkable place
+//! when navigation is on, and orders every member to its slot (`NavigateTo` with navigation,
+//! else `MoveTo`), at the slowest member's speed when asked; the [`Formation`] is kept in the
+//! groups (state). Everything else is derived: a member's order arrives at its slot by the
+//! ordinary arrival rule (its goal is its own, so it comes to rest on it: [`crate::orders::arrival`]),
+//! and the formation's status is read from its members' orders
+//! ([`FormationStatus`](crate::orders::formation::FormationStatus)).
+
+use super::Simulator;
+use crate::agent::AgentId;
+use crate::error::SimError;
+use crate::math::{Fx, Vec2};
+use crate::navigation::PathStatus;
+use crate::orders::formation::{
+    self, Formation, FormationEvent, FormationEventKind, FormationKind, FormationProgress,
+    SPACING_RADII,
+};
+use crate::orders::{Order, Orders};
+
+/// What a formation move replaced, for the undo: every member's old order, and the group's
+/// old formation.
+pub(super) struct Replaced {
+    pub orders: Vec<(AgentId, Option<Order>)>,
+    pub formation: Option<Formation>,
+}
+
+/// The parameters of a formation move (the fields of the command).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FormationOrder {
+    pub group: u32,
+    pub goal: Vec2,
+    pub kind: FormationKind,
+    pub facing: Option<Vec2>,
+    pub spacing: Option<Fx>,
+    pub slowest: bool,
+}
+
+impl Simulator {
+    /// Applies a formation move (see the [module docs](self)); returns what it replaced.
+    /// Nothing changes on error.
+    pub(super) fn formation_move(&mut self, o: FormationOrder) -> Result<Replaced, SimError> {
+        crate::command::Command::FormationMove {
+            group: o.group,
+            goal: o.goal,
+            formation: o.kind,
+            facing: o.facing,
+            spacing: o.spacing,
+            slowest: o.slowest,
+        }
+        .validate_values(self.time_step)?;
+        let members = self.members_present(o.group)?;
+        let mut units = Vec::with_capacity(members.len());
+        let mut largest = Fx::ZERO;
+        for &id in &members {
+            let slot = self.slot(id)?;
+            units.push((id, self.agents.positions()[slot]));
+            largest = largest.max(self.agents.params()[slot].radius);
+        }
+        let spacing = o.spacing.unwrap_or_else(|| {
+            largest
+                .saturating_mul(SPACING_RADII)
+                .clamp(formation::MIN_SPACING, formation::MAX_SPACING)
+        });
+        let plan = formation::plan(&units, o.goal, o.kind, spacing, o.facing)?;
+        let navigating = self.nav.params.is_some();
+        let mut slots = plan.slots;
+        if navigating {
+            // The mesh of the current obstacles (an obstacle command earlier in this tick
+            // leaves it stale until stage 1a; the undo puts the old mesh back).
+            self.sync_nav_mesh();
+            if let Some(mesh) = self.nav_mesh.mesh.clone() {
+                for (id, p) in &mut slots {
+                    let radius = self.agent_params(*id)?.radius;
+                    if let Some(w) = mesh.nearest_walkable(*p, radius) {
+                        *p = w;
+                    }
+                }
+            }
+        }
+        let speed = if o.slowest {
+            Some(self.slowest_speed(&members)?)
+        } else {
+            None
+        };
+        let mut done = Vec::with_capacity(slots.len());
+        for &(id, slot) in &slots {
+            let given = if navigating {
+                self.navigate_to(id, slot)
+            } else {
+                self.give_order(id, slot, false)
+                    .inspect(|_| self.nav.forget(id))
+            }
+            .and_then(|old| {
+                done.push((id, old));
+                match speed {
+                    Some(_) => self.set_order_speed(id, speed).map(drop),
+                    None => Ok(()),
+                }
+            });
+            if let Err(e) = given {
+                for (id, old) in done.into_iter().rev() {
+                    self.restore_order(id, old);
+                }
+                return Err(e);
+            }
+        }
+        let formation = Formation {
+            kind: o.kind,
+            placed: plan.placed,
+            goal: o.goal,
+            facing: plan.facing,
+            slots,
+        };
+        let old = self.orders.groups.set_formation(o.group, Some(formation));
+        Ok(Replaced {
+            orders: done,
+            formation: old,
+        })
+    }
+
+    /// Group `group`'s last formation move ([`Command::FormationMove`](crate::Command::FormationMove)):
+    /// its layout, facing and every member's slot. `None` when the group never had one.
+    #[must_use]
+    pub fn formation(&self, group: u32) -> Option<&Formation> {
+        self.orders.groups.formation(group)
+    }
+
+    /// Every group's last formation move, ascending group id.
+    pub fn formations(&self) -> impl ExactSizeIterator<Item = (u32, &Formation)> + '_ {
+        self.orders.groups.formations()
+    }
+
+    /// Where group `group`'s formation move stands (derived from its members' orders, see
+    /// [`FormationStatus`](crate::orders::formation::FormationStatus)); `None` when the group never had one.
+    #[must_use]
+    pub fn formation_status(&self, group: u32) -> Option<FormationProgress> {
+        let f = self.orders.groups.formation(group)?;
+        let orders = self.orders.as_slice();
+        let (mut attached, mut finished) = (0u32, 0u32);
+        for &(id, slot) in &f.slots {
+            if let Some((k, nav_done)) = self.member(id, slot) {
+                attached += 1;
+                finished += u32::from(nav_done && orders[k].1.status().is_finished());
+            }
+        }
+        Some(FormationProgress::of_counts(
+            f.slots.len() as u32,
+            attached,
+            finished,
+        ))
+    }
+
+    /// The formation status changes of the last [`step`](Self::step) (arrived, moving again),
+    /// ascending group id. Reported when a member's order status change completes (or breaks)
+    /// its formation; a formation completed by detaching its last moving member (a new order,
+    /// a removal) says so in [`formation_status`](Self::formation_status) only. Not state.
+    #[must_use]
+    pub fn formation_events(&self) -> &[FormationEvent] {
+        &self.inputs.formation_events
+    }
+
+    /// Member `id` of a formation, slot `slot`: `None` when detached, else the index of its
+    /// order and whether its navigation (if any) is settled (not pending, not partial).
+    fn member(&self, id: AgentId, slot: Vec2) -> Option<(usize, bool)> {
+        let k = order_index(&self.orders, id)?;
+        let nav = self.nav.get(id);
+        let attached =
+            self.orders.as_slice()[k].1.goal() == slot || nav.is_some_and(|r| r.goal() == slot);
+        if !attached {
+            return None;
+        }
+        let nav_done =
+            nav.is_none_or(|r| !r.is_pending() && !matches!(r.status(), Some(PathStatus::Partial)));
+        Some((k, nav_done))
+    }
+
+    /// Stage 1b's formation events: for every formation, whether all its attached members were
+    /// finished before the step (the old statuses are in the order steps) and are after it.
+    /// Only when some order's status changed (else no formation's can have).
+    pub(super) fn formation_step_events(&mut self) {
+        let mut events = std::mem::take(&mut self.inputs.formation_events);
+        events.clear();
+        if !self.inputs.order_events.is_empty() {
+            for (group, f) in self.orders.groups.formations() {
+                let all = |old: bool| {
+                    let mut attached = false;
+                    for &(id, slot) in &f.slots {
+                        let Some((k, nav_done)) = self.member(id, slot) else {
+                            continue;
+                        };
+                        attached = true;
+                        let status = if old {
+                            self.inputs.steered[k].old_status()
+                        } else {
+                            self.orders.as_slice()[k].1.status()
+                        };
+                        if !(nav_done && status.is_finished()) {
+                            return false;
+                        }
+                    }
+                    attached
+                };
+                let (before, after) = (all(true), all(false));
+                if before != after {
+                    events.push(FormationEvent {
+                        tick: self.tick,
+                        group,
+                        kind: if after {
+                            FormationEventKind::Arrived
+                        } else {
+                            FormationEventKind::Moving
+                        },
+                    });
+                }
+            }
+        }
+        self.inputs.formation_events = events;
+    }
+}
+
+/// The index of agent `id`'s order in the orders (ascending id).
+fn order_index(orders: &Orders, id: AgentId) -> Option<usize> {
+    orders
+        .as_slice()
+        .binary_search_by_key(&id, |&(i, _)| i)
+        .ok()
+}
