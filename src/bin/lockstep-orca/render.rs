@@ -28,8 +28,8 @@ use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Stroke, Transform};
 /// INPUT is a scenario file (TOML), which is run as `run` runs it, or a replay file (written by
 /// `record`), which is re-run from its commands. The SVG shows the obstacles (solid polygons
 /// filled, rooms and walls outlined) and every agent's trajectory, coloured by group or id,
-/// with a disc at its start and a cross at its goal (a replay has no goals: the cross marks
-/// where each agent ended). The GIF shows the agents as discs, frame by frame, with their trails;
+/// with a disc at its start and a cross at its goal (a unit in a formation: at its slot; a
+/// replay has no goals: the cross marks where each agent ended). The GIF shows the agents as discs, frame by frame, with their trails;
 /// its palette is fixed and it is drawn without anti-aliasing, so the same command writes the
 /// same bytes. The PNG is one such frame. Positions are sampled every --step ticks in the
 /// range --from..=--to, plus the range's last tick. When the scene has navigation the pictures
@@ -310,12 +310,18 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
             .map_err(|e| Fail::failed(format!("simulation failed at tick {}: {e}", sim.tick())))?;
         progress.finish();
         let last = sim.tick();
-        let goals: BTreeMap<u32, (f64, f64)> = driver
+        let mut goals: BTreeMap<u32, (f64, f64)> = driver
             .agent_ids()
             .iter()
             .enumerate()
             .map(|(i, id)| (id.0, driver.goal_at(i, last).to_f64()))
             .collect();
+        // A unit in a formation is marked at its slot (its group's last formation move).
+        for (_, formation) in sim.formations() {
+            for &(id, slot) in &formation.slots {
+                goals.insert(id.0, slot.to_f64());
+            }
+        }
         (scenario.obstacles.clone(), goals, sim)
     };
     let (ticks, mut tracks, nav) = sampler.finish(Some(&last));
