@@ -11,13 +11,14 @@
 //!   it adds only resources and rollback registration, and you place [`OrcaSystems`] yourself.
 //! * The game ([`OrcaGame`]: the core crate's `NetGame` over your [`GameRules`]) is saved in
 //!   bevy_ggrs's `SaveWorld`, restored in `LoadWorld`, and its checksum (the simulator's state
-//!   hash, ownership and your rules' state) is a bevy_ggrs `ChecksumPart`. [`Unit`] and
-//!   [`ObstacleLink`] are registered with `rollback_component_with_copy`.
+//!   hash, ownership and your rules' state) is a bevy_ggrs `ChecksumPart`. [`Unit`],
+//!   [`ObstacleLink`] and the request markers are registered with `rollback_component_with_*`.
 //! * Player inputs are your rules' input type ([`GroupOrders`]'s [`OrcaInput`] by default:
 //!   the core's order slots and a box-select/move group order): bevy_ggrs's `PlayerInputs`
 //!   inside `GgrsSchedule`, [`LocalOrcaInputs`] otherwise.
 //! * Entities: every agent has a [`Unit`] entity (spawned and despawned by the plugin after each
-//!   step); [`SpawnUnit`], [`RemoveUnit`] and [`OrcaObstacle`] turn entities into commands.
+//!   step); [`SpawnUnit`], [`RemoveUnit`], [`OrcaObstacle`] and [`RemoveObstacle`] turn
+//!   entities into commands.
 //!   [`UnitView`] and `Transform` mirror the units outside the rollback, interpolated between
 //!   frames ([`Interpolation`]).
 //!
@@ -37,7 +38,8 @@ pub use input::{
 pub use lockstep_orca;
 pub use lockstep_orca::netcode::GameRules;
 pub use systems::{
-    GameMarker, LocalOrcaInputs, ObstacleLink, OrcaObstacle, RemoveUnit, SpawnUnit, Unit,
+    GameMarker, LocalOrcaInputs, ObstacleLink, OrcaObstacle, RemoveObstacle, RemoveUnit, SpawnUnit,
+    Unit,
 };
 pub use view::{Interpolation, UnitView, from_bevy, to_bevy};
 
@@ -54,8 +56,8 @@ use std::net::SocketAddr;
 pub mod prelude {
     pub use crate::{
         GroupOrders, GroupWire, Interpolation, LocalOrcaInputs, ObstacleLink, OrcaConfig, OrcaGame,
-        OrcaInput, OrcaObstacle, OrcaPlugin, OrcaSystems, RemoveUnit, SpawnUnit, Unit, UnitView,
-        from_bevy, to_bevy,
+        OrcaInput, OrcaObstacle, OrcaPlugin, OrcaSystems, RemoveObstacle, RemoveUnit, SpawnUnit,
+        Unit, UnitView, from_bevy, to_bevy,
     };
 }
 
@@ -203,8 +205,14 @@ where
             app.add_systems(self.schedule, Self::step_systems());
         }
         if self.rollback {
+            // The links, and the request markers: a marker that survived a load would be
+            // queued again at an earlier frame in the re-simulation.
             app.rollback_component_with_copy::<Unit>()
                 .rollback_component_with_copy::<ObstacleLink>()
+                .rollback_component_with_copy::<SpawnUnit>()
+                .rollback_component_with_copy::<RemoveUnit>()
+                .rollback_component_with_copy::<RemoveObstacle>()
+                .rollback_component_with_clone::<OrcaObstacle>()
                 .init_resource::<systems::GameSnapshots<R>>()
                 .add_systems(
                     SaveWorld,

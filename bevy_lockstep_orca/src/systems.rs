@@ -55,6 +55,11 @@ pub struct OrcaObstacle {
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ObstacleLink(pub ObstacleId);
 
+/// Asks for the building's removal ([`lockstep_orca::Command::RemoveObstacle`]: a command of
+/// the game's own, no ownership check) in the next step; the plugin then despawns the entity.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct RemoveObstacle;
+
 /// The plugin's settings for its systems.
 #[derive(Resource, Clone, Copy, Debug)]
 pub(crate) struct Mode {
@@ -78,6 +83,7 @@ pub(crate) fn queue_requests<R: GameRules>(
     spawns: Query<(Entity, &SpawnUnit), Without<Unit>>,
     removals: Query<&Unit, With<RemoveUnit>>,
     obstacles: Query<(Entity, &OrcaObstacle), Without<ObstacleLink>>,
+    demolitions: Query<&ObstacleLink, With<RemoveObstacle>>,
 ) {
     let Some(mut game) = game else {
         return;
@@ -97,6 +103,13 @@ pub(crate) fn queue_requests<R: GameRules>(
     r.sort_unstable();
     for id in r {
         game.request(Request::Command(lockstep_orca::Command::RemoveAgent { id }));
+    }
+    let mut d: Vec<ObstacleId> = demolitions.iter().map(|l| l.0).collect();
+    d.sort_unstable();
+    for id in d {
+        game.request(Request::Command(lockstep_orca::Command::RemoveObstacle {
+            id,
+        }));
     }
     let mut o: Vec<_> = obstacles.iter().collect();
     o.sort_by_key(|(_, b)| (b.owner, b.shape.vertices().first().map(|v| (v.x, v.y))));
@@ -141,6 +154,7 @@ pub(crate) fn sync_entities<R: GameRules>(
     game: Option<NonSendMut<OrcaGame<R>>>,
     mode: Res<Mode>,
     units: Query<(Entity, &Unit)>,
+    buildings: Query<(Entity, &ObstacleLink)>,
 ) {
     let Some(mut game) = game else {
         return;
@@ -162,13 +176,23 @@ pub(crate) fn sync_entities<R: GameRules>(
     }
     let net = game.net();
     let sim = net.simulator();
-    for (entity, unit) in &units {
-        if sim.agents().contains(unit.id) {
-            known.insert(unit.id);
-        } else if mode.rollback {
+    let mut despawn = |entity: Entity| {
+        if mode.rollback {
             commands.entity(entity).despawn_rollback();
         } else {
             commands.entity(entity).despawn();
+        }
+    };
+    for (entity, link) in &buildings {
+        if sim.obstacles().shape(link.0).is_err() {
+            despawn(entity);
+        }
+    }
+    for (entity, unit) in &units {
+        if sim.agents().contains(unit.id) {
+            known.insert(unit.id);
+        } else {
+            despawn(entity);
         }
     }
     for &id in sim.agent_ids() {

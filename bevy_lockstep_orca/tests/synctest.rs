@@ -33,6 +33,8 @@ struct Observed {
     mismatches: usize,
     loads: usize,
     stops: usize,
+    /// Most buildings linked to entities at the end of a frame.
+    most_buildings: usize,
 }
 
 fn scene(name: &str) -> Scenario {
@@ -133,6 +135,23 @@ fn spawn_from_entity(mut commands: Commands, frame: Res<RollbackFrameCount>) {
     }
 }
 
+/// At frame 200 the game demolishes the buildings it placed from entities.
+fn demolish(
+    mut commands: Commands,
+    frame: Res<RollbackFrameCount>,
+    buildings: Query<Entity, With<ObstacleLink>>,
+) {
+    if frame.0 == 200 {
+        for e in &buildings {
+            commands.entity(e).insert(RemoveObstacle);
+        }
+    }
+}
+
+fn count_buildings(buildings: Query<(), With<ObstacleLink>>, mut observed: ResMut<Observed>) {
+    observed.most_buildings = observed.most_buildings.max(buildings.iter().len());
+}
+
 fn count_loads(mut observed: ResMut<Observed>) {
     observed.loads += 1;
 }
@@ -161,10 +180,11 @@ fn app(scene_name: &str, roll_back_fatigue: bool, building: bool) -> App {
         .add_systems(ReadInputs, read_inputs)
         .add_systems(
             GgrsSchedule,
-            (fatigue, spawn_from_entity)
+            (fatigue, spawn_from_entity, demolish)
                 .chain()
                 .in_set(OrcaSystems::Rules),
         )
+        .add_systems(Update, count_buildings)
         .add_systems(LoadWorld, count_loads)
         .add_observer(|_: On<SyncTestMismatch>, mut o: ResMut<Observed>| o.mismatches += 1);
     if roll_back_fatigue {
@@ -217,6 +237,7 @@ fn check_passes(scene_name: &str, building: bool) {
         observed.loads
     );
     assert!(observed.stops > 0, "the fatigue rule never fired");
+    let observed_buildings = observed.most_buildings;
     let game = app.world().non_send::<OrcaGame<GroupOrders>>();
     assert!(game.frame() >= FRAMES as u32);
     assert!(game.last_error().is_none(), "{:?}", game.last_error());
@@ -272,9 +293,14 @@ fn check_passes(scene_name: &str, building: bool) {
             .iter(app.world())
             .copied()
             .collect();
-        assert_eq!(links.len(), 1, "the building entity is linked");
+        // Linked in the first frame, demolished at frame 200 (entity despawned).
+        assert_eq!(
+            observed_buildings, 1,
+            "the building entity was never linked"
+        );
+        assert!(links.is_empty(), "the demolished building's entity remains");
         let game = app.world().non_send::<OrcaGame<GroupOrders>>();
-        assert_eq!(game.net().building_owner(links[0].0), Some(1));
+        assert!(game.simulator().obstacles().is_empty());
     }
 }
 
