@@ -336,8 +336,8 @@ fn draw(
 ) {
     for (_, shape) in game.simulator().obstacles().iter() {
         let mut points: Vec<Vec2> = shape.vertices().iter().map(|&v| to_bevy(v)).collect();
-        if let ObstacleShape::Polygon(_) = shape {
-            points.push(points[0]);
+        if let (ObstacleShape::Polygon(_), Some(&first)) = (shape, points.first()) {
+            points.push(first);
         }
         gizmos.linestrip_2d(points, Color::srgb(0.85, 0.8, 0.6));
     }
