@@ -193,20 +193,23 @@ fn new_game() -> OrcaGame<GroupOrders> {
     game
 }
 
-fn setup(mut commands: Commands) {
+fn setup(mut commands: Commands, args: Res<Args>) {
     commands.spawn((Camera2d, Transform::from_scale(Vec3::splat(0.085))));
     // Buildings from entities, placed in the first frame (every peer spawns the same).
     for (x, y, w, h) in [(-6, 6, 4, 6), (4, -10, 6, 4), (0, -1, 3, 3)] {
         let square = [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
             .map(|(x, y)| FxVec2::from_int(x, y))
             .to_vec();
-        commands.spawn((
-            OrcaObstacle {
+        let building = commands
+            .spawn(OrcaObstacle {
                 owner: 0,
                 shape: ObstacleShape::Polygon(square),
-            },
-            Rollback,
-        ));
+            })
+            .id();
+        // A rollback entity only with bevy_ggrs (its `Rollback` hook needs the plugin).
+        if args.mode != Mode::Local {
+            commands.entity(building).insert(Rollback);
+        }
     }
 }
 
