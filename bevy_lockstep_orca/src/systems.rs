@@ -245,11 +245,14 @@ pub(crate) fn load_game<R: GameRules>(
     }
 }
 
+/// The plugin's checksum entity: not a rollback entity, flagged with the game's marker.
+type GamePart<R> = (Without<RollbackId>, With<ChecksumFlag<GameMarker<R>>>);
+
 /// `SaveWorld` (checksum set): the game's checksum as a bevy_ggrs [`ChecksumPart`].
 pub(crate) fn checksum_game<R: GameRules>(
     mut commands: Commands,
     game: Option<NonSend<OrcaGame<R>>>,
-    mut part: Query<&mut ChecksumPart, (Without<RollbackId>, With<ChecksumFlag<GameMarker<R>>>)>,
+    mut part: Query<&mut ChecksumPart, GamePart<R>>,
 ) {
     let Some(game) = game else {
         return;
