@@ -70,7 +70,10 @@ impl StateWriter<'_> {
 /// randomness but a seeded generator kept in the state, no state outside `self` (a field kept
 /// elsewhere is what SyncTest catches). The manual's
 /// [tutorial](crate::docs::netcode#a-game-on-the-netcode) builds a game on it.
-pub trait GameRules: Clone + 'static {
+///
+/// `Send + Sync`: with ggrs's `sync-send` feature (which bevy_ggrs turns on) a
+/// [`ggrs::Config`]'s `State`, here [`NetState<Self>`](super::NetState), must be both.
+pub trait GameRules: Clone + Send + Sync + 'static {
     /// One player's input for one frame, as ggrs sends it (bincode 1 of its serde form; keep
     /// it fixed-size and integer-only, so every byte string decodes and nothing is a float).
     /// `Default` is "no input": what ggrs predicts for a missing remote input and uses for a
