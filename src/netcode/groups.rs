@@ -186,7 +186,7 @@ impl Turn<'_> {
         if let Some(s) = shape.spacing {
             check_spacing(s).map_err(|_| {
                 let w = s.to_bits() >> super::wire::FORMATION_SPACING_SHIFT;
-                PlayerOrderError::BadSpacing(u16::try_from(w.max(0)).unwrap_or(u16::MAX))
+                PlayerOrderError::BadSpacing(super::wire::saturate_u16(w))
             })?;
         }
         let (members, foreign) = self.members_of(player, gid);

@@ -31,6 +31,7 @@ use crate::math::{Fx, Vec2};
 use crate::obstacle::ObstacleId;
 use crate::orders::formation::FormationKind;
 pub use formation::FORMATION_SPACING_SHIFT;
+pub(super) use formation::saturate_u16;
 use formation::{pack_formation, unpack_formation};
 use serde::{Deserialize, Serialize};
 use std::fmt;

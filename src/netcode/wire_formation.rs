@@ -48,15 +48,20 @@ pub(super) fn pack_formation(
             u32::try_from(w)
                 .ok()
                 .filter(|w| (1..=MAX_WIRE_SPACING).contains(w))
-                .ok_or(PlayerOrderError::BadSpacing(
-                    u16::try_from(w.clamp(0, i64::from(u16::MAX))).unwrap_or(u16::MAX),
-                ))?
+                .ok_or(PlayerOrderError::BadSpacing(saturate_u16(w)))?
         }
     };
+    let slowest_bit = if slowest { FORMATION_SLOWEST } else { 0 };
     Ok(u32::from(formation.canonical_byte())
-        | u32::from(slowest) * FORMATION_SLOWEST
+        | slowest_bit
         | facing_bits
-        | spacing_bits << FORMATION_SPACING)
+        | (spacing_bits << FORMATION_SPACING))
+}
+
+/// A wire spacing for [`PlayerOrderError::BadSpacing`]: negative ones as 0, large ones as
+/// `u16::MAX`.
+pub(in crate::netcode) fn saturate_u16(w: i64) -> u16 {
+    u16::try_from(w.max(0)).unwrap_or(u16::MAX)
 }
 
 /// Reads a formation move's `unit` field: `(formation, facing, spacing, slowest)`.
