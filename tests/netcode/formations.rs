@@ -3,38 +3,16 @@
 //! formation order is refused for its reason, and a SyncTest at check distance 7 passes with
 //! a formation move on the wire.
 
+use super::groups::{army, goal_of};
 use super::{both, confirmed, idle};
 use ggrs::{InputStatus, SessionBuilder};
 use lockstep_orca::netcode::{
-    FORMATION_SPACING_SHIFT, NetConfig, NetGame, NetInput, PlayerOrder, PlayerOrderError,
-    WireOrder, kind, sim_group,
+    FORMATION_SPACING_SHIFT, NetConfig, NetInput, PlayerOrder, PlayerOrderError, WireOrder, kind,
+    sim_group,
 };
 use lockstep_orca::orders::formation::FormationKind;
-use lockstep_orca::{AgentId, Fx, Simulator, SimulatorParams, Vec2};
+use lockstep_orca::{AgentId, Fx, Vec2};
 use std::collections::BTreeSet;
-
-/// A game of `n` units on a grid (4 apart), unit `i` owned by player `i % players`.
-fn army(n: u32, players: usize) -> NetGame {
-    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-    let ids: Vec<_> = (0..n as i32)
-        .map(|i| {
-            sim.add_agent(Vec2::from_int(i % 10 * 4, i / 10 * 4))
-                .unwrap()
-        })
-        .collect();
-    let mut game = NetGame::new(sim, players).unwrap();
-    for (i, id) in ids.into_iter().enumerate() {
-        game.assign(id, i % players).unwrap();
-    }
-    game
-}
-
-fn goal_of(game: &NetGame, id: AgentId) -> Option<Vec2> {
-    game.simulator()
-        .agent_order(id)
-        .unwrap()
-        .map(lockstep_orca::Order::goal)
-}
 
 fn select(group: u8, count: u32) -> PlayerOrder {
     PlayerOrder::SetGroup {
