@@ -7,11 +7,11 @@ use super::groups::{army, goal_of};
 use super::{both, confirmed, idle};
 use ggrs::{InputStatus, SessionBuilder};
 use lockstep_orca::netcode::{
-    FORMATION_SPACING_SHIFT, NetConfig, NetInput, PlayerOrder, PlayerOrderError, WireOrder, kind,
-    sim_group,
+    FORMATION_SPACING_SHIFT, FormationShape, GameRules, NetConfig, NetGame, NetInput, PlayerOrder,
+    PlayerOrderError, StateWriter, Turn, WireOrder, kind, sim_group,
 };
 use lockstep_orca::orders::formation::FormationKind;
-use lockstep_orca::{AgentId, Fx, Vec2};
+use lockstep_orca::{AgentId, Fx, Simulator, SimulatorParams, Vec2};
 use std::collections::BTreeSet;
 
 fn select(group: u8, count: u32) -> PlayerOrder {
@@ -269,4 +269,84 @@ fn a_synctest_passes_with_a_formation_move_on_the_wire() {
         .unwrap();
     assert_eq!((f.placed, f.slots.len()), (FormationKind::Spread, 60));
     assert!((0..60).all(|i| goal_of(&game, AgentId(i)) == f.slot(AgentId(i))));
+}
+
+/// A game's own rules with its own input: `Turn::formation_move` takes any facing and spacing
+/// the simulator accepts (off the wire's grids), and refuses a zero facing, a spacing out of
+/// range and an empty group for their reasons, queueing nothing then.
+#[derive(Clone, Debug, Default)]
+struct Shaper {
+    results: Vec<Result<(), PlayerOrderError>>,
+}
+
+impl GameRules for Shaper {
+    /// 1: select units 0..8 into group 2; 2: four formation moves of group 2 (one good, three
+    /// refused); 3: one of group 9 (empty).
+    type Input = u8;
+
+    fn step(&mut self, turn: &mut Turn<'_>, inputs: &[(u8, InputStatus)]) {
+        let shape = |facing, spacing| FormationShape {
+            formation: FormationKind::Line,
+            facing,
+            spacing,
+            slowest: false,
+        };
+        let goal = Vec2::from_int(-40, 30);
+        let ids: Vec<_> = (0..8).map(AgentId).collect();
+        match inputs[0].0 {
+            1 => self.results.push(turn.select(0, 2, &ids, false)),
+            2 => {
+                let tilted = Vec2::new(Fx::lit("3.7"), Fx::lit("-1.2"));
+                for s in [
+                    shape(Some(Vec2::ZERO), None),
+                    shape(None, Some(Fx::lit("0.001"))),
+                    shape(None, Some(Fx::from_num(1001))),
+                    shape(Some(tilted), Some(Fx::lit("2.3"))),
+                ] {
+                    self.results.push(turn.formation_move(0, 2, goal, s));
+                }
+            }
+            3 => (self.results).push(turn.formation_move(0, 9, goal, FormationShape::default())),
+            _ => {}
+        }
+    }
+
+    fn write_state(&self, out: &mut StateWriter<'_>) {
+        out.u32(self.results.len() as u32);
+    }
+}
+
+#[test]
+fn a_games_own_input_sends_a_formation_through_the_turn() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    for i in 0..8 {
+        sim.add_agent(Vec2::from_int(i * 4, 0)).unwrap();
+    }
+    let mut game = NetGame::with_rules(sim, 1, Shaper::default()).unwrap();
+    for i in 0..8 {
+        game.assign(AgentId(i), 0).unwrap();
+    }
+    for input in [1, 2, 3] {
+        game.advance(&[(input, InputStatus::Confirmed)]).unwrap();
+    }
+    assert_eq!(
+        game.rules().results,
+        [
+            Ok(()),
+            Err(PlayerOrderError::BadFacing),
+            Err(PlayerOrderError::BadSpacing(0)),
+            Err(PlayerOrderError::BadSpacing(64_064)),
+            Ok(()),
+            Err(PlayerOrderError::EmptyGroup(9)),
+        ]
+    );
+    let f = game
+        .simulator()
+        .formation(sim_group(0, 2).unwrap())
+        .unwrap();
+    assert_eq!(f.slots.len(), 8);
+    // The facing the simulator placed is the tilted one, normalised: off the wire's grid.
+    assert!(f.facing.x > Fx::lit("0.9") && f.facing.y < Fx::lit("-0.3"));
+    let xs: Vec<_> = f.slots.iter().map(|s| s.1).collect();
+    assert!((0..8).all(|i| goal_of(&game, AgentId(i)) == Some(xs[i as usize])));
 }
