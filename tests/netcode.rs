@@ -8,6 +8,8 @@
 //! order moves 1,000 units), navigate and order speed in `netcode/groups.rs`, SyncTest on the
 //! navigation scenes in `netcode/navigation.rs`.
 
+#[path = "netcode/formations.rs"]
+mod formations;
 #[path = "netcode/game.rs"]
 mod game;
 #[path = "netcode/groups.rs"]

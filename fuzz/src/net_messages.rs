@@ -4,9 +4,10 @@
 
 use ggrs::InputStatus;
 use lockstep_orca::netcode::{
-    Catalogue, INPUT_WIRE_BYTES, MAX_ORDERS, NetError, NetGame, NetInput, ORDER_WIRE_BYTES, Orders,
-    PlayerOrder, PlayerOrderError, kind,
+    Catalogue, FORMATION_SPACING_SHIFT, INPUT_WIRE_BYTES, MAX_ORDERS, NetError, NetGame, NetInput,
+    ORDER_WIRE_BYTES, Orders, PlayerOrder, PlayerOrderError, kind,
 };
+use lockstep_orca::orders::formation::FormationKind;
 use lockstep_orca::scenario::Scenario;
 use lockstep_orca::{
     AgentId, AgentModel, AgentParams, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
@@ -23,7 +24,9 @@ pub(crate) type NetMessage = (u8, Vec<u8>, Vec<(u8, u8, i16, i16, u8)>);
 /// An order from a fuzz tuple (kind, unit, x, y, arg): units 0..8 (the games have 4 or 5, and
 /// spawn more), points within ±2048 on the wire grid, or up to ±8,388,608 (outside the domain)
 /// when `arg`'s high bit is set. Every kind of the wire: the navigate order, order speeds, group
-/// selections by range and mask (naming other players' units and absent ids) and group moves.
+/// selections by range and mask (naming other players' units and absent ids), group moves and
+/// formation moves (every layout; facings with components up to ±39, past the wire's
+/// `−32 ..= 31`, and (0, 0); spacings on the 1/64 grid, zero, negative and past 1,000).
 pub(crate) fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOrder {
     let unit = AgentId(u32::from(unit % 8));
     let shift = if arg & 0x80 == 0 { 28 } else { 40 };
@@ -40,7 +43,7 @@ pub(crate) fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOr
     } else {
         u32::from(x as u16)
     };
-    match kind % 16 {
+    match kind % 17 {
         0 => PlayerOrder::MoveTo { unit, goal: point },
         1 => PlayerOrder::QueueMove { unit, goal: point },
         2 => PlayerOrder::Stop { unit },
@@ -86,10 +89,25 @@ pub(crate) fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOr
             first: unit,
             mask: u64::from(x as u16) | u64::from(y as u16) << 32,
         },
-        _ => PlayerOrder::GroupMove {
+        15 => PlayerOrder::GroupMove {
             group,
             goal: point,
             queue: arg & 1 != 0,
+            slowest: arg & 2 != 0,
+        },
+        _ => PlayerOrder::FormationMove {
+            group,
+            goal: point,
+            formation: FormationKind::from_canonical_byte(y as u8 % 5).unwrap_or_default(),
+            facing: (arg & 0x10 != 0).then_some(((x % 40) as i8, (y % 40) as i8)),
+            spacing: (arg & 8 != 0).then(|| {
+                let w = if arg & 0x20 == 0 {
+                    i64::from(x)
+                } else {
+                    i64::from(x as u16)
+                };
+                Fx::from_bits(w << FORMATION_SPACING_SHIFT)
+            }),
             slowest: arg & 2 != 0,
         },
     }
@@ -109,7 +127,7 @@ pub(crate) fn net_input(message: &NetMessage) -> (NetInput, InputStatus) {
             bytes.resize(INPUT_WIRE_BYTES, 0);
         }
         if mode & 4 != 0 {
-            // Kinds that name an order (the new ones 11-16 included) or one past the last.
+            // Kinds that name an order (the new ones 11-17 included) or one past the last.
             for slot in 0..MAX_ORDERS {
                 bytes[slot * ORDER_WIRE_BYTES] %= kind::LAST + 2;
             }
@@ -146,7 +164,9 @@ pub(crate) fn net_input(message: &NetMessage) -> (NetInput, InputStatus) {
             Err(NetError::Order(
                 e @ (PlayerOrderError::OutOfDomain
                 | PlayerOrderError::BadGroup(_)
-                | PlayerOrderError::GroupSpan(_)),
+                | PlayerOrderError::GroupSpan(_)
+                | PlayerOrderError::BadFacing
+                | PlayerOrderError::BadSpacing(_)),
             )) => {
                 assert!(orders.iter().any(|o| o.encode() == Err(e.clone())));
                 NetInput::default()

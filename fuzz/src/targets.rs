@@ -16,7 +16,8 @@
 //! 3. `scenario_toml`: text, and edits of the fixture scenarios (obstacle events included);
 //!    what parses is built and stepped when small.
 //! 4. `command_stream`: commands (world commands included: buildings added and removed,
-//!    agents spawned with a model, groups set and moved; navigate orders and order speeds)
+//!    agents spawned with a model, groups set and moved, formation moves; navigate orders and
+//!    order speeds)
 //!    applied to a walled scene and stepped, invariants each tick
 //!    (speeds within max speed, no centre inside the solid block, the same hashes on a second
 //!    run of the same stream).
@@ -28,7 +29,8 @@
 //!    catalogue (unit types, models, a building and a wall over the frame's vertex budget),
 //!    so spawns with parameters and model, model changes and buildings placed and removed
 //!    (owned or not) are fuzzed too, and so are the navigate, order-speed and group kinds
-//!    (11–16: ranges and masks naming other players' units, group moves); the skipped group
+//!    (11–17: ranges and masks naming other players' units, group moves, formation moves
+//!    with every layout, facings and spacings in and out of range); the skipped group
 //!    members agree; the recordings of the match (one through the rollback) are equal and
 //!    verify.
 //! 6. `nav_cdt`: points (a small lattice, where collinear and cocircular points abound, or
@@ -341,7 +343,7 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
         Fx::from_num(i32::from(x)) / 16,
         Fx::from_num(i32::from(y)) / 16,
     );
-    match kind % 16 {
+    match kind % 17 {
         0 => Command::AddAgent {
             position: field_point(x, y),
             params: AgentParams {
@@ -423,6 +425,20 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
             goal: Vec2::from_int(i32::from(x) / 4, i32::from(y) / 4),
             queue: agent & 0x20 != 0,
             slowest: agent & 0x10 != 0,
+        },
+        // Issue 27's formation move (tag 18): every layout, the facing `v` when bit 5 of
+        // `agent` is set (zero, refused, when x and y are), a spacing of y / 16 when bit 4 is
+        // (zero and negative ones refused), the slowest member's speed with bit 6.
+        16 => Command::FormationMove {
+            group: group_id(agent, y),
+            goal: Vec2::from_int(i32::from(x) / 4, i32::from(y) / 4),
+            formation: lockstep_orca::orders::formation::FormationKind::from_canonical_byte(
+                x as u8 % 5,
+            )
+            .unwrap_or_default(),
+            facing: (agent & 0x20 != 0).then_some(v),
+            spacing: (agent & 0x10 != 0).then(|| Fx::from_num(i32::from(y)) / 16),
+            slowest: agent & 0x40 != 0,
         },
         // The agent model (issue 14): masks, body radius, acceleration, support, slope.
         _ => Command::SetModel {

@@ -2,7 +2,8 @@
 //! ([`PlayerOrder::SetGroup`](super::PlayerOrder::SetGroup),
 //! [`AddToGroup`](super::PlayerOrder::AddToGroup),
 //! [`AddMaskToGroup`](super::PlayerOrder::AddMaskToGroup),
-//! [`GroupMove`](super::PlayerOrder::GroupMove)).
+//! [`GroupMove`](super::PlayerOrder::GroupMove),
+//! [`FormationMove`](super::PlayerOrder::FormationMove)).
 //!
 //! Each player has [`GROUPS_PER_PLAYER`](super::GROUPS_PER_PLAYER) groups, kept by the simulator
 //! as its own groups ([`crate::orders::groups`]: hashed, snapshotted, replayed) under the ids
@@ -11,15 +12,33 @@
 //! an id no unit has, a unit spawned in the same frame) is skipped, the same way on every peer,
 //! and counted in the state ([`NetGame::skipped_group_members`](super::NetGame::skipped_group_members));
 //! the order itself applies to the rest. A group move gives one
-//! [`Command::GroupMove`], however many members: one order moves 1,000 units in its frame.
+//! [`Command::GroupMove`], however many members: one order moves 1,000 units in its frame; a
+//! formation move likewise one [`Command::FormationMove`] (every member to its own slot).
 
 use super::turn::Turn;
 use super::wire::{MAX_GROUP_SPAN, MAX_WAYPOINTS, PlayerOrderError, sim_group};
 use crate::agent::AgentId;
 use crate::command::Command;
 use crate::domain::checked_point;
-use crate::math::Vec2;
+use crate::math::{Fx, Vec2};
+use crate::orders::formation::{FormationKind, check_facing, check_spacing};
 use crate::orders::groups::MAX_GROUP_MEMBERS;
+
+/// The shape of a formation move ([`Turn::formation_move`]): the fields of
+/// [`Command::FormationMove`] besides the group and the goal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FormationShape {
+    /// The layout.
+    pub formation: FormationKind,
+    /// The facing (`None`: from the group's centre to the goal); non-zero, each component
+    /// within `±1,000`.
+    pub facing: Option<Vec2>,
+    /// The distance between neighbouring slots, `0.01 ..= 1,000` (`None`: 5 radii of the
+    /// group's largest member).
+    pub spacing: Option<Fx>,
+    /// Every member at the slowest member's speed.
+    pub slowest: bool,
+}
 
 impl Turn<'_> {
     /// Sets `player`'s group `group` to the sender's units among `ids` (with `add`: adds them
@@ -126,19 +145,10 @@ impl Turn<'_> {
         {
             return Err(PlayerOrderError::QueueFull(full));
         }
-        if foreign > 0 {
-            self.adapter.skipped_members += foreign;
-            self.out.push(Command::SetGroup {
-                group: gid,
-                members: members.clone(),
-            });
-        }
+        self.take_members(gid, &members, foreign);
         for &id in &members {
             let len = if queue { self.path_len_of(id) + 1 } else { 1 };
             self.path_len.insert(id, len);
-            if let Some(u) = self.adapter.units.get_mut(&id) {
-                u.commanded = true;
-            }
         }
         self.groups.insert(gid, members);
         self.out.push(Command::GroupMove {
@@ -148,6 +158,73 @@ impl Turn<'_> {
             slowest,
         });
         Ok(())
+    }
+
+    /// Orders `player`'s group `group` into a formation around `goal`: one
+    /// [`Command::FormationMove`] that gives every member its own slot
+    /// ([`crate::orders::formation`]). Members that are no longer the sender's are dropped
+    /// from the group first and counted as skipped, as in [`group_move`](Self::group_move);
+    /// every member's path becomes its slot alone.
+    ///
+    /// # Errors
+    /// [`PlayerOrderError::BadGroup`]; [`PlayerOrderError::OutOfDomain`] for a goal outside
+    /// the domain; [`PlayerOrderError::BadFacing`] and [`PlayerOrderError::BadSpacing`] for a
+    /// facing or spacing the simulator refuses; [`PlayerOrderError::EmptyGroup`] when the
+    /// group holds no present unit of the sender. Nothing is queued then.
+    pub fn formation_move(
+        &mut self,
+        player: usize,
+        group: u8,
+        goal: Vec2,
+        shape: FormationShape,
+    ) -> Result<(), PlayerOrderError> {
+        let gid = sim_group(player, group).ok_or(PlayerOrderError::BadGroup(group))?;
+        checked_point(goal, "goal").map_err(|_| PlayerOrderError::OutOfDomain)?;
+        if let Some(f) = shape.facing {
+            check_facing(f).map_err(|_| PlayerOrderError::BadFacing)?;
+        }
+        if let Some(s) = shape.spacing {
+            check_spacing(s).map_err(|_| {
+                let w = s.to_bits() >> super::wire::FORMATION_SPACING_SHIFT;
+                PlayerOrderError::BadSpacing(super::wire::saturate_u16(w))
+            })?;
+        }
+        let (members, foreign) = self.members_of(player, gid);
+        if members.is_empty() {
+            return Err(PlayerOrderError::EmptyGroup(group));
+        }
+        self.take_members(gid, &members, foreign);
+        for &id in &members {
+            self.path_len.insert(id, 1);
+        }
+        self.groups.insert(gid, members);
+        self.out.push(Command::FormationMove {
+            group: gid,
+            goal,
+            formation: shape.formation,
+            facing: shape.facing,
+            spacing: shape.spacing,
+            slowest: shape.slowest,
+        });
+        Ok(())
+    }
+
+    /// Commits a group move's or formation move's `members` (the present units of the sender
+    /// in `gid`, not empty): each is marked commanded; with `foreign` members the group is
+    /// cut to `members` (a [`Command::SetGroup`]) and they are counted as skipped.
+    fn take_members(&mut self, gid: u32, members: &[AgentId], foreign: u64) {
+        if foreign > 0 {
+            self.adapter.skipped_members += foreign;
+            self.out.push(Command::SetGroup {
+                group: gid,
+                members: members.to_vec(),
+            });
+        }
+        for id in members {
+            if let Some(u) = self.adapter.units.get_mut(id) {
+                u.commanded = true;
+            }
+        }
     }
 
     /// The present units of `player` in the simulator's group `gid` as this frame's orders so

@@ -63,12 +63,13 @@ mod rules;
 mod turn;
 mod wire;
 
+pub use groups::FormationShape;
 pub use rules::{Catalogue, GameRules, Orders, StateWriter};
 pub use turn::{MAX_FRAME_VERTICES, Turn};
 pub use wire::{
-    COORD_SHIFT, GROUPS_PER_PLAYER, INPUT_WIRE_BYTES, MAX_GROUP_SPAN, MAX_ORDERS,
-    MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, NetInput, ORDER_WIRE_BYTES, PlayerOrder, PlayerOrderError,
-    WireOrder, kind, sim_group,
+    COORD_SHIFT, FORMATION_SPACING_SHIFT, GROUPS_PER_PLAYER, INPUT_WIRE_BYTES, MAX_GROUP_SPAN,
+    MAX_ORDERS, MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, NetInput, ORDER_WIRE_BYTES, PlayerOrder,
+    PlayerOrderError, WireOrder, kind, sim_group,
 };
 
 use crate::agent::AgentId;

@@ -10,12 +10,14 @@
 //! skipped and, through [`Turn::reject`], counted in the state and listed, identically on every
 //! peer.
 
+use super::groups::FormationShape;
 use super::wire::{MAX_UNITS_PER_PLAYER, MAX_WAYPOINTS, PlayerOrder, PlayerOrderError};
 use super::{NET_MAGIC, Rejection};
 use crate::agent::{AgentId, AgentParams};
 use crate::agent_model::AgentModel;
 use crate::command::Command;
 use crate::domain::MAX_OBSTACLE_VERTICES;
+use crate::math::Vec2;
 use crate::obstacle::{ObstacleId, ObstacleShape};
 use crate::sim::Simulator;
 use crate::util::ByteSink;
@@ -175,8 +177,9 @@ impl Turn<'_> {
     /// [`Command::QueueMove`], [`Command::Stop`], [`Command::SetPriority`],
     /// [`Command::NavigateTo`], [`Command::SetOrderSpeed`], [`crate::orders`]); a unit order
     /// needs the sender to own the unit, an order speed a unit with an order. The group orders
-    /// ([`select`](Self::select), [`group_move`](Self::group_move)) become
-    /// [`Command::SetGroup`] and [`Command::GroupMove`] on the sender's own groups, holding
+    /// ([`select`](Self::select), [`group_move`](Self::group_move),
+    /// [`formation_move`](Self::formation_move)) become [`Command::SetGroup`],
+    /// [`Command::GroupMove`] and [`Command::FormationMove`] on the sender's own groups, holding
     /// only the sender's units. The catalogue orders
     /// ([`PlayerOrder::SpawnType`], [`PlayerOrder::SetModel`], [`PlayerOrder::PlaceBuilding`])
     /// need a catalogue and are refused here ([`PlayerOrderError::UnknownType`]); a
@@ -218,6 +221,23 @@ impl Turn<'_> {
                 queue,
                 slowest,
             } => return self.group_move(player, group, goal, queue, slowest),
+            PlayerOrder::FormationMove {
+                group,
+                goal,
+                formation,
+                facing,
+                spacing,
+                slowest,
+            } => {
+                let facing = facing.map(|(x, y)| Vec2::from_int(i32::from(x), i32::from(y)));
+                let shape = FormationShape {
+                    formation,
+                    facing,
+                    spacing,
+                    slowest,
+                };
+                return self.formation_move(player, group, goal, shape);
+            }
             _ => {}
         }
         let id = order.unit().ok_or(PlayerOrderError::Malformed)?;

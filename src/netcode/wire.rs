@@ -29,8 +29,15 @@ use crate::domain::checked_point;
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::ObstacleId;
+use crate::orders::formation::FormationKind;
+pub use formation::FORMATION_SPACING_SHIFT;
+pub(super) use formation::saturate_u16;
+use formation::{pack_formation, unpack_formation};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+#[path = "wire_formation.rs"]
+mod formation;
 
 /// Orders one player can give in one frame (the slots of a [`NetInput`]).
 pub const MAX_ORDERS: usize = 4;
@@ -88,8 +95,10 @@ pub mod kind {
     pub const ADD_MASK_TO_GROUP: u8 = 15;
     /// [`PlayerOrder::GroupMove`](super::PlayerOrder::GroupMove).
     pub const GROUP_MOVE: u8 = 16;
+    /// [`PlayerOrder::FormationMove`](super::PlayerOrder::FormationMove).
+    pub const FORMATION_MOVE: u8 = 17;
     /// The highest kind this wire format knows.
-    pub const LAST: u8 = GROUP_MOVE;
+    pub const LAST: u8 = FORMATION_MOVE;
 }
 
 /// Control groups each player has on the wire: group `g` (`0 .. GROUPS_PER_PLAYER`) of player
@@ -129,7 +138,9 @@ pub fn sim_group(player: usize, group: u8) -> Option<u32> {
 /// kinds put the group index in `arg`; a range the first id in `unit` and the id count in `x`;
 /// a mask the first id in `unit` and 64 id bits in `x` (ids `unit + 0 ..= 31`, bit `i` for
 /// `unit + i`) and `y` (ids `unit + 32 ..= 63`); a group move its flags in `unit` (bit 0:
-/// queue, bit 1: at the slowest member's speed) and the goal in `x`, `y`.
+/// queue, bit 1: at the slowest member's speed) and the goal in `x`, `y`. A formation move
+/// puts the group index in `arg`, the goal in `x`, `y` and the rest in `unit`
+/// ([`PlayerOrder::FormationMove`] lists the bits).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WireOrder {
     /// The order kind ([`kind`]); 0 is an empty slot.
@@ -278,6 +289,31 @@ pub enum PlayerOrder {
         goal: Vec2,
         /// Append `goal` to the members' paths (a waypoint) rather than replace them.
         queue: bool,
+        /// Every member at the slowest member's speed.
+        slowest: bool,
+    },
+    /// Order the sender's group `group` into a formation around `goal`
+    /// ([`Command::FormationMove`](crate::Command::FormationMove)): one slot per member, one
+    /// order, however many members.
+    ///
+    /// On the wire the slot's `unit` field carries everything but the group and the goal:
+    /// bits 0–2 the formation ([`FormationKind::canonical_byte`], 0 ..= 4), bit 3 the slowest
+    /// flag, bits 4–9 and 10–15 the facing's x and y (6-bit two's complement, `−32 ..= 31`;
+    /// both 0 for none), bits 16–31 the spacing in 1/64 units
+    /// ([`FORMATION_SPACING_SHIFT`]; 0 for the default).
+    FormationMove {
+        /// The sender's group index.
+        group: u8,
+        /// Where the formation's centre goes.
+        goal: Vec2,
+        /// The layout.
+        formation: FormationKind,
+        /// The facing as a small integer direction (each component in `−32 ..= 31`, not both
+        /// 0; the simulator normalises it), or `None`: from the group's centre to the goal.
+        facing: Option<(i8, i8)>,
+        /// The distance between neighbouring slots, rounded down to the 1/64 grid (`1/64 ..=
+        /// 1,000` after rounding), or `None`: 5 radii of the group's largest member.
+        spacing: Option<Fx>,
         /// Every member at the slowest member's speed.
         slowest: bool,
     },
@@ -462,6 +498,24 @@ impl PlayerOrder {
                     y,
                 }
             }
+            Self::FormationMove {
+                group,
+                goal,
+                formation,
+                facing,
+                spacing,
+                slowest,
+            } => {
+                check_range(group, 1, false)?;
+                let (x, y) = point(goal)?;
+                WireOrder {
+                    kind: kind::FORMATION_MOVE,
+                    arg: group,
+                    unit: pack_formation(formation, facing, spacing, slowest)?,
+                    x,
+                    y,
+                }
+            }
         })
     }
 
@@ -477,7 +531,8 @@ impl PlayerOrder {
             | Self::SetGroup { .. }
             | Self::AddToGroup { .. }
             | Self::AddMaskToGroup { .. }
-            | Self::GroupMove { .. } => None,
+            | Self::GroupMove { .. }
+            | Self::FormationMove { .. } => None,
             Self::MoveTo { unit, .. }
             | Self::QueueMove { unit, .. }
             | Self::Stop { unit }
@@ -496,7 +551,9 @@ impl WireOrder {
     /// # Errors
     /// [`PlayerOrderError::UnknownKind`], [`PlayerOrderError::OutOfDomain`] (a point outside
     /// the coordinate domain), [`PlayerOrderError::Malformed`] (a field the kind does not use is
-    /// not zero).
+    /// not zero), the group checks ([`PlayerOrderError::BadGroup`],
+    /// [`PlayerOrderError::GroupSpan`]) and a formation move's
+    /// ([`PlayerOrderError::UnknownFormation`], [`PlayerOrderError::BadSpacing`]).
     pub fn decode(&self) -> Result<Option<PlayerOrder>, PlayerOrderError> {
         let WireOrder {
             kind,
@@ -594,6 +651,18 @@ impl WireOrder {
                     goal: point_of_wire(x, y)?,
                     queue: unit & GROUP_QUEUE != 0,
                     slowest: unit & GROUP_SLOWEST != 0,
+                }
+            }
+            kind::FORMATION_MOVE => {
+                check_range(arg, 1, false)?;
+                let (formation, facing, spacing, slowest) = unpack_formation(unit)?;
+                PlayerOrder::FormationMove {
+                    group: arg,
+                    goal: point_of_wire(x, y)?,
+                    formation,
+                    facing,
+                    spacing,
+                    slowest,
                 }
             }
             kind::NONE..=kind::LAST => return Err(PlayerOrderError::Malformed),
@@ -740,6 +809,14 @@ pub enum PlayerOrderError {
     EmptyGroup(u8),
     /// An order speed for a unit with no order.
     NoOrder(AgentId),
+    /// A formation move's formation bits (0 ..= 7) name no [`FormationKind`] (0 ..= 4).
+    UnknownFormation(u8),
+    /// A formation move's spacing outside `1/64 ..= 1,000` (the wire value in 1/64 units,
+    /// saturated to `u16`; 0 for a spacing that rounds to nothing).
+    BadSpacing(u16),
+    /// A formation move's facing: both components 0, one outside `−32 ..= 31`, or (through
+    /// [`Turn::formation_move`](super::Turn::formation_move)) a facing the simulator refuses.
+    BadFacing,
     /// The simulator's queue refused the resulting command
     /// ([`Simulator::queue_command`](crate::Simulator::queue_command); e.g. a scene event for a
     /// unit its owner removed). Listed with player `usize::MAX`, not counted in
@@ -771,6 +848,11 @@ impl fmt::Display for PlayerOrderError {
             }
             Self::EmptyGroup(g) => write!(f, "group {g} holds none of the sender's units"),
             Self::NoOrder(id) => write!(f, "unit {} has no order to set the speed of", id.0),
+            Self::UnknownFormation(k) => write!(f, "unknown formation kind {k}"),
+            Self::BadSpacing(w) => {
+                write!(f, "formation spacing {w}/64 outside 1/64 ..= 1,000")
+            }
+            Self::BadFacing => write!(f, "formation facing zero or out of range"),
             Self::Sim(e) => write!(f, "simulator: {e}"),
         }
     }

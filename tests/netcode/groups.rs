@@ -13,7 +13,7 @@ use lockstep_orca::{AgentId, AgentParams, Fx, Simulator, SimulatorParams, Vec2};
 
 /// A game of `n` units on a grid (spacing 4: radius 1.5, not touching), unit `i` owned by
 /// player `i % players`.
-fn army(n: u32, players: usize) -> NetGame {
+pub(super) fn army(n: u32, players: usize) -> NetGame {
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     let ids: Vec<_> = (0..n as i32)
         .map(|i| {
@@ -28,7 +28,7 @@ fn army(n: u32, players: usize) -> NetGame {
     game
 }
 
-fn goal_of<R: GameRules>(game: &NetGame<R>, id: AgentId) -> Option<Vec2> {
+pub(super) fn goal_of<R: GameRules>(game: &NetGame<R>, id: AgentId) -> Option<Vec2> {
     game.simulator()
         .agent_order(id)
         .unwrap()

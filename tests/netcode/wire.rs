@@ -192,5 +192,64 @@ fn the_group_navigate_and_speed_kinds_have_their_pinned_bytes() {
             assert_eq!(wire.decode().unwrap().unwrap().encode(), Ok(wire));
         }
     }
-    assert_eq!(lockstep_orca::netcode::kind::LAST, 16);
+    assert_eq!(lockstep_orca::netcode::kind::FORMATION_MOVE, 17);
+}
+
+/// The formation move (kind 17), pinned: everything but the group and the goal is packed in
+/// the `unit` field (formation bits 0–2, slowest bit 3, facing bits 4–15, spacing 16–31 in
+/// 1/64 units); kinds 0–16 above are unchanged by it.
+#[test]
+fn the_formation_move_kind_has_its_pinned_bytes() {
+    use lockstep_orca::orders::formation::FormationKind;
+    let sixth = NetInput::from_orders(&[
+        PlayerOrder::FormationMove {
+            group: 5,
+            goal: Vec2::from_int(2, -3),
+            formation: FormationKind::Line,
+            facing: Some((1, -1)),
+            spacing: Some(Fx::lit("2.5")),
+            slowest: true,
+        },
+        PlayerOrder::FormationMove {
+            group: 63,
+            goal: Vec2::ZERO,
+            formation: FormationKind::Spread,
+            facing: Some((-32, 31)),
+            spacing: Some(Fx::from_num(1000)),
+            slowest: false,
+        },
+        PlayerOrder::FormationMove {
+            group: 0,
+            goal: Vec2::from_int(-1, 1),
+            formation: FormationKind::Keep,
+            facing: None,
+            spacing: None,
+            slowest: false,
+        },
+        PlayerOrder::FormationMove {
+            group: 1,
+            goal: Vec2::from_int(7, 0),
+            formation: FormationKind::Box,
+            facing: Some((0, 5)),
+            spacing: Some(Fx::from_bits(1 << 26)),
+            slowest: false,
+        },
+    ])
+    .unwrap();
+    let sixth_bytes = [
+        "11 05 19fca000 00080000 00f4ffff", // group 5 to (2, -3): line, slowest, facing (1, -1), spacing 160/64
+        "11 3f 047e00fa 00000000 00000000", // group 63 to (0, 0): spread, facing (-32, 31), spacing 64000/64
+        "11 00 00000000 00fcffff 00040000", // group 0 to (-1, 1): keep, defaults
+        "11 01 02140100 001c0000 00000000", // group 1 to (7, 0): box, facing (0, 5), spacing 1/64
+        "00000000 0000000000000000",        // no hash
+    ];
+    assert_eq!(
+        hex(&sixth.to_bytes()),
+        sixth_bytes.concat().replace(' ', "")
+    );
+    assert_eq!(NetInput::from_bytes(&sixth.to_bytes()).unwrap(), sixth);
+    for wire in sixth.orders {
+        assert_eq!(wire.decode().unwrap().unwrap().encode(), Ok(wire));
+    }
+    assert_eq!(lockstep_orca::netcode::kind::LAST, 17);
 }
