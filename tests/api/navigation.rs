@@ -449,16 +449,21 @@ fn an_obstacle_across_the_path_replans() {
     assert_eq!((r.planned_tick(), r.is_pending()), (20, false));
 }
 
-/// A building between an agent and its goal: the planned path goes round it (with the real
-/// mesh and planner; the skeleton's stub planner would walk into the wall).
-#[test]
-fn a_planned_path_goes_round_a_building() {
+/// An agent at the origin, its goal (20, 0) behind a wall across x = 9..11, navigation on.
+fn behind_a_wall() -> (Simulator, AgentId, Vec2) {
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     let wall = ObstacleShape::Polygon(vec![v(9, -10), v(11, -10), v(11, 10), v(9, 10)]);
     sim.add_obstacle(wall).unwrap();
     sim.set_navigation(Some(params(100_000))).unwrap();
     let a = sim.add_agent(v(0, 0)).unwrap();
-    let goal = v(20, 0);
+    (sim, a, v(20, 0))
+}
+
+/// A building between an agent and its goal: the planned path goes round it (with the real
+/// mesh and planner; the skeleton's stub planner would walk into the wall).
+#[test]
+fn a_planned_path_goes_round_a_building() {
+    let (mut sim, a, goal) = behind_a_wall();
     sim.queue_command(0, Command::NavigateTo { id: a, goal })
         .unwrap();
     sim.step().unwrap();
@@ -479,12 +484,7 @@ fn a_planned_path_goes_round_a_building() {
 /// the order's: the plan and every replan keep it.
 #[test]
 fn a_plan_keeps_the_order_speed() {
-    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-    let wall = ObstacleShape::Polygon(vec![v(9, -10), v(11, -10), v(11, 10), v(9, 10)]);
-    sim.add_obstacle(wall).unwrap();
-    sim.set_navigation(Some(params(100_000))).unwrap();
-    let a = sim.add_agent(v(0, 0)).unwrap();
-    let goal = v(20, 0);
+    let (mut sim, a, goal) = behind_a_wall();
     let slow = Fx::lit("0.25");
     sim.queue_command(0, Command::NavigateTo { id: a, goal })
         .unwrap();
