@@ -87,28 +87,14 @@ impl Simulator {
         } else {
             None
         };
-        let mut done = Vec::with_capacity(slots.len());
-        for &(id, slot) in &slots {
-            let given = if navigating {
-                self.navigate_to(id, slot)
+        let done = self.give_each(slots.iter().copied(), speed, |sim, id, slot| {
+            if navigating {
+                sim.navigate_to(id, slot)
             } else {
-                self.give_order(id, slot, false)
-                    .inspect(|_| self.nav.forget(id))
+                sim.give_order(id, slot, false)
+                    .inspect(|_| sim.nav.forget(id))
             }
-            .and_then(|old| {
-                done.push((id, old));
-                match speed {
-                    Some(_) => self.set_order_speed(id, speed).map(drop),
-                    None => Ok(()),
-                }
-            });
-            if let Err(e) = given {
-                for (id, old) in done.into_iter().rev() {
-                    self.restore_order(id, old);
-                }
-                return Err(e);
-            }
-        }
+        })?;
         let formation = Formation {
             kind: o.kind,
             placed: plan.placed,

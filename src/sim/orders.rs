@@ -222,9 +222,25 @@ impl Simulator {
         } else {
             None
         };
-        let mut done = Vec::with_capacity(members.len());
-        for &id in &members {
-            let given = self.give_order(id, goal, queue).and_then(|old| {
+        self.give_each(
+            members.iter().map(|&id| (id, goal)),
+            speed,
+            |sim, id, goal| sim.give_order(id, goal, queue),
+        )
+    }
+
+    /// Gives each `(id, goal)` the order `give` makes, and the order speed `speed` when it is
+    /// `Some`, all or none: on the first error every order already given is put back and
+    /// the error returned. The replaced orders, in the given order.
+    pub(super) fn give_each(
+        &mut self,
+        goals: impl ExactSizeIterator<Item = (AgentId, Vec2)>,
+        speed: Option<Fx>,
+        mut give: impl FnMut(&mut Self, AgentId, Vec2) -> Result<Option<Order>, SimError>,
+    ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
+        let mut done = Vec::with_capacity(goals.len());
+        for (id, goal) in goals {
+            let given = give(self, id, goal).and_then(|old| {
                 done.push((id, old));
                 match speed {
                     Some(_) => self.set_order_speed(id, speed).map(drop),
