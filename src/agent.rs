@@ -486,6 +486,21 @@ impl Agents {
         &mut self.pref_velocities
     }
 
+    /// What stage 1b reads (every slot's id, position, velocity and parameters) beside the
+    /// preferred velocities it writes, borrowed at once.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn steering_view(
+        &mut self,
+    ) -> (&[AgentId], &[Vec2], &[Vec2], &[AgentParams], &mut [Vec2]) {
+        (
+            &self.ids,
+            &self.positions,
+            &self.velocities,
+            &self.params,
+            &mut self.pref_velocities,
+        )
+    }
+
     /// Sets the parameters in `slot`.
     #[inline]
     pub(crate) fn set_params(&mut self, slot: usize, p: AgentParams) {

@@ -66,6 +66,7 @@ use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns, wide_mul};
 use crate::util::splitmix64;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 pub mod arrival;
@@ -159,14 +160,7 @@ impl Orders {
         Some(&mut self.list[k].1)
     }
 
-    /// How many orders share each order's goal, aligned with [`as_slice`](Self::as_slice)
-    /// (after [`refresh_shared`](Self::refresh_shared)).
-    pub(crate) fn shared(&self) -> &[u32] {
-        debug_assert!(self.shared_fresh);
-        &self.shared
-    }
-
-    /// Brings the per-order goal counts of [`shared`](Self::shared) up to date after a change
+    /// Brings the per-order goal counts of [`list_and_shared`](Self::list_and_shared) up to date after a change
     /// (one map lookup per order; nothing when nothing changed).
     pub(crate) fn refresh_shared(&mut self) {
         if !self.shared_fresh {
@@ -206,6 +200,13 @@ impl Orders {
     /// The orders, ascending by id.
     pub(crate) fn as_slice(&self) -> &[(AgentId, Order)] {
         &self.list
+    }
+
+    /// The orders, ascending by id, to change their progress, beside how many orders share
+    /// each one's goal, aligned with them (after [`refresh_shared`](Self::refresh_shared)).
+    pub(crate) fn list_and_shared(&mut self) -> (&mut [(AgentId, Order)], &[u32]) {
+        debug_assert!(self.shared_fresh);
+        (&mut self.list, &self.shared)
     }
 
     /// The orders, ascending by id, to swap their progress ([`Order::swap_progress`]).
@@ -606,40 +607,62 @@ impl Steering {
     }
 }
 
-/// The vector from an agent to a target, with its length and direction from one square root
-/// (stage 1b reads them twice: the arrival rule's progress test and the goal rule).
-#[derive(Clone, Copy, Debug)]
+/// The vector from an agent to a target, with its length and direction from one square root,
+/// taken on first use: stage 1b reads them twice (the arrival rule's progress test and the
+/// goal rule) and often not at all (a unit at rest on its goal, or slowing down towards it,
+/// needs neither).
+#[derive(Clone, Debug)]
 pub(crate) struct Heading {
     /// The target.
     pub target: Vec2,
     /// `target − position`.
     pub to: Vec2,
-    /// [`Vec2::length_and_direction`] of `to` (`None` when it is zero).
-    len_dir: Option<(Fx, Vec2)>,
+    /// Whether `len` and `dir` hold [`Vec2::length_and_direction`] of `to` yet. Plain cells,
+    /// not an `Option` of the tuple: the values stay in registers (an `Option` of the tuple
+    /// goes through memory, and reading it back stalls).
+    known: Cell<bool>,
+    len: Cell<Fx>,
+    dir: Cell<Vec2>,
 }
 
 impl Heading {
     /// The heading from `position` to `target`.
     #[inline]
     pub(crate) fn new(position: Vec2, target: Vec2) -> Self {
-        let to = target - position;
         Self {
             target,
-            to,
-            len_dir: to.length_and_direction(),
+            to: target - position,
+            known: Cell::new(false),
+            len: Cell::new(Fx::ZERO),
+            dir: Cell::new(Vec2::ZERO),
         }
+    }
+
+    /// `(|to|, to normalised)`, zeros for the zero vector: bit-identical to
+    /// [`Vec2::length_and_direction`] (the same kernel, inlined).
+    #[inline]
+    fn len_dir(&self) -> (Fx, Vec2) {
+        if !self.known.get() {
+            if self.to != Vec2::ZERO {
+                let (len, dir) = self.to.length_and_direction_of_nonzero_inlined();
+                self.len.set(len);
+                self.dir.set(dir);
+            }
+            self.known.set(true);
+        }
+        (self.len.get(), self.dir.get())
     }
 
     /// `|to|` (bit-identical to [`Vec2::length`]).
     #[inline]
     pub(crate) fn length(&self) -> Fx {
-        self.len_dir.map_or(Fx::ZERO, |(l, _)| l)
+        self.len_dir().0
     }
 
     /// `to` normalised (bit-identical to [`Vec2::normalize_or_zero`]).
     #[inline]
     pub(crate) fn direction(&self) -> Vec2 {
-        self.len_dir.map_or(Vec2::ZERO, |(_, u)| u)
+        self.len_dir().1
     }
 }
 

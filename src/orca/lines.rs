@@ -140,6 +140,19 @@ pub fn solve_pair_prepared(
     times: &PairTimes,
     ids: (AgentId, AgentId),
 ) -> PairSolution {
+    solve_pair_prepared_inlined(rel_pos, rel_vel, combined_radius, times, ids)
+}
+
+/// [`solve_pair_prepared`], always inlined: stage 5's pair loop takes the solution straight
+/// from registers (returned through memory, its reload stalled on store forwarding).
+#[inline(always)]
+pub(crate) fn solve_pair_prepared_inlined(
+    rel_pos: Vec2,
+    rel_vel: Vec2,
+    combined_radius: Fx,
+    times: &PairTimes,
+    ids: (AgentId, AgentId),
+) -> PairSolution {
     solve_pair_by(
         rel_pos,
         rel_vel,
@@ -357,7 +370,7 @@ impl StoredPair {
         times: &PairTimes,
     ) -> Self {
         debug_assert!(lo.id < hi.id);
-        let s = solve_pair_prepared(
+        let s = solve_pair_prepared_inlined(
             hi.position - lo.position,
             lo.velocity - hi.velocity,
             lo.radius + hi.radius,

@@ -206,6 +206,7 @@ fn progressing(input: &ArrivalInput, heading: &Heading) -> bool {
 /// The arrival state after this tick, for an order heading for a target (`heading`, from the
 /// agent's position; `to_goal`: the path's last point) towards `goal`, with `n` the orders
 /// sharing the goal (asked only when needed).
+#[inline]
 pub(crate) fn next_arrival(
     old: Arrival,
     input: &ArrivalInput,
@@ -216,14 +217,15 @@ pub(crate) fn next_arrival(
 ) -> Arrival {
     let p = input.position;
     debug_assert_eq!(heading.to, heading.target - p);
-    let pushed = input.radius.saturating_mul(Fx::from_num(PUSHED_RADII));
+    // How far a unit at rest must be pushed to move on (asked only of finished orders).
+    let pushed = || input.radius.saturating_mul(Fx::from_num(PUSHED_RADII));
     match old.status {
         OrderStatus::Arrived => {
             if old.rest != goal {
                 // Settled: rests within settle(n) of its goal, else walks back.
                 return if !settles(p, goal, input.radius, n()) {
                     Arrival::default()
-                } else if within(p, old.rest, pushed) {
+                } else if within(p, old.rest, pushed()) {
                     Arrival {
                         no_progress: 0,
                         ..old
@@ -232,7 +234,7 @@ pub(crate) fn next_arrival(
                     Arrival { rest: p, ..old }
                 };
             }
-            if within(p, old.rest, pushed) {
+            if within(p, old.rest, pushed()) {
                 if within(p, goal, input.arrive_within) {
                     return Arrival {
                         no_progress: 0,
@@ -263,7 +265,7 @@ pub(crate) fn next_arrival(
             }
         }
         OrderStatus::GivenUp => {
-            if within(p, old.rest, pushed) {
+            if within(p, old.rest, pushed()) {
                 old
             } else {
                 Arrival { rest: p, ..old }

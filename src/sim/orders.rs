@@ -7,8 +7,8 @@ use crate::agent::{AgentId, AgentParams};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
 use crate::orders::{
-    ArrivalInput, BLOCKED_AFTER, Heading, Order, OrderEvent, OrderStatus, Orders, Progress,
-    SETTLE_AFTER, Steering, next_arrival, resting, ticks_for,
+    ArrivalInput, BLOCKED_AFTER, Heading, Order, OrderEvent, OrderStatus, Progress, SETTLE_AFTER,
+    Steering, next_arrival, resting, ticks_for,
 };
 
 /// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
@@ -51,11 +51,12 @@ impl Simulator {
         steps.resize(orders.len(), OrderStep::default());
         let dt = *time_step;
         orders.refresh_shared();
+        let (ids, positions, velocities, params, prefs) = agents.steering_view();
         let state = SteerState {
-            ids: agents.ids(),
-            positions: agents.positions(),
-            velocities: agents.velocities(),
-            params: agents.params(),
+            ids,
+            positions,
+            velocities,
+            params,
             steering: *steering,
             tick: *tick,
             settle_ticks: ticks_for(SETTLE_AFTER, dt),
@@ -64,16 +65,19 @@ impl Simulator {
                 .give_up_after
                 .map_or(u32::MAX, |t| ticks_for(t, dt)),
         };
-        plan_range(&state, orders.as_slice(), orders.shared(), 0, steps);
-        Self::swap_order_steps(orders, agents, steps);
-        // The status changes, in id order (the steps now hold the old progress).
+        let (list, shared) = orders.list_and_shared();
+        let changed = steer_range(&state, list, shared, prefs, 0, steps);
+        // The status changes, in id order (the steps now hold the old progress); most steps
+        // change none, and then there is nothing to look for.
         let events = &mut inputs.order_events;
         events.clear();
         // Room for one event per order: grows only when the orders do.
         events.reserve(steps.len());
-        for ((id, order), step) in orders.iter().zip(steps.iter()) {
-            let old = step.progress.arrival.status;
-            events.extend(OrderEvent::of_change(*tick, *id, old, order.status()));
+        if changed {
+            for ((id, order), step) in orders.iter().zip(steps.iter()) {
+                let old = step.progress.arrival.status;
+                events.extend(OrderEvent::of_change(*tick, *id, old, order.status()));
+            }
         }
         self.work.stats.ordered = self.inputs.steered.len() as u64;
         self.formation_step_events();
@@ -96,21 +100,6 @@ impl Simulator {
         &self.inputs.order_events
     }
 
-    /// Swaps every order step with the state's progress and preferred velocity (applies the
-    /// steps, or undoes applied ones).
-    fn swap_order_steps(
-        orders: &mut Orders,
-        agents: &mut crate::agent::Agents,
-        steps: &mut [OrderStep],
-    ) {
-        swap_steps(
-            orders.as_mut_slice(),
-            agents.pref_velocities_mut(),
-            0,
-            steps,
-        );
-    }
-
     /// Undoes stage 1b (a failed step).
     pub(super) fn unsteer_orders(&mut self) {
         let Self {
@@ -119,7 +108,12 @@ impl Simulator {
             inputs,
             ..
         } = self;
-        Self::swap_order_steps(orders, agents, &mut inputs.steered);
+        // The steps hold what stage 1b replaced: swapping again puts it back.
+        let prefs = agents.pref_velocities_mut();
+        for ((_, order), step) in orders.as_mut_slice().iter_mut().zip(&mut inputs.steered) {
+            order.swap_progress(&mut step.progress);
+            std::mem::swap(&mut prefs[step.slot as usize], &mut step.pref);
+        }
         inputs.steered.clear();
         inputs.order_events.clear();
         inputs.formation_events.clear();
@@ -321,38 +315,6 @@ impl Simulator {
     }
 }
 
-/// Swaps `steps` (aligned with `orders`) with the orders' progress and the preferred
-/// velocities of their slots; `prefs` holds the slots from `base` on. With the `parallel`
-/// feature large runs split in two at the middle step, the preferred velocities at that step's
-/// slot (the steps' slots ascend, as the orders' ids do), and the halves run on rayon's pool:
-/// each step writes only its own order and its own slot, so the result is the serial one.
-fn swap_steps(
-    orders: &mut [(AgentId, Order)],
-    prefs: &mut [Vec2],
-    base: usize,
-    steps: &mut [OrderStep],
-) {
-    debug_assert_eq!(orders.len(), steps.len());
-    #[cfg(feature = "parallel")]
-    if steps.len() > 4 * crate::tick::CHUNK {
-        let mid = steps.len() / 2;
-        let split = steps[mid].slot as usize - base;
-        let (steps_lo, steps_hi) = steps.split_at_mut(mid);
-        let (orders_lo, orders_hi) = orders.split_at_mut(mid);
-        let (prefs_lo, prefs_hi) = prefs.split_at_mut(split);
-        rayon::join(
-            || swap_steps(orders_lo, prefs_lo, base, steps_lo),
-            || swap_steps(orders_hi, prefs_hi, base + split, steps_hi),
-        );
-        return;
-    }
-    for ((_, order), step) in orders.iter_mut().zip(steps) {
-        order.swap_progress(&mut step.progress);
-        let pref = &mut prefs[step.slot as usize - base];
-        std::mem::swap(pref, &mut step.pref);
-    }
-}
-
 /// What stage 1b reads: the agents' ids, positions, velocities and parameters by slot, the
 /// steering and the tick lengths of the arrival rule.
 struct SteerState<'a> {
@@ -367,51 +329,72 @@ struct SteerState<'a> {
     give_up_ticks: u32,
 }
 
-/// Stage 1b's plan for `orders` (ascending id): `steps` (aligned with `orders`) receive each
-/// agent's slot and its new progress and preferred velocity, read from the state only;
-/// `shared` (aligned too) holds how many orders share each one's goal. With the `parallel`
-/// feature large ranges are split in two (each half writes its own steps).
-fn plan_range(
+/// Stage 1b for `orders` (ascending id), in one pass: each order's new progress and its
+/// agent's preferred velocity, read from the state only (`shared`, aligned with `orders`,
+/// holds how many orders share each one's goal), are swapped in, and `steps` (aligned with
+/// `orders`) receive the slot and what was replaced. `prefs` holds the slots from `base` on.
+/// Returns whether any order's status changed. With the `parallel` feature large ranges are
+/// split in two at the middle order, the preferred velocities at its slot (the slots ascend
+/// as the ids do), and the halves run on rayon's pool: each order writes only itself, its
+/// step and its own slot, so the result is the serial one.
+fn steer_range(
     state: &SteerState<'_>,
-    orders: &[(AgentId, Order)],
+    orders: &mut [(AgentId, Order)],
     shared: &[u32],
+    prefs: &mut [Vec2],
     base: usize,
     steps: &mut [OrderStep],
-) {
+) -> bool {
     debug_assert_eq!(orders.len(), steps.len());
     debug_assert_eq!(orders.len(), shared.len());
     let ids = state.ids;
     #[cfg(feature = "parallel")]
     if orders.len() > 4 * crate::tick::CHUNK {
         let mid = orders.len() / 2;
-        let (steps_lo, steps_hi) = steps.split_at_mut(mid);
-        let (orders_lo, orders_hi) = orders.split_at(mid);
-        let (shared_lo, shared_hi) = shared.split_at(mid);
         // The slot of the agent of order `mid` (every order has its agent).
-        let split = ids.partition_point(|a| *a < orders_hi[0].0);
-        rayon::join(
-            || plan_range(state, orders_lo, shared_lo, base, steps_lo),
-            || plan_range(state, orders_hi, shared_hi, split, steps_hi),
+        let split = ids.partition_point(|a| *a < orders[mid].0) - base;
+        let (steps_lo, steps_hi) = steps.split_at_mut(mid);
+        let (orders_lo, orders_hi) = orders.split_at_mut(mid);
+        let (shared_lo, shared_hi) = shared.split_at(mid);
+        let (prefs_lo, prefs_hi) = prefs.split_at_mut(split);
+        let (lo, hi) = rayon::join(
+            || steer_range(state, orders_lo, shared_lo, prefs_lo, base, steps_lo),
+            || {
+                steer_range(
+                    state,
+                    orders_hi,
+                    shared_hi,
+                    prefs_hi,
+                    base + split,
+                    steps_hi,
+                )
+            },
         );
-        return;
+        return lo | hi;
     }
     // Both ascend: one search for the first agent, then a merge.
     let mut slot = orders.first().map_or(base, |(id, _)| {
         base + ids[base..].partition_point(|a| a < id)
     });
-    for (((id, order), step), &shared) in orders.iter().zip(steps).zip(shared) {
+    let mut changed = false;
+    for (((id, order), step), &shared) in orders.iter_mut().zip(steps).zip(shared) {
         while slot < ids.len() && ids[slot] < *id {
             slot += 1;
         }
         // Removing an agent drops its order, so every order has its agent.
-        debug_assert_eq!(ids.get(slot), Some(id));
-        let (progress, pref) = plan_order(state, *id, order, shared, slot);
+        debug_assert_eq!(ids.get(slot), Some(&*id));
+        let (mut progress, mut pref) = plan_order(state, *id, order, shared, slot);
+        changed |= progress.arrival.status != order.status();
+        // Applied now; the step keeps what it replaced (swapping again undoes it).
+        order.swap_progress(&mut progress);
+        std::mem::swap(&mut prefs[slot - base], &mut pref);
         *step = OrderStep {
             slot: slot as u32,
             progress,
             pref,
         };
     }
+    changed
 }
 
 /// One order's step: its progress along the path, its arrival state and its preferred
