@@ -46,7 +46,9 @@ use crate::domain::{self, check_range, checked_point};
 use crate::error::SimError;
 use crate::hash::CanonicalPart;
 use crate::math::{Fx, Vec2};
-use crate::navigation::{NavMesh, NavParams, NavPath, PathRequest, PathStatus, RayHit, SearchWork};
+use crate::navigation::{
+    Field, FieldKey, NavMesh, NavParams, NavPath, PathRequest, PathStatus, RayHit, SearchWork,
+};
 use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
@@ -61,6 +63,18 @@ pub(crate) use traffic::TrafficState;
 pub(crate) const REPLAN_COOLDOWN_SECONDS: u64 = 2;
 /// Seconds without progress after which a navigating agent replans.
 pub(crate) const STUCK_SECONDS: u64 = 3;
+/// Least navigating agents sharing a goal and a radius for their plans to come from one
+/// distance field ([`Field`]; plan §2.3) instead of a search each.
+pub(crate) const FIELD_MIN_USERS: usize = 4;
+/// Most portals of a plan taken from a field: the unit plans again near the window's end.
+pub(crate) const FIELD_WINDOW: usize = 16;
+/// Field triangles settled per expansion charged to the budget (a settle costs about a
+/// quarter of a search expansion).
+pub(crate) const FIELD_SETTLES_PER_EXPANSION: u32 = 4;
+/// How far before the end of a [`Partial`](PathStatus::Partial) plan, in radii, the unit
+/// plans again (so a field's windows follow on without a stop).
+pub(crate) const PARTIAL_LOOKAHEAD_RADII: i64 = 4;
+
 /// Most boundary vertices [`NavParams::boundary`] may have.
 pub(crate) const MAX_BOUNDARY_VERTICES: usize = crate::obstacle::MAX_VERTICES;
 
@@ -285,6 +299,44 @@ pub(crate) struct NavDerived {
     /// The obstacle set changed after `mesh` was built.
     pub stale: bool,
     work: SearchWork,
+    /// Distance fields kept between ticks (a cache: see [`FieldCache`]).
+    fields: FieldCache,
+}
+
+/// Most distance fields kept between ticks; past it the least recently used goes.
+const FIELD_CACHE: usize = 8;
+
+/// The distance fields kept between ticks, each with the mesh it was made on and the tick it
+/// was last used. A cache, never state: a field's content is a function of its mesh and key,
+/// and a triangle's corridor and rank do not depend on how far the field has grown
+/// ([`Field`]), so a hit, a miss and a restored simulator give the same plans and charges.
+#[derive(Clone, Debug, Default)]
+struct FieldCache {
+    entries: Vec<(Arc<NavMesh>, Field, u64)>,
+}
+
+impl FieldCache {
+    /// The field of `key` on `mesh`, made when missing (dropping fields of other meshes and,
+    /// past [`FIELD_CACHE`], the least recently used).
+    fn get(&mut self, mesh: &Arc<NavMesh>, key: FieldKey, tick: u64) -> &mut Field {
+        self.entries.retain(|(m, _, _)| Arc::ptr_eq(m, mesh));
+        let at = match self.entries.iter().position(|(_, f, _)| f.key() == key) {
+            Some(k) => k,
+            None => {
+                if self.entries.len() >= FIELD_CACHE
+                    && let Some(old) = (0..self.entries.len()).min_by_key(|&k| self.entries[k].2)
+                {
+                    self.entries.swap_remove(old);
+                }
+                self.entries
+                    .push((Arc::clone(mesh), Field::new(mesh, key), tick));
+                self.entries.len() - 1
+            }
+        };
+        let entry = &mut self.entries[at];
+        entry.2 = tick;
+        &mut entry.1
+    }
 }
 
 impl NavDerived {
@@ -297,6 +349,7 @@ impl NavDerived {
             mesh: params.and_then(|p| NavMesh::build(obstacles, p).ok().map(Arc::new)),
             stale: false,
             work: SearchWork::default(),
+            fields: FieldCache::default(),
         }
     }
 
@@ -329,6 +382,7 @@ impl NavDerived {
             mesh: self.mesh.clone(),
             stale: self.stale,
             work: SearchWork::default(),
+            fields: FieldCache::default(),
         }
     }
 
@@ -605,7 +659,9 @@ impl Simulator {
         }
     }
 
-    /// Stage 1a: see the [module docs](self).
+    /// Stage 1a: see the [module docs](self). Never inlined, so an instruction profile
+    /// (`bench navigation` under callgrind) counts it apart from the step.
+    #[inline(never)]
     pub(super) fn navigate(&mut self) {
         self.sync_nav_mesh();
         let budget = self.nav.params.as_ref().map_or(0, |p| p.budget);
@@ -668,7 +724,12 @@ impl Simulator {
                 r.no_progress = r.no_progress.saturating_add(1);
             }
             let stuck_now = u64::from(r.no_progress) >= stuck;
-            let ended = at_end && matches!(status, PathStatus::Partial | PathStatus::NoStart);
+            // A partial plan (a field's window, a capped search) is extended before its end,
+            // so the unit does not stop there.
+            let lookahead = p.radius.saturating_mul_int(PARTIAL_LOOKAHEAD_RADII);
+            let near_end = next + 1 == order.path().len() && d <= tolerance.max(lookahead);
+            let ended = (at_end && status == PathStatus::NoStart)
+                || (near_end && status == PathStatus::Partial);
             let blocked = recheck
                 && mesh.is_some_and(|m| {
                     matches!(status, PathStatus::Unreachable { .. })
@@ -699,6 +760,13 @@ impl Simulator {
         let ids = agents.ids();
         let (positions, params) = (agents.positions(), agents.params());
         let (mut spent, mut served, mut expansions) = (0u64, 0u64, 0u64);
+        let shared = if mesh.is_some() && nav.records.iter().any(|(_, r)| r.pending) {
+            shared_keys(&nav.records, ids, params)
+        } else {
+            Vec::new()
+        };
+        // Per field used this tick: the settles charged so far (a fresh field's work).
+        let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
         let mut slot = 0;
         for (id, r) in &mut nav.records {
             while slot < ids.len() && ids[slot] < *id {
@@ -717,22 +785,55 @@ impl Simulator {
                 *r = NavRecord::new(r.goal, false, r.planned_tick);
                 continue;
             };
-            if r.status.is_some() && tick < r.planned_tick.saturating_add(cooldown) {
+            // A partial plan's extension waits for no cooldown: it is asked only near the
+            // plan's end.
+            let extension = r.status == Some(PathStatus::Partial);
+            if r.status.is_some() && !extension && tick < r.planned_tick.saturating_add(cooldown) {
                 continue;
             }
             if spent >= u64::from(allowance) {
                 // Out of budget this tick: the rest stay pending, in id order.
                 break;
             }
-            let req = PathRequest {
-                start: position,
+            let radius = params[slot].radius;
+            let key = FieldKey {
                 goal: r.goal,
-                radius: params[slot].radius,
-                cap,
+                radius,
             };
-            let path = mesh.find_path(&req, &mut nav_mesh.work);
-            spent += u64::from(path.expansions.max(1));
-            expansions += u64::from(path.expansions);
+            let from_field = if shared.binary_search(&key.bits()).is_ok()
+                && let Some(arc) = nav_mesh.mesh.as_ref()
+            {
+                let field = nav_mesh.fields.get(arc, key, tick);
+                field.path_from(mesh, position, FIELD_WINDOW, &mut nav_mesh.work)
+            } else {
+                None
+            };
+            let path = if let Some(path) = from_field {
+                // The unit's share (1) and the field's growth past what this tick charged.
+                let k = match charged.iter().position(|(b, _)| *b == key.bits()) {
+                    Some(k) => k,
+                    None => {
+                        charged.push((key.bits(), 0));
+                        charged.len() - 1
+                    }
+                };
+                let grown = path.expansions.saturating_sub(charged[k].1);
+                charged[k].1 = charged[k].1.max(path.expansions);
+                spent += 1 + u64::from(grown.div_ceil(FIELD_SETTLES_PER_EXPANSION));
+                expansions += u64::from(grown);
+                path
+            } else {
+                let req = PathRequest {
+                    start: position,
+                    goal: r.goal,
+                    radius,
+                    cap,
+                };
+                let path = mesh.find_path(&req, &mut nav_mesh.work);
+                spent += u64::from(path.expansions.max(1));
+                expansions += u64::from(path.expansions);
+                path
+            };
             served += 1;
             let (order, cut) = planned_order(position, &path.points);
             let end = order.goal();
@@ -759,6 +860,38 @@ impl Simulator {
         work.stats.nav_requests_served = served;
         work.stats.nav_expansions = expansions;
     }
+}
+
+/// The `(goal, radius)` keys ([`FieldKey::bits`]) shared by at least [`FIELD_MIN_USERS`]
+/// navigating agents, ascending: their plans come from fields. From state only (the records,
+/// the agents' radii).
+fn shared_keys(
+    records: &[(AgentId, NavRecord)],
+    ids: &[AgentId],
+    params: &[crate::agent::AgentParams],
+) -> Vec<(i64, i64, i64)> {
+    let mut keys = Vec::with_capacity(records.len());
+    let mut slot = 0;
+    for (id, r) in records {
+        while slot < ids.len() && ids[slot] < *id {
+            slot += 1;
+        }
+        if ids.get(slot) == Some(id) {
+            let key = FieldKey {
+                goal: r.goal,
+                radius: params[slot].radius,
+            };
+            keys.push(key.bits());
+        }
+    }
+    keys.sort_unstable();
+    let mut shared: Vec<(i64, i64, i64)> = Vec::new();
+    for run in keys.chunk_by(|a, b| a == b) {
+        if run.len() >= FIELD_MIN_USERS {
+            shared.push(run[0]);
+        }
+    }
+    shared
 }
 
 /// The target of agent `id`'s order (it has one).
