@@ -5,11 +5,13 @@
 //! clearance rules; every unit then takes its corridor from the field (a walk along the
 //! triangles' `via` links, no search) and pulls it with the funnel.
 //!
-//! - **Metric.** Each settled triangle `T` has a point `p_T` on its exit portal (shrunk by `r`
-//!   at both ends), the one nearest its parent's point, and `d(T) = d(parent) + |p_T −
-//!   p_parent|`, floored; the goal's triangle has `p = goal`, `d = 0`. This is the length of a
-//!   real path, so an upper bound of the corridor's taut length; the funnel then pulls the
-//!   corridor taut.
+//! - **Metric.** Each settled triangle `T` keeps the funnel ([`Cone`]) of its corridor from
+//!   the goal, through the portals shrunk by `r`, as the search keeps it from the start: the
+//!   string's last corner, its length from the goal, and the funnel's sides. `d(T)` is that
+//!   length plus the distance from the corner to `T`'s exit portal, the search's `g` bound: close
+//!   to the corridor's taut length, so the field's corridors follow the geodesics (units in
+//!   different streets keep to their streets) rather than a chain of portal points. The funnel
+//!   then pulls each unit's corridor taut.
 //! - **Moves.** Entering `T` from a neighbour by edge `e` and leaving by `T`'s exit needs `T`'s
 //!   width pivoting on the two edges to be at least `2r + 4 ulp` (as in the search), the edge
 //!   `e` open (not a wall, the neighbour walkable) and at least `2r` long.
@@ -22,9 +24,10 @@
 //!   built fresh after a restore: its content is a function of the mesh and its [`FieldKey`]
 //!   only.
 
-use super::funnel::{self, dist_raw};
-use super::search::{SearchWork, nearest_on_segment};
+use super::funnel::{self, Cone};
+use super::search::{SearchWork, nearest_on_segment, sqrt_raw};
 use super::{NavMesh, NavPath, PathStatus};
+use crate::geom::dist_sq_point_segment;
 use crate::math::{Fx, Vec2, wide_mul};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -69,8 +72,8 @@ pub struct Field {
     dist: Vec<u64>,
     /// Per triangle: the exit edge towards the goal ([`NO_VIA`] for the goal's triangle).
     via: Vec<u8>,
-    /// Per triangle: its point on the exit portal (the goal for the goal's triangle).
-    point: Vec<Vec2>,
+    /// Per triangle: the funnel of its corridor from the goal up to its exit portal.
+    cone: Vec<Cone>,
     /// Per triangle: the settle index ([`UNSETTLED`] before).
     rank: Vec<u32>,
     settled: u32,
@@ -92,7 +95,7 @@ impl Field {
             goal_tri: super::NO_TRIANGLE,
             dist: vec![u64::MAX; n],
             via: vec![NO_VIA; n],
-            point: vec![Vec2::ZERO; n],
+            cone: vec![Cone::at(Vec2::ZERO); n],
             rank: vec![UNSETTLED; n],
             settled: 0,
             heap: BinaryHeap::new(),
@@ -112,7 +115,7 @@ impl Field {
         f.goal = Some((g, adjusted));
         f.goal_tri = t;
         f.dist[t as usize] = 0;
-        f.point[t as usize] = g;
+        f.cone[t as usize] = Cone::at(g);
         f.heap.push(Reverse((0, t)));
         f
     }
@@ -177,13 +180,16 @@ impl Field {
             let Some(k) = mesh.entry_edge(n, tri.v, e) else {
                 continue;
             };
-            let (sa, sb) = funnel::shrink(a, b, r);
-            let p = nearest_on_segment(sa, sb, self.point[ti]);
-            let d = self.dist[ti].saturating_add(dist_raw(self.point[ti], p));
+            // Going away from the goal across a → b, `b` is on the left.
+            let (left, right) = funnel::shrink(b, a, r);
+            let cone = self.cone[ti].step(left, right);
+            let d = cone
+                .g
+                .saturating_add(sqrt_raw(dist_sq_point_segment(right, left, cone.apex)));
             if d < self.dist[ni] {
                 self.dist[ni] = d;
                 self.via[ni] = k;
-                self.point[ni] = p;
+                self.cone[ni] = cone;
                 self.heap.push(Reverse((d, n)));
             }
         }
@@ -192,8 +198,9 @@ impl Field {
     /// A path from `start` towards the field's goal for the field's radius: the corridor of at
     /// most `window` portals taken from the field, pulled with the funnel. When the corridor
     /// reaches the goal's triangle the path ends at the goal ([`PathStatus::Complete`], or
-    /// [`PathStatus::GoalAdjusted`]); otherwise it ends at the field's point on the last
-    /// portal and the status is [`PathStatus::Partial`]: the unit plans again from there.
+    /// [`PathStatus::GoalAdjusted`]); otherwise it ends on the last portal (shrunk by `r`), at
+    /// its point nearest the start, and the status is [`PathStatus::Partial`]: the unit plans
+    /// again from there.
     /// A start that is not walkable is moved as [`NavMesh::find_path`] moves it.
     ///
     /// `None` when the field cannot serve the start (no walkable goal, no walkable start, or a
@@ -226,9 +233,8 @@ impl Field {
             PathStatus::Complete
         };
         work.portals.clear();
-        let (mut t, mut last) = (start_tri, start_tri);
+        let mut t = start_tri;
         while t != self.goal_tri && work.portals.len() < window.max(1) {
-            last = t;
             let ti = t as usize;
             let k = self.via[ti] as usize;
             let v = mesh.tris[ti].v;
@@ -242,9 +248,24 @@ impl Field {
         let (end, status) = if t == self.goal_tri {
             (goal, complete)
         } else {
-            // The window ends at the field's point on its last portal.
-            work.portals.pop();
-            (self.point[last as usize], PathStatus::Partial)
+            // The window ends on its last portal (shrunk), at the point nearest the start, or
+            // else the middle, whichever is walkable (tried back from the last portal): any
+            // point of a portal ends a string inside the corridor, and units side by side keep
+            // their sides instead of meeting at one point.
+            // The portal stays in the corridor, so the funnel keeps `r` from its ends too.
+            let mut end = None;
+            while let Some(&p) = work.portals.last() {
+                let (l, rt) = (mesh.verts[p.left as usize], mesh.verts[p.right as usize]);
+                let (l, rt) = funnel::shrink(l, rt, r);
+                let near = nearest_on_segment(l, rt, start);
+                let mid = l + (rt - l).half();
+                end = [near, mid].into_iter().find(|&q| mesh.is_walkable(q, r));
+                if end.is_some() {
+                    break;
+                }
+                work.portals.pop();
+            }
+            (end?, PathStatus::Partial)
         };
         funnel::path(
             &mesh.verts,

@@ -477,7 +477,7 @@ fn within_bound(best: u64, f: u64) -> bool {
 
 /// The floored square root of a raw Q64.64 square, as raw Q32.32 bits.
 #[inline]
-fn sqrt_raw(sq: i128) -> u64 {
+pub(super) fn sqrt_raw(sq: i128) -> u64 {
     sqrt_wide(sq).to_bits().unsigned_abs()
 }
 

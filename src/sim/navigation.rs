@@ -21,13 +21,25 @@
 //!    was [`Unreachable`](PathStatus::Unreachable) (a removed obstacle may open a way); it
 //!    made no progress towards its current target for 3 s ([`STUCK_SECONDS`]: the distance
 //!    shrank by less than `speed · dt / 16` since its best; an order that has arrived or given
-//!    up rests and is never stuck); or it stands at the end of a
-//!    [`Partial`](PathStatus::Partial) or [`NoStart`](PathStatus::NoStart) plan. A triggered
-//!    replan becomes pending and is served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed
-//!    since the agent's last plan; meanwhile it follows its old path.
-//! 3. Pending requests are served in ascending agent id. Each tick may spend
+//!    up rests and is never stuck); it stands at the end of a
+//!    [`NoStart`](PathStatus::NoStart) plan; or it comes within [`PARTIAL_LOOKAHEAD_RADII`]
+//!    radii of the end of a [`Partial`](PathStatus::Partial) plan (a field's window, a capped
+//!    search), which is extended at once. Any other triggered replan becomes pending and is
+//!    served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed since the agent's last plan;
+//!    meanwhile it follows its old path.
+//! 3. Pending requests are served in ascending agent id. An agent whose `(goal, radius)` is
+//!    shared by at least [`FIELD_MIN_USERS`] navigating agents (state: the records and the
+//!    radii) is planned from that goal's distance field ([`Field`]): its corridor of at most
+//!    [`FIELD_WINDOW`] portals is read off the field and pulled; a route longer than that is
+//!    [`Partial`](PathStatus::Partial) and extended near its end. A start the field cannot
+//!    serve, and every other agent, gets its own search. The fields are kept between ticks as a
+//!    cache (`FieldCache`), never state: what a field answers and charges is a function of
+//!    the mesh and its key. Each tick may spend
 //!    [`NavParams::budget`] node expansions less the debt: a search costs its expansions, at
-//!    least 1, and runs whole (at most [`NavParams::search_cap`] expansions) inside the tick, so
+//!    least 1; a plan from a field costs 1 plus the field's growth past what this tick already
+//!    charged for it, a quarter per triangle ([`FIELD_SETTLES_PER_EXPANSION`]), counted as a
+//!    fresh field would grow (its rank of the start's triangle), cached or not. A search runs
+//!    whole (at most [`NavParams::search_cap`] expansions) inside the tick, so
 //!    no half-done search is ever state. Requests are started while the tick's spending is
 //!    below its allowance; the last one may overshoot, and the overshoot is owed (the debt) and
 //!    repaid by the next ticks. A request that does not get its turn stays pending.
@@ -743,6 +755,9 @@ impl Simulator {
     }
 
     /// Stage 1a, steps 3 and 4: serves the pending requests within `allowance` expansions.
+    /// Never inlined, so an instruction profile counts the planning apart from the triggers
+    /// and the traffic control.
+    #[inline(never)]
     fn serve_requests(&mut self, allowance: u32) {
         let cooldown = ticks(REPLAN_COOLDOWN_SECONDS, self.time_step);
         let cap = self.nav.params.as_ref().map_or(1, |p| p.search_cap);

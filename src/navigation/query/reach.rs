@@ -133,8 +133,12 @@ impl NavMesh {
         let mut best: Option<(i128, (i64, i64), Vec2)> = None;
         let mut heap = BinaryHeap::from([Reverse((0i128, start))]);
         let mut seen = super::Visited::of(start);
+        // The triangles already popped: a wall between a walkable and a blocked triangle gives
+        // the same candidates from either side, so it is tried from the first popped only.
+        let mut done = super::Visited::of(start);
         let mut visited = 0usize;
         while let Some(Reverse((d, t))) = heap.pop() {
+            done.insert(t);
             visited += 1;
             if visited > MAX_NEAREST_TRIANGLES {
                 break;
@@ -150,7 +154,11 @@ impl NavMesh {
             for k in 0..3 {
                 let (a, b) = self.edge(t, k);
                 let n = tri.adj[k];
+                let twin = n != NO_TRIANGLE
+                    && self.tris[n as usize].walkable != tri.walkable
+                    && done.contains(n);
                 if tri.wall[k]
+                    && !twin
                     && let Some(x) = self.walkable_side(t, k)
                 {
                     self.wall_candidates(p, r + margin, (a, b), x, &mut best);
@@ -221,6 +229,9 @@ impl NavMesh {
     ) {
         let normal = side_normal(a, b, x);
         let q = closest_on_segment(a, b, p);
+        // Each start is tried with corner repairs, then without them when a corner repair
+        // was used (without one the two tries are the same).
+        let mut cornered = false;
         for ((base, dir), corners) in [
             (q, normal),
             (a, normal),
@@ -231,6 +242,11 @@ impl NavMesh {
         .into_iter()
         .flat_map(|c| [(c, true), (c, false)])
         {
+            if corners {
+                cornered = false;
+            } else if !cornered {
+                continue;
+            }
             let Some(mut c) = push(base, dir, s) else {
                 continue;
             };
@@ -261,6 +277,7 @@ impl NavMesh {
                         };
                         // In a corner: the point `s` off both walls' lines, else off this one.
                         let corner = offset_corner(last, (wa, wb, third), s).filter(|_| corners);
+                        cornered |= corner.is_some();
                         last = (wa, wb, third);
                         match corner.or_else(|| push(wq, away, s)) {
                             Some(next) => c = next,
