@@ -36,7 +36,7 @@
 //!    cache (`FieldCache`), never state: what a field answers and charges is a function of
 //!    the mesh and its key. Each tick may spend
 //!    [`NavParams::budget`] node expansions less the debt: a search costs its expansions, at
-//!    least 1; a plan from a field costs 1 plus the field's growth past what this tick already
+//!    least 1; a plan from a field costs [`FIELD_PLAN_EXPANSIONS`] plus the field's growth past what this tick already
 //!    charged for it, a quarter per triangle ([`FIELD_SETTLES_PER_EXPANSION`]), counted as a
 //!    fresh field would grow (its rank of the start's triangle), cached or not. A search runs
 //!    whole (at most [`NavParams::search_cap`] expansions) inside the tick, so
@@ -83,6 +83,9 @@ pub(crate) const FIELD_WINDOW: usize = 16;
 /// Field triangles settled per expansion charged to the budget (a settle costs about a
 /// quarter of a search expansion).
 pub(crate) const FIELD_SETTLES_PER_EXPANSION: u32 = 4;
+/// Expansions charged for one plan taken from a field (its corridor walk, funnel and order:
+/// measured with callgrind at about 8 search expansions' instructions).
+pub(crate) const FIELD_PLAN_EXPANSIONS: u64 = 8;
 /// How far before the end of a [`Partial`](PathStatus::Partial) plan, in radii, the unit
 /// plans again (so a field's windows follow on without a stop).
 pub(crate) const PARTIAL_LOOKAHEAD_RADII: i64 = 4;
@@ -824,7 +827,7 @@ impl Simulator {
                 None
             };
             let path = if let Some(path) = from_field {
-                // The unit's share (1) and the field's growth past what this tick charged.
+                // The unit's share and the field's growth past what this tick charged.
                 let k = match charged.iter().position(|(b, _)| *b == key.bits()) {
                     Some(k) => k,
                     None => {
@@ -834,7 +837,8 @@ impl Simulator {
                 };
                 let grown = path.expansions.saturating_sub(charged[k].1);
                 charged[k].1 = charged[k].1.max(path.expansions);
-                spent += 1 + u64::from(grown.div_ceil(FIELD_SETTLES_PER_EXPANSION));
+                spent +=
+                    FIELD_PLAN_EXPANSIONS + u64::from(grown.div_ceil(FIELD_SETTLES_PER_EXPANSION));
                 expansions += u64::from(grown);
                 path
             } else {
