@@ -58,9 +58,17 @@ const NO_VIA: u8 = 3;
 /// Not settled.
 const UNSETTLED: u32 = u32::MAX;
 
-/// A distance field over a mesh from one goal for one radius, grown lazily (see the
-/// [module docs](self)). Workspace of the planner, never state: its content is a function of
-/// the mesh and the key.
+/// A distance field over a mesh from one goal for one radius: one Dijkstra from the goal's
+/// triangle under the search's clearance rules, whose corridors serve every unit sent to that
+/// goal ([`Field::path_from`]: a walk along the triangles' links and the funnel, no search).
+///
+/// A triangle's distance is the length of its corridor's funnel from the goal plus the
+/// distance to its exit portal (the search's `g` bound); the heap orders by
+/// `(distance, triangle index)` and each triangle is settled once. The field grows lazily
+/// ([`Field::settle`]); since Dijkstra settles triangles in the same order wherever it is
+/// stopped, a triangle's corridor and rank do not depend on how far the field has grown. So
+/// a field kept between ticks gives the same answers as a fresh one: its content is a function
+/// of the mesh and its [`FieldKey`] only (workspace, never state).
 #[derive(Clone, Debug)]
 pub struct Field {
     key: FieldKey,
