@@ -29,20 +29,21 @@
 //!    meanwhile it follows its old path.
 //! 3. Pending requests are served in ascending agent id. An agent whose `(goal, radius)` is
 //!    shared by at least [`FIELD_MIN_USERS`] navigating agents (state: the records and the
-//!    radii) is planned from that goal's distance field ([`Field`]): its corridor of at most
-//!    [`FIELD_WINDOW`] portals is read off the field and pulled; a route longer than that is
-//!    [`Partial`](PathStatus::Partial) and extended near its end. A start the field cannot
-//!    serve, and every other agent, gets its own search. The fields are kept between ticks as a
-//!    cache (`FieldCache`), never state: what a field answers and charges is a function of
-//!    the mesh and its key. Each tick may spend
-//!    [`NavParams::budget`] node expansions less the debt: a search costs its expansions, at
-//!    least 1; a plan from a field costs [`FIELD_PLAN_EXPANSIONS`] plus the field's growth past what this tick already
-//!    charged for it, a quarter per triangle ([`FIELD_SETTLES_PER_EXPANSION`]), counted as a
-//!    fresh field would grow (its rank of the start's triangle), cached or not. A search runs
-//!    whole (at most [`NavParams::search_cap`] expansions) inside the tick, so
-//!    no half-done search is ever state. Requests are started while the tick's spending is
-//!    below its allowance; the last one may overshoot, and the overshoot is owed (the debt) and
-//!    repaid by the next ticks. A request that does not get its turn stays pending.
+//!    radii) is planned from that goal's distance field
+//!    ([`Field`](crate::navigation::Field)): its corridor of at most [`FIELD_WINDOW`] portals
+//!    is read off the field and pulled; a longer route is [`Partial`](PathStatus::Partial) and
+//!    extended near its end. A start the field cannot serve, and every other agent, gets its
+//!    own search. The fields are kept between ticks as a cache (`FieldCache`), never state:
+//!    what a field answers and charges is a function of the mesh and its key. Each tick may
+//!    spend [`NavParams::budget`] node expansions less the debt: a search costs its
+//!    expansions, at least 1; a plan from a field costs [`FIELD_PLAN_EXPANSIONS`] plus the
+//!    field's growth past what this tick already charged for it, a quarter per triangle
+//!    ([`FIELD_SETTLES_PER_EXPANSION`]), counted as a fresh field would grow (its rank of the
+//!    start's triangle), cached or not. A search runs whole (at most
+//!    [`NavParams::search_cap`] expansions) inside the tick, so no half-done search is ever
+//!    state. Requests are started while the tick's spending is below its allowance; the last
+//!    one may overshoot, and the overshoot is owed (the debt) and repaid by the next ticks. A
+//!    request that does not get its turn stays pending.
 //! 4. The plan's points become the agent's [`Order`] (an ordinary path: stage 1b steers along
 //!    it), from its position. A plan without points ([`PathStatus::NoStart`]) holds the agent
 //!    where it stands.
@@ -59,12 +60,17 @@ use crate::error::SimError;
 use crate::hash::CanonicalPart;
 use crate::math::{Fx, Vec2};
 use crate::navigation::{
-    Field, FieldKey, NavMesh, NavParams, NavPath, PathRequest, PathStatus, RayHit, SearchWork,
+    FieldKey, NavMesh, NavParams, NavPath, PathRequest, PathStatus, RayHit, SearchWork,
 };
 use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+// The distance fields kept between ticks and the keys they serve: their own file.
+#[path = "navigation_fields.rs"]
+mod fields;
+use fields::{FieldCache, shared_keys};
 
 // Traffic control at chokepoints (stage 1a, step 5): its own file, its own section.
 #[path = "navigation_traffic.rs"]
@@ -76,7 +82,7 @@ pub(crate) const REPLAN_COOLDOWN_SECONDS: u64 = 2;
 /// Seconds without progress after which a navigating agent replans.
 pub(crate) const STUCK_SECONDS: u64 = 3;
 /// Least navigating agents sharing a goal and a radius for their plans to come from one
-/// distance field ([`Field`]; plan §2.3) instead of a search each.
+/// distance field ([`Field`](crate::navigation::Field); plan §2.3) instead of a search each.
 pub(crate) const FIELD_MIN_USERS: usize = 4;
 /// Most portals of a plan taken from a field: the unit plans again near the window's end.
 pub(crate) const FIELD_WINDOW: usize = 16;
@@ -316,42 +322,6 @@ pub(crate) struct NavDerived {
     work: SearchWork,
     /// Distance fields kept between ticks (a cache: see [`FieldCache`]).
     fields: FieldCache,
-}
-
-/// Most distance fields kept between ticks; past it the least recently used goes.
-const FIELD_CACHE: usize = 8;
-
-/// The distance fields kept between ticks, each with the mesh it was made on and the tick it
-/// was last used. A cache, never state: a field's content is a function of its mesh and key,
-/// and a triangle's corridor and rank do not depend on how far the field has grown
-/// ([`Field`]), so a hit, a miss and a restored simulator give the same plans and charges.
-#[derive(Clone, Debug, Default)]
-struct FieldCache {
-    entries: Vec<(Arc<NavMesh>, Field, u64)>,
-}
-
-impl FieldCache {
-    /// The field of `key` on `mesh`, made when missing (dropping fields of other meshes and,
-    /// past [`FIELD_CACHE`], the least recently used).
-    fn get(&mut self, mesh: &Arc<NavMesh>, key: FieldKey, tick: u64) -> &mut Field {
-        self.entries.retain(|(m, _, _)| Arc::ptr_eq(m, mesh));
-        let at = match self.entries.iter().position(|(_, f, _)| f.key() == key) {
-            Some(k) => k,
-            None => {
-                if self.entries.len() >= FIELD_CACHE
-                    && let Some(old) = (0..self.entries.len()).min_by_key(|&k| self.entries[k].2)
-                {
-                    self.entries.swap_remove(old);
-                }
-                self.entries
-                    .push((Arc::clone(mesh), Field::new(mesh, key), tick));
-                self.entries.len() - 1
-            }
-        };
-        let entry = &mut self.entries[at];
-        entry.2 = tick;
-        &mut entry.1
-    }
 }
 
 impl NavDerived {
@@ -879,38 +849,6 @@ impl Simulator {
         work.stats.nav_requests_served = served;
         work.stats.nav_expansions = expansions;
     }
-}
-
-/// The `(goal, radius)` keys ([`FieldKey::bits`]) shared by at least [`FIELD_MIN_USERS`]
-/// navigating agents, ascending: their plans come from fields. From state only (the records,
-/// the agents' radii).
-fn shared_keys(
-    records: &[(AgentId, NavRecord)],
-    ids: &[AgentId],
-    params: &[crate::agent::AgentParams],
-) -> Vec<(i64, i64, i64)> {
-    let mut keys = Vec::with_capacity(records.len());
-    let mut slot = 0;
-    for (id, r) in records {
-        while slot < ids.len() && ids[slot] < *id {
-            slot += 1;
-        }
-        if ids.get(slot) == Some(id) {
-            let key = FieldKey {
-                goal: r.goal,
-                radius: params[slot].radius,
-            };
-            keys.push(key.bits());
-        }
-    }
-    keys.sort_unstable();
-    let mut shared: Vec<(i64, i64, i64)> = Vec::new();
-    for run in keys.chunk_by(|a, b| a == b) {
-        if run.len() >= FIELD_MIN_USERS {
-            shared.push(run[0]);
-        }
-    }
-    shared
 }
 
 /// The target of agent `id`'s order (it has one).

@@ -10,6 +10,12 @@
 //! 3. **Rebuild.** On a map of 1,000 buildings one building is added in the open: the local
 //!    rebuild ([`NavMesh::update`]) and a full build, timed (medians of 5), and the local
 //!    rebuild as a ratio to the step.
+//!
+//! Times on a loaded machine are noisy; the instruction counts of the same run are not:
+//! `valgrind --tool=callgrind --dump-before='*bench_nav::mark*' lockstep-orca bench navigation`
+//! writes one profile part per step, and in each part the inclusive count of
+//! `Simulator::navigate` (stage 1a) and of `serve_requests` (its planning) sit beside the
+//! step's total (both are never inlined for this).
 
 use crate::Fail;
 use lockstep_orca::navigation::{NavMesh, NavParams};
