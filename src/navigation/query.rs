@@ -39,14 +39,6 @@ impl Visited {
         }
     }
 
-    /// Whether `t` is in the set.
-    pub(crate) fn contains(&self, t: u32) -> bool {
-        match &self.many {
-            Some(many) => many.contains(&t),
-            None => self.few[..self.len].contains(&t),
-        }
-    }
-
     /// Adds `t`; `false` when it was there.
     pub(crate) fn insert(&mut self, t: u32) -> bool {
         if let Some(many) = &mut self.many {

@@ -807,9 +807,11 @@ impl Simulator {
                 };
                 let grown = path.expansions.saturating_sub(charged[k].1);
                 charged[k].1 = charged[k].1.max(path.expansions);
-                spent +=
+                // Reported as charged, so the stats tell the budget's spending.
+                let charge =
                     FIELD_PLAN_EXPANSIONS + u64::from(grown.div_ceil(FIELD_SETTLES_PER_EXPANSION));
-                expansions += u64::from(grown);
+                spent += charge;
+                expansions += charge;
                 path
             } else {
                 let req = PathRequest {

@@ -133,12 +133,8 @@ impl NavMesh {
         let mut best: Option<(i128, (i64, i64), Vec2)> = None;
         let mut heap = BinaryHeap::from([Reverse((0i128, start))]);
         let mut seen = super::Visited::of(start);
-        // The triangles already popped: a wall between a walkable and a blocked triangle gives
-        // the same candidates from either side, so it is tried from the first popped only.
-        let mut done = super::Visited::of(start);
         let mut visited = 0usize;
         while let Some(Reverse((d, t))) = heap.pop() {
-            done.insert(t);
             visited += 1;
             if visited > MAX_NEAREST_TRIANGLES {
                 break;
@@ -154,11 +150,7 @@ impl NavMesh {
             for k in 0..3 {
                 let (a, b) = self.edge(t, k);
                 let n = tri.adj[k];
-                let twin = n != NO_TRIANGLE
-                    && self.tris[n as usize].walkable != tri.walkable
-                    && done.contains(n);
                 if tri.wall[k]
-                    && !twin
                     && let Some(x) = self.walkable_side(t, k)
                 {
                     self.wall_candidates(p, r + margin, (a, b), x, &mut best);
