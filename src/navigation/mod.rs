@@ -16,6 +16,7 @@
 //! | `widths.rs` | clearance widths of every traversal of every triangle (Demyen & Buro 2006) |
 //! | `query.rs` | point location, walkable tests, nearest walkable point, raycast with a radius |
 //! | `search.rs` | the path search over triangles (A* with clearance) |
+//! | `field.rs` | shared searches: a distance field from one goal serving many units |
 //! | `funnel.rs` | string pulling of a corridor into a path that keeps a radius from walls |
 //! | `traffic.rs` | traffic control at chokepoints: narrow portals held by one direction at a time |
 
@@ -26,6 +27,7 @@ mod build;
 pub mod cdt;
 #[cfg(not(feature = "test-oracles"))]
 pub(crate) mod cdt;
+mod field;
 mod funnel;
 mod mesh;
 pub(crate) mod predicates;
@@ -35,6 +37,7 @@ pub mod traffic;
 mod widths;
 
 pub use build::RebuildWork;
+pub use field::{Field, FieldKey};
 pub use mesh::{NO_TRIANGLE, NavMesh, NavTriangle};
 pub use query::RayHit;
 pub use search::SearchWork;

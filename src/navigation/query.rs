@@ -15,6 +15,50 @@ use crate::math::{Fx, Vec2};
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
+/// How many triangles [`Visited`] keeps in its inline list before it moves to a hash set.
+const FEW: usize = 32;
+
+/// The set of triangles a local search has seen: an inline list (no allocation, a linear
+/// scan) for the common few, a hash set past [`FEW`]. Only answers membership, so the searches
+/// visit in the same order as with any set.
+pub(crate) struct Visited {
+    few: [u32; FEW],
+    len: usize,
+    many: Option<HashSet<u32>>,
+}
+
+impl Visited {
+    /// The set `{t}`.
+    pub(crate) fn of(t: u32) -> Self {
+        let mut few = [0; FEW];
+        few[0] = t;
+        Self {
+            few,
+            len: 1,
+            many: None,
+        }
+    }
+
+    /// Adds `t`; `false` when it was there.
+    pub(crate) fn insert(&mut self, t: u32) -> bool {
+        if let Some(many) = &mut self.many {
+            return many.insert(t);
+        }
+        if self.few[..self.len].contains(&t) {
+            return false;
+        }
+        if self.len < FEW {
+            self.few[self.len] = t;
+            self.len += 1;
+        } else {
+            let mut many: HashSet<u32> = self.few.iter().copied().collect();
+            many.insert(t);
+            self.many = Some(many);
+        }
+        true
+    }
+}
+
 impl NavMesh {
     /// The triangle containing `p`, or `None` outside the mesh.
     ///
@@ -111,7 +155,7 @@ impl NavMesh {
         if r <= Fx::ZERO {
             return None;
         }
-        let mut seen = HashSet::from([t]);
+        let mut seen = Visited::of(t);
         let mut stack = vec![t];
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];
@@ -150,7 +194,7 @@ impl NavMesh {
             return Fx::ZERO;
         }
         let mut best = max.max(Fx::ZERO);
-        let mut seen = HashSet::from([t]);
+        let mut seen = Visited::of(t);
         let mut stack = vec![t];
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];

@@ -77,8 +77,8 @@ pub struct SearchWork {
     /// computed in (each search computes a crossing once, however many nodes make it).
     crossing_stamp: Vec<u32>,
     crossings: Vec<Crossing>,
-    portals: Vec<Portal>,
-    funnel: FunnelWork,
+    pub(super) portals: Vec<Portal>,
+    pub(super) funnel: FunnelWork,
 }
 
 impl SearchWork {
@@ -162,8 +162,8 @@ impl NavMesh {
     /// Plans a path for `req`: the shortest corridor of triangles a disc of radius
     /// `req.radius` fits through (TA*, stopping once no open corridor can beat the best one
     /// found by more than 2 %), pulled taut and pushed out to keep `radius` from every corner
-    /// it bends around. A goal in plain sight ([`raycast`](Self::raycast) clear) is reached
-    /// straight.
+    /// it bends around. A goal in plain sight (no wall closer than the radius to the segment,
+    /// exact) is reached straight.
     ///
     /// - A start that is not walkable for the radius is moved to
     ///   [`nearest_walkable`](Self::nearest_walkable), and that point is the path's first; with
@@ -216,7 +216,7 @@ impl NavMesh {
             return finish(points, PathStatus::Unreachable { to: start }, 0);
         };
         // In one triangle, or in plain sight: straight there.
-        if start_tri == goal_tri || self.raycast(start, goal, r).clear {
+        if start_tri == goal_tri || self.in_plain_sight(start, goal, r) {
             points.push(goal);
             return finish(points, complete, 1);
         }
@@ -327,7 +327,7 @@ impl NavMesh {
     }
 
     /// Whether edge `e` of `tri` leads to a walkable triangle (not a wall, not the hull).
-    fn open(&self, tri: u32, e: u8) -> bool {
+    pub(super) fn open(&self, tri: u32, e: u8) -> bool {
         let t = &self.tris[tri as usize];
         let k = e as usize;
         !t.wall[k]
@@ -337,12 +337,14 @@ impl NavMesh {
 
     /// Whether a disc of the query's radius crosses `tri` from edge `e_in` to edge `e_out`.
     fn traversal_allowed(&self, q: &Query, tri: u32, e_in: u8, e_out: u8) -> bool {
-        if !self.open(tri, e_out) {
-            return false;
-        }
+        self.open(tri, e_out) && self.traversal_ok(tri, e_in, e_out, q.min_width)
+    }
+
+    /// Whether `tri` is at least `min_width` wide between its edges `e_in` and `e_out`.
+    pub(super) fn traversal_ok(&self, tri: u32, e_in: u8, e_out: u8, min_width: Fx) -> bool {
         // Edges k − 1 and k meet at vertex k, whose traversal width is `width[k]`.
         let pivot = if e_out == (e_in + 1) % 3 { e_out } else { e_in };
-        self.tris[tri as usize].width[pivot as usize] >= q.min_width
+        self.tris[tri as usize].width[pivot as usize] >= min_width
     }
 
     /// Creates the node crossing edge `e_out` of `parent`'s triangle: funnels it when it enters
@@ -423,7 +425,7 @@ impl NavMesh {
 
     /// The index, in triangle `next`, of the edge it shares with edge `e` of a triangle with
     /// vertices `v` (the same two vertices, reversed).
-    fn entry_edge(&self, next: u32, v: [u32; 3], e: u8) -> Option<u8> {
+    pub(super) fn entry_edge(&self, next: u32, v: [u32; 3], e: u8) -> Option<u8> {
         let n = self.tris.get(next as usize)?;
         let (a, b) = (v[e as usize], v[(e as usize + 1) % 3]);
         (0..3u8).find(|&k| n.v[k as usize] == b && n.v[(k as usize + 1) % 3] == a)
@@ -475,12 +477,12 @@ fn within_bound(best: u64, f: u64) -> bool {
 
 /// The floored square root of a raw Q64.64 square, as raw Q32.32 bits.
 #[inline]
-fn sqrt_raw(sq: i128) -> u64 {
+pub(super) fn sqrt_raw(sq: i128) -> u64 {
     sqrt_wide(sq).to_bits().unsigned_abs()
 }
 
 /// The point of segment `a b` nearest `p`.
-fn nearest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
+pub(super) fn nearest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
     let e = b - a;
     let len_sq = e.length_squared_wide();
     let s = (p - a).dot_wide(e);

@@ -21,16 +21,29 @@
 //!    was [`Unreachable`](PathStatus::Unreachable) (a removed obstacle may open a way); it
 //!    made no progress towards its current target for 3 s ([`STUCK_SECONDS`]: the distance
 //!    shrank by less than `speed · dt / 16` since its best; an order that has arrived or given
-//!    up rests and is never stuck); or it stands at the end of a
-//!    [`Partial`](PathStatus::Partial) or [`NoStart`](PathStatus::NoStart) plan. A triggered
-//!    replan becomes pending and is served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed
-//!    since the agent's last plan; meanwhile it follows its old path.
-//! 3. Pending requests are served in ascending agent id. Each tick may spend
-//!    [`NavParams::budget`] node expansions less the debt: a search costs its expansions, at
-//!    least 1, and runs whole (at most [`NavParams::search_cap`] expansions) inside the tick, so
-//!    no half-done search is ever state. Requests are started while the tick's spending is
-//!    below its allowance; the last one may overshoot, and the overshoot is owed (the debt) and
-//!    repaid by the next ticks. A request that does not get its turn stays pending.
+//!    up rests and is never stuck); it stands at the end of a
+//!    [`NoStart`](PathStatus::NoStart) plan; or it comes within [`PARTIAL_LOOKAHEAD_RADII`]
+//!    radii of the end of a [`Partial`](PathStatus::Partial) plan (a field's window, a capped
+//!    search), which is extended at once. Any other triggered replan becomes pending and is
+//!    served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed since the agent's last plan;
+//!    meanwhile it follows its old path.
+//! 3. Pending requests are served in ascending agent id. An agent whose `(goal, radius)` is
+//!    shared by at least [`FIELD_MIN_USERS`] navigating agents (state: the records and the
+//!    radii) is planned from that goal's distance field
+//!    ([`Field`](crate::navigation::Field)): its corridor of at most [`FIELD_WINDOW`] portals
+//!    is read off the field and pulled; a longer route is [`Partial`](PathStatus::Partial) and
+//!    extended near its end. A start the field cannot serve, and every other agent, gets its
+//!    own search. The fields are kept between ticks as a cache (`FieldCache`), never state:
+//!    what a field answers and charges is a function of the mesh and its key. Each tick may
+//!    spend [`NavParams::budget`] node expansions less the debt: a search costs its
+//!    expansions, at least 1; a plan from a field costs [`FIELD_PLAN_EXPANSIONS`] plus the
+//!    field's growth past what this tick already charged for it, a quarter per triangle
+//!    ([`FIELD_SETTLES_PER_EXPANSION`]), counted as a fresh field would grow (its rank of the
+//!    start's triangle), cached or not. A search runs whole (at most
+//!    [`NavParams::search_cap`] expansions) inside the tick, so no half-done search is ever
+//!    state. Requests are started while the tick's spending is below its allowance; the last
+//!    one may overshoot, and the overshoot is owed (the debt) and repaid by the next ticks. A
+//!    request that does not get its turn stays pending.
 //! 4. The plan's points become the agent's [`Order`] (an ordinary path: stage 1b steers along
 //!    it), from its position. A plan without points ([`PathStatus::NoStart`]) holds the agent
 //!    where it stands.
@@ -46,11 +59,18 @@ use crate::domain::{self, check_range, checked_point};
 use crate::error::SimError;
 use crate::hash::CanonicalPart;
 use crate::math::{Fx, Vec2};
-use crate::navigation::{NavMesh, NavParams, NavPath, PathRequest, PathStatus, RayHit, SearchWork};
+use crate::navigation::{
+    FieldKey, NavMesh, NavParams, NavPath, PathRequest, PathStatus, RayHit, SearchWork,
+};
 use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+// The distance fields kept between ticks and the keys they serve: their own file.
+#[path = "navigation_fields.rs"]
+mod fields;
+use fields::{FieldCache, shared_keys};
 
 // Traffic control at chokepoints (stage 1a, step 5): its own file, its own section.
 #[path = "navigation_traffic.rs"]
@@ -61,6 +81,21 @@ pub(crate) use traffic::TrafficState;
 pub(crate) const REPLAN_COOLDOWN_SECONDS: u64 = 2;
 /// Seconds without progress after which a navigating agent replans.
 pub(crate) const STUCK_SECONDS: u64 = 3;
+/// Least navigating agents sharing a goal and a radius for their plans to come from one
+/// distance field ([`Field`](crate::navigation::Field); plan §2.3) instead of a search each.
+pub(crate) const FIELD_MIN_USERS: usize = 4;
+/// Most portals of a plan taken from a field: the unit plans again near the window's end.
+pub(crate) const FIELD_WINDOW: usize = 16;
+/// Field triangles settled per expansion charged to the budget (a settle costs about a
+/// quarter of a search expansion).
+pub(crate) const FIELD_SETTLES_PER_EXPANSION: u32 = 4;
+/// Expansions charged for one plan taken from a field (its corridor walk, funnel and order:
+/// measured with callgrind at about 8 search expansions' instructions).
+pub(crate) const FIELD_PLAN_EXPANSIONS: u64 = 8;
+/// How far before the end of a [`Partial`](PathStatus::Partial) plan, in radii, the unit
+/// plans again (so a field's windows follow on without a stop).
+pub(crate) const PARTIAL_LOOKAHEAD_RADII: i64 = 4;
+
 /// Most boundary vertices [`NavParams::boundary`] may have.
 pub(crate) const MAX_BOUNDARY_VERTICES: usize = crate::obstacle::MAX_VERTICES;
 
@@ -285,6 +320,8 @@ pub(crate) struct NavDerived {
     /// The obstacle set changed after `mesh` was built.
     pub stale: bool,
     work: SearchWork,
+    /// Distance fields kept between ticks (a cache: see [`FieldCache`]).
+    fields: FieldCache,
 }
 
 impl NavDerived {
@@ -297,6 +334,7 @@ impl NavDerived {
             mesh: params.and_then(|p| NavMesh::build(obstacles, p).ok().map(Arc::new)),
             stale: false,
             work: SearchWork::default(),
+            fields: FieldCache::default(),
         }
     }
 
@@ -329,6 +367,7 @@ impl NavDerived {
             mesh: self.mesh.clone(),
             stale: self.stale,
             work: SearchWork::default(),
+            fields: FieldCache::default(),
         }
     }
 
@@ -605,7 +644,9 @@ impl Simulator {
         }
     }
 
-    /// Stage 1a: see the [module docs](self).
+    /// Stage 1a: see the [module docs](self). Never inlined, so an instruction profile
+    /// (`bench navigation` under callgrind) counts it apart from the step.
+    #[inline(never)]
     pub(super) fn navigate(&mut self) {
         self.sync_nav_mesh();
         let budget = self.nav.params.as_ref().map_or(0, |p| p.budget);
@@ -668,7 +709,12 @@ impl Simulator {
                 r.no_progress = r.no_progress.saturating_add(1);
             }
             let stuck_now = u64::from(r.no_progress) >= stuck;
-            let ended = at_end && matches!(status, PathStatus::Partial | PathStatus::NoStart);
+            // A partial plan (a field's window, a capped search) is extended before its end,
+            // so the unit does not stop there.
+            let lookahead = p.radius.saturating_mul_int(PARTIAL_LOOKAHEAD_RADII);
+            let near_end = next + 1 == order.path().len() && d <= tolerance.max(lookahead);
+            let ended = (at_end && status == PathStatus::NoStart)
+                || (near_end && status == PathStatus::Partial);
             let blocked = recheck
                 && mesh.is_some_and(|m| {
                     matches!(status, PathStatus::Unreachable { .. })
@@ -682,6 +728,9 @@ impl Simulator {
     }
 
     /// Stage 1a, steps 3 and 4: serves the pending requests within `allowance` expansions.
+    /// Never inlined, so an instruction profile counts the planning apart from the triggers
+    /// and the traffic control.
+    #[inline(never)]
     fn serve_requests(&mut self, allowance: u32) {
         let cooldown = ticks(REPLAN_COOLDOWN_SECONDS, self.time_step);
         let cap = self.nav.params.as_ref().map_or(1, |p| p.search_cap);
@@ -699,6 +748,13 @@ impl Simulator {
         let ids = agents.ids();
         let (positions, params) = (agents.positions(), agents.params());
         let (mut spent, mut served, mut expansions) = (0u64, 0u64, 0u64);
+        let shared = if mesh.is_some() && nav.records.iter().any(|(_, r)| r.pending) {
+            shared_keys(&nav.records, ids, params)
+        } else {
+            Vec::new()
+        };
+        // Per field used this tick: the settles charged so far (a fresh field's work).
+        let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
         let mut slot = 0;
         for (id, r) in &mut nav.records {
             while slot < ids.len() && ids[slot] < *id {
@@ -717,22 +773,58 @@ impl Simulator {
                 *r = NavRecord::new(r.goal, false, r.planned_tick);
                 continue;
             };
-            if r.status.is_some() && tick < r.planned_tick.saturating_add(cooldown) {
+            // A partial plan's extension waits for no cooldown: it is asked only near the
+            // plan's end.
+            let extension = r.status == Some(PathStatus::Partial);
+            if r.status.is_some() && !extension && tick < r.planned_tick.saturating_add(cooldown) {
                 continue;
             }
             if spent >= u64::from(allowance) {
                 // Out of budget this tick: the rest stay pending, in id order.
                 break;
             }
-            let req = PathRequest {
-                start: position,
+            let radius = params[slot].radius;
+            let key = FieldKey {
                 goal: r.goal,
-                radius: params[slot].radius,
-                cap,
+                radius,
             };
-            let path = mesh.find_path(&req, &mut nav_mesh.work);
-            spent += u64::from(path.expansions.max(1));
-            expansions += u64::from(path.expansions);
+            let from_field = if shared.binary_search(&key.bits()).is_ok()
+                && let Some(arc) = nav_mesh.mesh.as_ref()
+            {
+                let field = nav_mesh.fields.get(arc, key, tick);
+                field.path_from(mesh, position, FIELD_WINDOW, &mut nav_mesh.work)
+            } else {
+                None
+            };
+            let path = if let Some(path) = from_field {
+                // The unit's share and the field's growth past what this tick charged.
+                let k = match charged.iter().position(|(b, _)| *b == key.bits()) {
+                    Some(k) => k,
+                    None => {
+                        charged.push((key.bits(), 0));
+                        charged.len() - 1
+                    }
+                };
+                let grown = path.expansions.saturating_sub(charged[k].1);
+                charged[k].1 = charged[k].1.max(path.expansions);
+                // Reported as charged, so the stats tell the budget's spending.
+                let charge =
+                    FIELD_PLAN_EXPANSIONS + u64::from(grown.div_ceil(FIELD_SETTLES_PER_EXPANSION));
+                spent += charge;
+                expansions += charge;
+                path
+            } else {
+                let req = PathRequest {
+                    start: position,
+                    goal: r.goal,
+                    radius,
+                    cap,
+                };
+                let path = mesh.find_path(&req, &mut nav_mesh.work);
+                spent += u64::from(path.expansions.max(1));
+                expansions += u64::from(path.expansions);
+                path
+            };
             served += 1;
             let (order, cut) = planned_order(position, &path.points);
             let end = order.goal();

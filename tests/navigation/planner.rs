@@ -248,3 +248,59 @@ fn blocked_ends_are_moved_and_islands_reported() {
         "{path:?}"
     );
 }
+
+/// Units sharing a goal are planned from one distance field, kept between ticks as a cache
+/// (never state): a simulator restored from a snapshot every few ticks (so with no field
+/// cached) steps bit-identically with one that never was, through a service spread over ticks
+/// by a small budget and the window extensions of the long routes.
+#[test]
+fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
+    use lockstep_orca::navigation::NavParams;
+    use lockstep_orca::{Command, ObstacleShape, Simulator, SimulatorParams};
+    let v = |x: i32, y: i32| Vec2::from_int(x, y);
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    // A staggered grid of buildings between the crowd and the goal: routes of many portals.
+    for col in 0..10 {
+        for row in 0..8 {
+            let (x, y) = (-60 + 12 * col, -70 + 18 * row + 6 * (col % 2));
+            let shape =
+                ObstacleShape::Polygon(vec![v(x, y), v(x + 5, y), v(x + 5, y + 5), v(x, y + 5)]);
+            sim.add_obstacle(shape).unwrap();
+        }
+    }
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-120, -90), v(120, -90), v(120, 90), v(-120, 90)]),
+        budget: 4,
+        ..NavParams::default()
+    }))
+    .unwrap();
+    let goal = v(100, 5);
+    for i in 0..24 {
+        let id = sim
+            .add_agent(v(-100 + 4 * (i % 4), -40 + 4 * (i / 4)))
+            .unwrap();
+        sim.queue_command(0, Command::NavigateTo { id, goal })
+            .unwrap();
+    }
+    let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
+    let (mut pending_seen, mut partial_seen) = (false, false);
+    for tick in 0..240 {
+        sim.step().unwrap();
+        restored.step().unwrap();
+        assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
+        for &id in sim.agent_ids() {
+            let r = sim.nav_status(id).unwrap().unwrap();
+            pending_seen |= tick == 0 && r.is_pending();
+            partial_seen |= r.status() == Some(PathStatus::Partial);
+        }
+        if tick % 7 == 3 {
+            restored = Simulator::restore(&restored.snapshot()).unwrap();
+        }
+    }
+    assert_eq!(sim.snapshot(), restored.snapshot());
+    assert!(
+        pending_seen,
+        "the budget should spread the service over ticks"
+    );
+    assert!(partial_seen, "the long routes should be planned in windows");
+}

@@ -10,6 +10,12 @@
 //! 3. **Rebuild.** On a map of 1,000 buildings one building is added in the open: the local
 //!    rebuild ([`NavMesh::update`]) and a full build, timed (medians of 5), and the local
 //!    rebuild as a ratio to the step.
+//!
+//! Times on a loaded machine are noisy; the instruction counts of the same run are not:
+//! `valgrind --tool=callgrind --dump-before='*bench_nav::mark*' lockstep-orca bench navigation`
+//! writes one profile part per step, and in each part the inclusive count of
+//! `Simulator::navigate` (stage 1a) and of `serve_requests` (its planning) sit beside the
+//! step's total (both are never inlined for this).
 
 use crate::Fail;
 use lockstep_orca::navigation::{NavMesh, NavParams};
@@ -97,11 +103,21 @@ fn failed(what: &str) -> impl Fn(lockstep_orca::SimError) -> Fail + '_ {
     move |e| Fail::failed(format!("bench navigation: {what}: {e}"))
 }
 
+/// A mark between the bench's steps for an instruction count: `valgrind --tool=callgrind
+/// --dump-before='*bench_nav::mark*'` writes one profile part per step (each part: the step
+/// and its stage 1a, `navigate`), so the planning and the step are counted in the same run on
+/// a loaded machine. Does nothing else.
+#[inline(never)]
+fn mark(what: &str) {
+    std::hint::black_box(what);
+}
+
 /// Steps until no unit's plan is pending (at most 400 ticks): the ticks, the planning time
 /// (stage 1a) of each tick.
 fn serve(sim: &mut Simulator, ids: &[AgentId]) -> Result<(u32, Vec<Duration>), Fail> {
     let mut plans = Vec::new();
     for tick in 1..=400u32 {
+        mark("serve");
         sim.step().map_err(failed("step"))?;
         plans.push(sim.stage_times().navigate);
         let pending = ids.iter().any(|&id| {
@@ -157,6 +173,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
     let common_total: Duration = common.iter().sum();
     let mut steps = Vec::new();
     for _ in 0..20 {
+        mark("step");
         let t0 = Instant::now();
         sim.step().map_err(failed("step"))?;
         steps.push(t0.elapsed().saturating_sub(sim.stage_times().navigate));
@@ -175,6 +192,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
     let (distinct_ticks, distinct) = serve(&mut sim, &ids)?;
     let distinct_max = distinct.iter().copied().max().unwrap_or_default();
 
+    mark("rebuild");
     // 3. One building added to a map of 1,000.
     let big_half = 330;
     let mut set = ObstacleSet::default();

@@ -4,7 +4,7 @@ use super::super::{NO_TRIANGLE, NavMesh};
 use crate::geom::{cmp_dist_point_segment, cmp_dist_segment_segment, dist_sq_point_segment};
 use crate::math::{Fx, Vec2};
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::BinaryHeap;
 
 /// The result of [`NavMesh::raycast`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,7 +132,7 @@ impl NavMesh {
             .unwrap_or_else(|| self.nearest_vertex_triangle(p));
         let mut best: Option<(i128, (i64, i64), Vec2)> = None;
         let mut heap = BinaryHeap::from([Reverse((0i128, start))]);
-        let mut seen = HashSet::from([start]);
+        let mut seen = super::Visited::of(start);
         let mut visited = 0usize;
         while let Some(Reverse((d, t))) = heap.pop() {
             visited += 1;
@@ -221,6 +221,9 @@ impl NavMesh {
     ) {
         let normal = side_normal(a, b, x);
         let q = closest_on_segment(a, b, p);
+        // Each start is tried with corner repairs, then without them when a corner repair
+        // was used (without one the two tries are the same).
+        let mut cornered = false;
         for ((base, dir), corners) in [
             (q, normal),
             (a, normal),
@@ -231,6 +234,11 @@ impl NavMesh {
         .into_iter()
         .flat_map(|c| [(c, true), (c, false)])
         {
+            if corners {
+                cornered = false;
+            } else if !cornered {
+                continue;
+            }
             let Some(mut c) = push(base, dir, s) else {
                 continue;
             };
@@ -261,6 +269,7 @@ impl NavMesh {
                         };
                         // In a corner: the point `s` off both walls' lines, else off this one.
                         let corner = offset_corner(last, (wa, wb, third), s).filter(|_| corners);
+                        cornered |= corner.is_some();
                         last = (wa, wb, third);
                         match corner.or_else(|| push(wq, away, s)) {
                             Some(next) => c = next,
@@ -305,7 +314,7 @@ impl NavMesh {
         if !self.tris[t0 as usize].walkable || self.first_wall_within(from, r, t0).is_some() {
             return stop;
         }
-        let walls = self.walls_near_segment(from, to, r, t0);
+        let walls = self.walls_near_segment(from, to, r, t0, false);
         if walls.is_empty() {
             return RayHit {
                 clear: true,
@@ -363,11 +372,37 @@ impl NavMesh {
         }
     }
 
+    /// Whether a disc of radius `r` (at least one ulp) moves from `from` to `to` touching no
+    /// wall: the start is walkable for `r` and no wall is closer than `r` to the segment
+    /// (exact). What the path search asks before it searches (a goal in plain sight); cheaper
+    /// than [`raycast`](Self::raycast), which also finds where the disc stops: it ends at the
+    /// first wall found. When it says clear, so does `raycast`'s [`RayHit::clear`].
+    pub(crate) fn in_plain_sight(&self, from: Vec2, to: Vec2, r: Fx) -> bool {
+        let r = r.max(Fx::DELTA);
+        if !in_exact_range(to) {
+            return false;
+        }
+        let Some(t0) = self.locate(from) else {
+            return false;
+        };
+        self.tris[t0 as usize].walkable
+            && self.first_wall_within(from, r, t0).is_none()
+            && self.walls_near_segment(from, to, r, t0, true).is_empty()
+    }
+
     /// Every wall closer than `r` to the segment `from to`, searching from triangle `t` across
     /// the non-wall edges closer than `r`; in the search's (deterministic) order.
-    fn walls_near_segment(&self, from: Vec2, to: Vec2, r: Fx, t: u32) -> Vec<(Vec2, Vec2)> {
+    /// With `first_only`, the search stops at the first wall it finds.
+    fn walls_near_segment(
+        &self,
+        from: Vec2,
+        to: Vec2,
+        r: Fx,
+        t: u32,
+        first_only: bool,
+    ) -> Vec<(Vec2, Vec2)> {
         let mut walls = Vec::new();
-        let mut seen = HashSet::from([t]);
+        let mut seen = super::Visited::of(t);
         let mut stack = vec![t];
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];
@@ -380,6 +415,9 @@ impl NavMesh {
                 if tri.wall[k] {
                     let key = |v: Vec2| (v.x.to_bits(), v.y.to_bits());
                     walls.push(if key(a) < key(b) { (a, b) } else { (b, a) });
+                    if first_only {
+                        return walls;
+                    }
                 } else if n != NO_TRIANGLE && seen.insert(n) {
                     stack.push(n);
                 }

@@ -1,0 +1,293 @@
+//! Shared searches: a distance field over the mesh from one goal, for one radius (plan §2.3).
+//!
+//! When many units are sent to one goal, each running its own search repeats the same work. A
+//! [`Field`] is one Dijkstra from the goal's triangle over the triangles, under the search's
+//! clearance rules; every unit then takes its corridor from the field (a walk along the
+//! triangles' `via` links, no search) and pulls it with the funnel.
+//!
+//! - **Metric.** Each settled triangle `T` keeps the funnel ([`Cone`]) of its corridor from
+//!   the goal, through the portals shrunk by `r`, as the search keeps it from the start: the
+//!   string's last corner, its length from the goal, and the funnel's sides. `d(T)` is that
+//!   length plus the distance from the corner to `T`'s exit portal, the search's `g` bound: close
+//!   to the corridor's taut length, so the field's corridors follow the geodesics (units in
+//!   different streets keep to their streets) rather than a chain of portal points. The funnel
+//!   then pulls each unit's corridor taut.
+//! - **Moves.** Entering `T` from a neighbour by edge `e` and leaving by `T`'s exit needs `T`'s
+//!   width pivoting on the two edges to be at least `2r + 4 ulp` (as in the search), the edge
+//!   `e` open (not a wall, the neighbour walkable) and at least `2r` long.
+//! - **Canonical.** The heap orders by `(d, triangle index)`; a triangle is settled once, its
+//!   link set by the first strictly shorter relaxation. The field grows lazily
+//!   ([`Field::settle`]): it is settled only as far as its users need, and because Dijkstra
+//!   settles triangles in the same order whatever it is stopped at, the link and the rank (the
+//!   settle index) of a triangle are the same however far the field has grown. So a field kept
+//!   between ticks (a cache, never state) gives the same corridors and the same charge as one
+//!   built fresh after a restore: its content is a function of the mesh and its [`FieldKey`]
+//!   only.
+
+use super::funnel::{self, Cone};
+use super::search::{SearchWork, nearest_on_segment, sqrt_raw};
+use super::{NavMesh, NavPath, PathStatus};
+use crate::geom::dist_sq_point_segment;
+use crate::math::{Fx, Vec2, wide_mul};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A field's key: the goal (as requested) and the radius.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FieldKey {
+    /// The requested goal (the field's goal is this point, or the nearest walkable one).
+    pub goal: Vec2,
+    /// The units' radius.
+    pub radius: Fx,
+}
+
+impl FieldKey {
+    /// The key's canonical order: `(x, y, r)` raw bits.
+    #[must_use]
+    pub fn bits(&self) -> (i64, i64, i64) {
+        (
+            self.goal.x.to_bits(),
+            self.goal.y.to_bits(),
+            self.radius.to_bits(),
+        )
+    }
+}
+
+/// No exit: the goal's triangle, or not settled.
+const NO_VIA: u8 = 3;
+/// Not settled.
+const UNSETTLED: u32 = u32::MAX;
+
+/// A distance field over a mesh from one goal for one radius: one Dijkstra from the goal's
+/// triangle under the search's clearance rules, whose corridors serve every unit sent to that
+/// goal ([`Field::path_from`]: a walk along the triangles' links and the funnel, no search).
+///
+/// A triangle's distance is the length of its corridor's funnel from the goal plus the
+/// distance to its exit portal (the search's `g` bound); the heap orders by
+/// `(distance, triangle index)` and each triangle is settled once. The field grows lazily
+/// ([`Field::settle`]); since Dijkstra settles triangles in the same order wherever it is
+/// stopped, a triangle's corridor and rank do not depend on how far the field has grown. So
+/// a field kept between ticks gives the same answers as a fresh one: its content is a function
+/// of the mesh and its [`FieldKey`] only (workspace, never state).
+#[derive(Clone, Debug)]
+pub struct Field {
+    key: FieldKey,
+    /// The goal the paths end at (the key's, or the nearest walkable point), and whether it
+    /// was adjusted. `None`: no walkable goal (the field is empty).
+    goal: Option<(Vec2, bool)>,
+    goal_tri: u32,
+    /// Per triangle: the tentative (then settled) distance, raw Q32.32.
+    dist: Vec<u64>,
+    /// Per triangle: the exit edge towards the goal ([`NO_VIA`] for the goal's triangle).
+    via: Vec<u8>,
+    /// Per triangle: the funnel of its corridor from the goal up to its exit portal.
+    cone: Vec<Cone>,
+    /// Per triangle: the settle index ([`UNSETTLED`] before).
+    rank: Vec<u32>,
+    settled: u32,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    min_width: Fx,
+}
+
+impl Field {
+    /// A field of `mesh` for `key`, nothing settled yet but the goal's triangle. The goal is
+    /// moved to [`NavMesh::nearest_walkable`] when it is not walkable for the radius; with no
+    /// walkable point the field is empty (every [`Field::path_from`] answers `None`).
+    #[must_use]
+    pub fn new(mesh: &NavMesh, key: FieldKey) -> Self {
+        let n = mesh.tris.len();
+        let r = key.radius.max(Fx::ZERO);
+        let mut f = Self {
+            key,
+            goal: None,
+            goal_tri: super::NO_TRIANGLE,
+            dist: vec![u64::MAX; n],
+            via: vec![NO_VIA; n],
+            cone: vec![Cone::at(Vec2::ZERO); n],
+            rank: vec![UNSETTLED; n],
+            settled: 0,
+            heap: BinaryHeap::new(),
+            min_width: r.saturating_mul_int(2).saturating_add(Fx::from_bits(4)),
+        };
+        let goal = if mesh.is_walkable(key.goal, r) {
+            Some((key.goal, false))
+        } else {
+            mesh.nearest_walkable(key.goal, r).map(|p| (p, true))
+        };
+        let Some((g, adjusted)) = goal else {
+            return f;
+        };
+        let Some(t) = mesh.locate(g) else {
+            return f;
+        };
+        f.goal = Some((g, adjusted));
+        f.goal_tri = t;
+        f.dist[t as usize] = 0;
+        f.cone[t as usize] = Cone::at(g);
+        f.heap.push(Reverse((0, t)));
+        f
+    }
+
+    /// The key the field was made for.
+    #[must_use]
+    pub fn key(&self) -> FieldKey {
+        self.key
+    }
+
+    /// Triangles settled so far.
+    #[must_use]
+    pub fn settled(&self) -> u32 {
+        self.settled
+    }
+
+    /// Grows the field until triangle `tri` is settled: its rank (how many triangles a fresh
+    /// field settles before it), or `None` when the field cannot reach it (the whole
+    /// reachable part is then settled). Each call's work is the triangles it settles.
+    pub fn settle(&mut self, mesh: &NavMesh, tri: u32) -> Option<u32> {
+        let i = tri as usize;
+        if i >= self.rank.len() {
+            return None;
+        }
+        while self.rank[i] == UNSETTLED {
+            let Reverse((d, t)) = self.heap.pop()?;
+            let ti = t as usize;
+            if self.rank[ti] != UNSETTLED || d > self.dist[ti] {
+                continue;
+            }
+            self.rank[ti] = self.settled;
+            self.settled += 1;
+            self.relax(mesh, t);
+        }
+        Some(self.rank[i])
+    }
+
+    /// Relaxes the neighbours of the just settled triangle `t`.
+    fn relax(&mut self, mesh: &NavMesh, t: u32) {
+        let ti = t as usize;
+        let tri = &mesh.tris[ti];
+        let exit = self.via[ti];
+        let r = self.key.radius.max(Fx::ZERO);
+        let two_r = r.saturating_mul_int(2);
+        for e in 0..3u8 {
+            if e == exit || !mesh.open(t, e) {
+                continue;
+            }
+            let n = tri.adj[e as usize];
+            let ni = n as usize;
+            if self.rank[ni] != UNSETTLED {
+                continue;
+            }
+            // A unit enters `t` by edge `e` and leaves by `t`'s exit.
+            if exit != NO_VIA && !mesh.traversal_ok(t, e, exit, self.min_width) {
+                continue;
+            }
+            let (a, b) = mesh.edge(t, e as usize);
+            if (b - a).length_squared_wide() < wide_mul(two_r, two_r) {
+                continue;
+            }
+            let Some(k) = mesh.entry_edge(n, tri.v, e) else {
+                continue;
+            };
+            // Going away from the goal across a → b, `b` is on the left.
+            let (left, right) = funnel::shrink(b, a, r);
+            let cone = self.cone[ti].step(left, right);
+            let d = cone
+                .g
+                .saturating_add(sqrt_raw(dist_sq_point_segment(right, left, cone.apex)));
+            if d < self.dist[ni] {
+                self.dist[ni] = d;
+                self.via[ni] = k;
+                self.cone[ni] = cone;
+                self.heap.push(Reverse((d, n)));
+            }
+        }
+    }
+
+    /// A path from `start` towards the field's goal for the field's radius: the corridor of at
+    /// most `window` portals taken from the field, pulled with the funnel. When the corridor
+    /// reaches the goal's triangle the path ends at the goal ([`PathStatus::Complete`], or
+    /// [`PathStatus::GoalAdjusted`]); otherwise it ends on the last portal (shrunk by `r`), at
+    /// its point nearest the start, and the status is [`PathStatus::Partial`]: the unit plans
+    /// again from there.
+    /// A start that is not walkable is moved as [`NavMesh::find_path`] moves it.
+    ///
+    /// `None` when the field cannot serve the start (no walkable goal, no walkable start, or a
+    /// start the field does not reach): the caller runs [`NavMesh::find_path`]. The
+    /// [`expansions`](NavPath::expansions) of the result are the field's rank of the start's
+    /// triangle plus one (what a fresh field settles to serve it); the portals walked are
+    /// `window` at most.
+    pub fn path_from(
+        &mut self,
+        mesh: &NavMesh,
+        start: Vec2,
+        window: usize,
+        work: &mut SearchWork,
+    ) -> Option<NavPath> {
+        let (goal, adjusted) = self.goal?;
+        let r = self.key.radius.max(Fx::ZERO);
+        let mut points = Vec::new();
+        let start = if mesh.is_walkable(start, r) {
+            start
+        } else {
+            let p = mesh.nearest_walkable(start, r)?;
+            points.push(p);
+            p
+        };
+        let start_tri = mesh.locate(start)?;
+        let rank = self.settle(mesh, start_tri)?;
+        let complete = if adjusted {
+            PathStatus::GoalAdjusted { to: goal }
+        } else {
+            PathStatus::Complete
+        };
+        work.portals.clear();
+        let mut t = start_tri;
+        while t != self.goal_tri && work.portals.len() < window.max(1) {
+            let ti = t as usize;
+            let k = self.via[ti] as usize;
+            let v = mesh.tris[ti].v;
+            // Leaving `t` across its edge v[k] → v[k + 1]: v[k + 1] is on the left.
+            work.portals.push(funnel::Portal {
+                left: v[(k + 1) % 3],
+                right: v[k],
+            });
+            t = mesh.tris[ti].adj[k];
+        }
+        let (end, status) = if t == self.goal_tri {
+            (goal, complete)
+        } else {
+            // The window ends on its last portal (shrunk), at the point nearest the start, or
+            // else the middle, whichever is walkable (tried back from the last portal): any
+            // point of a portal ends a string inside the corridor, and units side by side keep
+            // their sides instead of meeting at one point.
+            // The portal stays in the corridor, so the funnel keeps `r` from its ends too.
+            let mut end = None;
+            while let Some(&p) = work.portals.last() {
+                let (l, rt) = (mesh.verts[p.left as usize], mesh.verts[p.right as usize]);
+                let (l, rt) = funnel::shrink(l, rt, r);
+                let near = nearest_on_segment(l, rt, start);
+                let mid = l + (rt - l).half();
+                end = [near, mid].into_iter().find(|&q| mesh.is_walkable(q, r));
+                if end.is_some() {
+                    break;
+                }
+                work.portals.pop();
+            }
+            (end?, PathStatus::Partial)
+        };
+        funnel::path(
+            &mesh.verts,
+            start,
+            &work.portals,
+            end,
+            r,
+            &mut work.funnel,
+            &mut points,
+        );
+        Some(NavPath {
+            points,
+            status,
+            expansions: rank.saturating_add(1),
+        })
+    }
+}

@@ -1,0 +1,77 @@
+//! Shared searches in stage 1a: which requests are served from a distance field (the
+//! `(goal, radius)` keys shared by enough navigating agents, read from state) and the fields
+//! kept between ticks (a cache, never state). See [`Field`] for why a cached field answers as a
+//! fresh one does.
+
+use super::{FIELD_MIN_USERS, NavRecord};
+use crate::agent::{AgentId, AgentParams};
+use crate::navigation::{Field, FieldKey, NavMesh};
+use std::sync::Arc;
+
+/// Most distance fields kept between ticks; past it the least recently used goes.
+const FIELD_CACHE: usize = 8;
+
+/// The distance fields kept between ticks, each with the mesh it was made on and the tick it
+/// was last used. A cache, never state: a field's content is a function of its mesh and key,
+/// and a triangle's corridor and rank do not depend on how far the field has grown
+/// ([`Field`]), so a hit, a miss and a restored simulator give the same plans and charges.
+#[derive(Clone, Debug, Default)]
+pub(super) struct FieldCache {
+    entries: Vec<(Arc<NavMesh>, Field, u64)>,
+}
+
+impl FieldCache {
+    /// The field of `key` on `mesh`, made when missing (dropping fields of other meshes and,
+    /// past [`FIELD_CACHE`], the least recently used).
+    pub(super) fn get(&mut self, mesh: &Arc<NavMesh>, key: FieldKey, tick: u64) -> &mut Field {
+        self.entries.retain(|(m, _, _)| Arc::ptr_eq(m, mesh));
+        let at = match self.entries.iter().position(|(_, f, _)| f.key() == key) {
+            Some(k) => k,
+            None => {
+                if self.entries.len() >= FIELD_CACHE
+                    && let Some(old) = (0..self.entries.len()).min_by_key(|&k| self.entries[k].2)
+                {
+                    self.entries.swap_remove(old);
+                }
+                self.entries
+                    .push((Arc::clone(mesh), Field::new(mesh, key), tick));
+                self.entries.len() - 1
+            }
+        };
+        let entry = &mut self.entries[at];
+        entry.2 = tick;
+        &mut entry.1
+    }
+}
+
+/// The `(goal, radius)` keys ([`FieldKey::bits`]) shared by at least [`FIELD_MIN_USERS`]
+/// navigating agents, ascending: their plans come from fields. From state only (the records,
+/// the agents' radii).
+pub(super) fn shared_keys(
+    records: &[(AgentId, NavRecord)],
+    ids: &[AgentId],
+    params: &[AgentParams],
+) -> Vec<(i64, i64, i64)> {
+    let mut keys = Vec::with_capacity(records.len());
+    let mut slot = 0;
+    for (id, r) in records {
+        while slot < ids.len() && ids[slot] < *id {
+            slot += 1;
+        }
+        if ids.get(slot) == Some(id) {
+            let key = FieldKey {
+                goal: r.goal,
+                radius: params[slot].radius,
+            };
+            keys.push(key.bits());
+        }
+    }
+    keys.sort_unstable();
+    let mut shared: Vec<(i64, i64, i64)> = Vec::new();
+    for run in keys.chunk_by(|a, b| a == b) {
+        if run.len() >= FIELD_MIN_USERS {
+            shared.push(run[0]);
+        }
+    }
+    shared
+}
