@@ -365,14 +365,17 @@ fn nearer(best: Option<Relation>, r: Relation) -> Relation {
     }
 }
 
-/// Columns of the waiting block.
-const BLOCK_COLUMNS: u32 = 3;
+/// Files of the waiting block along the wall.
+const BLOCK_FILES: u32 = 2;
 
 /// Waiting spot `k` on side `side` of `choke` for a unit of `radius` standing at `position`:
-/// a block of [`BLOCK_COLUMNS`] columns beside the entrance, on the waiters' right (`left`:
-/// on their left), rows going out along the portal's normal (row `k / 3`, column `k % 3`,
-/// `2.4 r` apart, the first `3 r` out and `w / 2 + 3 r` aside). A spot where the unit would not be walkable moves out
-/// along the normal by `r`, up to 8 times; failing that the unit waits where it stands.
+/// a block along the wall beside the entrance, on the waiter's right facing the portal
+/// (`left`: on its left), [`BLOCK_FILES`] files deep: spot `k` is in file `k % 2` (`1.5 r`
+/// out from the wall, then `2.2 r` further) and rank `k / 2` (the first `w / 2 + 1.6 r`
+/// aside from the portal's axis, then `2.2 r` apart). Units coming out of the portal pass
+/// between the two blocks; units of the side let through slide along the wall into the
+/// portal. A spot where the unit would not be walkable moves out along the normal by `r`, up
+/// to 8 times; failing that the unit waits where it stands.
 fn spot(
     params: &TrafficParams,
     mesh: &NavMesh,
@@ -387,11 +390,12 @@ fn spot(
     let n = choke.normal(side);
     // Facing the door (−n), the right hand is n rotated by +90°.
     let right = if left { -n.perp() } else { n.perp() };
-    let (row, col) = (k / BLOCK_COLUMNS, k % BLOCK_COLUMNS);
-    let step = r.saturating_mul(Fx::from_num(12)) / 5;
-    let out = r.saturating_mul(Fx::from_num(5)) + step.saturating_mul(Fx::from_num(row));
-    let aside =
-        half(width) + r.saturating_mul(Fx::from_num(4)) + step.saturating_mul(Fx::from_num(col));
+    let (rank, file) = (k / BLOCK_FILES, k % BLOCK_FILES);
+    let step = r.saturating_mul(Fx::from_num(11)) / 5;
+    let out = r.saturating_mul(Fx::from_num(3)) / 2 + step.saturating_mul(Fx::from_num(file));
+    let aside = half(width)
+        + r.saturating_mul(Fx::from_num(8)) / 5
+        + step.saturating_mul(Fx::from_num(rank));
     let mut s = choke.mid() + n * out + right * aside;
     for _ in 0..=8 {
         if mesh.is_walkable(s, radius) {
@@ -495,13 +499,12 @@ pub fn decide(
         });
         open.push((c, holder.map(|(h, _)| h), closing));
     }
-    // Who waits: kept spots first (counted per choke side), then new waiters in order of
-    // (choke, side, distance, id) take the next places of their block.
+    // The holding side goes in single file (see the module docs); everyone else related to
+    // a choke, and the holding side's units not let through yet, waits at a spot.
     let mut out = vec![Decision::Go; travellers.len()];
-    let mut places: Vec<((usize, u8, bool), u32)> = Vec::new();
-    let mut fresh: Vec<(usize, u8, bool, Fx, u32, usize)> = Vec::new();
-    let mut file: Vec<SingleFile> = Vec::new();
-    for (i, ((t, r), w)) in travellers.iter().zip(&rel).zip(waiting).enumerate() {
+    let mut file: Vec<(usize, Fx, u32, usize)> = Vec::new();
+    let mut waits: Vec<usize> = Vec::new();
+    for (i, (t, r)) in travellers.iter().zip(&rel).enumerate() {
         let Some(r) = r else {
             continue;
         };
@@ -509,91 +512,71 @@ pub fn decide(
             continue;
         };
         let (_, holder, closing) = open[o];
-        let holds = holder == Some(r.side);
         if r.crossed {
             continue;
         }
-        if holds && (r.inside || !closing) {
-            file.push((
-                r.choke,
-                r.distance,
-                t.id,
-                i,
-                w.filter(|w| w.0 == chokes[r.choke]),
-            ));
-            continue;
-        }
-        let choke = chokes[r.choke];
-        // The block on the waiter's own hand of the portal's axis (it never crosses the mouth).
-        let left_of_axis = |p: Vec2| (p - choke.mid()).dot(choke.normal(r.side).perp()) < Fx::ZERO;
-        // A kept spot in the portal's mouth (a unit stopped in single file before its side
-        // closed) is given up for a place in the block.
-        let clear = half((choke.b - choke.a).length()) + params.r(Fx::from_num(3));
-        match *w {
-            Some((c, spot)) if c == choke && (spot - choke.mid()).length() > clear => {
-                out[i] = Decision::Wait { choke, spot };
-                bump(&mut places, (r.choke, r.side, left_of_axis(spot)));
-            }
-            _ => fresh.push((
-                r.choke,
-                r.side,
-                left_of_axis(t.position),
-                r.distance,
-                t.id,
-                i,
-            )),
+        if holder == Some(r.side) && (r.inside || !closing) {
+            file.push((r.choke, r.distance, t.id, i));
+        } else {
+            waits.push(i);
         }
     }
-    // The holding side goes in single file: within `w / 2 + 6 r` of path length of the
-    // portal (the queue), a unit goes only 2.2 r behind the one before it (path lengths),
-    // else it stops where it stands for now. A queue that long keeps the crowd out of the
-    // portal's mouth, where units pressing in together held each other (and the wall
-    // corners) to a crawl: 20 units one way took 53.6 s with a queue of `w / 2 + 3 r`,
-    // 43.4 s with this one.
+    // Within `w / 2 + queue` of path length of the portal a unit goes only `gap` behind the
+    // one let through before it; the others wait at their spots beside the entrance, out of
+    // the way of the one going (units all pressing on the mouth held each other, and the
+    // wall corners, to a crawl).
     file.sort_unstable_by_key(|f| (f.0, f.1, f.2));
     let gap = params.r(params.gap);
     let mut last: Option<(usize, Fx)> = None;
-    for (c, distance, _, i, w) in file {
+    for (c, distance, _, i) in file {
         let width = (chokes[c].b - chokes[c].a).length();
         let near = distance <= half(width) + params.r(params.queue);
         match last {
             Some((lc, ld)) if lc == c && near && distance < ld.saturating_add(gap) => {
-                let spot = w.map_or(travellers[i].position, |w| w.1);
-                out[i] = Decision::Wait {
-                    choke: chokes[c],
-                    spot,
-                };
+                waits.push(i);
             }
             _ => last = Some((c, distance)),
         }
     }
-    fresh.sort_unstable();
-    for (c, side, left, _, _, i) in fresh {
-        let k = bump(&mut places, (c, side, left));
+    // Spots: a waiter keeps its spot while it waits for the same choke on the same hand; the
+    // others take the free places of their block nearest the portal, in order of (choke,
+    // side, hand, distance, id).
+    let hand = |i: usize| {
+        let r = rel[i].expect("waits are related");
+        let choke = chokes[r.choke];
+        (r.choke, r.side, hand_of(&choke, r.side, travellers[i].position))
+    };
+    let mut taken: Vec<((usize, u8, bool), Vec2)> = Vec::new();
+    let mut fresh: Vec<((usize, u8, bool), Fx, u32, usize)> = Vec::new();
+    for &i in &waits {
+        let key = hand(i);
+        let choke = chokes[key.0];
+        match waiting[i] {
+            Some((c, spot)) if c == choke && hand_of(&choke, key.1, spot) == key.2 => {
+                out[i] = Decision::Wait { choke, spot };
+                taken.push((key, spot));
+            }
+            _ => fresh.push((key, rel[i].map_or(Fx::ZERO, |r| r.distance), travellers[i].id, i)),
+        }
+    }
+    fresh.sort_unstable_by_key(|f| (f.0, f.1, f.2));
+    for (key, _, _, i) in fresh {
         let t = &travellers[i];
-        let choke = chokes[c];
-        let spot = spot(params, mesh, &choke, (side, left), k, t.position, t.radius);
+        let choke = chokes[key.0];
+        // At most one place per spot taken is skipped: the loop is bounded.
+        let spot = (0..=taken.len() as u32)
+            .map(|k| spot(params, mesh, &choke, (key.1, key.2), k, t.position, t.radius))
+            .find(|&s| s == t.position || !taken.iter().any(|&(q, p)| q == key && p == s))
+            .unwrap_or(t.position);
+        taken.push((key, spot));
         out[i] = Decision::Wait { choke, spot };
     }
     out
 }
 
-/// A unit of the holding side near a choke: (choke index, path length, id, traveller index,
-/// its kept spot).
-type SingleFile = (usize, Fx, u32, usize, Option<(Choke, Vec2)>);
-
-/// The count for `key` in `places` (then one more).
-fn bump(places: &mut Vec<((usize, u8, bool), u32)>, key: (usize, u8, bool)) -> u32 {
-    match places.iter_mut().find(|p| p.0 == key) {
-        Some(p) => {
-            p.1 += 1;
-            p.1 - 1
-        }
-        None => {
-            places.push((key, 1));
-            0
-        }
-    }
+/// Whether `p` lies on the left hand of `choke`'s axis for a unit of side `side` facing it.
+fn hand_of(choke: &Choke, side: u8, p: Vec2) -> bool {
+    (p - choke.mid()).dot(choke.normal(side).perp()) < Fx::ZERO
 }
 
 // The tests build their maps from f64 literals (test input, never the simulation path).

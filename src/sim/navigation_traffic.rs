@@ -114,6 +114,8 @@ impl TrafficState {
     }
 }
 
+const EXP_LOW: u8 = 0;
+
 impl Simulator {
     /// Stage 1a, step 5: traffic control at chokepoints (see the [module docs](self)).
     pub(super) fn control_traffic(&mut self) {
@@ -242,6 +244,20 @@ impl Simulator {
         for w in &waiters {
             if let Ok(k) = nav.find(w.id) {
                 nav.records[k].1.no_progress = 0;
+            }
+        }
+        // EXPERIMENT: waiters yield (priority 0), the others 128.
+        for id in agents.ids().to_vec() {
+            let slot = agents.slot(id).unwrap();
+            let mut p = agents.params()[slot];
+            let low = waiters.iter().any(|w| w.id == id);
+            let pos = agents.positions()[slot];
+            let inp = chokes.iter().any(|c| crate::geom::cmp_dist_point_segment(c.a, c.b, pos, p.radius.saturating_mul(crate::math::Fx::from_num(2))).is_lt());
+            let exp = std::env::var("EXP").unwrap_or_default();
+            let want = if low && exp.contains('A') { EXP_LOW } else if inp && !low && exp.contains('B') { 255 } else { 128 };
+            if p.priority != want && nav.get(id).is_some() {
+                p.priority = want;
+                agents.set_params(slot, p);
             }
         }
         state.waiters = waiters;
