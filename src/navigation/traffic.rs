@@ -544,7 +544,11 @@ pub fn decide(
     let hand = |i: usize| {
         let r = rel[i].expect("waits are related");
         let choke = chokes[r.choke];
-        (r.choke, r.side, hand_of(&choke, r.side, travellers[i].position))
+        (
+            r.choke,
+            r.side,
+            hand_of(&choke, r.side, travellers[i].position),
+        )
     };
     let mut taken: Vec<((usize, u8, bool), Vec2)> = Vec::new();
     let mut fresh: Vec<((usize, u8, bool), Fx, u32, usize)> = Vec::new();
@@ -556,7 +560,12 @@ pub fn decide(
                 out[i] = Decision::Wait { choke, spot };
                 taken.push((key, spot));
             }
-            _ => fresh.push((key, rel[i].map_or(Fx::ZERO, |r| r.distance), travellers[i].id, i)),
+            _ => fresh.push((
+                key,
+                rel[i].map_or(Fx::ZERO, |r| r.distance),
+                travellers[i].id,
+                i,
+            )),
         }
     }
     fresh.sort_unstable_by_key(|f| (f.0, f.1, f.2));
@@ -565,13 +574,38 @@ pub fn decide(
         let choke = chokes[key.0];
         // At most one place per spot taken is skipped: the loop is bounded.
         let spot = (0..=taken.len() as u32)
-            .map(|k| spot(params, mesh, &choke, (key.1, key.2), k, t.position, t.radius))
+            .map(|k| {
+                spot(
+                    params,
+                    mesh,
+                    &choke,
+                    (key.1, key.2),
+                    k,
+                    t.position,
+                    t.radius,
+                )
+            })
             .find(|&s| s == t.position || !taken.iter().any(|&(q, p)| q == key && p == s))
             .unwrap_or(t.position);
         taken.push((key, spot));
         out[i] = Decision::Wait { choke, spot };
     }
     out
+}
+
+/// The avoidance priority of a unit with the right of way at a choke (the highest).
+pub const RIGHT_OF_WAY: u8 = u8::MAX;
+
+/// Whether a unit of `radius` at `position` has the right of way at one of `chokes` when it
+/// goes (its decision is [`Decision::Go`]): its disc is within `radius` of the portal (its
+/// centre nearer than `2 · radius`). The others give way to it in the avoidance: a unit
+/// passing a door slowed by those around the mouth was what held the flow.
+#[must_use]
+pub fn has_right_of_way(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
+    let reach = radius.saturating_mul(Fx::from_num(2));
+    chokes
+        .iter()
+        .any(|c| cmp_dist_point_segment(c.a, c.b, position, reach).is_lt())
 }
 
 /// Whether `p` lies on the left hand of `choke`'s axis for a unit of side `side` facing it.

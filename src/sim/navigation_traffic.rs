@@ -19,7 +19,9 @@ use crate::agent::AgentId;
 use crate::domain::checked_point;
 use crate::error::SimError;
 use crate::math::Vec2;
-use crate::navigation::traffic::{self, Choke, ChokeState, Decision, TrafficParams, Traveller};
+use crate::navigation::traffic::{
+    self, Choke, ChokeState, Decision, RIGHT_OF_WAY, TrafficParams, Traveller,
+};
 use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
@@ -36,11 +38,17 @@ pub(crate) struct Waiter {
     pub path: Vec<Vec2>,
 }
 
-/// Traffic control's state: held chokes (ascending key) and waiters (ascending id).
+/// Traffic control's state: held chokes (ascending key), waiters (ascending id), and the
+/// agents given the right of way with the priority each had before (ascending id).
+///
+/// `right_of_way` is not part of the serde form (snapshot versions 6 and 7 keep their bytes):
+/// the snapshot writes it after the rest, in version 8, when it is not empty.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct TrafficState {
     pub chokes: Vec<ChokeState>,
     pub waiters: Vec<Waiter>,
+    #[serde(skip)]
+    pub right_of_way: Vec<(AgentId, u8)>,
 }
 
 fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
@@ -51,9 +59,11 @@ fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
 impl TrafficState {
     /// The canonical bytes: nothing when empty; else marker byte `T`, held choke count
     /// (`u32`), per choke its corners a, b, holder byte, since tick (`u64`); waiter count
-    /// (`u32`), per waiter id (`u32`), choke a, b, spot, path length (`u32`), the points.
+    /// (`u32`), per waiter id (`u32`), choke a, b, spot, path length (`u32`), the points;
+    /// then, only when some agent has the right of way, marker byte `R`, their count (`u32`)
+    /// and per agent id (`u32`) and the priority it had (`u8`).
     pub(crate) fn write_canonical(&self, out: &mut dyn ByteSink) {
-        if self.chokes.is_empty() && self.waiters.is_empty() {
+        if self.chokes.is_empty() && self.waiters.is_empty() && self.right_of_way.is_empty() {
             return;
         }
         out.put(b"T");
@@ -75,6 +85,14 @@ impl TrafficState {
                 put_vec2(out, p);
             }
         }
+        if !self.right_of_way.is_empty() {
+            out.put(b"R");
+            out.put(&(self.right_of_way.len() as u32).to_le_bytes());
+            for (id, priority) in &self.right_of_way {
+                out.put(&id.0.to_le_bytes());
+                out.put(&[*priority]);
+            }
+        }
     }
 
     /// Checks a decoded traffic state against the restored navigation state `nav` (records
@@ -89,6 +107,16 @@ impl TrafficState {
         }
         if self.waiters.windows(2).any(|w| w[0].id >= w[1].id) {
             return Err(Err("traffic waiter ids not strictly ascending"));
+        }
+        if self.right_of_way.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(Err("traffic right-of-way ids not strictly ascending"));
+        }
+        if self
+            .right_of_way
+            .iter()
+            .any(|(id, _)| nav.get(*id).is_none())
+        {
+            return Err(Err("traffic right of way without its navigation record"));
         }
         for c in &self.chokes {
             if c.holder > 1 || !c.choke.is_canonical() {
@@ -114,13 +142,11 @@ impl TrafficState {
     }
 }
 
-const EXP_LOW: u8 = 0;
-
 impl Simulator {
     /// Stage 1a, step 5: traffic control at chokepoints (see the [module docs](self)).
     pub(super) fn control_traffic(&mut self) {
         let Some(mesh) = self.nav_mesh.mesh.clone() else {
-            self.nav.traffic = TrafficState::default();
+            self.end_traffic();
             return;
         };
         let rules = TrafficParams::DEFAULT;
@@ -140,7 +166,8 @@ impl Simulator {
             nav.get(w.id).is_some() && orders.get(&w.id).is_some_and(|o| o.path() == [w.spot])
         });
         if chokes.is_empty() && state.waiters.is_empty() {
-            nav.traffic = TrafficState::default();
+            nav.traffic = state;
+            self.end_traffic();
             return;
         }
         let ids = agents.ids();
@@ -197,6 +224,7 @@ impl Simulator {
             &waiting,
         );
         drop(travellers);
+        let mut right: Vec<AgentId> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
             .into_iter()
@@ -205,6 +233,11 @@ impl Simulator {
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
+            if decision == Decision::Go
+                && traffic::has_right_of_way(&chokes, position, params[slot].radius)
+            {
+                right.push(id);
+            }
             match (decision, old) {
                 (Decision::Go, None) => {}
                 (Decision::Go, Some(w)) => {
@@ -246,21 +279,56 @@ impl Simulator {
                 nav.records[k].1.no_progress = 0;
             }
         }
-        // EXPERIMENT: waiters yield (priority 0), the others 128.
-        for id in agents.ids().to_vec() {
-            let slot = agents.slot(id).unwrap();
-            let mut p = agents.params()[slot];
-            let low = waiters.iter().any(|w| w.id == id);
-            let pos = agents.positions()[slot];
-            let inp = chokes.iter().any(|c| crate::geom::cmp_dist_point_segment(c.a, c.b, pos, p.radius.saturating_mul(crate::math::Fx::from_num(2))).is_lt());
-            let exp = std::env::var("EXP").unwrap_or_default();
-            let want = if low && exp.contains('A') { EXP_LOW } else if inp && !low && exp.contains('B') { 255 } else { 128 };
-            if p.priority != want && nav.get(id).is_some() {
-                p.priority = want;
-                agents.set_params(slot, p);
-            }
-        }
         state.waiters = waiters;
         nav.traffic = state;
+        self.give_right_of_way(&right);
+    }
+
+    /// Gives the agents `ids` (ascending) the right of way (priority [`RIGHT_OF_WAY`]) and
+    /// gives the others that had it their priority back. The priority an agent had is kept
+    /// in the state until it is given back; a priority the game set meanwhile (anything but
+    /// `RIGHT_OF_WAY`) is the one kept. Changes are logged for a failed step's undo.
+    fn give_right_of_way(&mut self, ids: &[AgentId]) {
+        let old = std::mem::take(&mut self.nav.traffic.right_of_way);
+        let mut new = Vec::with_capacity(ids.len());
+        let mut o = old.iter().peekable();
+        for &id in ids {
+            while let Some(r) = o.next_if(|r| r.0 < id) {
+                self.set_priority_logged(r.0, |p| (p == RIGHT_OF_WAY).then_some(r.1));
+            }
+            let had = o.next_if(|r| r.0 == id).map(|r| r.1);
+            let mut kept = had.unwrap_or(RIGHT_OF_WAY);
+            self.set_priority_logged(id, |p| {
+                if p != RIGHT_OF_WAY {
+                    kept = p;
+                }
+                (p != RIGHT_OF_WAY).then_some(RIGHT_OF_WAY)
+            });
+            new.push((id, kept));
+        }
+        for r in o {
+            self.set_priority_logged(r.0, |p| (p == RIGHT_OF_WAY).then_some(r.1));
+        }
+        self.nav.traffic.right_of_way = new;
+    }
+
+    /// Sets agent `id`'s priority to `f(current)` when that is `Some`, logging the change.
+    fn set_priority_logged(&mut self, id: AgentId, f: impl FnOnce(u8) -> Option<u8>) {
+        let Some(slot) = self.agents.slot(id) else {
+            return;
+        };
+        let mut p = self.agents.params()[slot];
+        if let Some(priority) = f(p.priority) {
+            self.inputs.log_params(id, p);
+            p.priority = priority;
+            self.agents.set_params(slot, p);
+        }
+    }
+
+    /// Ends traffic control: every agent with the right of way gets its priority back, and
+    /// the state is emptied.
+    pub(super) fn end_traffic(&mut self) {
+        self.give_right_of_way(&[]);
+        self.nav.traffic = TrafficState::default();
     }
 }

@@ -145,7 +145,10 @@ fn report() {
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let files = std::env::var("DOORS_FILES").unwrap_or_default();
-    let extra = files.split(',').filter(|f| !f.is_empty()).map(|f| (f, 90.0));
+    let extra = files
+        .split(',')
+        .filter(|f| !f.is_empty())
+        .map(|f| (f, 90.0));
     let scenes: Vec<(&str, f64)> = if files.is_empty() {
         SCENES.to_vec()
     } else {
@@ -177,7 +180,11 @@ fn report() {
 fn trace() {
     let env = |k: &str, d: f64| std::env::var(k).map_or(d, |v| v.parse().unwrap());
     let file = std::env::var("DOORS_FILE").expect("DOORS_FILE");
-    let (from, to, near) = (env("DOORS_FROM", 0.0), env("DOORS_TO", 30.0), env("DOORS_NEAR", 3.0));
+    let (from, to, near) = (
+        env("DOORS_FROM", 0.0),
+        env("DOORS_TO", 30.0),
+        env("DOORS_NEAR", 3.0),
+    );
     let s = Scenario::load(&file).unwrap_or_else(|e| panic!("{e}"));
     let (mut sim, driver) = s.build().unwrap();
     let dt = s.time_step.to_num::<f64>();
