@@ -366,7 +366,7 @@ struct StateV5 {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct StateV8 {
     v7: StateV7,
-    right_of_way: Vec<(AgentId, u8)>,
+    right_of_way: Vec<(AgentId, u8, u8)>,
 }
 
 /// Payload of snapshot format version 7: version 6's, then the formations.

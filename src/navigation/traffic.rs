@@ -188,6 +188,25 @@ impl Choke {
 /// walkable triangles, shorter than `4 · traffic_radius`, whose corners both end a wall edge.
 #[must_use]
 pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
+    wall_portals(mesh, Fx::ZERO, traffic_radius.saturating_mul(Fx::from_num(4)))
+}
+
+/// The lane portals of `mesh` for units of `traffic_radius`, ascending: every open edge
+/// between two walkable triangles whose corners both end a wall edge, from `4 ·
+/// traffic_radius` (two diameters: two files pass) to less than `12 · traffic_radius` long
+/// (a corridor's mouth, a wide gap between buildings). See [`lane_point`].
+#[must_use]
+pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
+    wall_portals(
+        mesh,
+        traffic_radius.saturating_mul(Fx::from_num(4)),
+        traffic_radius.saturating_mul(Fx::from_num(12)),
+    )
+}
+
+/// The open edges between walkable triangles whose corners both end a wall edge, at least
+/// `min` and shorter than `limit`, ascending.
+fn wall_portals(mesh: &NavMesh, min: Fx, limit: Fx) -> Vec<Choke> {
     let verts = mesh.vertices();
     let tris = mesh.triangles();
     let mut on_wall = vec![false; verts.len()];
@@ -199,7 +218,6 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
             }
         }
     }
-    let limit = traffic_radius.saturating_mul(Fx::from_num(4));
     let mut out = Vec::new();
     for (i, t) in tris.iter().enumerate() {
         if !t.walkable {
@@ -220,8 +238,9 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
                 continue;
             }
             let (p, q) = (verts[p], verts[q]);
-            // length < limit, exactly: compare squares wide.
-            if (q - p).length_squared_wide() < wide_sq(limit) {
+            // min <= length < limit, exactly: compare squares wide.
+            let sq = (q - p).length_squared_wide();
+            if sq >= wide_sq(min) && sq < wide_sq(limit) {
                 out.push(Choke::new(p, q));
             }
         }
@@ -606,6 +625,56 @@ pub fn has_right_of_way(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
     chokes
         .iter()
         .any(|c| cmp_dist_point_segment(c.a, c.b, position, reach).is_lt())
+}
+
+/// The lane point for a unit going from `position` towards `target` (its current target):
+/// where the segment between them crosses one of the `lanes` (the crossing nearest
+/// `position`; `target` strictly on the other side), the point of that portal a quarter of its
+/// width to the right of its middle for the unit's direction (at most `w / 2 − 1.5 r` from
+/// the middle, so a unit of `radius` there clears the corners). `None` when the segment
+/// crosses no lane portal (a target on a portal's line is such a point already).
+///
+/// Keeping right at a corridor's mouths splits it into two lanes, one per direction: head-on
+/// crowds that met in the middle held each other for minutes.
+#[must_use]
+pub fn lane_point(lanes: &[Choke], position: Vec2, target: Vec2, radius: Fx) -> Option<Vec2> {
+    let lo = (position.x.min(target.x), position.y.min(target.y));
+    let hi = (position.x.max(target.x), position.y.max(target.y));
+    let mut best: Option<(i128, Vec2)> = None;
+    for lane in lanes {
+        // Bounding boxes first (cheap), then the exact crossing.
+        if lane.a.x.max(lane.b.x) < lo.0
+            || lane.a.x.min(lane.b.x) > hi.0
+            || lane.a.y.max(lane.b.y) < lo.1
+            || lane.a.y.min(lane.b.y) > hi.1
+        {
+            continue;
+        }
+        let (Some(from), Some(to)) = (lane.side(position), lane.side(target)) else {
+            continue;
+        };
+        if from == to || !segments_intersect(position, target, lane.a, lane.b) {
+            continue;
+        }
+        let d = (lane.mid() - position).length_squared_wide();
+        if best.is_some_and(|b| b.0 <= d) {
+            continue;
+        }
+        let span = lane.b - lane.a;
+        let width = span.length();
+        let u = span.normalize_or_zero();
+        // The unit's right: its direction rotated by −90°.
+        let right = -(target - position).perp();
+        let off = (width / 4).min(half(width).saturating_sub(radius.saturating_mul(Fx::from_num(3)) / 2));
+        let off = off.max(Fx::ZERO);
+        let point = if right.dot_wide(u) >= 0 {
+            lane.mid() + u * off
+        } else {
+            lane.mid() - u * off
+        };
+        best = Some((d, point));
+    }
+    best.map(|b| b.1)
 }
 
 /// Whether `p` lies on the left hand of `choke`'s axis for a unit of side `side` facing it.

@@ -22,7 +22,7 @@ use crate::math::Vec2;
 use crate::navigation::traffic::{
     self, Choke, ChokeState, Decision, RIGHT_OF_WAY, TrafficParams, Traveller,
 };
-use crate::orders::{MAX_PATH_POINTS, Order};
+use crate::orders::{MAX_PATH_POINTS, Order, OrderStatus};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 
@@ -48,8 +48,17 @@ pub(crate) struct TrafficState {
     pub chokes: Vec<ChokeState>,
     pub waiters: Vec<Waiter>,
     #[serde(skip)]
-    pub right_of_way: Vec<(AgentId, u8)>,
+    pub right_of_way: Vec<Level>,
 }
+
+/// An agent whose avoidance priority traffic control set: its id, the priority it had, the
+/// level applied ([`RIGHT_OF_WAY`] or [`YIELD`]).
+pub(crate) type Level = (AgentId, u8, u8);
+
+/// The avoidance priority of a navigating agent at rest at its goal (arrived): the lowest, so
+/// units still on their way pass through those already there (which then return), instead of
+/// pressing against them.
+pub(crate) const YIELD: u8 = 0;
 
 fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
     out.put(&v.x.to_bits().to_le_bytes());
@@ -88,9 +97,9 @@ impl TrafficState {
         if !self.right_of_way.is_empty() {
             out.put(b"R");
             out.put(&(self.right_of_way.len() as u32).to_le_bytes());
-            for (id, priority) in &self.right_of_way {
+            for (id, priority, level) in &self.right_of_way {
                 out.put(&id.0.to_le_bytes());
-                out.put(&[*priority]);
+                out.put(&[*priority, *level]);
             }
         }
     }
@@ -108,13 +117,16 @@ impl TrafficState {
         if self.waiters.windows(2).any(|w| w[0].id >= w[1].id) {
             return Err(Err("traffic waiter ids not strictly ascending"));
         }
+        if self.right_of_way.iter().any(|r| r.2 != RIGHT_OF_WAY && r.2 != YIELD) {
+            return Err(Err("traffic priority level out of range"));
+        }
         if self.right_of_way.windows(2).any(|w| w[0].0 >= w[1].0) {
             return Err(Err("traffic right-of-way ids not strictly ascending"));
         }
         if self
             .right_of_way
             .iter()
-            .any(|(id, _)| nav.get(*id).is_none())
+            .any(|r| nav.get(r.0).is_none())
         {
             return Err(Err("traffic right of way without its navigation record"));
         }
@@ -160,12 +172,13 @@ impl Simulator {
             ..
         } = self;
         let chokes = traffic::chokes(&mesh, rules.radius);
+        let lanes = traffic::lanes(&mesh, rules.radius);
         let mut state = std::mem::take(&mut nav.traffic);
         // Waiters whose order someone else replaced, or whose agent or record left.
         state.waiters.retain(|w| {
             nav.get(w.id).is_some() && orders.get(&w.id).is_some_and(|o| o.path() == [w.spot])
         });
-        if chokes.is_empty() && state.waiters.is_empty() {
+        if chokes.is_empty() && lanes.is_empty() && state.waiters.is_empty() {
             nav.traffic = state;
             self.end_traffic();
             return;
@@ -224,7 +237,7 @@ impl Simulator {
             &waiting,
         );
         drop(travellers);
-        let mut right: Vec<AgentId> = Vec::new();
+        let mut right: Vec<(AgentId, u8)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
             .into_iter()
@@ -233,13 +246,37 @@ impl Simulator {
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
+            let rests = orders.get(&id).is_some_and(|o| o.status() == OrderStatus::Arrived);
             if decision == Decision::Go
                 && traffic::has_right_of_way(&chokes, position, params[slot].radius)
             {
-                right.push(id);
+                right.push((id, RIGHT_OF_WAY));
+            } else if rests && waiter.is_none() {
+                right.push((id, YIELD));
             }
             match (decision, old) {
-                (Decision::Go, None) => {}
+                (Decision::Go, None) => {
+                    // Keep right at lane portals: the lane point becomes the next target.
+                    let Some(order) = orders.get(&id) else {
+                        continue;
+                    };
+                    let lane = traffic::lane_point(
+                        &lanes,
+                        position,
+                        order.target(),
+                        params[slot].radius,
+                    );
+                    let rest = &order.path()[order.progress()..];
+                    if let Some(p) = lane.filter(|_| rest.len() < MAX_PATH_POINTS) {
+                        let mut path = Vec::with_capacity(rest.len() + 1);
+                        path.push(p);
+                        path.extend_from_slice(rest);
+                        let (order, _) = planned_order(position, &path);
+                        if let Ok(old) = orders.insert(id, order) {
+                            inputs.log_order(id, old);
+                        }
+                    }
+                }
                 (Decision::Go, Some(w)) => {
                     let (order, _) = planned_order(position, &w.path);
                     if let Ok(old) = orders.insert(id, order) {
@@ -281,33 +318,38 @@ impl Simulator {
         }
         state.waiters = waiters;
         nav.traffic = state;
-        self.give_right_of_way(&right);
+        self.set_levels(&right);
     }
 
-    /// Gives the agents `ids` (ascending) the right of way (priority [`RIGHT_OF_WAY`]) and
-    /// gives the others that had it their priority back. The priority an agent had is kept
-    /// in the state until it is given back; a priority the game set meanwhile (anything but
-    /// `RIGHT_OF_WAY`) is the one kept. Changes are logged for a failed step's undo.
-    fn give_right_of_way(&mut self, ids: &[AgentId]) {
+    /// Sets the avoidance priority of the agents `levels` (ascending id: the agent and its
+    /// level, [`RIGHT_OF_WAY`] or [`YIELD`]) and gives the others that had one their priority
+    /// back. The priority an agent had is kept in the state until it is given back; a
+    /// priority the game set meanwhile (anything but the level applied) is the one kept.
+    /// Changes are logged for a failed step's undo.
+    fn set_levels(&mut self, levels: &[(AgentId, u8)]) {
         let old = std::mem::take(&mut self.nav.traffic.right_of_way);
-        let mut new = Vec::with_capacity(ids.len());
+        let mut new = Vec::with_capacity(levels.len());
         let mut o = old.iter().peekable();
-        for &id in ids {
+        let give_back = |sim: &mut Self, r: &Level| {
+            sim.set_priority_logged(r.0, |p| (p == r.2).then_some(r.1));
+        };
+        for &(id, level) in levels {
             while let Some(r) = o.next_if(|r| r.0 < id) {
-                self.set_priority_logged(r.0, |p| (p == RIGHT_OF_WAY).then_some(r.1));
+                give_back(self, r);
             }
-            let had = o.next_if(|r| r.0 == id).map(|r| r.1);
-            let mut kept = had.unwrap_or(RIGHT_OF_WAY);
+            let had = o.next_if(|r| r.0 == id).copied();
+            let mut kept = level;
             self.set_priority_logged(id, |p| {
-                if p != RIGHT_OF_WAY {
-                    kept = p;
-                }
-                (p != RIGHT_OF_WAY).then_some(RIGHT_OF_WAY)
+                kept = match had {
+                    Some(r) if p == r.2 => r.1,
+                    _ => p,
+                };
+                (p != level).then_some(level)
             });
-            new.push((id, kept));
+            new.push((id, kept, level));
         }
         for r in o {
-            self.set_priority_logged(r.0, |p| (p == RIGHT_OF_WAY).then_some(r.1));
+            give_back(self, r);
         }
         self.nav.traffic.right_of_way = new;
     }
@@ -328,7 +370,7 @@ impl Simulator {
     /// Ends traffic control: every agent with the right of way gets its priority back, and
     /// the state is emptied.
     pub(super) fn end_traffic(&mut self) {
-        self.give_right_of_way(&[]);
+        self.set_levels(&[]);
         self.nav.traffic = TrafficState::default();
     }
 }
