@@ -194,7 +194,7 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
 /// The lane portals of `mesh` for units of `traffic_radius`, ascending: every open edge
 /// between two walkable triangles whose corners both end a wall edge, from `4 ·
 /// traffic_radius` (two diameters: two files pass) to less than `12 · traffic_radius` long
-/// (a corridor's mouth, a wide gap between buildings). See [`lane_point`].
+/// (a corridor's mouth, a wide gap between buildings). See [`keep_right`].
 #[must_use]
 pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
     wall_portals(
@@ -627,21 +627,77 @@ pub fn has_right_of_way(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
         .any(|c| cmp_dist_point_segment(c.a, c.b, position, reach).is_lt())
 }
 
-/// The lane point for a unit going from `position` towards `target` (its current target):
-/// where the segment between them crosses one of the `lanes` (the crossing nearest
-/// `position`; `target` strictly on the other side), the point of that portal a quarter of its
-/// width to the right of its middle for the unit's direction (at most `w / 2 − 1.5 r` from
-/// the middle, so a unit of `radius` there clears the corners). `None` when the segment
-/// crosses no lane portal (a target on a portal's line is such a point already).
+/// Keeping right at lane portals, for units going from `position` towards `target` (their
+/// current target) with `radius` (the `units`, in order): for each, the point to make its
+/// next target, or `None`.
 ///
-/// Keeping right at a corridor's mouths splits it into two lanes, one per direction: head-on
-/// crowds that met in the middle held each other for minutes.
+/// A unit's lane portal is the one of `lanes` its segment crosses nearest to `position`
+/// (`target` strictly on the other side; a target on a portal's line is such a point
+/// already). Only where units cross a lane portal **both ways** (counterflow) does a unit
+/// keep right: a unit that would cross it outside its right lane (from `1.1 r` to the right
+/// of the middle, so that two units passing each other at the lanes' inner edges do not
+/// touch, to `w / 2 − 1.5 r`, so that a unit there clears the corners) gets the nearest point
+/// of that lane; one crossing inside it keeps its path (units are not funnelled onto one
+/// point). Keeping right at a corridor's mouths splits it into two lanes,
+/// one per direction: head-on crowds that met in the middle held each other for minutes. A
+/// flow one way keeps its paths. Also returns the lane portals crossed both ways.
 #[must_use]
-pub fn lane_point(lanes: &[Choke], position: Vec2, target: Vec2, radius: Fx) -> Option<Vec2> {
+pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> (Vec<Option<Vec2>>, Vec<Choke>) {
+    let crossing: Vec<Option<(usize, u8)>> = units
+        .iter()
+        .map(|&(position, target, _)| lane_crossing(lanes, position, target))
+        .collect();
+    let mut sides = vec![0u8; lanes.len()];
+    for &(l, side) in crossing.iter().flatten() {
+        sides[l] |= 1 << side;
+    }
+    let both = lanes.iter().zip(&sides).filter(|s| *s.1 == 3).map(|s| *s.0).collect();
+    let points = units
+        .iter()
+        .zip(&crossing)
+        .map(|(&(position, target, radius), c)| {
+            let (l, _) = c.filter(|c| sides[c.0] == 3)?;
+            let lane = &lanes[l];
+            let span = lane.b - lane.a;
+            let width = span.length();
+            let u = span.normalize_or_zero();
+            // Along the portal from its middle, positive to the unit's right (its direction
+            // rotated by −90°).
+            let u = if (-(target - position).perp()).dot_wide(u) >= 0 { u } else { -u };
+            let near = radius.saturating_mul(Fx::from_num(11)) / 10;
+            let far = half(width).saturating_sub(radius.saturating_mul(Fx::from_num(3)) / 2);
+            if far < near {
+                return None;
+            }
+            // Where the segment crosses the portal, as an offset from the middle.
+            let at = crossing_offset(lane, u, position, target);
+            (at < near || at > far).then(|| lane.mid() + u * at.clamp(near, far))
+        })
+        .collect();
+    (points, both)
+}
+
+/// The offset along `u` (a unit vector along `lane`) from the lane's middle of the point where
+/// the segment `p → q` crosses the lane's line (the segment is known to cross it).
+fn crossing_offset(lane: &Choke, u: Vec2, p: Vec2, q: Vec2) -> Fx {
+    // Signed distances of p and q from the line: the crossing is at p + (q − p) · dp / (dp − dq).
+    let n = u.perp();
+    let (dp, dq) = ((p - lane.mid()).dot(n), (q - lane.mid()).dot(n));
+    let denom = dp - dq;
+    if denom == Fx::ZERO {
+        return Fx::ZERO;
+    }
+    let (op, oq) = ((p - lane.mid()).dot(u), (q - lane.mid()).dot(u));
+    op + (oq - op).saturating_mul(dp / denom)
+}
+
+/// The lane portal (index, side crossed from) the segment `position → target` crosses nearest
+/// to `position`, `target` strictly on its other side.
+fn lane_crossing(lanes: &[Choke], position: Vec2, target: Vec2) -> Option<(usize, u8)> {
     let lo = (position.x.min(target.x), position.y.min(target.y));
     let hi = (position.x.max(target.x), position.y.max(target.y));
-    let mut best: Option<(i128, Vec2)> = None;
-    for lane in lanes {
+    let mut best: Option<(i128, usize, u8)> = None;
+    for (l, lane) in lanes.iter().enumerate() {
         // Bounding boxes first (cheap), then the exact crossing.
         if lane.a.x.max(lane.b.x) < lo.0
             || lane.a.x.min(lane.b.x) > hi.0
@@ -657,24 +713,23 @@ pub fn lane_point(lanes: &[Choke], position: Vec2, target: Vec2, radius: Fx) -> 
             continue;
         }
         let d = (lane.mid() - position).length_squared_wide();
-        if best.is_some_and(|b| b.0 <= d) {
-            continue;
+        if best.is_none_or(|b| d < b.0) {
+            best = Some((d, l, from));
         }
-        let span = lane.b - lane.a;
-        let width = span.length();
-        let u = span.normalize_or_zero();
-        // The unit's right: its direction rotated by −90°.
-        let right = -(target - position).perp();
-        let off = (width / 4).min(half(width).saturating_sub(radius.saturating_mul(Fx::from_num(3)) / 2));
-        let off = off.max(Fx::ZERO);
-        let point = if right.dot_wide(u) >= 0 {
-            lane.mid() + u * off
-        } else {
-            lane.mid() - u * off
-        };
-        best = Some((d, point));
     }
-    best.map(|b| b.1)
+    best.map(|b| (b.1, b.2))
+}
+
+/// Whether `position` is within `20 r` (`r` the planned radius) of one of `chokes`' middles:
+/// where units at rest at their goals yield to those still going (the far side of a door,
+/// where the first through settle in the way of the next). Kept near chokes: in a crowd
+/// converging on one point, yielding units were run over (an overlap of 0.996).
+#[must_use]
+pub fn near_choke(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
+    let reach = radius.saturating_mul(Fx::from_num(20));
+    chokes
+        .iter()
+        .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))
 }
 
 /// Whether `p` lies on the left hand of `choke`'s axis for a unit of side `side` facing it.

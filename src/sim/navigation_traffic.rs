@@ -238,11 +238,14 @@ impl Simulator {
         );
         drop(travellers);
         let mut right: Vec<(AgentId, u8)> = Vec::new();
+        let mut resting: Vec<(AgentId, Vec2)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
             .into_iter()
             .map(Some)
             .collect::<Vec<_>>();
+        // Units going on their paths (not waiters resuming), for keeping right.
+        let mut going = Vec::new();
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
@@ -252,29 +255,12 @@ impl Simulator {
             {
                 right.push((id, RIGHT_OF_WAY));
             } else if rests && waiter.is_none() {
-                right.push((id, YIELD));
+                resting.push((id, position));
             }
             match (decision, old) {
                 (Decision::Go, None) => {
-                    // Keep right at lane portals: the lane point becomes the next target.
-                    let Some(order) = orders.get(&id) else {
-                        continue;
-                    };
-                    let lane = traffic::lane_point(
-                        &lanes,
-                        position,
-                        order.target(),
-                        params[slot].radius,
-                    );
-                    let rest = &order.path()[order.progress()..];
-                    if let Some(p) = lane.filter(|_| rest.len() < MAX_PATH_POINTS) {
-                        let mut path = Vec::with_capacity(rest.len() + 1);
-                        path.push(p);
-                        path.extend_from_slice(rest);
-                        let (order, _) = planned_order(position, &path);
-                        if let Ok(old) = orders.insert(id, order) {
-                            inputs.log_order(id, old);
-                        }
+                    if let Some(order) = orders.get(&id) {
+                        going.push((id, position, order.target(), params[slot].radius));
                     }
                 }
                 (Decision::Go, Some(w)) => {
@@ -310,6 +296,25 @@ impl Simulator {
                 }
             }
         }
+        // Keep right at lane portals crossed both ways: the lane point becomes the next target.
+        let units: Vec<_> = going.iter().map(|g| (g.1, g.2, g.3)).collect();
+        let (points, both) = traffic::keep_right(&lanes, &units);
+        for (g, lane) in going.iter().zip(points) {
+            let (Some(p), Some(order)) = (lane, orders.get(&g.0)) else {
+                continue;
+            };
+            let rest = &order.path()[order.progress()..];
+            if rest.len() >= MAX_PATH_POINTS {
+                continue;
+            }
+            let mut path = Vec::with_capacity(rest.len() + 1);
+            path.push(p);
+            path.extend_from_slice(rest);
+            let (order, _) = planned_order(g.1, &path);
+            if let Ok(old) = orders.insert(g.0, order) {
+                inputs.log_order(g.0, old);
+            }
+        }
         // Waiting is not being stuck.
         for w in &waiters {
             if let Ok(k) = nav.find(w.id) {
@@ -318,6 +323,15 @@ impl Simulator {
         }
         state.waiters = waiters;
         nav.traffic = state;
+        // Units at rest near a choke or a lane portal crossed both ways yield.
+        for (id, position) in resting {
+            if traffic::near_choke(&chokes, position, rules.radius)
+                || traffic::near_choke(&both, position, rules.radius)
+            {
+                right.push((id, YIELD));
+            }
+        }
+        right.sort_unstable();
         self.set_levels(&right);
     }
 
