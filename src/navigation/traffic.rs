@@ -188,7 +188,11 @@ impl Choke {
 /// walkable triangles, shorter than `4 · traffic_radius`, whose corners both end a wall edge.
 #[must_use]
 pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
-    wall_portals(mesh, Fx::ZERO, traffic_radius.saturating_mul(Fx::from_num(4)))
+    wall_portals(
+        mesh,
+        Fx::ZERO,
+        traffic_radius.saturating_mul(Fx::from_num(4)),
+    )
 }
 
 /// The lane portals of `mesh` for units of `traffic_radius`, ascending: every open edge
@@ -640,9 +644,9 @@ pub fn has_right_of_way(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
 /// of that lane; one crossing inside it keeps its path (units are not funnelled onto one
 /// point). Keeping right at a corridor's mouths splits it into two lanes,
 /// one per direction: head-on crowds that met in the middle held each other for minutes. A
-/// flow one way keeps its paths. Also returns the lane portals crossed both ways.
+/// flow one way keeps its paths.
 #[must_use]
-pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> (Vec<Option<Vec2>>, Vec<Choke>) {
+pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> Vec<Option<Vec2>> {
     let crossing: Vec<Option<(usize, u8)>> = units
         .iter()
         .map(|&(position, target, _)| lane_crossing(lanes, position, target))
@@ -651,8 +655,7 @@ pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> (Vec<Option<Ve
     for &(l, side) in crossing.iter().flatten() {
         sides[l] |= 1 << side;
     }
-    let both = lanes.iter().zip(&sides).filter(|s| *s.1 == 3).map(|s| *s.0).collect();
-    let points = units
+    units
         .iter()
         .zip(&crossing)
         .map(|(&(position, target, radius), c)| {
@@ -663,7 +666,11 @@ pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> (Vec<Option<Ve
             let u = span.normalize_or_zero();
             // Along the portal from its middle, positive to the unit's right (its direction
             // rotated by −90°).
-            let u = if (-(target - position).perp()).dot_wide(u) >= 0 { u } else { -u };
+            let u = if (-(target - position).perp()).dot_wide(u) >= 0 {
+                u
+            } else {
+                -u
+            };
             let near = radius.saturating_mul(Fx::from_num(11)) / 10;
             let far = half(width).saturating_sub(radius.saturating_mul(Fx::from_num(3)) / 2);
             if far < near {
@@ -673,8 +680,7 @@ pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> (Vec<Option<Ve
             let at = crossing_offset(lane, u, position, target);
             (at < near || at > far).then(|| lane.mid() + u * at.clamp(near, far))
         })
-        .collect();
-    (points, both)
+        .collect()
 }
 
 /// The offset along `u` (a unit vector along `lane`) from the lane's middle of the point where
@@ -720,14 +726,15 @@ fn lane_crossing(lanes: &[Choke], position: Vec2, target: Vec2) -> Option<(usize
     best.map(|b| (b.1, b.2))
 }
 
-/// Whether `position` is within `20 r` (`r` the planned radius) of one of `chokes`' middles:
-/// where units at rest at their goals yield to those still going (the far side of a door,
-/// where the first through settle in the way of the next). Kept near chokes: in a crowd
-/// converging on one point, yielding units were run over (an overlap of 0.996).
+/// Whether `position` is within `20 r` (`r` the planned radius) of the middle of one of
+/// `portals` (chokes or lane portals): where units at rest at their goals yield to those
+/// still going (beyond a door or a corridor, where the first through settle in the way of
+/// the next). Kept near portals: in a crowd converging on one point, units yielding
+/// everywhere were run over (an overlap of 0.996).
 #[must_use]
-pub fn near_choke(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
+pub fn near_portal(portals: &[Choke], position: Vec2, radius: Fx) -> bool {
     let reach = radius.saturating_mul(Fx::from_num(20));
-    chokes
+    portals
         .iter()
         .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))
 }

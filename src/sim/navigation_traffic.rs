@@ -117,17 +117,17 @@ impl TrafficState {
         if self.waiters.windows(2).any(|w| w[0].id >= w[1].id) {
             return Err(Err("traffic waiter ids not strictly ascending"));
         }
-        if self.right_of_way.iter().any(|r| r.2 != RIGHT_OF_WAY && r.2 != YIELD) {
+        if self
+            .right_of_way
+            .iter()
+            .any(|r| r.2 != RIGHT_OF_WAY && r.2 != YIELD)
+        {
             return Err(Err("traffic priority level out of range"));
         }
         if self.right_of_way.windows(2).any(|w| w[0].0 >= w[1].0) {
             return Err(Err("traffic right-of-way ids not strictly ascending"));
         }
-        if self
-            .right_of_way
-            .iter()
-            .any(|r| nav.get(r.0).is_none())
-        {
+        if self.right_of_way.iter().any(|r| nav.get(r.0).is_none()) {
             return Err(Err("traffic right of way without its navigation record"));
         }
         for c in &self.chokes {
@@ -249,7 +249,9 @@ impl Simulator {
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
-            let rests = orders.get(&id).is_some_and(|o| o.status() == OrderStatus::Arrived);
+            let rests = orders
+                .get(&id)
+                .is_some_and(|o| o.status() == OrderStatus::Arrived);
             if decision == Decision::Go
                 && traffic::has_right_of_way(&chokes, position, params[slot].radius)
             {
@@ -298,8 +300,7 @@ impl Simulator {
         }
         // Keep right at lane portals crossed both ways: the lane point becomes the next target.
         let units: Vec<_> = going.iter().map(|g| (g.1, g.2, g.3)).collect();
-        let (points, both) = traffic::keep_right(&lanes, &units);
-        for (g, lane) in going.iter().zip(points) {
+        for (g, lane) in going.iter().zip(traffic::keep_right(&lanes, &units)) {
             let (Some(p), Some(order)) = (lane, orders.get(&g.0)) else {
                 continue;
             };
@@ -323,10 +324,10 @@ impl Simulator {
         }
         state.waiters = waiters;
         nav.traffic = state;
-        // Units at rest near a choke or a lane portal crossed both ways yield.
+        // Units at rest near a choke or a lane portal yield.
         for (id, position) in resting {
-            if traffic::near_choke(&chokes, position, rules.radius)
-                || traffic::near_choke(&both, position, rules.radius)
+            if traffic::near_portal(&chokes, position, rules.radius)
+                || traffic::near_portal(&lanes, position, rules.radius)
             {
                 right.push((id, YIELD));
             }
