@@ -573,8 +573,8 @@ pub fn decide(
             hand_of(&choke, r.side, travellers[i].position),
         )
     };
-    let mut taken: Vec<((usize, u8, bool), Vec2)> = Vec::new();
-    let mut fresh: Vec<((usize, u8, bool), Fx, u32, usize)> = Vec::new();
+    let mut taken: Vec<(Block, Vec2)> = Vec::new();
+    let mut fresh: Vec<(Block, Fx, u32, usize)> = Vec::new();
     for &i in &waits {
         let key = hand(i);
         let choke = chokes[key.0];
@@ -738,6 +738,9 @@ pub fn near_portal(portals: &[Choke], position: Vec2, radius: Fx) -> bool {
         .iter()
         .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))
 }
+
+/// A waiting block: (choke index, side, left hand).
+type Block = (usize, u8, bool);
 
 /// Whether `p` lies on the left hand of `choke`'s axis for a unit of side `side` facing it.
 fn hand_of(choke: &Choke, side: u8, p: Vec2) -> bool {

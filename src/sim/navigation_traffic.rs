@@ -9,10 +9,26 @@
 //!   counter stays at zero (waiting is not being stuck).
 //! - **Go**: a waiter's order becomes its kept path again, from where it stands.
 //!
+//! Then three rules of the road:
+//! - **Keep right** ([`traffic::keep_right`]): an agent going on its path whose next segment
+//!   crosses a lane portal crossed both ways, outside its right lane, gets the nearest point
+//!   of that lane inserted as its next target.
+//! - **Right of way**: an agent going whose disc is within its radius of a choke
+//!   ([`traffic::has_right_of_way`]) gets the highest avoidance priority
+//!   ([`RIGHT_OF_WAY`]): the others give way to it.
+//! - **Yield at rest**: an agent whose order has arrived, within `20 r` of a choke or a lane
+//!   portal ([`traffic::near_portal`]), gets the lowest ([`YIELD`]): units still on their
+//!   way pass through those already there, which return after.
+//!
+//! The priority an agent had is kept in the state and given back when the rule no longer
+//! applies (or traffic control ends); a priority the game sets meanwhile is the one given
+//! back. Priority changes and inserted lane points are logged for a failed step's undo.
+//!
 //! A waiter whose order was replaced by anything else (a new command, a replan) is dropped;
-//! so is one whose agent left. The state ([`TrafficState`]: the held chokes and the waiters,
-//! ascending) is hashed (after the records, only when not empty, so states without traffic
-//! keep their hashes) and snapshotted with the navigation state.
+//! so is one whose agent left. The state ([`TrafficState`]: the held chokes, the waiters and
+//! the priorities set, ascending) is hashed (after the records, only when not empty, so
+//! states without traffic keep their hashes) and snapshotted with the navigation state (the
+//! priorities set in snapshot format 8).
 
 use super::{NavState, Simulator, planned_order, ticks};
 use crate::agent::AgentId;
