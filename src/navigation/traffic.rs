@@ -15,17 +15,25 @@
 //! - with no holder, the side of the nearest approacher (path length, then id) takes it;
 //! - approachers on the holder's side go, in single file: within the queue
 //!   ([`TrafficParams::queue`]) a unit goes only [`TrafficParams::gap`] of path length behind
-//!   the one before it, else it stops where it stands; those on the other side **wait**;
+//!   the one let through before it, else it waits at a place beside the entrance (out of
+//!   the way of the one going); those on the other side **wait** there too;
 //! - once the other side has approachers and `hold_ticks` have passed since the holder took
 //!   it, the holder *closes*: its approachers not yet in the portal wait too;
 //! - the holder gives the choke up when none of its units is in it and it is closing or has
 //!   no approacher left; the other side takes it if it has approachers (else it is free).
 //!
-//! A waiting unit gets a **waiting spot** in a block beside the entrance, on the hand of the
-//! portal's axis it stands on (so it never crosses the mouth, and the units coming out pass
-//! between the two blocks), the nearest waiters taking the places nearest the portal; a spot is kept while its unit waits. Every spot is checked
+//! A waiting unit gets a **waiting spot** in a block along the wall beside the entrance, on
+//! the hand of the portal's axis it stands on (so it never crosses the mouth, and the units
+//! coming out pass between the two blocks), two files deep, the nearest waiters taking the
+//! free places nearest the portal; a spot is kept while its unit waits. Every spot is checked
 //! with [`NavMesh::is_walkable`] for the unit's radius (moved out along the portal's normal,
 //! else the unit waits where it stands): nothing here moves a unit towards a wall.
+//!
+//! Beyond reservations, the rules of the road the simulator applies with these functions:
+//! the unit passing a choke has the **right of way** ([`has_right_of_way`]); units at rest
+//! near a portal yield ([`near_portal`]); and at **lane portals** ([`lanes`]: corridor mouths
+//! and gaps two to six diameters wide) crossed both ways units **keep right**
+//! ([`keep_right`]).
 //!
 //! Pure: the chokes are derived from the mesh; the reservations are state the caller keeps
 //! (sorted by key, only held chokes), hashed and snapshotted as [`ChokeState`] records.
