@@ -80,7 +80,11 @@
 //! (with the default navigation state when navigation is not in use), then the formations as a
 //! sequence of (group id `u32`, [`Formation`]: kind and placed layout as enum tags, goal,
 //! facing, the slots as a sequence of (agent id, point) in ascending id), ascending group id.
-//! Versions 3 to 7 restore.
+//!
+//! **Version 8** ([`SNAPSHOT_VERSION_TRAFFIC`]) is written only while traffic control gives
+//! some agent the right of way at a chokepoint: version 7's payload (with no formations when
+//! none is in use), then those agents as a sequence of (agent id `u32`, the priority it had
+//! `u8`), ascending id, each with a navigation record. Versions 3 to 8 restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -143,6 +147,10 @@ pub const SNAPSHOT_VERSION_NAV: u32 = 6;
 /// pending): version 6's payload followed by the formations (see the [module docs](self)).
 /// This build reads it too.
 pub const SNAPSHOT_VERSION_FORMATIONS: u32 = 7;
+/// The snapshot format version written while traffic control gives some agent the right of
+/// way at a chokepoint: version 7's payload followed by those agents (see the
+/// [module docs](self)). This build reads it too.
+pub const SNAPSHOT_VERSION_TRAFFIC: u32 = 8;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -351,6 +359,14 @@ struct StateV5 {
     rvo2_goals: bool,
     orders: Vec<(Arrival, Option<Fx>)>,
     groups: Vec<(u32, Vec<AgentId>)>,
+}
+
+/// Payload of snapshot format version 8: version 7's, then the agents with the right of way
+/// at a chokepoint and the priority each had, ascending id.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV8 {
+    v7: StateV7,
+    right_of_way: Vec<(AgentId, u8, u8)>,
 }
 
 /// Payload of snapshot format version 7: version 6's, then the formations.
@@ -660,7 +676,8 @@ impl Simulator {
                 traffic: nav.traffic.clone(),
             },
         };
-        if !formations_used {
+        let right_of_way = &nav.traffic.right_of_way;
+        if !formations_used && right_of_way.is_empty() {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, &state, hint);
         }
         let formations: Vec<(u32, Formation)> = orders
@@ -677,7 +694,15 @@ impl Simulator {
             v6: state,
             formations,
         };
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS, &state, hint)
+        if right_of_way.is_empty() {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS, &state, hint);
+        }
+        let hint = hint + 5 * right_of_way.len();
+        let state = StateV8 {
+            v7: state,
+            right_of_way: right_of_way.clone(),
+        };
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC, &state, hint)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -732,10 +757,19 @@ impl Simulator {
                 .base
                 .into_simulator(v4.models, Some(l), state.nav, Vec::new());
         }
+        if version == Some(SNAPSHOT_VERSION_FORMATIONS) {
+            let state: StateV7 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS)?;
+            let (v4, l) = lifecycle(state.v6.v5);
+            return v4
+                .base
+                .into_simulator(v4.models, Some(l), state.v6.nav, state.formations);
+        }
         // Anything else is read as the newest version (an unknown one is refused naming it).
-        let state: StateV7 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS)?;
-        let (v4, l) = lifecycle(state.v6.v5);
+        let state: StateV8 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC)?;
+        let (v4, l) = lifecycle(state.v7.v6.v5);
+        let mut nav = state.v7.v6.nav;
+        nav.traffic.right_of_way = state.right_of_way;
         v4.base
-            .into_simulator(v4.models, Some(l), state.v6.nav, state.formations)
+            .into_simulator(v4.models, Some(l), nav, state.v7.formations)
     }
 }

@@ -299,6 +299,15 @@ fn navigation(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
     }
     d.cmp(s, "debt", na.debt, nb.debt);
     d.cmp(s, "recheck", na.recheck, nb.recheck);
+    // Traffic control (held chokes, waiters, priorities set): one line, as debug text.
+    if na.traffic != nb.traffic {
+        d.push(
+            s,
+            "traffic",
+            format!("{:?}", na.traffic),
+            format!("{:?}", nb.traffic),
+        );
+    }
     let (ra, rb) = (a.nav_records(), b.nav_records());
     let (mut i, mut j) = (0, 0);
     while i < ra.len() || j < rb.len() {

@@ -15,17 +15,25 @@
 //! - with no holder, the side of the nearest approacher (path length, then id) takes it;
 //! - approachers on the holder's side go, in single file: within the queue
 //!   ([`TrafficParams::queue`]) a unit goes only [`TrafficParams::gap`] of path length behind
-//!   the one before it, else it stops where it stands; those on the other side **wait**;
+//!   the one let through before it, else it waits at a place beside the entrance (out of
+//!   the way of the one going); those on the other side **wait** there too;
 //! - once the other side has approachers and `hold_ticks` have passed since the holder took
 //!   it, the holder *closes*: its approachers not yet in the portal wait too;
 //! - the holder gives the choke up when none of its units is in it and it is closing or has
 //!   no approacher left; the other side takes it if it has approachers (else it is free).
 //!
-//! A waiting unit gets a **waiting spot** in a block beside the entrance, on the hand of the
-//! portal's axis it stands on (so it never crosses the mouth, and the units coming out pass
-//! between the two blocks), the nearest waiters taking the places nearest the portal; a spot is kept while its unit waits. Every spot is checked
+//! A waiting unit gets a **waiting spot** in a block along the wall beside the entrance, on
+//! the hand of the portal's axis it stands on (so it never crosses the mouth, and the units
+//! coming out pass between the two blocks), two files deep, the nearest waiters taking the
+//! free places nearest the portal; a spot is kept while its unit waits. Every spot is checked
 //! with [`NavMesh::is_walkable`] for the unit's radius (moved out along the portal's normal,
 //! else the unit waits where it stands): nothing here moves a unit towards a wall.
+//!
+//! Beyond reservations, the rules of the road the simulator applies with these functions:
+//! the unit passing a choke has the **right of way** ([`has_right_of_way`]); units at rest
+//! near a portal yield ([`near_portal`]); and at **lane portals** ([`lanes`]: corridor mouths
+//! and gaps two to six diameters wide) crossed both ways units **keep right**
+//! ([`keep_right`]).
 //!
 //! Pure: the chokes are derived from the mesh; the reservations are state the caller keeps
 //! (sorted by key, only held chokes), hashed and snapshotted as [`ChokeState`] records.
@@ -188,6 +196,29 @@ impl Choke {
 /// walkable triangles, shorter than `4 · traffic_radius`, whose corners both end a wall edge.
 #[must_use]
 pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
+    wall_portals(
+        mesh,
+        Fx::ZERO,
+        traffic_radius.saturating_mul(Fx::from_num(4)),
+    )
+}
+
+/// The lane portals of `mesh` for units of `traffic_radius`, ascending: every open edge
+/// between two walkable triangles whose corners both end a wall edge, from `4 ·
+/// traffic_radius` (two diameters: two files pass) to less than `12 · traffic_radius` long
+/// (a corridor's mouth, a wide gap between buildings). See [`keep_right`].
+#[must_use]
+pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
+    wall_portals(
+        mesh,
+        traffic_radius.saturating_mul(Fx::from_num(4)),
+        traffic_radius.saturating_mul(Fx::from_num(12)),
+    )
+}
+
+/// The open edges between walkable triangles whose corners both end a wall edge, at least
+/// `min` and shorter than `limit`, ascending.
+fn wall_portals(mesh: &NavMesh, min: Fx, limit: Fx) -> Vec<Choke> {
     let verts = mesh.vertices();
     let tris = mesh.triangles();
     let mut on_wall = vec![false; verts.len()];
@@ -199,7 +230,6 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
             }
         }
     }
-    let limit = traffic_radius.saturating_mul(Fx::from_num(4));
     let mut out = Vec::new();
     for (i, t) in tris.iter().enumerate() {
         if !t.walkable {
@@ -220,8 +250,9 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
                 continue;
             }
             let (p, q) = (verts[p], verts[q]);
-            // length < limit, exactly: compare squares wide.
-            if (q - p).length_squared_wide() < wide_sq(limit) {
+            // min <= length < limit, exactly: compare squares wide.
+            let sq = (q - p).length_squared_wide();
+            if sq >= wide_sq(min) && sq < wide_sq(limit) {
                 out.push(Choke::new(p, q));
             }
         }
@@ -365,14 +396,17 @@ fn nearer(best: Option<Relation>, r: Relation) -> Relation {
     }
 }
 
-/// Columns of the waiting block.
-const BLOCK_COLUMNS: u32 = 3;
+/// Files of the waiting block along the wall.
+const BLOCK_FILES: u32 = 2;
 
 /// Waiting spot `k` on side `side` of `choke` for a unit of `radius` standing at `position`:
-/// a block of [`BLOCK_COLUMNS`] columns beside the entrance, on the waiters' right (`left`:
-/// on their left), rows going out along the portal's normal (row `k / 3`, column `k % 3`,
-/// `2.4 r` apart, the first `3 r` out and `w / 2 + 3 r` aside). A spot where the unit would not be walkable moves out
-/// along the normal by `r`, up to 8 times; failing that the unit waits where it stands.
+/// a block along the wall beside the entrance, on the waiter's right facing the portal
+/// (`left`: on its left), [`BLOCK_FILES`] files deep: spot `k` is in file `k % 2` (`1.5 r`
+/// out from the wall, then `2.2 r` further) and rank `k / 2` (the first `w / 2 + 1.6 r`
+/// aside from the portal's axis, then `2.2 r` apart). Units coming out of the portal pass
+/// between the two blocks; units of the side let through slide along the wall into the
+/// portal. A spot where the unit would not be walkable moves out along the normal by `r`, up
+/// to 8 times; failing that the unit waits where it stands.
 fn spot(
     params: &TrafficParams,
     mesh: &NavMesh,
@@ -387,11 +421,12 @@ fn spot(
     let n = choke.normal(side);
     // Facing the door (−n), the right hand is n rotated by +90°.
     let right = if left { -n.perp() } else { n.perp() };
-    let (row, col) = (k / BLOCK_COLUMNS, k % BLOCK_COLUMNS);
-    let step = r.saturating_mul(Fx::from_num(12)) / 5;
-    let out = r.saturating_mul(Fx::from_num(5)) + step.saturating_mul(Fx::from_num(row));
-    let aside =
-        half(width) + r.saturating_mul(Fx::from_num(4)) + step.saturating_mul(Fx::from_num(col));
+    let (rank, file) = (k / BLOCK_FILES, k % BLOCK_FILES);
+    let step = r.saturating_mul(Fx::from_num(11)) / 5;
+    let out = r.saturating_mul(Fx::from_num(3)) / 2 + step.saturating_mul(Fx::from_num(file));
+    let aside = half(width)
+        + r.saturating_mul(Fx::from_num(8)) / 5
+        + step.saturating_mul(Fx::from_num(rank));
     let mut s = choke.mid() + n * out + right * aside;
     for _ in 0..=8 {
         if mesh.is_walkable(s, radius) {
@@ -495,13 +530,12 @@ pub fn decide(
         });
         open.push((c, holder.map(|(h, _)| h), closing));
     }
-    // Who waits: kept spots first (counted per choke side), then new waiters in order of
-    // (choke, side, distance, id) take the next places of their block.
+    // The holding side goes in single file (see the module docs); everyone else related to
+    // a choke, and the holding side's units not let through yet, waits at a spot.
     let mut out = vec![Decision::Go; travellers.len()];
-    let mut places: Vec<((usize, u8, bool), u32)> = Vec::new();
-    let mut fresh: Vec<(usize, u8, bool, Fx, u32, usize)> = Vec::new();
-    let mut file: Vec<SingleFile> = Vec::new();
-    for (i, ((t, r), w)) in travellers.iter().zip(&rel).zip(waiting).enumerate() {
+    let mut file: Vec<(usize, Fx, u32, usize)> = Vec::new();
+    let mut waits: Vec<usize> = Vec::new();
+    for (i, (t, r)) in travellers.iter().zip(&rel).enumerate() {
         let Some(r) = r else {
             continue;
         };
@@ -509,91 +543,216 @@ pub fn decide(
             continue;
         };
         let (_, holder, closing) = open[o];
-        let holds = holder == Some(r.side);
         if r.crossed {
             continue;
         }
-        if holds && (r.inside || !closing) {
-            file.push((
-                r.choke,
-                r.distance,
-                t.id,
-                i,
-                w.filter(|w| w.0 == chokes[r.choke]),
-            ));
-            continue;
-        }
-        let choke = chokes[r.choke];
-        // The block on the waiter's own hand of the portal's axis (it never crosses the mouth).
-        let left_of_axis = |p: Vec2| (p - choke.mid()).dot(choke.normal(r.side).perp()) < Fx::ZERO;
-        // A kept spot in the portal's mouth (a unit stopped in single file before its side
-        // closed) is given up for a place in the block.
-        let clear = half((choke.b - choke.a).length()) + params.r(Fx::from_num(3));
-        match *w {
-            Some((c, spot)) if c == choke && (spot - choke.mid()).length() > clear => {
-                out[i] = Decision::Wait { choke, spot };
-                bump(&mut places, (r.choke, r.side, left_of_axis(spot)));
-            }
-            _ => fresh.push((
-                r.choke,
-                r.side,
-                left_of_axis(t.position),
-                r.distance,
-                t.id,
-                i,
-            )),
+        if holder == Some(r.side) && (r.inside || !closing) {
+            file.push((r.choke, r.distance, t.id, i));
+        } else {
+            waits.push(i);
         }
     }
-    // The holding side goes in single file: within `w / 2 + 6 r` of path length of the
-    // portal (the queue), a unit goes only 2.2 r behind the one before it (path lengths),
-    // else it stops where it stands for now. A queue that long keeps the crowd out of the
-    // portal's mouth, where units pressing in together held each other (and the wall
-    // corners) to a crawl: 20 units one way took 53.6 s with a queue of `w / 2 + 3 r`,
-    // 43.4 s with this one.
+    // Within `w / 2 + queue` of path length of the portal a unit goes only `gap` behind the
+    // one let through before it; the others wait at their spots beside the entrance, out of
+    // the way of the one going (units all pressing on the mouth held each other, and the
+    // wall corners, to a crawl).
     file.sort_unstable_by_key(|f| (f.0, f.1, f.2));
     let gap = params.r(params.gap);
     let mut last: Option<(usize, Fx)> = None;
-    for (c, distance, _, i, w) in file {
+    for (c, distance, _, i) in file {
         let width = (chokes[c].b - chokes[c].a).length();
         let near = distance <= half(width) + params.r(params.queue);
         match last {
             Some((lc, ld)) if lc == c && near && distance < ld.saturating_add(gap) => {
-                let spot = w.map_or(travellers[i].position, |w| w.1);
-                out[i] = Decision::Wait {
-                    choke: chokes[c],
-                    spot,
-                };
+                waits.push(i);
             }
             _ => last = Some((c, distance)),
         }
     }
-    fresh.sort_unstable();
-    for (c, side, left, _, _, i) in fresh {
-        let k = bump(&mut places, (c, side, left));
+    // Spots: a waiter keeps its spot while it waits for the same choke on the same hand; the
+    // others take the free places of their block nearest the portal, in order of (choke,
+    // side, hand, distance, id).
+    let hand = |i: usize| {
+        let r = rel[i].expect("waits are related");
+        let choke = chokes[r.choke];
+        (
+            r.choke,
+            r.side,
+            hand_of(&choke, r.side, travellers[i].position),
+        )
+    };
+    let mut taken: Vec<(Block, Vec2)> = Vec::new();
+    let mut fresh: Vec<(Block, Fx, u32, usize)> = Vec::new();
+    for &i in &waits {
+        let key = hand(i);
+        let choke = chokes[key.0];
+        match waiting[i] {
+            Some((c, spot)) if c == choke && hand_of(&choke, key.1, spot) == key.2 => {
+                out[i] = Decision::Wait { choke, spot };
+                taken.push((key, spot));
+            }
+            _ => fresh.push((
+                key,
+                rel[i].map_or(Fx::ZERO, |r| r.distance),
+                travellers[i].id,
+                i,
+            )),
+        }
+    }
+    fresh.sort_unstable_by_key(|f| (f.0, f.1, f.2));
+    for (key, _, _, i) in fresh {
         let t = &travellers[i];
-        let choke = chokes[c];
-        let spot = spot(params, mesh, &choke, (side, left), k, t.position, t.radius);
+        let choke = chokes[key.0];
+        // At most one place per spot taken is skipped: the loop is bounded.
+        let spot = (0..=taken.len() as u32)
+            .map(|k| {
+                spot(
+                    params,
+                    mesh,
+                    &choke,
+                    (key.1, key.2),
+                    k,
+                    t.position,
+                    t.radius,
+                )
+            })
+            .find(|&s| s == t.position || !taken.iter().any(|&(q, p)| q == key && p == s))
+            .unwrap_or(t.position);
+        taken.push((key, spot));
         out[i] = Decision::Wait { choke, spot };
     }
     out
 }
 
-/// A unit of the holding side near a choke: (choke index, path length, id, traveller index,
-/// its kept spot).
-type SingleFile = (usize, Fx, u32, usize, Option<(Choke, Vec2)>);
+/// The avoidance priority of a unit with the right of way at a choke (the highest).
+pub const RIGHT_OF_WAY: u8 = u8::MAX;
 
-/// The count for `key` in `places` (then one more).
-fn bump(places: &mut Vec<((usize, u8, bool), u32)>, key: (usize, u8, bool)) -> u32 {
-    match places.iter_mut().find(|p| p.0 == key) {
-        Some(p) => {
-            p.1 += 1;
-            p.1 - 1
+/// Whether a unit of `radius` at `position` has the right of way at one of `chokes` when it
+/// goes (its decision is [`Decision::Go`]): its disc is within `radius` of the portal (its
+/// centre nearer than `2 · radius`). The others give way to it in the avoidance: a unit
+/// passing a door slowed by those around the mouth was what held the flow.
+#[must_use]
+pub fn has_right_of_way(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
+    let reach = radius.saturating_mul(Fx::from_num(2));
+    chokes
+        .iter()
+        .any(|c| cmp_dist_point_segment(c.a, c.b, position, reach).is_lt())
+}
+
+/// Keeping right at lane portals, for units going from `position` towards `target` (their
+/// current target) with `radius` (the `units`, in order): for each, the point to make its
+/// next target, or `None`.
+///
+/// A unit's lane portal is the one of `lanes` its segment crosses nearest to `position`
+/// (`target` strictly on the other side; a target on a portal's line is such a point
+/// already). Only where units cross a lane portal **both ways** (counterflow) does a unit
+/// keep right: a unit that would cross it outside its right lane (from `1.1 r` to the right
+/// of the middle, so that two units passing each other at the lanes' inner edges do not
+/// touch, to `w / 2 − 1.5 r`, so that a unit there clears the corners) gets the nearest point
+/// of that lane; one crossing inside it keeps its path (units are not funnelled onto one
+/// point). Keeping right at a corridor's mouths splits it into two lanes,
+/// one per direction: head-on crowds that met in the middle held each other for minutes. A
+/// flow one way keeps its paths.
+#[must_use]
+pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> Vec<Option<Vec2>> {
+    let crossing: Vec<Option<(usize, u8)>> = units
+        .iter()
+        .map(|&(position, target, _)| lane_crossing(lanes, position, target))
+        .collect();
+    let mut sides = vec![0u8; lanes.len()];
+    for &(l, side) in crossing.iter().flatten() {
+        sides[l] |= 1 << side;
+    }
+    units
+        .iter()
+        .zip(&crossing)
+        .map(|(&(position, target, radius), c)| {
+            let (l, _) = c.filter(|c| sides[c.0] == 3)?;
+            let lane = &lanes[l];
+            let span = lane.b - lane.a;
+            let width = span.length();
+            let u = span.normalize_or_zero();
+            // Along the portal from its middle, positive to the unit's right (its direction
+            // rotated by −90°).
+            let u = if (-(target - position).perp()).dot_wide(u) >= 0 {
+                u
+            } else {
+                -u
+            };
+            let near = radius.saturating_mul(Fx::from_num(11)) / 10;
+            let far = half(width).saturating_sub(radius.saturating_mul(Fx::from_num(3)) / 2);
+            if far < near {
+                return None;
+            }
+            // Where the segment crosses the portal, as an offset from the middle.
+            let at = crossing_offset(lane, u, position, target);
+            (at < near || at > far).then(|| lane.mid() + u * at.clamp(near, far))
+        })
+        .collect()
+}
+
+/// The offset along `u` (a unit vector along `lane`) from the lane's middle of the point where
+/// the segment `p → q` crosses the lane's line (the segment is known to cross it).
+fn crossing_offset(lane: &Choke, u: Vec2, p: Vec2, q: Vec2) -> Fx {
+    // Signed distances of p and q from the line: the crossing is at p + (q − p) · dp / (dp − dq).
+    let n = u.perp();
+    let (dp, dq) = ((p - lane.mid()).dot(n), (q - lane.mid()).dot(n));
+    let denom = dp - dq;
+    if denom == Fx::ZERO {
+        return Fx::ZERO;
+    }
+    let (op, oq) = ((p - lane.mid()).dot(u), (q - lane.mid()).dot(u));
+    op + (oq - op).saturating_mul(dp / denom)
+}
+
+/// The lane portal (index, side crossed from) the segment `position → target` crosses nearest
+/// to `position`, `target` strictly on its other side.
+fn lane_crossing(lanes: &[Choke], position: Vec2, target: Vec2) -> Option<(usize, u8)> {
+    let lo = (position.x.min(target.x), position.y.min(target.y));
+    let hi = (position.x.max(target.x), position.y.max(target.y));
+    let mut best: Option<(i128, usize, u8)> = None;
+    for (l, lane) in lanes.iter().enumerate() {
+        // Bounding boxes first (cheap), then the exact crossing.
+        if lane.a.x.max(lane.b.x) < lo.0
+            || lane.a.x.min(lane.b.x) > hi.0
+            || lane.a.y.max(lane.b.y) < lo.1
+            || lane.a.y.min(lane.b.y) > hi.1
+        {
+            continue;
         }
-        None => {
-            places.push((key, 1));
-            0
+        let (Some(from), Some(to)) = (lane.side(position), lane.side(target)) else {
+            continue;
+        };
+        if from == to || !segments_intersect(position, target, lane.a, lane.b) {
+            continue;
+        }
+        let d = (lane.mid() - position).length_squared_wide();
+        if best.is_none_or(|b| d < b.0) {
+            best = Some((d, l, from));
         }
     }
+    best.map(|b| (b.1, b.2))
+}
+
+/// Whether `position` is within `20 r` (`r` the planned radius) of the middle of one of
+/// `portals` (chokes or lane portals): where units at rest at their goals yield to those
+/// still going (beyond a door or a corridor, where the first through settle in the way of
+/// the next). Kept near portals: in a crowd converging on one point, units yielding
+/// everywhere were run over (an overlap of 0.996).
+#[must_use]
+pub fn near_portal(portals: &[Choke], position: Vec2, radius: Fx) -> bool {
+    let reach = radius.saturating_mul(Fx::from_num(20));
+    portals
+        .iter()
+        .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))
+}
+
+/// A waiting block: (choke index, side, left hand).
+type Block = (usize, u8, bool);
+
+/// Whether `p` lies on the left hand of `choke`'s axis for a unit of side `side` facing it.
+fn hand_of(choke: &Choke, side: u8, p: Vec2) -> bool {
+    (p - choke.mid()).dot(choke.normal(side).perp()) < Fx::ZERO
 }
 
 // The tests build their maps from f64 literals (test input, never the simulation path).

@@ -144,9 +144,11 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
         };
         assert!(spot.x < Fx::ZERO, "waits on its own side");
         assert!(s.mesh.is_walkable(spot, TRAFFIC_RADIUS));
-        // Beside the entrance, out of the portal's mouth, on the hand of the axis it stands on.
-        let (_, y) = spot.to_f64();
-        assert!(y.abs() >= 0.65 + 1.5 - 1e-6, "{:?}", spot.to_f64());
+        // Along the wall beside the entrance, out of the portal's mouth (w / 2 + 1.6 r
+        // aside, at least 1.5 r out), on the hand of the axis it stands on.
+        let (x, y) = spot.to_f64();
+        assert!(y.abs() >= 0.65 + 0.8 - 1e-6, "{:?}", spot.to_f64());
+        assert!(x <= -0.75 + 1e-6, "{:?}", spot.to_f64());
         assert_eq!(y > 0.0, pos[i].y > Fx::ZERO, "{i}");
         spots.push(spot);
     }
@@ -172,10 +174,11 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
     let Decision::Wait { spot, .. } = d[0] else {
         panic!("{:?}", d[0])
     };
+    // The first place of its block: 1.5 r out from the wall, w / 2 + 1.6 r aside.
+    let (x, y) = spot.to_f64();
     assert!(
-        spot.x <= v(-2.5, 0.0).x && spot.y >= v(0.0, 2.15).y,
-        "{:?}",
-        spot.to_f64()
+        (x + 0.75).abs() < 1e-6 && (y - 1.45).abs() < 1e-6,
+        "{x} {y}"
     );
     assert!(s.mesh.is_walkable(spot, TRAFFIC_RADIUS));
 }
@@ -351,8 +354,9 @@ fn a_waypoint_on_the_portals_line_still_counts_as_crossing_it() {
 #[test]
 fn the_holding_side_queues_in_single_file_within_its_queue() {
     // Both west, 0.5 apart in path length, 2.7 and 3.2 from the door (within w/2 + 6 r =
-    // 3.65): the first goes, the second stops where it stands. With a queue of 3 r (2.15)
-    // both are outside it and both go.
+    // 3.65): the first goes, the second waits at the first place of its block beside the
+    // entrance (out of the way of the one going). With a queue of 3 r (2.15) both are
+    // outside it and both go.
     let (s, pos) = door_scene(&[(-2.7, 0.0), (-3.2, 0.0)]);
     let run = |p: &TrafficParams| {
         let mut state = Vec::new();
@@ -369,12 +373,14 @@ fn the_holding_side_queues_in_single_file_within_its_queue() {
     };
     let d = run(&TrafficParams::DEFAULT);
     assert_eq!(d[0], Decision::Go);
-    assert_eq!(
-        d[1],
-        Decision::Wait {
-            choke: s.chokes[0],
-            spot: pos[1]
-        }
+    let Decision::Wait { choke, spot } = d[1] else {
+        panic!("{:?}", d[1])
+    };
+    assert_eq!(choke, s.chokes[0]);
+    let (x, y) = spot.to_f64();
+    assert!(
+        (x + 0.75).abs() < 1e-6 && (y.abs() - 1.45).abs() < 1e-6,
+        "{x} {y}"
     );
     let short = TrafficParams {
         queue: Fx::from_num(3),

@@ -65,6 +65,11 @@ impl InputLog {
     pub(super) fn log_order(&mut self, id: AgentId, old: Option<Order>) {
         self.undo.push(Undo::Order(id, old));
     }
+
+    /// Logs agent parameters changed by stage 1a (`old`: the parameters before).
+    pub(super) fn log_params(&mut self, id: AgentId, old: AgentParams) {
+        self.undo.push(Undo::Params(id, old));
+    }
 }
 
 impl Simulator {

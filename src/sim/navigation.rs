@@ -654,7 +654,7 @@ impl Simulator {
         self.nav.debt = self.nav.debt.saturating_sub(budget);
         if self.nav.records.is_empty() {
             self.nav.recheck = false;
-            self.nav.traffic = TrafficState::default();
+            self.end_traffic();
             return;
         }
         self.check_triggers();

@@ -9,18 +9,36 @@
 //!   counter stays at zero (waiting is not being stuck).
 //! - **Go**: a waiter's order becomes its kept path again, from where it stands.
 //!
+//! Then three rules of the road:
+//! - **Keep right** ([`traffic::keep_right`]): an agent going on its path whose next segment
+//!   crosses a lane portal crossed both ways, outside its right lane, gets the nearest point
+//!   of that lane inserted as its next target.
+//! - **Right of way**: an agent going whose disc is within its radius of a choke
+//!   ([`traffic::has_right_of_way`]) gets the highest avoidance priority
+//!   ([`RIGHT_OF_WAY`]): the others give way to it.
+//! - **Yield at rest**: an agent whose order has arrived, within `20 r` of a choke or a lane
+//!   portal ([`traffic::near_portal`]), gets the lowest ([`YIELD`]): units still on their
+//!   way pass through those already there, which return after.
+//!
+//! The priority an agent had is kept in the state and given back when the rule no longer
+//! applies (or traffic control ends); a priority the game sets meanwhile is the one given
+//! back. Priority changes and inserted lane points are logged for a failed step's undo.
+//!
 //! A waiter whose order was replaced by anything else (a new command, a replan) is dropped;
-//! so is one whose agent left. The state ([`TrafficState`]: the held chokes and the waiters,
-//! ascending) is hashed (after the records, only when not empty, so states without traffic
-//! keep their hashes) and snapshotted with the navigation state.
+//! so is one whose agent left. The state ([`TrafficState`]: the held chokes, the waiters and
+//! the priorities set, ascending) is hashed (after the records, only when not empty, so
+//! states without traffic keep their hashes) and snapshotted with the navigation state (the
+//! priorities set in snapshot format 8).
 
 use super::{NavState, Simulator, planned_order, ticks};
 use crate::agent::AgentId;
 use crate::domain::checked_point;
 use crate::error::SimError;
 use crate::math::Vec2;
-use crate::navigation::traffic::{self, Choke, ChokeState, Decision, TrafficParams, Traveller};
-use crate::orders::{MAX_PATH_POINTS, Order};
+use crate::navigation::traffic::{
+    self, Choke, ChokeState, Decision, RIGHT_OF_WAY, TrafficParams, Traveller,
+};
+use crate::orders::{MAX_PATH_POINTS, Order, OrderStatus};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 
@@ -36,12 +54,27 @@ pub(crate) struct Waiter {
     pub path: Vec<Vec2>,
 }
 
-/// Traffic control's state: held chokes (ascending key) and waiters (ascending id).
+/// Traffic control's state: held chokes (ascending key), waiters (ascending id), and the
+/// agents given the right of way with the priority each had before (ascending id).
+///
+/// `right_of_way` is not part of the serde form (snapshot versions 6 and 7 keep their bytes):
+/// the snapshot writes it after the rest, in version 8, when it is not empty.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct TrafficState {
     pub chokes: Vec<ChokeState>,
     pub waiters: Vec<Waiter>,
+    #[serde(skip)]
+    pub right_of_way: Vec<Level>,
 }
+
+/// An agent whose avoidance priority traffic control set: its id, the priority it had, the
+/// level applied ([`RIGHT_OF_WAY`] or [`YIELD`]).
+pub(crate) type Level = (AgentId, u8, u8);
+
+/// The avoidance priority of a navigating agent at rest at its goal (arrived): the lowest, so
+/// units still on their way pass through those already there (which then return), instead of
+/// pressing against them.
+pub(crate) const YIELD: u8 = 0;
 
 fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
     out.put(&v.x.to_bits().to_le_bytes());
@@ -51,9 +84,11 @@ fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
 impl TrafficState {
     /// The canonical bytes: nothing when empty; else marker byte `T`, held choke count
     /// (`u32`), per choke its corners a, b, holder byte, since tick (`u64`); waiter count
-    /// (`u32`), per waiter id (`u32`), choke a, b, spot, path length (`u32`), the points.
+    /// (`u32`), per waiter id (`u32`), choke a, b, spot, path length (`u32`), the points;
+    /// then, only when some agent has the right of way, marker byte `R`, their count (`u32`)
+    /// and per agent id (`u32`) and the priority it had (`u8`).
     pub(crate) fn write_canonical(&self, out: &mut dyn ByteSink) {
-        if self.chokes.is_empty() && self.waiters.is_empty() {
+        if self.chokes.is_empty() && self.waiters.is_empty() && self.right_of_way.is_empty() {
             return;
         }
         out.put(b"T");
@@ -75,6 +110,14 @@ impl TrafficState {
                 put_vec2(out, p);
             }
         }
+        if !self.right_of_way.is_empty() {
+            out.put(b"R");
+            out.put(&(self.right_of_way.len() as u32).to_le_bytes());
+            for (id, priority, level) in &self.right_of_way {
+                out.put(&id.0.to_le_bytes());
+                out.put(&[*priority, *level]);
+            }
+        }
     }
 
     /// Checks a decoded traffic state against the restored navigation state `nav` (records
@@ -89,6 +132,19 @@ impl TrafficState {
         }
         if self.waiters.windows(2).any(|w| w[0].id >= w[1].id) {
             return Err(Err("traffic waiter ids not strictly ascending"));
+        }
+        if self
+            .right_of_way
+            .iter()
+            .any(|r| r.2 != RIGHT_OF_WAY && r.2 != YIELD)
+        {
+            return Err(Err("traffic priority level out of range"));
+        }
+        if self.right_of_way.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(Err("traffic right-of-way ids not strictly ascending"));
+        }
+        if self.right_of_way.iter().any(|r| nav.get(r.0).is_none()) {
+            return Err(Err("traffic right of way without its navigation record"));
         }
         for c in &self.chokes {
             if c.holder > 1 || !c.choke.is_canonical() {
@@ -118,7 +174,7 @@ impl Simulator {
     /// Stage 1a, step 5: traffic control at chokepoints (see the [module docs](self)).
     pub(super) fn control_traffic(&mut self) {
         let Some(mesh) = self.nav_mesh.mesh.clone() else {
-            self.nav.traffic = TrafficState::default();
+            self.end_traffic();
             return;
         };
         let rules = TrafficParams::DEFAULT;
@@ -132,13 +188,15 @@ impl Simulator {
             ..
         } = self;
         let chokes = traffic::chokes(&mesh, rules.radius);
+        let lanes = traffic::lanes(&mesh, rules.radius);
         let mut state = std::mem::take(&mut nav.traffic);
         // Waiters whose order someone else replaced, or whose agent or record left.
         state.waiters.retain(|w| {
             nav.get(w.id).is_some() && orders.get(&w.id).is_some_and(|o| o.path() == [w.spot])
         });
-        if chokes.is_empty() && state.waiters.is_empty() {
-            nav.traffic = TrafficState::default();
+        if chokes.is_empty() && lanes.is_empty() && state.waiters.is_empty() {
+            nav.traffic = state;
+            self.end_traffic();
             return;
         }
         let ids = agents.ids();
@@ -195,16 +253,34 @@ impl Simulator {
             &waiting,
         );
         drop(travellers);
+        let mut right: Vec<(AgentId, u8)> = Vec::new();
+        let mut resting: Vec<(AgentId, Vec2)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
             .into_iter()
             .map(Some)
             .collect::<Vec<_>>();
+        // Units going on their paths (not waiters resuming), for keeping right.
+        let mut going = Vec::new();
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
+            let rests = orders
+                .get(&id)
+                .is_some_and(|o| o.status() == OrderStatus::Arrived);
+            if decision == Decision::Go
+                && traffic::has_right_of_way(&chokes, position, params[slot].radius)
+            {
+                right.push((id, RIGHT_OF_WAY));
+            } else if rests && waiter.is_none() {
+                resting.push((id, position));
+            }
             match (decision, old) {
-                (Decision::Go, None) => {}
+                (Decision::Go, None) => {
+                    if let Some(order) = orders.get(&id) {
+                        going.push((id, position, order.target(), params[slot].radius));
+                    }
+                }
                 (Decision::Go, Some(w)) => {
                     let (order, _) = planned_order(position, &w.path);
                     if let Ok(old) = orders.insert(id, order) {
@@ -238,6 +314,24 @@ impl Simulator {
                 }
             }
         }
+        // Keep right at lane portals crossed both ways: the lane point becomes the next target.
+        let units: Vec<_> = going.iter().map(|g| (g.1, g.2, g.3)).collect();
+        for (g, lane) in going.iter().zip(traffic::keep_right(&lanes, &units)) {
+            let (Some(p), Some(order)) = (lane, orders.get(&g.0)) else {
+                continue;
+            };
+            let rest = &order.path()[order.progress()..];
+            if rest.len() >= MAX_PATH_POINTS {
+                continue;
+            }
+            let mut path = Vec::with_capacity(rest.len() + 1);
+            path.push(p);
+            path.extend_from_slice(rest);
+            let (order, _) = planned_order(g.1, &path);
+            if let Ok(old) = orders.insert(g.0, order) {
+                inputs.log_order(g.0, old);
+            }
+        }
         // Waiting is not being stuck.
         for w in &waiters {
             if let Ok(k) = nav.find(w.id) {
@@ -246,5 +340,68 @@ impl Simulator {
         }
         state.waiters = waiters;
         nav.traffic = state;
+        // Units at rest near a choke or a lane portal yield.
+        for (id, position) in resting {
+            if traffic::near_portal(&chokes, position, rules.radius)
+                || traffic::near_portal(&lanes, position, rules.radius)
+            {
+                right.push((id, YIELD));
+            }
+        }
+        right.sort_unstable();
+        self.set_levels(&right);
+    }
+
+    /// Sets the avoidance priority of the agents `levels` (ascending id: the agent and its
+    /// level, [`RIGHT_OF_WAY`] or [`YIELD`]) and gives the others that had one their priority
+    /// back. The priority an agent had is kept in the state until it is given back; a
+    /// priority the game set meanwhile (anything but the level applied) is the one kept.
+    /// Changes are logged for a failed step's undo.
+    fn set_levels(&mut self, levels: &[(AgentId, u8)]) {
+        let old = std::mem::take(&mut self.nav.traffic.right_of_way);
+        let mut new = Vec::with_capacity(levels.len());
+        let mut o = old.iter().peekable();
+        let give_back = |sim: &mut Self, r: &Level| {
+            sim.set_priority_logged(r.0, |p| (p == r.2).then_some(r.1));
+        };
+        for &(id, level) in levels {
+            while let Some(r) = o.next_if(|r| r.0 < id) {
+                give_back(self, r);
+            }
+            let had = o.next_if(|r| r.0 == id).copied();
+            let mut kept = level;
+            self.set_priority_logged(id, |p| {
+                kept = match had {
+                    Some(r) if p == r.2 => r.1,
+                    _ => p,
+                };
+                (p != level).then_some(level)
+            });
+            new.push((id, kept, level));
+        }
+        for r in o {
+            give_back(self, r);
+        }
+        self.nav.traffic.right_of_way = new;
+    }
+
+    /// Sets agent `id`'s priority to `f(current)` when that is `Some`, logging the change.
+    fn set_priority_logged(&mut self, id: AgentId, f: impl FnOnce(u8) -> Option<u8>) {
+        let Some(slot) = self.agents.slot(id) else {
+            return;
+        };
+        let mut p = self.agents.params()[slot];
+        if let Some(priority) = f(p.priority) {
+            self.inputs.log_params(id, p);
+            p.priority = priority;
+            self.agents.set_params(slot, p);
+        }
+    }
+
+    /// Ends traffic control: every agent with the right of way gets its priority back, and
+    /// the state is emptied.
+    pub(super) fn end_traffic(&mut self) {
+        self.set_levels(&[]);
+        self.nav.traffic = TrafficState::default();
     }
 }

@@ -109,7 +109,7 @@ fn run(text: &str, half: f64) -> Figures {
 }
 
 /// Door 1.3, radius 0.5, 20 per side, both time steps and both id orders: everyone through
-/// within 300 s (the bar of issue 25 is 90 s, not met yet: about 135 to 230 s), no centre
+/// within 300 s (the bar of issue 25, 90 s, is measured by `doors::report`), no centre
 /// through a wall, wall clearance >= -0.001.
 #[test]
 fn counterflow_through_a_one_unit_door_completes_in_both_id_orders() {
@@ -167,5 +167,65 @@ fn a_snapshot_mid_door_continues_bit_identically() {
         sim.step().unwrap();
         copy.step().unwrap();
         assert_eq!(copy.state_hash(), sim.state_hash(), "tick {}", sim.tick());
+    }
+}
+
+/// Agents passing the door get the right of way (the highest priority) and their own
+/// priority back after: a snapshot taken while one has it is written in format 8, restores to
+/// the same hash and continues bit-identically; a priority the game sets meanwhile is the one
+/// given back; once everyone is through the agents at rest near the door yield (priority 0),
+/// and when traffic control ends every agent has its own priority again.
+#[test]
+fn the_right_of_way_is_snapshotted_and_given_back() {
+    let s = Scenario::from_toml_str(&door_scene("1.3", "0.25", 10, false, 1200)).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let boosted = |sim: &Simulator| {
+        sim.agent_ids()
+            .iter()
+            .copied()
+            .find(|&id| sim.agent_params(id).unwrap().priority == u8::MAX)
+    };
+    let mut found = None;
+    let mut before = sim.clone();
+    while found.is_none() && sim.tick() < 400 {
+        before.clone_from(&sim);
+        sim.step().unwrap();
+        found = boosted(&sim);
+    }
+    let id = found.expect("someone passes the door with the right of way");
+    // The snapshot diff names the traffic state that changed with it.
+    let d = lockstep_orca::snapshot::diff(&before, &sim);
+    assert!(d.differences.iter().any(|x| x.field == "traffic"), "{d}");
+    let bytes = sim.snapshot();
+    assert_eq!(bytes[8..12], 8u32.to_le_bytes(), "format 8");
+    let mut copy = Simulator::restore(&bytes).unwrap();
+    assert_eq!(copy.state_hash(), sim.state_hash());
+    assert_eq!(copy.snapshot(), bytes);
+    // The game sets the passing agent's priority: that is the one it gets back.
+    sim.set_agent_priority(id, 7).unwrap();
+    copy.set_agent_priority(id, 7).unwrap();
+    for _ in 0..100 {
+        sim.step().unwrap();
+        copy.step().unwrap();
+        assert_eq!(copy.state_hash(), sim.state_hash(), "tick {}", sim.tick());
+    }
+    let options = RunOptions {
+        track_clearance: false,
+        ..RunOptions::default()
+    };
+    let r = driver.run_with(&mut sim, &options, |_| {}).unwrap();
+    assert!(r.all_reached);
+    // At rest near the door, arrived agents yield (priority 0); the others have their own.
+    for &other in sim.agent_ids() {
+        let own = if other == id { 7 } else { 128 };
+        let p = sim.agent_params(other).unwrap().priority;
+        assert!(p == own || p == 0, "{other:?}: {p}");
+    }
+    // Navigation off: traffic control ends and every agent gets its own priority back.
+    sim.set_navigation(None).unwrap();
+    sim.step().unwrap();
+    for &other in sim.agent_ids() {
+        let own = if other == id { 7 } else { 128 };
+        assert_eq!(sim.agent_params(other).unwrap().priority, own, "{other:?}");
     }
 }
