@@ -62,7 +62,9 @@ use crate::math::{Fx, Vec2, isqrt_u128, sqrt};
 use serde::{Deserialize, Serialize};
 
 mod assign;
+pub mod march;
 pub use assign::{EXACT_MAX, SWAP_PASSES, SWAP_WINDOW, assign};
+pub use march::March;
 
 /// Most units one formation places (a group's largest size,
 /// [`MAX_GROUP_MEMBERS`](super::groups::MAX_GROUP_MEMBERS)).
@@ -153,6 +155,11 @@ pub struct Formation {
     pub facing: Vec2,
     /// Each unit's slot, ascending id.
     pub slots: Vec<(AgentId, Vec2)>,
+    /// The march while the group moves together ([`march`]); `None` otherwise and once the
+    /// frame has reached the goal. Stored in snapshots of format 8 beside the formation (not
+    /// in its serde form, which format 7 fixes).
+    #[serde(skip)]
+    pub march: Option<Box<March>>,
 }
 
 impl Formation {
@@ -415,7 +422,7 @@ fn place(goal: Vec2, f: Vec2, local: Vec2) -> Option<Vec2> {
 }
 
 /// The local coordinates of `v` in the frame of facing `f`: `(v · right, v · f)`.
-fn local_of(v: Vec2, f: Vec2) -> Vec2 {
+pub(crate) fn local_of(v: Vec2, f: Vec2) -> Vec2 {
     let right = Vec2::new(f.y, -f.x);
     Vec2::new(v.dot(right), v.dot(f))
 }

@@ -186,7 +186,7 @@ impl Simulator {
                         self.nav.forget(id);
                     }
                 }),
-            Command::FormationMove { .. } => {
+            Command::FormationMove { .. } | Command::FormationMarch { .. } => {
                 self.formation_move(formation_order(command)).map(drop)
             }
         }
@@ -304,7 +304,7 @@ impl Simulator {
                 }
                 return Ok(());
             }
-            Command::FormationMove { group, .. } => {
+            Command::FormationMove { group, .. } | Command::FormationMarch { group, .. } => {
                 // The navigation records are put back whole on undo (`nav_before`).
                 let replaced = self.formation_move(formation_order(command))?;
                 for (id, old) in replaced.orders {
@@ -443,7 +443,8 @@ impl Simulator {
     }
 }
 
-/// The fields of a [`Command::FormationMove`] (`command` must be one).
+/// The fields of a [`Command::FormationMove`] or [`Command::FormationMarch`] (`command` must be
+/// one).
 fn formation_order(command: &Command) -> FormationOrder {
     match *command {
         Command::FormationMove {
@@ -460,6 +461,23 @@ fn formation_order(command: &Command) -> FormationOrder {
             facing,
             spacing,
             slowest,
+            together: false,
+        },
+        Command::FormationMarch {
+            group,
+            goal,
+            formation,
+            facing,
+            spacing,
+            slowest,
+        } => FormationOrder {
+            group,
+            goal,
+            kind: formation,
+            facing,
+            spacing,
+            slowest,
+            together: true,
         },
         _ => unreachable!("not a formation move"),
     }
