@@ -173,7 +173,8 @@ impl Formation {
     }
 
     /// Checks a decoded formation (snapshot restore): the layout placed as the kind allows, ascending unique ids below
-    /// `next_id`, at most [`MAX_FORMATION_UNITS`] slots, every point in the domain.
+    /// `next_id`, at most [`MAX_FORMATION_UNITS`] slots, every point in the domain, and its
+    /// march, if any ([`March::validate`](march::March)).
     pub(crate) fn validate(&self, next_id: u32) -> Result<(), SimError> {
         let bad = |what| SimError::OutOfDomain {
             what,
@@ -200,7 +201,11 @@ impl Formation {
         for &(_, p) in &self.slots {
             checked_point(p, "formation slot")?;
         }
-        Ok(())
+        match &self.march {
+            // The shared path: the start and at most a plan's 1,025 points.
+            Some(m) => m.validate(&self.slots, crate::orders::MAX_PATH_POINTS + 1),
+            None => Ok(()),
+        }
     }
 }
 

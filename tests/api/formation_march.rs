@@ -2,8 +2,12 @@
 //! the acceptance scenes (a box of 200 through a 4-unit gap, two groups crossing), the march
 //! as state (hash, snapshot, a mid-march restore continuing bit-identically) and bad input.
 
+use lockstep_orca::navigation::NavParams;
+use lockstep_orca::obstacle::ObstacleShape;
 use lockstep_orca::orders::formation::{FormationKind, FormationStatus};
-use lockstep_orca::{AgentParams, Command, Fx, Simulator, SimulatorParams, Vec2};
+use lockstep_orca::replay::{self, RecordOptions};
+use lockstep_orca::snapshot::{SNAPSHOT_VERSION_FORMATIONS, SNAPSHOT_VERSION_MARCH, diff};
+use lockstep_orca::{AgentId, AgentParams, Command, Fx, Simulator, SimulatorParams, Vec2};
 
 #[cfg(feature = "scenario")]
 #[path = "../../examples/common/monitor.rs"]
@@ -150,4 +154,361 @@ fn a_box_of_200_crosses_a_gap_and_reforms() {
 fn two_groups_crossing_at_right_angles_both_arrive() {
     let f = measure("formation_cross", &[1, 2], 3000);
     assert_scene("formation_cross", &f);
+}
+
+/// `n` agents with radii `radius(k)` and speed 1.5 on a grid 2 apart centred on `centre`, in
+/// group 1.
+fn group(n: i32, centre: Vec2, radius: impl Fn(i32) -> Fx) -> Simulator {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let side = (n as f64).sqrt().ceil() as i32;
+    for k in 0..n {
+        let params = AgentParams {
+            radius: radius(k),
+            max_speed: Fx::lit("1.5"),
+            ..AgentParams::default()
+        };
+        let p = centre + v(2 * (k % side) - side, 2 * (k / side) - side);
+        sim.add_agent_with(p, params).unwrap();
+    }
+    let members = sim.agent_ids().to_vec();
+    sim.apply(&Command::SetGroup { group: 1, members }).unwrap();
+    sim
+}
+
+fn half(_: i32) -> Fx {
+    Fx::lit("0.5")
+}
+
+/// Navigation on a 120 × 80 map with two buildings leaving a gap `gap` wide at x = 0.
+fn with_gap(sim: &mut Simulator, gap: Fx) {
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-60, -40), v(60, -40), v(60, 40), v(-60, 40)]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    let h = gap / 2;
+    let building = |y0: Fx, y1: Fx| {
+        ObstacleShape::Polygon(vec![
+            Vec2::new(Fx::from_num(-3), y0),
+            Vec2::new(Fx::from_num(3), y0),
+            Vec2::new(Fx::from_num(3), y1),
+            Vec2::new(Fx::from_num(-3), y1),
+        ])
+    };
+    sim.add_obstacle(building(h, Fx::from_num(30))).unwrap();
+    sim.add_obstacle(building(Fx::from_num(-30), -h)).unwrap();
+}
+
+fn march(goal: Vec2, formation: FormationKind) -> Command {
+    Command::FormationMarch {
+        group: 1,
+        goal,
+        formation,
+        facing: None,
+        spacing: None,
+        slowest: true,
+    }
+}
+
+/// Steps until group 1 arrived (at most `limit` ticks); returns the tick, and whether a column
+/// was seen on the way.
+fn run_to_arrival(sim: &mut Simulator, limit: u64) -> (Option<u64>, bool) {
+    let mut column = false;
+    for _ in 0..limit {
+        sim.step().unwrap();
+        column |= sim
+            .formation(1)
+            .and_then(|f| f.march.as_ref())
+            .is_some_and(|m| m.column);
+        if sim.formation_status(1).unwrap().status == FormationStatus::Arrived {
+            return (Some(sim.tick()), column);
+        }
+    }
+    (None, column)
+}
+
+/// 16 units through a gap 3 wide: one shared path, one narrow zone, a column of 1 file on the
+/// way, every unit finally in its own slot; members passing their slots' neighbourhood on the
+/// way never count as arrived before the frame does.
+#[test]
+fn a_small_group_narrows_to_a_column_through_a_gap_and_arrives() {
+    let mut sim = group(16, v(-30, 0), half);
+    with_gap(&mut sim, Fx::from_num(3));
+    sim.apply(&march(v(30, 0), FormationKind::Box)).unwrap();
+    let f = sim.formation(1).unwrap().clone();
+    let m = f.march.as_ref().expect("a march");
+    assert_eq!(m.zones.len(), 1, "{:?}", m.zones);
+    // The group's centre is (-31, -1): the path crosses the gap at y = -0.5, 1 from its wall,
+    // so ⌊(2 · 1 − 3 · 0.5) / 1.25⌋ + 1 = 1 file.
+    assert_eq!(m.zones[0].files, 1, "{:?}", m.zones);
+    assert!(m.zones[0].a < Fx::from_num(30) && m.zones[0].b > Fx::from_num(30));
+    assert_eq!(m.pace, Fx::lit("1.5") * Fx::lit("0.875"));
+    // Every member has a plain order to its final slot (no planning of its own).
+    for &(id, slot) in &f.slots {
+        assert_eq!(sim.agent_order(id).unwrap().unwrap().goal(), slot);
+        assert!(sim.nav_status(id).unwrap().is_none());
+    }
+    let (arrived, column) = run_to_arrival(&mut sim, 2000);
+    assert!(column, "never in a column");
+    let at = arrived.expect("arrived");
+    assert!(sim.formation(1).unwrap().march.is_none());
+    // Arrival is judged before the tick's motion: let the last ones land.
+    for _ in 0..40 {
+        sim.step().unwrap();
+    }
+    for &(id, slot) in &sim.formation(1).unwrap().slots {
+        assert!((sim.agent_position(id).unwrap() - slot).length() <= Fx::lit("0.5"));
+    }
+    eprintln!("16 through a 3-wide gap: arrived at tick {at}");
+}
+
+/// The phases: a member the frame leads is wide or in the column; a member waiting
+/// for its turn is held.
+#[test]
+fn members_wait_for_their_turn_in_the_column() {
+    let mut sim = group(16, v(-30, 0), half);
+    with_gap(&mut sim, Fx::from_num(3));
+    sim.apply(&march(v(30, 0), FormationKind::Box)).unwrap();
+    let mut seen = [false; 4];
+    for _ in 0..600 {
+        sim.step().unwrap();
+        let Some(m) = sim.formation(1).and_then(|f| f.march.as_deref()) else {
+            break;
+        };
+        for k in &m.members {
+            let phase = m.target(k).2;
+            seen[phase as usize] = true;
+        }
+    }
+    assert_eq!(seen, [true; 4], "wide, held, column, re-formed all seen");
+}
+
+/// A snapshot taken mid-march (format 8) restores to the same state and continues
+/// bit-identically; `snapshot::diff` names the march's fields; a replay with the command
+/// verifies.
+#[test]
+fn a_snapshot_mid_march_continues_bit_identically() {
+    let mut sim = group(16, v(-30, 0), half);
+    with_gap(&mut sim, Fx::from_num(3));
+    sim.queue_command(0, march(v(30, 0), FormationKind::Box))
+        .unwrap();
+    // Pending, the command is written in format 7 (the formations' format)...
+    assert_eq!(
+        u32::from_le_bytes(sim.snapshot()[8..12].try_into().unwrap()),
+        SNAPSHOT_VERSION_FORMATIONS
+    );
+    for _ in 0..120 {
+        sim.step().unwrap();
+    }
+    assert!(sim.formation(1).unwrap().march.is_some());
+    // ... and the march in format 8.
+    let bytes = sim.snapshot();
+    assert_eq!(
+        u32::from_le_bytes(bytes[8..12].try_into().unwrap()),
+        SNAPSHOT_VERSION_MARCH
+    );
+    let mut restored = Simulator::restore(&bytes).unwrap();
+    assert_eq!(restored.state_hash(), sim.state_hash());
+    assert!(diff(&sim, &restored).is_empty());
+    let before = sim.clone();
+    for _ in 0..400 {
+        sim.step().unwrap();
+        restored.step().unwrap();
+        assert_eq!(
+            restored.state_hash(),
+            sim.state_hash(),
+            "tick {}",
+            sim.tick()
+        );
+    }
+    let d = diff(&before, &sim).to_string();
+    assert!(d.contains("formation[1].march"), "{d}");
+}
+
+/// A replay of a march records, and verifies bit for bit.
+#[test]
+fn a_march_replays_and_verifies() {
+    let mut sim = group(9, v(-20, 0), half);
+    let replay = replay::record(
+        &mut sim,
+        200,
+        RecordOptions {
+            checkpoint_interval: 25,
+        },
+        move |s| match s.tick() {
+            0 => vec![march(v(20, 0), FormationKind::Line)],
+            _ => vec![],
+        },
+    )
+    .unwrap();
+    let bytes = replay.to_bytes().unwrap();
+    let report = replay::verify_bytes(&bytes).unwrap();
+    assert!(report.is_match(), "{report}");
+}
+
+/// Bad input: a group of one marches and arrives on its slot (the goal).
+#[test]
+fn a_group_of_one_marches_to_the_goal() {
+    let mut sim = group(1, v(-10, 0), half);
+    sim.apply(&march(v(10, 5), FormationKind::Box)).unwrap();
+    let f = sim.formation(1).unwrap().clone();
+    assert_eq!(f.slots[0].1, v(10, 5));
+    let (arrived, _) = run_to_arrival(&mut sim, 400);
+    assert!(arrived.is_some());
+    assert!((sim.agent_position(AgentId(0)).unwrap() - v(10, 5)).length() <= Fx::lit("0.5"));
+}
+
+/// Bad input: mixed radii (0.3 to 1.2): the path is planned for the largest, the column
+/// spaced for it; every unit arrives in a distinct slot.
+#[test]
+fn a_group_of_mixed_radii_marches_through_the_gap() {
+    let mut sim = group(12, v(-30, 0), |k| {
+        Fx::lit("0.3") + Fx::lit("0.1") * Fx::from_num(k % 10)
+    });
+    with_gap(&mut sim, Fx::from_num(4));
+    sim.apply(&march(v(30, 0), FormationKind::Box)).unwrap();
+    let m = sim.formation(1).unwrap().march.clone().unwrap();
+    let largest = (0..12)
+        .map(|k| sim.agent_params(AgentId(k)).unwrap().radius)
+        .max()
+        .unwrap();
+    assert_eq!(m.column_spacing, largest * Fx::lit("2.5"));
+    let (arrived, column) = run_to_arrival(&mut sim, 3000);
+    assert!(column);
+    assert!(arrived.is_some(), "{:?}", sim.formation_status(1));
+}
+
+/// Bad input: a goal inside a building: the shared path ends at the nearest walkable point
+/// (for the largest radius), the layout is centred there, slots are walkable, the group
+/// arrives.
+#[test]
+fn a_goal_inside_a_building_forms_at_the_nearest_walkable_point() {
+    let mut sim = group(9, v(-20, 0), half);
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-60, -40), v(60, -40), v(60, 40), v(-60, 40)]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    let building = vec![v(10, -5), v(20, -5), v(20, 5), v(10, 5)];
+    sim.add_obstacle(ObstacleShape::Polygon(building)).unwrap();
+    sim.apply(&march(v(15, 0), FormationKind::Box)).unwrap();
+    let f = sim.formation(1).unwrap().clone();
+    let end = *f.march.as_ref().unwrap().path.last().unwrap();
+    assert!(sim.nav_is_walkable(end, Fx::lit("0.5")).unwrap());
+    assert!(end.x <= Fx::from_num(10), "{end:?}");
+    for &(_, slot) in &f.slots {
+        assert!(
+            sim.nav_is_walkable(slot, Fx::lit("0.5")).unwrap(),
+            "{slot:?}"
+        );
+    }
+    let (arrived, _) = run_to_arrival(&mut sim, 2000);
+    assert!(arrived.is_some(), "{:?}", sim.formation_status(1));
+}
+
+/// Bad input: units removed mid-march: the others go on (the frame waits for nobody gone),
+/// the status counts the units left, the group arrives.
+#[test]
+fn units_removed_mid_march_leave_the_others_to_arrive() {
+    let mut sim = group(16, v(-20, 0), half);
+    sim.apply(&march(v(20, 0), FormationKind::Box)).unwrap();
+    for _ in 0..40 {
+        sim.step().unwrap();
+    }
+    for k in 0..8 {
+        sim.remove_agent(AgentId(2 * k)).unwrap();
+    }
+    let (arrived, _) = run_to_arrival(&mut sim, 1500);
+    assert!(arrived.is_some());
+    let p = sim.formation_status(1).unwrap();
+    assert_eq!((p.slots, p.attached, p.finished), (16, 8, 8));
+    // All removed: the march ends, dissolved.
+    let mut sim = group(4, v(-20, 0), half);
+    sim.apply(&march(v(20, 0), FormationKind::Box)).unwrap();
+    sim.step().unwrap();
+    for k in 0..4 {
+        sim.remove_agent(AgentId(k)).unwrap();
+    }
+    sim.step().unwrap();
+    assert!(sim.formation(1).unwrap().march.is_none());
+    assert_eq!(
+        sim.formation_status(1).unwrap().status,
+        FormationStatus::Dissolved
+    );
+}
+
+/// Bad input: a building dropped across the group mid-march: the shared path is planned
+/// again (once: the obstacle stamp changes once), and every unit arrives.
+#[test]
+fn a_building_dropped_across_the_march_replans_and_all_arrive() {
+    let mut sim = group(16, v(-25, 0), half);
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-60, -40), v(60, -40), v(60, 40), v(-60, 40)]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    sim.apply(&march(v(25, 0), FormationKind::Box)).unwrap();
+    for _ in 0..60 {
+        sim.step().unwrap();
+    }
+    let old = sim.formation(1).unwrap().march.clone().unwrap();
+    assert_eq!(old.path.len(), 2, "straight in open ground");
+    let wall = vec![v(-2, -10), v(2, -10), v(2, 10), v(-2, 10)];
+    sim.queue_command(
+        sim.tick(),
+        Command::AddObstacle {
+            shape: ObstacleShape::Polygon(wall),
+        },
+    )
+    .unwrap();
+    sim.step().unwrap();
+    let new = sim.formation(1).unwrap().march.clone().unwrap();
+    assert!(
+        new.path.len() > 2,
+        "replanned around the building: {:?}",
+        new.path
+    );
+    assert_ne!(new.obstacles, old.obstacles);
+    let (arrived, _) = run_to_arrival(&mut sim, 3000);
+    assert!(arrived.is_some(), "{:?}", sim.formation_status(1));
+}
+
+/// Bad input: a group that cannot move (every speed zero) gets no march: its members are
+/// ordered to their slots as by `FormationMove`.
+#[test]
+fn a_group_that_cannot_move_gets_no_march() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let params = AgentParams {
+        max_speed: Fx::ZERO,
+        ..AgentParams::default()
+    };
+    sim.add_agent_with(v(0, 0), params).unwrap();
+    sim.apply(&Command::SetGroup {
+        group: 1,
+        members: vec![AgentId(0)],
+    })
+    .unwrap();
+    sim.apply(&march(v(5, 0), FormationKind::Box)).unwrap();
+    let f = sim.formation(1).unwrap();
+    assert!(f.march.is_none());
+    assert_eq!(
+        sim.agent_order(AgentId(0)).unwrap().unwrap().goal(),
+        v(5, 0)
+    );
+}
+
+/// The default behaviour is unchanged: `FormationMove` never marches.
+#[test]
+fn a_formation_move_does_not_march() {
+    let mut sim = group(9, v(-20, 0), half);
+    sim.apply(&Command::FormationMove {
+        group: 1,
+        goal: v(20, 0),
+        formation: FormationKind::Box,
+        facing: None,
+        spacing: None,
+        slowest: true,
+    })
+    .unwrap();
+    assert!(sim.formation(1).unwrap().march.is_none());
 }

@@ -322,6 +322,7 @@ fn restored_formations_are_checked() {
         goal: Vec2::from_int(3, 4),
         facing: Vec2::from_int(0, 1),
         slots: vec![(AgentId(0), Vec2::ZERO), (AgentId(2), Vec2::from_int(1, 0))],
+        march: None,
     };
     assert!(good.validate(3).is_ok());
     assert_eq!(good.slot(AgentId(2)), Some(Vec2::from_int(1, 0)));
