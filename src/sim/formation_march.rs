@@ -351,3 +351,39 @@ impl Simulator {
             .retain(|e| steered.binary_search_by_key(&e.id, |&(id, _)| id).is_err());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::orders::formation::FormationKind;
+    use crate::{AgentId, Command, Fx, Simulator, SimulatorParams, Vec2};
+
+    /// The march is state: a frame moved by one ulp changes the hash and is named by
+    /// `snapshot::diff`.
+    #[test]
+    fn the_march_is_hashed_and_diffed() {
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        for k in 0..4 {
+            sim.add_agent(Vec2::from_int(2 * k, 0)).unwrap();
+        }
+        let members = (0..4).map(AgentId).collect();
+        sim.apply(&Command::SetGroup { group: 1, members }).unwrap();
+        sim.apply(&Command::FormationMarch {
+            group: 1,
+            goal: Vec2::from_int(30, 0),
+            formation: FormationKind::Line,
+            facing: None,
+            spacing: None,
+            slowest: true,
+        })
+        .unwrap();
+        sim.step().unwrap();
+        let mut other = sim.clone();
+        let mut f = other.orders.groups.set_formation(1, None).unwrap();
+        let m = f.march.as_mut().unwrap();
+        m.s += Fx::DELTA;
+        other.orders.groups.set_formation(1, Some(f));
+        assert_ne!(sim.state_hash(), other.state_hash());
+        let d = crate::snapshot::diff(&sim, &other).to_string();
+        assert!(d.contains("formation[1].march.s"), "{d}");
+    }
+}

@@ -512,3 +512,30 @@ fn a_formation_move_does_not_march() {
     .unwrap();
     assert!(sim.formation(1).unwrap().march.is_none());
 }
+
+/// A step that fails (an agent leaving the domain) puts the march back as it was: the state
+/// hash is the one before the step, and the march goes on identically once the culprit is
+/// gone.
+#[test]
+fn a_failed_step_puts_the_march_back() {
+    let mut sim = group(9, v(-20, 0), half);
+    sim.apply(&march(v(20, 0), FormationKind::Box)).unwrap();
+    for _ in 0..30 {
+        sim.step().unwrap();
+    }
+    let runaway = sim
+        .add_agent_with(
+            Vec2::new(Fx::from_num(999_999), Fx::ZERO),
+            AgentParams {
+                max_speed: Fx::from_num(1000),
+                ..AgentParams::default()
+            },
+        )
+        .unwrap();
+    sim.set_agent_pref_velocity(runaway, v(1000, 0)).unwrap();
+    let before = sim.state_hash();
+    let march_before = sim.formation(1).unwrap().march.clone();
+    assert!(sim.step().is_err());
+    assert_eq!(sim.state_hash(), before);
+    assert_eq!(sim.formation(1).unwrap().march, march_before);
+}
