@@ -1,6 +1,7 @@
 //! Moving as a group (`Command::FormationMarch`, [`lockstep_orca::orders::formation::march`]):
 //! the acceptance scenes (a box of 200 through a 4-unit gap, two groups crossing), the march
 //! as state (hash, snapshot, a mid-march restore continuing bit-identically) and bad input.
+#![allow(clippy::float_arithmetic)]
 
 use lockstep_orca::navigation::NavParams;
 use lockstep_orca::obstacle::ObstacleShape;
@@ -11,7 +12,7 @@ use lockstep_orca::{AgentId, AgentParams, Command, Fx, Simulator, SimulatorParam
 
 #[cfg(feature = "scenario")]
 #[path = "../../examples/common/monitor.rs"]
-#[allow(dead_code)]
+#[allow(clippy::duplicate_mod)]
 mod monitor;
 
 fn v(x: i32, y: i32) -> Vec2 {
@@ -64,11 +65,40 @@ fn measure(name: &str, groups: &[u32], limit: u64) -> Figures {
     let mut last = starts.clone();
     let dt = sim.time_step().to_num::<f64>();
     let (mut rest_run, mut at_rest) = (0, 0);
+    let mut ended = Vec::new();
+    let mut first_arrival = None;
     while sim.tick() < limit {
         let tick = sim.tick();
         driver.apply_events(&mut sim, tick).unwrap();
         sim.step().unwrap();
         monitor.observe(&sim);
+        if tick == 0 {
+            for &g in groups {
+                let m = sim.formation(g).unwrap().march.as_ref().unwrap();
+                eprintln!("{name}: group {g}: path {:?}, zones {:?}", m.path, m.zones);
+            }
+        }
+        if groups
+            .iter()
+            .any(|&g| sim.formation(g).unwrap().march.is_none() && !ended.contains(&g))
+        {
+            for &g in groups {
+                if sim.formation(g).unwrap().march.is_none() && !ended.contains(&g) {
+                    ended.push(g);
+                    let f = sim.formation(g).unwrap();
+                    let far = f
+                        .slots
+                        .iter()
+                        .map(|&(id, slot)| (sim.agent_position(id).unwrap() - slot).length())
+                        .max()
+                        .unwrap();
+                    eprintln!(
+                        "{name}: group {g}: march ended at {:.2} s, farthest member {far} from its slot",
+                        sim.tick() as f64 * dt
+                    );
+                }
+            }
+        }
         let mut moving = false;
         for (k, &id) in ids.iter().enumerate() {
             let p = sim.agent_position(id).unwrap();
@@ -77,9 +107,39 @@ fn measure(name: &str, groups: &[u32], limit: u64) -> Figures {
             moving |= p != last[k];
             last[k] = p;
         }
+        if std::env::var("MARCH_DEBUG").is_ok() && tick % 40 == 0 {
+            for &g in groups {
+                let f = sim.formation(g).unwrap();
+                let st = sim.formation_status(g).unwrap();
+                let far = f
+                    .slots
+                    .iter()
+                    .map(|&(id, slot)| ((sim.agent_position(id).unwrap() - slot).length(), id))
+                    .max()
+                    .unwrap();
+                let o = sim.agent_order(far.1).unwrap().unwrap();
+                eprintln!(
+                    "t {:.0} g {g} march {} finished {} far {:.2} id {} status {:?} v {:?}",
+                    tick as f64 * dt,
+                    f.march.is_some(),
+                    st.finished,
+                    far.0.to_num::<f64>(),
+                    far.1.0,
+                    o.status(),
+                    sim.agent_velocity(far.1).unwrap().to_f64()
+                );
+            }
+        }
         let arrived = groups
             .iter()
             .all(|&g| sim.formation_status(g).unwrap().status == FormationStatus::Arrived);
+        if arrived && first_arrival.is_none() {
+            first_arrival = Some(sim.tick());
+            eprintln!(
+                "{name}: every group arrived at {:.2} s",
+                sim.tick() as f64 * dt
+            );
+        }
         rest_run = if arrived && !moving { rest_run + 1 } else { 0 };
         if rest_run == 1 {
             at_rest = sim.tick();
@@ -125,7 +185,7 @@ fn assert_scene(name: &str, f: &Figures) {
     eprintln!(
         "{name}: all at rest {:.2} s after the order, largest slot error {:.4}, travelled {:.1} \
          against the assignment's lower bound {:.1} ({:.3}x), worst overlap {:.4}, wall \
-         clearance {:.4}",
+         clearance {:.7}",
         f.at_rest,
         f.slot_error,
         f.travelled,
