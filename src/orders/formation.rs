@@ -6,7 +6,9 @@
 //! ids and positions, the goal, the [`FormationKind`], the spacing and an optional facing, it
 //! computes the slots ([`plan`]), in fixed point, identically on every machine, from nothing
 //! but its inputs. The simulator then gives each unit its slot as its goal (`sim::formation`)
-//! and keeps the [`Formation`] as state.
+//! and keeps the [`Formation`] as state. A group sent with
+//! [`Command::FormationMarch`](crate::Command::FormationMarch) moves together: one shared path,
+//! a moving frame, a column through narrow stretches ([`march`]).
 //!
 //! # Facing and frame
 //! The facing `f` is the given direction (normalised), else the direction from the group's
