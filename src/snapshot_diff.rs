@@ -477,13 +477,7 @@ fn formations(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
         let (x, y) = match (a.formation(g), b.formation(g)) {
             (Some(x), Some(y)) => (x, y),
             (x, _) => {
-                let (here, there) = ("present".to_string(), "absent".to_string());
-                let (l, r) = if x.is_some() {
-                    (here, there)
-                } else {
-                    (there, here)
-                };
-                d.push(s, format!("formation[{g}]"), l, r);
+                presence(d, format!("formation[{g}]"), x.is_some());
                 continue;
             }
         };
@@ -520,6 +514,13 @@ fn formations(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
     }
 }
 
+/// `field` present on one side only (`left`: on the left one).
+fn presence(d: &mut SnapshotDiff, field: String, left: bool) {
+    let (here, there) = ("present".to_string(), "absent".to_string());
+    let (l, r) = if left { (here, there) } else { (there, here) };
+    d.push(Scope::Simulator, field, l, r);
+}
+
 /// The differences of group `g`'s marches: `formation[G].march` (`absent` on one side), else
 /// `.march.path` (the point count, then each point that differs), `.pace`, `.spacing`,
 /// `.column_spacing`, `.zones`, `.members`, `.s`, `.held`, `.column`, `.zone`, `.waited`,
@@ -530,13 +531,7 @@ fn march(d: &mut SnapshotDiff, g: u32, x: Option<&March>, y: Option<&March>) {
         (Some(x), Some(y)) => (x, y),
         (None, None) => return,
         (x, _) => {
-            let (here, there) = ("present".to_string(), "absent".to_string());
-            let (l, r) = if x.is_some() {
-                (here, there)
-            } else {
-                (there, here)
-            };
-            d.push(s, format!("formation[{g}].march"), l, r);
+            presence(d, format!("formation[{g}].march"), x.is_some());
             return;
         }
     };

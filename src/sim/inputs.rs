@@ -454,16 +454,8 @@ fn formation_order(command: &Command) -> FormationOrder {
             facing,
             spacing,
             slowest,
-        } => FormationOrder {
-            group,
-            goal,
-            kind: formation,
-            facing,
-            spacing,
-            slowest,
-            together: false,
-        },
-        Command::FormationMarch {
+        }
+        | Command::FormationMarch {
             group,
             goal,
             formation,
@@ -477,7 +469,7 @@ fn formation_order(command: &Command) -> FormationOrder {
             facing,
             spacing,
             slowest,
-            together: true,
+            together: matches!(command, Command::FormationMarch { .. }),
         },
         _ => unreachable!("not a formation move"),
     }
