@@ -228,7 +228,7 @@ impl Simulator {
             let limit = m.lag_limit();
             let limit_sq = wide_mul(limit, limit);
             let (mut attached, mut lagging) = (0u32, false);
-            for (k, &(id, slot)) in m.members.iter().zip(&f.slots) {
+            for (&(t, _, phase), &(id, slot)) in m.targets().iter().zip(&f.slots) {
                 if self.member(id, slot).is_none() {
                     continue;
                 }
@@ -236,7 +236,6 @@ impl Simulator {
                     continue;
                 };
                 attached += 1;
-                let (t, _, phase) = m.target(k);
                 lagging |= March::leads(phase) && (t - p).length_squared_wide() > limit_sq;
             }
             let done = attached == 0 || m.advance(lagging, dt, wait_ticks);
@@ -299,14 +298,13 @@ impl Simulator {
             let Some(m) = f.march.as_deref() else {
                 continue;
             };
-            for (k, &(id, slot)) in m.members.iter().zip(&f.slots) {
+            for (&(t, dir, phase), &(id, slot)) in m.targets().iter().zip(&f.slots) {
                 if self.member(id, slot).is_none() {
                     continue;
                 }
                 let (Ok(p), Ok(params)) = (self.agent_position(id), self.agent_params(id)) else {
                     continue;
                 };
-                let (t, dir, phase) = m.target(k);
                 let carry = if m.moved && March::leads(phase) {
                     dir * m.pace
                 } else {

@@ -268,9 +268,33 @@ impl March {
     }
 
     /// Member `m`'s target, the path's direction there, and its phase (see the
-    /// [module docs](self)).
+    /// [module docs](self)). `O(n + P)` for `n` members and `P` path points: for every member
+    /// at once use [`targets`](Self::targets).
     #[must_use]
     pub fn target(&self, m: &Member) -> (Vec2, Vec2, Phase) {
+        self.target_with(m, self.reform_centre())
+    }
+
+    /// Every member's target, direction and phase, in member order: `O(n · P)`.
+    #[must_use]
+    pub fn targets(&self) -> Vec<(Vec2, Vec2, Phase)> {
+        let reform = self.reform_centre();
+        self.members
+            .iter()
+            .map(|m| self.target_with(m, reform))
+            .collect()
+    }
+
+    /// The re-forming centre of the current zone, in a column.
+    fn reform_centre(&self) -> Fx {
+        match (self.zones.get(self.zone as usize), self.column) {
+            (Some(z), true) => self.reform_arc(z),
+            _ => Fx::ZERO,
+        }
+    }
+
+    /// [`target`](Self::target) with the re-forming centre given.
+    fn target_with(&self, m: &Member, reform: Fx) -> (Vec2, Vec2, Phase) {
         let place = |arc: Fx, x: Fx, phase: Phase| {
             let (p, dir) = at(&self.path, arc);
             let right = Vec2::new(dir.y, -dir.x);
@@ -297,8 +321,7 @@ impl March {
                 / 2;
             return place(t, x, Phase::Column);
         }
-        let centre = self.reform_arc(z);
-        place(centre.saturating_add(m.slot.y), m.slot.x, Phase::Reformed)
+        place(reform.saturating_add(m.slot.y), m.slot.x, Phase::Reformed)
     }
 
     /// Whether a member in phase `phase` is one the frame leads (waits for, and carries at its
@@ -333,7 +356,7 @@ impl March {
             self.s = self.s.saturating_add(self.pace.saturating_mul(dt));
         }
         let total = self.length();
-        let (front, rear) = self.extent();
+        let (front, _) = self.extent();
         if self.column {
             let z = self.zones[self.zone as usize];
             let last = self.members.iter().map(|m| m.rank).max().unwrap_or(0);
@@ -357,7 +380,6 @@ impl March {
                 self.waited = 0;
             }
         }
-        let _ = rear;
         !self.column && self.s >= total && self.zone as usize >= self.zones.len()
     }
 
