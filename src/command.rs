@@ -259,6 +259,31 @@ pub enum Command {
         /// Move at the slowest member's speed.
         slowest: bool,
     },
+    /// Sends a group to `goal` in formation, **moving together**
+    /// ([`crate::orders::formation::march`]): the slots are planned as for
+    /// [`Command::FormationMove`] (around the end of the group's path when the goal is not
+    /// reachable), then one path is planned for the whole group (from its centre, for its
+    /// largest radius, with the navigation mesh when navigation is on, else straight), a frame
+    /// moves along it and every member is steered to its slot relative to the frame; the group
+    /// narrows to a column through narrow stretches and re-forms after them. The frame's pace is
+    /// 7/8 of the slowest member's speed, or of the fastest one's with `slowest` false (each then
+    /// keeps up as it can). Each member's order goes to its final slot ([`Command::MoveTo`]);
+    /// it follows the frame until the frame reaches the goal, then that order. Tag 19; a world
+    /// command (class 0). Refused and rejected as [`Command::FormationMove`].
+    FormationMarch {
+        /// The group id.
+        group: u32,
+        /// Where the formation's centre goes.
+        goal: Vec2,
+        /// The layout.
+        formation: crate::orders::formation::FormationKind,
+        /// The facing (`None`: from the group's centre to the goal).
+        facing: Option<Vec2>,
+        /// The distance between neighbouring slots (`None`: 5 radii of the largest member).
+        spacing: Option<Fx>,
+        /// The frame's pace from the slowest member's speed (else the fastest one's).
+        slowest: bool,
+    },
 }
 
 impl Command {
@@ -273,7 +298,8 @@ impl Command {
             | Self::RemoveObstacle { .. }
             | Self::SetGroup { .. }
             | Self::GroupMove { .. }
-            | Self::FormationMove { .. } => None,
+            | Self::FormationMove { .. }
+            | Self::FormationMarch { .. } => None,
             Self::SetPrefVelocity { id, .. }
             | Self::RemoveAgent { id }
             | Self::SetParams { id, .. }
@@ -312,6 +338,7 @@ impl Command {
             Self::SetGroup { .. } => 16,
             Self::GroupMove { .. } => 17,
             Self::FormationMove { .. } => 18,
+            Self::FormationMarch { .. } => 19,
         }
     }
 
@@ -365,6 +392,13 @@ impl Command {
                 checked_point(*goal, "goal")
             }
             Self::FormationMove {
+                group,
+                goal,
+                facing,
+                spacing,
+                ..
+            }
+            | Self::FormationMarch {
                 group,
                 goal,
                 facing,

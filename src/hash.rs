@@ -40,9 +40,10 @@
 //! | | tag 16 `SetGroup`: group (`u32`), member count k (`u32`), the k ids (`u32`) (8 + 4 k bytes) |
 //! | | tag 17 `GroupMove`: group (`u32`), goal x, y, queue (`u8`), slowest (`u8`) (22 bytes) |
 //! | | tag 18 `FormationMove`: group (`u32`), goal x, y, kind (`u8`, [`FormationKind::canonical_byte`](crate::orders::formation::FormationKind::canonical_byte)), facing (flag byte, x, y, zeros when none), spacing (flag byte and value), slowest (`u8`) (48 bytes) |
+//! | | tag 19 `FormationMarch`: as tag 18 (48 bytes) |
 //! | … | **only when some agent has an order, a group exists or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none), `rvo2_goals` (`u8`); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each); then the group count (`u32`) and per group, ascending group id: id (`u32`), member count k (`u32`), the k member ids (`u32`, ascending) ([`crate::orders::groups`]) |
 //! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 3, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (60 bytes); then, only while traffic control holds a choke, keeps a waiter or sets some agent's priority, its state (`TrafficState::write_canonical` in `src/sim/navigation_traffic.rs`: marker byte `T`, the held chokes and the waiters, then, when some agent's priority is set, marker byte `R` and per agent its id, the priority it had and the level set) |
-//! | … | **only when some group has a formation move** ([`crate::orders::formation`]), the formation extension: marker byte 4, formation count (`u32`), then per formation, ascending group id: group (`u32`), kind and placed layout (`u8` each), goal x, y, facing x, y, slot count k (`u32`), then k × (agent id (`u32`), slot x, y), ascending id (42 + 20 k bytes) |
+//! | … | **only when some group has a formation move** ([`crate::orders::formation`]), the formation extension: marker byte 4, formation count (`u32`), then per formation, ascending group id: group (`u32`), kind and placed layout (`u8` each), goal x, y, facing x, y, slot count k (`u32`), then k × (agent id (`u32`), slot x, y), ascending id (42 + 20 k bytes); then, **only while some group moves together** ([`crate::orders::formation::march`]), the march extension: marker byte 5, marching formation count (`u32`), then per marching formation, ascending group id: group (`u32`), path point count (`u32`) and the points x, y, pace, spacing, column spacing, zone count (`u32`) and per zone a, b, files (`u32`), member count (`u32`) and per member id (`u32`), slot x, y, rank (`u32`), then the frame: s, held, column and moved (`u8` each), zone (`u32`), waited (`u32`), the obstacle stamp (next obstacle id `u32`, obstacle count `u32`) |
 //!
 //! The 67 model bytes: layers (`u32`), mask (`u32`), body_radius, max_accel (each a flag byte
 //! and the value, 0 when none), support velocity x, y, slope x, y, speed_limit (flag and
@@ -286,7 +287,53 @@ pub(crate) fn write_state(s: &StateRef<'_>, out: &mut impl ByteSink) {
                 vec2(out, p);
             }
         }
+        // The march extension: only while some group moves together.
+        let marching = || {
+            s.orders
+                .groups
+                .formations()
+                .filter_map(|(g, f)| Some((g, f.march.as_deref()?)))
+        };
+        let count = marching().count();
+        if count > 0 {
+            out.put(&[5]);
+            out.put(&(count as u32).to_le_bytes());
+            for (g, m) in marching() {
+                out.put(&g.to_le_bytes());
+                write_march(out, m);
+            }
+        }
     }
+}
+
+/// A march's canonical bytes (the march extension of the table above).
+fn write_march(out: &mut impl ByteSink, m: &crate::orders::formation::March) {
+    out.put(&(m.path.len() as u32).to_le_bytes());
+    for &p in &m.path {
+        vec2(out, p);
+    }
+    fx(out, m.pace);
+    fx(out, m.spacing);
+    fx(out, m.column_spacing);
+    out.put(&(m.zones.len() as u32).to_le_bytes());
+    for z in &m.zones {
+        fx(out, z.a);
+        fx(out, z.b);
+        out.put(&z.files.to_le_bytes());
+    }
+    out.put(&(m.members.len() as u32).to_le_bytes());
+    for k in &m.members {
+        out.put(&k.id.0.to_le_bytes());
+        vec2(out, k.slot);
+        out.put(&k.rank.to_le_bytes());
+    }
+    fx(out, m.s);
+    fx(out, m.held);
+    out.put(&[u8::from(m.column), u8::from(m.moved)]);
+    out.put(&m.zone.to_le_bytes());
+    out.put(&m.waited.to_le_bytes());
+    out.put(&m.obstacles.0.to_le_bytes());
+    out.put(&m.obstacles.1.to_le_bytes());
 }
 
 /// The 99 canonical bytes of one agent (one row of the table above).
@@ -390,6 +437,14 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
             out.put(&[u8::from(*queue), u8::from(*slowest)]);
         }
         Command::FormationMove {
+            group,
+            goal,
+            formation,
+            facing,
+            spacing,
+            slowest,
+        }
+        | Command::FormationMarch {
             group,
             goal,
             formation,

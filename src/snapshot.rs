@@ -82,9 +82,19 @@
 //! facing, the slots as a sequence of (agent id, point) in ascending id), ascending group id.
 //!
 //! **Version 8** ([`SNAPSHOT_VERSION_TRAFFIC`]) is written only while traffic control gives
-//! some agent the right of way at a chokepoint: version 7's payload (with no formations when
-//! none is in use), then those agents as a sequence of (agent id `u32`, the priority it had
-//! `u8`), ascending id, each with a navigation record. Versions 3 to 8 restore.
+//! some agent the right of way at a chokepoint (and no group moves together): version 7's
+//! payload (with no formations when none is in use), then those agents as a sequence of
+//! (agent id `u32`, the priority it had `u8`, the level set `u8`), ascending id, each with a
+//! navigation record.
+//!
+//! **Version 9** ([`SNAPSHOT_VERSION_MARCH`]) is written only while some group moves together
+//! ([`Command::FormationMarch`](crate::Command::FormationMarch),
+//! [`crate::orders::formation::march`]): version 8's payload (its right-of-way list possibly
+//! empty), then the marches as a sequence of (group id `u32`, [`March`]: the shared path as a
+//! point sequence, pace, spacing, column spacing, the zones (a, b, files `u32`), the members
+//! (agent id, slot, rank `u32`), the frame's arc, column flag, held arc, zone index `u32`,
+//! waited ticks `u32`, moved flag, the obstacle stamp (`u32`, `u32`)), ascending group id, each
+//! for a formation of the payload. Versions 3 to 9 restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -116,7 +126,7 @@ use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::navigation::NavParams;
 use crate::obstacle::{ObstacleSet, ObstacleSetData};
-use crate::orders::formation::Formation;
+use crate::orders::formation::{Formation, March};
 use crate::orders::groups::Groups;
 use crate::orders::{Arrival, Order, Orders, Steering};
 use crate::sim::{NavRecord, NavState, RestoredState, TrafficState};
@@ -151,6 +161,10 @@ pub const SNAPSHOT_VERSION_FORMATIONS: u32 = 7;
 /// way at a chokepoint: version 7's payload followed by those agents (see the
 /// [module docs](self)). This build reads it too.
 pub const SNAPSHOT_VERSION_TRAFFIC: u32 = 8;
+/// The snapshot format version written while some group moves together
+/// ([`Command::FormationMarch`](crate::Command::FormationMarch)): version 8's payload followed by
+/// the marches (see the [module docs](self)). This build reads it too.
+pub const SNAPSHOT_VERSION_MARCH: u32 = 9;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -374,6 +388,14 @@ struct StateV8 {
 struct StateV7 {
     v6: StateV6,
     formations: Vec<(u32, Formation)>,
+}
+
+/// Payload of snapshot format version 9: version 8's, then the marches (group id, march),
+/// ascending group id, each for a formation of version 7's.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV9 {
+    v8: StateV8,
+    marches: Vec<(u32, March)>,
 }
 
 /// Payload of snapshot format version 6: version 5's, then the navigation state.
@@ -627,9 +649,13 @@ impl Simulator {
             .any(|p| matches!(p.command, crate::command::Command::NavigateTo { .. }));
         let nav_used = !crate::hash::CanonicalPart::is_default(nav) || nav_commands;
         let formations_used = orders.groups.formations().len() > 0
-            || commands
-                .iter()
-                .any(|p| matches!(p.command, crate::command::Command::FormationMove { .. }));
+            || commands.iter().any(|p| {
+                matches!(
+                    p.command,
+                    crate::command::Command::FormationMove { .. }
+                        | crate::command::Command::FormationMarch { .. }
+                )
+            });
         let nav_used = nav_used || formations_used;
         let lifecycle = lifecycle || formations_used;
         if agents.models().is_none() && !model_commands && !lifecycle && !nav_used {
@@ -690,11 +716,15 @@ impl Simulator {
                 .iter()
                 .map(|(_, f)| 64 + 24 * f.slots.len())
                 .sum::<usize>();
+        let marches: Vec<(u32, March)> = formations
+            .iter()
+            .filter_map(|(g, f)| Some((*g, f.march.as_deref()?.clone())))
+            .collect();
         let state = StateV7 {
             v6: state,
             formations,
         };
-        if right_of_way.is_empty() {
+        if right_of_way.is_empty() && marches.is_empty() {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS, &state, hint);
         }
         let hint = hint + 5 * right_of_way.len();
@@ -702,7 +732,16 @@ impl Simulator {
             v7: state,
             right_of_way: right_of_way.clone(),
         };
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC, &state, hint)
+        if marches.is_empty() {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC, &state, hint);
+        }
+        let hint = hint
+            + marches
+                .iter()
+                .map(|(_, m)| 128 + 16 * m.path.len() + 32 * m.members.len())
+                .sum::<usize>();
+        let state = StateV9 { v8: state, marches };
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MARCH, &state, hint)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -765,11 +804,34 @@ impl Simulator {
                 .into_simulator(v4.models, Some(l), state.v6.nav, state.formations);
         }
         // Anything else is read as the newest version (an unknown one is refused naming it).
-        let state: StateV8 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC)?;
-        let (v4, l) = lifecycle(state.v7.v6.v5);
-        let mut nav = state.v7.v6.nav;
-        nav.traffic.right_of_way = state.right_of_way;
-        v4.base
-            .into_simulator(v4.models, Some(l), nav, state.v7.formations)
+        if version == Some(SNAPSHOT_VERSION_TRAFFIC) {
+            let state: StateV8 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC)?;
+            let (v4, l) = lifecycle(state.v7.v6.v5);
+            let mut nav = state.v7.v6.nav;
+            nav.traffic.right_of_way = state.right_of_way;
+            return v4
+                .base
+                .into_simulator(v4.models, Some(l), nav, state.v7.formations);
+        }
+        let state: StateV9 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MARCH)?;
+        let mut formations = state.v8.v7.formations;
+        let mut k = 0;
+        for (g, m) in state.marches {
+            // Each march belongs to a formation, ascending group id.
+            while formations.get(k).is_some_and(|f| f.0 < g) {
+                k += 1;
+            }
+            let Some(f) = formations.get_mut(k).filter(|f| f.0 == g) else {
+                return Err(SnapshotError::Inconsistent(
+                    "a march without its formation, or out of order",
+                ));
+            };
+            f.1.march = Some(Box::new(m));
+            k += 1;
+        }
+        let (v4, l) = lifecycle(state.v8.v7.v6.v5);
+        let mut nav = state.v8.v7.v6.nav;
+        nav.traffic.right_of_way = state.v8.right_of_way;
+        v4.base.into_simulator(v4.models, Some(l), nav, formations)
     }
 }

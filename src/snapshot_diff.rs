@@ -6,6 +6,7 @@ use crate::agent_model::AgentModel;
 use crate::command::Command;
 use crate::math::{Fx, Vec2};
 use crate::obstacle::{ObstacleId, ObstacleSet, ObstacleShape};
+use crate::orders::formation::March;
 use crate::orders::{Order, Steering};
 use crate::sim::Simulator;
 use std::fmt;
@@ -469,8 +470,9 @@ fn groups(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
 }
 
 /// Every group whose formation move differs (scope simulator): `formation[G]` (`absent` on one
-/// side), else `formation[G].kind`, `.placed`, `.goal`, `.facing`, `.slots` (the count) and
-/// `formation[G].slot[ID]` for each unit whose slot differs (or is on one side only).
+/// side), else `formation[G].kind`, `.placed`, `.goal`, `.facing`, `.slots` (the count),
+/// `formation[G].slot[ID]` for each unit whose slot differs (or is on one side only), and the
+/// march ([`march`]).
 fn formations(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
     let mut ids: Vec<u32> = a
         .formations()
@@ -484,13 +486,7 @@ fn formations(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
         let (x, y) = match (a.formation(g), b.formation(g)) {
             (Some(x), Some(y)) => (x, y),
             (x, _) => {
-                let (here, there) = ("present".to_string(), "absent".to_string());
-                let (l, r) = if x.is_some() {
-                    (here, there)
-                } else {
-                    (there, here)
-                };
-                d.push(s, format!("formation[{g}]"), l, r);
+                presence(d, format!("formation[{g}]"), x.is_some());
                 continue;
             }
         };
@@ -523,6 +519,74 @@ fn formations(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
                 d.push(s, format!("formation[{g}].slot[{}]", id.0), l, r);
             }
         }
+        march(d, g, x.march.as_deref(), y.march.as_deref());
+    }
+}
+
+/// `field` present on one side only (`left`: on the left one).
+fn presence(d: &mut SnapshotDiff, field: String, left: bool) {
+    let (here, there) = ("present".to_string(), "absent".to_string());
+    let (l, r) = if left { (here, there) } else { (there, here) };
+    d.push(Scope::Simulator, field, l, r);
+}
+
+/// The differences of group `g`'s marches: `formation[G].march` (`absent` on one side), else
+/// `.march.path` (the point count, then each point that differs), `.pace`, `.spacing`,
+/// `.column_spacing`, `.zones`, `.members`, `.s`, `.held`, `.column`, `.zone`, `.waited`,
+/// `.moved`, `.obstacles`.
+fn march(d: &mut SnapshotDiff, g: u32, x: Option<&March>, y: Option<&March>) {
+    let s = Scope::Simulator;
+    let (x, y) = match (x, y) {
+        (Some(x), Some(y)) => (x, y),
+        (None, None) => return,
+        (x, _) => {
+            presence(d, format!("formation[{g}].march"), x.is_some());
+            return;
+        }
+    };
+    let name = |f: &str| format!("formation[{g}].march.{f}");
+    d.cmp(s, &name("path"), x.path.len(), y.path.len());
+    for (k, (p, q)) in x.path.iter().zip(&y.path).enumerate() {
+        d.cmp(s, &name(&format!("path[{k}]")), V(*p), V(*q));
+    }
+    d.cmp(s, &name("pace"), x.pace, y.pace);
+    d.cmp(s, &name("spacing"), x.spacing, y.spacing);
+    d.cmp(
+        s,
+        &name("column_spacing"),
+        x.column_spacing,
+        y.column_spacing,
+    );
+    if x.zones != y.zones {
+        d.push(
+            s,
+            name("zones"),
+            format!("{:?}", x.zones),
+            format!("{:?}", y.zones),
+        );
+    }
+    if x.members != y.members {
+        let (l, r) = (x.members.len(), y.members.len());
+        d.push(
+            s,
+            name("members"),
+            format!("{l} (differ)"),
+            format!("{r} (differ)"),
+        );
+    }
+    d.cmp(s, &name("s"), x.s, y.s);
+    d.cmp(s, &name("held"), x.held, y.held);
+    d.cmp(s, &name("column"), x.column, y.column);
+    d.cmp(s, &name("zone"), x.zone, y.zone);
+    d.cmp(s, &name("waited"), x.waited, y.waited);
+    d.cmp(s, &name("moved"), x.moved, y.moved);
+    if x.obstacles != y.obstacles {
+        d.push(
+            s,
+            name("obstacles"),
+            format!("{:?}", x.obstacles),
+            format!("{:?}", y.obstacles),
+        );
     }
 }
 

@@ -265,7 +265,7 @@ fn the_checksum_of_a_scripted_game_is_pinned() {
     let bytes = game.save_state().adapter_bytes();
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let expected = [
-        "4c534e4554303034", // LSNET004
+        "4c534e4554303035", // LSNET005
         "32000000",         // frame 50
         "0400000000000000", // 4 rejected orders
         "0000000000000000", // no skipped group members
@@ -277,7 +277,7 @@ fn the_checksum_of_a_scripted_game_is_pinned() {
         "00000000", // no buildings
     ];
     assert_eq!(hex, expected.concat().replace(' ', ""));
-    assert_eq!(game.checksum(), 0xeab3_93ae_9e3d_4a75_753b_f44c_c6b2_9014);
+    assert_eq!(game.checksum(), 0x9b75_9440_2a02_c33a_8295_0dd9_b3e3_45da);
 }
 
 #[test]

@@ -109,6 +109,7 @@ pub(crate) fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOr
                 Fx::from_bits(w << FORMATION_SPACING_SHIFT)
             }),
             slowest: arg & 2 != 0,
+            together: arg & 0x40 != 0,
         },
     }
 }

@@ -38,6 +38,8 @@ pub struct FormationShape {
     pub spacing: Option<Fx>,
     /// Every member at the slowest member's speed.
     pub slowest: bool,
+    /// Move together: [`Command::FormationMarch`] instead of [`Command::FormationMove`].
+    pub together: bool,
 }
 
 impl Turn<'_> {
@@ -198,13 +200,26 @@ impl Turn<'_> {
             self.path_len.insert(id, 1);
         }
         self.groups.insert(gid, members);
-        self.out.push(Command::FormationMove {
-            group: gid,
-            goal,
-            formation: shape.formation,
-            facing: shape.facing,
-            spacing: shape.spacing,
-            slowest: shape.slowest,
+        let (formation, facing, spacing, slowest) =
+            (shape.formation, shape.facing, shape.spacing, shape.slowest);
+        self.out.push(if shape.together {
+            Command::FormationMarch {
+                group: gid,
+                goal,
+                formation,
+                facing,
+                spacing,
+                slowest,
+            }
+        } else {
+            Command::FormationMove {
+                group: gid,
+                goal,
+                formation,
+                facing,
+                spacing,
+                slowest,
+            }
         });
         Ok(())
     }

@@ -89,7 +89,7 @@ use turn::{Adapter, Unit};
 /// Players a [`NetGame`] accepts (owners are stored as `u8`).
 pub const MAX_PLAYERS: usize = 64;
 /// Magic of the adapter's part of the checksum ([`NetState::checksum`]).
-pub const NET_MAGIC: &[u8; 8] = b"LSNET004";
+pub const NET_MAGIC: &[u8; 8] = b"LSNET005";
 
 /// The ggrs configuration of a game with rules `R`: the simulator and the game's state as
 /// ggrs game state, `R::Input` as input. `NetConfig` alone is the default rules' ([`Orders`],

@@ -228,6 +228,7 @@ impl Turn<'_> {
                 facing,
                 spacing,
                 slowest,
+                together,
             } => {
                 let facing = facing.map(|(x, y)| Vec2::from_int(i32::from(x), i32::from(y)));
                 let shape = FormationShape {
@@ -235,6 +236,7 @@ impl Turn<'_> {
                     facing,
                     spacing,
                     slowest,
+                    together,
                 };
                 return self.formation_move(player, group, goal, shape);
             }

@@ -300,7 +300,8 @@ pub enum PlayerOrder {
     /// bits 0–2 the formation ([`FormationKind::canonical_byte`], 0 ..= 4), bit 3 the slowest
     /// flag, bits 4–9 and 10–15 the facing's x and y (6-bit two's complement, `−32 ..= 31`;
     /// both 0 for none), bits 16–31 the spacing in 1/64 units
-    /// ([`FORMATION_SPACING_SHIFT`]; 0 for the default).
+    /// ([`FORMATION_SPACING_SHIFT`]; 0 for the default). The slot's `arg` carries the group
+    /// index in bits 0–6 and the `together` flag in bit 7.
     FormationMove {
         /// The sender's group index.
         group: u8,
@@ -316,6 +317,9 @@ pub enum PlayerOrder {
         spacing: Option<Fx>,
         /// Every member at the slowest member's speed.
         slowest: bool,
+        /// Move together ([`Command::FormationMarch`](crate::Command::FormationMarch)): one
+        /// shared path, a moving frame, a column through narrow stretches.
+        together: bool,
     },
 }
 
@@ -333,6 +337,9 @@ fn wire_point(p: Vec2) -> Option<(i32, i32)> {
 }
 
 /// Checks a group index and a range's id count (`set`: 0 allowed, deleting the group).
+/// Bit 7 of a formation move's `arg`: move together.
+const FORMATION_TOGETHER: u8 = 0x80;
+
 fn check_range(group: u8, count: u32, set: bool) -> Result<(), PlayerOrderError> {
     if group >= GROUPS_PER_PLAYER {
         return Err(PlayerOrderError::BadGroup(group));
@@ -505,12 +512,13 @@ impl PlayerOrder {
                 facing,
                 spacing,
                 slowest,
+                together,
             } => {
                 check_range(group, 1, false)?;
                 let (x, y) = point(goal)?;
                 WireOrder {
                     kind: kind::FORMATION_MOVE,
-                    arg: group,
+                    arg: group | if together { FORMATION_TOGETHER } else { 0 },
                     unit: pack_formation(formation, facing, spacing, slowest)?,
                     x,
                     y,
@@ -654,9 +662,12 @@ impl WireOrder {
                 }
             }
             kind::FORMATION_MOVE => {
+                let together = arg & FORMATION_TOGETHER != 0;
+                let arg = arg & !FORMATION_TOGETHER;
                 check_range(arg, 1, false)?;
                 let (formation, facing, spacing, slowest) = unpack_formation(unit)?;
                 PlayerOrder::FormationMove {
+                    together,
                     group: arg,
                     goal: point_of_wire(x, y)?,
                     formation,

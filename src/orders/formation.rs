@@ -6,7 +6,9 @@
 //! ids and positions, the goal, the [`FormationKind`], the spacing and an optional facing, it
 //! computes the slots ([`plan`]), in fixed point, identically on every machine, from nothing
 //! but its inputs. The simulator then gives each unit its slot as its goal (`sim::formation`)
-//! and keeps the [`Formation`] as state.
+//! and keeps the [`Formation`] as state. A group sent with
+//! [`Command::FormationMarch`](crate::Command::FormationMarch) moves together: one shared path,
+//! a moving frame, a column through narrow stretches ([`march`]).
 //!
 //! # Facing and frame
 //! The facing `f` is the given direction (normalised), else the direction from the group's
@@ -62,7 +64,9 @@ use crate::math::{Fx, Vec2, isqrt_u128, sqrt};
 use serde::{Deserialize, Serialize};
 
 mod assign;
+pub mod march;
 pub use assign::{EXACT_MAX, SWAP_PASSES, SWAP_WINDOW, assign};
+pub use march::March;
 
 /// Most units one formation places (a group's largest size,
 /// [`MAX_GROUP_MEMBERS`](super::groups::MAX_GROUP_MEMBERS)).
@@ -153,6 +157,11 @@ pub struct Formation {
     pub facing: Vec2,
     /// Each unit's slot, ascending id.
     pub slots: Vec<(AgentId, Vec2)>,
+    /// The march while the group moves together ([`march`]); `None` otherwise and once the
+    /// frame has reached the goal. Stored in snapshots of format 9 beside the formation (not
+    /// in its serde form, which format 7 fixes).
+    #[serde(skip)]
+    pub march: Option<Box<March>>,
 }
 
 impl Formation {
@@ -166,7 +175,8 @@ impl Formation {
     }
 
     /// Checks a decoded formation (snapshot restore): the layout placed as the kind allows, ascending unique ids below
-    /// `next_id`, at most [`MAX_FORMATION_UNITS`] slots, every point in the domain.
+    /// `next_id`, at most [`MAX_FORMATION_UNITS`] slots, every point in the domain, and its
+    /// march, if any ([`March::validate`](march::March)).
     pub(crate) fn validate(&self, next_id: u32) -> Result<(), SimError> {
         let bad = |what| SimError::OutOfDomain {
             what,
@@ -193,7 +203,11 @@ impl Formation {
         for &(_, p) in &self.slots {
             checked_point(p, "formation slot")?;
         }
-        Ok(())
+        match &self.march {
+            // The shared path: the start and at most a plan's 1,025 points.
+            Some(m) => m.validate(&self.slots, crate::orders::MAX_PATH_POINTS + 1),
+            None => Ok(()),
+        }
     }
 }
 
@@ -415,7 +429,7 @@ fn place(goal: Vec2, f: Vec2, local: Vec2) -> Option<Vec2> {
 }
 
 /// The local coordinates of `v` in the frame of facing `f`: `(v · right, v · f)`.
-fn local_of(v: Vec2, f: Vec2) -> Vec2 {
+pub(crate) fn local_of(v: Vec2, f: Vec2) -> Vec2 {
     let right = Vec2::new(f.y, -f.x);
     Vec2::new(v.dot(right), v.dot(f))
 }

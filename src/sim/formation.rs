@@ -22,6 +22,10 @@ use crate::orders::formation::{
 };
 use crate::orders::{Order, Orders};
 
+// Moving as a group: the shared path, the march stage and its undo.
+#[path = "formation_march.rs"]
+mod march;
+
 /// What a formation move replaced, for the undo: every member's old order, and the group's
 /// old formation.
 pub(super) struct Replaced {
@@ -38,6 +42,8 @@ pub(super) struct FormationOrder {
     pub facing: Option<Vec2>,
     pub spacing: Option<Fx>,
     pub slowest: bool,
+    /// Move together ([`Command::FormationMarch`](crate::Command::FormationMarch)).
+    pub together: bool,
 }
 
 impl Simulator {
@@ -66,19 +72,29 @@ impl Simulator {
                 .saturating_mul(SPACING_RADII)
                 .clamp(formation::MIN_SPACING, formation::MAX_SPACING)
         });
-        let plan = formation::plan(&units, o.goal, o.kind, spacing, o.facing)?;
         let navigating = self.nav.params.is_some();
-        let mut slots = plan.slots;
         if navigating {
             // The mesh of the current obstacles (an obstacle command earlier in this tick
             // leaves it stale until stage 1a; the undo puts the old mesh back).
             self.sync_nav_mesh();
-            if let Some(mesh) = self.nav_mesh.mesh.clone() {
-                for (id, p) in &mut slots {
-                    let radius = self.agent_params(*id)?.radius;
-                    if let Some(w) = mesh.nearest_walkable(*p, radius) {
-                        *p = w;
-                    }
+        }
+        // Moving together: the group's path first (its end is the layout's centre).
+        let path = if o.together {
+            self.group_path(&units, o.goal, largest)
+        } else {
+            None
+        };
+        let centre = path
+            .as_ref()
+            .and_then(|p| p.last().copied())
+            .unwrap_or(o.goal);
+        let plan = formation::plan(&units, centre, o.kind, spacing, o.facing)?;
+        let mut slots = plan.slots;
+        if navigating && let Some(mesh) = self.nav_mesh.mesh.clone() {
+            for (id, p) in &mut slots {
+                let radius = self.agent_params(*id)?.radius;
+                if let Some(w) = mesh.nearest_walkable(*p, radius) {
+                    *p = w;
                 }
             }
         }
@@ -87,12 +103,25 @@ impl Simulator {
         } else {
             None
         };
+        let march = match path {
+            Some(path) => self.new_march(
+                path,
+                centre,
+                plan.facing,
+                &slots,
+                spacing,
+                largest,
+                o.slowest,
+            )?,
+            None => None,
+        };
+        let straight = !navigating || march.is_some();
         let done = self.give_each(slots.iter().copied(), speed, |sim, id, slot| {
-            if navigating {
-                sim.navigate_to(id, slot)
-            } else {
+            if straight {
                 sim.give_order(id, slot, false)
                     .inspect(|_| sim.nav.forget(id))
+            } else {
+                sim.navigate_to(id, slot)
             }
         })?;
         let formation = Formation {
@@ -101,6 +130,7 @@ impl Simulator {
             goal: o.goal,
             facing: plan.facing,
             slots,
+            march,
         };
         let old = self.orders.groups.set_formation(o.group, Some(formation));
         Ok(Replaced {
@@ -131,7 +161,9 @@ impl Simulator {
         for &(id, slot) in &f.slots {
             if let Some((k, nav_done)) = self.member(id, slot) {
                 attached += 1;
-                finished += u32::from(nav_done && orders[k].1.status().is_finished());
+                // A marching group has not arrived, whatever its members' orders say.
+                finished +=
+                    u32::from(f.march.is_none() && nav_done && orders[k].1.status().is_finished());
             }
         }
         Some(FormationProgress::of_counts(
@@ -174,6 +206,9 @@ impl Simulator {
         if !self.inputs.order_events.is_empty() {
             for (group, f) in self.orders.groups.formations() {
                 let all = |old: bool| {
+                    if f.march.is_some() {
+                        return false;
+                    }
                     let mut attached = false;
                     for &(id, slot) in &f.slots {
                         let Some((k, nav_done)) = self.member(id, slot) else {

@@ -191,7 +191,7 @@ impl Simulator {
                         self.nav.forget(id);
                     }
                 }),
-            Command::FormationMove { .. } => {
+            Command::FormationMove { .. } | Command::FormationMarch { .. } => {
                 self.formation_move(formation_order(command)).map(drop)
             }
         }
@@ -309,7 +309,7 @@ impl Simulator {
                 }
                 return Ok(());
             }
-            Command::FormationMove { group, .. } => {
+            Command::FormationMove { group, .. } | Command::FormationMarch { group, .. } => {
                 // The navigation records are put back whole on undo (`nav_before`).
                 let replaced = self.formation_move(formation_order(command))?;
                 for (id, old) in replaced.orders {
@@ -448,10 +448,19 @@ impl Simulator {
     }
 }
 
-/// The fields of a [`Command::FormationMove`] (`command` must be one).
+/// The fields of a [`Command::FormationMove`] or [`Command::FormationMarch`] (`command` must be
+/// one).
 fn formation_order(command: &Command) -> FormationOrder {
     match *command {
         Command::FormationMove {
+            group,
+            goal,
+            formation,
+            facing,
+            spacing,
+            slowest,
+        }
+        | Command::FormationMarch {
             group,
             goal,
             formation,
@@ -465,6 +474,7 @@ fn formation_order(command: &Command) -> FormationOrder {
             facing,
             spacing,
             slowest,
+            together: matches!(command, Command::FormationMarch { .. }),
         },
         _ => unreachable!("not a formation move"),
     }

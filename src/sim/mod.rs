@@ -168,8 +168,9 @@ impl Simulator {
     ///
     /// The stages, in order (see [`crate::tick`] for what each reads and writes): apply the
     /// commands queued for this tick ([`crate::command`]), plan the pending navigation
-    /// requests within the budget ([`set_navigation`](Self::set_navigation)), steer the agents
-    /// that have an order ([`crate::orders`]), rebuild the obstacle tree if the
+    /// requests within the budget ([`set_navigation`](Self::set_navigation)), move the
+    /// formation marches' frames ([`crate::orders::formation::march`]), steer the agents
+    /// that have an order ([`crate::orders`]) and the marching members, rebuild the obstacle tree if the
     /// obstacle set changed, build the agent kd-tree, find each agent's neighbours, solve each
     /// pair once, build each agent's ORCA lines and solve its LP, integrate, then commit the
     /// inputs. [`step_stats`](Self::step_stats) reports what the stages did.
@@ -189,7 +190,11 @@ impl Simulator {
         clock.lap(&mut times.inputs);
         self.navigate();
         clock.lap(&mut times.navigate);
+        // Formation marches (sim/formation_march.rs): the frames move, then the members are
+        // steered after the orders.
+        let marched = self.march_formations();
         self.steer_orders();
+        self.steer_marches();
         clock.lap(&mut times.orders);
         self.work.stats.obstacle_tree_rebuilt = !self.obstacles.is_built();
         self.build_obstacles();
@@ -209,6 +214,9 @@ impl Simulator {
         self.work.build_lines_and_solve(pre);
         clock.lap(&mut times.solve);
         let result = self.integrate();
+        if result.is_err() {
+            self.unmarch(marched);
+        }
         self.finish_inputs(result.is_ok());
         clock.lap(&mut times.integrate);
         self.work.times = times;

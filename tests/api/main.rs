@@ -18,6 +18,7 @@ mod domain_reach;
 #[cfg(feature = "scenario")]
 mod errors;
 mod formation;
+mod formation_march;
 mod geom;
 mod groups;
 #[cfg(feature = "scenario")]

@@ -30,6 +30,7 @@ fn formation(group: u8, goal: Vec2) -> PlayerOrder {
         facing: Some((0, 1)),
         spacing: Some(Fx::from_num(3)),
         slowest: false,
+        together: false,
     }
 }
 
@@ -94,6 +95,7 @@ fn a_foreign_member_is_skipped_and_counted() {
         facing: None,
         spacing: None,
         slowest: true,
+        together: false,
     };
     both(&mut a, &mut b, &[confirmed(&[go]), idle()]);
     assert!(a.last_rejections().is_empty(), "{:?}", a.last_rejections());
@@ -180,6 +182,7 @@ fn bad_formation_orders_are_refused_for_their_reason() {
         facing,
         spacing,
         slowest: false,
+        together: false,
     };
     assert_eq!(
         with(Some((0, 0)), None).encode(),
@@ -234,6 +237,7 @@ fn a_synctest_passes_with_a_formation_move_on_the_wire() {
         facing: Some((-1, 0)),
         spacing: Some(Fx::lit("2.5")),
         slowest: true,
+        together: false,
     };
     let spread = PlayerOrder::FormationMove {
         group: 4,
@@ -242,6 +246,7 @@ fn a_synctest_passes_with_a_formation_move_on_the_wire() {
         facing: None,
         spacing: None,
         slowest: false,
+        together: false,
     };
     for frame in 0..160 {
         let input = match frame {
@@ -290,6 +295,7 @@ impl GameRules for Shaper {
             facing,
             spacing,
             slowest: false,
+            together: false,
         };
         let goal = Vec2::from_int(-40, 30);
         let ids: Vec<_> = (0..8).map(AgentId).collect();

@@ -209,6 +209,7 @@ fn the_formation_move_kind_has_its_pinned_bytes() {
             facing: Some((1, -1)),
             spacing: Some(Fx::lit("2.5")),
             slowest: true,
+            together: false,
         },
         PlayerOrder::FormationMove {
             group: 63,
@@ -217,6 +218,7 @@ fn the_formation_move_kind_has_its_pinned_bytes() {
             facing: Some((-32, 31)),
             spacing: Some(Fx::from_num(1000)),
             slowest: false,
+            together: false,
         },
         PlayerOrder::FormationMove {
             group: 0,
@@ -225,6 +227,7 @@ fn the_formation_move_kind_has_its_pinned_bytes() {
             facing: None,
             spacing: None,
             slowest: false,
+            together: false,
         },
         PlayerOrder::FormationMove {
             group: 1,
@@ -233,6 +236,7 @@ fn the_formation_move_kind_has_its_pinned_bytes() {
             facing: Some((0, 5)),
             spacing: Some(Fx::from_bits(1 << 26)),
             slowest: false,
+            together: false,
         },
     ])
     .unwrap();
@@ -252,4 +256,34 @@ fn the_formation_move_kind_has_its_pinned_bytes() {
         assert_eq!(wire.decode().unwrap().unwrap().encode(), Ok(wire));
     }
     assert_eq!(lockstep_orca::netcode::kind::LAST, 17);
+}
+
+/// A formation move with `together` (a `FormationMarch`) sets bit 7 of its slot's `arg` and
+/// decodes back; a group index of 64 or more is still refused.
+#[test]
+fn a_formation_march_travels_in_bit_7_of_the_group() {
+    use lockstep_orca::orders::formation::FormationKind;
+    let order = PlayerOrder::FormationMove {
+        group: 1,
+        goal: Vec2::from_int(7, 0),
+        formation: FormationKind::Box,
+        facing: None,
+        spacing: None,
+        slowest: true,
+        together: true,
+    };
+    let input = NetInput::from_orders(&[order]).unwrap();
+    let bytes = input.to_bytes();
+    assert_eq!(&hex(&bytes[..2]), "1181");
+    assert_eq!(input.orders[0].decode().unwrap(), Some(order));
+    let bad = PlayerOrder::FormationMove {
+        group: 64,
+        goal: Vec2::from_int(7, 0),
+        formation: FormationKind::Box,
+        facing: None,
+        spacing: None,
+        slowest: true,
+        together: false,
+    };
+    assert!(NetInput::from_orders(&[bad]).is_err());
 }

@@ -322,6 +322,7 @@ fn restored_formations_are_checked() {
         goal: Vec2::from_int(3, 4),
         facing: Vec2::from_int(0, 1),
         slots: vec![(AgentId(0), Vec2::ZERO), (AgentId(2), Vec2::from_int(1, 0))],
+        march: None,
     };
     assert!(good.validate(3).is_ok());
     assert_eq!(good.slot(AgentId(2)), Some(Vec2::from_int(1, 0)));
@@ -338,4 +339,154 @@ fn restored_formations_are_checked() {
     assert!(bad(&|g| g.kind = FormationKind::Line));
     assert!(bad(&|g| g.placed = FormationKind::Spread));
     assert!(bad(&|g| g.slots[0].1 = Vec2::from_int(2_000_000, 0)));
+}
+
+mod marching {
+    use super::super::march::{March, Member, Phase, Zone, ranks, zones};
+    use super::*;
+
+    fn p(x: i32, y: i32) -> Vec2 {
+        Vec2::from_int(x, y)
+    }
+
+    /// Column ranks: the front rank first, each rank centre first, then left before right.
+    #[test]
+    fn ranks_funnel_front_rank_first_centre_first() {
+        let slots = vec![
+            (AgentId(0), p(-2, 2)),
+            (AgentId(1), p(0, 2)),
+            (AgentId(2), p(2, 2)),
+            (AgentId(3), p(-2, 0)),
+            (AgentId(4), p(0, 0)),
+        ];
+        assert_eq!(ranks(&slots), vec![1, 0, 2, 4, 3]);
+    }
+
+    /// Zones: the narrow stretch of a straight path where the clearance is under the half
+    /// width, its files from the least clearance; two stretches closer than `merge` are one.
+    #[test]
+    fn zones_cover_the_narrow_stretches() {
+        let path = [p(0, 0), p(100, 0)];
+        let narrow = |x: Fx| {
+            (Fx::from_num(40)..=Fx::from_num(50)).contains(&x)
+                || (Fx::from_num(55)..=Fx::from_num(60)).contains(&x)
+        };
+        let clearance = |q: Vec2, max: Fx| if narrow(q.x) { Fx::from_num(2) } else { max };
+        let half = Fx::from_num(10);
+        let (r, s, sc) = (Fx::lit("0.5"), Fx::lit("2.5"), Fx::lit("1.25"));
+        let z = zones(&path, half, r, s, sc, Fx::from_num(10), clearance);
+        assert_eq!(z.len(), 1, "{z:?}");
+        assert!(
+            z[0].a <= Fx::from_num(40) && z[0].b >= Fx::from_num(60),
+            "{z:?}"
+        );
+        // ⌊(4 − 1.5) / 1.25⌋ + 1 = 3 files.
+        assert_eq!(z[0].files, 3);
+        let z = zones(&path, half, r, s, sc, Fx::from_num(1), clearance);
+        assert_eq!(z.len(), 2, "{z:?}");
+        // Open ground: none.
+        assert!(zones(&path, half, r, s, sc, Fx::ZERO, |_, max| max).is_empty());
+    }
+
+    fn a_march(zones: Vec<Zone>) -> March {
+        let members = (0..4)
+            .map(|k| Member {
+                id: AgentId(k),
+                slot: Vec2::new(
+                    Fx::from_num(2 * (k as i32 % 2) - 1),
+                    Fx::from_num(1 - 2 * (k as i32 / 2)),
+                ),
+                rank: k,
+            })
+            .collect();
+        March {
+            path: vec![p(0, 0), p(100, 0)],
+            pace: Fx::ONE,
+            spacing: Fx::from_num(2),
+            column_spacing: Fx::ONE,
+            zones,
+            members,
+            s: Fx::ZERO,
+            column: false,
+            held: Fx::ZERO,
+            zone: 0,
+            waited: 0,
+            moved: false,
+            obstacles: (0, 0),
+        }
+    }
+
+    /// The laggard rule: the frame waits while a member lags, at most `wait_ticks` in a row;
+    /// then it goes on until nobody lags, and may wait again after that.
+    #[test]
+    fn the_frame_waits_for_laggards_but_not_for_ever() {
+        let mut m = a_march(Vec::new());
+        let dt = Fx::ONE;
+        for _ in 0..3 {
+            assert!(!m.advance(true, dt, 3));
+            assert_eq!(m.s, Fx::ZERO);
+            assert!(!m.moved);
+        }
+        for k in 1..=5 {
+            m.advance(true, dt, 3);
+            assert_eq!(m.s, Fx::from_num(k), "goes on once the wait ran out");
+        }
+        m.advance(false, dt, 3);
+        assert_eq!(m.waited, 0);
+        m.advance(true, dt, 3);
+        assert_eq!(m.s, Fx::from_num(6), "waits again after a clear tick");
+        // It ends at the path's end.
+        let mut done = false;
+        for _ in 0..200 {
+            done = m.advance(false, dt, 3);
+            if done {
+                break;
+            }
+        }
+        assert!(done);
+        assert_eq!(m.s, Fx::from_num(100));
+    }
+
+    /// Through a zone: wide, then the column (the rear waiting for its turn), then re-formed
+    /// past the zone, then wide again from the re-forming centre.
+    #[test]
+    fn a_march_goes_through_a_zone_as_a_column() {
+        let zone = Zone {
+            a: Fx::from_num(20),
+            b: Fx::from_num(30),
+            files: 1,
+        };
+        let mut m = a_march(vec![zone]);
+        let dt = Fx::ONE;
+        let mut seen = Vec::new();
+        for _ in 0..200 {
+            let phases: Vec<Phase> = m.members.iter().map(|k| m.target(k).2).collect();
+            for ph in phases {
+                if !seen.contains(&ph) {
+                    seen.push(ph);
+                }
+            }
+            if m.advance(false, dt, 3) {
+                break;
+            }
+        }
+        assert_eq!(
+            seen,
+            vec![Phase::Wide, Phase::Column, Phase::Held, Phase::Reformed],
+            "in order of first appearance"
+        );
+        assert!(!m.column);
+        assert_eq!(m.zone, 1);
+        // In the column, one file: every target on the path.
+        let mut m = a_march(vec![zone]);
+        while !m.column {
+            m.advance(false, dt, 3);
+        }
+        for k in &m.members {
+            let (t, _, ph) = m.target(k);
+            if ph == Phase::Column {
+                assert_eq!(t.y, Fx::ZERO);
+            }
+        }
+    }
 }

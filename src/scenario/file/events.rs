@@ -16,7 +16,9 @@ pub(super) struct FileSetGroup {
 }
 
 /// `formation_move = { group = 1, goal = [60, 0], formation = "box", facing = [1, 0],
-/// spacing = 2.5, slowest = true }` (formation, facing, spacing and slowest optional).
+/// spacing = 2.5, slowest = true, together = true }` (formation, facing, spacing, slowest and
+/// together optional; `together = true` gives a
+/// [`Command::FormationMarch`](crate::command::Command::FormationMarch)).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FileFormationMove {
@@ -26,6 +28,7 @@ pub(super) struct FileFormationMove {
     facing: Option<Point>,
     spacing: Option<Num>,
     slowest: Option<bool>,
+    together: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -261,12 +264,25 @@ fn formation_move(
             )
         })?,
     };
-    Ok(crate::command::Command::FormationMove {
-        group: f.group,
-        goal: point(f.goal),
-        formation,
-        facing: f.facing.map(point),
-        spacing: f.spacing.map(|s| s.0),
-        slowest: f.slowest.unwrap_or(false),
+    let (group, goal, facing) = (f.group, point(f.goal), f.facing.map(point));
+    let (spacing, slowest) = (f.spacing.map(|s| s.0), f.slowest.unwrap_or(false));
+    Ok(if f.together.unwrap_or(false) {
+        crate::command::Command::FormationMarch {
+            group,
+            goal,
+            formation,
+            facing,
+            spacing,
+            slowest,
+        }
+    } else {
+        crate::command::Command::FormationMove {
+            group,
+            goal,
+            formation,
+            facing,
+            spacing,
+            slowest,
+        }
     })
 }
