@@ -19,11 +19,10 @@ use ggrs::{DesyncDetection, GgrsError, GgrsEvent, PlayerType, SessionBuilder, Se
 use ggrs::{P2PSession, UdpNonBlockingSocket};
 use lockstep_orca::netcode::{NetConfig, NetGame, NetInput, PlayerOrder};
 use lockstep_orca::{AgentId, Fx, Simulator, SimulatorParams, Vec2};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: ggrs_p2p --local-port PORT --remote ADDR --player 0|1 [options]
@@ -221,7 +220,7 @@ fn main() {
     game.set_hash_interval(args.hash_every);
     // Snapshots of every hashed frame (the latest simulation of it), for the desync dump; and
     // the injected fault.
-    let snapshots: Rc<RefCell<BTreeMap<u32, Vec<u8>>>> = Rc::default();
+    let snapshots: Arc<Mutex<BTreeMap<u32, Vec<u8>>>> = Arc::default();
     let (snaps, k, inject) = (snapshots.clone(), args.hash_every, args.inject);
     #[allow(deprecated)] // fault injection: what the hook is for
     game.set_frame_hook(Some(Box::new(move |frame, sim: &mut Simulator| {
@@ -232,7 +231,7 @@ fn main() {
             let _ = sim.set_agent_position(id, p + Vec2::new(Fx::DELTA, Fx::ZERO));
         }
         if frame.is_multiple_of(k) {
-            let mut s = snaps.borrow_mut();
+            let mut s = snaps.lock().unwrap_or_else(PoisonError::into_inner);
             s.insert(frame, sim.snapshot());
             while s.len() > 64 {
                 s.pop_first();
@@ -332,7 +331,11 @@ fn main() {
         "desync detected at frame {}: local hash {}, remote hash {}",
         d.frame, d.local, d.remote
     );
-    match snapshots.borrow().get(&d.frame) {
+    match snapshots
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&d.frame)
+    {
         Some(bytes) => {
             let path = args.dump_dir.join(format!(
                 "ggrs_p2p_player{}_frame{}.snap",

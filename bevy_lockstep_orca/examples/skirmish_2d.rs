@@ -1,6 +1,10 @@
 //! A playable two-player skirmish on bevy_lockstep_orca: 2D sprites, drag a box with the left
 //! mouse button to select your units, right-click to send them (one group order: the box and
-//! the goal travel as one input, the simulation selects and moves every unit in it).
+//! the goal travel as one input, the simulation selects every unit in it and gives each a
+//! planned path around the buildings). The map has navigation on: a keep in the middle and
+//! two blocks stand between the armies, so a straight line would run into a wall; each unit's
+//! remaining path is drawn in its side's colour. Hold Shift while right-clicking for a
+//! straight group move instead.
 //!
 //! ```sh
 //! # one window, both players local, bevy_ggrs's SyncTest (rolls back every frame):
@@ -21,6 +25,7 @@ use bevy_ggrs::ggrs::{PlayerType, SessionBuilder, UdpNonBlockingSocket};
 use bevy_ggrs::prelude::*;
 use bevy_ggrs::{LocalInputs, LocalPlayers, RollbackFrameCount};
 use bevy_lockstep_orca::lockstep_orca::Vec2 as FxVec2;
+use bevy_lockstep_orca::lockstep_orca::navigation::NavParams;
 use bevy_lockstep_orca::lockstep_orca::{Fx, ObstacleShape, Simulator, SimulatorParams};
 use bevy_lockstep_orca::prelude::*;
 use std::net::SocketAddr;
@@ -28,6 +33,10 @@ use std::net::SocketAddr;
 /// Simulation frames per second (and the simulator's time step, 1/20 s).
 const FPS: usize = 20;
 const UNITS_PER_SIDE: i32 = 36;
+/// The buildings (x, y, width, height): a keep between the armies, a block on each flank.
+const BUILDINGS: [(i32, i32, i32, i32); 3] = [(-3, -12, 6, 24), (-16, 8, 6, 10), (10, -18, 6, 10)];
+/// The map (the navigation boundary): x and y half-extents.
+const MAP: (i32, i32) = (42, 25);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Mode {
@@ -116,7 +125,7 @@ fn main() {
     .insert_resource(ClearColor(Color::srgb(0.08, 0.09, 0.11)))
     .init_resource::<Pending>()
     .init_resource::<Selection>()
-    .insert_non_send(new_game())
+    .insert_resource(new_game())
     .add_systems(Startup, setup)
     .add_systems(Update, (mouse, demo_orders, decorate_units, draw).chain())
     .add_systems(Last, finish);
@@ -161,16 +170,28 @@ fn session(args: &Args) -> Session<OrcaConfig> {
     Session::P2P(builder.start_p2p_session(socket).expect("p2p session"))
 }
 
-/// Two armies facing each other, a time step of 1/20 s.
+/// Two armies facing each other on a map with navigation (the buildings come from entities in
+/// the first frame, [`setup`]), a time step of 1/20 s.
 fn new_game() -> OrcaGame<GroupOrders> {
-    let mut params = SimulatorParams::default();
-    params.time_step = Fx::from_num(1) / Fx::from_num(FPS as i32);
+    let mut params = SimulatorParams {
+        time_step: Fx::from_num(1) / Fx::from_num(FPS as i32),
+        ..SimulatorParams::default()
+    };
     params.agent_defaults.radius = Fx::lit("0.5");
     params.agent_defaults.max_speed = Fx::from_num(4);
     params.agent_defaults.neighbor_dist = Fx::from_num(5);
     params.agent_defaults.time_horizon = Fx::from_num(2);
     params.agent_defaults.time_horizon_obst = Fx::from_num(1);
     let mut sim = Simulator::new(params).expect("valid parameters");
+    let (w, h) = MAP;
+    let boundary = [(-w, -h), (w, -h), (w, h), (-w, h)]
+        .map(|(x, y)| FxVec2::from_int(x, y))
+        .to_vec();
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(boundary),
+        ..NavParams::default()
+    }))
+    .expect("valid navigation");
     let mut owners = Vec::new();
     for side in 0..2 {
         for i in 0..UNITS_PER_SIDE {
@@ -196,7 +217,7 @@ fn new_game() -> OrcaGame<GroupOrders> {
 fn setup(mut commands: Commands, args: Res<Args>) {
     commands.spawn((Camera2d, Transform::from_scale(Vec3::splat(0.085))));
     // Buildings from entities, placed in the first frame (every peer spawns the same).
-    for (x, y, w, h) in [(-6, 6, 4, 6), (4, -10, 6, 4), (0, -1, 3, 3)] {
+    for (x, y, w, h) in BUILDINGS {
         let square = [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
             .map(|(x, y)| FxVec2::from_int(x, y))
             .to_vec();
@@ -227,7 +248,7 @@ fn owner_color(owner: Option<usize>, selected: bool) -> Color {
 fn decorate_units(
     mut commands: Commands,
     new: Query<(Entity, &Unit), Without<Sprite>>,
-    game: NonSend<OrcaGame<GroupOrders>>,
+    game: Res<OrcaGame<GroupOrders>>,
 ) {
     for (entity, unit) in &new {
         let r = game
@@ -244,6 +265,7 @@ fn decorate_units(
 
 fn mouse(
     buttons: Res<ButtonInput<MouseButton>>,
+    keys: Res<ButtonInput<KeyCode>>,
     window: Single<&Window>,
     camera: Single<(&Camera, &GlobalTransform)>,
     args: Res<Args>,
@@ -271,14 +293,15 @@ fn mouse(
         && let (Some(a), Some(b), Some(goal)) = (from_bevy(a), from_bevy(b), from_bevy(cursor))
         && let Ok(order) = GroupWire::select_and_move(0, a, b, goal)
     {
-        pending.0[args.player].group = order;
+        let straight = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+        pending.0[args.player].group = if straight { order } else { order.navigate() };
     }
 }
 
 /// Scripted orders (`--demo`, and player 1 in the one-window modes).
 fn demo_orders(
     args: Res<Args>,
-    game: NonSend<OrcaGame<GroupOrders>>,
+    game: Res<OrcaGame<GroupOrders>>,
     mut pending: ResMut<Pending>,
     mut selection: ResMut<Selection>,
     mut last: Local<u32>,
@@ -292,10 +315,12 @@ fn demo_orders(
     let everything = (fx(-100, -100), fx(100, 100));
     let controls = |p: usize| args.mode != Mode::P2p || args.player == p;
     // Player 1's opening move (the opponent when one window plays both).
-    if controls(1) && (args.demo || args.mode != Mode::P2p) && frame == 15 {
-        if let Ok(w) = GroupWire::select_and_move(0, everything.0, everything.1, fx(-28, 2)) {
-            pending.0[1].group = w;
-        }
+    if controls(1)
+        && (args.demo || args.mode != Mode::P2p)
+        && frame == 15
+        && let Ok(w) = GroupWire::select_and_move(0, everything.0, everything.1, fx(-28, 2))
+    {
+        pending.0[1].group = w.navigate();
     }
     if controls(0) && args.demo && frame == 5 {
         let (a, b) = (Vec2::new(-38.0, -9.0), Vec2::new(-29.0, 3.0));
@@ -303,7 +328,7 @@ fn demo_orders(
         if let (Some(fa), Some(fb)) = (from_bevy(a), from_bevy(b))
             && let Ok(w) = GroupWire::select_and_move(0, fa, fb, fx(26, -2))
         {
-            pending.0[0].group = w;
+            pending.0[0].group = w.navigate();
         }
     }
 }
@@ -329,10 +354,10 @@ fn ggrs_inputs(mut commands: Commands, players: Res<LocalPlayers>, mut pending: 
     commands.insert_resource(LocalInputs::<OrcaConfig>(inputs));
 }
 
-/// Buildings, the selection box, the selected units' rings (gizmos).
+/// Buildings, the planned paths, the selection box, the selected units' rings (gizmos).
 fn draw(
     mut gizmos: Gizmos,
-    game: NonSend<OrcaGame<GroupOrders>>,
+    game: Res<OrcaGame<GroupOrders>>,
     selection: Res<Selection>,
     args: Res<Args>,
     mut units: Query<(&Unit, &Transform, &mut Sprite)>,
@@ -343,6 +368,26 @@ fn draw(
             points.push(first);
         }
         gizmos.linestrip_2d(points, Color::srgb(0.85, 0.8, 0.6));
+    }
+    let (w, h) = MAP;
+    gizmos.rect_2d(
+        Vec2::ZERO,
+        Vec2::new(2.0 * w as f32, 2.0 * h as f32),
+        Color::srgb(0.3, 0.3, 0.35),
+    );
+    // Each planned move's path ahead of its unit (the simulator's state, not interpolated).
+    let sim = game.simulator();
+    for (unit, t, _) in &units {
+        if let (Ok(Some(_)), Ok(Some(order))) = (sim.nav_status(unit.id), sim.agent_order(unit.id))
+        {
+            let ahead = order
+                .path()
+                .iter()
+                .skip(order.progress())
+                .map(|&p| to_bevy(p));
+            let line = std::iter::once(t.translation.truncate()).chain(ahead);
+            gizmos.linestrip_2d(line, owner_color(unit.owner, false).with_alpha(0.35));
+        }
     }
     let boxed = |(a, b): (Vec2, Vec2)| (a.min(b), a.max(b));
     if let Some(start) = selection.drag_start {
@@ -368,7 +413,7 @@ fn draw(
 fn finish(
     mut commands: Commands,
     args: Res<Args>,
-    game: NonSend<OrcaGame<GroupOrders>>,
+    game: Res<OrcaGame<GroupOrders>>,
     frame: Option<Res<RollbackFrameCount>>,
     mut taken: Local<Option<u32>>,
     mut exit: MessageWriter<AppExit>,

@@ -2,13 +2,15 @@
 //! [`EcsRules`], the game's [`GameRules`] plus the requests ECS systems queue for the next
 //! step (spawns, buildings, commands of the game's own).
 //!
-//! `OrcaGame` is *non-send* data (`NonSend<OrcaGame<R>>` in systems, inserted with
-//! [`App::insert_non_send`](bevy::app::App::insert_non_send)): `NetGame` keeps an optional
-//! fault-injection hook, a boxed closure without a `Send` bound, so it is neither `Send` nor
-//! `Sync`. The plugin's systems that touch it run on the main thread; its rollback is the
-//! plugin's own snapshot of [`NetState`] (see [`crate::systems`]).
+//! `OrcaGame` is a [`Resource`] (`Res<OrcaGame<R>>` in systems). With bevy_ggrs it is a
+//! rollback resource: [`GameStrategy`] is its bevy_ggrs snapshot [`Strategy`], the way
+//! `rollback_resource_with_clone` is `CloneStrategy`'s, storing the game's [`NetState`] (not
+//! a clone of the whole game: the recording, the hash history and the fault hook are not
+//! state) and loading it in place.
 
 use bevy::ecs::entity::Entity;
+use bevy::prelude::Resource;
+use bevy_ggrs::Strategy;
 use bevy_ggrs::ggrs::InputStatus;
 use lockstep_orca::netcode::{GameRules, NetError, NetGame, NetState, StateWriter, Turn};
 use lockstep_orca::{AgentId, AgentModel, AgentParams, Command, ObstacleId, ObstacleShape};
@@ -137,10 +139,11 @@ impl<R: GameRules> GameRules for EcsRules<R> {
     }
 }
 
-/// The live game: the core crate's [`NetGame`] over [`EcsRules`]. Insert it as non-send data
-/// before the first frame (`app.insert_non_send(OrcaGame::new(..)?)`); read it from systems
-/// with `NonSend<OrcaGame<R>>`.
-#[derive(Debug)]
+/// The live game: the core crate's [`NetGame`] over [`EcsRules`]. Insert it as a resource
+/// before the first frame (`app.insert_resource(OrcaGame::new(..)?)`); read it from systems
+/// with `Res<OrcaGame<R>>`. With bevy_ggrs the plugin registers it for rollback
+/// ([`GameStrategy`]) and its [`checksum`](Self::checksum) as a `ChecksumPart`.
+#[derive(Debug, Resource)]
 pub struct OrcaGame<R: GameRules> {
     net: NetGame<EcsRules<R>>,
     last_error: Option<NetError>,
@@ -249,18 +252,71 @@ impl<R: GameRules> OrcaGame<R> {
         }
     }
 
-    pub(crate) fn save(&self) -> NetState<EcsRules<R>> {
-        self.net.save_state()
+    fn save(&self) -> GameSave<R> {
+        GameSave {
+            state: self.net.save_state(),
+            players: self.net.num_players(),
+        }
     }
 
-    pub(crate) fn load(&mut self, state: &NetState<EcsRules<R>>) {
-        if let Err(e) = self.net.load_state(state) {
+    fn load(&mut self, save: &GameSave<R>) {
+        if let Err(e) = self.net.load_state(&save.state) {
             bevy::log::error!("lockstep-orca: load failed: {e}");
             self.last_error = Some(e);
         }
     }
 
+    /// A game made from a save alone (bevy_ggrs re-inserting a removed resource): the
+    /// state, without the recording, hash history or hook of the game that saved it.
+    fn restore(save: &GameSave<R>) -> Self {
+        let sim = Simulator::from_state(save.state.sim_state());
+        let rules = save.state.rules().clone();
+        // `players` is a live game's count, which `with_rules` accepted.
+        let mut net =
+            NetGame::with_rules(sim, save.players, rules).expect("the player count of a live game");
+        let last_error = net.load_state(&save.state).err();
+        Self { net, last_error }
+    }
+
     pub(crate) fn take_linked(&mut self) -> Linked {
         std::mem::take(&mut self.net.rules_mut().linked)
+    }
+}
+
+/// A saved frame of an [`OrcaGame`]: its [`NetState`] and its player count.
+#[derive(Clone, Debug)]
+pub struct GameSave<R: GameRules> {
+    state: NetState<EcsRules<R>>,
+    players: usize,
+}
+
+impl<R: GameRules> GameSave<R> {
+    /// The saved state.
+    #[must_use]
+    pub fn state(&self) -> &NetState<EcsRules<R>> {
+        &self.state
+    }
+}
+
+/// The bevy_ggrs snapshot [`Strategy`] of an [`OrcaGame`]: stores a [`GameSave`]
+/// ([`NetGame::save_state`]), loads it in place ([`NetGame::load_state`]). The plugin
+/// registers it with `ResourceSnapshotPlugin::<GameStrategy<R>>`, bevy_ggrs's plugin behind
+/// `rollback_resource_with_clone` and the others.
+pub struct GameStrategy<R>(std::marker::PhantomData<fn() -> R>);
+
+impl<R: GameRules> Strategy for GameStrategy<R> {
+    type Target = OrcaGame<R>;
+    type Stored = GameSave<R>;
+
+    fn store(target: &OrcaGame<R>) -> GameSave<R> {
+        target.save()
+    }
+
+    fn load(stored: &GameSave<R>) -> OrcaGame<R> {
+        OrcaGame::restore(stored)
+    }
+
+    fn update(target: &mut OrcaGame<R>, stored: &GameSave<R>) {
+        target.load(stored);
     }
 }

@@ -1,22 +1,30 @@
 //! [`GroupOrders`], rules for an RTS: the core crate's four wire order slots plus one group
 //! order a frame ([`GroupWire`]): box-select the sender's units into a control group, and move
-//! a control group ([`Command::SetGroup`], [`Command::GroupMove`]). One input moves any number
-//! of units in the frame it arrives.
+//! a control group, in straight lines ([`Command::GroupMove`]) or by planned paths around the
+//! buildings ([`FLAG_NAVIGATE`]: a [`Command::NavigateTo`] per member). One input moves any
+//! number of units in the frame it arrives.
+//!
+//! The groups are the core's ([`Turn::select`], [`Turn::group_move`]): player `p`'s group `g`
+//! is the simulator's group [`sim_group`]`(p, g)`, the same one the core's slot orders name,
+//! and holds only `p`'s units.
 //!
 //! Everything on the wire is integers (points in 1/1024 units, [`COORD_SHIFT`]), and every
 //! byte string decodes: a group order that does not fit is skipped through [`Turn::reject`]
 //! (slot [`GROUP_SLOT`]), identically on every peer.
 
 use bevy_ggrs::ggrs::InputStatus;
+#[cfg(doc)]
+use lockstep_orca::Command;
 use lockstep_orca::domain::MAX_COORD;
 use lockstep_orca::netcode::{
-    COORD_SHIFT, GameRules, MAX_ORDERS, Orders, PlayerOrderError, StateWriter, Turn, WireOrder,
+    COORD_SHIFT, GameRules, MAX_ORDERS, Orders, PlayerOrder, PlayerOrderError, StateWriter, Turn,
+    WireOrder, sim_group,
 };
-use lockstep_orca::{Command, Fx, Vec2};
+use lockstep_orca::{AgentId, Fx, Vec2};
 use serde::{Deserialize, Serialize};
 
-/// Control groups per player (0–9, as on a keyboard). Player `p`'s group `g` is the
-/// simulator's group `p * GROUPS_PER_PLAYER + g`.
+/// Control groups per player on [`GroupWire`] (0–9, as on a keyboard). Player `p`'s group `g`
+/// is the simulator's group [`sim_group`]`(p, g)` (the core's numbering, 64 a player).
 pub const GROUPS_PER_PLAYER: u32 = 10;
 /// The slot index a refused group order is listed with ([`lockstep_orca::netcode::Rejection`]).
 pub const GROUP_SLOT: usize = MAX_ORDERS;
@@ -38,8 +46,17 @@ pub mod group_kind {
 pub const FLAG_QUEUE: u8 = 1;
 /// [`GroupWire::flags`]: move at the slowest member's speed.
 pub const FLAG_SLOWEST: u8 = 2;
+/// [`GroupWire::flags`]: by planned paths around the buildings: each member of the group gets
+/// a [`PlayerOrder::NavigateTo`] (a [`Command::NavigateTo`]; a straight move when the
+/// simulator has no navigation), in ascending id. Not with [`FLAG_QUEUE`] (a planned move
+/// replaces the path). With [`FLAG_SLOWEST`], every member then gets the slowest member's
+/// speed ([`PlayerOrder::SetOrderSpeed`]).
+pub const FLAG_NAVIGATE: u8 = 4;
+/// Every flag [`GroupWire::flags`] may hold.
+const FLAGS: u8 = FLAG_QUEUE | FLAG_SLOWEST | FLAG_NAVIGATE;
 
-/// One group order on the wire: 27 bytes with bincode 1.
+/// One group order on the wire: 27 bytes with bincode 1. The constructors give straight moves;
+/// [`navigate`](Self::navigate) turns a move into planned paths.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct GroupWire {
     /// [`group_kind`].
@@ -136,6 +153,14 @@ impl GroupWire {
             ..Self::default()
         })
     }
+
+    /// The same order with its move by planned paths ([`FLAG_NAVIGATE`]; the queue flag
+    /// cleared, since a planned move replaces the path).
+    #[must_use]
+    pub fn navigate(mut self) -> Self {
+        self.flags = (self.flags & !FLAG_QUEUE) | FLAG_NAVIGATE;
+        self
+    }
 }
 
 /// One player's input for one frame of [`GroupOrders`]: the core's order slots (move, queue,
@@ -160,77 +185,135 @@ pub struct GroupOrders {
 
 impl GroupOrders {
     fn apply_group(turn: &mut Turn<'_>, player: usize, w: &GroupWire) {
+        if let Err(e) = Self::try_group(turn, player, w) {
+            turn.reject(player, GROUP_SLOT, e);
+        }
+    }
+
+    /// The group order `w` of `player`, or why it is skipped. Checked whole before anything is
+    /// queued, except that a selection stands when its move is refused (as two orders would).
+    fn try_group(
+        turn: &mut Turn<'_>,
+        player: usize,
+        w: &GroupWire,
+    ) -> Result<(), PlayerOrderError> {
         if w.kind == group_kind::NONE {
-            if *w != GroupWire::default() {
-                turn.reject(player, GROUP_SLOT, PlayerOrderError::Malformed);
-            }
-            return;
+            return if *w == GroupWire::default() {
+                Ok(())
+            } else {
+                Err(PlayerOrderError::Malformed)
+            };
         }
         if w.kind > group_kind::SELECT_AND_MOVE {
-            turn.reject(player, GROUP_SLOT, PlayerOrderError::UnknownKind(w.kind));
-            return;
+            return Err(PlayerOrderError::UnknownKind(w.kind));
         }
-        if u32::from(w.group) >= GROUPS_PER_PLAYER || w.flags > FLAG_QUEUE | FLAG_SLOWEST {
-            turn.reject(player, GROUP_SLOT, PlayerOrderError::Malformed);
-            return;
+        let navigate = w.flags & FLAG_NAVIGATE != 0;
+        let queue = w.flags & FLAG_QUEUE != 0;
+        if u32::from(w.group) >= GROUPS_PER_PLAYER || w.flags & !FLAGS != 0 || (navigate && queue) {
+            return Err(PlayerOrderError::Malformed);
         }
-        let Some(group) = u32::try_from(player)
-            .ok()
-            .and_then(|p| p.checked_mul(GROUPS_PER_PLAYER))
-            .and_then(|g| g.checked_add(u32::from(w.group)))
-        else {
-            turn.reject(player, GROUP_SLOT, PlayerOrderError::Malformed);
-            return;
-        };
         let select = w.kind & group_kind::SELECT != 0;
         let moves = w.kind & group_kind::MOVE != 0;
         // Fields the kind does not use must be zero (so each meaning has one encoding).
         if (!select && w.rect != [0; 4]) || (!moves && (w.goal != [0, 0] || w.flags != 0)) {
-            turn.reject(player, GROUP_SLOT, PlayerOrderError::Malformed);
-            return;
+            return Err(PlayerOrderError::Malformed);
         }
         let rect = if select {
-            match (
-                point_of_wire([w.rect[0], w.rect[1]]),
-                point_of_wire([w.rect[2], w.rect[3]]),
-            ) {
-                (Ok(lo), Ok(hi)) => Some((lo, hi)),
-                (Err(e), _) | (_, Err(e)) => return turn.reject(player, GROUP_SLOT, e),
-            }
+            let lo = point_of_wire([w.rect[0], w.rect[1]])?;
+            let hi = point_of_wire([w.rect[2], w.rect[3]])?;
+            Some((lo, hi))
         } else {
             None
         };
         let goal = if moves {
-            match point_of_wire(w.goal) {
-                Ok(g) => Some(g),
-                Err(e) => return turn.reject(player, GROUP_SLOT, e),
-            }
+            Some(point_of_wire(w.goal)?)
         } else {
             None
         };
-        if let Some((lo, hi)) = rect {
+        let selected = match rect {
+            Some((lo, hi)) => {
+                let sim = turn.sim();
+                // The sender's units inside the rectangle, ascending id (the ownership map's
+                // order).
+                let inside: Vec<AgentId> = turn
+                    .units()
+                    .filter(|&(id, owner)| {
+                        owner == player
+                            && sim.agent_position(id).is_ok_and(|p| {
+                                p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y
+                            })
+                    })
+                    .map(|(id, _)| id)
+                    .collect();
+                turn.select(player, w.group, &inside, false)?;
+                Some(inside)
+            }
+            None => None,
+        };
+        let Some(goal) = goal else {
+            return Ok(());
+        };
+        let slowest = w.flags & FLAG_SLOWEST != 0;
+        if !navigate {
+            return turn.group_move(player, w.group, goal, queue, slowest);
+        }
+        // The group's members as this order leaves them: the selection, else the simulator's.
+        let members = match selected {
+            Some(m) => m,
+            None => {
+                let gid = sim_group(player, w.group).ok_or(PlayerOrderError::BadGroup(w.group))?;
+                let sim = turn.sim();
+                sim.group(gid)
+                    .unwrap_or_default()
+                    .iter()
+                    .copied()
+                    .filter(|&id| turn.owns(player, id))
+                    .collect()
+            }
+        };
+        Self::navigate_members(turn, player, w.group, &members, goal, slowest)
+    }
+
+    /// A planned move of `members` (the sender's units, ascending id) to `goal`: one
+    /// [`PlayerOrder::NavigateTo`] each, then with `slowest` one
+    /// [`PlayerOrder::SetOrderSpeed`] each at the least speed among them.
+    fn navigate_members(
+        turn: &mut Turn<'_>,
+        player: usize,
+        group: u8,
+        members: &[AgentId],
+        goal: Vec2,
+        slowest: bool,
+    ) -> Result<(), PlayerOrderError> {
+        if members.is_empty() {
+            return Err(PlayerOrderError::EmptyGroup(group));
+        }
+        let speed = if slowest {
             let sim = turn.sim();
-            // The sender's units inside the rectangle, ascending id (the ownership map's order).
-            let members = turn
-                .units()
-                .filter(|&(id, owner)| {
-                    owner == player
-                        && sim
-                            .agent_position(id)
-                            .is_ok_and(|p| p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y)
-                })
-                .map(|(id, _)| id)
-                .collect();
-            turn.push(Command::SetGroup { group, members });
+            let steering = sim.steering().speed;
+            members
+                .iter()
+                .filter_map(|&id| sim.agent_params(id).ok())
+                .map(|p| steering.unwrap_or(p.max_speed))
+                .min()
+        } else {
+            None
+        };
+        for &unit in members {
+            turn.apply(player, PlayerOrder::NavigateTo { unit, goal })?;
         }
-        if let Some(goal) = goal {
-            turn.push(Command::GroupMove {
-                group,
-                goal,
-                queue: w.flags & FLAG_QUEUE != 0,
-                slowest: w.flags & FLAG_SLOWEST != 0,
-            });
+        if let Some(speed) = speed {
+            for &unit in members {
+                turn.apply(
+                    player,
+                    PlayerOrder::SetOrderSpeed {
+                        unit,
+                        speed: Some(speed),
+                    },
+                )?;
+            }
         }
+        Ok(())
     }
 }
 

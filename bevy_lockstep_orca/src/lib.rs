@@ -9,10 +9,12 @@
 //!   avian's `PhysicsPlugins::new(schedule)`; [`OrcaPlugin::in_schedule`] is bevy_landmass's
 //!   spelling. With [`OrcaPlugin::with_default_system_setup`]`(false)` (bevy_rapier's switch)
 //!   it adds only resources and rollback registration, and you place [`OrcaSystems`] yourself.
-//! * The game ([`OrcaGame`]: the core crate's `NetGame` over your [`GameRules`]) is saved in
-//!   bevy_ggrs's `SaveWorld`, restored in `LoadWorld`, and its checksum (the simulator's state
-//!   hash, ownership and your rules' state) is a bevy_ggrs `ChecksumPart`. [`Unit`],
-//!   [`ObstacleLink`] and the request markers are registered with `rollback_component_with_*`.
+//! * The game ([`OrcaGame`]: the core crate's `NetGame` over your [`GameRules`]) is a
+//!   resource rolled back by bevy_ggrs's `ResourceSnapshotPlugin` with its own snapshot
+//!   strategy ([`GameStrategy`]: the game's saved state, loaded in place), and its checksum
+//!   (the simulator's state hash, ownership and your rules' state) is a bevy_ggrs
+//!   `ChecksumPart`. [`Unit`], [`ObstacleLink`] and the request markers are registered with
+//!   `rollback_component_with_*`.
 //! * Player inputs are your rules' input type ([`GroupOrders`]'s [`OrcaInput`] by default:
 //!   the core's order slots and a box-select/move group order): bevy_ggrs's `PlayerInputs`
 //!   inside `GgrsSchedule`, [`LocalOrcaInputs`] otherwise.
@@ -30,10 +32,10 @@ mod input;
 mod systems;
 mod view;
 
-pub use game::{EcsRules, OrcaGame, Request};
+pub use game::{EcsRules, GameSave, GameStrategy, OrcaGame, Request};
 pub use input::{
-    FLAG_QUEUE, FLAG_SLOWEST, GROUP_SLOT, GROUPS_PER_PLAYER, GroupOrders, GroupWire, OrcaInput,
-    OutOfDomain, group_kind, wire_point,
+    FLAG_NAVIGATE, FLAG_QUEUE, FLAG_SLOWEST, GROUP_SLOT, GROUPS_PER_PLAYER, GroupOrders, GroupWire,
+    OrcaInput, OutOfDomain, group_kind, wire_point,
 };
 pub use lockstep_orca;
 pub use lockstep_orca::netcode::GameRules;
@@ -47,7 +49,7 @@ use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use bevy_ggrs::ggrs::Config;
-use bevy_ggrs::{GgrsSchedule, LoadWorld, LoadWorldSystems, RollbackApp, SaveWorld};
+use bevy_ggrs::{GgrsSchedule, ResourceSnapshotPlugin, RollbackApp, SaveWorld};
 use bevy_ggrs::{SaveWorldSystems, ggrs};
 use std::marker::PhantomData;
 use std::net::SocketAddr;
@@ -213,24 +215,11 @@ where
                 .rollback_component_with_copy::<RemoveUnit>()
                 .rollback_component_with_copy::<RemoveObstacle>()
                 .rollback_component_with_clone::<OrcaObstacle>()
-                .init_resource::<systems::GameSnapshots<R>>()
-                .add_systems(
-                    SaveWorld,
-                    (
-                        systems::GameSnapshots::<R>::sync_depth,
-                        systems::GameSnapshots::<R>::discard_old_snapshots,
-                        systems::save_game::<R>,
-                    )
-                        .chain()
-                        .in_set(SaveWorldSystems::Snapshot),
-                )
+                // The game: bevy_ggrs's resource snapshot, with the game's own strategy.
+                .add_plugins(ResourceSnapshotPlugin::<GameStrategy<R>>::default())
                 .add_systems(
                     SaveWorld,
                     systems::checksum_game::<R>.in_set(SaveWorldSystems::Checksum),
-                )
-                .add_systems(
-                    LoadWorld,
-                    systems::load_game::<R>.in_set(LoadWorldSystems::Data),
                 );
         }
     }

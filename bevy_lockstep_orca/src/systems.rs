@@ -1,16 +1,15 @@
 //! The plugin's systems: the step in the simulation's schedule, the entity side of the
-//! world (units and buildings linked to their ids), and the rollback of the game (its
-//! [`NetState`] saved in bevy_ggrs's `SaveWorld`, loaded in `LoadWorld`, its checksum a
-//! bevy_ggrs [`ChecksumPart`]).
+//! world (units and buildings linked to their ids), and the game's checksum as a bevy_ggrs
+//! [`ChecksumPart`] (its rollback is bevy_ggrs's resource snapshot with
+//! [`GameStrategy`](crate::GameStrategy)).
 
 use crate::game::{OrcaGame, Request};
 use bevy::prelude::*;
 use bevy_ggrs::ggrs::{Config, InputStatus};
 use bevy_ggrs::{
-    ChecksumFlag, ChecksumPart, GgrsResourceSnapshots, PlayerInputs, Rollback,
-    RollbackDespawnCommandExtension, RollbackFrameCount, RollbackId,
+    ChecksumFlag, ChecksumPart, PlayerInputs, Rollback, RollbackDespawnCommandExtension, RollbackId,
 };
-use lockstep_orca::netcode::{GameRules, NetState};
+use lockstep_orca::netcode::GameRules;
 use lockstep_orca::{AgentId, ObstacleId, ObstacleShape, Vec2 as FxVec2};
 use std::collections::HashSet;
 use std::marker::PhantomData;
@@ -79,7 +78,7 @@ pub struct LocalOrcaInputs<I>(pub Vec<I>);
 /// by their first vertex, removals by agent id), so peers whose entity ids differ queue the
 /// same requests.
 pub(crate) fn queue_requests<R: GameRules>(
-    game: Option<NonSendMut<OrcaGame<R>>>,
+    game: Option<ResMut<OrcaGame<R>>>,
     spawns: Query<(Entity, &SpawnUnit), Without<Unit>>,
     removals: Query<&Unit, With<RemoveUnit>>,
     obstacles: Query<(Entity, &OrcaObstacle), Without<ObstacleLink>>,
@@ -125,7 +124,7 @@ pub(crate) fn queue_requests<R: GameRules>(
 /// The step: the frame's inputs (bevy_ggrs's [`PlayerInputs`], or [`LocalOrcaInputs`]) into
 /// one advance of the game.
 pub(crate) fn step<R: GameRules, C: Config<Input = R::Input>>(
-    game: Option<NonSendMut<OrcaGame<R>>>,
+    game: Option<ResMut<OrcaGame<R>>>,
     ggrs_inputs: Option<Res<PlayerInputs<C>>>,
     local: Option<ResMut<LocalOrcaInputs<R::Input>>>,
 ) {
@@ -151,7 +150,7 @@ pub(crate) fn step<R: GameRules, C: Config<Input = R::Input>>(
 /// for every other new agent, despawns the entities of removed agents.
 pub(crate) fn sync_entities<R: GameRules>(
     mut commands: Commands,
-    game: Option<NonSendMut<OrcaGame<R>>>,
+    game: Option<ResMut<OrcaGame<R>>>,
     mode: Res<Mode>,
     units: Query<(Entity, &Unit)>,
     buildings: Query<(Entity, &ObstacleLink)>,
@@ -210,40 +209,8 @@ pub(crate) fn sync_entities<R: GameRules>(
     }
 }
 
-/// Marker for the plugin's checksum part and snapshots.
+/// Marker for the plugin's checksum part.
 pub struct GameMarker<R>(PhantomData<fn() -> R>);
-
-/// The saved states of the game, one per saved frame (bevy_ggrs's snapshot storage).
-pub(crate) type GameSnapshots<R> =
-    GgrsResourceSnapshots<GameMarker<R>, NetState<crate::EcsRules<R>>>;
-
-/// `SaveWorld`: the game's state of this frame.
-pub(crate) fn save_game<R: GameRules>(
-    mut snapshots: ResMut<GameSnapshots<R>>,
-    frame: Res<RollbackFrameCount>,
-    game: Option<NonSend<OrcaGame<R>>>,
-) {
-    let Some(game) = game else {
-        return;
-    };
-    snapshots.push(frame.0, Some(game.save()));
-}
-
-/// `LoadWorld`: back to the saved state of the frame.
-pub(crate) fn load_game<R: GameRules>(
-    mut snapshots: ResMut<GameSnapshots<R>>,
-    frame: Res<RollbackFrameCount>,
-    game: Option<NonSendMut<OrcaGame<R>>>,
-) {
-    let Some(mut game) = game else {
-        return;
-    };
-    if let Some(state) = snapshots.rollback(frame.0).get() {
-        game.load(state);
-    } else {
-        error!("lockstep-orca: no saved state for frame {}", frame.0);
-    }
-}
 
 /// The plugin's checksum entity: not a rollback entity, flagged with the game's marker.
 type GamePart<R> = (Without<RollbackId>, With<ChecksumFlag<GameMarker<R>>>);
@@ -251,7 +218,7 @@ type GamePart<R> = (Without<RollbackId>, With<ChecksumFlag<GameMarker<R>>>);
 /// `SaveWorld` (checksum set): the game's checksum as a bevy_ggrs [`ChecksumPart`].
 pub(crate) fn checksum_game<R: GameRules>(
     mut commands: Commands,
-    game: Option<NonSend<OrcaGame<R>>>,
+    game: Option<Res<OrcaGame<R>>>,
     mut part: Query<&mut ChecksumPart, GamePart<R>>,
 ) {
     let Some(game) = game else {

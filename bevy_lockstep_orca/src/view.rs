@@ -52,7 +52,7 @@ pub struct Interpolation {
 /// every unit's `Transform` translation (x, y; z kept) between the two.
 pub(crate) fn mirror_units<R: GameRules>(
     mut commands: Commands,
-    game: Option<NonSend<OrcaGame<R>>>,
+    game: Option<Res<OrcaGame<R>>>,
     time: Res<Time<Real>>,
     fixed: Option<Res<Time<Fixed>>>,
     rate: Option<Res<bevy_ggrs::RollbackFrameRate>>,

@@ -3,18 +3,22 @@
 //! state of seven frames earlier and simulates them again, comparing checksums), with group
 //! orders, slot orders, a unit spawned from an entity inside the rollback and a building from
 //! an entity. The negative control: game state kept in a component that is not registered for
-//! rollback desyncs the simulation, and SyncTest reports it.
+//! rollback desyncs the simulation, and SyncTest reports it. A navigation scene with planned
+//! group moves (`FLAG_NAVIGATE`) under SyncTest, and the game's bevy_ggrs snapshot strategy
+//! ([`GameStrategy`]) on its own.
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ggrs::prelude::*;
+use bevy_ggrs::{GgrsResourceSnapshots, Strategy};
 use bevy_ggrs::{LoadWorld, LocalInputs, LocalPlayers, RollbackFrameCount};
-use bevy_lockstep_orca::Request;
+use bevy_lockstep_orca::lockstep_orca::navigation::PathStatus;
 use bevy_lockstep_orca::lockstep_orca::netcode::{PlayerOrder, WireOrder};
 use bevy_lockstep_orca::lockstep_orca::scenario::Scenario;
 use bevy_lockstep_orca::lockstep_orca::{Command, ObstacleShape, Vec2 as FxVec2};
 use bevy_lockstep_orca::prelude::*;
+use bevy_lockstep_orca::{GameSave, GameStrategy, Request};
 use std::time::Duration;
 
 const CHECK_DISTANCE: usize = 7;
@@ -38,8 +42,12 @@ struct Observed {
 }
 
 fn scene(name: &str) -> Scenario {
+    scene_in("scenarios", name)
+}
+
+fn scene_in(dir: &str, name: &str) -> Scenario {
     let path = format!(
-        "{}/../fixtures/scenarios/{name}.toml",
+        "{}/../fixtures/{dir}/{name}.toml",
         env!("CARGO_MANIFEST_DIR")
     );
     Scenario::load(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -96,7 +104,7 @@ fn read_inputs(mut commands: Commands, players: Res<LocalPlayers>, frame: Res<Ro
 /// The game's rule on `Fatigue`, inside the rollback schedule: queues a `Stop` command.
 fn fatigue(
     mut commands: Commands,
-    mut game: NonSendMut<OrcaGame<GroupOrders>>,
+    mut game: ResMut<OrcaGame<GroupOrders>>,
     mut units: Query<(Entity, &Unit, Option<&mut Fatigue>)>,
     mut observed: ResMut<Observed>,
 ) {
@@ -156,8 +164,9 @@ fn count_loads(mut observed: ResMut<Observed>) {
     observed.loads += 1;
 }
 
-/// The app: MinimalPlugins, a two-player SyncTest session, the plugin in `GgrsSchedule`.
-fn app(scene_name: &str, roll_back_fatigue: bool, building: bool) -> App {
+/// A two-player SyncTest session at `CHECK_DISTANCE` over `game`: MinimalPlugins, the plugin
+/// in `GgrsSchedule`, loads and mismatches counted in `Observed`.
+fn synctest_app(game: OrcaGame<GroupOrders>) -> App {
     let mut app = App::new();
     let session = SessionBuilder::<OrcaConfig>::new()
         .with_num_players(2)
@@ -165,8 +174,6 @@ fn app(scene_name: &str, roll_back_fatigue: bool, building: bool) -> App {
         .with_check_distance(CHECK_DISTANCE)
         .start_synctest_session()
         .expect("session");
-    let game = OrcaGame::from_scenario(&scene(scene_name), 2, GroupOrders::default())
-        .expect("scene builds");
     app.add_plugins(MinimalPlugins)
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 60.0,
@@ -174,19 +181,27 @@ fn app(scene_name: &str, roll_back_fatigue: bool, building: bool) -> App {
         .add_plugins(GgrsPlugin::<OrcaConfig>::default())
         .insert_resource(RollbackFrameRate(60))
         .add_plugins(OrcaPlugin::<GroupOrders>::new(GgrsSchedule))
-        .insert_non_send(game)
+        .insert_resource(game)
         .insert_resource(Session::SyncTest(session))
         .init_resource::<Observed>()
-        .add_systems(ReadInputs, read_inputs)
+        .add_systems(LoadWorld, count_loads)
+        .add_observer(|_: On<SyncTestMismatch>, mut o: ResMut<Observed>| o.mismatches += 1);
+    app
+}
+
+/// The SyncTest app of a shipped scene with the scripted inputs and the game's rules.
+fn app(scene_name: &str, roll_back_fatigue: bool, building: bool) -> App {
+    let game = OrcaGame::from_scenario(&scene(scene_name), 2, GroupOrders::default())
+        .expect("scene builds");
+    let mut app = synctest_app(game);
+    app.add_systems(ReadInputs, read_inputs)
         .add_systems(
             GgrsSchedule,
             (fatigue, spawn_from_entity, demolish)
                 .chain()
                 .in_set(OrcaSystems::Rules),
         )
-        .add_systems(Update, count_buildings)
-        .add_systems(LoadWorld, count_loads)
-        .add_observer(|_: On<SyncTestMismatch>, mut o: ResMut<Observed>| o.mismatches += 1);
+        .add_systems(Update, count_buildings);
     if roll_back_fatigue {
         app.rollback_component_with_copy::<Fatigue>();
     }
@@ -238,7 +253,7 @@ fn check_passes(scene_name: &str, building: bool) {
     );
     assert!(observed.stops > 0, "the fatigue rule never fired");
     let observed_buildings = observed.most_buildings;
-    let game = app.world().non_send::<OrcaGame<GroupOrders>>();
+    let game = app.world().resource::<OrcaGame<GroupOrders>>();
     assert!(game.frame() >= FRAMES as u32);
     assert!(game.last_error().is_none(), "{:?}", game.last_error());
     assert_eq!(game.net().rejected_orders(), 0, "an order was skipped");
@@ -282,7 +297,7 @@ fn check_passes(scene_name: &str, building: bool) {
         .collect();
     units.sort_by_key(|u| u.id);
     assert_eq!(units.len(), agents, "one entity per agent");
-    let game = app.world().non_send::<OrcaGame<GroupOrders>>();
+    let game = app.world().resource::<OrcaGame<GroupOrders>>();
     for u in &units {
         assert_eq!(u.owner, game.net().owner(u.id), "owner of {:?}", u.id);
     }
@@ -299,7 +314,7 @@ fn check_passes(scene_name: &str, building: bool) {
             "the building entity was never linked"
         );
         assert!(links.is_empty(), "the demolished building's entity remains");
-        let game = app.world().non_send::<OrcaGame<GroupOrders>>();
+        let game = app.world().resource::<OrcaGame<GroupOrders>>();
         assert!(game.simulator().obstacles().is_empty());
     }
 }
@@ -351,7 +366,7 @@ fn malformed_group_orders_are_skipped_and_counted() {
         .add_plugins(OrcaPlugin::<GroupOrders>::new(FixedUpdate));
     let game = OrcaGame::from_scenario(&scene("building"), 2, GroupOrders::default())
         .expect("scene builds");
-    app.insert_non_send(game);
+    app.insert_resource(game);
     let bad = [
         GroupWire {
             kind: 9,
@@ -382,12 +397,133 @@ fn malformed_group_orders_are_skipped_and_counted() {
         .collect();
     for pair in inputs.chunks(2) {
         app.insert_resource(LocalOrcaInputs(pair.to_vec()));
-        let before = app.world().non_send::<OrcaGame<GroupOrders>>().frame();
-        while app.world().non_send::<OrcaGame<GroupOrders>>().frame() == before {
+        let before = app.world().resource::<OrcaGame<GroupOrders>>().frame();
+        while app.world().resource::<OrcaGame<GroupOrders>>().frame() == before {
             app.update();
         }
     }
-    let game = app.world().non_send::<OrcaGame<GroupOrders>>();
+    let game = app.world().resource::<OrcaGame<GroupOrders>>();
     assert_eq!(game.net().rejected_orders(), 4);
     assert!(game.last_error().is_none());
+}
+
+/// Scripted inputs of the navigation scene: player 0 sends its units to the east room by
+/// planned paths, player 1 sends its units straight west.
+fn navigate_inputs(
+    mut commands: Commands,
+    players: Res<LocalPlayers>,
+    frame: Res<RollbackFrameCount>,
+) {
+    let mut inputs = HashMap::new();
+    for &handle in &players.0 {
+        let mut input = OrcaInput::default();
+        let everything = (fx(-20, -12), fx(20, 12));
+        match (frame.0, handle) {
+            (10, 0) => {
+                input.group = GroupWire::select_and_move(3, everything.0, everything.1, fx(15, 6))
+                    .expect("in domain")
+                    .navigate();
+            }
+            (10, 1) => {
+                input.group = GroupWire::select_and_move(3, everything.0, everything.1, fx(-18, 0))
+                    .expect("in domain");
+            }
+            _ => {}
+        }
+        inputs.insert(handle, input);
+    }
+    commands.insert_resource(LocalInputs::<OrcaConfig>(inputs));
+}
+
+/// Planned group moves through SyncTest: the rooms scene (walls that a straight line runs
+/// into), player 0's units by `FLAG_NAVIGATE` (planned paths around the walls, rolled back
+/// and re-simulated every frame), player 1's by a straight group move.
+#[test]
+fn planned_group_moves_pass_synctest() {
+    let game = OrcaGame::from_scenario(
+        &scene_in("navigation", "rooms_one_route"),
+        2,
+        GroupOrders::default(),
+    )
+    .expect("scene builds");
+    let mut app = synctest_app(game);
+    app.add_systems(ReadInputs, navigate_inputs);
+    // The game is a bevy_ggrs rollback resource: its snapshots are bevy_ggrs's.
+    assert!(
+        app.world()
+            .contains_resource::<GgrsResourceSnapshots<OrcaGame<GroupOrders>, GameSave<GroupOrders>>>()
+    );
+    run(&mut app);
+    let observed = app.world().resource::<Observed>();
+    assert_eq!(observed.mismatches, 0, "SyncTest found a desync");
+    assert!(observed.loads >= (FRAMES as usize) - CHECK_DISTANCE - 1);
+    let game = app.world().resource::<OrcaGame<GroupOrders>>();
+    assert!(game.last_error().is_none(), "{:?}", game.last_error());
+    assert_eq!(game.net().rejected_orders(), 0, "an order was skipped");
+    let sim = game.simulator();
+    let (p0, p1) = (game.net().units_of(0), game.net().units_of(1));
+    assert_eq!(p0.len(), 4);
+    for &id in &p0 {
+        let record = sim
+            .nav_status(id)
+            .expect("present")
+            .expect("a planned move");
+        assert_eq!(record.goal(), fx(15, 6), "{id:?}");
+        assert_eq!(record.status(), Some(PathStatus::Complete), "{id:?}");
+        // Around the walls: the straight line from the west room is blocked.
+        let order = sim.agent_order(id).expect("present").expect("an order");
+        assert!(order.path().len() >= 3, "{id:?}: {:?}", order.path());
+    }
+    for &id in &p1 {
+        assert_eq!(sim.nav_status(id).expect("present"), None, "{id:?}");
+        let order = sim.agent_order(id).expect("present").expect("an order");
+        assert_eq!(order.path(), &[fx(-18, 0)][..], "{id:?}");
+    }
+}
+
+/// [`GameStrategy`] alone: a stored frame loads in place and re-inserts as a whole game, both
+/// at the stored checksum and continuing bit-identically.
+#[test]
+fn the_game_snapshot_strategy_restores_the_frame() {
+    let game = OrcaGame::from_scenario(&scene("building"), 2, GroupOrders::default())
+        .expect("scene builds");
+    let mut local = App::new();
+    local
+        .add_plugins(MinimalPlugins)
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+            100,
+        )))
+        .insert_resource(Time::<Fixed>::from_duration(Duration::from_millis(100)))
+        .add_plugins(OrcaPlugin::<GroupOrders>::new(FixedUpdate));
+    let advance = |app: &mut App, frames: u32| {
+        let end = app.world().resource::<OrcaGame<GroupOrders>>().frame() + frames;
+        while app.world().resource::<OrcaGame<GroupOrders>>().frame() < end {
+            app.update();
+        }
+    };
+    let saved = GameStrategy::<GroupOrders>::store(&game);
+    let at_save = game.checksum();
+    // A whole game from the save (bevy_ggrs re-inserting a removed resource).
+    let restored = GameStrategy::<GroupOrders>::load(&saved);
+    assert_eq!(restored.checksum(), at_save);
+    local.insert_resource(restored);
+    advance(&mut local, 30);
+    let continued = local.world().resource::<OrcaGame<GroupOrders>>().checksum();
+    // The original game, stepped the same frames, then loaded back in place.
+    local.insert_resource(game);
+    advance(&mut local, 30);
+    let mut original = local
+        .world_mut()
+        .remove_resource::<OrcaGame<GroupOrders>>()
+        .expect("inserted");
+    assert_eq!(
+        original.checksum(),
+        continued,
+        "the same frames from the same state"
+    );
+    assert_ne!(original.checksum(), at_save, "the scene moved");
+    GameStrategy::<GroupOrders>::update(&mut original, &saved);
+    assert_eq!(original.checksum(), at_save);
+    assert_eq!(original.frame(), 0);
+    assert!(original.last_error().is_none());
 }

@@ -284,8 +284,9 @@ impl<R: GameRules> NetState<R> {
 
 /// A fault-injection hook run at the end of every advance with the new frame and the
 /// simulator ([`NetGame::set_frame_hook`], deprecated): it changes the state outside the rules,
-/// which is what a desync is. A game's logic goes in [`GameRules::step`].
-pub type FrameHook = Box<dyn FnMut(u32, &mut Simulator)>;
+/// which is what a desync is. A game's logic goes in [`GameRules::step`]. `Send + Sync`, so a
+/// [`NetGame`] is too and can live in an ECS resource (bevy_ggrs rolls resources back).
+pub type FrameHook = Box<dyn FnMut(u32, &mut Simulator) + Send + Sync>;
 
 /// The game: the live simulator, adapter and game state (rules `R`, default [`Orders`]), and
 /// what is not state (the scene's driver, diagnostics, the hash history of the lockstep
@@ -319,6 +320,12 @@ impl<R: GameRules> fmt::Debug for NetGame<R> {
             .finish_non_exhaustive()
     }
 }
+
+// A game is `Send + Sync` (an ECS resource, a game on another thread): checked at compile time.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<NetGame<Orders>>();
+};
 
 /// How many frames of own hashes the lockstep exchange keeps.
 const HASH_HISTORY: usize = 1024;
