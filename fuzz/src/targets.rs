@@ -426,20 +426,39 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
             queue: agent & 0x20 != 0,
             slowest: agent & 0x10 != 0,
         },
-        // Issue 27's formation move (tag 18): every layout, the facing `v` when bit 5 of
-        // `agent` is set (zero, refused, when x and y are), a spacing of y / 16 when bit 4 is
-        // (zero and negative ones refused), the slowest member's speed with bit 6.
-        16 => Command::FormationMove {
-            group: group_id(agent, y),
-            goal: Vec2::from_int(i32::from(x) / 4, i32::from(y) / 4),
-            formation: lockstep_orca::orders::formation::FormationKind::from_canonical_byte(
-                x as u8 % 5,
-            )
-            .unwrap_or_default(),
-            facing: (agent & 0x20 != 0).then_some(v),
-            spacing: (agent & 0x10 != 0).then(|| Fx::from_num(i32::from(y)) / 16),
-            slowest: agent & 0x40 != 0,
-        },
+        // Issue 27's formation move (tag 18), or with bit 0 of `agent` the group moving
+        // together (tag 19): every layout, the facing `v` when bit 5 of `agent` is set (zero,
+        // refused, when x and y are), a spacing of y / 16 when bit 4 is (zero and negative
+        // ones refused), the slowest member's speed with bit 6.
+        16 => {
+            let group = group_id(agent, y);
+            let goal = Vec2::from_int(i32::from(x) / 4, i32::from(y) / 4);
+            let formation =
+                lockstep_orca::orders::formation::FormationKind::from_canonical_byte(x as u8 % 5)
+                    .unwrap_or_default();
+            let facing = (agent & 0x20 != 0).then_some(v);
+            let spacing = (agent & 0x10 != 0).then(|| Fx::from_num(i32::from(y)) / 16);
+            let slowest = agent & 0x40 != 0;
+            if agent & 1 == 0 {
+                Command::FormationMove {
+                    group,
+                    goal,
+                    formation,
+                    facing,
+                    spacing,
+                    slowest,
+                }
+            } else {
+                Command::FormationMarch {
+                    group,
+                    goal,
+                    formation,
+                    facing,
+                    spacing,
+                    slowest,
+                }
+            }
+        }
         // The agent model (issue 14): masks, body radius, acceleration, support, slope.
         _ => Command::SetModel {
             id,
