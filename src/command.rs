@@ -287,6 +287,40 @@ pub enum Command {
 }
 
 impl Command {
+    /// A formation order for `group`: [`Command::FormationMarch`] (the group moves together)
+    /// when `together`, else [`Command::FormationMove`] (each member to its slot), with the
+    /// same fields.
+    #[must_use]
+    pub fn formation(
+        together: bool,
+        group: u32,
+        goal: Vec2,
+        formation: crate::orders::formation::FormationKind,
+        facing: Option<Vec2>,
+        spacing: Option<Fx>,
+        slowest: bool,
+    ) -> Self {
+        if together {
+            Self::FormationMarch {
+                group,
+                goal,
+                formation,
+                facing,
+                spacing,
+                slowest,
+            }
+        } else {
+            Self::FormationMove {
+                group,
+                goal,
+                formation,
+                facing,
+                spacing,
+                slowest,
+            }
+        }
+    }
+
     /// The agent this command addresses (`None` for the world commands: [`Command::AddAgent`],
     /// [`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`]).
     #[must_use]

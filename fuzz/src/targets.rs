@@ -439,25 +439,15 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
             let facing = (agent & 0x20 != 0).then_some(v);
             let spacing = (agent & 0x10 != 0).then(|| Fx::from_num(i32::from(y)) / 16);
             let slowest = agent & 0x40 != 0;
-            if agent & 1 == 0 {
-                Command::FormationMove {
-                    group,
-                    goal,
-                    formation,
-                    facing,
-                    spacing,
-                    slowest,
-                }
-            } else {
-                Command::FormationMarch {
-                    group,
-                    goal,
-                    formation,
-                    facing,
-                    spacing,
-                    slowest,
-                }
-            }
+            Command::formation(
+                agent & 1 != 0,
+                group,
+                goal,
+                formation,
+                facing,
+                spacing,
+                slowest,
+            )
         }
         // The agent model (issue 14): masks, body radius, acceleration, support, slope.
         _ => Command::SetModel {

@@ -200,27 +200,15 @@ impl Turn<'_> {
             self.path_len.insert(id, 1);
         }
         self.groups.insert(gid, members);
-        let (formation, facing, spacing, slowest) =
-            (shape.formation, shape.facing, shape.spacing, shape.slowest);
-        self.out.push(if shape.together {
-            Command::FormationMarch {
-                group: gid,
-                goal,
-                formation,
-                facing,
-                spacing,
-                slowest,
-            }
-        } else {
-            Command::FormationMove {
-                group: gid,
-                goal,
-                formation,
-                facing,
-                spacing,
-                slowest,
-            }
-        });
+        self.out.push(Command::formation(
+            shape.together,
+            gid,
+            goal,
+            shape.formation,
+            shape.facing,
+            shape.spacing,
+            shape.slowest,
+        ));
         Ok(())
     }
 

@@ -266,23 +266,13 @@ fn formation_move(
     };
     let (group, goal, facing) = (f.group, point(f.goal), f.facing.map(point));
     let (spacing, slowest) = (f.spacing.map(|s| s.0), f.slowest.unwrap_or(false));
-    Ok(if f.together.unwrap_or(false) {
-        crate::command::Command::FormationMarch {
-            group,
-            goal,
-            formation,
-            facing,
-            spacing,
-            slowest,
-        }
-    } else {
-        crate::command::Command::FormationMove {
-            group,
-            goal,
-            formation,
-            facing,
-            spacing,
-            slowest,
-        }
-    })
+    Ok(crate::command::Command::formation(
+        f.together.unwrap_or(false),
+        group,
+        goal,
+        formation,
+        facing,
+        spacing,
+        slowest,
+    ))
 }
