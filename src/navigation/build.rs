@@ -236,10 +236,19 @@ fn default_boundary(segs: &[[Raw; 2]], margin: Fx) -> Result<Vec<Raw>, SimError>
 /// The triangulation's triangles with their classification `walkable[t]` and walls, each
 /// rotated to start at its lowest vertex (the points are sorted, so the lowest index) and
 /// sorted by their vertex indices; with each one's constrained edges as bits.
+///
+/// The kernel's output ([`cdt::triangulate`], [`cdt::relegalize`]) is in that order already
+/// when the points it was given are sorted, as the builder's are: an `O(n)` check then skips
+/// the rotation and the sort (the same result, without the permutation arrays).
 pub(crate) fn canonical_triangles(
     tri: &Triangulation,
     walkable: &[bool],
 ) -> (Vec<NavTriangle>, Vec<u8>) {
+    let in_order = tri.tris.iter().all(|v| v[0] < v[1] && v[0] < v[2])
+        && tri.tris.windows(2).all(|w| w[0] < w[1]);
+    if in_order {
+        return emit_triangles(tri, walkable, |i| (i, 0), |a| a);
+    }
     let n = tri.tris.len();
     let rot: Vec<usize> = tri
         .tris
@@ -255,41 +264,102 @@ pub(crate) fn canonical_triangles(
     for (i, &t) in order.iter().enumerate() {
         new_index[t as usize] = i as u32;
     }
-    let fixed = order
-        .iter()
-        .map(|&t| {
-            let t = t as usize;
-            (0..3).fold(0u8, |f, k| {
-                f | u8::from(tri.constrained[t][(k + rot[t]) % 3]) << k
-            })
-        })
-        .collect();
-    let tris = order
-        .iter()
-        .map(|&t| {
-            let t = t as usize;
-            let at = |k: usize| (k + rot[t]) % 3;
-            let v = [0, 1, 2].map(|k| tri.tris[t][at(k)]);
-            let old_adj = [0, 1, 2].map(|k| tri.adj[t][at(k)]);
-            let adj = old_adj.map(|a| {
-                if a == NO_TRIANGLE {
-                    a
-                } else {
-                    new_index[a as usize]
-                }
-            });
-            let wall = [0, 1, 2].map(|k| {
-                let a = old_adj[k];
-                tri.constrained[t][at(k)] || a == NO_TRIANGLE || walkable[a as usize] != walkable[t]
-            });
-            NavTriangle {
-                v,
-                adj,
-                wall,
-                walkable: walkable[t],
-                width: [Fx::ZERO; 3],
-            }
-        })
-        .collect();
+    emit_triangles(
+        tri,
+        walkable,
+        |i| {
+            let t = order[i] as usize;
+            (t, rot[t])
+        },
+        |a| new_index[a as usize],
+    )
+}
+
+/// [`canonical_triangles`]' output: position `i` holds triangle `at(i) = (t, r)` rotated by
+/// `r`, its neighbours renumbered by `renumber`.
+fn emit_triangles(
+    tri: &Triangulation,
+    walkable: &[bool],
+    at: impl Fn(usize) -> (usize, usize),
+    renumber: impl Fn(u32) -> u32,
+) -> (Vec<NavTriangle>, Vec<u8>) {
+    let n = tri.tris.len();
+    let mut tris = Vec::with_capacity(n);
+    let mut fixed = Vec::with_capacity(n);
+    for i in 0..n {
+        let (t, r) = at(i);
+        let turn = |k: usize| (k + r) % 3;
+        let constrained = [0, 1, 2].map(|k| tri.constrained[t][turn(k)]);
+        fixed.push((0..3).fold(0u8, |f, k| f | u8::from(constrained[k]) << k));
+        let old_adj = [0, 1, 2].map(|k| tri.adj[t][turn(k)]);
+        let wall = [0, 1, 2].map(|k| {
+            let a = old_adj[k];
+            constrained[k] || a == NO_TRIANGLE || walkable[a as usize] != walkable[t]
+        });
+        tris.push(NavTriangle {
+            v: [0, 1, 2].map(|k| tri.tris[t][turn(k)]),
+            adj: old_adj.map(|a| if a == NO_TRIANGLE { a } else { renumber(a) }),
+            wall,
+            walkable: walkable[t],
+            width: [Fx::ZERO; 3],
+        });
+    }
     (tris, fixed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical_triangles;
+    use crate::math::{Fx, Vec2};
+    use crate::navigation::NO_TRIANGLE;
+    use crate::navigation::cdt::{self, Triangulation};
+
+    /// The `O(n)` fast path (the kernel's order taken as it comes) against the general path:
+    /// the same triangulation shuffled and rotated gives the same canonical triangles.
+    #[test]
+    fn the_fast_path_gives_the_general_paths_triangles() {
+        let mut pts = Vec::new();
+        let mut h = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..60 {
+            h ^= h << 13;
+            h ^= h >> 7;
+            h ^= h << 17;
+            let c = |v: u64| Fx::from_bits(((v % 4000) as i64 - 2000) << 26);
+            pts.push(Vec2::new(c(h), c(h >> 20)));
+        }
+        pts.sort_unstable_by_key(|p| (p.x, p.y));
+        pts.dedup();
+        let tri = cdt::triangulate(&pts, &[[0, 5], [7, 20]]).unwrap();
+        assert!(tri.tris.len() > 50);
+        let walkable: Vec<bool> = (0..tri.tris.len()).map(|t| t % 3 != 0).collect();
+        let want = canonical_triangles(&tri, &walkable);
+
+        // Reverse the triangles and rotate each by one.
+        let n = tri.tris.len();
+        let old_of = |i: usize| n - 1 - i;
+        let turn = |a: [u32; 3]| [a[1], a[2], a[0]];
+        let shuffled = Triangulation {
+            tris: (0..n).map(|i| turn(tri.tris[old_of(i)])).collect(),
+            adj: (0..n)
+                .map(|i| {
+                    turn(tri.adj[old_of(i)]).map(|a| {
+                        if a == NO_TRIANGLE {
+                            a
+                        } else {
+                            old_of(a as usize) as u32
+                        }
+                    })
+                })
+                .collect(),
+            constrained: (0..n)
+                .map(|i| {
+                    let c = tri.constrained[old_of(i)];
+                    [c[1], c[2], c[0]]
+                })
+                .collect(),
+            dropped: tri.dropped,
+        };
+        let shuffled_walkable: Vec<bool> = (0..n).map(|i| walkable[old_of(i)]).collect();
+        assert_eq!(canonical_triangles(&shuffled, &shuffled_walkable), want);
+    }
 }

@@ -60,6 +60,10 @@ pub struct RebuildWork {
 /// Why the local rebuild gave up (the mesh is then built whole).
 struct Fallback;
 
+/// What a local rebuild adds to the source it was given: the pieces, their constrained-edge
+/// bits per triangle and the crossing count.
+type Rebuilt = (Vec<[u32; 2]>, Vec<u8>, usize);
+
 impl NavMesh {
     /// The mesh of `obstacles` under `params`, rebuilt locally from this mesh (module docs of
     /// `navigation/build/update.rs`): the same mesh as [`NavMesh::build`] gives, bit for bit,
@@ -100,18 +104,28 @@ impl NavMesh {
         if old.segs.is_empty() || old.boundary != new.boundary || self.dropped != 0 {
             return full(Some(new));
         }
-        match self.rebuild(new.clone()) {
-            Ok(done) => Ok(Some(done)),
+        // The source is lent, not cloned: a fallback still has it for the full build.
+        match self.rebuild(&new) {
+            Ok((mut mesh, work, (pieces, fixed, crossings))) => {
+                mesh.source = Source {
+                    pieces,
+                    fixed,
+                    crossings,
+                    ..new
+                };
+                Ok(Some((mesh, work)))
+            }
             Err(Fallback) => full(Some(new)),
         }
     }
 
     /// Steps 1 to 5 of the module docs, towards `source`.
-    fn rebuild(&self, mut source: Source) -> Result<(Self, RebuildWork), Fallback> {
+    /// The mesh comes without its source; the caller puts `source` in, with the pieces, the
+    /// constrained-edge bits and the crossing count returned beside the mesh.
+    fn rebuild(&self, source: &Source) -> Result<(Self, RebuildWork, Rebuilt), Fallback> {
         let old = &self.source;
         let old_all: Vec<Raw> = self.verts.iter().map(|&p| raw(p)).collect();
-        let (all, pieces, crossings) = self.local_pieces(&old_all, &source)?;
-        source.crossings = crossings;
+        let (all, pieces, crossings) = self.local_pieces(&old_all, source)?;
         let (n_old, n_new) = (old_all.len(), all.len());
         let corners = |v: &[Raw]| [v[0], v[1], v[v.len() - 2], v[v.len() - 1]];
         if n_old < 4 || n_new < 4 || corners(&old_all) != corners(&all) {
@@ -367,11 +381,7 @@ impl NavMesh {
             classified: reclassify.iter().filter(|&&r| r).count() as u32,
             widths: widths_done,
         };
-        source.pieces = pieces;
-        source.fixed = fixed;
-        let mut mesh = mesh;
-        mesh.source = source;
-        Ok((mesh, work))
+        Ok((mesh, work, (pieces, fixed, crossings)))
     }
 }
 
