@@ -226,14 +226,15 @@ impl Field {
         let (goal, adjusted) = self.goal?;
         let r = self.key.radius.max(Fx::ZERO);
         let mut points = Vec::new();
-        let start = if mesh.is_walkable(start, r) {
-            start
-        } else {
-            let p = mesh.nearest_walkable(start, r)?;
-            points.push(p);
-            p
+        let located = mesh.locate(start);
+        let (start, start_tri) = match located {
+            Some(t) if mesh.walkable_in(start, r, t) => (start, t),
+            _ => {
+                let p = mesh.nearest_walkable(start, r)?;
+                points.push(p);
+                (p, mesh.locate(p)?)
+            }
         };
-        let start_tri = mesh.locate(start)?;
         let rank = self.settle(mesh, start_tri)?;
         let complete = if adjusted {
             PathStatus::GoalAdjusted { to: goal }
@@ -241,6 +242,7 @@ impl Field {
             PathStatus::Complete
         };
         work.portals.clear();
+        work.portal_tris.clear();
         let mut t = start_tri;
         while t != self.goal_tri && work.portals.len() < window.max(1) {
             let ti = t as usize;
@@ -251,6 +253,7 @@ impl Field {
                 left: v[(k + 1) % 3],
                 right: v[k],
             });
+            work.portal_tris.push(t);
             t = mesh.tris[ti].adj[k];
         }
         let (end, status) = if t == self.goal_tri {
@@ -262,16 +265,21 @@ impl Field {
             // their sides instead of meeting at one point.
             // The portal stays in the corridor, so the funnel keeps `r` from its ends too.
             let mut end = None;
-            while let Some(&p) = work.portals.last() {
+            while let (Some(&p), Some(&from)) = (work.portals.last(), work.portal_tris.last()) {
                 let (l, rt) = (mesh.verts[p.left as usize], mesh.verts[p.right as usize]);
                 let (l, rt) = funnel::shrink(l, rt, r);
                 let near = nearest_on_segment(l, rt, start);
                 let mid = l + (rt - l).half();
-                end = [near, mid].into_iter().find(|&q| mesh.is_walkable(q, r));
+                // The points lie on the portal: located from the triangle it leaves.
+                end = [near, mid].into_iter().find(|&q| {
+                    mesh.locate_from(q, from)
+                        .is_some_and(|t| mesh.walkable_in(q, r, t))
+                });
                 if end.is_some() {
                     break;
                 }
                 work.portals.pop();
+                work.portal_tris.pop();
             }
             (end?, PathStatus::Partial)
         };

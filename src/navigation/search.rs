@@ -78,6 +78,9 @@ pub struct SearchWork {
     crossing_stamp: Vec<u32>,
     crossings: Vec<Crossing>,
     pub(super) portals: Vec<Portal>,
+    /// Per portal of a field's corridor: the triangle it leaves (a hint to locate a point on
+    /// the portal).
+    pub(super) portal_tris: Vec<u32>,
     pub(super) funnel: FunnelWork,
 }
 
@@ -187,23 +190,27 @@ impl NavMesh {
         if req.cap == 0 {
             return finish(points, PathStatus::Partial, 0);
         }
-        let start = if self.is_walkable(req.start, r) {
-            req.start
-        } else if let Some(p) = self.nearest_walkable(req.start, r) {
-            points.push(p);
-            p
-        } else {
+        let start = match self.locate(req.start) {
+            Some(t) if self.walkable_in(req.start, r, t) => Some((req.start, Some(t))),
+            _ => self.nearest_walkable(req.start, r).map(|p| {
+                points.push(p);
+                (p, self.locate(p))
+            }),
+        };
+        let Some((start, start_tri)) = start else {
             return NavPath {
                 points,
                 status: PathStatus::NoStart,
                 expansions: 0,
             };
         };
-        let (goal, adjusted) = if self.is_walkable(req.goal, r) {
-            (req.goal, false)
-        } else if let Some(p) = self.nearest_walkable(req.goal, r) {
-            (p, true)
-        } else {
+        let goal = match self.locate(req.goal) {
+            Some(t) if self.walkable_in(req.goal, r, t) => Some((req.goal, false, Some(t))),
+            _ => self
+                .nearest_walkable(req.goal, r)
+                .map(|p| (p, true, self.locate(p))),
+        };
+        let Some((goal, adjusted, goal_tri)) = goal else {
             // No walkable point anywhere near the goal: stay.
             return finish(points, PathStatus::Unreachable { to: start }, 0);
         };
@@ -212,11 +219,11 @@ impl NavMesh {
         } else {
             PathStatus::Complete
         };
-        let (Some(start_tri), Some(goal_tri)) = (self.locate(start), self.locate(goal)) else {
+        let (Some(start_tri), Some(goal_tri)) = (start_tri, goal_tri) else {
             return finish(points, PathStatus::Unreachable { to: start }, 0);
         };
         // In one triangle, or in plain sight: straight there.
-        if start_tri == goal_tri || self.in_plain_sight(start, goal, r) {
+        if start_tri == goal_tri || self.in_plain_sight_from(start, start_tri, goal, r) {
             points.push(goal);
             return finish(points, complete, 1);
         }
