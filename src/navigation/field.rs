@@ -84,6 +84,9 @@ pub struct Field {
     cone: Vec<Cone>,
     /// Per triangle: the settle index ([`UNSETTLED`] before).
     rank: Vec<u32>,
+    /// Per triangle: its exit portal shrunk by `r` as a unit leaving by it sees it (`(left,
+    /// right)`, [`funnel::shrink`]), kept once a plan used it.
+    shrunk: Vec<Option<(Vec2, Vec2)>>,
     settled: u32,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     min_width: Fx,
@@ -105,6 +108,7 @@ impl Field {
             via: vec![NO_VIA; n],
             cone: vec![Cone::at(Vec2::ZERO); n],
             rank: vec![UNSETTLED; n],
+            shrunk: vec![None; n],
             settled: 0,
             heap: BinaryHeap::new(),
             min_width: r.saturating_mul_int(2).saturating_add(Fx::from_bits(4)),
@@ -243,17 +247,27 @@ impl Field {
         };
         work.portals.clear();
         work.portal_tris.clear();
+        work.funnel.shrunk.clear();
         let mut t = start_tri;
         while t != self.goal_tri && work.portals.len() < window.max(1) {
             let ti = t as usize;
             let k = self.via[ti] as usize;
             let v = mesh.tris[ti].v;
             // Leaving `t` across its edge v[k] → v[k + 1]: v[k + 1] is on the left.
-            work.portals.push(funnel::Portal {
+            let portal = funnel::Portal {
                 left: v[(k + 1) % 3],
                 right: v[k],
+            };
+            let shrunk = *self.shrunk[ti].get_or_insert_with(|| {
+                let (l, rt) = (
+                    mesh.verts[portal.left as usize],
+                    mesh.verts[portal.right as usize],
+                );
+                funnel::shrink(l, rt, r)
             });
+            work.portals.push(portal);
             work.portal_tris.push(t);
+            work.funnel.shrunk.push(shrunk);
             t = mesh.tris[ti].adj[k];
         }
         let (end, status) = if t == self.goal_tri {
@@ -265,9 +279,9 @@ impl Field {
             // their sides instead of meeting at one point.
             // The portal stays in the corridor, so the funnel keeps `r` from its ends too.
             let mut end = None;
-            while let (Some(&p), Some(&from)) = (work.portals.last(), work.portal_tris.last()) {
-                let (l, rt) = (mesh.verts[p.left as usize], mesh.verts[p.right as usize]);
-                let (l, rt) = funnel::shrink(l, rt, r);
+            while let (Some(&from), Some(&(l, rt))) =
+                (work.portal_tris.last(), work.funnel.shrunk.last())
+            {
                 let near = nearest_on_segment(l, rt, start);
                 let mid = l + (rt - l).half();
                 // The points lie on the portal: located from the triangle it leaves.
@@ -280,10 +294,11 @@ impl Field {
                 }
                 work.portals.pop();
                 work.portal_tris.pop();
+                work.funnel.shrunk.pop();
             }
             (end?, PathStatus::Partial)
         };
-        funnel::path(
+        funnel::path_shrunk(
             &mesh.verts,
             start,
             &work.portals,

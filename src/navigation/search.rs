@@ -11,7 +11,7 @@
 //! Bounds (all raw Q32.32 in `u64`, distances floored square roots of exact squares):
 //! `h = dist(goal, edge)` and `g = max(dist(start, edge), dist(start, goal) − h, g_p + h_p − h)`,
 //! Demyen's admissible bounds. Each corridor that reaches the goal's triangle is pulled
-//! ([`funnel::pull`]) and the shortest is kept; the search stops when `50 · best ≤ 51 · f_min`
+//! ([`funnel::pull_shrunk`]) and the shortest is kept; the search stops when `50 · best ≤ 51 · f_min`
 //! (within 2 %), on an empty heap, or at the request's cap. The heap orders by `(f, h, node
 //! index)`, and nodes are created in the mesh's rotation order from the located start, so the
 //! result is canonical.
@@ -50,6 +50,9 @@ struct Node {
     h: u64,
     /// The string's funnel up to the entry edge (the `g` bound's source).
     cone: Cone,
+    /// The crossing of the entry edge (`3 · parent triangle + exit edge`), whose shrunk portal
+    /// the corridor's funnel reuses.
+    crossing: u32,
 }
 
 /// What a search needs of one edge crossing: `h` (the goal's distance to the edge) and the
@@ -118,9 +121,11 @@ impl SearchWork {
     }
 
     /// Writes the corridor from the start triangle to `node` (its portals, in travel order) to
-    /// `self.portals`; with `include_last == false` the node's own entry is left out.
+    /// `self.portals`, and their shrunk ends (kept by the crossings) to the funnel's buffer;
+    /// with `include_last == false` the node's own entry is left out.
     fn corridor(&mut self, mesh: &NavMesh, node: u32, include_last: bool) {
         self.portals.clear();
+        self.funnel.shrunk.clear();
         let mut at = node;
         let mut first = true;
         while at != ROOT {
@@ -132,11 +137,14 @@ impl SearchWork {
                     left: v[k],
                     right: v[(k + 1) % 3],
                 });
+                let c = self.crossings[n.crossing as usize];
+                self.funnel.shrunk.push((c.left, c.right));
             }
             first = false;
             at = n.parent;
         }
         self.portals.reverse();
+        self.funnel.shrunk.reverse();
     }
 }
 
@@ -262,7 +270,7 @@ impl NavMesh {
 
     /// Pulls `work.portals` from the query's start to `end` and appends the smoothed points.
     fn pull_into(&self, q: &Query, end: Vec2, work: &mut SearchWork, out: &mut Vec<Vec2>) {
-        funnel::path(
+        funnel::path_shrunk(
             &self.verts,
             q.start,
             &work.portals,
@@ -285,6 +293,7 @@ impl NavMesh {
             g: 0,
             h: q.start_goal,
             cone: Cone::at(q.start),
+            crossing: 0,
         };
         for e in 0..3u8 {
             if self.exit_allowed_from_start(q, e) {
@@ -411,17 +420,11 @@ impl NavMesh {
             g,
             h,
             cone,
+            crossing: key as u32,
         });
         if next == q.goal_tri {
             w.corridor(self, idx, true);
-            let len = funnel::pull(
-                &self.verts,
-                q.start,
-                &w.portals,
-                q.goal,
-                q.radius,
-                &mut w.funnel,
-            );
+            let len = funnel::pull_shrunk(q.start, &w.portals, q.goal, &mut w.funnel);
             if best.is_none_or(|(b_len, _)| len < b_len) {
                 *best = Some((len, idx));
             }
