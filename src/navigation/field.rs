@@ -25,9 +25,8 @@
 //!   only.
 
 use super::funnel::{self, Cone};
-use super::search::{SearchWork, nearest_on_segment, sqrt_raw};
+use super::search::{SearchWork, dist_raw_point_segment, nearest_on_segment};
 use super::{NavMesh, NavPath, PathStatus};
-use crate::geom::dist_sq_point_segment;
 use crate::math::{Fx, Vec2, wide_mul};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -197,7 +196,7 @@ impl Field {
             let cone = self.cone[ti].step(left, right);
             let d = cone
                 .g
-                .saturating_add(sqrt_raw(dist_sq_point_segment(right, left, cone.apex)));
+                .saturating_add(dist_raw_point_segment(right, left, cone.apex));
             if d < self.dist[ni] {
                 self.dist[ni] = d;
                 self.via[ni] = k;

@@ -21,7 +21,7 @@
 
 use super::funnel::{self, Cone, FunnelWork, Portal, dist_raw};
 use super::{NO_TRIANGLE, NavMesh, NavPath, PathRequest, PathStatus};
-use crate::geom::{dist_sq_point_segment, ratio};
+use crate::geom::ratio;
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -386,7 +386,7 @@ impl NavMesh {
             // Travelling across edge a → b of the parent, `b` is on the left.
             let (left, right) = funnel::shrink(b, a, q.radius);
             w.crossings[key] = Crossing {
-                h: sqrt_raw(dist_sq_point_segment(a, b, q.goal)),
+                h: dist_raw_point_segment(a, b, q.goal),
                 left,
                 right,
             };
@@ -400,7 +400,7 @@ impl NavMesh {
         let cone = parent.cone.step(pl, pr);
         let through = cone
             .g
-            .saturating_add(sqrt_raw(dist_sq_point_segment(pr, pl, cone.apex)));
+            .saturating_add(dist_raw_point_segment(pr, pl, cone.apex));
         let g = through
             .max(q.start_goal.saturating_sub(h))
             .max(parent.g.saturating_add(parent.h).saturating_sub(h));
@@ -489,6 +489,27 @@ fn within_bound(best: u64, f: u64) -> bool {
 #[inline]
 pub(super) fn sqrt_raw(sq: i128) -> u64 {
     sqrt_wide(sq).to_bits().unsigned_abs()
+}
+
+/// The distance from `q` to the closed segment `a b`, floored, as raw Q32.32 bits:
+/// `sqrt_raw(dist_sq_point_segment(a, b, q))` bit for bit (its plain form, compared in the
+/// tests), without squaring the perpendicular distance only to take its root again.
+#[inline]
+pub(super) fn dist_raw_point_segment(a: Vec2, b: Vec2, q: Vec2) -> u64 {
+    let e = b - a;
+    let d = q - a;
+    let s_num = d.dot_wide(e);
+    if s_num <= 0 {
+        return sqrt_raw(d.length_squared_wide());
+    }
+    if s_num >= e.length_squared_wide() {
+        return sqrt_raw((q - b).length_squared_wide());
+    }
+    // `dist_sq_point_segment` squares this (non-negative) quotient; the floored root of an
+    // exact square is the quotient itself.
+    ratio(e.det_wide(d).abs(), crate::geom::wide(e.length()))
+        .to_bits()
+        .unsigned_abs()
 }
 
 /// The point of segment `a b` nearest `p`.

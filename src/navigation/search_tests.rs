@@ -225,3 +225,26 @@ fn same_query_same_bytes_and_the_cap_holds() {
         assert_eq!(c.status, PathStatus::Partial);
     }
 }
+
+/// The distance to a segment without the square and root matches its plain form,
+/// `sqrt_raw(dist_sq_point_segment(..))`, bit for bit (random points, degenerate segments,
+/// projections inside and outside).
+#[test]
+fn dist_raw_point_segment_matches_its_plain_form() {
+    let mut s = 12_345u64;
+    let mut next = || {
+        s = crate::util::splitmix64(s);
+        Fx::from_bits((s % (1 << 42)) as i64 - (1 << 41))
+    };
+    for i in 0..20_000 {
+        let a = Vec2::new(next(), next());
+        let b = if i % 50 == 0 {
+            a
+        } else {
+            Vec2::new(next(), next())
+        };
+        let q = Vec2::new(next(), next());
+        let plain = sqrt_raw(crate::geom::dist_sq_point_segment(a, b, q));
+        assert_eq!(dist_raw_point_segment(a, b, q), plain, "{a:?} {b:?} {q:?}");
+    }
+}

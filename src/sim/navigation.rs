@@ -36,7 +36,9 @@
 //!    own search. The fields are kept between ticks as a cache (`FieldCache`), never state:
 //!    what a field answers and charges is a function of the mesh and its key. Each tick may
 //!    spend [`NavParams::budget`] node expansions less the debt: a search costs its
-//!    expansions, at least 1; a plan from a field costs [`FIELD_PLAN_EXPANSIONS`] plus the
+//!    expansions plus [`SEARCH_PLAN_EXPANSIONS`] (its point location, walkability tests,
+//!    funnel and order), a plan of at most one expansion (one triangle, a goal in plain
+//!    sight) [`FIELD_PLAN_EXPANSIONS`]; a plan from a field costs [`FIELD_PLAN_EXPANSIONS`] plus the
 //!    field's growth past what this tick already charged for it, a quarter per triangle
 //!    ([`FIELD_SETTLES_PER_EXPANSION`]), counted as a fresh field would grow (its rank of the
 //!    start's triangle), cached or not. A search runs whole (at most
@@ -89,9 +91,15 @@ pub(crate) const FIELD_WINDOW: usize = 16;
 /// Field triangles settled per expansion charged to the budget (a settle costs about a
 /// quarter of a search expansion).
 pub(crate) const FIELD_SETTLES_PER_EXPANSION: u32 = 4;
-/// Expansions charged for one plan taken from a field (its corridor walk, funnel and order:
-/// measured with callgrind at about 8 search expansions' instructions).
-pub(crate) const FIELD_PLAN_EXPANSIONS: u64 = 8;
+/// Expansions charged for one plan taken from a field (its corridor walk, funnel and order),
+/// and for a plan that needed no search: measured with callgrind (`bench navigation`) at
+/// about 11 search expansions' instructions (a charged unit is about 1.7 k instructions).
+pub(crate) const FIELD_PLAN_EXPANSIONS: u64 = 11;
+/// Expansions charged for a search on top of its own: its point location, walkability tests,
+/// plain-sight test, funnel of the whole corridor and order, measured with callgrind at about
+/// 24 expansions' instructions, so that the budget bounds the instructions of a tick's
+/// planning and not only its expansions.
+pub(crate) const SEARCH_PLAN_EXPANSIONS: u64 = 24;
 /// How far before the end of a [`Partial`](PathStatus::Partial) plan, in radii, the unit
 /// plans again (so a field's windows follow on without a stop).
 pub(crate) const PARTIAL_LOOKAHEAD_RADII: i64 = 4;
@@ -448,7 +456,9 @@ impl Simulator {
     ///
     /// How requests are served: pending requests in ascending agent id, each search whole
     /// (at most [`NavParams::search_cap`] expansions), while the tick's spending is below
-    /// [`NavParams::budget`] less the debt; a search costs its expansions, at least 1; the
+    /// [`NavParams::budget`] less the debt; a search costs its expansions plus a fixed charge
+    /// for its funnel, point location and order (a plan from a distance field, or one that
+    /// needs no search, costs a smaller fixed charge); the
     /// overshoot of the last search is a debt repaid by the next ticks. A request not served
     /// stays pending (state). An agent holds its position until its first plan, then follows
     /// it as an ordinary [`Order`] path. It replans (once 2 s have passed since its last plan)
@@ -821,7 +831,11 @@ impl Simulator {
                     cap,
                 };
                 let path = mesh.find_path(&req, &mut nav_mesh.work);
-                spent += u64::from(path.expansions.max(1));
+                spent += if path.expansions > 1 {
+                    u64::from(path.expansions) + SEARCH_PLAN_EXPANSIONS
+                } else {
+                    FIELD_PLAN_EXPANSIONS
+                };
                 expansions += u64::from(path.expansions);
                 path
             };
