@@ -113,9 +113,7 @@ impl NavMesh {
                 (None, None) => return None,
             };
             if take {
-                let Some(Reverse(c)) = cands.pop() else {
-                    return None;
-                };
+                let Reverse(c) = cands.pop()?;
                 if let Some(found) = self.check_candidate(&c, p, r, s, &mut cands) {
                     return Some(found);
                 }
