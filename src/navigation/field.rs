@@ -25,9 +25,8 @@
 //!   only.
 
 use super::funnel::{self, Cone};
-use super::search::{SearchWork, nearest_on_segment, sqrt_raw};
+use super::search::{SearchWork, dist_raw_point_segment, nearest_on_segment};
 use super::{NavMesh, NavPath, PathStatus};
-use crate::geom::dist_sq_point_segment;
 use crate::math::{Fx, Vec2, wide_mul};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -84,6 +83,9 @@ pub struct Field {
     cone: Vec<Cone>,
     /// Per triangle: the settle index ([`UNSETTLED`] before).
     rank: Vec<u32>,
+    /// Per triangle: its exit portal shrunk by `r` as a unit leaving by it sees it (`(left,
+    /// right)`, [`funnel::shrink`]), kept once a plan used it.
+    shrunk: Vec<Option<(Vec2, Vec2)>>,
     settled: u32,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     min_width: Fx,
@@ -105,6 +107,7 @@ impl Field {
             via: vec![NO_VIA; n],
             cone: vec![Cone::at(Vec2::ZERO); n],
             rank: vec![UNSETTLED; n],
+            shrunk: vec![None; n],
             settled: 0,
             heap: BinaryHeap::new(),
             min_width: r.saturating_mul_int(2).saturating_add(Fx::from_bits(4)),
@@ -193,7 +196,7 @@ impl Field {
             let cone = self.cone[ti].step(left, right);
             let d = cone
                 .g
-                .saturating_add(sqrt_raw(dist_sq_point_segment(right, left, cone.apex)));
+                .saturating_add(dist_raw_point_segment(right, left, cone.apex));
             if d < self.dist[ni] {
                 self.dist[ni] = d;
                 self.via[ni] = k;
@@ -226,14 +229,15 @@ impl Field {
         let (goal, adjusted) = self.goal?;
         let r = self.key.radius.max(Fx::ZERO);
         let mut points = Vec::new();
-        let start = if mesh.is_walkable(start, r) {
-            start
-        } else {
-            let p = mesh.nearest_walkable(start, r)?;
-            points.push(p);
-            p
+        let located = mesh.locate(start);
+        let (start, start_tri) = match located {
+            Some(t) if mesh.walkable_in(start, r, t) => (start, t),
+            _ => {
+                let p = mesh.nearest_walkable(start, r)?;
+                points.push(p);
+                (p, mesh.locate(p)?)
+            }
         };
-        let start_tri = mesh.locate(start)?;
         let rank = self.settle(mesh, start_tri)?;
         let complete = if adjusted {
             PathStatus::GoalAdjusted { to: goal }
@@ -241,16 +245,28 @@ impl Field {
             PathStatus::Complete
         };
         work.portals.clear();
+        work.portal_tris.clear();
+        work.funnel.shrunk.clear();
         let mut t = start_tri;
         while t != self.goal_tri && work.portals.len() < window.max(1) {
             let ti = t as usize;
             let k = self.via[ti] as usize;
             let v = mesh.tris[ti].v;
             // Leaving `t` across its edge v[k] → v[k + 1]: v[k + 1] is on the left.
-            work.portals.push(funnel::Portal {
+            let portal = funnel::Portal {
                 left: v[(k + 1) % 3],
                 right: v[k],
+            };
+            let shrunk = *self.shrunk[ti].get_or_insert_with(|| {
+                let (l, rt) = (
+                    mesh.verts[portal.left as usize],
+                    mesh.verts[portal.right as usize],
+                );
+                funnel::shrink(l, rt, r)
             });
+            work.portals.push(portal);
+            work.portal_tris.push(t);
+            work.funnel.shrunk.push(shrunk);
             t = mesh.tris[ti].adj[k];
         }
         let (end, status) = if t == self.goal_tri {
@@ -262,20 +278,26 @@ impl Field {
             // their sides instead of meeting at one point.
             // The portal stays in the corridor, so the funnel keeps `r` from its ends too.
             let mut end = None;
-            while let Some(&p) = work.portals.last() {
-                let (l, rt) = (mesh.verts[p.left as usize], mesh.verts[p.right as usize]);
-                let (l, rt) = funnel::shrink(l, rt, r);
+            while let (Some(&from), Some(&(l, rt))) =
+                (work.portal_tris.last(), work.funnel.shrunk.last())
+            {
                 let near = nearest_on_segment(l, rt, start);
                 let mid = l + (rt - l).half();
-                end = [near, mid].into_iter().find(|&q| mesh.is_walkable(q, r));
+                // The points lie on the portal: located from the triangle it leaves.
+                end = [near, mid].into_iter().find(|&q| {
+                    mesh.locate_from(q, from)
+                        .is_some_and(|t| mesh.walkable_in(q, r, t))
+                });
                 if end.is_some() {
                     break;
                 }
                 work.portals.pop();
+                work.portal_tris.pop();
+                work.funnel.shrunk.pop();
             }
             (end?, PathStatus::Partial)
         };
-        funnel::path(
+        funnel::path_shrunk(
             &mesh.verts,
             start,
             &work.portals,

@@ -2,7 +2,7 @@
 //!
 //! Two steps, both in integer arithmetic on the raw bits:
 //!
-//! 1. [`pull`]: the point funnel (the "simple stupid funnel") over the corridor's portals with
+//! 1. [`pull_shrunk`]: the point funnel (the "simple stupid funnel") over the corridor's portals with
 //!    both ends of every portal moved inward by the radius `r`. Orientation is decided exactly
 //!    by [`left_of`] on the shrunk points. It gives the corners of the string (mesh vertices
 //!    with the side they are passed on) and the string's length, which the search compares
@@ -57,8 +57,8 @@ pub(crate) struct Corner {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FunnelWork {
     /// The shrunk portals `(left, right)`.
-    shrunk: Vec<(Vec2, Vec2)>,
-    /// The corners of the last [`pull`].
+    pub shrunk: Vec<(Vec2, Vec2)>,
+    /// The corners of the last [`pull_shrunk`].
     pub corners: Vec<Corner>,
     /// Per corner, the range of its points in the smoothed path (start at 0).
     spans: Vec<(usize, usize)>,
@@ -88,12 +88,18 @@ pub(crate) fn shrink(left: Vec2, right: Vec2, r: Fx) -> (Vec2, Vec2) {
     (left + step, right - step)
 }
 
-/// Pulls the string from `start` through `portals` to `goal` with every portal shrunk by `r`
-/// at both ends. Writes the corners to `work.corners` and returns the string's length (raw
-/// Q32.32, each segment floored).
-///
-/// The funnel is restarted from each new apex (worst case quadratic in the portal count, linear
-/// in practice). Every restart moves the apex strictly forward, so it always ends.
+/// Writes every portal shrunk by `r` ([`shrink`]) to `work.shrunk`.
+#[cfg(test)]
+fn shrink_all(verts: &[Vec2], portals: &[Portal], r: Fx, work: &mut FunnelWork) {
+    work.shrunk.clear();
+    for p in portals {
+        let (l, rt) = (verts[p.left as usize], verts[p.right as usize]);
+        work.shrunk.push(shrink(l, rt, r));
+    }
+}
+
+/// [`pull_shrunk`] shrinking the portals first (tests).
+#[cfg(test)]
 pub(crate) fn pull(
     verts: &[Vec2],
     start: Vec2,
@@ -102,12 +108,25 @@ pub(crate) fn pull(
     r: Fx,
     work: &mut FunnelWork,
 ) -> u64 {
-    work.shrunk.clear();
+    shrink_all(verts, portals, r, work);
+    pull_shrunk(start, portals, goal, work)
+}
+
+/// Pulls the string from `start` through `portals` to `goal`, the portals already shrunk in
+/// `work.shrunk` (one per portal, each [`shrink`]`(left, right, r)` bit for bit: the search and
+/// the fields keep them, so no portal is normalised again). Writes the corners to
+/// `work.corners` and returns the string's length (raw Q32.32, each segment floored).
+///
+/// The funnel is restarted from each new apex (worst case quadratic in the portal count, linear
+/// in practice). Every restart moves the apex strictly forward, so it always ends.
+pub(crate) fn pull_shrunk(
+    start: Vec2,
+    portals: &[Portal],
+    goal: Vec2,
+    work: &mut FunnelWork,
+) -> u64 {
+    debug_assert_eq!(work.shrunk.len(), portals.len());
     work.corners.clear();
-    for p in portals {
-        let (l, rt) = (verts[p.left as usize], verts[p.right as usize]);
-        work.shrunk.push(shrink(l, rt, r));
-    }
     let n = portals.len();
     // Index 0 is the start, 1..=n the portals, n + 1 the goal (a portal of one point).
     let point = |i: usize, left: bool| -> Vec2 {
@@ -393,11 +412,8 @@ fn smooth(
     out.push(goal);
 }
 
-/// The path through `portals` from `start` to `goal` for radius `r`, appended to `out` (the
-/// points after the start): [`pull`], then [`smooth`], then a repair. The shrunk funnel keeps
-/// `r` from each portal end *along the portal*, so a string crossing a portal at a slant may
-/// pass a vertex closer than `r`; each such vertex (exact test, first in corridor order) is
-/// made a corner on its side and the string is smoothed again, at most once per portal end.
+/// [`path_shrunk`] shrinking the portals first (tests).
+#[cfg(test)]
 pub(crate) fn path(
     verts: &[Vec2],
     start: Vec2,
@@ -407,7 +423,26 @@ pub(crate) fn path(
     work: &mut FunnelWork,
     out: &mut Vec<Vec2>,
 ) {
-    pull(verts, start, portals, goal, r, work);
+    shrink_all(verts, portals, r, work);
+    path_shrunk(verts, start, portals, goal, r, work, out);
+}
+
+/// The path through `portals` from `start` to `goal` for radius `r`, appended to `out` (the
+/// points after the start), the portals already shrunk in `work.shrunk` (as [`pull_shrunk`]):
+/// [`pull_shrunk`], then [`smooth`], then a repair. The shrunk funnel keeps `r` from each
+/// portal end *along the portal*, so a string crossing a portal at a slant may pass a vertex
+/// closer than `r`; each such vertex (exact test, first in corridor order) is made a corner on
+/// its side and the string is smoothed again, at most once per portal end.
+pub(crate) fn path_shrunk(
+    verts: &[Vec2],
+    start: Vec2,
+    portals: &[Portal],
+    goal: Vec2,
+    r: Fx,
+    work: &mut FunnelWork,
+    out: &mut Vec<Vec2>,
+) {
+    pull_shrunk(start, portals, goal, work);
     let base = out.len();
     for _ in 0..=2 * portals.len() {
         out.truncate(base);
@@ -451,7 +486,9 @@ fn too_close(
             }
             let v = verts[vertex as usize];
             let close = (from..to).find(|&k| {
-                cmp_dist_point_segment(at(k), at(k + 1), v, r) == std::cmp::Ordering::Less
+                let (a, b) = (at(k), at(k + 1));
+                near_box(a, b, v, r)
+                    && cmp_dist_point_segment(a, b, v, r) == std::cmp::Ordering::Less
             });
             if let Some(k) = close {
                 // Insert it among the corners where the segment it is close to runs.
@@ -466,6 +503,15 @@ fn too_close(
         }
     }
     None
+}
+
+/// Whether `v` lies within `r` of the bounding box of the segment `a b` (the box grown by `r`,
+/// saturating): a cheap exact pre-test, since a point outside it is farther than `r` from the
+/// segment.
+#[inline]
+fn near_box(a: Vec2, b: Vec2, v: Vec2, r: Fx) -> bool {
+    let within = |lo: Fx, hi: Fx, x: Fx| x >= lo.saturating_sub(r) && x <= hi.saturating_add(r);
+    within(a.x.min(b.x), a.x.max(b.x), v.x) && within(a.y.min(b.y), a.y.max(b.y), v.y)
 }
 
 /// Removes consecutive duplicates from `out[first..]`, in place.

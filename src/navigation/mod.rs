@@ -65,7 +65,7 @@ impl Default for NavParams {
         Self {
             boundary: None,
             margin: Fx::from_num(8),
-            budget: 20_000,
+            budget: 2_400,
             search_cap: 50_000,
         }
     }

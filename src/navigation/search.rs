@@ -11,7 +11,7 @@
 //! Bounds (all raw Q32.32 in `u64`, distances floored square roots of exact squares):
 //! `h = dist(goal, edge)` and `g = max(dist(start, edge), dist(start, goal) − h, g_p + h_p − h)`,
 //! Demyen's admissible bounds. Each corridor that reaches the goal's triangle is pulled
-//! ([`funnel::pull`]) and the shortest is kept; the search stops when `50 · best ≤ 51 · f_min`
+//! ([`funnel::pull_shrunk`]) and the shortest is kept; the search stops when `50 · best ≤ 51 · f_min`
 //! (within 2 %), on an empty heap, or at the request's cap. The heap orders by `(f, h, node
 //! index)`, and nodes are created in the mesh's rotation order from the located start, so the
 //! result is canonical.
@@ -21,7 +21,7 @@
 
 use super::funnel::{self, Cone, FunnelWork, Portal, dist_raw};
 use super::{NO_TRIANGLE, NavMesh, NavPath, PathRequest, PathStatus};
-use crate::geom::{dist_sq_point_segment, ratio};
+use crate::geom::ratio;
 use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -50,6 +50,9 @@ struct Node {
     h: u64,
     /// The string's funnel up to the entry edge (the `g` bound's source).
     cone: Cone,
+    /// The crossing of the entry edge (`3 · parent triangle + exit edge`), whose shrunk portal
+    /// the corridor's funnel reuses.
+    crossing: u32,
 }
 
 /// What a search needs of one edge crossing: `h` (the goal's distance to the edge) and the
@@ -78,6 +81,9 @@ pub struct SearchWork {
     crossing_stamp: Vec<u32>,
     crossings: Vec<Crossing>,
     pub(super) portals: Vec<Portal>,
+    /// Per portal of a field's corridor: the triangle it leaves (a hint to locate a point on
+    /// the portal).
+    pub(super) portal_tris: Vec<u32>,
     pub(super) funnel: FunnelWork,
 }
 
@@ -115,9 +121,11 @@ impl SearchWork {
     }
 
     /// Writes the corridor from the start triangle to `node` (its portals, in travel order) to
-    /// `self.portals`; with `include_last == false` the node's own entry is left out.
+    /// `self.portals`, and their shrunk ends (kept by the crossings) to the funnel's buffer;
+    /// with `include_last == false` the node's own entry is left out.
     fn corridor(&mut self, mesh: &NavMesh, node: u32, include_last: bool) {
         self.portals.clear();
+        self.funnel.shrunk.clear();
         let mut at = node;
         let mut first = true;
         while at != ROOT {
@@ -129,11 +137,14 @@ impl SearchWork {
                     left: v[k],
                     right: v[(k + 1) % 3],
                 });
+                let c = self.crossings[n.crossing as usize];
+                self.funnel.shrunk.push((c.left, c.right));
             }
             first = false;
             at = n.parent;
         }
         self.portals.reverse();
+        self.funnel.shrunk.reverse();
     }
 }
 
@@ -187,23 +198,27 @@ impl NavMesh {
         if req.cap == 0 {
             return finish(points, PathStatus::Partial, 0);
         }
-        let start = if self.is_walkable(req.start, r) {
-            req.start
-        } else if let Some(p) = self.nearest_walkable(req.start, r) {
-            points.push(p);
-            p
-        } else {
+        let start = match self.locate(req.start) {
+            Some(t) if self.walkable_in(req.start, r, t) => Some((req.start, Some(t))),
+            _ => self.nearest_walkable(req.start, r).map(|p| {
+                points.push(p);
+                (p, self.locate(p))
+            }),
+        };
+        let Some((start, start_tri)) = start else {
             return NavPath {
                 points,
                 status: PathStatus::NoStart,
                 expansions: 0,
             };
         };
-        let (goal, adjusted) = if self.is_walkable(req.goal, r) {
-            (req.goal, false)
-        } else if let Some(p) = self.nearest_walkable(req.goal, r) {
-            (p, true)
-        } else {
+        let goal = match self.locate(req.goal) {
+            Some(t) if self.walkable_in(req.goal, r, t) => Some((req.goal, false, Some(t))),
+            _ => self
+                .nearest_walkable(req.goal, r)
+                .map(|p| (p, true, self.locate(p))),
+        };
+        let Some((goal, adjusted, goal_tri)) = goal else {
             // No walkable point anywhere near the goal: stay.
             return finish(points, PathStatus::Unreachable { to: start }, 0);
         };
@@ -212,11 +227,11 @@ impl NavMesh {
         } else {
             PathStatus::Complete
         };
-        let (Some(start_tri), Some(goal_tri)) = (self.locate(start), self.locate(goal)) else {
+        let (Some(start_tri), Some(goal_tri)) = (start_tri, goal_tri) else {
             return finish(points, PathStatus::Unreachable { to: start }, 0);
         };
         // In one triangle, or in plain sight: straight there.
-        if start_tri == goal_tri || self.in_plain_sight(start, goal, r) {
+        if start_tri == goal_tri || self.in_plain_sight_from(start, start_tri, goal, r) {
             points.push(goal);
             return finish(points, complete, 1);
         }
@@ -255,7 +270,7 @@ impl NavMesh {
 
     /// Pulls `work.portals` from the query's start to `end` and appends the smoothed points.
     fn pull_into(&self, q: &Query, end: Vec2, work: &mut SearchWork, out: &mut Vec<Vec2>) {
-        funnel::path(
+        funnel::path_shrunk(
             &self.verts,
             q.start,
             &work.portals,
@@ -278,6 +293,7 @@ impl NavMesh {
             g: 0,
             h: q.start_goal,
             cone: Cone::at(q.start),
+            crossing: 0,
         };
         for e in 0..3u8 {
             if self.exit_allowed_from_start(q, e) {
@@ -370,7 +386,7 @@ impl NavMesh {
             // Travelling across edge a → b of the parent, `b` is on the left.
             let (left, right) = funnel::shrink(b, a, q.radius);
             w.crossings[key] = Crossing {
-                h: sqrt_raw(dist_sq_point_segment(a, b, q.goal)),
+                h: dist_raw_point_segment(a, b, q.goal),
                 left,
                 right,
             };
@@ -384,7 +400,7 @@ impl NavMesh {
         let cone = parent.cone.step(pl, pr);
         let through = cone
             .g
-            .saturating_add(sqrt_raw(dist_sq_point_segment(pr, pl, cone.apex)));
+            .saturating_add(dist_raw_point_segment(pr, pl, cone.apex));
         let g = through
             .max(q.start_goal.saturating_sub(h))
             .max(parent.g.saturating_add(parent.h).saturating_sub(h));
@@ -404,17 +420,11 @@ impl NavMesh {
             g,
             h,
             cone,
+            crossing: key as u32,
         });
         if next == q.goal_tri {
             w.corridor(self, idx, true);
-            let len = funnel::pull(
-                &self.verts,
-                q.start,
-                &w.portals,
-                q.goal,
-                q.radius,
-                &mut w.funnel,
-            );
+            let len = funnel::pull_shrunk(q.start, &w.portals, q.goal, &mut w.funnel);
             if best.is_none_or(|(b_len, _)| len < b_len) {
                 *best = Some((len, idx));
             }
@@ -479,6 +489,27 @@ fn within_bound(best: u64, f: u64) -> bool {
 #[inline]
 pub(super) fn sqrt_raw(sq: i128) -> u64 {
     sqrt_wide(sq).to_bits().unsigned_abs()
+}
+
+/// The distance from `q` to the closed segment `a b`, floored, as raw Q32.32 bits:
+/// `sqrt_raw(dist_sq_point_segment(a, b, q))` bit for bit (its plain form, compared in the
+/// tests), without squaring the perpendicular distance only to take its root again.
+#[inline]
+pub(super) fn dist_raw_point_segment(a: Vec2, b: Vec2, q: Vec2) -> u64 {
+    let e = b - a;
+    let d = q - a;
+    let s_num = d.dot_wide(e);
+    if s_num <= 0 {
+        return sqrt_raw(d.length_squared_wide());
+    }
+    if s_num >= e.length_squared_wide() {
+        return sqrt_raw((q - b).length_squared_wide());
+    }
+    // `dist_sq_point_segment` squares this (non-negative) quotient; the floored root of an
+    // exact square is the quotient itself.
+    ratio(e.det_wide(d).abs(), crate::geom::wide(e.length()))
+        .to_bits()
+        .unsigned_abs()
 }
 
 /// The point of segment `a b` nearest `p`.

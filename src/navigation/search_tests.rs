@@ -225,3 +225,62 @@ fn same_query_same_bytes_and_the_cap_holds() {
         assert_eq!(c.status, PathStatus::Partial);
     }
 }
+
+/// The distance to a segment without the square and root matches its plain form,
+/// `sqrt_raw(dist_sq_point_segment(..))`, bit for bit (random points, degenerate segments,
+/// projections inside and outside).
+#[test]
+fn dist_raw_point_segment_matches_its_plain_form() {
+    let mut s = 12_345u64;
+    let mut next = || {
+        s = crate::util::splitmix64(s);
+        Fx::from_bits((s % (1 << 42)) as i64 - (1 << 41))
+    };
+    for i in 0..20_000 {
+        let a = Vec2::new(next(), next());
+        let b = if i % 50 == 0 {
+            a
+        } else {
+            Vec2::new(next(), next())
+        };
+        let q = Vec2::new(next(), next());
+        let plain = sqrt_raw(crate::geom::dist_sq_point_segment(a, b, q));
+        assert_eq!(dist_raw_point_segment(a, b, q), plain, "{a:?} {b:?} {q:?}");
+    }
+}
+
+/// Point location from any hint answers as the plain scan (`locate_plain`), on vertices, edges
+/// and inside; the plain-sight test from a located walkable start answers as the raycast.
+#[test]
+fn locate_from_a_hint_and_plain_sight_match_their_plain_forms() {
+    let mesh = grid(8, 6, &[(3, 2), (3, 3), (5, 1)]);
+    let n = mesh.triangles().len() as u32;
+    let mut s = 99u64;
+    let mut next = |m: u64| {
+        s = crate::util::splitmix64(s);
+        s % m
+    };
+    let r = Fx::lit("0.25");
+    for i in 0..2_000 {
+        // Quarter-unit points: many on edges and vertices.
+        let q = |v: u64| Fx::from_bits((v as i64 - 4) << 30);
+        let a = Vec2::new(q(next(41)), q(next(33)));
+        let hint = (next(u64::from(n) + 2)) as u32;
+        assert_eq!(
+            mesh.locate_from(a, hint),
+            mesh.locate_plain(a),
+            "{a:?} from {hint}"
+        );
+        let b = Vec2::new(q(next(41)), q(next(33)));
+        if i % 2 == 0
+            && let Some(t) = mesh.locate(a)
+            && mesh.is_walkable(a, r)
+        {
+            assert_eq!(
+                mesh.in_plain_sight_from(a, t, b, r),
+                mesh.raycast(a, b, r).clear,
+                "{a:?} -> {b:?}"
+            );
+        }
+    }
+}

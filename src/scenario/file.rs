@@ -75,7 +75,7 @@
 //! [navigation]                 # optional: navigation on (see "Navigation")
 //! boundary = [[-50, -50], [50, -50], [50, 50], [-50, 50]]   # optional simple polygon
 //! margin = 8                   # optional, default 8
-//! budget = 20000               # optional, default 20,000 expansions per tick
+//! budget = 2400                # optional, default 2,400 expansions per tick
 //! search_cap = 50000           # optional, default 50,000 expansions per search
 //! ```
 //!

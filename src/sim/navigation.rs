@@ -27,7 +27,8 @@
 //!    search), which is extended at once. Any other triggered replan becomes pending and is
 //!    served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed since the agent's last plan;
 //!    meanwhile it follows its old path.
-//! 3. Pending requests are served in ascending agent id. An agent whose `(goal, radius)` is
+//! 3. Pending requests are served first plans of new orders first, then replans, each in
+//!    ascending agent id. An agent whose `(goal, radius)` is
 //!    shared by at least [`FIELD_MIN_USERS`] navigating agents (state: the records and the
 //!    radii) is planned from that goal's distance field
 //!    ([`Field`](crate::navigation::Field)): its corridor of at most [`FIELD_WINDOW`] portals
@@ -36,7 +37,9 @@
 //!    own search. The fields are kept between ticks as a cache (`FieldCache`), never state:
 //!    what a field answers and charges is a function of the mesh and its key. Each tick may
 //!    spend [`NavParams::budget`] node expansions less the debt: a search costs its
-//!    expansions, at least 1; a plan from a field costs [`FIELD_PLAN_EXPANSIONS`] plus the
+//!    expansions plus [`SEARCH_PLAN_EXPANSIONS`] (its point location, walkability tests,
+//!    funnel and order), a plan of at most one expansion (one triangle, a goal in plain
+//!    sight) [`FIELD_PLAN_EXPANSIONS`]; a plan from a field costs [`FIELD_PLAN_EXPANSIONS`] plus the
 //!    field's growth past what this tick already charged for it, a quarter per triangle
 //!    ([`FIELD_SETTLES_PER_EXPANSION`]), counted as a fresh field would grow (its rank of the
 //!    start's triangle), cached or not. A search runs whole (at most
@@ -89,9 +92,15 @@ pub(crate) const FIELD_WINDOW: usize = 16;
 /// Field triangles settled per expansion charged to the budget (a settle costs about a
 /// quarter of a search expansion).
 pub(crate) const FIELD_SETTLES_PER_EXPANSION: u32 = 4;
-/// Expansions charged for one plan taken from a field (its corridor walk, funnel and order:
-/// measured with callgrind at about 8 search expansions' instructions).
-pub(crate) const FIELD_PLAN_EXPANSIONS: u64 = 8;
+/// Expansions charged for one plan taken from a field (its corridor walk, funnel and order),
+/// and for a plan that needed no search: measured with callgrind (`bench navigation`) at
+/// about 11 search expansions' instructions (a charged unit is about 1.7 k instructions).
+pub(crate) const FIELD_PLAN_EXPANSIONS: u64 = 11;
+/// Expansions charged for a search on top of its own: its point location, walkability tests,
+/// plain-sight test, funnel of the whole corridor and order, measured with callgrind at about
+/// 24 expansions' instructions, so that the budget bounds the instructions of a tick's
+/// planning and not only its expansions.
+pub(crate) const SEARCH_PLAN_EXPANSIONS: u64 = 24;
 /// How far before the end of a [`Partial`](PathStatus::Partial) plan, in radii, the unit
 /// plans again (so a field's windows follow on without a stop).
 pub(crate) const PARTIAL_LOOKAHEAD_RADII: i64 = 4;
@@ -446,9 +455,12 @@ impl Simulator {
     /// stage 1a of the tick, `navigate` ([`crate::tick`]). The settings are state (hashed,
     /// snapshotted); the mesh is derived (rebuilt after a restore, never stored).
     ///
-    /// How requests are served: pending requests in ascending agent id, each search whole
+    /// How requests are served: pending first plans, then replans, each in ascending agent
+    /// id, each search whole
     /// (at most [`NavParams::search_cap`] expansions), while the tick's spending is below
-    /// [`NavParams::budget`] less the debt; a search costs its expansions, at least 1; the
+    /// [`NavParams::budget`] less the debt; a search costs its expansions plus a fixed charge
+    /// for its funnel, point location and order (a plan from a distance field, or one that
+    /// needs no search, costs a smaller fixed charge); the
     /// overshoot of the last search is a debt repaid by the next ticks. A request not served
     /// stays pending (state). An agent holds its position until its first plan, then follows
     /// it as an ordinary [`Order`] path. It replans (once 2 s have passed since its last plan)
@@ -755,94 +767,109 @@ impl Simulator {
         };
         // Per field used this tick: the settles charged so far (a fresh field's work).
         let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
-        let mut slot = 0;
-        for (id, r) in &mut nav.records {
-            while slot < ids.len() && ids[slot] < *id {
-                slot += 1;
-            }
-            if !r.pending || slot >= ids.len() || ids[slot] != *id {
-                continue;
-            }
-            let position = positions[slot];
-            let Some(mesh) = mesh.as_deref() else {
-                // No mesh: straight to the goal, as MoveTo.
-                let old = orders.replan(*id, Order::new(position, r.goal));
+        // First plans of new orders before replans, each pass in ascending id: replans of
+        // units already moving never keep a new order waiting.
+        'passes: for first_plans in [true, false] {
+            let mut slot = 0;
+            for (id, r) in &mut nav.records {
+                while slot < ids.len() && ids[slot] < *id {
+                    slot += 1;
+                }
+                if !r.pending
+                    || r.status.is_none() != first_plans
+                    || slot >= ids.len()
+                    || ids[slot] != *id
+                {
+                    continue;
+                }
+                let position = positions[slot];
+                let Some(mesh) = mesh.as_deref() else {
+                    // No mesh: straight to the goal, as MoveTo.
+                    let old = orders.replan(*id, Order::new(position, r.goal));
+                    if let Ok(old) = old {
+                        inputs.log_order(*id, old);
+                    }
+                    *r = NavRecord::new(r.goal, false, r.planned_tick);
+                    continue;
+                };
+                // A partial plan's extension waits for no cooldown: it is asked only near the
+                // plan's end.
+                let extension = r.status == Some(PathStatus::Partial);
+                if r.status.is_some()
+                    && !extension
+                    && tick < r.planned_tick.saturating_add(cooldown)
+                {
+                    continue;
+                }
+                if spent >= u64::from(allowance) {
+                    // Out of budget this tick: the rest stay pending, in id order.
+                    break 'passes;
+                }
+                let radius = params[slot].radius;
+                let key = FieldKey {
+                    goal: r.goal,
+                    radius,
+                };
+                let from_field = if shared.binary_search(&key.bits()).is_ok()
+                    && let Some(arc) = nav_mesh.mesh.as_ref()
+                {
+                    let field = nav_mesh.fields.get(arc, key, tick);
+                    field.path_from(mesh, position, FIELD_WINDOW, &mut nav_mesh.work)
+                } else {
+                    None
+                };
+                let path = if let Some(path) = from_field {
+                    // The unit's share and the field's growth past what this tick charged.
+                    let k = match charged.iter().position(|(b, _)| *b == key.bits()) {
+                        Some(k) => k,
+                        None => {
+                            charged.push((key.bits(), 0));
+                            charged.len() - 1
+                        }
+                    };
+                    let grown = path.expansions.saturating_sub(charged[k].1);
+                    charged[k].1 = charged[k].1.max(path.expansions);
+                    // Reported as charged, so the stats tell the budget's spending.
+                    let charge = FIELD_PLAN_EXPANSIONS
+                        + u64::from(grown.div_ceil(FIELD_SETTLES_PER_EXPANSION));
+                    spent += charge;
+                    expansions += charge;
+                    path
+                } else {
+                    let req = PathRequest {
+                        start: position,
+                        goal: r.goal,
+                        radius,
+                        cap,
+                    };
+                    let path = mesh.find_path(&req, &mut nav_mesh.work);
+                    spent += if path.expansions > 1 {
+                        u64::from(path.expansions) + SEARCH_PLAN_EXPANSIONS
+                    } else {
+                        FIELD_PLAN_EXPANSIONS
+                    };
+                    expansions += u64::from(path.expansions);
+                    path
+                };
+                served += 1;
+                let (order, cut) = planned_order(position, &path.points);
+                let end = order.goal();
+                let old = orders
+                    .replan(*id, order)
+                    .or_else(|_| orders.replan(*id, Order::new(position, end)));
                 if let Ok(old) = old {
                     inputs.log_order(*id, old);
                 }
-                *r = NavRecord::new(r.goal, false, r.planned_tick);
-                continue;
-            };
-            // A partial plan's extension waits for no cooldown: it is asked only near the
-            // plan's end.
-            let extension = r.status == Some(PathStatus::Partial);
-            if r.status.is_some() && !extension && tick < r.planned_tick.saturating_add(cooldown) {
-                continue;
-            }
-            if spent >= u64::from(allowance) {
-                // Out of budget this tick: the rest stay pending, in id order.
-                break;
-            }
-            let radius = params[slot].radius;
-            let key = FieldKey {
-                goal: r.goal,
-                radius,
-            };
-            let from_field = if shared.binary_search(&key.bits()).is_ok()
-                && let Some(arc) = nav_mesh.mesh.as_ref()
-            {
-                let field = nav_mesh.fields.get(arc, key, tick);
-                field.path_from(mesh, position, FIELD_WINDOW, &mut nav_mesh.work)
-            } else {
-                None
-            };
-            let path = if let Some(path) = from_field {
-                // The unit's share and the field's growth past what this tick charged.
-                let k = match charged.iter().position(|(b, _)| *b == key.bits()) {
-                    Some(k) => k,
-                    None => {
-                        charged.push((key.bits(), 0));
-                        charged.len() - 1
-                    }
+                *r = NavRecord {
+                    status: Some(if cut {
+                        PathStatus::Partial
+                    } else {
+                        path.status
+                    }),
+                    best: (order_target(orders, *id) - position).length(),
+                    ..NavRecord::new(r.goal, false, tick)
                 };
-                let grown = path.expansions.saturating_sub(charged[k].1);
-                charged[k].1 = charged[k].1.max(path.expansions);
-                // Reported as charged, so the stats tell the budget's spending.
-                let charge =
-                    FIELD_PLAN_EXPANSIONS + u64::from(grown.div_ceil(FIELD_SETTLES_PER_EXPANSION));
-                spent += charge;
-                expansions += charge;
-                path
-            } else {
-                let req = PathRequest {
-                    start: position,
-                    goal: r.goal,
-                    radius,
-                    cap,
-                };
-                let path = mesh.find_path(&req, &mut nav_mesh.work);
-                spent += u64::from(path.expansions.max(1));
-                expansions += u64::from(path.expansions);
-                path
-            };
-            served += 1;
-            let (order, cut) = planned_order(position, &path.points);
-            let end = order.goal();
-            let old = orders
-                .replan(*id, order)
-                .or_else(|_| orders.replan(*id, Order::new(position, end)));
-            if let Ok(old) = old {
-                inputs.log_order(*id, old);
             }
-            *r = NavRecord {
-                status: Some(if cut {
-                    PathStatus::Partial
-                } else {
-                    path.status
-                }),
-                best: (order_target(orders, *id) - position).length(),
-                ..NavRecord::new(r.goal, false, tick)
-            };
         }
         let over = spent.saturating_sub(u64::from(allowance));
         nav.debt = nav

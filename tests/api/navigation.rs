@@ -105,12 +105,12 @@ fn without_navigation_navigate_to_is_move_to() {
     assert_eq!(sim.step_stats().nav_requests_served, 1);
 }
 
-/// 50 requests, a budget of 8 expansions per tick: served in ascending id over several ticks,
-/// the ones left over staying pending. With the stub planner (0 expansions, charged 1 each) that
-/// is 8 per tick: 8, 8, 8, 8, 8, 8, 2.
+/// 50 requests, a budget of 88 expansions per tick (about 8 plans from a shared field, charged
+/// 11 each plus the field's growth): served in ascending id over several ticks, the ones left
+/// over staying pending.
 #[test]
 fn the_budget_spreads_requests_over_ticks_in_id_order() {
-    let mut sim = sim_with_navigation(8);
+    let mut sim = sim_with_navigation(88);
     let ids: Vec<AgentId> = (0..50)
         .map(|i| {
             sim.add_agent(v(-90 + 3 * (i % 10), -80 + 4 * (i / 10)))
@@ -146,9 +146,8 @@ fn the_budget_spreads_requests_over_ticks_in_id_order() {
         assert!(served.len() < 60, "requests are never starved");
     }
     assert_eq!(served.iter().sum::<u64>(), 50);
-    if expansions == 0 {
-        assert_eq!(served, [8, 8, 8, 8, 8, 8, 2]);
-    }
+    assert!(served.len() >= 6, "the budget spreads them: {served:?}");
+    assert!(expansions > 0);
 }
 
 /// A request that holds until it is served: the agent does not move before its plan.

@@ -93,7 +93,7 @@ fn navigate_without_a_table_gets_the_defaults_and_no_navigate_no_navigation() {
     );
     assert_eq!(
         (p.margin, p.budget, p.search_cap),
-        (Fx::from_num(8), 20_000, 50_000)
+        (Fx::from_num(8), 2_400, 50_000)
     );
 }
 

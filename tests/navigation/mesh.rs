@@ -365,6 +365,47 @@ fn nearest_walkable_is_walkable_and_near() {
     assert!(moved > 20, "{moved}");
 }
 
+/// The best-first `nearest_walkable` against its plain form (every candidate repaired and
+/// checked): both walkable, equal in the common case, and the fast one never more than a
+/// little farther (it stops at the first walkable candidate in distance order; a repair that
+/// brings a candidate nearer than it was can make the two differ).
+#[test]
+fn nearest_walkable_agrees_with_its_plain_form() {
+    let mut rng = Rng(17);
+    let (mut moved, mut equal) = (0, 0);
+    for seed in 0..10 {
+        let mesh = grid_mesh(seed + 300, 8);
+        for p in query_points(&mesh, &mut rng, 100) {
+            for r in [Fx::lit("0.5"), Fx::lit("1.5")] {
+                let fast = mesh.nearest_walkable(p, r);
+                let plain = mesh.nearest_walkable_plain(p, r);
+                let (Some(a), Some(b)) = (fast, plain) else {
+                    assert_eq!(fast.is_some(), plain.is_some(), "{p:?} r {r}");
+                    continue;
+                };
+                assert!(mesh.is_walkable_plain(a, r), "{p:?} -> {a:?}");
+                if a == p {
+                    assert_eq!(b, p);
+                    continue;
+                }
+                moved += 1;
+                equal += usize::from(a == b);
+                let d = |q: Vec2| {
+                    let ((x, y), (px, py)) = (f(q), f(p));
+                    (x - px).hypot(y - py)
+                };
+                assert!(
+                    d(a) <= d(b) + 0.25,
+                    "{p:?} r {r}: fast {a:?} {}, plain {b:?} {}",
+                    d(a),
+                    d(b)
+                );
+            }
+        }
+    }
+    assert!(moved > 40 && equal * 10 >= moved * 9, "{equal} of {moved}");
+}
+
 // ------------------------------------------------------------------ the builder
 
 pub(super) fn rect(x: i32, y: i32, w: i32, h: i32) -> ObstacleShape {

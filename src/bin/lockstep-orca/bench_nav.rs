@@ -2,11 +2,13 @@
 //! as the step they are compared with, printed as one line of `key=value` pairs.
 //!
 //! 1. **One common goal.** `N` units (default 1,000) on a map of 200 buildings are all told to
-//!    navigate to one point at tick 0; the ticks until every plan is served, the planning time
-//!    (stage 1a) summed over them, and its ratio to one step of those units (the median of 20
-//!    steps after, stage 1a excluded).
-//! 2. **Distinct goals.** Then every unit gets its own goal: the ticks until all are served and
-//!    the largest planning time of one tick, as a ratio to the step.
+//!    navigate to one point at tick 0; the ticks until every unit has its first plan, the
+//!    planning time (stage 1a) summed over them, and its ratio to one step of those units (the
+//!    median of 20 steps after, stage 1a excluded); also the ticks until no plan is pending at
+//!    all (`_quiet_ticks`: replans of units already moving included).
+//! 2. **Distinct goals.** Then every unit gets its own goal: the ticks until all have their
+//!    first plans (and until quiet) and the largest planning time of one tick up to then, as a
+//!    ratio to the step.
 //! 3. **Rebuild.** On a map of 1,000 buildings one building is added in the open: the local
 //!    rebuild ([`NavMesh::update`]) and a full build, timed (medians of 5), and the local
 //!    rebuild as a ratio to the step.
@@ -112,25 +114,35 @@ fn mark(what: &str) {
     std::hint::black_box(what);
 }
 
-/// Steps until no unit's plan is pending (at most 400 ticks): the ticks, the planning time
-/// (stage 1a) of each tick.
-fn serve(sim: &mut Simulator, ids: &[AgentId]) -> Result<(u32, Vec<Duration>), Fail> {
+/// Steps until every unit has its first plan for its order, then on until no plan is pending
+/// at all (replans included; at most 400 ticks): the ticks to the first, to the second, and
+/// the planning time (stage 1a) of each tick up to the first.
+fn serve(sim: &mut Simulator, ids: &[AgentId]) -> Result<(u32, u32, Vec<Duration>), Fail> {
     let mut plans = Vec::new();
+    let mut first = None;
     for tick in 1..=400u32 {
         mark("serve");
         sim.step().map_err(failed("step"))?;
-        plans.push(sim.stage_times().navigate);
-        let pending = ids.iter().any(|&id| {
-            sim.nav_status(id)
-                .ok()
-                .flatten()
-                .is_some_and(|r| r.is_pending())
-        });
-        if !pending {
-            return Ok((tick, plans));
+        let records: Vec<_> = ids
+            .iter()
+            .map(|&id| sim.nav_status(id).ok().flatten())
+            .collect();
+        if first.is_none() {
+            plans.push(sim.stage_times().navigate);
+            if records
+                .iter()
+                .all(|r| r.is_some_and(|r| r.status().is_some()))
+            {
+                first = Some(tick);
+            }
+        }
+        if let Some(first) = first
+            && !records.iter().any(|r| r.is_some_and(|r| r.is_pending()))
+        {
+            return Ok((first, tick, plans));
         }
     }
-    Ok((u32::MAX, plans))
+    Ok((first.unwrap_or(u32::MAX), u32::MAX, plans))
 }
 
 /// Runs the three measurements; prints the line.
@@ -169,7 +181,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
         let c = Command::NavigateTo { id, goal };
         sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
     }
-    let (common_ticks, common) = serve(&mut sim, &ids)?;
+    let (common_ticks, common_quiet, common) = serve(&mut sim, &ids)?;
     let common_total: Duration = common.iter().sum();
     let mut steps = Vec::new();
     for _ in 0..20 {
@@ -189,7 +201,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
         };
         sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
     }
-    let (distinct_ticks, distinct) = serve(&mut sim, &ids)?;
+    let (distinct_ticks, distinct_quiet, distinct) = serve(&mut sim, &ids)?;
     let distinct_max = distinct.iter().copied().max().unwrap_or_default();
 
     mark("rebuild");
@@ -228,8 +240,8 @@ pub fn run(units: u32) -> Result<(), Fail> {
 
     println!(
         "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
-         common_goal_ticks={common_ticks} common_goal_plan_ms={:.6} common_goal_ratio={:.3} \
-         distinct_ticks={distinct_ticks} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
+         common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} \
+         distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
          rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
          rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
          rebuild_widths={} hash={:016x}",

@@ -16,13 +16,13 @@ pub struct RayHit {
 }
 
 /// Most triangles [`NavMesh::nearest_walkable`] visits.
-const MAX_NEAREST_TRIANGLES: usize = 4096;
+pub(super) const MAX_NEAREST_TRIANGLES: usize = 4096;
 /// Push-outs [`NavMesh::nearest_walkable`] tries per candidate before giving it up.
-const MAX_REPAIRS: usize = 4;
+pub(super) const MAX_REPAIRS: usize = 4;
 
 /// Whether `p` lies where [`crate::geom`] is exact (`|x|, |y| ≤ 2²⁹`); queries refuse other
 /// points (no overflow on hostile input).
-fn in_exact_range(p: Vec2) -> bool {
+pub(super) fn in_exact_range(p: Vec2) -> bool {
     let m = crate::geom::MAX_EXACT_COORD;
     p.x >= -m && p.x <= m && p.y >= -m && p.y <= m
 }
@@ -50,12 +50,12 @@ fn fraction(num: i128, den: i128) -> u64 {
 }
 
 /// The point at distance about `s` (at least `s` up to rounding) from `q` along `dir`.
-fn push(q: Vec2, dir: Vec2, s: Fx) -> Option<Vec2> {
+pub(super) fn push(q: Vec2, dir: Vec2, s: Fx) -> Option<Vec2> {
     dir.try_normalize().map(|u| q + u * s)
 }
 
 /// A normal of `a b` pointing to `x`'s side.
-fn side_normal(a: Vec2, b: Vec2, x: Vec2) -> Vec2 {
+pub(super) fn side_normal(a: Vec2, b: Vec2, x: Vec2) -> Vec2 {
     let e = b - a;
     if crate::geom::left_of(a, b, x) > 0 {
         e.perp()
@@ -64,14 +64,18 @@ fn side_normal(a: Vec2, b: Vec2, x: Vec2) -> Vec2 {
     }
 }
 
+/// `|det|` of two unit normals below which [`offset_corner`] calls the walls nearly parallel
+/// (1/16; a constant, so it is not parsed on every call).
+const NEARLY_PARALLEL: Fx = Fx::from_bits(1 << 28);
+
 /// The point at distance `s` from the lines of two walls, each on its side (the side of the
 /// third point), or `None` when the walls are nearly parallel. Relative to the first wall's
 /// end, so translation invariant; rounded (callers check the result exactly).
-fn offset_corner(w1: (Vec2, Vec2, Vec2), w2: (Vec2, Vec2, Vec2), s: Fx) -> Option<Vec2> {
+pub(super) fn offset_corner(w1: (Vec2, Vec2, Vec2), w2: (Vec2, Vec2, Vec2), s: Fx) -> Option<Vec2> {
     let n1 = side_normal(w1.0, w1.1, w1.2).try_normalize()?;
     let n2 = side_normal(w2.0, w2.1, w2.2).try_normalize()?;
     let det = n1.det(n2);
-    if det.abs() < Fx::lit("0.0625") {
+    if det.abs() < NEARLY_PARALLEL {
         return None;
     }
     // n1·y = s, n2·y = n2·(a2 − a1) + s, with y = x − a1.
@@ -88,7 +92,7 @@ fn offset_corner(w1: (Vec2, Vec2, Vec2), w2: (Vec2, Vec2, Vec2), s: Fx) -> Optio
 }
 
 /// The nearest point of the segment `a b` to `p` (rounded).
-fn closest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
+pub(super) fn closest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
     let e = b - a;
     let s = (p - a).dot_wide(e);
     let len = e.length_squared_wide();
@@ -102,23 +106,20 @@ fn closest_on_segment(a: Vec2, b: Vec2, p: Vec2) -> Vec2 {
 }
 
 impl NavMesh {
-    /// The walkable point for radius `r` nearest to `p`: `p` itself when
-    /// [`is_walkable`](Self::is_walkable)`(p, r)`, `None` when nothing walkable is found.
+    /// The plain form of [`nearest_walkable`](Self::nearest_walkable), its oracle in tests:
+    /// every candidate of every wall near `p` is repaired and checked, and the nearest wins.
     ///
-    /// # Approximation
     /// The search visits the triangles around `p` in order of distance (at most 4,096, stopping
     /// once no closer candidate can exist). For each wall bordering a walkable triangle it
     /// tries the point `r` (plus a margin of `r / 2²⁰ + 16` ulps that absorbs the rounding of
     /// the push) off the wall's nearest point to `p` and off its two ends, on the walkable side;
     /// a candidate that still touches a wall is pushed off that wall's nearest point, up to four
     /// times. Every candidate is checked with the exact [`is_walkable`](Self::is_walkable), and
-    /// the one nearest to `p` (exact squared distance, ties by `(x, y)`) wins. So the result is
-    /// always walkable, and exactly the nearest in the common case (one wall); in corners and
-    /// gaps barely `2r` wide it may be a little farther than the true nearest point.
-    /// Deterministic: it depends on the mesh, `p` and `r` only. `None` for an empty mesh or a
-    /// `p` outside `|x|, |y| ≤ 2²⁹` (where exact geometry ends).
+    /// the one nearest to `p` (exact squared distance, ties by `(x, y)`) wins. Deterministic:
+    /// it depends on the mesh, `p` and `r` only. `None` for an empty mesh or a `p` outside
+    /// `|x|, |y| ≤ 2²⁹` (where exact geometry ends).
     #[must_use]
-    pub fn nearest_walkable(&self, p: Vec2, r: Fx) -> Option<Vec2> {
+    pub fn nearest_walkable_plain(&self, p: Vec2, r: Fx) -> Option<Vec2> {
         if self.tris.is_empty() || !in_exact_range(p) {
             return None;
         }
@@ -165,7 +166,7 @@ impl NavMesh {
 
     /// The triangle holding the point of the mesh's bounding box nearest to `p` (for a `p`
     /// outside the mesh).
-    fn nearest_vertex_triangle(&self, p: Vec2) -> u32 {
+    pub(super) fn nearest_vertex_triangle(&self, p: Vec2) -> u32 {
         let (mut lo, mut hi) = (self.verts[0], self.verts[0]);
         for &v in &self.verts {
             lo = Vec2::new(lo.x.min(v.x), lo.y.min(v.y));
@@ -177,7 +178,7 @@ impl NavMesh {
 
     /// The squared distance from `p` to triangle `t` (zero inside), from its edges' rounded
     /// distances: a lower bound of every point of the triangle's distance, up to that rounding.
-    fn dist_sq_triangle(&self, t: u32, p: Vec2) -> i128 {
+    pub(super) fn dist_sq_triangle(&self, t: u32, p: Vec2) -> i128 {
         let [a, b, c] = self.corners(t);
         let l = |u: Vec2, w: Vec2| crate::geom::left_of(u, w, p) >= 0;
         if l(a, b) && l(b, c) && l(c, a) {
@@ -194,7 +195,7 @@ impl NavMesh {
 
     /// A point on the walkable side of wall `k` of triangle `t` (the third vertex of the
     /// walkable triangle beside it), `None` when neither side is walkable.
-    fn walkable_side(&self, t: u32, k: usize) -> Option<Vec2> {
+    pub(super) fn walkable_side(&self, t: u32, k: usize) -> Option<Vec2> {
         let tri = &self.tris[t as usize];
         if tri.walkable {
             return Some(self.verts[tri.v[(k + 2) % 3] as usize]);
@@ -373,20 +374,16 @@ impl NavMesh {
     }
 
     /// Whether a disc of radius `r` (at least one ulp) moves from `from` to `to` touching no
-    /// wall: the start is walkable for `r` and no wall is closer than `r` to the segment
-    /// (exact). What the path search asks before it searches (a goal in plain sight); cheaper
-    /// than [`raycast`](Self::raycast), which also finds where the disc stops: it ends at the
-    /// first wall found. When it says clear, so does `raycast`'s [`RayHit::clear`].
-    pub(crate) fn in_plain_sight(&self, from: Vec2, to: Vec2, r: Fx) -> bool {
+    /// wall, for a `from` the caller found walkable for `r` in triangle `t0`
+    /// ([`locate`](Self::locate)`(from)`): no wall is closer than `r` to the segment (exact; a
+    /// wall close to `from` is close to the segment). What the path search asks before it
+    /// searches (a goal in plain sight); cheaper than [`raycast`](Self::raycast), which also
+    /// finds where the disc stops: it ends at the first wall found. When it says clear, so
+    /// does `raycast`'s [`RayHit::clear`].
+    pub(crate) fn in_plain_sight_from(&self, from: Vec2, t0: u32, to: Vec2, r: Fx) -> bool {
         let r = r.max(Fx::DELTA);
-        if !in_exact_range(to) {
-            return false;
-        }
-        let Some(t0) = self.locate(from) else {
-            return false;
-        };
-        self.tris[t0 as usize].walkable
-            && self.first_wall_within(from, r, t0).is_none()
+        in_exact_range(to)
+            && self.tris[t0 as usize].walkable
             && self.walls_near_segment(from, to, r, t0, true).is_empty()
     }
 
