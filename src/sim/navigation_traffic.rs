@@ -36,7 +36,7 @@ use crate::domain::checked_point;
 use crate::error::SimError;
 use crate::math::Vec2;
 use crate::navigation::traffic::{
-    self, Choke, ChokeState, Decision, RIGHT_OF_WAY, TrafficParams, Traveller,
+    self, Choke, ChokeState, Decision, NO_UNIT, RIGHT_OF_WAY, TrafficParams, Traveller,
 };
 use crate::orders::{MAX_PATH_POINTS, Order, OrderStatus};
 use crate::util::ByteSink;
@@ -82,12 +82,53 @@ fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
 }
 
 impl TrafficState {
-    /// The canonical bytes: nothing when empty; else marker byte `T`, held choke count
-    /// (`u32`), per choke its corners a, b, holder byte, since tick (`u64`); waiter count
-    /// (`u32`), per waiter id (`u32`), choke a, b, spot, path length (`u32`), the points;
-    /// then, only when some agent has the right of way, marker byte `R`, their count (`u32`)
-    /// and per agent id (`u32`) and the priority it had (`u8`).
-    pub(crate) fn write_canonical(&self, out: &mut dyn ByteSink) {
+    /// Whether some held choke counts a batch ([`ChokeState::passed`] or
+    /// [`ChokeState::last`] not at their defaults).
+    pub(crate) fn counting(&self) -> bool {
+        self.chokes
+            .iter()
+            .any(|c| c.passed != 0 || c.last != NO_UNIT)
+    }
+
+    /// The batch counters of the held chokes (`passed`, `last`), in the chokes' order
+    /// (snapshot version 10).
+    pub(crate) fn counters(&self) -> Vec<(u32, u32)> {
+        self.chokes.iter().map(|c| (c.passed, c.last)).collect()
+    }
+
+    /// Sets the batch counters of the held chokes from [`counters`](Self::counters)' form.
+    ///
+    /// # Errors
+    /// When there are not as many counters as held chokes.
+    pub(crate) fn set_counters(&mut self, counters: &[(u32, u32)]) -> Result<(), &'static str> {
+        if counters.len() != self.chokes.len() {
+            return Err("traffic batch counters not one per held choke");
+        }
+        for (c, &(passed, last)) in self.chokes.iter_mut().zip(counters) {
+            (c.passed, c.last) = (passed, last);
+        }
+        Ok(())
+    }
+
+    /// The canonical bytes: first, only when `params` (the settings) are not the defaults,
+    /// marker byte `P`, radius, hold seconds (`u64`), approach, queue, gap, batch (`u32`);
+    /// then nothing when the state is empty; else marker byte `T`, held choke count (`u32`),
+    /// per choke its corners a, b, holder byte, since tick (`u64`); waiter count (`u32`), per
+    /// waiter id (`u32`), choke a, b, spot, path length (`u32`), the points; then, only while
+    /// some held choke counts a batch, marker byte `B` and per held choke the units counted in
+    /// its turn (`u32`) and the id counted last (`u32`); then, only when some agent has the
+    /// right of way, marker byte `R`, their count (`u32`) and per agent id (`u32`) and the
+    /// priority it had (`u8`).
+    pub(crate) fn write_canonical(&self, params: Option<&TrafficParams>, out: &mut dyn ByteSink) {
+        if let Some(p) = params.filter(|p| **p != TrafficParams::DEFAULT) {
+            out.put(b"P");
+            out.put(&p.radius.to_bits().to_le_bytes());
+            out.put(&p.hold_seconds.to_le_bytes());
+            for v in [p.approach, p.queue, p.gap] {
+                out.put(&v.to_bits().to_le_bytes());
+            }
+            out.put(&p.batch.to_le_bytes());
+        }
         if self.chokes.is_empty() && self.waiters.is_empty() && self.right_of_way.is_empty() {
             return;
         }
@@ -108,6 +149,13 @@ impl TrafficState {
             out.put(&(w.path.len() as u32).to_le_bytes());
             for &p in &w.path {
                 put_vec2(out, p);
+            }
+        }
+        if self.counting() {
+            out.put(b"B");
+            for c in &self.chokes {
+                out.put(&c.passed.to_le_bytes());
+                out.put(&c.last.to_le_bytes());
             }
         }
         if !self.right_of_way.is_empty() {
@@ -177,7 +225,11 @@ impl Simulator {
             self.end_traffic();
             return;
         };
-        let rules = TrafficParams::DEFAULT;
+        let rules = self
+            .nav
+            .params
+            .as_ref()
+            .map_or(TrafficParams::DEFAULT, |p| p.traffic);
         let hold = ticks(rules.hold_seconds, self.time_step);
         let tick = self.tick;
         let Self {
