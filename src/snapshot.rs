@@ -100,7 +100,7 @@
 //! settings ([`NavParams::traffic`]) are not the defaults or some held choke counts a batch
 //! ([`TrafficParams::batch`]): version 9's payload (its marches possibly empty), then the
 //! traffic settings as an option (present when navigation is on: radius, hold seconds `u64`,
-//! approach, queue, gap, batch `u32`) and the batch counters as a sequence of (units counted
+//! approach, queue, gap, batch `u32`, yield reach) and the batch counters as a sequence of (units counted
 //! `u32`, the id counted last `u32`), one per held choke in their order. Versions 3 to 10
 //! restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.

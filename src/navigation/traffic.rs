@@ -80,6 +80,9 @@ pub struct TrafficParams {
     /// [`hold_seconds`](Self::hold_seconds)), so the sides take turns by batches. 0: no
     /// limit (only the hold time).
     pub batch: u32,
+    /// Units at rest at their goals within this (in `r`; default 20) of a choke's or a lane
+    /// portal's middle yield to those still going ([`near_portal`]); 0: none yields.
+    pub yield_within: Fx,
 }
 
 /// The largest [`TrafficParams::radius`], [`approach`](TrafficParams::approach),
@@ -100,9 +103,11 @@ impl TrafficParams {
         // 2.2 = 11 / 5, rounded down to the raw bit.
         gap: Fx::from_bits((11 << 32) / 5),
         batch: BATCH,
+        yield_within: Fx::from_bits(20 << 32),
     };
 
-    /// Checks the settings: a radius above 0, a gap above 0, approach and queue at least 0,
+    /// Checks the settings: a radius above 0, a gap above 0, approach, queue and yield reach at
+    /// least 0,
     /// each at most [`MAX_TRAFFIC_LENGTH`]; a hold of at most [`MAX_HOLD_SECONDS`]. Any
     /// batch is valid.
     ///
@@ -129,6 +134,12 @@ impl TrafficParams {
             "0 ..= 1,000 radii",
         )?;
         range(self.queue, false, "traffic queue", "0 ..= 1,000 radii")?;
+        range(
+            self.yield_within,
+            false,
+            "traffic yield_within",
+            "0 ..= 1,000 radii",
+        )?;
         range(self.gap, true, "traffic gap", "> 0 and <= 1,000 radii")?;
         if self.hold_seconds > MAX_HOLD_SECONDS {
             return Err(SimError::OutOfDomain {
@@ -827,14 +838,14 @@ fn lane_crossing(lanes: &[Choke], position: Vec2, target: Vec2) -> Option<(usize
     best.map(|b| (b.1, b.2))
 }
 
-/// Whether `position` is within `20 r` (`r` the planned radius) of the middle of one of
-/// `portals` (chokes or lane portals): where units at rest at their goals yield to those
-/// still going (beyond a door or a corridor, where the first through settle in the way of
-/// the next). Kept near portals: in a crowd converging on one point, units yielding
-/// everywhere were run over (an overlap of 0.996).
+/// Whether `position` is within [`TrafficParams::yield_within`] radii (default `20 r`) of the
+/// middle of one of `portals` (chokes or lane portals): where units at rest at their goals
+/// yield to those still going (beyond a door or a corridor, where the first through settle
+/// in the way of the next). Kept near portals: in a crowd converging on one point, units
+/// yielding everywhere were run over (an overlap of 0.996).
 #[must_use]
-pub fn near_portal(portals: &[Choke], position: Vec2, radius: Fx) -> bool {
-    let reach = radius.saturating_mul(Fx::from_num(20));
+pub fn near_portal(params: &TrafficParams, portals: &[Choke], position: Vec2) -> bool {
+    let reach = params.r(params.yield_within);
     portals
         .iter()
         .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))

@@ -361,6 +361,7 @@ struct FileTraffic {
     queue: Option<Num>,
     gap: Option<Num>,
     batch: Option<u32>,
+    yield_within: Option<Num>,
 }
 
 impl FileTraffic {
@@ -373,6 +374,7 @@ impl FileTraffic {
             queue: self.queue.map_or(d.queue, |n| n.0),
             gap: self.gap.map_or(d.gap, |n| n.0),
             batch: self.batch.unwrap_or(d.batch),
+            yield_within: self.yield_within.map_or(d.yield_within, |n| n.0),
         }
     }
 }

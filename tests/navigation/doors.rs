@@ -337,3 +337,43 @@ fn agents() {
         );
     }
 }
+
+/// When each agent of `DOORS_FILE` crossed the perpendicular bisector of its start and goal
+/// (the door's line), in order: the turns the sides took and the gaps between passages.
+#[test]
+#[ignore = "a diagnostic: run it by name with --ignored --nocapture"]
+fn crossings() {
+    let file = std::env::var("DOORS_FILE").expect("DOORS_FILE");
+    let path = if file.ends_with(".toml") {
+        file
+    } else {
+        format!("{DIR}/{file}.toml")
+    };
+    let s = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let (mut sim, driver) = s.build().unwrap();
+    let dt = s.time_step.to_num::<f64>();
+    let ids = driver.agent_ids().to_vec();
+    let ends: Vec<((f64, f64), (f64, f64))> = s
+        .agents
+        .iter()
+        .map(|a| (a.start.to_f64(), a.goal.to_f64()))
+        .collect();
+    let mut crossed = vec![false; ids.len()];
+    let mut line = String::new();
+    while crossed.iter().any(|c| !c) && sim.tick() < driver.max_ticks() {
+        let tick = sim.tick();
+        driver.apply_events(&mut sim, tick).unwrap();
+        driver.set_pref_velocities(&mut sim, tick).unwrap();
+        sim.step().unwrap();
+        for (k, &id) in ids.iter().enumerate() {
+            let (p, (a, b)) = (sim.agent_position(id).unwrap().to_f64(), ends[k]);
+            let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+            if !crossed[k] && (p.0 - mid.0) * (b.0 - a.0) + (p.1 - mid.1) * (b.1 - a.1) > 0.0 {
+                crossed[k] = true;
+                let dir = if b.0 > a.0 { '>' } else { '<' };
+                line += &format!(" {:.2}{dir}{}", sim.tick() as f64 * dt, id.0);
+            }
+        }
+    }
+    println!("{line}");
+}
