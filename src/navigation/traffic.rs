@@ -18,7 +18,9 @@
 //!   the one let through before it, else it waits at a place beside the entrance (out of
 //!   the way of the one going); those on the other side **wait** there too;
 //! - once the other side has approachers and `hold_ticks` have passed since the holder took
-//!   it, the holder *closes*: its approachers not yet in the portal wait too;
+//!   it, or [`TrafficParams::batch`] of its units went in since (a unit counts when its
+//!   centre passes the portal's line; batches 0: no limit), the holder *closes*: its
+//!   approachers not yet in the portal wait too;
 //! - the holder gives the choke up when none of its units is in it and it is closing or has
 //!   no approacher left; the other side takes it if it has approachers (else it is free).
 //!
@@ -54,7 +56,8 @@ pub const TRAFFIC_RADIUS: Fx = Fx::from_bits(1 << 31);
 pub const HOLD_SECONDS: u64 = 20;
 
 /// Units a side lets into a choke in one turn by default while the other side waits:
-/// [`TrafficParams::batch`].
+/// [`TrafficParams::batch`]; 0, no limit: on the measured door scenes batches of 6 and 10
+/// changed nothing and smaller ones were slower (docs/navigation.md, "Doors").
 pub const BATCH: u32 = 0;
 
 /// Traffic control's settings, part of [`NavParams`](super::NavParams) (the `[navigation.traffic]`
@@ -93,8 +96,8 @@ pub const MAX_TRAFFIC_LENGTH: Fx = Fx::from_bits(1_000 << 32);
 pub const MAX_HOLD_SECONDS: u64 = 86_400;
 
 impl TrafficParams {
-    /// The defaults: radius 0.5, hold 20 s, approach 12 r, queue 6 r, gap 2.2 r, batches of
-    /// [`BATCH`].
+    /// The defaults: radius 0.5, hold 20 s, approach 12 r, queue 6 r, gap 2.2 r, no batch
+    /// limit ([`BATCH`]), yield within 20 r.
     pub const DEFAULT: Self = Self {
         radius: TRAFFIC_RADIUS,
         hold_seconds: HOLD_SECONDS,

@@ -312,6 +312,8 @@ fn the_defaults_are_the_documented_values() {
     assert_eq!((p.radius, p.hold_seconds), (TRAFFIC_RADIUS, HOLD_SECONDS));
     assert_eq!((p.approach, p.queue), (Fx::from_num(12), Fx::from_num(6)));
     assert!((p.gap.to_num::<f64>() - 2.2).abs() < 1e-9);
+    assert_eq!((p.batch, p.yield_within), (BATCH, Fx::from_num(20)));
+    assert_eq!(BATCH, 0);
     // Half the width plus 12 r.
     assert_eq!(p.approach_distance(Fx::from_num(2)), Fx::from_num(7));
 }
