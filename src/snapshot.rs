@@ -94,7 +94,15 @@
 //! point sequence, pace, spacing, column spacing, the zones (a, b, files `u32`), the members
 //! (agent id, slot, rank `u32`), the frame's arc, column flag, held arc, zone index `u32`,
 //! waited ticks `u32`, moved flag, the obstacle stamp (`u32`, `u32`)), ascending group id, each
-//! for a formation of the payload. Versions 3 to 9 restore.
+//! for a formation of the payload.
+//!
+//! **Version 10** ([`SNAPSHOT_VERSION_TRAFFIC_SETTINGS`]) is written only while the traffic
+//! settings ([`NavParams::traffic`]) are not the defaults or some held choke counts a batch
+//! ([`TrafficParams::batch`]): version 9's payload (its marches possibly empty), then the
+//! traffic settings as an option (present when navigation is on: radius, hold seconds `u64`,
+//! approach, queue, gap, batch `u32`, yield reach) and the batch counters as a sequence of (units counted
+//! `u32`, the id counted last `u32`), one per held choke in their order. Versions 3 to 10
+//! restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -125,6 +133,7 @@ use crate::error::SimError;
 use crate::liveness::Liveness;
 use crate::math::Fx;
 use crate::navigation::NavParams;
+use crate::navigation::traffic::TrafficParams;
 use crate::obstacle::{ObstacleSet, ObstacleSetData};
 use crate::orders::formation::{Formation, March};
 use crate::orders::groups::Groups;
@@ -165,6 +174,11 @@ pub const SNAPSHOT_VERSION_TRAFFIC: u32 = 8;
 /// ([`Command::FormationMarch`](crate::Command::FormationMarch)): version 8's payload followed by
 /// the marches (see the [module docs](self)). This build reads it too.
 pub const SNAPSHOT_VERSION_MARCH: u32 = 9;
+/// The snapshot format version written while the traffic settings are not the defaults or
+/// some held choke counts a batch ([`crate::navigation::traffic`]): version 9's payload
+/// followed by the traffic settings and the batch counters (see the [module docs](self)).
+/// This build reads it too.
+pub const SNAPSHOT_VERSION_TRAFFIC_SETTINGS: u32 = 10;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -396,6 +410,15 @@ struct StateV7 {
 struct StateV9 {
     v8: StateV8,
     marches: Vec<(u32, March)>,
+}
+
+/// Payload of snapshot format version 10: version 9's, then the traffic settings (when
+/// navigation is on) and the batch counters of the held chokes, in their order.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV10 {
+    v9: StateV9,
+    traffic: Option<TrafficParams>,
+    counters: Vec<(u32, u32)>,
 }
 
 /// Payload of snapshot format version 6: version 5's, then the navigation state.
@@ -703,7 +726,13 @@ impl Simulator {
             },
         };
         let right_of_way = &nav.traffic.right_of_way;
-        if !formations_used && right_of_way.is_empty() {
+        // Version 10 when the traffic settings are not the defaults or a batch is counted.
+        let traffic_settings = nav
+            .params
+            .as_ref()
+            .is_some_and(|p| p.traffic != TrafficParams::DEFAULT)
+            || nav.traffic.counting();
+        if !formations_used && right_of_way.is_empty() && !traffic_settings {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, &state, hint);
         }
         let formations: Vec<(u32, Formation)> = orders
@@ -724,7 +753,7 @@ impl Simulator {
             v6: state,
             formations,
         };
-        if right_of_way.is_empty() && marches.is_empty() {
+        if right_of_way.is_empty() && marches.is_empty() && !traffic_settings {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_FORMATIONS, &state, hint);
         }
         let hint = hint + 5 * right_of_way.len();
@@ -732,7 +761,7 @@ impl Simulator {
             v7: state,
             right_of_way: right_of_way.clone(),
         };
-        if marches.is_empty() {
+        if marches.is_empty() && !traffic_settings {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC, &state, hint);
         }
         let hint = hint
@@ -741,7 +770,21 @@ impl Simulator {
                 .map(|(_, m)| 128 + 16 * m.path.len() + 32 * m.members.len())
                 .sum::<usize>();
         let state = StateV9 { v8: state, marches };
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MARCH, &state, hint)
+        if !traffic_settings {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MARCH, &state, hint);
+        }
+        let hint = hint + 64 + 8 * nav.traffic.chokes.len();
+        let state = StateV10 {
+            v9: state,
+            traffic: nav.params.as_ref().map(|p| p.traffic),
+            counters: nav.traffic.counters(),
+        };
+        seal(
+            SNAPSHOT_MAGIC,
+            SNAPSHOT_VERSION_TRAFFIC_SETTINGS,
+            &state,
+            hint,
+        )
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -770,18 +813,6 @@ impl Simulator {
                 Vec::new(),
             );
         }
-        let lifecycle = |v5: StateV5| {
-            (
-                v5.v4,
-                Lifecycle {
-                    arrive_within: v5.arrive_within,
-                    give_up_after: v5.give_up_after,
-                    rvo2_goals: v5.rvo2_goals,
-                    orders: v5.orders,
-                    groups: v5.groups,
-                },
-            )
-        };
         if version == Some(SNAPSHOT_VERSION_ORDERS) {
             let state: StateV5 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_ORDERS)?;
             let (v4, l) = lifecycle(state);
@@ -813,7 +844,40 @@ impl Simulator {
                 .base
                 .into_simulator(v4.models, Some(l), nav, state.v7.formations);
         }
-        let state: StateV9 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MARCH)?;
+        if version == Some(SNAPSHOT_VERSION_MARCH) {
+            let state: StateV9 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MARCH)?;
+            return state.into_simulator(None, None);
+        }
+        let state: StateV10 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC_SETTINGS)?;
+        state
+            .v9
+            .into_simulator(state.traffic, Some(&state.counters))
+    }
+}
+
+/// Version 5's payload split into version 4's and the lifecycle additions.
+fn lifecycle(v5: StateV5) -> (StateV4, Lifecycle) {
+    (
+        v5.v4,
+        Lifecycle {
+            arrive_within: v5.arrive_within,
+            give_up_after: v5.give_up_after,
+            rvo2_goals: v5.rvo2_goals,
+            orders: v5.orders,
+            groups: v5.groups,
+        },
+    )
+}
+
+impl StateV9 {
+    /// The simulator of a version 9 payload, with version 10's traffic settings (`None`: the
+    /// defaults) and batch counters (`None`: none counted).
+    fn into_simulator(
+        self,
+        traffic: Option<TrafficParams>,
+        counters: Option<&[(u32, u32)]>,
+    ) -> Result<Simulator, SnapshotError> {
+        let state = self;
         let mut formations = state.v8.v7.formations;
         let mut k = 0;
         for (g, m) in state.marches {
@@ -832,6 +896,20 @@ impl Simulator {
         let (v4, l) = lifecycle(state.v8.v7.v6.v5);
         let mut nav = state.v8.v7.v6.nav;
         nav.traffic.right_of_way = state.v8.right_of_way;
+        match (&mut nav.params, traffic) {
+            (Some(p), Some(t)) => p.traffic = t,
+            (None, Some(_)) => {
+                return Err(SnapshotError::Inconsistent(
+                    "traffic settings without navigation settings",
+                ));
+            }
+            (_, None) => {}
+        }
+        if let Some(counters) = counters {
+            nav.traffic
+                .set_counters(counters)
+                .map_err(SnapshotError::Inconsistent)?;
+        }
         v4.base.into_simulator(v4.models, Some(l), nav, formations)
     }
 }

@@ -58,6 +58,12 @@ pub struct NavParams {
     pub budget: u32,
     /// Search work allowed for one search, in node expansions.
     pub search_cap: u32,
+    /// Traffic control at chokepoints ([`traffic`]): checked with
+    /// [`TrafficParams::validate`](traffic::TrafficParams::validate). Not in the serde form
+    /// (snapshot versions 6 to 9 keep their bytes): the snapshot writes it after the rest, from
+    /// version 10, when it is not the default.
+    #[serde(skip)]
+    pub traffic: traffic::TrafficParams,
 }
 
 impl Default for NavParams {
@@ -67,6 +73,7 @@ impl Default for NavParams {
             margin: Fx::from_num(8),
             budget: 2_400,
             search_cap: 50_000,
+            traffic: traffic::TrafficParams::DEFAULT,
         }
     }
 }

@@ -18,7 +18,9 @@
 //!   the one let through before it, else it waits at a place beside the entrance (out of
 //!   the way of the one going); those on the other side **wait** there too;
 //! - once the other side has approachers and `hold_ticks` have passed since the holder took
-//!   it, the holder *closes*: its approachers not yet in the portal wait too;
+//!   it, or [`TrafficParams::batch`] of its units went in since (a unit counts when its
+//!   centre passes the portal's line; batches 0: no limit), the holder *closes*: its
+//!   approachers not yet in the portal wait too;
 //! - the holder gives the choke up when none of its units is in it and it is closing or has
 //!   no approacher left; the other side takes it if it has approachers (else it is free).
 //!
@@ -39,6 +41,7 @@
 //! (sorted by key, only held chokes), hashed and snapshotted as [`ChokeState`] records.
 
 use super::NavMesh;
+use crate::error::SimError;
 use crate::geom::{cmp_dist_point_segment, left_of, segments_intersect};
 use crate::math::{Fx, Vec2};
 use serde::{Deserialize, Serialize};
@@ -52,9 +55,15 @@ pub const TRAFFIC_RADIUS: Fx = Fx::from_bits(1 << 31);
 /// [`TrafficParams::hold_seconds`].
 pub const HOLD_SECONDS: u64 = 20;
 
-/// Traffic control's settings. Every length is in units of [`radius`](Self::radius)
-/// (`r`), as fixed-point multiples, so the rules scale with the units they plan for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Units a side lets into a choke in one turn by default while the other side waits:
+/// [`TrafficParams::batch`]; 0, no limit: on the measured door scenes batches of 6 and 10
+/// changed nothing and smaller ones were slower (docs/navigation.md, "Doors").
+pub const BATCH: u32 = 0;
+
+/// Traffic control's settings, part of [`NavParams`](super::NavParams) (the `[navigation.traffic]`
+/// table of a scenario). Every length is in units of [`radius`](Self::radius) (`r`), as
+/// fixed-point multiples, so the rules scale with the units they plan for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrafficParams {
     /// The radius planned for (`r`): portals narrower than `4 r` are chokes.
     pub radius: Fx,
@@ -69,10 +78,26 @@ pub struct TrafficParams {
     pub queue: Fx,
     /// The single-file gap of the queue, in path length (in `r`; default 2.2).
     pub gap: Fx,
+    /// Batches: once this many of the holding side's units have entered the portal in its
+    /// turn, the holder closes as soon as the other side waits (as after
+    /// [`hold_seconds`](Self::hold_seconds)), so the sides take turns by batches. 0: no
+    /// limit (only the hold time).
+    pub batch: u32,
+    /// Units at rest at their goals within this (in `r`; default 20) of a choke's or a lane
+    /// portal's middle yield to those still going ([`near_portal`]); 0: none yields.
+    pub yield_within: Fx,
 }
 
+/// The largest [`TrafficParams::radius`], [`approach`](TrafficParams::approach),
+/// [`queue`](TrafficParams::queue) and [`gap`](TrafficParams::gap) accepted (units, radii).
+pub const MAX_TRAFFIC_LENGTH: Fx = Fx::from_bits(1_000 << 32);
+
+/// The longest [`TrafficParams::hold_seconds`] accepted: one day.
+pub const MAX_HOLD_SECONDS: u64 = 86_400;
+
 impl TrafficParams {
-    /// The defaults: radius 0.5, hold 20 s, approach 12 r, queue 6 r, gap 2.2 r.
+    /// The defaults: radius 0.5, hold 20 s, approach 12 r, queue 6 r, gap 2.2 r, no batch
+    /// limit ([`BATCH`]), yield within 20 r.
     pub const DEFAULT: Self = Self {
         radius: TRAFFIC_RADIUS,
         hold_seconds: HOLD_SECONDS,
@@ -80,7 +105,53 @@ impl TrafficParams {
         queue: Fx::from_bits(6 << 32),
         // 2.2 = 11 / 5, rounded down to the raw bit.
         gap: Fx::from_bits((11 << 32) / 5),
+        batch: BATCH,
+        yield_within: Fx::from_bits(20 << 32),
     };
+
+    /// Checks the settings: a radius above 0, a gap above 0, approach, queue and yield reach at
+    /// least 0,
+    /// each at most [`MAX_TRAFFIC_LENGTH`]; a hold of at most [`MAX_HOLD_SECONDS`]. Any
+    /// batch is valid.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] naming the first value out of range.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let range = |v: Fx, min_exclusive: bool, what: &'static str, allowed: &'static str| {
+            let low = if min_exclusive {
+                v <= Fx::ZERO
+            } else {
+                v < Fx::ZERO
+            };
+            if low || v > MAX_TRAFFIC_LENGTH {
+                Err(SimError::OutOfDomain { what, allowed })
+            } else {
+                Ok(())
+            }
+        };
+        range(self.radius, true, "traffic radius", "> 0 and <= 1,000")?;
+        range(
+            self.approach,
+            false,
+            "traffic approach",
+            "0 ..= 1,000 radii",
+        )?;
+        range(self.queue, false, "traffic queue", "0 ..= 1,000 radii")?;
+        range(
+            self.yield_within,
+            false,
+            "traffic yield_within",
+            "0 ..= 1,000 radii",
+        )?;
+        range(self.gap, true, "traffic gap", "> 0 and <= 1,000 radii")?;
+        if self.hold_seconds > MAX_HOLD_SECONDS {
+            return Err(SimError::OutOfDomain {
+                what: "traffic hold_seconds",
+                allowed: "0 ..= 86,400",
+            });
+        }
+        Ok(())
+    }
 
     /// `k` radii.
     fn r(&self, k: Fx) -> Fx {
@@ -110,7 +181,8 @@ pub struct Choke {
     pub b: Vec2,
 }
 
-/// The reservation of a held choke (state): which side holds it, since which tick.
+/// The reservation of a held choke (state): which side holds it, since which tick, and how
+/// many of its units entered the portal in this turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChokeState {
     /// The choke's key.
@@ -119,6 +191,35 @@ pub struct ChokeState {
     pub holder: u8,
     /// The tick the holder took the choke.
     pub since: u64,
+    /// The holder's units counted into the portal in this turn (see [`TrafficParams::batch`]).
+    /// Not in the serde form (snapshot versions 6 to 9 keep their bytes): the snapshot
+    /// writes it after the rest, from version 10.
+    #[serde(skip)]
+    pub passed: u32,
+    /// The id of the unit counted last ([`NO_UNIT`]: none yet).
+    #[serde(skip, default = "no_unit")]
+    pub last: u32,
+}
+
+/// [`ChokeState::last`] before any unit was counted.
+pub const NO_UNIT: u32 = u32::MAX;
+
+fn no_unit() -> u32 {
+    NO_UNIT
+}
+
+impl ChokeState {
+    /// A choke taken by side `holder` at tick `since`, nobody counted yet.
+    #[must_use]
+    pub fn new(choke: Choke, holder: u8, since: u64) -> Self {
+        Self {
+            choke,
+            holder,
+            since,
+            passed: 0,
+            last: NO_UNIT,
+        }
+    }
 }
 
 impl Ord for Choke {
@@ -472,10 +573,22 @@ pub fn decide(
     });
     // (choke index, open side or None: both closed) for the decisions.
     let mut open: Vec<(usize, Option<u8>, bool)> = Vec::with_capacity(near.len());
+    // Whether the holder of `h` closes: the other side approaches, and the hold time is up
+    // or the batch went in.
+    let closes = |h: &ChokeState, approach: &[bool; 2]| {
+        approach[usize::from(1 - h.holder)]
+            && (tick.saturating_sub(h.since) >= hold_ticks
+                || (params.batch > 0 && h.passed >= params.batch))
+    };
     for &c in &near {
+        let key = chokes[c];
+        let k = state.binary_search_by(|s| s.choke.cmp(&key));
+        let held = k.ok().map(|k| state[k]);
         let mut approach = [false; 2];
         let mut inside = [false; 2];
         let mut first: Option<(Fx, u32, u8)> = None;
+        // The holder's unit that entered the portal last: past its line, the least far.
+        let mut newest: Option<(Fx, u32)> = None;
         for (t, r) in travellers.iter().zip(&rel) {
             let Some(r) = r.filter(|r| r.choke == c) else {
                 continue;
@@ -484,51 +597,45 @@ pub fn decide(
             approach[s] = true;
             // In the portal: past its line, or overlapping it on the holding side (a unit of
             // the other side pushed against the portal waits, and never blocks a switch).
-            let holding = state
-                .binary_search_by(|s| s.choke.cmp(&chokes[c]))
-                .is_ok_and(|k| state[k].holder == r.side);
+            let holding = held.is_some_and(|h| h.holder == r.side);
             inside[s] |= r.crossed || (r.inside && holding);
+            if holding && r.crossed {
+                let past = (t.position - key.mid()).dot(key.normal(1 - r.side));
+                if newest.is_none_or(|n| (past, t.id) < n) {
+                    newest = Some((past, t.id));
+                }
+            }
             if first.is_none_or(|f| (r.distance, t.id) < (f.0, f.1)) {
                 first = Some((r.distance, t.id, r.side));
             }
         }
-        let key = chokes[c];
-        let k = state.binary_search_by(|s| s.choke.cmp(&key));
-        let mut holder = k.ok().map(|k| (state[k].holder, state[k].since));
-        if let Some((h, since)) = holder {
-            let o = usize::from(1 - h);
-            let closing = approach[o] && tick.saturating_sub(since) >= hold_ticks;
-            if !inside[usize::from(h)] && (closing || !approach[usize::from(h)]) {
-                holder = approach[o].then_some((1 - h, tick));
+        let mut next = held;
+        if let Some(h) = next.as_mut() {
+            // A unit of the holder newly past the portal's line counts into its batch (only
+            // with batches on: the counters stay at their defaults otherwise).
+            if let Some((_, id)) = newest.filter(|_| params.batch > 0)
+                && id != h.last
+            {
+                h.passed = h.passed.saturating_add(1);
+                h.last = id;
+            }
+            let (mine, other) = (usize::from(h.holder), usize::from(1 - h.holder));
+            if !inside[mine] && (closes(h, &approach) || !approach[mine]) {
+                next = approach[other].then(|| ChokeState::new(key, 1 - h.holder, tick));
             }
         } else if let Some((_, _, side)) = first {
-            holder = Some((side, tick));
+            next = Some(ChokeState::new(key, side, tick));
         }
-        match (k, holder) {
-            (Ok(k), Some((h, since))) => {
-                state[k] = ChokeState {
-                    choke: key,
-                    holder: h,
-                    since,
-                }
-            }
+        match (k, next) {
+            (Ok(k), Some(h)) => state[k] = h,
             (Ok(k), None) => {
                 state.remove(k);
             }
-            (Err(k), Some((h, since))) => state.insert(
-                k,
-                ChokeState {
-                    choke: key,
-                    holder: h,
-                    since,
-                },
-            ),
+            (Err(k), Some(h)) => state.insert(k, h),
             (Err(_), None) => {}
         }
-        let closing = holder.is_some_and(|(h, since)| {
-            approach[usize::from(1 - h)] && tick.saturating_sub(since) >= hold_ticks
-        });
-        open.push((c, holder.map(|(h, _)| h), closing));
+        let closing = next.is_some_and(|h| closes(&h, &approach));
+        open.push((c, next.map(|h| h.holder), closing));
     }
     // The holding side goes in single file (see the module docs); everyone else related to
     // a choke, and the holding side's units not let through yet, waits at a spot.
@@ -734,14 +841,14 @@ fn lane_crossing(lanes: &[Choke], position: Vec2, target: Vec2) -> Option<(usize
     best.map(|b| (b.1, b.2))
 }
 
-/// Whether `position` is within `20 r` (`r` the planned radius) of the middle of one of
-/// `portals` (chokes or lane portals): where units at rest at their goals yield to those
-/// still going (beyond a door or a corridor, where the first through settle in the way of
-/// the next). Kept near portals: in a crowd converging on one point, units yielding
-/// everywhere were run over (an overlap of 0.996).
+/// Whether `position` is within [`TrafficParams::yield_within`] radii (default `20 r`) of the
+/// middle of one of `portals` (chokes or lane portals): where units at rest at their goals
+/// yield to those still going (beyond a door or a corridor, where the first through settle
+/// in the way of the next). Kept near portals: in a crowd converging on one point, units
+/// yielding everywhere were run over (an overlap of 0.996).
 #[must_use]
-pub fn near_portal(portals: &[Choke], position: Vec2, radius: Fx) -> bool {
-    let reach = radius.saturating_mul(Fx::from_num(20));
+pub fn near_portal(params: &TrafficParams, portals: &[Choke], position: Vec2) -> bool {
+    let reach = params.r(params.yield_within);
     portals
         .iter()
         .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))

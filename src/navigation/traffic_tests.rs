@@ -156,11 +156,7 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
     assert!(spots[0].length() < spots[2].length());
     // A waiter standing in the mouth still gets a place beside it, on walkable ground.
     let (s, pos) = door_scene(&[(-0.7, 0.2), (1.0, 0.0)]);
-    let mut state = vec![ChokeState {
-        choke: s.chokes[0],
-        holder: 1,
-        since: 0,
-    }];
+    let mut state = vec![ChokeState::new(s.chokes[0], 1, 0)];
     let d = decide(
         &TrafficParams::DEFAULT,
         &s.mesh,
@@ -224,11 +220,7 @@ fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
 fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() {
     // East unit 0 in the door, east unit 1 approaching, west unit 2 waiting.
     let (s, pos) = door_scene(&[(0.3, 0.0), (2.0, 0.0), (-2.0, 0.0)]);
-    let mut state = vec![ChokeState {
-        choke: s.chokes[0],
-        holder: 1,
-        since: 0,
-    }];
+    let mut state = vec![ChokeState::new(s.chokes[0], 1, 0)];
     let t = travellers(&s, &pos);
     let d = decide(
         &TrafficParams::DEFAULT,
@@ -320,6 +312,8 @@ fn the_defaults_are_the_documented_values() {
     assert_eq!((p.radius, p.hold_seconds), (TRAFFIC_RADIUS, HOLD_SECONDS));
     assert_eq!((p.approach, p.queue), (Fx::from_num(12), Fx::from_num(6)));
     assert!((p.gap.to_num::<f64>() - 2.2).abs() < 1e-9);
+    assert_eq!((p.batch, p.yield_within), (BATCH, Fx::from_num(20)));
+    assert_eq!(BATCH, 0);
     // Half the width plus 12 r.
     assert_eq!(p.approach_distance(Fx::from_num(2)), Fx::from_num(7));
 }
@@ -331,11 +325,7 @@ fn a_waypoint_on_the_portals_line_still_counts_as_crossing_it() {
     // approaches from the east and must wait (it used to go: no side for that point).
     let (mut s, pos) = door_scene(&[(-2.0, 0.0), (1.5, 0.3)]);
     s.paths[1] = [v(0.0, 0.1), v(-3.0, 0.0)];
-    let mut state = vec![ChokeState {
-        choke: s.chokes[0],
-        holder: 0,
-        since: 0,
-    }];
+    let mut state = vec![ChokeState::new(s.chokes[0], 0, 0)];
     let d = decide(
         &TrafficParams::DEFAULT,
         &s.mesh,
@@ -387,4 +377,69 @@ fn the_holding_side_queues_in_single_file_within_its_queue() {
         ..TrafficParams::DEFAULT
     };
     assert_eq!(run(&short), [Decision::Go, Decision::Go]);
+}
+
+#[test]
+fn a_side_closes_once_its_batch_went_in() {
+    // East holds the door since tick 0 (hold time 32 ticks not up at tick 1). East unit 0 has
+    // just crossed into the west (from x = 1); east unit 1 approaches; west unit 2 waits.
+    let (s, pos) = door_scene(&[(-0.3, 0.0), (2.0, 0.0), (-2.0, 0.0)]);
+    let run = |batch: u32| {
+        let mut state = vec![ChokeState::new(s.chokes[0], 1, 0)];
+        let mut t = travellers(&s, &pos);
+        t[0].from = v(1.0, 0.0);
+        let p = TrafficParams {
+            batch,
+            ..TrafficParams::DEFAULT
+        };
+        let d = decide(&p, &s.mesh, &s.chokes, &mut state, 1, 32, &t, &[None; 3]);
+        (d, state[0])
+    };
+    // No batches: unit 1 follows unit 0 (more than the gap behind it); nothing is counted.
+    let (d, st) = run(0);
+    assert_eq!(d[..2], [Decision::Go, Decision::Go]);
+    assert!(matches!(d[2], Decision::Wait { .. }));
+    assert_eq!((st.holder, st.passed, st.last), (1, 0, NO_UNIT));
+    // Batches of 1: unit 0 is counted, the east side closes and unit 1 waits too; the
+    // door stays east's while unit 0 is in it.
+    let (d, st) = run(1);
+    assert_eq!(d[0], Decision::Go);
+    assert!(matches!(d[1], Decision::Wait { .. }), "{:?}", d[1]);
+    assert!(matches!(d[2], Decision::Wait { .. }));
+    assert_eq!((st.holder, st.passed, st.last), (1, 1, 0));
+    // Batches of 2: counted, not closed yet.
+    let (d, st) = run(2);
+    assert_eq!(d[1], Decision::Go);
+    assert_eq!((st.passed, st.last), (1, 0));
+}
+
+#[test]
+fn traffic_settings_are_checked() {
+    assert_eq!(TrafficParams::DEFAULT.validate(), Ok(()));
+    let ok = |p: TrafficParams| p.validate().is_ok();
+    let d = TrafficParams::DEFAULT;
+    assert!(!ok(TrafficParams {
+        radius: Fx::ZERO,
+        ..d
+    }));
+    assert!(!ok(TrafficParams {
+        radius: MAX_TRAFFIC_LENGTH + Fx::from_bits(1),
+        ..d
+    }));
+    assert!(ok(TrafficParams {
+        approach: Fx::ZERO,
+        queue: Fx::ZERO,
+        hold_seconds: MAX_HOLD_SECONDS,
+        batch: u32::MAX,
+        ..d
+    }));
+    assert!(!ok(TrafficParams { gap: Fx::ZERO, ..d }));
+    assert!(!ok(TrafficParams {
+        queue: -Fx::from_bits(1),
+        ..d
+    }));
+    assert!(!ok(TrafficParams {
+        hold_seconds: MAX_HOLD_SECONDS + 1,
+        ..d
+    }));
 }

@@ -145,6 +145,7 @@ use crate::domain::MAX_COORD;
 use crate::liveness::Liveness;
 use crate::math::{Fx, Vec2, fx_from_f64};
 use crate::navigation::NavParams;
+use crate::navigation::traffic::TrafficParams;
 use crate::obstacle::{ObstacleId, ObstacleNeighbors, ObstacleShape};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -347,6 +348,35 @@ struct FileNavigation {
     margin: Option<Num>,
     budget: Option<u32>,
     search_cap: Option<u32>,
+    traffic: Option<FileTraffic>,
+}
+
+/// The `[navigation.traffic]` table: [`TrafficParams`], each missing key at its default.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileTraffic {
+    radius: Option<Num>,
+    hold_seconds: Option<u64>,
+    approach: Option<Num>,
+    queue: Option<Num>,
+    gap: Option<Num>,
+    batch: Option<u32>,
+    yield_within: Option<Num>,
+}
+
+impl FileTraffic {
+    fn params(self) -> TrafficParams {
+        let d = TrafficParams::DEFAULT;
+        TrafficParams {
+            radius: self.radius.map_or(d.radius, |n| n.0),
+            hold_seconds: self.hold_seconds.unwrap_or(d.hold_seconds),
+            approach: self.approach.map_or(d.approach, |n| n.0),
+            queue: self.queue.map_or(d.queue, |n| n.0),
+            gap: self.gap.map_or(d.gap, |n| n.0),
+            batch: self.batch.unwrap_or(d.batch),
+            yield_within: self.yield_within.map_or(d.yield_within, |n| n.0),
+        }
+    }
 }
 
 impl FileNavigation {
@@ -358,6 +388,7 @@ impl FileNavigation {
             margin: self.margin.map_or(d.margin, |n| n.0),
             budget: self.budget.unwrap_or(d.budget),
             search_cap: self.search_cap.unwrap_or(d.search_cap),
+            traffic: self.traffic.map_or(d.traffic, FileTraffic::params),
         }
     }
 }

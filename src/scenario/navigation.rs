@@ -17,7 +17,8 @@ pub const MAX_NAV_MARGIN: Fx = Fx::lit("10000");
 
 impl Scenario {
     /// Navigation: valid settings (a simple boundary polygon of at most 4,096 vertices inside the
-    /// domain, a margin in `0 ..= 10,000`, a budget and a search cap of at least 1) whenever an
+    /// domain, a margin in `0 ..= 10,000`, a budget and a search cap of at least 1, traffic
+    /// settings that pass [`TrafficParams::validate`](crate::navigation::traffic::TrafficParams::validate)) whenever an
     /// agent navigates or the table is given; every navigating agent exists, has no route, and
     /// the policy is goal seeking.
     pub(super) fn validate_navigation(&self) -> Result<(), ScenarioError> {
@@ -44,6 +45,9 @@ impl Scenario {
                     "search_cap must be at least 1 (node expansions per search)",
                 ));
             }
+            p.traffic
+                .validate()
+                .map_err(sim_err("navigation.traffic"))?;
         }
         let Some(&last) = self.navigate.last() else {
             return Ok(());

@@ -315,7 +315,8 @@ impl CanonicalPart for NavState {
             put_fx(out, r.best);
             out.put(&r.target.to_le_bytes());
         }
-        self.traffic.write_canonical(out);
+        self.traffic
+            .write_canonical(self.params.as_ref().map(|p| &p.traffic), out);
     }
 }
 
@@ -403,6 +404,7 @@ fn validate_params(p: &NavParams) -> Result<(), SimError> {
         "navigation margin",
         "0 ..= 1,000,000",
     )?;
+    p.traffic.validate()?;
     if let Some(b) = &p.boundary {
         if !(3..=MAX_BOUNDARY_VERTICES).contains(&b.len()) {
             return Err(SimError::OutOfDomain {

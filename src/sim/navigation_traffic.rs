@@ -17,8 +17,11 @@
 //!   ([`traffic::has_right_of_way`]) gets the highest avoidance priority
 //!   ([`RIGHT_OF_WAY`]): the others give way to it.
 //! - **Yield at rest**: an agent whose order has arrived, within `20 r` of a choke or a lane
-//!   portal ([`traffic::near_portal`]), gets the lowest ([`YIELD`]): units still on their
-//!   way pass through those already there, which return after.
+//!   portal ([`traffic::near_portal`], [`TrafficParams::yield_within`]), gets the lowest
+//!   ([`YIELD`]): units still on their way pass through those already there, which return
+//!   after. Near a lane portal (and no choke), one pushed more than its radius from its rest
+//!   point gets [`RETURNING`] instead, one above: it walks back through those at rest, which
+//!   give way (between units at rest a quarter radius apart ORCA allowed it a crawl).
 //!
 //! The priority an agent had is kept in the state and given back when the rule no longer
 //! applies (or traffic control ends); a priority the game sets meanwhile is the one given
@@ -34,9 +37,9 @@ use super::{NavState, Simulator, planned_order, ticks};
 use crate::agent::AgentId;
 use crate::domain::checked_point;
 use crate::error::SimError;
-use crate::math::Vec2;
+use crate::math::{Vec2, wide_mul};
 use crate::navigation::traffic::{
-    self, Choke, ChokeState, Decision, RIGHT_OF_WAY, TrafficParams, Traveller,
+    self, Choke, ChokeState, Decision, NO_UNIT, RIGHT_OF_WAY, TrafficParams, Traveller,
 };
 use crate::orders::{MAX_PATH_POINTS, Order, OrderStatus};
 use crate::util::ByteSink;
@@ -68,7 +71,7 @@ pub(crate) struct TrafficState {
 }
 
 /// An agent whose avoidance priority traffic control set: its id, the priority it had, the
-/// level applied ([`RIGHT_OF_WAY`] or [`YIELD`]).
+/// level applied ([`RIGHT_OF_WAY`], [`YIELD`] or [`RETURNING`]).
 pub(crate) type Level = (AgentId, u8, u8);
 
 /// The avoidance priority of a navigating agent at rest at its goal (arrived): the lowest, so
@@ -76,18 +79,68 @@ pub(crate) type Level = (AgentId, u8, u8);
 /// pressing against them.
 pub(crate) const YIELD: u8 = 0;
 
+/// The avoidance priority of a navigating agent arrived and pushed more than its radius from
+/// its rest point, walking back: above those at rest ([`YIELD`]), which give way to it, and
+/// below those still on their way. At [`YIELD`] too it crept back at the pace ORCA allows
+/// between units at rest a quarter radius apart (the corridor's goal grids took 40 s to
+/// settle after the last arrival).
+pub(crate) const RETURNING: u8 = 1;
+
 fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
     out.put(&v.x.to_bits().to_le_bytes());
     out.put(&v.y.to_bits().to_le_bytes());
 }
 
 impl TrafficState {
-    /// The canonical bytes: nothing when empty; else marker byte `T`, held choke count
-    /// (`u32`), per choke its corners a, b, holder byte, since tick (`u64`); waiter count
-    /// (`u32`), per waiter id (`u32`), choke a, b, spot, path length (`u32`), the points;
-    /// then, only when some agent has the right of way, marker byte `R`, their count (`u32`)
-    /// and per agent id (`u32`) and the priority it had (`u8`).
-    pub(crate) fn write_canonical(&self, out: &mut dyn ByteSink) {
+    /// Whether some held choke counts a batch ([`ChokeState::passed`] or
+    /// [`ChokeState::last`] not at their defaults).
+    pub(crate) fn counting(&self) -> bool {
+        self.chokes
+            .iter()
+            .any(|c| c.passed != 0 || c.last != NO_UNIT)
+    }
+
+    /// The batch counters of the held chokes (`passed`, `last`), in the chokes' order
+    /// (snapshot version 10).
+    pub(crate) fn counters(&self) -> Vec<(u32, u32)> {
+        self.chokes.iter().map(|c| (c.passed, c.last)).collect()
+    }
+
+    /// Sets the batch counters of the held chokes from [`counters`](Self::counters)' form.
+    ///
+    /// # Errors
+    /// When there are not as many counters as held chokes.
+    pub(crate) fn set_counters(&mut self, counters: &[(u32, u32)]) -> Result<(), &'static str> {
+        if counters.len() != self.chokes.len() {
+            return Err("traffic batch counters not one per held choke");
+        }
+        for (c, &(passed, last)) in self.chokes.iter_mut().zip(counters) {
+            (c.passed, c.last) = (passed, last);
+        }
+        Ok(())
+    }
+
+    /// The canonical bytes: first, only when `params` (the settings) are not the defaults,
+    /// marker byte `P`, radius, hold seconds (`u64`), approach, queue, gap, batch (`u32`),
+    /// yield reach;
+    /// then nothing when the state is empty; else marker byte `T`, held choke count (`u32`),
+    /// per choke its corners a, b, holder byte, since tick (`u64`); waiter count (`u32`), per
+    /// waiter id (`u32`), choke a, b, spot, path length (`u32`), the points; then, only while
+    /// some held choke counts a batch, marker byte `B` and per held choke the units counted in
+    /// its turn (`u32`) and the id counted last (`u32`); then, only when some agent has the
+    /// right of way, marker byte `R`, their count (`u32`) and per agent id (`u32`) and the
+    /// priority it had (`u8`).
+    pub(crate) fn write_canonical(&self, params: Option<&TrafficParams>, out: &mut dyn ByteSink) {
+        if let Some(p) = params.filter(|p| **p != TrafficParams::DEFAULT) {
+            out.put(b"P");
+            out.put(&p.radius.to_bits().to_le_bytes());
+            out.put(&p.hold_seconds.to_le_bytes());
+            for v in [p.approach, p.queue, p.gap] {
+                out.put(&v.to_bits().to_le_bytes());
+            }
+            out.put(&p.batch.to_le_bytes());
+            out.put(&p.yield_within.to_bits().to_le_bytes());
+        }
         if self.chokes.is_empty() && self.waiters.is_empty() && self.right_of_way.is_empty() {
             return;
         }
@@ -108,6 +161,13 @@ impl TrafficState {
             out.put(&(w.path.len() as u32).to_le_bytes());
             for &p in &w.path {
                 put_vec2(out, p);
+            }
+        }
+        if self.counting() {
+            out.put(b"B");
+            for c in &self.chokes {
+                out.put(&c.passed.to_le_bytes());
+                out.put(&c.last.to_le_bytes());
             }
         }
         if !self.right_of_way.is_empty() {
@@ -136,7 +196,7 @@ impl TrafficState {
         if self
             .right_of_way
             .iter()
-            .any(|r| r.2 != RIGHT_OF_WAY && r.2 != YIELD)
+            .any(|r| ![RIGHT_OF_WAY, YIELD, RETURNING].contains(&r.2))
         {
             return Err(Err("traffic priority level out of range"));
         }
@@ -177,7 +237,11 @@ impl Simulator {
             self.end_traffic();
             return;
         };
-        let rules = TrafficParams::DEFAULT;
+        let rules = self
+            .nav
+            .params
+            .as_ref()
+            .map_or(TrafficParams::DEFAULT, |p| p.traffic);
         let hold = ticks(rules.hold_seconds, self.time_step);
         let tick = self.tick;
         let Self {
@@ -254,7 +318,7 @@ impl Simulator {
         );
         drop(travellers);
         let mut right: Vec<(AgentId, u8)> = Vec::new();
-        let mut resting: Vec<(AgentId, Vec2)> = Vec::new();
+        let mut resting: Vec<(AgentId, Vec2, u8)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
             .into_iter()
@@ -265,15 +329,25 @@ impl Simulator {
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
-            let rests = orders
-                .get(&id)
-                .is_some_and(|o| o.status() == OrderStatus::Arrived);
+            // Arrived: at rest within its radius of its rest point (it yields), or pushed
+            // farther and walking back (it returns, through those at rest).
+            let rests = orders.get(&id).and_then(|o| {
+                let a = o.arrival();
+                (a.status == OrderStatus::Arrived).then(|| {
+                    let r = params[slot].radius;
+                    if (position - a.rest).length_squared_wide() <= wide_mul(r, r) {
+                        YIELD
+                    } else {
+                        RETURNING
+                    }
+                })
+            });
             if decision == Decision::Go
                 && traffic::has_right_of_way(&chokes, position, params[slot].radius)
             {
                 right.push((id, RIGHT_OF_WAY));
-            } else if rests && waiter.is_none() {
-                resting.push((id, position));
+            } else if let Some(level) = rests.filter(|_| waiter.is_none()) {
+                resting.push((id, position, level));
             }
             match (decision, old) {
                 (Decision::Go, None) => {
@@ -340,12 +414,15 @@ impl Simulator {
         }
         state.waiters = waiters;
         nav.traffic = state;
-        // Units at rest near a choke or a lane portal yield.
-        for (id, position) in resting {
-            if traffic::near_portal(&chokes, position, rules.radius)
-                || traffic::near_portal(&lanes, position, rules.radius)
-            {
+        // Units at rest near a choke or a lane portal yield. Near a lane portal (not a choke) a
+        // unit pushed off its rest point returns above them; near a choke it stays yielding
+        // (walking back with precedence it pushed into the door's queue: the door scenes took
+        // 2 to 10 s longer).
+        for (id, position, level) in resting {
+            if traffic::near_portal(&rules, &chokes, position) {
                 right.push((id, YIELD));
+            } else if traffic::near_portal(&rules, &lanes, position) {
+                right.push((id, level));
             }
         }
         right.sort_unstable();
@@ -353,7 +430,7 @@ impl Simulator {
     }
 
     /// Sets the avoidance priority of the agents `levels` (ascending id: the agent and its
-    /// level, [`RIGHT_OF_WAY`] or [`YIELD`]) and gives the others that had one their priority
+    /// level, [`RIGHT_OF_WAY`], [`YIELD`] or [`RETURNING`]) and gives the others that had one their priority
     /// back. The priority an agent had is kept in the state until it is given back; a
     /// priority the game set meanwhile (anything but the level applied) is the one kept.
     /// Changes are logged for a failed step's undo.

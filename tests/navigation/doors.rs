@@ -238,3 +238,142 @@ fn door_scenes_settle_within_their_bar() {
         assert!(f.min_wall_clearance >= -0.001, "{name}: {f:?}");
     }
 }
+
+/// Per agent of scene `DOORS_FILE` (a path, or a name under `fixtures/navigation`) over
+/// `DOORS_TO` seconds (default 120): when it first came within its goal tolerance, since when it
+/// stayed there, the last time it moved at [`SETTLED_SPEED`] or faster, its order's last
+/// status change, and where it was at the end (sorted by the time it became still). Finds the
+/// agents that hold the settled time.
+#[test]
+#[ignore = "a diagnostic: run it by name with --ignored --nocapture"]
+fn agents() {
+    let file = std::env::var("DOORS_FILE").expect("DOORS_FILE");
+    let to: f64 = std::env::var("DOORS_TO").map_or(120.0, |v| v.parse().unwrap());
+    let path = if file.ends_with(".toml") {
+        file
+    } else {
+        format!("{DIR}/{file}.toml")
+    };
+    let s = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let (mut sim, driver) = s.build().unwrap();
+    let dt = s.time_step.to_num::<f64>();
+    let ids = driver.agent_ids().to_vec();
+    let goals: Vec<(f64, f64)> = s.agents.iter().map(|a| a.goal.to_f64()).collect();
+    let tol = 0.5;
+    // first in, in since, last moving, last status change (time, status)
+    let mut first = vec![None::<f64>; ids.len()];
+    let mut since = vec![None::<f64>; ids.len()];
+    let mut moving = vec![0.0f64; ids.len()];
+    let mut status = vec![(0.0, String::new()); ids.len()];
+    let mut changes = vec![0usize; ids.len()];
+    while (sim.tick() as f64) * dt < to {
+        let tick = sim.tick();
+        driver.apply_events(&mut sim, tick).unwrap();
+        driver.set_pref_velocities(&mut sim, tick).unwrap();
+        sim.step().unwrap();
+        let now = sim.tick() as f64 * dt;
+        let every: f64 = std::env::var("DOORS_EVERY").map_or(0.0, |v| v.parse().unwrap());
+        let show = every > 0.0 && (now / every - (now / every).round()).abs() < 1e-9;
+        let mut line = format!("{now:7.2}:");
+        for (k, &id) in ids.iter().enumerate() {
+            let p = sim.agent_position(id).unwrap().to_f64();
+            let v = sim.agent_velocity(id).unwrap().to_f64();
+            let off = (p.0 - goals[k].0).hypot(p.1 - goals[k].1);
+            if show && (v.0.hypot(v.1) >= SETTLED_SPEED || off > tol) {
+                let pv = sim.agent_pref_velocity(id).unwrap().to_f64();
+                line += &format!(
+                    " {}:({:.2},{:.2}) v{:.2} pv{:.2} off{:.2} {:?}/p{};",
+                    id.0,
+                    p.0,
+                    p.1,
+                    v.0.hypot(v.1),
+                    pv.0.hypot(pv.1),
+                    off,
+                    sim.order_status(id).unwrap().unwrap(),
+                    sim.agent_params(id).unwrap().priority
+                );
+            }
+            let inside = (p.0 - goals[k].0).hypot(p.1 - goals[k].1) <= tol;
+            if inside {
+                first[k].get_or_insert(now);
+                since[k].get_or_insert(now);
+            } else {
+                since[k] = None;
+            }
+            if v.0.hypot(v.1) >= SETTLED_SPEED {
+                moving[k] = now;
+            }
+            let st = format!("{:?}", sim.order_status(id).unwrap());
+            if st != status[k].1 {
+                status[k] = (now, st);
+                changes[k] += 1;
+            }
+        }
+        if show {
+            println!("{line}");
+        }
+    }
+    let mut rows: Vec<usize> = (0..ids.len()).collect();
+    rows.sort_by(|&a, &b| moving[a].total_cmp(&moving[b]));
+    println!(
+        "| id | goal | first in | in since | last moving | status changes | last status | at end | off goal |"
+    );
+    for k in rows {
+        let p = sim.agent_position(ids[k]).unwrap().to_f64();
+        println!(
+            "| {} | ({:.2},{:.2}) | {} | {} | {:.2} | {} | {} at {:.2} | ({:.2},{:.2}) | {:.3} |",
+            ids[k].0,
+            goals[k].0,
+            goals[k].1,
+            secs(first[k]),
+            secs(since[k]),
+            moving[k],
+            changes[k],
+            status[k].1,
+            status[k].0,
+            p.0,
+            p.1,
+            (p.0 - goals[k].0).hypot(p.1 - goals[k].1)
+        );
+    }
+}
+
+/// When each agent of `DOORS_FILE` crossed the perpendicular bisector of its start and goal
+/// (the door's line), in order: the turns the sides took and the gaps between passages.
+#[test]
+#[ignore = "a diagnostic: run it by name with --ignored --nocapture"]
+fn crossings() {
+    let file = std::env::var("DOORS_FILE").expect("DOORS_FILE");
+    let path = if file.ends_with(".toml") {
+        file
+    } else {
+        format!("{DIR}/{file}.toml")
+    };
+    let s = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let (mut sim, driver) = s.build().unwrap();
+    let dt = s.time_step.to_num::<f64>();
+    let ids = driver.agent_ids().to_vec();
+    let ends: Vec<((f64, f64), (f64, f64))> = s
+        .agents
+        .iter()
+        .map(|a| (a.start.to_f64(), a.goal.to_f64()))
+        .collect();
+    let mut crossed = vec![false; ids.len()];
+    let mut line = String::new();
+    while crossed.iter().any(|c| !c) && sim.tick() < driver.max_ticks() {
+        let tick = sim.tick();
+        driver.apply_events(&mut sim, tick).unwrap();
+        driver.set_pref_velocities(&mut sim, tick).unwrap();
+        sim.step().unwrap();
+        for (k, &id) in ids.iter().enumerate() {
+            let (p, (a, b)) = (sim.agent_position(id).unwrap().to_f64(), ends[k]);
+            let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+            if !crossed[k] && (p.0 - mid.0) * (b.0 - a.0) + (p.1 - mid.1) * (b.1 - a.1) > 0.0 {
+                crossed[k] = true;
+                let dir = if b.0 > a.0 { '>' } else { '<' };
+                line += &format!(" {:.2}{dir}{}", sim.tick() as f64 * dt, id.0);
+            }
+        }
+    }
+    println!("{line}");
+}

@@ -229,3 +229,116 @@ fn the_right_of_way_is_snapshotted_and_given_back() {
         assert_eq!(sim.agent_params(other).unwrap().priority, own, "{other:?}");
     }
 }
+
+/// Traffic settings from the scenario's `[navigation.traffic]` table reach the simulator; with
+/// batches on, a snapshot taken while a side's batch is counted is written in format 10,
+/// restores to the same hash and snapshot, and continues bit-identically; the settings are
+/// in the hash (the same scene with the defaults hashes differently from the start).
+#[test]
+fn traffic_settings_and_batches_are_snapshotted_and_hashed() {
+    let text = door_scene("1.3", "0.25", 10, false, 400)
+        + "[navigation.traffic]\nbatch = 2\nhold_seconds = 15\ngap = \"2.4\"\n";
+    let s = Scenario::from_toml_str(&text).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let t = sim.navigation().unwrap().traffic;
+    assert_eq!((t.batch, t.hold_seconds), (2, 15));
+    assert_eq!(t.gap, lockstep_orca::Fx::lit("2.4"));
+    let (plain, _) = Scenario::from_toml_str(&door_scene("1.3", "0.25", 10, false, 400))
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_ne!(
+        plain.state_hash(),
+        sim.state_hash(),
+        "the settings are hashed"
+    );
+    assert_eq!(plain.snapshot()[8..12], 6u32.to_le_bytes());
+    assert_eq!(sim.snapshot()[8..12], 10u32.to_le_bytes(), "format 10");
+    // Snapshots every 10 s while the sides take turns at the door (batches counted).
+    let mut restores = 0;
+    while sim.tick() < 160 {
+        let t = sim.tick();
+        driver.apply_events(&mut sim, t).unwrap();
+        driver.set_pref_velocities(&mut sim, t).unwrap();
+        sim.step().unwrap();
+        if sim.tick() % 40 == 0 {
+            let bytes = sim.snapshot();
+            assert_eq!(bytes[8..12], 10u32.to_le_bytes());
+            let copy = Simulator::restore(&bytes).unwrap();
+            assert_eq!(copy.state_hash(), sim.state_hash());
+            assert_eq!(copy.snapshot(), bytes);
+            assert_eq!(copy.navigation(), sim.navigation());
+            restores += 1;
+        }
+    }
+    assert_eq!(restores, 4);
+    let bytes = sim.snapshot();
+    let mut copy = Simulator::restore(&bytes).unwrap();
+    for _ in 0..200 {
+        sim.step().unwrap();
+        copy.step().unwrap();
+        assert_eq!(copy.state_hash(), sim.state_hash(), "tick {}", sim.tick());
+    }
+    assert_eq!(copy.snapshot(), sim.snapshot());
+}
+
+/// Bad traffic settings are refused with a clear error and change nothing, from code and from
+/// a scenario file; an unknown key in `[navigation.traffic]` is refused.
+#[test]
+fn bad_traffic_settings_are_refused() {
+    use lockstep_orca::Fx;
+    use lockstep_orca::navigation::NavParams;
+    use lockstep_orca::navigation::traffic::TrafficParams;
+    let s = Scenario::from_toml_str(&door_scene("1.3", "0.25", 2, false, 10)).unwrap();
+    let (mut sim, _) = s.build().unwrap();
+    let before = sim.navigation().cloned();
+    let hash = sim.state_hash();
+    let bad = [
+        TrafficParams {
+            radius: Fx::ZERO,
+            ..TrafficParams::DEFAULT
+        },
+        TrafficParams {
+            gap: Fx::ZERO,
+            ..TrafficParams::DEFAULT
+        },
+        TrafficParams {
+            approach: Fx::from_num(-1),
+            ..TrafficParams::DEFAULT
+        },
+        TrafficParams {
+            queue: Fx::from_num(1_001),
+            ..TrafficParams::DEFAULT
+        },
+        TrafficParams {
+            hold_seconds: 86_401,
+            ..TrafficParams::DEFAULT
+        },
+    ];
+    for traffic in bad {
+        let params = NavParams {
+            traffic,
+            ..before.clone().unwrap()
+        };
+        let e = sim.set_navigation(Some(params)).unwrap_err();
+        assert!(e.to_string().contains("traffic"), "{e}");
+        assert_eq!(sim.navigation().cloned(), before);
+        assert_eq!(sim.state_hash(), hash);
+    }
+    let good = NavParams {
+        traffic: TrafficParams {
+            batch: 4,
+            ..TrafficParams::DEFAULT
+        },
+        ..before.clone().unwrap()
+    };
+    sim.set_navigation(Some(good.clone())).unwrap();
+    assert_eq!(sim.navigation(), Some(&good));
+    let text = door_scene("1.3", "0.25", 2, false, 10);
+    let Err(e) = Scenario::from_toml_str(&(text.clone() + "[navigation.traffic]\nradius = 0\n"))
+    else {
+        panic!("radius 0 is refused");
+    };
+    assert!(e.to_string().contains("traffic radius"), "{e}");
+    assert!(Scenario::from_toml_str(&(text + "[navigation.traffic]\nbatches = 3\n")).is_err());
+}
