@@ -419,13 +419,21 @@ struct Relation {
 /// distance (its block may reach past the approach distance).
 fn relation(
     params: &TrafficParams,
-    chokes: &[Choke],
+    chokes: &PortalIndex<'_>,
+    widths: &[Fx],
     t: &Traveller<'_>,
     waits_for: Option<Choke>,
 ) -> Option<Relation> {
     let mut best: Option<Relation> = None;
-    for (c, choke) in chokes.iter().enumerate() {
-        let width = (choke.b - choke.a).length();
+    // Only the chokes within the farthest reach along x can pass the cheap reject below, and
+    // the one waited for (any reach); ascending, as the whole list was read before.
+    let window = chokes.x_window(t.position.x, chokes.reach_max);
+    let waited = waits_for.and_then(|w| chokes.list.binary_search(&w).ok());
+    let before = waited.filter(|&w| w < window.start);
+    let after = waited.filter(|&w| w >= window.end);
+    for c in before.into_iter().chain(window).chain(after) {
+        let choke = &chokes.list[c];
+        let width = widths[c];
         let reach = if waits_for == Some(*choke) {
             Fx::MAX
         } else {
@@ -556,10 +564,15 @@ pub fn decide(
     waiting: &[Option<(Choke, Vec2)>],
 ) -> Vec<Decision> {
     state.retain(|s| chokes.binary_search(&s.choke).is_ok());
+    let widths: Vec<Fx> = chokes.iter().map(|c| (c.b - c.a).length()).collect();
+    let reach_max = widths.iter().fold(Fx::ZERO, |m, &w| {
+        m.max(params.approach_distance(w).saturating_add(w))
+    });
+    let index = PortalIndex::new(chokes, reach_max);
     let rel: Vec<Option<Relation>> = travellers
         .iter()
         .zip(waiting)
-        .map(|(t, w)| relation(params, chokes, t, w.map(|w| w.0)))
+        .map(|(t, w)| relation(params, &index, &widths, t, w.map(|w| w.0)))
         .collect();
     // Per choke with anyone near: who approaches / is in it on each side.
     let mut near: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
@@ -762,9 +775,10 @@ pub fn has_right_of_way(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
 /// flow one way keeps its paths.
 #[must_use]
 pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> Vec<Option<Vec2>> {
+    let index = PortalIndex::new(lanes, Fx::ZERO);
     let crossing: Vec<Option<(usize, u8)>> = units
         .iter()
-        .map(|&(position, target, _)| lane_crossing(lanes, position, target))
+        .map(|&(position, target, _)| lane_crossing(&index, position, target))
         .collect();
     let mut sides = vec![0u8; lanes.len()];
     for &(l, side) in crossing.iter().flatten() {
@@ -814,11 +828,26 @@ fn crossing_offset(lane: &Choke, u: Vec2, p: Vec2, q: Vec2) -> Fx {
 
 /// The lane portal (index, side crossed from) the segment `position → target` crosses nearest
 /// to `position`, `target` strictly on its other side.
-fn lane_crossing(lanes: &[Choke], position: Vec2, target: Vec2) -> Option<(usize, u8)> {
+fn lane_crossing(lanes: &PortalIndex<'_>, position: Vec2, target: Vec2) -> Option<(usize, u8)> {
+    // The lanes whose x-range can meet the segment's (the others fail the box test), in
+    // ascending order: the same answer as the whole list.
+    let range = lanes.x_range(position.x.min(target.x), position.x.max(target.x));
+    lane_crossing_in(lanes.list, range, position, target)
+}
+
+/// [`lane_crossing`] over the lanes of `range` (ascending); over all of them it is the plain
+/// form, the fast one's test oracle.
+fn lane_crossing_in(
+    lanes: &[Choke],
+    range: std::ops::Range<usize>,
+    position: Vec2,
+    target: Vec2,
+) -> Option<(usize, u8)> {
     let lo = (position.x.min(target.x), position.y.min(target.y));
     let hi = (position.x.max(target.x), position.y.max(target.y));
     let mut best: Option<(i128, usize, u8)> = None;
-    for (l, lane) in lanes.iter().enumerate() {
+    for l in range {
+        let lane = &lanes[l];
         // Bounding boxes first (cheap), then the exact crossing.
         if lane.a.x.max(lane.b.x) < lo.0
             || lane.a.x.min(lane.b.x) > hi.0
@@ -852,6 +881,54 @@ pub fn near_portal(params: &TrafficParams, portals: &[Choke], position: Vec2) ->
     portals
         .iter()
         .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))
+}
+
+/// Portals (ascending, so by `a.x`) with the largest x-extent among them and a reach: the
+/// portals whose middle or x-range can come within some distance of a point along x form one
+/// contiguous range of the list, found by two binary searches instead of a scan.
+pub(crate) struct PortalIndex<'a> {
+    /// The portals, ascending.
+    pub list: &'a [Choke],
+    /// The largest `b.x − a.x` of the list (`a.x <= b.x`: `a` is the smaller corner).
+    span: Fx,
+    /// A reach the caller bounds its distances by ([`relation`]: the farthest approach).
+    pub reach_max: Fx,
+}
+
+impl<'a> PortalIndex<'a> {
+    /// The index of `list` (ascending).
+    pub(crate) fn new(list: &'a [Choke], reach_max: Fx) -> Self {
+        debug_assert!(list.windows(2).all(|w| w[0] < w[1]));
+        let span = list
+            .iter()
+            .fold(Fx::ZERO, |m, c| m.max(c.b.x.saturating_sub(c.a.x)));
+        Self {
+            list,
+            span,
+            reach_max,
+        }
+    }
+
+    /// The range of portals whose x-range `[a.x, b.x]` meets `[lo, hi]`, and some more:
+    /// `a.x` in `[lo − span, hi]`.
+    fn x_range(&self, lo: Fx, hi: Fx) -> std::ops::Range<usize> {
+        let from = lo.saturating_sub(self.span);
+        self.list.partition_point(|c| c.a.x < from)..self.list.partition_point(|c| c.a.x <= hi)
+    }
+
+    /// The range of portals whose x-range comes within `reach` of `x` (a superset of those
+    /// whose middle does).
+    fn x_window(&self, x: Fx, reach: Fx) -> std::ops::Range<usize> {
+        self.x_range(x.saturating_sub(reach), x.saturating_add(reach))
+    }
+
+    /// [`near_portal`] over the index: only the portals within the reach along x are read.
+    pub(crate) fn near(&self, params: &TrafficParams, position: Vec2) -> bool {
+        let reach = params.r(params.yield_within);
+        self.list[self.x_window(position.x, reach)]
+            .iter()
+            .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))
+    }
 }
 
 /// A waiting block: (choke index, side, left hand).

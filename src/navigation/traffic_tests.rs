@@ -443,3 +443,63 @@ fn traffic_settings_are_checked() {
         ..d
     }));
 }
+
+/// Random portals (ascending, as `chokes` and `lanes` give them) and points on a 200 × 200
+/// map, from a fixed seed.
+fn random_portals(seed: u64) -> (Vec<Choke>, Vec<Vec2>) {
+    let mut z = seed;
+    let mut next = move |n: u64| {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        crate::util::splitmix64(z) % n
+    };
+    let mut coord = |n: u64| Fx::from_bits(((next(n) as i64) - (n as i64) / 2) << 28);
+    let mut portals: Vec<Choke> = (0..60)
+        .map(|_| {
+            let a = Vec2::new(coord(3200), coord(3200));
+            let b = a + Vec2::new(coord(96), coord(96));
+            Choke::new(a, b)
+        })
+        .collect();
+    portals.sort_unstable();
+    portals.dedup();
+    let points = (0..400)
+        .map(|_| Vec2::new(coord(3600), coord(3600)))
+        .collect();
+    (portals, points)
+}
+
+/// The index's windows hold every portal the plain scans find: `near` equals `near_portal`,
+/// the lane crossing over the x-range equals the scan of the whole list, and the window of a
+/// reach holds every portal whose middle is within it along x.
+#[test]
+fn the_portal_index_answers_as_the_plain_scans() {
+    let params = TrafficParams::DEFAULT;
+    for seed in 1..6 {
+        let (portals, points) = random_portals(seed);
+        let index = PortalIndex::new(&portals, Fx::ZERO);
+        let (mut near, mut crossed) = (0, 0);
+        for (i, &p) in points.iter().enumerate() {
+            let plain = near_portal(&params, &portals, p);
+            assert_eq!(index.near(&params, p), plain, "seed {seed}, {p:?}");
+            near += usize::from(plain);
+            let q = points[(i * 7 + 3) % points.len()];
+            let all = lane_crossing_in(&portals, 0..portals.len(), p, q);
+            assert_eq!(
+                lane_crossing(&index, p, q),
+                all,
+                "seed {seed}, {p:?} -> {q:?}"
+            );
+            crossed += usize::from(all.is_some());
+            let reach = Fx::from_num(3);
+            let window = index.x_window(p.x, reach);
+            for (c, portal) in portals.iter().enumerate() {
+                if (portal.mid().x - p.x).abs() <= reach {
+                    assert!(window.contains(&c), "seed {seed}, portal {c}");
+                }
+            }
+        }
+        // Both answers occur (the test would not see a wrong window otherwise).
+        assert!(near > 0 && near < points.len(), "seed {seed}: {near} near");
+        assert!(crossed > 0, "seed {seed}: no crossing");
+    }
+}

@@ -418,10 +418,14 @@ impl Simulator {
         // unit pushed off its rest point returns above them; near a choke it stays yielding
         // (walking back with precedence it pushed into the door's queue: the door scenes took
         // 2 to 10 s longer).
+        let (choke_index, lane_index) = (
+            traffic::PortalIndex::new(&chokes, crate::math::Fx::ZERO),
+            traffic::PortalIndex::new(&lanes, crate::math::Fx::ZERO),
+        );
         for (id, position, level) in resting {
-            if traffic::near_portal(&rules, &chokes, position) {
+            if choke_index.near(&rules, position) {
                 right.push((id, YIELD));
-            } else if traffic::near_portal(&rules, &lanes, position) {
+            } else if lane_index.near(&rules, position) {
                 right.push((id, level));
             }
         }
