@@ -25,7 +25,8 @@
 //! * **Wide**: the frame's arc `s` is the formation's centre. When its front (`s` plus the
 //!   largest `y`) comes within one spacing of the next zone, the group switches to the column:
 //!   `held` keeps the centre's arc, `s` becomes the column's head (the front).
-//! * **Column**: rank `k` has the column arc `T = s − k · s_c`. A member whose column arc is
+//! * **Column**: rank `k` has the column arc `T = s − ⌊k / files⌋ · s_c`, on file
+//!   `k mod files` (rows of `files` abreast). A member whose column arc is
 //!   still behind its slot as it was at the switch (`T < held + y`) holds that slot (it waits
 //!   for its turn: ranks behind it are behind it, so nobody walks through a waiting member); a
 //!   member whose column arc is within the zone (plus one spacing) follows the column, on its
@@ -33,7 +34,8 @@
 //!   `s_r = b + s_w − y_min` (the zone's end `b` plus one spacing `s_w`, far enough that the
 //!   rear rank stands a spacing past it; at most the path's length). When the last rank has
 //!   passed the zone, the group is wide again, its centre at `s_r`.
-//! * **Done** when the centre reaches the end of the path, wide: the members then walk to
+//! * **Done** when the centre reaches the end of the path, wide (slowing down over the last
+//!   `pace · STOP_SECONDS`, [`March::speed`]): the members then walk to
 //!   their final slots by their ordinary orders.
 //!
 //! # Laggards
