@@ -427,7 +427,9 @@ impl March {
         };
         self.moved = !wait;
         if !wait {
-            self.s = self.s.saturating_add(self.speed().saturating_mul(dt));
+            // At least one ulp: the final approach ends even at a pace of a few ulps.
+            let step = self.speed().saturating_mul(dt).max(Fx::DELTA);
+            self.s = self.s.saturating_add(step);
         }
         let total = self.length();
         let (front, _) = self.extent();
