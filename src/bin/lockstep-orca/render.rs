@@ -604,7 +604,7 @@ fn svg_document(p: &Picture, view: &View) -> svg::Document {
             ),
         };
     }
-    doc = svg_march(doc, &p.march, view);
+    doc = march::svg(doc, &p.march, view);
     for t in &p.tracks {
         doc = doc.add(
             Polyline::new()
@@ -654,31 +654,6 @@ fn svg_document(p: &Picture, view: &View) -> svg::Document {
                     .set("stroke-width", 1),
             );
         }
-    }
-    doc
-}
-
-/// The marches in the SVG: each group's path and narrow stretches as first sampled.
-fn svg_march(mut doc: svg::Document, layer: &march::MarchLayer, view: &View) -> svg::Document {
-    use svg::node::element::Polyline;
-    for m in layer.first().values() {
-        for (line, width) in &m.zones {
-            doc = doc.add(
-                Polyline::new()
-                    .set("points", points_attr(view, line.iter().copied()))
-                    .set("fill", "none")
-                    .set("stroke", hex(MARCH_BAND))
-                    .set("stroke-width", fmt1(view.r(*width, 2.0))),
-            );
-        }
-        doc = doc.add(
-            Polyline::new()
-                .set("points", points_attr(view, m.path.iter().copied()))
-                .set("fill", "none")
-                .set("stroke", hex(MARCH_LINE))
-                .set("stroke-width", 1)
-                .set("stroke-dasharray", "4 3"),
-        );
     }
     doc
 }

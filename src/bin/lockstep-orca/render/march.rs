@@ -9,6 +9,7 @@
 #![allow(clippy::float_arithmetic)]
 
 use super::nav::Pt;
+use super::{View, fmt1, hex, points_attr};
 use lockstep_orca::orders::formation::March;
 use lockstep_orca::orders::formation::march::Phase;
 use lockstep_orca::{Fx, Simulator};
@@ -124,4 +125,29 @@ impl MarchLayer {
         }
         out
     }
+}
+
+/// The marches in the SVG: each group's path and narrow stretches as first sampled.
+pub fn svg(mut doc: svg::Document, layer: &MarchLayer, view: &View) -> svg::Document {
+    use svg::node::element::Polyline;
+    for m in layer.first().values() {
+        for (line, width) in &m.zones {
+            doc = doc.add(
+                Polyline::new()
+                    .set("points", points_attr(view, line.iter().copied()))
+                    .set("fill", "none")
+                    .set("stroke", hex(super::MARCH_BAND))
+                    .set("stroke-width", fmt1(view.r(*width, 2.0))),
+            );
+        }
+        doc = doc.add(
+            Polyline::new()
+                .set("points", points_attr(view, m.path.iter().copied()))
+                .set("fill", "none")
+                .set("stroke", hex(super::MARCH_LINE))
+                .set("stroke-width", 1)
+                .set("stroke-dasharray", "4 3"),
+        );
+    }
+    doc
 }
