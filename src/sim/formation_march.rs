@@ -298,6 +298,7 @@ impl Simulator {
             let Some(m) = f.march.as_deref() else {
                 continue;
             };
+            let speed = m.speed();
             for (&(t, dir, phase), &(id, slot)) in m.targets().iter().zip(&f.slots) {
                 if self.member(id, slot).is_none() {
                     continue;
@@ -306,7 +307,7 @@ impl Simulator {
                     continue;
                 };
                 let carry = if m.moved && March::leads(phase) {
-                    dir * m.pace
+                    dir * speed
                 } else {
                     Vec2::ZERO
                 };

@@ -599,3 +599,93 @@ fn a_failed_step_puts_the_march_back() {
     assert_eq!(sim.state_hash(), before);
     assert_eq!(sim.formation(1).unwrap().march, march_before);
 }
+
+/// The stragglers of a march (a report; `SCENE=formation_cross` for the other scene): how far
+/// the members stand from their slots when the march ends, and the 12 that come to rest last
+/// (their slot in the formation's frame, when they were last within 0.5 of it, where they stood
+/// at the end of the march). Every unit ends within 0.5 of its slot.
+#[cfg(feature = "scenario")]
+#[test]
+#[ignore = "a report: cargo test --test api straggler_report -- --ignored --nocapture"]
+fn straggler_report() {
+    use lockstep_orca::scenario::Scenario;
+    let name = std::env::var("SCENE").unwrap_or("formation_gap200".into());
+    let path = format!(
+        "{}/fixtures/scenarios/{name}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (mut sim, driver) = Scenario::load(std::path::Path::new(&path))
+        .unwrap()
+        .build()
+        .unwrap();
+    let ids = sim.agent_ids().to_vec();
+    let dt = sim.time_step().to_num::<f64>();
+    let n = ids.len();
+    let slot_of = |sim: &Simulator, id| {
+        sim.formations()
+            .find_map(|(_, f)| Some((f.slot(id)?, f.goal, f.facing)))
+            .unwrap()
+    };
+    let (mut last, mut settled) = (vec![Vec2::ZERO; n], vec![0u64; n]);
+    let mut within = vec![None::<u64>; n];
+    let mut at_end: Vec<Option<(f64, (f64, f64))>> = vec![None; n];
+    let mut ended = None;
+    while sim.tick() < 2000 {
+        let tick = sim.tick();
+        driver.apply_events(&mut sim, tick).unwrap();
+        sim.step().unwrap();
+        let marching = sim.formations().any(|(_, f)| f.march.is_some());
+        for (k, &id) in ids.iter().enumerate() {
+            let p = sim.agent_position(id).unwrap();
+            if p != last[k] {
+                settled[k] = sim.tick();
+            }
+            last[k] = p;
+            let d = (p - slot_of(&sim, id).0).length().to_num::<f64>();
+            if d > 0.5 {
+                within[k] = None;
+            } else if within[k].is_none() {
+                within[k] = Some(sim.tick());
+            }
+            if !marching && ended.is_none() {
+                at_end[k] = Some((d, p.to_f64()));
+            }
+        }
+        if !marching && ended.is_none() {
+            ended = Some(sim.tick());
+        }
+    }
+    let errs: Vec<f64> = at_end.iter().map(|e| e.unwrap().0).collect();
+    let over = |d: f64| errs.iter().filter(|&&e| e > d).count();
+    eprintln!(
+        "{name}: march ended at {:.2} s; members farther than 0.5 / 1 / 2 from their slot then: \
+         {} / {} / {}, mean {:.3}; last at rest at {:.2} s",
+        ended.unwrap() as f64 * dt,
+        over(0.5),
+        over(1.0),
+        over(2.0),
+        errs.iter().sum::<f64>() / n as f64,
+        settled.iter().max().unwrap().to_owned() as f64 * dt
+    );
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse((settled[k], k)));
+    for &k in order.iter().take(12) {
+        let (slot, goal, facing) = slot_of(&sim, ids[k]);
+        let ((rx, ry), (fx, fy)) = ((slot - goal).to_f64(), facing.to_f64());
+        eprintln!(
+            "  unit {:3}: at rest from {:7.2} s, within 0.5 of its slot from {:7.2} s, slot \
+             ({:6.1} right, {:6.1} forward), at the march's end {:.2} from it at {:?}",
+            ids[k].0,
+            settled[k] as f64 * dt,
+            within[k].map_or(f64::NAN, |t| t as f64 * dt),
+            rx * fy - ry * fx,
+            rx * fx + ry * fy,
+            errs[k],
+            at_end[k].unwrap().1
+        );
+    }
+    assert!(
+        within.iter().all(Option::is_some),
+        "{name}: a unit off its slot"
+    );
+}

@@ -146,3 +146,40 @@ fn a_replay_renders_too() {
     assert!(a.starts_with(b"\x89PNG") && b.starts_with(b"\x89PNG"));
     assert_eq!(a[16..24], b[16..24], "same width and height");
 }
+
+/// A group moving together is drawn with its march: the PNG's palette gains the march's two
+/// colours (22 in all, after the navigation's four); the SVG
+/// draws the planned path, dashed, in the march's colour.
+#[test]
+fn a_march_is_drawn() {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pictures-march");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let (png, svg) = (scratch.join("m.png"), scratch.join("m.svg"));
+    let o = Command::new(env!("CARGO_BIN_EXE_lockstep-orca"))
+        .arg("render")
+        .arg(Path::new(ROOT).join("fixtures/scenarios/formation_gap200.toml"))
+        .args(["--size", "160", "--to", "120", "--no-trails", "--png"])
+        .arg(&png)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let png = std::fs::read(png).unwrap();
+    // The PLTE chunk: its length (big-endian) precedes its tag.
+    let at = png
+        .windows(4)
+        .position(|w| w == b"PLTE")
+        .expect("a palette");
+    let len = u32::from_be_bytes(png[at - 4..at].try_into().unwrap()) as usize;
+    assert_eq!(len, 22 * 3, "16 colours, the navigation's 4, the march's 2");
+    let palette = &png[at + 4..at + 4 + len];
+    assert_eq!(&palette[20 * 3..], &[0x1a, 0x3a, 0x8c, 0xf6, 0xc8, 0x7a]);
+    let svg = std::fs::read_to_string(svg).unwrap();
+    assert!(svg.contains("stroke-dasharray"), "the planned path");
+    assert!(
+        svg.contains("#1a3a8c") && svg.contains("#f6c87a"),
+        "path and narrow stretch"
+    );
+}

@@ -1,6 +1,7 @@
 //! `render`: pictures of a run. An SVG of the obstacles and every agent's trajectory, an
 //! animated GIF and a PNG still. With navigation on, the navigation mesh and the planned paths
-//! (`render/nav.rs`).
+//! (`render/nav.rs`). Groups moving together: their shared path, the stretches where they
+//! narrow to a column and the moving frame (`render/march.rs`).
 //!
 //! Rendering only reads positions through the public API (`agent_ids`, `agent_position`,
 //! `agent_params`, `obstacles`) after each tick of an ordinary run. It feeds nothing back.
@@ -8,6 +9,7 @@
 //! Hence the module-wide `allow(clippy::float_arithmetic)`.
 #![allow(clippy::float_arithmetic)]
 
+mod march;
 mod nav;
 
 use crate::Fail;
@@ -35,7 +37,12 @@ use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Stroke, Transform};
 /// range --from..=--to, plus the range's last tick. When the scene has navigation the pictures
 /// show the navigation mesh instead of the obstacles (walkable triangles light with thin
 /// edges, blocked triangles dark, walls bold) and, in the GIF and the PNG, each navigating
-/// agent's remaining planned path in its colour.
+/// agent's remaining planned path in its colour. A group moving together (a formation move
+/// with `together = true`) shows, while it marches, its shared path, the stretches where it
+/// narrows to a column (a pale band as wide as the column) and the moving frame: the outline
+/// of each block of members (around the moving centre, waiting for their turn, in the column,
+/// re-formed past the narrow stretch) with an arrowhead at the frame's head. The SVG shows each
+/// group's path and narrow stretches as planned.
 #[derive(Args)]
 pub struct RenderArgs {
     /// A scenario file (TOML, at most 16 MiB) or a replay file (streamed).
@@ -127,12 +134,23 @@ const NAV_EDGE: usize = PALETTE.len() + 1;
 const NAV_BLOCKED: usize = PALETTE.len() + 2;
 const NAV_WALL: usize = PALETTE.len() + 3;
 
-/// The RGB of palette index `c` (the navigation colours follow [`PALETTE`]).
+/// The colours the march layer adds after [`NAV_PALETTE`] (a picture without a march keeps
+/// its palette, so its bytes do not change): the shared path and the frame's outlines, the
+/// narrow stretches' bands.
+const MARCH_PALETTE: [[u8; 3]; 2] = [[0x1a, 0x3a, 0x8c], [0xf6, 0xc8, 0x7a]];
+const MARCH_LINE: usize = PALETTE.len() + NAV_PALETTE.len();
+const MARCH_BAND: usize = MARCH_LINE + 1;
+
+/// The RGB of palette index `c` (the navigation colours follow [`PALETTE`], the march's
+/// follow those).
 fn rgb(c: usize) -> [u8; 3] {
-    PALETTE
-        .get(c)
-        .copied()
-        .unwrap_or_else(|| NAV_PALETTE[c - PALETTE.len()])
+    let nav = c.checked_sub(PALETTE.len());
+    let march = nav.and_then(|k| k.checked_sub(NAV_PALETTE.len()));
+    match (PALETTE.get(c), march) {
+        (Some(&c), _) => c,
+        (None, Some(k)) => MARCH_PALETTE[k],
+        (None, None) => NAV_PALETTE[nav.unwrap_or(0)],
+    }
 }
 
 /// One agent's samples.
@@ -154,7 +172,18 @@ struct Picture {
     replay: bool,
     /// The navigation mesh and planned paths, when the run has navigation.
     nav: Option<nav::NavLayer>,
+    /// The marches (empty when no group moved together).
+    march: march::MarchLayer,
 }
+
+/// What a run's sampling gives: the sampled ticks, each agent's track, the navigation layer
+/// (with navigation) and the march layer.
+type Samples = (
+    Vec<u64>,
+    Vec<Track>,
+    Option<nav::NavLayer>,
+    march::MarchLayer,
+);
 
 /// One agent in one state: id, x, y, radius.
 type AgentState = (u32, f64, f64, f64);
@@ -173,6 +202,8 @@ struct Sampler {
     nav: nav::NavLayer,
     /// Whether the simulator has navigation.
     has_nav: bool,
+    /// The march layer, sampled with the positions.
+    march: march::MarchLayer,
 }
 
 impl Sampler {
@@ -211,6 +242,7 @@ impl Sampler {
             self.pending = None;
             self.push(tick, state);
             self.has_nav |= self.nav.observe(sim);
+            self.march.observe(sim);
         } else {
             self.pending = Some((tick, state));
         }
@@ -218,15 +250,21 @@ impl Sampler {
 
     /// The samples; `last` is the simulator at the end of the run, sampled for the navigation
     /// layer when its tick was pending.
-    fn finish(mut self, last: Option<&Simulator>) -> (Vec<u64>, Vec<Track>, Option<nav::NavLayer>) {
+    fn finish(mut self, last: Option<&Simulator>) -> Samples {
         if let Some((tick, state)) = self.pending.take() {
             self.push(tick, state);
             if let Some(sim) = last.filter(|s| s.tick() == tick) {
                 self.has_nav |= self.nav.observe(sim);
+                self.march.observe(sim);
             }
         }
         let nav = self.has_nav.then_some(self.nav);
-        (self.ticks, self.tracks.into_values().collect(), nav)
+        (
+            self.ticks,
+            self.tracks.into_values().collect(),
+            nav,
+            self.march,
+        )
     }
 }
 
@@ -254,6 +292,7 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
         pending: None,
         nav: nav::NavLayer::default(),
         has_nav: false,
+        march: march::MarchLayer::default(),
     };
     let replay = is_replay(&args.input)?;
     let (obstacles, goals, last) = if replay {
@@ -324,7 +363,7 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
         }
         (scenario.obstacles.clone(), goals, sim)
     };
-    let (ticks, mut tracks, nav) = sampler.finish(Some(&last));
+    let (ticks, mut tracks, nav, march) = sampler.finish(Some(&last));
     if ticks.is_empty() {
         return Err(Fail::input(format!(
             "nothing to render: the run has no tick in {}..={}",
@@ -347,6 +386,7 @@ fn collect(args: &RenderArgs) -> Result<Picture, Fail> {
         tracks,
         replay,
         nav,
+        march,
     })
 }
 
@@ -564,6 +604,7 @@ fn svg_document(p: &Picture, view: &View) -> svg::Document {
             ),
         };
     }
+    doc = march::svg(doc, &p.march, view);
     for t in &p.tracks {
         doc = doc.add(
             Polyline::new()
@@ -710,6 +751,18 @@ fn frame_indices(p: &Picture, view: &View, tick: u64) -> Vec<u8> {
             pm.stroke_path(&path, &paint(OBSTACLE_EDGE), &stroke(w), id, None);
         }
     }
+    let marches = p.march.at(tick);
+    for (_, m) in marches {
+        for (centre, width) in &m.zones {
+            let band = Stroke {
+                width: view.r(*width, 4.0) as f32,
+                ..Stroke::default()
+            };
+            if let Some(path) = line(centre, false) {
+                pm.stroke_path(&path, &paint(MARCH_BAND), &band, id, None);
+            }
+        }
+    }
     for t in &p.tracks {
         let trail: Vec<(f64, f64)> = t
             .points
@@ -751,6 +804,19 @@ fn frame_indices(p: &Picture, view: &View, tick: u64) -> Vec<u8> {
             }
         }
     }
+    for (_, m) in marches {
+        if let Some(path) = line(&m.path, false) {
+            pm.stroke_path(&path, &paint(MARCH_LINE), &stroke(1.0), id, None);
+        }
+        for outline in &m.outlines {
+            if let Some(path) = line(outline, true) {
+                pm.stroke_path(&path, &paint(MARCH_LINE), &stroke(1.0), id, None);
+            }
+        }
+        if let Some(path) = m.head.and_then(|h| line(&h, true)) {
+            pm.fill_path(&path, &paint(MARCH_LINE), FillRule::Winding, id, None);
+        }
+    }
     for t in &p.tracks {
         if let Some(&(_, x, y)) = t.points.iter().find(|&&(k, _, _)| k == tick) {
             let r = view.r(t.radius, 1.5) as f32;
@@ -783,14 +849,16 @@ fn nearest(c: [u8; 3], colours: usize) -> u8 {
         .expect("non-empty palette") as u8
 }
 
-/// How many colours the picture uses: [`PALETTE`], plus [`NAV_PALETTE`] with navigation.
+/// How many colours the picture uses: [`PALETTE`], plus [`NAV_PALETTE`] with navigation, plus
+/// (after the navigation colours, whether used or not) [`MARCH_PALETTE`] with a march.
 fn palette_len(p: &Picture) -> usize {
-    PALETTE.len()
-        + if p.nav.is_some() {
-            NAV_PALETTE.len()
-        } else {
-            0
-        }
+    if !p.march.is_empty() {
+        MARCH_BAND + 1
+    } else if p.nav.is_some() {
+        PALETTE.len() + NAV_PALETTE.len()
+    } else {
+        PALETTE.len()
+    }
 }
 
 fn palette_bytes(colours: usize) -> Vec<u8> {

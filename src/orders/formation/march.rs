@@ -25,7 +25,8 @@
 //! * **Wide**: the frame's arc `s` is the formation's centre. When its front (`s` plus the
 //!   largest `y`) comes within one spacing of the next zone, the group switches to the column:
 //!   `held` keeps the centre's arc, `s` becomes the column's head (the front).
-//! * **Column**: rank `k` has the column arc `T = s − k · s_c`. A member whose column arc is
+//! * **Column**: rank `k` has the column arc `T = s − ⌊k / files⌋ · s_c`, on file
+//!   `k mod files` (rows of `files` abreast). A member whose column arc is
 //!   still behind its slot as it was at the switch (`T < held + y`) holds that slot (it waits
 //!   for its turn: ranks behind it are behind it, so nobody walks through a waiting member); a
 //!   member whose column arc is within the zone (plus one spacing) follows the column, on its
@@ -33,7 +34,8 @@
 //!   `s_r = b + s_w − y_min` (the zone's end `b` plus one spacing `s_w`, far enough that the
 //!   rear rank stands a spacing past it; at most the path's length). When the last rank has
 //!   passed the zone, the group is wide again, its centre at `s_r`.
-//! * **Done** when the centre reaches the end of the path, wide: the members then walk to
+//! * **Done** when the centre reaches the end of the path, wide (slowing down over the last
+//!   `pace · STOP_SECONDS`, [`March::speed`]): the members then walk to
 //!   their final slots by their ordinary orders.
 //!
 //! # Laggards
@@ -57,6 +59,10 @@ pub const LAG_SPACINGS: i32 = 2;
 pub const WAIT_SECONDS: Fx = Fx::lit("5");
 /// The column's spacing in radii of the largest member.
 pub const COLUMN_SPACING_RADII: Fx = Fx::lit("2.5");
+/// The frame's final approach, in seconds: wide, past every zone and within `pace · STOP_SECONDS`
+/// of the path's end, the frame moves at the remaining distance over `STOP_SECONDS` (at least
+/// an eighth of the pace), so the group slows down together instead of overshooting its slots.
+pub const STOP_SECONDS: Fx = Fx::lit("2");
 /// Most files a column has.
 pub const MAX_COLUMN_FILES: u32 = 64;
 /// Most clearance samples taken along a shared path (the sample step grows beyond).
@@ -95,6 +101,23 @@ pub enum Phase {
     Column,
     /// Its slot around the re-forming centre past the zone.
     Reformed,
+}
+
+/// The members of a march in one phase, as drawn ([`March::blocks`]): the stretch of the
+/// shared path from arc `rear` to arc `front`, from `left` to `right` across it (offsets to the
+/// right of the path, as the slots' `x`), enclosing the members' targets (not their discs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The members' phase.
+    pub phase: Phase,
+    /// The least arc of a target.
+    pub rear: Fx,
+    /// The largest arc of a target.
+    pub front: Fx,
+    /// The least offset of a target to the right of the path.
+    pub left: Fx,
+    /// The largest offset.
+    pub right: Fx,
 }
 
 /// A group's march (state: hashed, snapshotted, diffed), kept in its
@@ -295,33 +318,84 @@ impl March {
 
     /// [`target`](Self::target) with the re-forming centre given.
     fn target_with(&self, m: &Member, reform: Fx) -> (Vec2, Vec2, Phase) {
-        let place = |arc: Fx, x: Fx, phase: Phase| {
-            let (p, dir) = at(&self.path, arc);
-            let right = Vec2::new(dir.y, -dir.x);
-            (offset(p, right, x), dir, phase)
-        };
+        let (arc, x, phase) = self.local_target(m, reform);
+        let (p, dir) = at(&self.path, arc);
+        let right = Vec2::new(dir.y, -dir.x);
+        (offset(p, right, x), dir, phase)
+    }
+
+    /// A point of the shared path by arc length (extended past both ends) and the path's
+    /// direction there.
+    #[must_use]
+    pub fn point_at(&self, s: Fx) -> (Vec2, Vec2) {
+        at(&self.path, s)
+    }
+
+    /// The march as drawn (`render`, a game's overlay): one [`Block`] per phase that has
+    /// members, in the order wide, held, column, re-formed, each the extent of its members'
+    /// targets in path coordinates. `O(n + P)`.
+    #[must_use]
+    pub fn blocks(&self) -> Vec<Block> {
+        let reform = self.reform_centre();
+        let phases = [Phase::Wide, Phase::Held, Phase::Column, Phase::Reformed];
+        let mut out: [Option<Block>; 4] = [None; 4];
+        for m in &self.members {
+            let (arc, x, phase) = self.local_target(m, reform);
+            let k = phases.iter().position(|&p| p == phase).unwrap_or(0);
+            let b = out[k].get_or_insert(Block {
+                phase,
+                rear: arc,
+                front: arc,
+                left: x,
+                right: x,
+            });
+            b.rear = b.rear.min(arc);
+            b.front = b.front.max(arc);
+            b.left = b.left.min(x);
+            b.right = b.right.max(x);
+        }
+        out.into_iter().flatten().collect()
+    }
+
+    /// Member `m`'s target in path coordinates: its arc, its offset to the right of the path,
+    /// and its phase (see the [module docs](self)).
+    fn local_target(&self, m: &Member, reform: Fx) -> (Fx, Fx, Phase) {
         let zone = self.zones.get(self.zone as usize);
         let (Some(z), true) = (zone, self.column) else {
-            return place(self.s.saturating_add(m.slot.y), m.slot.x, Phase::Wide);
+            return (self.s.saturating_add(m.slot.y), m.slot.x, Phase::Wide);
         };
-        let t = self
-            .s
-            .saturating_sub(self.column_spacing.saturating_mul_int(i64::from(m.rank)));
+        let files = z.files.max(1);
+        let t = self.s.saturating_sub(
+            self.column_spacing
+                .saturating_mul_int(i64::from(m.rank / files)),
+        );
         let hold = self.held.saturating_add(m.slot.y);
         if t < hold {
-            return place(hold, m.slot.x, Phase::Held);
+            return (hold, m.slot.x, Phase::Held);
         }
         if t <= z.b.saturating_add(self.spacing) {
-            let files = z.files.max(1);
             let file = i64::from(m.rank % files);
             // Files centred: (2·file − (files − 1)) · s_c / 2.
             let x = self
                 .column_spacing
                 .saturating_mul_int(2 * file - i64::from(files) + 1)
                 / 2;
-            return place(t, x, Phase::Column);
+            return (t, x, Phase::Column);
         }
-        place(reform.saturating_add(m.slot.y), m.slot.x, Phase::Reformed)
+        (reform.saturating_add(m.slot.y), m.slot.x, Phase::Reformed)
+    }
+
+    /// The frame's speed for its next tick: the pace, except in the final approach (wide, past
+    /// every zone, within `pace · STOP_SECONDS` of the path's end), where it is the remaining
+    /// distance over [`STOP_SECONDS`], at least an eighth of the pace. A function of the
+    /// state, so it needs no state of its own.
+    #[must_use]
+    pub fn speed(&self) -> Fx {
+        if self.column || (self.zone as usize) < self.zones.len() {
+            return self.pace;
+        }
+        let rest = self.length().saturating_sub(self.s).max(Fx::ZERO);
+        (rest / STOP_SECONDS).clamp(self.pace / 8, self.pace)
     }
 
     /// Whether a member in phase `phase` is one the frame leads (waits for, and carries at its
@@ -353,16 +427,19 @@ impl March {
         };
         self.moved = !wait;
         if !wait {
-            self.s = self.s.saturating_add(self.pace.saturating_mul(dt));
+            // At least one ulp: the final approach ends even at a pace of a few ulps.
+            let step = self.speed().saturating_mul(dt).max(Fx::DELTA);
+            self.s = self.s.saturating_add(step);
         }
         let total = self.length();
         let (front, _) = self.extent();
         if self.column {
             let z = self.zones[self.zone as usize];
             let last = self.members.iter().map(|m| m.rank).max().unwrap_or(0);
+            let row = last / z.files.max(1);
             let tail = self
                 .s
-                .saturating_sub(self.column_spacing.saturating_mul_int(i64::from(last)));
+                .saturating_sub(self.column_spacing.saturating_mul_int(i64::from(row)));
             if tail > z.b.saturating_add(self.spacing) {
                 self.column = false;
                 self.s = self.reform_arc(&z);

@@ -489,4 +489,109 @@ mod marching {
             }
         }
     }
+
+    /// The final approach: the frame keeps its pace until `pace · STOP_SECONDS` from the end,
+    /// then slows down (never below an eighth of the pace) and ends on the path's end.
+    #[test]
+    fn the_frame_slows_down_before_the_end() {
+        use super::super::march::STOP_SECONDS;
+        let mut m = a_march(Vec::new());
+        let dt = Fx::lit("0.25");
+        let mut steps = Vec::new();
+        loop {
+            let before = m.s;
+            let done = m.advance(false, dt, 3);
+            steps.push((before, m.s - before));
+            if done {
+                break;
+            }
+        }
+        assert_eq!(m.s, Fx::from_num(100));
+        let far = Fx::from_num(100) - m.pace * STOP_SECONDS;
+        for &(s, step) in &steps {
+            if s <= far {
+                assert_eq!(step, m.pace * dt, "full pace at {s}");
+            } else {
+                assert!(step < m.pace * dt, "slower at {s}");
+            }
+        }
+        let approach: Vec<Fx> = steps
+            .iter()
+            .filter(|(s, _)| *s > far)
+            .map(|&(_, d)| d)
+            .collect();
+        assert!(approach.len() > 8, "{approach:?}");
+        assert!(approach.windows(2).all(|w| w[1] <= w[0]), "{approach:?}");
+        assert!(
+            approach[..approach.len() - 1]
+                .iter()
+                .all(|&d| d >= m.pace * dt / 8)
+        );
+    }
+
+    /// A column of two files: ranks side by side in a row, each row a column spacing behind
+    /// the one before.
+    #[test]
+    fn a_column_of_two_files_goes_in_rows() {
+        let zone = Zone {
+            a: Fx::from_num(20),
+            b: Fx::from_num(30),
+            files: 2,
+        };
+        let mut m = a_march(vec![zone]);
+        while !m.column {
+            m.advance(false, Fx::ONE, 3);
+        }
+        for _ in 0..5 {
+            m.advance(false, Fx::ONE, 3);
+        }
+        let t: Vec<(Vec2, Phase)> = m
+            .members
+            .iter()
+            .map(|k| {
+                let (p, _, ph) = m.target(k);
+                (p, ph)
+            })
+            .collect();
+        assert!(t.iter().all(|&(_, ph)| ph == Phase::Column), "{t:?}");
+        assert_eq!(t[0].0.x, t[1].0.x, "ranks 0 and 1 side by side");
+        assert_eq!(t[0].0.y, -t[1].0.y);
+        assert_eq!(t[0].0.x - t[2].0.x, m.column_spacing, "the next row behind");
+    }
+
+    /// The blocks as drawn enclose every member's target, one block per phase present.
+    #[test]
+    fn blocks_enclose_the_targets() {
+        let zone = Zone {
+            a: Fx::from_num(20),
+            b: Fx::from_num(30),
+            files: 1,
+        };
+        let mut m = a_march(vec![zone]);
+        let mut phases_seen = Vec::new();
+        for _ in 0..120 {
+            let blocks = m.blocks();
+            let mut phases: Vec<Phase> = blocks.iter().map(|b| b.phase).collect();
+            phases.dedup();
+            assert_eq!(phases.len(), blocks.len(), "one block per phase");
+            for k in &m.members {
+                let (t, _, ph) = m.target(k);
+                let b = blocks.iter().find(|b| b.phase == ph).expect("its block");
+                let (front, _) = m.point_at(b.front);
+                let (rear, _) = m.point_at(b.rear);
+                // The path is the x axis, heading +x: the right is -y.
+                assert!(rear.x <= t.x && t.x <= front.x, "{t:?} in {b:?}");
+                assert!(b.left <= -t.y && -t.y <= b.right, "{t:?} in {b:?}");
+            }
+            for b in blocks {
+                if !phases_seen.contains(&b.phase) {
+                    phases_seen.push(b.phase);
+                }
+            }
+            if m.advance(false, Fx::ONE, 3) {
+                break;
+            }
+        }
+        assert_eq!(phases_seen.len(), 4, "{phases_seen:?}");
+    }
 }
