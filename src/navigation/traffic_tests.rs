@@ -1,5 +1,6 @@
 //! Unit tests of traffic control on door and corridor meshes built with [`NavMesh::build`].
 
+use super::lanes::{lane_crossing, lane_crossing_in};
 use super::*;
 use crate::navigation::NavParams;
 use crate::obstacle::{ObstacleSet, ObstacleShape};

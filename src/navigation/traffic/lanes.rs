@@ -1,0 +1,183 @@
+//! Lanes: keeping right at lane portals crossed both ways ([`keep_right`]), the yield test
+//! near portals ([`near_portal`]), and the index both read portals through ([`PortalIndex`]:
+//! the window of an ascending portal list along x), also used by the choke relations.
+
+use super::{Choke, TrafficParams, half, wide_sq};
+use crate::geom::segments_intersect;
+use crate::math::{Fx, Vec2};
+
+/// Keeping right at lane portals, for units going from `position` towards `target` (their
+/// current target) with `radius` (the `units`, in order): for each, the point to make its
+/// next target, or `None`.
+///
+/// A unit's lane portal is the one of `lanes` its segment crosses nearest to `position`
+/// (`target` strictly on the other side; a target on a portal's line is such a point
+/// already). Only where units cross a lane portal **both ways** (counterflow) does a unit
+/// keep right: a unit that would cross it outside its right lane (from `1.1 r` to the right
+/// of the middle, so that two units passing each other at the lanes' inner edges do not
+/// touch, to `w / 2 − 1.5 r`, so that a unit there clears the corners) gets the nearest point
+/// of that lane; one crossing inside it keeps its path (units are not funnelled onto one
+/// point). Keeping right at a corridor's mouths splits it into two lanes,
+/// one per direction: head-on crowds that met in the middle held each other for minutes. A
+/// flow one way keeps its paths.
+#[must_use]
+pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> Vec<Option<Vec2>> {
+    let index = PortalIndex::new(lanes, Fx::ZERO);
+    let crossing: Vec<Option<(usize, u8)>> = units
+        .iter()
+        .map(|&(position, target, _)| lane_crossing(&index, position, target))
+        .collect();
+    let mut sides = vec![0u8; lanes.len()];
+    for &(l, side) in crossing.iter().flatten() {
+        sides[l] |= 1 << side;
+    }
+    units
+        .iter()
+        .zip(&crossing)
+        .map(|(&(position, target, radius), c)| {
+            let (l, _) = c.filter(|c| sides[c.0] == 3)?;
+            let lane = &lanes[l];
+            let span = lane.b - lane.a;
+            let width = span.length();
+            let u = span.normalize_or_zero();
+            // Along the portal from its middle, positive to the unit's right (its direction
+            // rotated by −90°).
+            let u = if (-(target - position).perp()).dot_wide(u) >= 0 {
+                u
+            } else {
+                -u
+            };
+            let near = radius.saturating_mul(Fx::from_num(11)) / 10;
+            let far = half(width).saturating_sub(radius.saturating_mul(Fx::from_num(3)) / 2);
+            if far < near {
+                return None;
+            }
+            // Where the segment crosses the portal, as an offset from the middle.
+            let at = crossing_offset(lane, u, position, target);
+            (at < near || at > far).then(|| lane.mid() + u * at.clamp(near, far))
+        })
+        .collect()
+}
+
+/// The offset along `u` (a unit vector along `lane`) from the lane's middle of the point where
+/// the segment `p → q` crosses the lane's line (the segment is known to cross it).
+fn crossing_offset(lane: &Choke, u: Vec2, p: Vec2, q: Vec2) -> Fx {
+    // Signed distances of p and q from the line: the crossing is at p + (q − p) · dp / (dp − dq).
+    let n = u.perp();
+    let (dp, dq) = ((p - lane.mid()).dot(n), (q - lane.mid()).dot(n));
+    let denom = dp - dq;
+    if denom == Fx::ZERO {
+        return Fx::ZERO;
+    }
+    let (op, oq) = ((p - lane.mid()).dot(u), (q - lane.mid()).dot(u));
+    op + (oq - op).saturating_mul(dp / denom)
+}
+
+/// The lane portal (index, side crossed from) the segment `position → target` crosses nearest
+/// to `position`, `target` strictly on its other side.
+pub(super) fn lane_crossing(
+    lanes: &PortalIndex<'_>,
+    position: Vec2,
+    target: Vec2,
+) -> Option<(usize, u8)> {
+    // The lanes whose x-range can meet the segment's (the others fail the box test), in
+    // ascending order: the same answer as the whole list.
+    let range = lanes.x_range(position.x.min(target.x), position.x.max(target.x));
+    lane_crossing_in(lanes.list, range, position, target)
+}
+
+/// [`lane_crossing`] over the lanes of `range` (ascending); over all of them it is the plain
+/// form, the fast one's test oracle.
+pub(super) fn lane_crossing_in(
+    lanes: &[Choke],
+    range: std::ops::Range<usize>,
+    position: Vec2,
+    target: Vec2,
+) -> Option<(usize, u8)> {
+    let lo = (position.x.min(target.x), position.y.min(target.y));
+    let hi = (position.x.max(target.x), position.y.max(target.y));
+    let mut best: Option<(i128, usize, u8)> = None;
+    for l in range {
+        let lane = &lanes[l];
+        // Bounding boxes first (cheap), then the exact crossing.
+        if lane.a.x.max(lane.b.x) < lo.0
+            || lane.a.x.min(lane.b.x) > hi.0
+            || lane.a.y.max(lane.b.y) < lo.1
+            || lane.a.y.min(lane.b.y) > hi.1
+        {
+            continue;
+        }
+        let (Some(from), Some(to)) = (lane.side(position), lane.side(target)) else {
+            continue;
+        };
+        if from == to || !segments_intersect(position, target, lane.a, lane.b) {
+            continue;
+        }
+        let d = (lane.mid() - position).length_squared_wide();
+        if best.is_none_or(|b| d < b.0) {
+            best = Some((d, l, from));
+        }
+    }
+    best.map(|b| (b.1, b.2))
+}
+
+/// Whether `position` is within [`TrafficParams::yield_within`] radii (default `20 r`) of the
+/// middle of one of `portals` (chokes or lane portals): where units at rest at their goals
+/// yield to those still going (beyond a door or a corridor, where the first through settle
+/// in the way of the next). Kept near portals: in a crowd converging on one point, units
+/// yielding everywhere were run over (an overlap of 0.996).
+#[must_use]
+pub fn near_portal(params: &TrafficParams, portals: &[Choke], position: Vec2) -> bool {
+    let reach = params.r(params.yield_within);
+    portals
+        .iter()
+        .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))
+}
+
+/// Portals (ascending, so by `a.x`) with the largest x-extent among them and a reach: the
+/// portals whose middle or x-range can come within some distance of a point along x form one
+/// contiguous range of the list, found by two binary searches instead of a scan.
+pub(crate) struct PortalIndex<'a> {
+    /// The portals, ascending.
+    pub list: &'a [Choke],
+    /// The largest `b.x − a.x` of the list (`a.x <= b.x`: `a` is the smaller corner).
+    pub(super) span: Fx,
+    /// A reach the caller bounds its distances by ([`relation`]: the farthest approach).
+    pub reach_max: Fx,
+}
+
+impl<'a> PortalIndex<'a> {
+    /// The index of `list` (ascending).
+    pub(crate) fn new(list: &'a [Choke], reach_max: Fx) -> Self {
+        debug_assert!(list.windows(2).all(|w| w[0] < w[1]));
+        let span = list
+            .iter()
+            .fold(Fx::ZERO, |m, c| m.max(c.b.x.saturating_sub(c.a.x)));
+        Self {
+            list,
+            span,
+            reach_max,
+        }
+    }
+
+    /// The range of portals whose x-range `[a.x, b.x]` meets `[lo, hi]`, and some more:
+    /// `a.x` in `[lo − span, hi]`.
+    pub(super) fn x_range(&self, lo: Fx, hi: Fx) -> std::ops::Range<usize> {
+        let from = lo.saturating_sub(self.span);
+        self.list.partition_point(|c| c.a.x < from)..self.list.partition_point(|c| c.a.x <= hi)
+    }
+
+    /// The range of portals whose x-range comes within `reach` of `x` (a superset of those
+    /// whose middle does).
+    pub(super) fn x_window(&self, x: Fx, reach: Fx) -> std::ops::Range<usize> {
+        self.x_range(x.saturating_sub(reach), x.saturating_add(reach))
+    }
+
+    /// [`near_portal`] over the index: only the portals within the reach along x are read.
+    pub(crate) fn near(&self, params: &TrafficParams, position: Vec2) -> bool {
+        let reach = params.r(params.yield_within);
+        self.list[self.x_window(position.x, reach)]
+            .iter()
+            .any(|c| (c.mid() - position).length_squared_wide() < wide_sq(reach))
+    }
+}
