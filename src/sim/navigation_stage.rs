@@ -1,0 +1,262 @@
+//! Stage 1a of the tick, `navigate` (the module docs of `sim/navigation.rs` list its steps):
+//! the mesh brought up to date, the replan triggers, the requests served within the budget,
+//! then traffic control.
+
+use super::{
+    FIELD_PLAN_EXPANSIONS, FIELD_SETTLES_PER_EXPANSION, FIELD_WINDOW, NavRecord,
+    PARTIAL_LOOKAHEAD_RADII, REPLAN_COOLDOWN_SECONDS, SEARCH_PLAN_EXPANSIONS, STUCK_SECONDS,
+    planned_order, shared_keys, ticks,
+};
+use crate::agent::AgentId;
+use crate::math::{Fx, Vec2};
+use crate::navigation::{FieldKey, NavMesh, PathRequest, PathStatus};
+use crate::orders::Order;
+use crate::sim::Simulator;
+
+impl Simulator {
+    /// Stage 1a: see the [module docs](self). Never inlined, so an instruction profile
+    /// (`bench navigation` under callgrind) counts it apart from the step.
+    #[inline(never)]
+    pub(in crate::sim) fn navigate(&mut self) {
+        self.sync_nav_mesh();
+        let budget = self.nav.params.as_ref().map_or(0, |p| p.budget);
+        let allowance = budget.saturating_sub(self.nav.debt);
+        self.nav.debt = self.nav.debt.saturating_sub(budget);
+        if self.nav.records.is_empty() {
+            self.nav.recheck = false;
+            self.end_traffic();
+            return;
+        }
+        self.check_triggers();
+        self.nav.recheck = false;
+        self.serve_requests(allowance);
+        self.control_traffic();
+    }
+
+    /// Stage 1a, step 2: progress counters and replan triggers.
+    fn check_triggers(&mut self) {
+        let dt = self.time_step;
+        let stuck = ticks(STUCK_SECONDS, dt);
+        let Self {
+            nav,
+            nav_mesh,
+            orders,
+            agents,
+            steering,
+            ..
+        } = self;
+        let mesh = nav_mesh.mesh.as_deref();
+        let recheck = nav.recheck;
+        let ids = agents.ids();
+        let (positions, params) = (agents.positions(), agents.params());
+        let mut slot = 0;
+        for (id, r) in &mut nav.records {
+            while slot < ids.len() && ids[slot] < *id {
+                slot += 1;
+            }
+            let (Some(status), false, Some(order)) = (r.status, r.pending, orders.get(id)) else {
+                continue;
+            };
+            if ids.get(slot) != Some(id) {
+                // Every record's agent exists (records go with their agents); never trust it.
+                continue;
+            }
+            let (position, p) = (positions[slot], &params[slot]);
+            let next = order.progress();
+            let d = (order.target() - position).length();
+            let tolerance = steering.waypoint_tolerance.unwrap_or(p.radius);
+            let at_end = next + 1 == order.path().len() && d <= tolerance;
+            let speed = steering.speed.unwrap_or(p.max_speed);
+            let step = speed.saturating_mul(dt) / 16;
+            // A finished order (arrived: at rest at its goal or settled next to it; given
+            // up) rests: it is never stuck, and a replan would set it moving again.
+            let finished = order.status().is_finished();
+            if finished || at_end || next as u32 != r.target || r.best.saturating_sub(d) >= step {
+                r.best = d;
+                r.target = next as u32;
+                r.no_progress = 0;
+            } else {
+                r.no_progress = r.no_progress.saturating_add(1);
+            }
+            let stuck_now = u64::from(r.no_progress) >= stuck;
+            // A partial plan (a field's window, a capped search) is extended before its end,
+            // so the unit does not stop there.
+            let lookahead = p.radius.saturating_mul_int(PARTIAL_LOOKAHEAD_RADII);
+            let near_end = next + 1 == order.path().len() && d <= tolerance.max(lookahead);
+            let ended = (at_end && status == PathStatus::NoStart)
+                || (near_end && status == PathStatus::Partial);
+            let blocked = recheck
+                && mesh.is_some_and(|m| {
+                    matches!(status, PathStatus::Unreachable { .. })
+                        || path_blocked(m, order, next, p.radius)
+                });
+            if stuck_now || ended || blocked {
+                r.pending = true;
+                r.no_progress = 0;
+            }
+        }
+    }
+
+    /// Stage 1a, steps 3 and 4: serves the pending requests within `allowance` expansions.
+    /// Never inlined, so an instruction profile counts the planning apart from the triggers
+    /// and the traffic control.
+    #[inline(never)]
+    fn serve_requests(&mut self, allowance: u32) {
+        let cooldown = ticks(REPLAN_COOLDOWN_SECONDS, self.time_step);
+        let cap = self.nav.params.as_ref().map_or(1, |p| p.search_cap);
+        let tick = self.tick;
+        let Self {
+            nav,
+            nav_mesh,
+            orders,
+            agents,
+            inputs,
+            work,
+            ..
+        } = self;
+        let mesh = nav_mesh.mesh.clone();
+        let ids = agents.ids();
+        let (positions, params) = (agents.positions(), agents.params());
+        let (mut spent, mut served, mut expansions) = (0u64, 0u64, 0u64);
+        let shared = if mesh.is_some() && nav.records.iter().any(|(_, r)| r.pending) {
+            shared_keys(&nav.records, ids, params)
+        } else {
+            Vec::new()
+        };
+        // Per field used this tick: the settles charged so far (a fresh field's work).
+        let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
+        // First plans of new orders before replans, each pass in ascending id: replans of
+        // units already moving never keep a new order waiting.
+        'passes: for first_plans in [true, false] {
+            let mut slot = 0;
+            for (id, r) in &mut nav.records {
+                while slot < ids.len() && ids[slot] < *id {
+                    slot += 1;
+                }
+                if !r.pending
+                    || r.status.is_none() != first_plans
+                    || slot >= ids.len()
+                    || ids[slot] != *id
+                {
+                    continue;
+                }
+                let position = positions[slot];
+                let Some(mesh) = mesh.as_deref() else {
+                    // No mesh: straight to the goal, as MoveTo.
+                    let old = orders.replan(*id, Order::new(position, r.goal));
+                    if let Ok(old) = old {
+                        inputs.log_order(*id, old);
+                    }
+                    *r = NavRecord::new(r.goal, false, r.planned_tick);
+                    continue;
+                };
+                // A partial plan's extension waits for no cooldown: it is asked only near the
+                // plan's end.
+                let extension = r.status == Some(PathStatus::Partial);
+                if r.status.is_some()
+                    && !extension
+                    && tick < r.planned_tick.saturating_add(cooldown)
+                {
+                    continue;
+                }
+                if spent >= u64::from(allowance) {
+                    // Out of budget this tick: the rest stay pending, in id order.
+                    break 'passes;
+                }
+                let radius = params[slot].radius;
+                let key = FieldKey {
+                    goal: r.goal,
+                    radius,
+                };
+                let from_field = if shared.binary_search(&key.bits()).is_ok()
+                    && let Some(arc) = nav_mesh.mesh.as_ref()
+                {
+                    let field = nav_mesh.fields.get(arc, key, tick);
+                    field.path_from(mesh, position, FIELD_WINDOW, &mut nav_mesh.work)
+                } else {
+                    None
+                };
+                let path = if let Some(path) = from_field {
+                    // The unit's share and the field's growth past what this tick charged.
+                    let k = match charged.iter().position(|(b, _)| *b == key.bits()) {
+                        Some(k) => k,
+                        None => {
+                            charged.push((key.bits(), 0));
+                            charged.len() - 1
+                        }
+                    };
+                    let grown = path.expansions.saturating_sub(charged[k].1);
+                    charged[k].1 = charged[k].1.max(path.expansions);
+                    // Reported as charged, so the stats tell the budget's spending.
+                    let charge = FIELD_PLAN_EXPANSIONS
+                        + u64::from(grown.div_ceil(FIELD_SETTLES_PER_EXPANSION));
+                    spent += charge;
+                    expansions += charge;
+                    path
+                } else {
+                    let req = PathRequest {
+                        start: position,
+                        goal: r.goal,
+                        radius,
+                        cap,
+                    };
+                    let path = mesh.find_path(&req, &mut nav_mesh.work);
+                    spent += if path.expansions > 1 {
+                        u64::from(path.expansions) + SEARCH_PLAN_EXPANSIONS
+                    } else {
+                        FIELD_PLAN_EXPANSIONS
+                    };
+                    expansions += u64::from(path.expansions);
+                    path
+                };
+                served += 1;
+                let (order, cut) = planned_order(position, &path.points);
+                let end = order.goal();
+                let old = orders
+                    .replan(*id, order)
+                    .or_else(|_| orders.replan(*id, Order::new(position, end)));
+                if let Ok(old) = old {
+                    inputs.log_order(*id, old);
+                }
+                *r = NavRecord {
+                    status: Some(if cut {
+                        PathStatus::Partial
+                    } else {
+                        path.status
+                    }),
+                    best: (order_target(orders, *id) - position).length(),
+                    ..NavRecord::new(r.goal, false, tick)
+                };
+            }
+        }
+        let over = spent.saturating_sub(u64::from(allowance));
+        nav.debt = nav
+            .debt
+            .saturating_add(u32::try_from(over).unwrap_or(u32::MAX));
+        work.stats.nav_requests_served = served;
+        work.stats.nav_expansions = expansions;
+    }
+}
+
+/// The target of agent `id`'s order (it has one).
+fn order_target(orders: &crate::orders::Orders, id: AgentId) -> Vec2 {
+    orders.get(&id).map_or(Vec2::ZERO, Order::target)
+}
+
+/// Whether a segment of `order`'s path from its current target `next` on (starting from the
+/// point before it) is no longer clear for a disc of `radius`.
+fn path_blocked(mesh: &NavMesh, order: &Order, next: usize, radius: Fx) -> bool {
+    let path = order.path();
+    let mut from = if next == 0 {
+        order.start()
+    } else {
+        path[next - 1]
+    };
+    for &to in &path[next..] {
+        if from != to && !mesh.raycast(from, to, radius).clear {
+            return true;
+        }
+        from = to;
+    }
+    false
+}
