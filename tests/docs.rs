@@ -589,7 +589,7 @@ fn enum_variants(text: &str, name: &str) -> Vec<String> {
 /// The error enums of the public API, and where each is declared.
 const ERROR_ENUMS: &[(&str, &str)] = &[
     ("src/error.rs", "SimError"),
-    ("src/snapshot.rs", "SnapshotError"),
+    ("src/snapshot/envelope.rs", "SnapshotError"),
     ("src/replay/wire.rs", "ReplayError"),
     ("src/replay/mod.rs", "RecordError"),
     ("src/replay/verify.rs", "VerifyReport"),
