@@ -8,8 +8,9 @@
 //! place pixels.
 #![allow(clippy::float_arithmetic)]
 
+use super::View;
 use super::nav::Pt;
-use super::{View, fmt1, hex, points_attr};
+use super::svg_doc::{fmt1, hex, points_attr};
 use lockstep_orca::orders::formation::March;
 use lockstep_orca::orders::formation::march::Phase;
 use lockstep_orca::{Fx, Simulator};
