@@ -580,16 +580,26 @@ impl Steering {
         to_goal: bool,
         speed: Fx,
     ) -> Vec2 {
-        let mut pref = self.goal_rule(heading, to_goal, speed);
-        if let Some(p) = &self.perturbation {
-            pref += p.offset(tick, id.0);
-        }
+        let pref = self.goal_rule(heading, to_goal, speed);
+        // The goal rule's components are at most `speed` ≤ MAX_SPEED in magnitude (see
+        // `goal_rule`): only a perturbation can take them past it.
+        debug_assert!(pref.max_abs_component() <= domain::MAX_SPEED);
+        let Some(p) = &self.perturbation else {
+            return pref;
+        };
+        let pref = pref + p.offset(tick, id.0);
         let clamp = |v: Fx| v.clamp(-domain::MAX_SPEED, domain::MAX_SPEED);
         Vec2::new(clamp(pref.x), clamp(pref.y))
     }
 
     /// The preferred velocity towards `target` at `speed`, before the perturbation: full speed
     /// towards a waypoint, the slow-down towards the goal (`to_goal`).
+    ///
+    /// Each component is at most `speed` in magnitude (`speed` ≤ [`domain::MAX_SPEED`], as every
+    /// source of it is checked): a direction's components are at most 1 and the product
+    /// rounds toward −∞, which cannot pass the representable `−speed`; in the slow-down zone
+    /// `|to| ≤ slow`, and `speed / slow` truncates toward zero, so `|to · (speed / slow)|` ≤
+    /// `speed` likewise.
     #[inline]
     fn goal_rule(&self, heading: &Heading, to_goal: bool, speed: Fx) -> Vec2 {
         let slow = self.slow_within.unwrap_or(speed);
@@ -640,7 +650,7 @@ impl Heading {
 
     /// `(|to|, to normalised)`, zeros for the zero vector: bit-identical to
     /// [`Vec2::length_and_direction`] (the same kernel, inlined).
-    #[inline]
+    #[inline(always)]
     fn len_dir(&self) -> (Fx, Vec2) {
         if !self.known.get() {
             if self.to != Vec2::ZERO {

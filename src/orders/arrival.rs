@@ -194,6 +194,7 @@ fn within(a: Vec2, b: Vec2, d: Fx) -> bool {
 
 /// Whether the agent made progress towards the target of `heading` (from its position) this
 /// tick (see the [module docs](self)).
+#[inline(always)]
 fn progressing(input: &ArrivalInput, heading: &Heading) -> bool {
     let to = heading.to;
     if to == Vec2::ZERO {
@@ -204,8 +205,8 @@ fn progressing(input: &ArrivalInput, heading: &Heading) -> bool {
 }
 
 /// The arrival state after this tick, for an order heading for a target (`heading`, from the
-/// agent's position; `to_goal`: the path's last point) towards `goal`, with `n` the orders
-/// sharing the goal (asked only when needed).
+/// agent's position; `to_goal`: the path's last point, then `heading.target == goal`) towards
+/// `goal`, with `n` the orders sharing the goal (asked only when needed).
 #[inline]
 pub(crate) fn next_arrival(
     old: Arrival,
@@ -278,7 +279,11 @@ pub(crate) fn next_arrival(
                 old.no_progress.saturating_add(1)
             };
             if to_goal {
-                if within(p, goal, input.arrive_within) {
+                // The target is the goal, so `|p − goal| = |to|`: the square of `to`, which the
+                // goal rule takes too (computed once when both are inlined).
+                debug_assert_eq!(heading.target, goal);
+                let aw = input.arrive_within;
+                if heading.to.length_squared_wide() <= wide_mul(aw, aw) {
                     return arrived(goal);
                 }
                 if no_progress >= input.settle_ticks && settles(p, goal, input.radius, n()) {
