@@ -738,3 +738,46 @@ impl Perturbation {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A raw Q32.32 value in `[lo, hi]` (whole units).
+    fn fx_in(lo: i64, hi: i64) -> impl Strategy<Value = Fx> {
+        ((lo << 32)..=(hi << 32)).prop_map(Fx::from_bits)
+    }
+
+    proptest! {
+        /// The goal rule never leaves `[−speed, speed]` per component, for every speed and
+        /// slow-down distance the checks allow: `pref_velocity` skips the clamp to
+        /// [`domain::MAX_SPEED`] without a perturbation on this ground.
+        #[test]
+        fn the_goal_rule_stays_within_the_speed(
+            p in (fx_in(-1_000_000, 1_000_000), fx_in(-1_000_000, 1_000_000)),
+            d in (fx_in(-2_000, 2_000), fx_in(-2_000, 2_000), 0u32..40),
+            speed in fx_in(0, 1_000),
+            slow in prop_oneof![
+                Just(None),
+                Just(Some(Fx::ZERO)),
+                fx_in(0, 1_000_000).prop_map(|s| Some(s.max(domain::MIN_TIME))),
+            ],
+            to_goal in any::<bool>(),
+            axis in any::<bool>(),
+        ) {
+            // Targets at every scale, from a few ulps to thousands of units away, and along an
+            // axis (a direction component of exactly 1: the bound is tight there).
+            let position = Vec2::new(p.0, p.1);
+            let offset = Vec2::new(
+                Fx::from_bits(d.0.to_bits() >> d.2),
+                if axis { Fx::ZERO } else { Fx::from_bits(d.1.to_bits() >> d.2) },
+            );
+            let steering = Steering { slow_within: slow, ..Steering::default() };
+            prop_assert!(steering.validate().is_ok());
+            let heading = Heading::new(position, position + offset);
+            let pref = steering.pref_velocity(AgentId(1), 7, &heading, to_goal, speed);
+            prop_assert!(pref.x.abs() <= speed && pref.y.abs() <= speed, "{pref:?} at {speed}");
+        }
+    }
+}
