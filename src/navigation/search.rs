@@ -10,11 +10,18 @@
 //!
 //! Bounds (all raw Q32.32 in `u64`, distances floored square roots of exact squares):
 //! `h = dist(goal, edge)` and `g = max(dist(start, edge), dist(start, goal) − h, g_p + h_p − h)`,
-//! Demyen's admissible bounds. Each corridor that reaches the goal's triangle is pulled
-//! ([`funnel::pull_shrunk`]) and the shortest is kept; the search stops when `50 · best ≤ 51 · f_min`
-//! (within 2 %), on an empty heap, or at the request's cap. The heap orders by `(f, h, node
-//! index)`, and nodes are created in the mesh's rotation order from the located start, so the
-//! result is canonical.
+//! Demyen's admissible bounds, `g` raised to the length of the node's funnel ([`Cone`]). Each
+//! corridor that reaches the goal's triangle is pulled ([`funnel::pull_shrunk`]) and the
+//! shortest is kept.
+//!
+//! The search is optimistic (Thayer & Ruml 2008) in two phases. Until the first corridor
+//! reaches the goal's triangle the heap orders by `(g + 1.02 · h, h, node index)`: weighted A*,
+//! which heads for the goal instead of widening every near-tie of `f` over open ground.
+//! Then the open list is re-keyed by `f = g + h` and the search goes on in A*'s order until
+//! `50 · best ≤ 51 · f_min` (no open corridor can beat the best by more than 2 %: the same
+//! bound as plain A* with this stop), on an empty heap, or at the request's cap. Nodes are
+//! created in the mesh's rotation order from the located start and every key ends in the node
+//! index, so the result is canonical.
 //!
 //! Start and goal handling, unreachable goals and capped searches follow plan §2.5: see
 //! [`NavMesh::find_path`].
@@ -28,6 +35,13 @@ use std::collections::BinaryHeap;
 
 /// How often one directed entry (triangle, entry edge) may be expanded (plan §2.1, K).
 const K_EXPANSIONS: u8 = 2;
+
+/// The first phase orders the open list by `g + w · h` with `w = 1 + 1 / GREEDY_DIVISOR`
+/// (1.02): progress towards the goal breaks the near-ties of `f`, so the first corridor to the
+/// goal's triangle comes early. Measured on `bench navigation`'s 1,000 distinct goals: 92,731
+/// expansions with A*'s order, 56,897 with this (1.2 and 2 gave 65,658 and 77,738: a greedier
+/// first corridor leaves more to the second phase).
+const GREEDY_DIVISOR: u64 = 50;
 
 /// Most points of a path: `orders::MAX_PATH_POINTS` (1,025) less the start (the navigation
 /// layer may not import `orders`).
@@ -104,6 +118,16 @@ impl SearchWork {
             self.crossing_stamp.fill(0);
             self.generation = 1;
         }
+    }
+
+    /// Re-keys the open list by `f = g + h`: the end of the first (weighted) phase.
+    fn reorder_by_f(&mut self) {
+        let mut open = std::mem::take(&mut self.heap).into_vec();
+        for Reverse(e) in &mut open {
+            let n = &self.nodes[e.2 as usize];
+            e.0 = n.g.saturating_add(n.h);
+        }
+        self.heap = BinaryHeap::from(open);
     }
 
     /// Counts one expansion of a directed entry; `false` when it already had its K.
@@ -295,15 +319,25 @@ impl NavMesh {
             cone: Cone::at(q.start),
             crossing: 0,
         };
+        // The first phase (weighted) lasts until a corridor reaches the goal's triangle.
+        let mut greedy = true;
         for e in 0..3u8 {
             if self.exit_allowed_from_start(q, e) {
-                self.push_child(q, w, &root, ROOT, e, &mut best);
+                self.push_child(q, w, &root, ROOT, e, &mut best, greedy);
             }
         }
         let mut capped = false;
-        while let Some(&Reverse((f, _, idx))) = w.heap.peek() {
-            if let Some((b, _)) = best
-                && within_bound(b, f)
+        loop {
+            if greedy && best.is_some() {
+                greedy = false;
+                w.reorder_by_f();
+            }
+            let Some(&Reverse((key, _, idx))) = w.heap.peek() else {
+                break;
+            };
+            if !greedy
+                && let Some((b, _)) = best
+                && within_bound(b, key)
             {
                 break;
             }
@@ -320,7 +354,7 @@ impl NavMesh {
             for step in 1..3u8 {
                 let e_out = (node.entry + step) % 3;
                 if self.traversal_allowed(q, node.tri, node.entry, e_out) {
-                    self.push_child(q, w, &node, idx, e_out, &mut best);
+                    self.push_child(q, w, &node, idx, e_out, &mut best, greedy);
                 }
             }
         }
@@ -374,6 +408,7 @@ impl NavMesh {
         parent_idx: u32,
         e_out: u8,
         best: &mut Option<(u64, u32)>,
+        greedy: bool,
     ) {
         let t = &self.tris[parent.tri as usize];
         let next = t.adj[e_out as usize];
@@ -429,7 +464,8 @@ impl NavMesh {
                 *best = Some((len, idx));
             }
         } else {
-            w.heap.push(Reverse((f, h, idx)));
+            let key = if greedy { greedy_key(g, h) } else { f };
+            w.heap.push(Reverse((key, h, idx)));
         }
     }
 
@@ -476,6 +512,12 @@ impl NavMesh {
         }
         (ROOT, q.start)
     }
+}
+
+/// The heap key of the first phase: `g + h + h / GREEDY_DIVISOR` (weighted A*, `w = 1.02`).
+#[inline]
+fn greedy_key(g: u64, h: u64) -> u64 {
+    g.saturating_add(h).saturating_add(h / GREEDY_DIVISOR)
 }
 
 /// Whether a corridor of length `best` is within 2 % of every corridor with bound `f`:
