@@ -75,6 +75,18 @@ pub(crate) fn dist_raw(a: Vec2, b: Vec2) -> u64 {
 /// A portal's ends moved towards each other by `r` each. A portal shorter than `2r` (which the
 /// search's clearance rules never let through, up to rounding) collapses to its midpoint.
 pub(crate) fn shrink(left: Vec2, right: Vec2, r: Fx) -> (Vec2, Vec2) {
+    shrink_along(left, right, r, || (right - left).normalize_or_zero())
+}
+
+/// [`shrink`] with the portal's unit direction (left to right) given by `unit` (asked only when
+/// the portal is shrunk, not collapsed): the search passes the mesh's precomputed edge
+/// direction, the same bits as the normalisation here.
+pub(crate) fn shrink_along(
+    left: Vec2,
+    right: Vec2,
+    r: Fx,
+    unit: impl FnOnce() -> Vec2,
+) -> (Vec2, Vec2) {
     if r <= Fx::ZERO {
         return (left, right);
     }
@@ -84,7 +96,7 @@ pub(crate) fn shrink(left: Vec2, right: Vec2, r: Fx) -> (Vec2, Vec2) {
         let mid = left + span.half();
         return (mid, mid);
     }
-    let step = span.normalize_or_zero() * r;
+    let step = unit() * r;
     (left + step, right - step)
 }
 
@@ -443,6 +455,21 @@ pub(crate) fn path_shrunk(
     out: &mut Vec<Vec2>,
 ) {
     pull_shrunk(start, portals, goal, work);
+    path_pulled(verts, start, portals, goal, r, work, out);
+}
+
+/// [`path_shrunk`] with the string already pulled: `work.corners` holds what
+/// [`pull_shrunk`]`(start, portals, goal, work)` left there (the search keeps the corners of
+/// the last corridor it pulled, usually the one it returns).
+pub(crate) fn path_pulled(
+    verts: &[Vec2],
+    start: Vec2,
+    portals: &[Portal],
+    goal: Vec2,
+    r: Fx,
+    work: &mut FunnelWork,
+    out: &mut Vec<Vec2>,
+) {
     let base = out.len();
     for _ in 0..=2 * portals.len() {
         out.truncate(base);

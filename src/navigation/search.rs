@@ -99,6 +99,9 @@ pub struct SearchWork {
     /// the portal).
     pub(super) portal_tris: Vec<u32>,
     pub(super) funnel: FunnelWork,
+    /// The node whose corridor was pulled last ([`ROOT`]: none this search): its portals are in
+    /// `portals` and `funnel.shrunk`, its corners in `funnel.corners`.
+    pulled: u32,
 }
 
 impl SearchWork {
@@ -106,6 +109,7 @@ impl SearchWork {
     fn reset(&mut self, tris: usize) {
         self.nodes.clear();
         self.heap.clear();
+        self.pulled = ROOT;
         if self.stamp.len() < 3 * tris {
             self.stamp.resize(3 * tris, 0);
             self.count.resize(3 * tris, 0);
@@ -272,8 +276,21 @@ impl NavMesh {
         let (found, expansions) = self.search(&q, work);
         match found {
             Found::Goal(node) => {
-                work.corridor(self, node, true);
-                self.pull_into(&q, goal, work, &mut points);
+                if work.pulled == node {
+                    // The search pulled this corridor last: its corners are in the funnel.
+                    funnel::path_pulled(
+                        &self.verts,
+                        q.start,
+                        &work.portals,
+                        goal,
+                        q.radius,
+                        &mut work.funnel,
+                        &mut points,
+                    );
+                } else {
+                    work.corridor(self, node, true);
+                    self.pull_into(&q, goal, work, &mut points);
+                }
                 finish(points, complete, expansions)
             }
             Found::None { capped } => {
@@ -419,7 +436,9 @@ impl NavMesh {
         if w.crossing_stamp[key] != w.generation {
             let (a, b) = self.edge(parent.tri, e_out as usize);
             // Travelling across edge a → b of the parent, `b` is on the left.
-            let (left, right) = funnel::shrink(b, a, q.radius);
+            let (left, right) = funnel::shrink_along(b, a, q.radius, || {
+                self.edge_dir_back(parent.tri, e_out as usize)
+            });
             w.crossings[key] = Crossing {
                 h: dist_raw_point_segment(a, b, q.goal),
                 left,
@@ -460,6 +479,7 @@ impl NavMesh {
         if next == q.goal_tri {
             w.corridor(self, idx, true);
             let len = funnel::pull_shrunk(q.start, &w.portals, q.goal, &mut w.funnel);
+            w.pulled = idx;
             if best.is_none_or(|(b_len, _)| len < b_len) {
                 *best = Some((len, idx));
             }
