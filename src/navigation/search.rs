@@ -569,7 +569,17 @@ pub(super) fn dist_raw_point_segment(a: Vec2, b: Vec2, q: Vec2) -> u64 {
     }
     // `dist_sq_point_segment` squares this (non-negative) quotient; the floored root of an
     // exact square is the quotient itself.
-    ratio(e.det_wide(d).abs(), crate::geom::wide(e.length()))
+    let num = e.det_wide(d).abs();
+    let len = e.length().to_bits();
+    if num < 1 << 94 && len > 0 {
+        // `ratio(num, wide(len))` divides `num · 2³²` by `len · 2³²` when `num` needs no
+        // normalising shift (below 2⁹⁴): the same floored quotient as `num / len`, a division
+        // by a 64-bit divisor (one machine division where the quotient fits 64 bits).
+        let q = num.unsigned_abs() / u128::from(len.unsigned_abs());
+        return u64::try_from(q)
+            .map_or(i64::MAX.unsigned_abs(), |q| q.min(i64::MAX.unsigned_abs()));
+    }
+    ratio(num, crate::geom::wide(e.length()))
         .to_bits()
         .unsigned_abs()
 }
