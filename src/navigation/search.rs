@@ -340,7 +340,7 @@ impl NavMesh {
         let mut greedy = true;
         for e in 0..3u8 {
             if self.exit_allowed_from_start(q, e) {
-                self.push_child(q, w, &root, ROOT, e, &mut best, greedy);
+                self.push_child(q, w, &root, ROOT, e, &mut best);
             }
         }
         let mut capped = false;
@@ -371,7 +371,7 @@ impl NavMesh {
             for step in 1..3u8 {
                 let e_out = (node.entry + step) % 3;
                 if self.traversal_allowed(q, node.tri, node.entry, e_out) {
-                    self.push_child(q, w, &node, idx, e_out, &mut best, greedy);
+                    self.push_child(q, w, &node, idx, e_out, &mut best);
                 }
             }
         }
@@ -416,7 +416,7 @@ impl NavMesh {
 
     /// Creates the node crossing edge `e_out` of `parent`'s triangle: funnels it when it enters
     /// the goal's triangle (updating `best`), otherwise pushes it on the heap unless it cannot
-    /// beat `best`.
+    /// beat `best`: keyed by `g + 1.02 · h` while no corridor is found, by `f` after.
     fn push_child(
         &self,
         q: &Query,
@@ -425,7 +425,6 @@ impl NavMesh {
         parent_idx: u32,
         e_out: u8,
         best: &mut Option<(u64, u32)>,
-        greedy: bool,
     ) {
         let t = &self.tris[parent.tri as usize];
         let next = t.adj[e_out as usize];
@@ -484,7 +483,9 @@ impl NavMesh {
                 *best = Some((len, idx));
             }
         } else {
-            let key = if greedy { greedy_key(g, h) } else { f };
+            // Weighted until a corridor is found (the open list is re-keyed by `f` then, so
+            // a sibling pushed after that corridor may take either key).
+            let key = if best.is_none() { greedy_key(g, h) } else { f };
             w.heap.push(Reverse((key, h, idx)));
         }
     }
