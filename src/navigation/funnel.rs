@@ -62,6 +62,8 @@ pub(crate) struct FunnelWork {
     pub corners: Vec<Corner>,
     /// Per corner, the range of its points in the smoothed path (start at 0).
     spans: Vec<(usize, usize)>,
+    /// Per segment of the smoothed path (from the start), its bounding box grown by `r`.
+    boxes: Vec<GrownBox>,
 }
 
 /// Distance between two points, floored, as raw Q32.32 bits.
@@ -75,6 +77,18 @@ pub(crate) fn dist_raw(a: Vec2, b: Vec2) -> u64 {
 /// A portal's ends moved towards each other by `r` each. A portal shorter than `2r` (which the
 /// search's clearance rules never let through, up to rounding) collapses to its midpoint.
 pub(crate) fn shrink(left: Vec2, right: Vec2, r: Fx) -> (Vec2, Vec2) {
+    shrink_along(left, right, r, || (right - left).normalize_or_zero())
+}
+
+/// [`shrink`] with the portal's unit direction (left to right) given by `unit` (asked only when
+/// the portal is shrunk, not collapsed): the search passes the mesh's precomputed edge
+/// direction, the same bits as the normalisation here.
+pub(crate) fn shrink_along(
+    left: Vec2,
+    right: Vec2,
+    r: Fx,
+    unit: impl FnOnce() -> Vec2,
+) -> (Vec2, Vec2) {
     if r <= Fx::ZERO {
         return (left, right);
     }
@@ -84,7 +98,7 @@ pub(crate) fn shrink(left: Vec2, right: Vec2, r: Fx) -> (Vec2, Vec2) {
         let mid = left + span.half();
         return (mid, mid);
     }
-    let step = span.normalize_or_zero() * r;
+    let step = unit() * r;
     (left + step, right - step)
 }
 
@@ -443,6 +457,21 @@ pub(crate) fn path_shrunk(
     out: &mut Vec<Vec2>,
 ) {
     pull_shrunk(start, portals, goal, work);
+    path_pulled(verts, start, portals, goal, r, work, out);
+}
+
+/// [`path_shrunk`] with the string already pulled: `work.corners` holds what
+/// [`pull_shrunk`]`(start, portals, goal, work)` left there (the search keeps the corners of
+/// the last corridor it pulled, usually the one it returns).
+pub(crate) fn path_pulled(
+    verts: &[Vec2],
+    start: Vec2,
+    portals: &[Portal],
+    goal: Vec2,
+    r: Fx,
+    work: &mut FunnelWork,
+    out: &mut Vec<Vec2>,
+) {
     let base = out.len();
     for _ in 0..=2 * portals.len() {
         out.truncate(base);
@@ -450,6 +479,7 @@ pub(crate) fn path_shrunk(
         if r <= Fx::ZERO {
             break;
         }
+        grown_boxes(start, &out[base..], r, &mut work.boxes);
         match too_close(verts, start, portals, work, &out[base..], r) {
             Some((at, corner)) => work.corners.insert(at, corner),
             None => break,
@@ -486,9 +516,8 @@ fn too_close(
             }
             let v = verts[vertex as usize];
             let close = (from..to).find(|&k| {
-                let (a, b) = (at(k), at(k + 1));
-                near_box(a, b, v, r)
-                    && cmp_dist_point_segment(a, b, v, r) == std::cmp::Ordering::Less
+                work.boxes[k].holds(v)
+                    && cmp_dist_point_segment(at(k), at(k + 1), v, r) == std::cmp::Ordering::Less
             });
             if let Some(k) = close {
                 // Insert it among the corners where the segment it is close to runs.
@@ -505,13 +534,45 @@ fn too_close(
     None
 }
 
-/// Whether `v` lies within `r` of the bounding box of the segment `a b` (the box grown by `r`,
-/// saturating): a cheap exact pre-test, since a point outside it is farther than `r` from the
-/// segment.
-#[inline]
-fn near_box(a: Vec2, b: Vec2, v: Vec2, r: Fx) -> bool {
-    let within = |lo: Fx, hi: Fx, x: Fx| x >= lo.saturating_sub(r) && x <= hi.saturating_add(r);
-    within(a.x.min(b.x), a.x.max(b.x), v.x) && within(a.y.min(b.y), a.y.max(b.y), v.y)
+/// The bounding box of a segment grown by `r` (saturating): a point outside it is farther than
+/// `r` from the segment, a cheap exact pre-test.
+#[derive(Clone, Copy, Debug)]
+struct GrownBox {
+    lo: Vec2,
+    hi: Vec2,
+}
+
+impl GrownBox {
+    /// The box of the segment `a b` grown by `r`.
+    fn of(a: Vec2, b: Vec2, r: Fx) -> Self {
+        Self {
+            lo: Vec2::new(
+                a.x.min(b.x).saturating_sub(r),
+                a.y.min(b.y).saturating_sub(r),
+            ),
+            hi: Vec2::new(
+                a.x.max(b.x).saturating_add(r),
+                a.y.max(b.y).saturating_add(r),
+            ),
+        }
+    }
+
+    /// Whether `v` lies in the box (borders included).
+    #[inline]
+    fn holds(self, v: Vec2) -> bool {
+        v.x >= self.lo.x && v.x <= self.hi.x && v.y >= self.lo.y && v.y <= self.hi.y
+    }
+}
+
+/// Writes the grown box of every segment of `start → points` to `boxes` (segment `k` from the
+/// `k`-th point, the start counted as 0), once per smoothing instead of once per portal end.
+fn grown_boxes(start: Vec2, points: &[Vec2], r: Fx, boxes: &mut Vec<GrownBox>) {
+    boxes.clear();
+    let mut prev = start;
+    for &p in points {
+        boxes.push(GrownBox::of(prev, p, r));
+        prev = p;
+    }
 }
 
 /// Removes consecutive duplicates from `out[first..]`, in place.

@@ -1,9 +1,12 @@
 //! [`NavMesh`]: the triangles of the walkable space, their adjacency, walls and clearance
-//! widths; its canonical digest; the seed grid that starts point location.
+//! widths; its canonical digest; the seed grid that starts point location and the edge
+//! directions the search shrinks portals along (both derived, never state).
 
 use crate::math::{Fx, Vec2};
+use edge_dirs::EdgeDirs;
 use seeds::SeedGrid;
 
+mod edge_dirs;
 mod seeds;
 
 /// "No triangle": the side of a triangle on the convex hull, or a failed lookup.
@@ -39,6 +42,9 @@ pub struct NavMesh {
     /// Where point location starts its walk (derived from `verts` and `tris`, never decides a
     /// result).
     pub(crate) seeds: SeedGrid,
+    /// The unit directions of the directed edges (derived on the first search, never decides
+    /// anything the search would not compute itself).
+    pub(crate) edge_dirs: EdgeDirs,
     /// Constraint pieces the triangulation could not insert (they cross another piece after
     /// rounding); see [`NavMesh::dropped_pieces`].
     pub(crate) dropped: u32,
@@ -128,12 +134,20 @@ impl NavMesh {
             verts,
             tris,
             seeds: SeedGrid::default(),
+            edge_dirs: EdgeDirs::default(),
             dropped,
             source: super::build::Source::default(),
         };
         widths(&mut mesh);
         mesh.seeds = SeedGrid::new(&mesh);
         mesh
+    }
+
+    /// The unit direction from the end of edge `k` of triangle `t` to its start,
+    /// `(v[k] − v[k + 1]).normalize_or_zero()` (derived once per mesh).
+    #[inline]
+    pub(crate) fn edge_dir_back(&self, t: u32, k: usize) -> Vec2 {
+        self.edge_dirs.of(self)[3 * t as usize + k]
     }
 
     /// Constraint pieces the builder had to leave out: pieces that cross another piece only

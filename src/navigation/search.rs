@@ -10,11 +10,18 @@
 //!
 //! Bounds (all raw Q32.32 in `u64`, distances floored square roots of exact squares):
 //! `h = dist(goal, edge)` and `g = max(dist(start, edge), dist(start, goal) − h, g_p + h_p − h)`,
-//! Demyen's admissible bounds. Each corridor that reaches the goal's triangle is pulled
-//! ([`funnel::pull_shrunk`]) and the shortest is kept; the search stops when `50 · best ≤ 51 · f_min`
-//! (within 2 %), on an empty heap, or at the request's cap. The heap orders by `(f, h, node
-//! index)`, and nodes are created in the mesh's rotation order from the located start, so the
-//! result is canonical.
+//! Demyen's admissible bounds, `g` raised to the length of the node's funnel ([`Cone`]). Each
+//! corridor that reaches the goal's triangle is pulled ([`funnel::pull_shrunk`]) and the
+//! shortest is kept.
+//!
+//! The search is optimistic (Thayer & Ruml 2008) in two phases. Until the first corridor
+//! reaches the goal's triangle the heap orders by `(g + 1.02 · h, h, node index)`: weighted A*,
+//! which heads for the goal instead of widening every near-tie of `f` over open ground.
+//! Then the open list is re-keyed by `f = g + h` and the search goes on in A*'s order until
+//! `50 · best ≤ 51 · f_min` (no open corridor can beat the best by more than 2 %: the same
+//! bound as plain A* with this stop), on an empty heap, or at the request's cap. Nodes are
+//! created in the mesh's rotation order from the located start and every key ends in the node
+//! index, so the result is canonical.
 //!
 //! Start and goal handling, unreachable goals and capped searches follow plan §2.5: see
 //! [`NavMesh::find_path`].
@@ -28,6 +35,13 @@ use std::collections::BinaryHeap;
 
 /// How often one directed entry (triangle, entry edge) may be expanded (plan §2.1, K).
 const K_EXPANSIONS: u8 = 2;
+
+/// The first phase orders the open list by `g + w · h` with `w = 1 + 1 / GREEDY_DIVISOR`
+/// (1.02): progress towards the goal breaks the near-ties of `f`, so the first corridor to the
+/// goal's triangle comes early. Measured on `bench navigation`'s 1,000 distinct goals: 92,731
+/// expansions with A*'s order, 56,897 with this (1.2 and 2 gave 65,658 and 77,738: a greedier
+/// first corridor leaves more to the second phase).
+const GREEDY_DIVISOR: u64 = 50;
 
 /// Most points of a path: `orders::MAX_PATH_POINTS` (1,025) less the start (the navigation
 /// layer may not import `orders`).
@@ -85,6 +99,9 @@ pub struct SearchWork {
     /// the portal).
     pub(super) portal_tris: Vec<u32>,
     pub(super) funnel: FunnelWork,
+    /// The node whose corridor was pulled last ([`ROOT`]: none this search): its portals are in
+    /// `portals` and `funnel.shrunk`, its corners in `funnel.corners`.
+    pulled: u32,
 }
 
 impl SearchWork {
@@ -92,6 +109,7 @@ impl SearchWork {
     fn reset(&mut self, tris: usize) {
         self.nodes.clear();
         self.heap.clear();
+        self.pulled = ROOT;
         if self.stamp.len() < 3 * tris {
             self.stamp.resize(3 * tris, 0);
             self.count.resize(3 * tris, 0);
@@ -104,6 +122,16 @@ impl SearchWork {
             self.crossing_stamp.fill(0);
             self.generation = 1;
         }
+    }
+
+    /// Re-keys the open list by `f = g + h`: the end of the first (weighted) phase.
+    fn reorder_by_f(&mut self) {
+        let mut open = std::mem::take(&mut self.heap).into_vec();
+        for Reverse(e) in &mut open {
+            let n = &self.nodes[e.2 as usize];
+            e.0 = n.g.saturating_add(n.h);
+        }
+        self.heap = BinaryHeap::from(open);
     }
 
     /// Counts one expansion of a directed entry; `false` when it already had its K.
@@ -248,8 +276,21 @@ impl NavMesh {
         let (found, expansions) = self.search(&q, work);
         match found {
             Found::Goal(node) => {
-                work.corridor(self, node, true);
-                self.pull_into(&q, goal, work, &mut points);
+                if work.pulled == node {
+                    // The search pulled this corridor last: its corners are in the funnel.
+                    funnel::path_pulled(
+                        &self.verts,
+                        q.start,
+                        &work.portals,
+                        goal,
+                        q.radius,
+                        &mut work.funnel,
+                        &mut points,
+                    );
+                } else {
+                    work.corridor(self, node, true);
+                    self.pull_into(&q, goal, work, &mut points);
+                }
                 finish(points, complete, expansions)
             }
             Found::None { capped } => {
@@ -295,15 +336,25 @@ impl NavMesh {
             cone: Cone::at(q.start),
             crossing: 0,
         };
+        // The first phase (weighted) lasts until a corridor reaches the goal's triangle.
+        let mut greedy = true;
         for e in 0..3u8 {
             if self.exit_allowed_from_start(q, e) {
                 self.push_child(q, w, &root, ROOT, e, &mut best);
             }
         }
         let mut capped = false;
-        while let Some(&Reverse((f, _, idx))) = w.heap.peek() {
-            if let Some((b, _)) = best
-                && within_bound(b, f)
+        loop {
+            if greedy && best.is_some() {
+                greedy = false;
+                w.reorder_by_f();
+            }
+            let Some(&Reverse((key, _, idx))) = w.heap.peek() else {
+                break;
+            };
+            if !greedy
+                && let Some((b, _)) = best
+                && within_bound(b, key)
             {
                 break;
             }
@@ -365,7 +416,7 @@ impl NavMesh {
 
     /// Creates the node crossing edge `e_out` of `parent`'s triangle: funnels it when it enters
     /// the goal's triangle (updating `best`), otherwise pushes it on the heap unless it cannot
-    /// beat `best`.
+    /// beat `best`: keyed by `g + 1.02 · h` while no corridor is found, by `f` after.
     fn push_child(
         &self,
         q: &Query,
@@ -384,7 +435,9 @@ impl NavMesh {
         if w.crossing_stamp[key] != w.generation {
             let (a, b) = self.edge(parent.tri, e_out as usize);
             // Travelling across edge a → b of the parent, `b` is on the left.
-            let (left, right) = funnel::shrink(b, a, q.radius);
+            let (left, right) = funnel::shrink_along(b, a, q.radius, || {
+                self.edge_dir_back(parent.tri, e_out as usize)
+            });
             w.crossings[key] = Crossing {
                 h: dist_raw_point_segment(a, b, q.goal),
                 left,
@@ -425,11 +478,15 @@ impl NavMesh {
         if next == q.goal_tri {
             w.corridor(self, idx, true);
             let len = funnel::pull_shrunk(q.start, &w.portals, q.goal, &mut w.funnel);
+            w.pulled = idx;
             if best.is_none_or(|(b_len, _)| len < b_len) {
                 *best = Some((len, idx));
             }
         } else {
-            w.heap.push(Reverse((f, h, idx)));
+            // Weighted until a corridor is found (the open list is re-keyed by `f` then, so
+            // a sibling pushed after that corridor may take either key).
+            let key = if best.is_none() { greedy_key(g, h) } else { f };
+            w.heap.push(Reverse((key, h, idx)));
         }
     }
 
@@ -478,6 +535,12 @@ impl NavMesh {
     }
 }
 
+/// The heap key of the first phase: `g + h + h / GREEDY_DIVISOR` (weighted A*, `w = 1.02`).
+#[inline]
+fn greedy_key(g: u64, h: u64) -> u64 {
+    g.saturating_add(h).saturating_add(h / GREEDY_DIVISOR)
+}
+
 /// Whether a corridor of length `best` is within 2 % of every corridor with bound `f`:
 /// `50 · best ≤ 51 · f`.
 #[inline]
@@ -507,7 +570,17 @@ pub(super) fn dist_raw_point_segment(a: Vec2, b: Vec2, q: Vec2) -> u64 {
     }
     // `dist_sq_point_segment` squares this (non-negative) quotient; the floored root of an
     // exact square is the quotient itself.
-    ratio(e.det_wide(d).abs(), crate::geom::wide(e.length()))
+    let num = e.det_wide(d).abs();
+    let len = e.length().to_bits();
+    if num < 1 << 94 && len > 0 {
+        // `ratio(num, wide(len))` divides `num · 2³²` by `len · 2³²` when `num` needs no
+        // normalising shift (below 2⁹⁴): the same floored quotient as `num / len`, a division
+        // by a 64-bit divisor (one machine division where the quotient fits 64 bits).
+        let q = num.unsigned_abs() / u128::from(len.unsigned_abs());
+        return u64::try_from(q)
+            .map_or(i64::MAX.unsigned_abs(), |q| q.min(i64::MAX.unsigned_abs()));
+    }
+    ratio(num, crate::geom::wide(e.length()))
         .to_bits()
         .unsigned_abs()
 }

@@ -284,3 +284,43 @@ fn locate_from_a_hint_and_plain_sight_match_their_plain_forms() {
         }
     }
 }
+
+/// The mesh's derived edge directions are the normalisation the search would do itself, bit
+/// for bit, and never make two meshes unequal; a path smoothed from the corridor the search
+/// pulled last is the path of that corridor pulled again.
+#[test]
+fn derived_edge_directions_and_the_kept_pull_change_no_bit() {
+    let mesh = ring();
+    let fresh = mesh.clone();
+    for t in 0..mesh.triangles().len() as u32 {
+        for k in 0..3 {
+            let (a, b) = mesh.edge(t, k);
+            assert_eq!(mesh.edge_dir_back(t, k), (a - b).normalize_or_zero());
+        }
+    }
+    assert_eq!(
+        mesh, fresh,
+        "computed directions are not part of the mesh's value"
+    );
+    let (start, goal) = (p(1.5, 1.5), p(8.5, 8.0));
+    for r in [0.0, 0.25, 0.5, 1.0] {
+        let req = request(start, goal, r);
+        let mut work = SearchWork::default();
+        let path = mesh.find_path(&req, &mut work);
+        assert_eq!(path.status, PathStatus::Complete);
+        assert!(path.points.len() > 1, "the square is in the way: {path:?}");
+        let mut again = Vec::new();
+        let rf = Fx::from_num(r);
+        let portals = work.portals.clone();
+        funnel::path(
+            &mesh.verts,
+            start,
+            &portals,
+            goal,
+            rf,
+            &mut work.funnel,
+            &mut again,
+        );
+        assert_eq!(path.points, again, "r {r}");
+    }
+}
