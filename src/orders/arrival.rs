@@ -28,6 +28,12 @@
 //!   an agent that reached its goal alone comes to rest on it and a pushed one walks back, and
 //!   RVO2's scenes keep their trajectories). An order resting elsewhere (settled, or given up)
 //!   wants zero velocity (no perturbation): it never pushes, so a settled crowd comes to rest.
+//! * **Stopped beside its goal.** Traffic control (navigating units away from doors,
+//!   [`crate::sim`]'s stage 1a) may stop an order arrived on its goal, held back within
+//!   `arrive_within` of it, where it stands: its rest point becomes that place, so it wants
+//!   zero velocity. Such an order stays arrived while it is within `arrive_within` of its goal
+//!   (or `settle(n)`, its goal shared); alone with its goal and pushed farther, but not beyond
+//!   `3r`, its rest point is its goal again and it walks back by the goal rule.
 //! * **Pushed.** An order arrived on its goal and pushed off it (beyond `arrive_within`) walks
 //!   back by the goal rule; after [`SETTLE_AFTER`] without progress, its goal shared (and
 //!   taken by another unit), it rests where it is; pushed more than `3r` from its goal it is
@@ -222,9 +228,18 @@ pub(crate) fn next_arrival(
     match old.status {
         OrderStatus::Arrived => {
             if old.rest != goal {
-                // Settled: rests within settle(n) of its goal, else walks back.
-                return if !settles(p, goal, input.radius, n()) {
-                    Arrival::default()
+                // Settled: rests within settle(n) of its goal, or (stopped beside it by
+                // traffic control) within `arrive_within`; else walks back.
+                let n = n();
+                let stays =
+                    within(p, goal, input.arrive_within) || settles(p, goal, input.radius, n);
+                return if !stays {
+                    if n < 2 && within(p, goal, pushed()) {
+                        // Stopped beside its goal alone with it, and pushed off: walks back.
+                        arrived(goal)
+                    } else {
+                        Arrival::default()
+                    }
                 } else if within(p, old.rest, pushed()) {
                     Arrival {
                         no_progress: 0,

@@ -23,6 +23,15 @@
 //!   point gets [`RETURNING`] instead, one above: it walks back through those at rest, which
 //!   give way (between units at rest a quarter radius apart ORCA allowed it a crawl).
 //!
+//! - **Stop beside the goal** ([`stop_beside`]): away from chokes, an agent arrived on its goal,
+//!   within `arrive_within` of it but held back short of it (moving towards it at under half
+//!   the goal rule's speed), stops where it stands: its order's rest point becomes its
+//!   position, so it wants zero velocity (the order's [arrival](crate::orders::arrival) rule
+//!   keeps it there while it stays within `arrive_within`, and walks it back when pushed
+//!   farther). In a grid of goals a quarter radius apart, units centring on their exact points
+//!   pushed each other at 0.1 to 0.5 u/s for minutes (the corridor's last 20 s); near a door
+//!   the units stay on the goal rule (stopped where pushed, they stood in the door's way).
+//!
 //! The priority an agent had is kept in the state and given back when the rule no longer
 //! applies (or traffic control ends); a priority the game sets meanwhile is the one given
 //! back. Priority changes and inserted lane points are logged for a failed step's undo.
@@ -37,11 +46,11 @@ use super::{NavState, Simulator, planned_order, ticks};
 use crate::agent::AgentId;
 use crate::domain::checked_point;
 use crate::error::SimError;
-use crate::math::{Vec2, wide_mul};
+use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::traffic::{
     self, Choke, ChokeState, Decision, NO_UNIT, RIGHT_OF_WAY, TrafficParams, Traveller,
 };
-use crate::orders::{MAX_PATH_POINTS, Order, OrderStatus};
+use crate::orders::{Arrival, MAX_PATH_POINTS, Order, OrderStatus};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 
@@ -244,6 +253,7 @@ impl Simulator {
             .map_or(TrafficParams::DEFAULT, |p| p.traffic);
         let hold = ticks(rules.hold_seconds, self.time_step);
         let tick = self.tick;
+        let arrive_within = self.steering.arrive_within;
         let Self {
             nav,
             orders,
@@ -419,14 +429,36 @@ impl Simulator {
         // (walking back with precedence it pushed into the door's queue: the door scenes took
         // 2 to 10 s longer).
         let (choke_index, lane_index) = (
-            traffic::PortalIndex::new(&chokes, crate::math::Fx::ZERO),
-            traffic::PortalIndex::new(&lanes, crate::math::Fx::ZERO),
+            traffic::PortalIndex::new(&chokes, Fx::ZERO),
+            traffic::PortalIndex::new(&lanes, Fx::ZERO),
         );
+        let velocities = agents.velocities();
         for (id, position, level) in resting {
             if choke_index.near(&rules, position) {
                 right.push((id, YIELD));
-            } else if lane_index.near(&rules, position) {
+                continue;
+            }
+            if lane_index.near(&rules, position) {
                 right.push((id, level));
+            }
+            // Away from chokes, one held back short of its goal stops beside it.
+            let Some(slot) = agents.slot(id) else {
+                continue;
+            };
+            let Some(order) = orders.get_mut(&id) else {
+                continue;
+            };
+            let radius = params[slot].radius;
+            if let Some(arrival) = stop_beside(
+                order,
+                position,
+                velocities[slot],
+                radius,
+                arrive_within.unwrap_or(radius),
+            ) {
+                let old = order.clone();
+                order.set_arrival(arrival);
+                inputs.log_order(id, Some(old));
             }
         }
         right.sort_unstable();
@@ -485,4 +517,33 @@ impl Simulator {
         self.set_levels(&[]);
         self.nav.traffic = TrafficState::default();
     }
+}
+
+/// The arrival state of an order arrived on its goal that stops where it stands, beside its
+/// goal: within `arrive_within` of the goal but not on it (farther than
+/// `radius / 32`), and held back: its velocity towards the goal is under half of
+/// `|goal − position|`, what RVO2's goal rule asks there (exact: `2 · (v · g) < |g|²`, `g`
+/// the vector to the goal, `i128`). `None` otherwise.
+fn stop_beside(
+    order: &Order,
+    position: Vec2,
+    velocity: Vec2,
+    radius: Fx,
+    arrive_within: Fx,
+) -> Option<Arrival> {
+    let a = order.arrival();
+    let to = order.goal() - position;
+    let d2 = to.length_squared_wide();
+    let tiny = radius / 32;
+    let held = velocity.dot_wide(to).saturating_mul(2) < d2;
+    (a.status == OrderStatus::Arrived
+        && a.rest == order.goal()
+        && d2 <= wide_mul(arrive_within, arrive_within)
+        && d2 > wide_mul(tiny, tiny)
+        && held)
+        .then_some(Arrival {
+            rest: position,
+            no_progress: 0,
+            ..a
+        })
 }
