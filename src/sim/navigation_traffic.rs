@@ -22,8 +22,8 @@
 //!   after. Near a lane portal (and no choke), one pushed more than its radius from its rest
 //!   point gets [`RETURNING`] instead, one above: it walks back through those at rest, which
 //!   give way (between units at rest a quarter radius apart ORCA allowed it a crawl).
-//!
-//! - **Stop beside the goal** ([`stop_beside`]): away from chokes, an agent arrived on its goal,
+//! - **Stop beside the goal** ([`stop_beside`]): away from chokes, an agent arrived on a goal of
+//!   its own (no other order has it; never with [`Steering::rvo2_goals`](crate::orders::Steering::rvo2_goals)),
 //!   within `arrive_within` of it but held back short of it (moving towards it at under half
 //!   the goal rule's speed), stops where it stands: its order's rest point becomes its
 //!   position, so it wants zero velocity (the order's [arrival](crate::orders::arrival) rule
@@ -253,7 +253,8 @@ impl Simulator {
             .map_or(TrafficParams::DEFAULT, |p| p.traffic);
         let hold = ticks(rules.hold_seconds, self.time_step);
         let tick = self.tick;
-        let arrive_within = self.steering.arrive_within;
+        // Stopping beside a goal is settling short of it: never with RVO2's goal rule.
+        let (arrive_within, stop) = (self.steering.arrive_within, !self.steering.rvo2_goals);
         let Self {
             nav,
             orders,
@@ -441,10 +442,17 @@ impl Simulator {
             if lane_index.near(&rules, position) {
                 right.push((id, level));
             }
-            // Away from chokes, one held back short of its goal stops beside it.
-            let Some(slot) = agents.slot(id) else {
+            // Away from chokes, one held back short of a goal of its own stops beside it (units
+            // sharing a goal settle by the arrival rule).
+            let Some(slot) = agents.slot(id).filter(|_| stop) else {
                 continue;
             };
+            if orders
+                .get(&id)
+                .is_none_or(|o| orders.sharing(o.goal()) != 1)
+            {
+                continue;
+            }
             let Some(order) = orders.get_mut(&id) else {
                 continue;
             };
