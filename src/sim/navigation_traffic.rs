@@ -567,3 +567,40 @@ fn stop_beside(
             ..a
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An order arrived on its goal stops beside it only when held back within
+    /// `arrive_within`: not when moving towards it at half the goal rule's speed or more, not
+    /// on its goal, not farther than `arrive_within`, not when not arrived on its goal.
+    #[test]
+    fn stop_beside_only_when_held_back_short_of_the_goal() {
+        let goal = Vec2::ZERO;
+        let mut order = Order::new(Vec2::from_int(-5, 0), goal);
+        let on_goal = Arrival {
+            status: OrderStatus::Arrived,
+            no_progress: 0,
+            rest: goal,
+        };
+        order.set_arrival(on_goal);
+        let (r, within) = (Fx::lit("0.5"), Fx::lit("0.5"));
+        let p = Vec2::new(Fx::lit("-0.4"), Fx::ZERO);
+        let stop = |o: &Order, p: Vec2, v: Vec2| stop_beside(o, p, v, r, within);
+        // Still: stops where it stands.
+        let a = stop(&order, p, Vec2::ZERO).expect("held back");
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, p));
+        // Towards the goal at 0.19 (under half of |g| = 0.4): held; at 0.2: free.
+        assert!(stop(&order, p, Vec2::new(Fx::lit("0.19"), Fx::ZERO)).is_some());
+        assert!(stop(&order, p, Vec2::new(Fx::lit("0.2"), Fx::ZERO)).is_none());
+        // On the goal (within r / 32), or beyond arrive_within: keeps the goal rule.
+        assert!(stop(&order, Vec2::new(Fx::lit("-0.015"), Fx::ZERO), Vec2::ZERO).is_none());
+        assert!(stop(&order, Vec2::new(Fx::lit("-0.6"), Fx::ZERO), Vec2::ZERO).is_none());
+        // Already beside it, or still moving: nothing.
+        order.set_arrival(a);
+        assert!(stop(&order, p, Vec2::ZERO).is_none());
+        order.set_arrival(Arrival::default());
+        assert!(stop(&order, p, Vec2::ZERO).is_none());
+    }
+}
