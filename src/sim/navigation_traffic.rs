@@ -455,26 +455,19 @@ impl Simulator {
             }
             // Away from chokes, one held back short of a goal of its own stops beside it (units
             // sharing a goal settle by the arrival rule).
-            let Some(slot) = agents.slot(id).filter(|_| stop) else {
-                continue;
-            };
-            if orders
-                .get(&id)
-                .is_none_or(|o| orders.sharing(o.goal()) != 1)
-            {
-                continue;
-            }
-            let Some(order) = orders.get_mut(&id) else {
+            let (Some(slot), Some(order)) = (agents.slot(id).filter(|_| stop), orders.get(&id))
+            else {
                 continue;
             };
             let radius = params[slot].radius;
-            if let Some(arrival) = stop_beside(
-                order,
-                position,
-                velocities[slot],
-                radius,
-                arrive_within.unwrap_or(radius),
-            ) {
+            let within = arrive_within.unwrap_or(radius);
+            // The goal count (a map lookup) last: most units at rest are not held back.
+            let Some(arrival) = stop_beside(order, position, velocities[slot], radius, within)
+                .filter(|_| orders.sharing(order.goal()) == 1)
+            else {
+                continue;
+            };
+            if let Some(order) = orders.get_mut(&id) {
                 let old = order.clone();
                 order.set_arrival(arrival);
                 inputs.log_order(id, Some(old));
