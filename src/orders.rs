@@ -192,6 +192,11 @@ impl Orders {
         }
     }
 
+    /// How many orders have goal `goal` (exact bits).
+    pub(crate) fn sharing(&self, goal: Vec2) -> u32 {
+        self.goals.get(&goal_key(goal)).copied().unwrap_or(0)
+    }
+
     /// Ascending id.
     pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&AgentId, &Order)> {
         self.list.iter().map(|(id, o)| (id, o))

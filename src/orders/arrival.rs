@@ -28,6 +28,12 @@
 //!   an agent that reached its goal alone comes to rest on it and a pushed one walks back, and
 //!   RVO2's scenes keep their trajectories). An order resting elsewhere (settled, or given up)
 //!   wants zero velocity (no perturbation): it never pushes, so a settled crowd comes to rest.
+//! * **Stopped beside its goal.** Traffic control (navigating units away from doors, in stage
+//!   1a of the [tick](crate::tick)) may stop an order arrived on its goal, held back within
+//!   `arrive_within` of it, where it stands: its rest point becomes that place, so it wants
+//!   zero velocity. Such an order stays arrived while it is within `arrive_within` of its goal
+//!   (or `settle(n)`, its goal shared); alone with its goal and pushed farther, but not beyond
+//!   `3r`, its rest point is its goal again and it walks back by the goal rule.
 //! * **Pushed.** An order arrived on its goal and pushed off it (beyond `arrive_within`) walks
 //!   back by the goal rule; after [`SETTLE_AFTER`] without progress, its goal shared (and
 //!   taken by another unit), it rests where it is; pushed more than `3r` from its goal it is
@@ -223,9 +229,18 @@ pub(crate) fn next_arrival(
     match old.status {
         OrderStatus::Arrived => {
             if old.rest != goal {
-                // Settled: rests within settle(n) of its goal, else walks back.
-                return if !settles(p, goal, input.radius, n()) {
-                    Arrival::default()
+                // Settled: rests within settle(n) of its goal, or (stopped beside it by
+                // traffic control) within `arrive_within`; else walks back.
+                let n = n();
+                let stays =
+                    within(p, goal, input.arrive_within) || settles(p, goal, input.radius, n);
+                return if !stays {
+                    if n < 2 && within(p, goal, pushed()) {
+                        // Stopped beside its goal alone with it, and pushed off: walks back.
+                        arrived(goal)
+                    } else {
+                        Arrival::default()
+                    }
                 } else if within(p, old.rest, pushed()) {
                     Arrival {
                         no_progress: 0,
@@ -383,6 +398,50 @@ mod tests {
             next_arrival(a, &far, &Heading::new(far.position, goal), true, goal, || 1),
             Arrival::default()
         );
+    }
+
+    /// An order stopped beside a goal of its own (rest point where it stood, within
+    /// `arrive_within`): it stays arrived there while within `arrive_within` of its goal; pushed
+    /// farther, within `3r`, its rest point is its goal again (it walks back); beyond, moving.
+    #[test]
+    fn a_unit_stopped_beside_its_goal_stays_or_walks_back() {
+        let goal = Vec2::ZERO;
+        let beside = Vec2::new(Fx::lit("0.3"), Fx::ZERO);
+        let stopped = Arrival {
+            status: OrderStatus::Arrived,
+            no_progress: 0,
+            rest: beside,
+        };
+        let at = |x: &str| ArrivalInput {
+            position: Vec2::new(Fx::lit(x), Fx::ZERO),
+            velocity: Vec2::ZERO,
+            radius: Fx::lit("0.5"),
+            speed: Fx::ONE,
+            arrive_within: Fx::lit("0.5"),
+            settle_ticks: 2,
+            blocked_ticks: 12,
+            give_up_ticks: u32::MAX,
+        };
+        let step = |input: &ArrivalInput| {
+            next_arrival(
+                stopped,
+                input,
+                &Heading::new(input.position, goal),
+                true,
+                goal,
+                || 1,
+            )
+        };
+        // Pushed a little, still within arrive_within: stays where it stopped, at rest.
+        let a = step(&at("0.45"));
+        assert_eq!(a, stopped);
+        assert!(resting(&a, goal));
+        // Pushed out of arrive_within (0.5) but within 3r (1.5): walks back to its goal.
+        let a = step(&at("0.8"));
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, goal));
+        assert!(!resting(&a, goal));
+        // Beyond 3r: moving again.
+        assert_eq!(step(&at("1.6")), Arrival::default());
     }
 
     #[test]
