@@ -41,8 +41,7 @@ pub fn golden_name(path: &Path) -> String {
 /// The directories of golden scenes, relative to the project root, with the prefix of their
 /// golden names: the shipped scenes, the liveness scenes of the deadlock resolution
 /// (`fixtures/liveness/X.toml` has the golden `liveness_X`) and the navigation scenes that
-/// pass their bar (`fixtures/navigation/X.toml`: `navigation_X`; the pending ones, in
-/// `fixtures/navigation/pending/`, have no golden).
+/// (`fixtures/navigation/X.toml`: `navigation_X`).
 pub const GOLDEN_DIRS: [(&str, &str); 3] = [
     ("fixtures/scenarios", ""),
     ("fixtures/liveness", "liveness_"),

@@ -125,8 +125,8 @@ pub const SCENES: [(&str, f64); 6] = [
     ("door_narrow_dt010_reversed", 90.0),
     ("door_narrow_dt025", 90.0),
     ("door_narrow_dt025_reversed", 90.0),
-    ("pending/door_counterflow_nav", 60.0),
-    ("pending/corridor_nav", 60.0),
+    ("door_counterflow_nav", 60.0),
+    ("corridor_nav", 60.0),
 ];
 
 fn secs(t: Option<f64>) -> String {
@@ -378,8 +378,8 @@ fn crossings() {
     println!("{line}");
 }
 
-/// The two scenes of issue 25 shipped routed and measured navigating (`pending/`:
-/// door_counterflow_nav, corridor_nav) are all through and settled within their bar, 60 s,
+/// The two scenes of issue 25 shipped routed and measured navigating (door_counterflow_nav,
+/// corridor_nav) are all through and settled within their bar, 60 s,
 /// with the walls held.
 #[test]
 fn the_shipped_scenes_navigating_settle_within_60_s() {
@@ -457,7 +457,7 @@ fn waiters_give_way_and_get_their_priority_back() {
 /// A snapshot taken while some stand beside their goals continues bit-identically.
 #[test]
 fn units_held_short_of_their_goals_stop_beside_them() {
-    let (mut sim, driver) = load("pending/corridor_nav");
+    let (mut sim, driver) = load("corridor_nav");
     let beside = |sim: &Simulator| {
         sim.agent_ids()
             .iter()
