@@ -240,7 +240,7 @@ impl Field {
     /// A path from `start` to the field's goal for the field's radius. The corridor is taken
     /// from the field and the string pulled through it to its first corner; from there on the
     /// path is the field's, made once per corner and shared by every unit turning there
-    /// (`field_paths.rs`). It is the path [`funnel`] pulls and smooths over the whole
+    /// (`field_paths.rs`). It is the path the funnel pulls and smooths over the whole
     /// corridor, and ends at the goal ([`PathStatus::Complete`], or
     /// [`PathStatus::GoalAdjusted`]).
     ///
