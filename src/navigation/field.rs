@@ -3,7 +3,9 @@
 //! When many units are sent to one goal, each running its own search repeats the same work. A
 //! [`Field`] is one Dijkstra from the goal's triangle over the triangles, under the search's
 //! clearance rules; every unit then takes its corridor from the field (a walk along the
-//! triangles' `via` links, no search) and pulls it with the funnel.
+//! triangles' `via` links, no search) and pulls it with the funnel. Past the string's first
+//! corner the pulled and smoothed path is the field's, shared by every unit that turns there
+//! (`field_paths.rs`): a unit pulls only its stretch to that corner.
 //!
 //! - **Metric.** Each settled triangle `T` keeps the funnel ([`Cone`]) of its corridor from
 //!   the goal, through the portals shrunk by `r`, as the search keeps it from the start: the
@@ -22,7 +24,7 @@
 //!   settle index) of a triangle are the same however far the field has grown. So a field kept
 //!   between ticks (a cache, never state) gives the same corridors and the same charge as one
 //!   built fresh after a restore: its content is a function of the mesh and its [`FieldKey`]
-//!   only.
+//!   only. So are its shared paths, kept per corner.
 
 use super::funnel::{self, Cone};
 use super::search::{SearchWork, dist_raw_point_segment, nearest_on_segment};
@@ -30,6 +32,9 @@ use super::{NavMesh, NavPath, PathStatus};
 use crate::math::{Fx, Vec2, wide_mul};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+#[path = "field_paths.rs"]
+mod paths;
 
 /// A field's key: the goal (as requested) and the radius.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -89,6 +94,8 @@ pub struct Field {
     settled: u32,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     min_width: Fx,
+    /// The shared paths after the string's corners.
+    paths: paths::CornerMemo,
 }
 
 impl Field {
@@ -111,6 +118,7 @@ impl Field {
             settled: 0,
             heap: BinaryHeap::new(),
             min_width: r.saturating_mul_int(2).saturating_add(Fx::from_bits(4)),
+            paths: paths::CornerMemo::new(n),
         };
         let goal = if mesh.is_walkable(key.goal, r) {
             Some((key.goal, false))
@@ -206,19 +214,48 @@ impl Field {
         }
     }
 
-    /// A path from `start` towards the field's goal for the field's radius: the corridor of at
-    /// most `window` portals taken from the field, pulled with the funnel. When the corridor
-    /// reaches the goal's triangle the path ends at the goal ([`PathStatus::Complete`], or
-    /// [`PathStatus::GoalAdjusted`]); otherwise it ends on the last portal (shrunk by `r`), at
-    /// its point nearest the start, and the status is [`PathStatus::Partial`]: the unit plans
-    /// again from there.
-    /// A start that is not walkable is moved as [`NavMesh::find_path`] moves it.
+    /// Walks the corridor from `start_tri` into `work` (portals, their triangles, shrunk), at
+    /// most `window` portals: whether it reached the goal's triangle.
+    fn walk_window(
+        &mut self,
+        mesh: &NavMesh,
+        start_tri: u32,
+        window: usize,
+        work: &mut SearchWork,
+    ) -> bool {
+        work.portals.clear();
+        work.portal_tris.clear();
+        work.funnel.shrunk.clear();
+        let mut t = start_tri;
+        while t != self.goal_tri && work.portals.len() < window.max(1) {
+            let (portal, shrunk) = self.exit(mesh, t);
+            work.portals.push(portal);
+            work.portal_tris.push(t);
+            work.funnel.shrunk.push(shrunk);
+            t = mesh.tris[t as usize].adj[self.via[t as usize] as usize];
+        }
+        t == self.goal_tri
+    }
+
+    /// A path from `start` to the field's goal for the field's radius. The corridor is taken
+    /// from the field and the string pulled through it to its first corner; from there on the
+    /// path is the field's, made once per corner and shared by every unit turning there
+    /// (`field_paths.rs`). It is the path the funnel pulls and smooths over the whole
+    /// corridor, and ends at the goal ([`PathStatus::Complete`], or
+    /// [`PathStatus::GoalAdjusted`]).
+    ///
+    /// Where that path would need the funnel's repair (a portal end closer than `r`), or for a
+    /// radius of 0, the unit's corridor of at most `window` portals is pulled on its own: when
+    /// it does not reach the goal, the path ends on its last portal (shrunk by `r`), at the
+    /// point nearest the start, and the status is [`PathStatus::Partial`]: the unit plans
+    /// again from there. A start that is not walkable is moved as [`NavMesh::find_path`]
+    /// moves it.
     ///
     /// `None` when the field cannot serve the start (no walkable goal, no walkable start, or a
     /// start the field does not reach): the caller runs [`NavMesh::find_path`]. The
     /// [`expansions`](NavPath::expansions) of the result are the field's rank of the start's
-    /// triangle plus one (what a fresh field settles to serve it); the portals walked are
-    /// `window` at most.
+    /// triangle plus one (what a fresh field settles to serve it). The answer is a function of
+    /// the mesh, the key and `start` only, whatever the field and its shared paths hold.
     pub fn path_from(
         &mut self,
         mesh: &NavMesh,
@@ -244,58 +281,22 @@ impl Field {
         } else {
             PathStatus::Complete
         };
-        work.portals.clear();
-        work.portal_tris.clear();
-        work.funnel.shrunk.clear();
-        let mut t = start_tri;
-        while t != self.goal_tri && work.portals.len() < window.max(1) {
-            let ti = t as usize;
-            let k = self.via[ti] as usize;
-            let v = mesh.tris[ti].v;
-            // Leaving `t` across its edge v[k] → v[k + 1]: v[k + 1] is on the left.
-            let portal = funnel::Portal {
-                left: v[(k + 1) % 3],
-                right: v[k],
-            };
-            let shrunk = *self.shrunk[ti].get_or_insert_with(|| {
-                let (l, rt) = (
-                    mesh.verts[portal.left as usize],
-                    mesh.verts[portal.right as usize],
-                );
-                funnel::shrink(l, rt, r)
-            });
-            work.portals.push(portal);
-            work.portal_tris.push(t);
-            work.funnel.shrunk.push(shrunk);
-            t = mesh.tris[ti].adj[k];
-        }
-        let (end, status) = if t == self.goal_tri {
-            (goal, complete)
-        } else {
-            // The window ends on its last portal (shrunk), at the point nearest the start, or
-            // else the middle, whichever is walkable (tried back from the last portal): any
-            // point of a portal ends a string inside the corridor, and units side by side keep
-            // their sides instead of meeting at one point.
-            // The portal stays in the corridor, so the funnel keeps `r` from its ends too.
-            let mut end = None;
-            while let (Some(&from), Some(&(l, rt))) =
-                (work.portal_tris.last(), work.funnel.shrunk.last())
-            {
-                let near = nearest_on_segment(l, rt, start);
-                let mid = l + (rt - l).half();
-                // The points lie on the portal: located from the triangle it leaves.
-                end = [near, mid].into_iter().find(|&q| {
-                    mesh.locate_from(q, from)
-                        .is_some_and(|t| mesh.walkable_in(q, r, t))
+        let (end, status) = match self.plan_shared(mesh, start, start_tri, work, &mut points) {
+            paths::Shared::Done => {
+                return Some(NavPath {
+                    points,
+                    status: complete,
+                    expansions: rank.saturating_add(1),
                 });
-                if end.is_some() {
-                    break;
-                }
-                work.portals.pop();
-                work.portal_tris.pop();
-                work.funnel.shrunk.pop();
             }
-            (end?, PathStatus::Partial)
+            paths::Shared::Straight => (goal, complete),
+            paths::Shared::Unshared => {
+                if self.walk_window(mesh, start_tri, window, work) {
+                    (goal, complete)
+                } else {
+                    (window_end(mesh, start, r, work)?, PathStatus::Partial)
+                }
+            }
         };
         funnel::path_shrunk(
             &mesh.verts,
@@ -312,4 +313,28 @@ impl Field {
             expansions: rank.saturating_add(1),
         })
     }
+}
+
+/// Where a window's path ends: on its last portal (shrunk), at the point nearest the start,
+/// or else the middle, whichever is walkable (tried back from the last portal, dropping the
+/// portals past it from `work`): any point of a portal ends a string inside the corridor, and
+/// units side by side keep their sides instead of meeting at one point. The portal stays in
+/// the corridor, so the funnel keeps `r` from its ends too.
+fn window_end(mesh: &NavMesh, start: Vec2, r: Fx, work: &mut SearchWork) -> Option<Vec2> {
+    while let (Some(&from), Some(&(l, rt))) = (work.portal_tris.last(), work.funnel.shrunk.last()) {
+        let near = nearest_on_segment(l, rt, start);
+        let mid = l + (rt - l).half();
+        // The points lie on the portal: located from the triangle it leaves.
+        let end = [near, mid].into_iter().find(|&q| {
+            mesh.locate_from(q, from)
+                .is_some_and(|t| mesh.walkable_in(q, r, t))
+        });
+        if end.is_some() {
+            return end;
+        }
+        work.portals.pop();
+        work.portal_tris.pop();
+        work.funnel.shrunk.pop();
+    }
+    None
 }

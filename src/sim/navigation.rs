@@ -31,9 +31,12 @@
 //!    ascending agent id. An agent whose `(goal, radius)` is
 //!    shared by at least [`FIELD_MIN_USERS`] navigating agents (state: the records and the
 //!    radii) is planned from that goal's distance field
-//!    ([`Field`](crate::navigation::Field)): its corridor of at most [`FIELD_WINDOW`] portals
-//!    is read off the field and pulled; a longer route is [`Partial`](PathStatus::Partial) and
-//!    extended near its end. A start the field cannot serve, and every other agent, gets its
+//!    ([`Field`](crate::navigation::Field)): its corridor is read off the field and pulled
+//!    to the string's first corner, and the path on from there is the field's, shared by the
+//!    units turning at that corner: the whole route to the goal. Where the shared path would
+//!    need the funnel's repair, the corridor of at most [`FIELD_WINDOW`] portals is pulled
+//!    instead; a longer route is then [`Partial`](PathStatus::Partial) and extended near its
+//!    end. A start the field cannot serve, and every other agent, gets its
 //!    own search. The fields are kept between ticks as a cache (`FieldCache`), never state:
 //!    what a field answers and charges is a function of the mesh and its key. Each tick may
 //!    spend [`NavParams::budget`] node expansions less the debt: a search costs its
@@ -89,7 +92,8 @@ pub(crate) const STUCK_SECONDS: u64 = 3;
 /// Least navigating agents sharing a goal and a radius for their plans to come from one
 /// distance field ([`Field`](crate::navigation::Field); plan §2.3) instead of a search each.
 pub(crate) const FIELD_MIN_USERS: usize = 4;
-/// Most portals of a plan taken from a field: the unit plans again near the window's end.
+/// Most portals of a plan taken from a field when its path is not the field's shared one: the
+/// unit plans again near the window's end.
 pub(crate) const FIELD_WINDOW: usize = 16;
 /// Field triangles settled per expansion charged to the budget (a settle costs about a
 /// quarter of a search expansion).

@@ -250,9 +250,10 @@ fn blocked_ends_are_moved_and_islands_reported() {
 }
 
 /// Units sharing a goal are planned from one distance field, kept between ticks as a cache
-/// (never state): a simulator restored from a snapshot every few ticks (so with no field
-/// cached) steps bit-identically with one that never was, through a service spread over ticks
-/// by a small budget and the window extensions of the long routes.
+/// (never state) with the paths it shares past the strings' corners: a simulator restored from
+/// a snapshot every few ticks (so with no field and no shared path cached) steps
+/// bit-identically with one that never was, through a service spread over ticks by a small
+/// budget, the long routes planned whole from the shared corners.
 #[test]
 fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
     use lockstep_orca::navigation::NavParams;
@@ -284,6 +285,7 @@ fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
     }
     let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
     let (mut pending_seen, mut partial_seen) = (false, false);
+    let mut served = std::collections::BTreeSet::new();
     for tick in 0..240 {
         sim.step().unwrap();
         restored.step().unwrap();
@@ -291,7 +293,10 @@ fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
         for &id in sim.agent_ids() {
             let r = sim.nav_status(id).unwrap().unwrap();
             pending_seen |= tick == 0 && r.is_pending();
-            partial_seen |= r.status() == Some(PathStatus::Partial);
+            if let Some(status) = r.status() {
+                served.insert(id);
+                partial_seen |= status != PathStatus::Complete;
+            }
         }
         if tick % 7 == 3 {
             restored = Simulator::restore(&restored.snapshot()).unwrap();
@@ -302,5 +307,6 @@ fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
         pending_seen,
         "the budget should spread the service over ticks"
     );
-    assert!(partial_seen, "the long routes should be planned in windows");
+    assert!(served.len() >= 4, "{} served", served.len());
+    assert!(!partial_seen, "the long routes should be planned whole");
 }
