@@ -28,23 +28,16 @@
 //!   or a cold one after a restore, gives every unit the same bytes.
 
 use super::Field;
-use crate::geom::{cmp_dist_point_segment, left_of, ratio, wide};
-use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
+use crate::geom::{cmp_dist_point_segment, left_of};
+use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::NavMesh;
-use crate::navigation::funnel::{self, Portal};
+use crate::navigation::funnel::{
+    self, CORNER_MARGIN, Portal, arc, miter, right_normal, tangent_between,
+};
 use std::cmp::Ordering;
 
 /// No entry yet for a corner.
 const NONE: u32 = u32::MAX;
-
-/// How far past `r` the corner points are placed, in ulps (as the funnel's smoothing).
-const CORNER_MARGIN: Fx = Fx::from_bits(64);
-
-/// `cos 45°` in [`Fx`], rounded down: an arc piece up to this angle gets one miter point.
-const COS_45: Fx = Fx::from_bits(3_037_000_499);
-
-/// Most halvings of one corner's turn (a turn below 360° ends in pieces of at most 45°).
-const MAX_SPLIT_DEPTH: u32 = 3;
 
 /// A corner of a field's string: the end of triangle `tri`'s exit portal on the `left` side
 /// (as a unit travelling to the goal sees it).
@@ -198,62 +191,9 @@ impl StringFunnel {
 }
 
 /// The unit direction of the common tangent from stop `a` to stop `b` (the funnel's
-/// smoothing: `t` with `rn(t) · (b − a) = a.offset − b.offset`, `rn` the right normal).
-/// `None` when the centres coincide.
+/// [`tangent_between`]). `None` when the centres coincide.
 fn tangent(a: Stop, b: Stop) -> Option<Vec2> {
-    let d = b.centre - a.centre;
-    let len_sq = d.length_squared_wide();
-    if len_sq <= 0 {
-        return None;
-    }
-    let delta = a.offset.saturating_sub(b.offset);
-    let q = sqrt_wide(len_sq - wide_mul(delta, delta));
-    let tx = wide_mul(d.x, q) - wide_mul(delta, d.y);
-    let ty = wide_mul(d.y, q) + wide_mul(delta, d.x);
-    Some(Vec2::new(ratio(tx, len_sq), ratio(ty, len_sq)))
-}
-
-/// The right normal of a direction.
-fn right_normal(t: Vec2) -> Vec2 {
-    Vec2::new(t.y, -t.x)
-}
-
-/// The circumscribed polygon around `centre` from unit normal `a` to `b` (the funnel's `arc`).
-fn arc(centre: Vec2, a: Vec2, b: Vec2, ccw: bool, r: Fx, depth: u32, out: &mut Vec<Vec2>) {
-    let cross = a.det_wide(b);
-    let turn = if ccw { cross } else { -cross };
-    let dot = a.dot_wide(b);
-    let small = turn >= 0 && dot >= wide(COS_45);
-    let grazed = turn < 0 && dot > 0;
-    if small || grazed || depth >= MAX_SPLIT_DEPTH {
-        miter(centre, a, b, r, out);
-        return;
-    }
-    let sum = a + b;
-    let mid = if sum.length_squared_wide() <= wide(Fx::from_bits(1 << 16)) {
-        if ccw { a.perp() } else { -a.perp() }
-    } else if turn > 0 {
-        sum.normalize_or_zero()
-    } else {
-        -sum.normalize_or_zero()
-    };
-    arc(centre, a, mid, ccw, r, depth + 1, out);
-    arc(centre, mid, b, ccw, r, depth + 1, out);
-}
-
-/// Where the tangents at unit normals `a` and `b` to the circle of radius `r` (plus
-/// [`CORNER_MARGIN`]) meet (the funnel's `miter`).
-fn miter(centre: Vec2, a: Vec2, b: Vec2, r: Fx, out: &mut Vec<Vec2>) {
-    let r = r.saturating_add(CORNER_MARGIN);
-    let sum = a + b;
-    let sum_sq = sum.length_squared_wide();
-    if sum_sq < wide(Fx::from_bits(1 << 30)) {
-        out.push(centre + a * r);
-        out.push(centre + b * r);
-        return;
-    }
-    let scale = ratio(2 * wide(r), sum_sq);
-    out.push(centre + sum * scale);
+    tangent_between((a.centre, a.offset), (b.centre, b.offset))
 }
 
 /// The points of the arc at corner `stop` between the arrival direction `t_in` and the
@@ -475,7 +415,7 @@ impl Field {
         }
         points.remove(base);
         points.extend_from_slice(&entry.tail[upto..]);
-        dedup_from(points, base);
+        funnel::dedup_tail(points, base);
         Shared::Done
     }
 
@@ -687,18 +627,6 @@ fn departure_path(entry: &Entry) -> Vec<Vec2> {
     path.push(departure(entry.stop, entry.t_out));
     path.extend_from_slice(&entry.tail[..upto]);
     path
-}
-
-/// Removes consecutive duplicates from `out[first..]`, in place.
-fn dedup_from(out: &mut Vec<Vec2>, first: usize) {
-    let mut kept = first;
-    for i in first..out.len() {
-        if kept == first || out[kept - 1] != out[i] {
-            out[kept] = out[i];
-            kept += 1;
-        }
-    }
-    out.truncate(kept);
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use crate::math::{Fx, Vec2, sqrt_wide, wide_mul};
 
 /// How far past `r` the corner points are placed, in ulps: absorbs the rounding of the unit
 /// vectors and of the miter distance (each a few ulps), so the pushed path keeps `r`.
-const CORNER_MARGIN: Fx = Fx::from_bits(64);
+pub(crate) const CORNER_MARGIN: Fx = Fx::from_bits(64);
 
 /// `cos 45°` in [`Fx`], rounded down: an arc piece up to this angle gets one miter point.
 const COS_45: Fx = Fx::from_bits(3_037_000_499);
@@ -290,15 +290,23 @@ struct Stop {
 }
 
 /// The unit direction of the common tangent from stop `a` to stop `b` (with `offset`s as in
-/// [`Stop`]): `t` such that `rn(t) · (b − a) = a.offset − b.offset`, where `rn` is the right
-/// normal. `None` when the centres coincide.
+/// [`Stop`]): [`tangent_between`] of their centres and offsets.
 fn tangent(a: Stop, b: Stop) -> Option<Vec2> {
-    let d = b.centre - a.centre;
+    tangent_between((a.centre, a.offset), (b.centre, b.offset))
+}
+
+/// The unit direction of the common tangent from the disc `a = (centre, offset)` to `b`
+/// (`offset`: the signed offset of the path from the centre along the right normal of the
+/// travel direction, `+r` for a vertex on the left, `−r` on the right, 0 for a point): `t`
+/// such that `rn(t) · (b − a) = a.offset − b.offset`, where `rn` is the right normal. `None`
+/// when the centres coincide.
+pub(crate) fn tangent_between(a: (Vec2, Fx), b: (Vec2, Fx)) -> Option<Vec2> {
+    let d = b.0 - a.0;
     let len_sq = d.length_squared_wide();
     if len_sq <= 0 {
         return None;
     }
-    let delta = a.offset.saturating_sub(b.offset);
+    let delta = a.1.saturating_sub(b.1);
     // With d = L·d̂ and sin α = Δ / L: t = (d·√(L² − Δ²) + Δ·perp(d)) / L².
     let q = sqrt_wide(len_sq - wide_mul(delta, delta));
     let tx = wide_mul(d.x, q) - wide_mul(delta, d.y);
@@ -308,13 +316,21 @@ fn tangent(a: Stop, b: Stop) -> Option<Vec2> {
 
 /// The right normal of a direction.
 #[inline]
-fn right_normal(t: Vec2) -> Vec2 {
+pub(crate) fn right_normal(t: Vec2) -> Vec2 {
     Vec2::new(t.y, -t.x)
 }
 
 /// Appends the circumscribed polygon around `centre` (radius `r`) from the unit normal `a` to
 /// `b`, turning counter-clockwise when `ccw`: one miter point per piece of at most 45°.
-fn arc(centre: Vec2, a: Vec2, b: Vec2, ccw: bool, r: Fx, depth: u32, out: &mut Vec<Vec2>) {
+pub(crate) fn arc(
+    centre: Vec2,
+    a: Vec2,
+    b: Vec2,
+    ccw: bool,
+    r: Fx,
+    depth: u32,
+    out: &mut Vec<Vec2>,
+) {
     let cross = a.det_wide(b);
     let turn = if ccw { cross } else { -cross };
     let dot = a.dot_wide(b);
@@ -341,7 +357,7 @@ fn arc(centre: Vec2, a: Vec2, b: Vec2, ccw: bool, r: Fx, depth: u32, out: &mut V
 /// The point where the tangents to the circle of radius `r` (plus [`CORNER_MARGIN`]) at unit
 /// normals `a` and `b` meet: `centre + (a + b) · 2r / |a + b|²`. Normals more than about 150°
 /// apart (never produced by [`arc`]'s pieces) give the two tangent points instead.
-fn miter(centre: Vec2, a: Vec2, b: Vec2, r: Fx, out: &mut Vec<Vec2>) {
+pub(crate) fn miter(centre: Vec2, a: Vec2, b: Vec2, r: Fx, out: &mut Vec<Vec2>) {
     let r = r.saturating_add(CORNER_MARGIN);
     let sum = a + b;
     let sum_sq = sum.length_squared_wide();
@@ -576,7 +592,7 @@ fn grown_boxes(start: Vec2, points: &[Vec2], r: Fx, boxes: &mut Vec<GrownBox>) {
 }
 
 /// Removes consecutive duplicates from `out[first..]`, in place.
-fn dedup_tail(out: &mut Vec<Vec2>, first: usize) {
+pub(crate) fn dedup_tail(out: &mut Vec<Vec2>, first: usize) {
     let mut kept = first;
     for i in first..out.len() {
         if kept == first || out[kept - 1] != out[i] {
