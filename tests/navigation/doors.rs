@@ -239,6 +239,17 @@ fn door_scenes_settle_within_their_bar() {
     }
 }
 
+/// The scene of the diagnostics: `DOORS_FILE`, a path or a name under `fixtures/navigation`.
+fn env_scene() -> Scenario {
+    let file = std::env::var("DOORS_FILE").expect("DOORS_FILE");
+    let path = if file.ends_with(".toml") {
+        file
+    } else {
+        format!("{DIR}/{file}.toml")
+    };
+    Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Per agent of scene `DOORS_FILE` (a path, or a name under `fixtures/navigation`) over
 /// `DOORS_TO` seconds (default 120): when it first came within its goal tolerance, since when it
 /// stayed there, the last time it moved at [`SETTLED_SPEED`] or faster, its order's last
@@ -247,14 +258,8 @@ fn door_scenes_settle_within_their_bar() {
 #[test]
 #[ignore = "a diagnostic: run it by name with --ignored --nocapture"]
 fn agents() {
-    let file = std::env::var("DOORS_FILE").expect("DOORS_FILE");
     let to: f64 = std::env::var("DOORS_TO").map_or(120.0, |v| v.parse().unwrap());
-    let path = if file.ends_with(".toml") {
-        file
-    } else {
-        format!("{DIR}/{file}.toml")
-    };
-    let s = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let s = env_scene();
     let (mut sim, driver) = s.build().unwrap();
     let dt = s.time_step.to_num::<f64>();
     let ids = driver.agent_ids().to_vec();
@@ -343,13 +348,7 @@ fn agents() {
 #[test]
 #[ignore = "a diagnostic: run it by name with --ignored --nocapture"]
 fn crossings() {
-    let file = std::env::var("DOORS_FILE").expect("DOORS_FILE");
-    let path = if file.ends_with(".toml") {
-        file
-    } else {
-        format!("{DIR}/{file}.toml")
-    };
-    let s = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let s = env_scene();
     let (mut sim, driver) = s.build().unwrap();
     let dt = s.time_step.to_num::<f64>();
     let ids = driver.agent_ids().to_vec();
