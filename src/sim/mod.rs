@@ -185,6 +185,8 @@ impl Simulator {
             ..StepStats::default()
         };
         let mut times = StageTimes::default();
+        // Stage 1a adds its planning's time here (`navigate`); kept into `times` below.
+        self.work.times.planning = std::time::Duration::ZERO;
         let mut clock = StageClock::start(self.work.timing);
         self.apply_inputs();
         clock.lap(&mut times.inputs);
@@ -219,6 +221,7 @@ impl Simulator {
         }
         self.finish_inputs(result.is_ok());
         clock.lap(&mut times.integrate);
+        times.planning = self.work.times.planning;
         self.work.times = times;
         result
     }

@@ -12,6 +12,7 @@ use crate::math::{Fx, Vec2};
 use crate::navigation::{FieldKey, NavMesh, PathRequest, PathStatus};
 use crate::orders::Order;
 use crate::sim::Simulator;
+use crate::tick::StageClock;
 
 impl Simulator {
     /// Stage 1a: see the [module docs](self). Never inlined, so an instruction profile
@@ -29,7 +30,9 @@ impl Simulator {
         }
         self.check_triggers();
         self.nav.recheck = false;
+        let mut clock = StageClock::start(self.work.timing);
         self.serve_requests(allowance);
+        clock.lap(&mut self.work.times.planning);
         self.control_traffic();
     }
 

@@ -89,6 +89,11 @@ pub struct StageTimes {
     /// Stage 1a: navigation (the mesh rebuilt after obstacle commands, replan triggers, path
     /// searches).
     pub navigate: Duration,
+    /// Part of stage 1a (counted in [`navigate`](Self::navigate), not again in
+    /// [`total`](Self::total)): serving the pending path requests within the budget, the
+    /// searches and field plans and the orders they give, without the replan triggers and the
+    /// traffic control around them.
+    pub planning: Duration,
     /// Stage 1b: steering ordered agents.
     pub orders: Duration,
     /// Stage 2: rebuilding the obstacle tree (when the set changed).
@@ -124,6 +129,7 @@ impl std::ops::AddAssign<&StageTimes> for StageTimes {
     fn add_assign(&mut self, t: &StageTimes) {
         self.inputs += t.inputs;
         self.navigate += t.navigate;
+        self.planning += t.planning;
         self.orders += t.orders;
         self.obstacles += t.obstacles;
         self.tree += t.tree;

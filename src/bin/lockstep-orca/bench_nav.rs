@@ -3,9 +3,11 @@
 //!
 //! 1. **One common goal.** `N` units (default 1,000) on a map of 200 buildings are all told to
 //!    navigate to one point at tick 0; the ticks until every unit has its first plan, the
-//!    planning time (stage 1a) summed over them, and its ratio to one step of those units (the
-//!    median of 20 steps after, stage 1a excluded); also the ticks until no plan is pending at
-//!    all (`_quiet_ticks`: replans of units already moving included).
+//!    planning time ([`StageTimes::planning`](lockstep_orca::StageTimes::planning): the requests served, without stage 1a's
+//!    triggers and traffic control) summed over them, and its ratio to one step of those units
+//!    (the median of 20 steps after, stage 1a excluded); also all of stage 1a over the same
+//!    ticks (`_stage1a_ratio`: traffic control included) and the ticks until no plan is
+//!    pending at all (`_quiet_ticks`: replans of units already moving included).
 //! 2. **Distinct goals.** Then every unit gets its own goal: the ticks until all have their
 //!    first plans (and until quiet) and the largest planning time of one tick up to then, as a
 //!    ratio to the step.
@@ -116,9 +118,13 @@ fn mark(what: &str) {
 
 /// Steps until every unit has its first plan for its order, then on until no plan is pending
 /// at all (replans included; at most 400 ticks): the ticks to the first, to the second, and
-/// the planning time (stage 1a) of each tick up to the first.
-fn serve(sim: &mut Simulator, ids: &[AgentId]) -> Result<(u32, u32, Vec<Duration>), Fail> {
-    let mut plans = Vec::new();
+/// the planning time and the time of all of stage 1a of each tick up to the first.
+#[allow(clippy::type_complexity)]
+fn serve(
+    sim: &mut Simulator,
+    ids: &[AgentId],
+) -> Result<(u32, u32, Vec<Duration>, Vec<Duration>), Fail> {
+    let (mut plans, mut stage) = (Vec::new(), Vec::new());
     let mut first = None;
     for tick in 1..=400u32 {
         mark("serve");
@@ -128,7 +134,8 @@ fn serve(sim: &mut Simulator, ids: &[AgentId]) -> Result<(u32, u32, Vec<Duration
             .map(|&id| sim.nav_status(id).ok().flatten())
             .collect();
         if first.is_none() {
-            plans.push(sim.stage_times().navigate);
+            plans.push(sim.stage_times().planning);
+            stage.push(sim.stage_times().navigate);
             if records
                 .iter()
                 .all(|r| r.is_some_and(|r| r.status().is_some()))
@@ -139,10 +146,10 @@ fn serve(sim: &mut Simulator, ids: &[AgentId]) -> Result<(u32, u32, Vec<Duration
         if let Some(first) = first
             && !records.iter().any(|r| r.is_some_and(|r| r.is_pending()))
         {
-            return Ok((first, tick, plans));
+            return Ok((first, tick, plans, stage));
         }
     }
-    Ok((first.unwrap_or(u32::MAX), u32::MAX, plans))
+    Ok((first.unwrap_or(u32::MAX), u32::MAX, plans, stage))
 }
 
 /// Runs the three measurements; prints the line.
@@ -181,8 +188,9 @@ pub fn run(units: u32) -> Result<(), Fail> {
         let c = Command::NavigateTo { id, goal };
         sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
     }
-    let (common_ticks, common_quiet, common) = serve(&mut sim, &ids)?;
+    let (common_ticks, common_quiet, common, common_stage) = serve(&mut sim, &ids)?;
     let common_total: Duration = common.iter().sum();
+    let common_stage: Duration = common_stage.iter().sum();
     let mut steps = Vec::new();
     for _ in 0..20 {
         mark("step");
@@ -201,7 +209,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
         };
         sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
     }
-    let (distinct_ticks, distinct_quiet, distinct) = serve(&mut sim, &ids)?;
+    let (distinct_ticks, distinct_quiet, distinct, _) = serve(&mut sim, &ids)?;
     let distinct_max = distinct.iter().copied().max().unwrap_or_default();
 
     mark("rebuild");
@@ -240,7 +248,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
 
     println!(
         "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
-         common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} \
+         common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_stage1a_ratio={:.3} \
          distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
          rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
          rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
@@ -249,6 +257,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
         ms(step),
         ms(common_total),
         ratio(common_total, step),
+        ratio(common_stage, step),
         ms(distinct_max),
         ratio(distinct_max, step),
         base.triangles().len(),
