@@ -236,14 +236,21 @@ impl Orders {
             return Err(Self::total_error());
         }
         self.points = points;
-        self.count_goal(order.goal(), true);
         let old = match at {
+            // The same goal (a replan): its count stands.
+            Ok(k) if self.list[k].1.goal() == order.goal() => {
+                return Ok(Some(std::mem::replace(&mut self.list[k].1, order)));
+            }
             Ok(k) => Some(std::mem::replace(&mut self.list[k].1, order)),
             Err(k) => {
                 self.list.insert(k, (id, order));
                 None
             }
         };
+        let goal = match at {
+            Ok(k) | Err(k) => self.list[k].1.goal(),
+        };
+        self.count_goal(goal, true);
         if let Some(o) = &old {
             self.count_goal(o.goal(), false);
         }
@@ -352,6 +359,20 @@ impl Order {
     #[must_use]
     pub fn arrival(&self) -> Arrival {
         self.arrival
+    }
+
+    /// An order along `path` (waypoints, the goal last) from `start`, taking the points as
+    /// they are: the order [`new`](Self::new) then [`queue`](Self::queue) of each later point
+    /// would give, without growing the path point by point. `None` for an empty path or one
+    /// of more than [`MAX_PATH_POINTS`] points.
+    pub(crate) fn along(start: Vec2, path: Vec<Vec2>) -> Option<Self> {
+        (!path.is_empty() && path.len() <= MAX_PATH_POINTS).then_some(Self {
+            start,
+            path,
+            next: 0,
+            arrival: Arrival::default(),
+            speed: None,
+        })
     }
 
     /// The order's own speed, if it has one.

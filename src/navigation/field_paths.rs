@@ -103,6 +103,10 @@ struct Entry {
 pub(super) struct CornerMemo {
     slot: Vec<[u32; 2]>,
     entries: Vec<Entry>,
+    /// Scratch (never read before written): a unit's path up to the end of the arcs that
+    /// begin its corner's tail, and [`too_close`]'s grown boxes.
+    scratch: Vec<Vec2>,
+    boxes: Vec<SegmentBox>,
 }
 
 impl CornerMemo {
@@ -111,6 +115,8 @@ impl CornerMemo {
         Self {
             slot: vec![[NONE; 2]; n],
             entries: Vec::new(),
+            scratch: Vec::new(),
+            boxes: Vec::new(),
         }
     }
 
@@ -218,30 +224,29 @@ fn corner_points(stop: Stop, t_in: Option<Vec2>, t_out: Option<Vec2>, r: Fx, out
 /// close to and the end, where `funnel::path_shrunk` would repair. `None`: the path is clear.
 fn too_close(
     mesh: &NavMesh,
-    portals: &[Portal],
-    skip: &[Stop],
+    portals: &[&[Portal]],
+    skip: (Option<Stop>, &[Stop]),
     path: &[Vec2],
     r: Fx,
+    boxes: &mut Vec<SegmentBox>,
 ) -> Option<(usize, u32, bool)> {
     // Per segment: its box grown by `r` (a point outside is farther than `r`), and a bound
     // on `(r · length)²` rounded up, in Q64.64 after dropping 32 bits of each factor: a point
     // whose cross product with the segment (rounded down the same way) squares to at least it
     // is at least `r` from the segment's line, so from the segment.
     let r_sq = (wide_mul(r, r) >> 32) + 1;
-    let boxes: Vec<((Fx, Fx, Fx, Fx), i128)> = path
-        .windows(2)
-        .map(|s| {
-            let (a, b) = (s[0], s[1]);
-            let grown = (
-                a.x.min(b.x).saturating_sub(r),
-                a.x.max(b.x).saturating_add(r),
-                a.y.min(b.y).saturating_sub(r),
-                a.y.max(b.y).saturating_add(r),
-            );
-            let len_sq = ((b - a).length_squared_wide() >> 32) + 1;
-            (grown, len_sq.saturating_mul(r_sq))
-        })
-        .collect();
+    boxes.clear();
+    boxes.extend(path.windows(2).map(|s| {
+        let (a, b) = (s[0], s[1]);
+        let grown = (
+            a.x.min(b.x).saturating_sub(r),
+            a.x.max(b.x).saturating_add(r),
+            a.y.min(b.y).saturating_sub(r),
+            a.y.max(b.y).saturating_add(r),
+        );
+        let len_sq = ((b - a).length_squared_wide() >> 32) + 1;
+        (grown, len_sq.saturating_mul(r_sq))
+    }));
     let all = boxes
         .iter()
         .fold((Fx::MAX, Fx::MIN, Fx::MAX, Fx::MIN), |u, (b, _)| {
@@ -258,10 +263,14 @@ fn too_close(
             }
             && cmp_dist_point_segment(a, e, v, r) == Ordering::Less
     };
-    for p in portals {
+    for p in portals.iter().copied().flatten() {
         for (vertex, left) in [(p.left, true), (p.right, false)] {
             let v = mesh.verts[vertex as usize];
-            if !inside(&all, v) || skip.iter().any(|s| s.vertex == vertex && s.left() == left) {
+            let skipped = |s: &Stop| s.vertex == vertex && s.left() == left;
+            if !inside(&all, v)
+                || skip.0.as_ref().is_some_and(skipped)
+                || skip.1.iter().any(skipped)
+            {
                 continue;
             }
             let close = (0..boxes.len()).find(|&k| near(k, v));
@@ -272,6 +281,10 @@ fn too_close(
     }
     None
 }
+
+/// A segment's box grown by `r` (`x0, x1, y0, y1`) and its bound on `(r · length)²`
+/// ([`too_close`]).
+type SegmentBox = ((Fx, Fx, Fx, Fx), i128);
 
 /// How a unit's path is made ([`Field::plan_shared`]).
 pub(super) enum Shared {
@@ -355,7 +368,17 @@ impl Field {
         let Some((at, left)) = corner else {
             // The goal in sight: `path_shrunk`'s path is the goal alone unless it repairs.
             let r = self.key.radius.max(Fx::ZERO);
-            if too_close(mesh, &work.portals, &[], &[start, goal], r).is_some() {
+            let boxes = &mut self.paths.boxes;
+            if too_close(
+                mesh,
+                &[&work.portals],
+                (None, &[]),
+                &[start, goal],
+                r,
+                boxes,
+            )
+            .is_some()
+            {
                 return Shared::Straight;
             }
             points.push(goal);
@@ -381,39 +404,75 @@ impl Field {
             return Shared::Unshared;
         }
         let (stop, t_out, reach) = (entry.stop, entry.t_out, entry.reach);
-        // The unit's stretch: its corridor on to the next corner's triangle.
+        // The unit's stretch: its corridor on to the next corner's triangle. Its portals from
+        // the corner's triangle (`at`) to `reach`'s are the entry's stretch (`shared`).
         let mut t = work
             .portal_tris
             .last()
             .map_or(start_tri, |&u| self.next_tri(mesh, u));
-        if !work.portal_tris.contains(&reach) {
+        let mut shared = None;
+        if let Some(k) = work.portal_tris.iter().position(|&u| u == reach) {
+            shared = Some(at..k + 1);
+        } else {
             for _ in 0..mesh.tris.len() {
                 if t == self.goal_tri {
+                    shared = (reach == t).then_some(at..work.portals.len());
                     break;
                 }
                 let (portal, _) = self.exit(mesh, t);
                 work.portals.push(portal);
                 if t == reach {
+                    shared = Some(at..work.portals.len());
                     break;
                 }
                 t = self.next_tri(mesh, t);
             }
         }
-        let base = points.len();
-        points.push(start);
-        corner_points(stop, tangent(Stop::point(start), stop), t_out, r, points);
-        let entry = &self.paths.entries[e];
+        let memo = &mut self.paths;
+        let entry = &memo.entries[e];
         let upto = (entry.next_arc + 1).min(entry.tail.len());
-        points.extend_from_slice(&entry.tail[..upto]);
-        let mut skip = Vec::with_capacity(entry.skip.len() + 1);
-        skip.push(stop);
-        skip.extend_from_slice(&entry.skip);
-        if too_close(mesh, &work.portals, &skip, &points[base..], r).is_some() {
-            points.truncate(base);
+        // The unit's path up to the end of the arcs that begin the tail: its start, its arc at
+        // the corner (from its own arrival direction), those arcs.
+        let own = &mut memo.scratch;
+        own.clear();
+        own.push(start);
+        corner_points(stop, tangent(Stop::point(start), stop), t_out, r, own);
+        own.extend_from_slice(&entry.tail[..upto]);
+        let skip = (Some(stop), &entry.skip[..]);
+        // The entry is clear: its stretch's portal ends are farther than `r` from the path
+        // between the tail's first `upto` points (its own check, the same `skip`). So only the
+        // unit's own part of the path (to the tail's first point) meets every portal, and the
+        // portals before and after the stretch meet the rest.
+        let portals = &work.portals[..];
+        let close = match shared {
+            Some(range) if upto > 0 && range.start <= range.end && range.end <= portals.len() => {
+                let split = own.len() - upto;
+                let (before, after) = (&portals[..range.start], &portals[range.end..]);
+                too_close(mesh, &[portals], skip, &own[..=split], r, &mut memo.boxes).is_some()
+                    || too_close(
+                        mesh,
+                        &[before, after],
+                        skip,
+                        &own[split..],
+                        r,
+                        &mut memo.boxes,
+                    )
+                    .is_some()
+            }
+            _ => too_close(mesh, &[portals], skip, own, r, &mut memo.boxes).is_some(),
+        };
+        // The split test answers as the whole one (checked in every debug build's plans).
+        debug_assert_eq!(
+            close,
+            too_close(mesh, &[portals], skip, own, r, &mut memo.boxes).is_some()
+        );
+        if close {
             work.portals.clear();
             return Shared::Unshared;
         }
-        points.remove(base);
+        let base = points.len();
+        points.reserve(own.len() - 1 + entry.tail.len() - upto);
+        points.extend_from_slice(&own[1..]);
         points.extend_from_slice(&entry.tail[upto..]);
         funnel::dedup_tail(points, base);
         Shared::Done
@@ -501,9 +560,17 @@ impl Field {
                 let mut entry = self.paths.entries[n].clone();
                 let r = self.key.radius.max(Fx::ZERO);
                 let path = departure_path(&entry);
-                let mut skip = entry.skip.clone();
-                skip.push(stop);
-                entry.clear = entry.clear && too_close(mesh, &portals, &skip, &path, r).is_none();
+                let boxes = &mut self.paths.boxes;
+                entry.clear = entry.clear
+                    && too_close(
+                        mesh,
+                        &[&portals],
+                        (Some(stop), &entry.skip),
+                        &path,
+                        r,
+                        boxes,
+                    )
+                    .is_none();
                 entry
             }
             _ => self.stretch(mesh, stop, after, next == Link::Goal, walked, &portals),
@@ -561,9 +628,14 @@ impl Field {
             path.push(departure(stop, t_out));
             path.extend_from_slice(&pts);
             path.extend(rest.first().copied());
-            let mut skip = stops.clone();
-            skip.push(stop);
-            match too_close(mesh, portals, &skip, &path, r) {
+            match too_close(
+                mesh,
+                &[portals],
+                (Some(stop), &stops),
+                &path,
+                r,
+                &mut self.paths.boxes,
+            ) {
                 None => {
                     clear = rest_clear;
                     break;

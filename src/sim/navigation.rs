@@ -442,17 +442,10 @@ fn no_mesh() -> SimError {
 
 /// The order that follows `points` from `start` (a hold at `start` without points), at most
 /// [`MAX_PATH_POINTS`] points: the plan is cut there, and the second flag says so.
-fn planned_order(start: Vec2, points: &[Vec2]) -> (Order, bool) {
-    let Some((&first, rest)) = points.split_first() else {
-        return (Order::new(start, start), false);
-    };
-    let mut order = Order::new(start, first);
+fn planned_order(start: Vec2, mut points: Vec<Vec2>) -> (Order, bool) {
     let cut = points.len() > MAX_PATH_POINTS;
-    for &p in rest.iter().take(MAX_PATH_POINTS - 1) {
-        // At most MAX_PATH_POINTS points in all: queue cannot fail.
-        let queued = order.queue(p);
-        debug_assert!(queued.is_ok());
-    }
+    points.truncate(MAX_PATH_POINTS);
+    let order = Order::along(start, points).unwrap_or_else(|| Order::new(start, start));
     (order, cut)
 }
 

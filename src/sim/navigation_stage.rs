@@ -213,7 +213,7 @@ impl Simulator {
                     path
                 };
                 served += 1;
-                let (order, cut) = planned_order(position, &path.points);
+                let (order, cut) = planned_order(position, path.points);
                 let end = order.goal();
                 let old = orders
                     .replan(*id, order)

@@ -378,7 +378,7 @@ impl Simulator {
                     }
                 }
                 (Decision::Go, Some(w)) => {
-                    let (order, _) = planned_order(position, &w.path);
+                    let (order, _) = planned_order(position, w.path);
                     if let Ok(old) = orders.insert(id, order) {
                         inputs.log_order(id, old);
                     }
@@ -423,7 +423,7 @@ impl Simulator {
             let mut path = Vec::with_capacity(rest.len() + 1);
             path.push(p);
             path.extend_from_slice(rest);
-            let (order, _) = planned_order(g.1, &path);
+            let (order, _) = planned_order(g.1, path);
             if let Ok(old) = orders.insert(g.0, order) {
                 inputs.log_order(g.0, old);
             }
