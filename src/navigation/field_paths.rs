@@ -263,8 +263,16 @@ fn too_close(
             }
             && cmp_dist_point_segment(a, e, v, r) == Ordering::Less
     };
+    // Consecutive portals of a corridor often share an end on the same side (a fan of
+    // triangles round a vertex): an end tested just before on that side is not tested again
+    // (the same answer; the first close end in corridor order is still the one found).
+    let mut last = [u32::MAX; 2];
     for p in portals.iter().copied().flatten() {
         for (vertex, left) in [(p.left, true), (p.right, false)] {
+            let side = &mut last[usize::from(left)];
+            if std::mem::replace(side, vertex) == vertex {
+                continue;
+            }
             let v = mesh.verts[vertex as usize];
             let skipped = |s: &Stop| s.vertex == vertex && s.left() == left;
             if !inside(&all, v)

@@ -6,6 +6,7 @@
 use super::{FIELD_MIN_USERS, NavRecord};
 use crate::agent::{AgentId, AgentParams};
 use crate::navigation::{Field, FieldKey, NavMesh};
+use crate::util::WordMap;
 use std::sync::Arc;
 
 /// Most distance fields kept between ticks; past it the least recently used goes.
@@ -45,14 +46,15 @@ impl FieldCache {
 }
 
 /// The `(goal, radius)` keys ([`FieldKey::bits`]) shared by at least [`FIELD_MIN_USERS`]
-/// navigating agents, ascending: their plans come from fields. From state only (the records,
-/// the agents' radii).
+/// navigating agents: their plans come from fields. From state only (the records, the agents'
+/// radii): a count per key, read by [`SharedKeys::contains`] and never iterated, so the map's
+/// order never matters.
 pub(super) fn shared_keys(
     records: &[(AgentId, NavRecord)],
     ids: &[AgentId],
     params: &[AgentParams],
-) -> Vec<(i64, i64, i64)> {
-    let mut keys = Vec::with_capacity(records.len());
+) -> SharedKeys {
+    let mut counts = WordMap::with_capacity_and_hasher(records.len(), Default::default());
     let mut slot = 0;
     for (id, r) in records {
         while slot < ids.len() && ids[slot] < *id {
@@ -63,15 +65,21 @@ pub(super) fn shared_keys(
                 goal: r.goal,
                 radius: params[slot].radius,
             };
-            keys.push(key.bits());
+            *counts.entry(key.bits()).or_insert(0u32) += 1;
         }
     }
-    keys.sort_unstable();
-    let mut shared: Vec<(i64, i64, i64)> = Vec::new();
-    for run in keys.chunk_by(|a, b| a == b) {
-        if run.len() >= FIELD_MIN_USERS {
-            shared.push(run[0]);
-        }
+    SharedKeys(counts)
+}
+
+/// How many navigating agents share each `(goal, radius)` key ([`shared_keys`]).
+#[derive(Debug, Default)]
+pub(super) struct SharedKeys(WordMap<(i64, i64, i64), u32>);
+
+impl SharedKeys {
+    /// Whether at least [`FIELD_MIN_USERS`] agents share `key`.
+    pub(super) fn contains(&self, key: &(i64, i64, i64)) -> bool {
+        self.0
+            .get(key)
+            .is_some_and(|&n| n as usize >= FIELD_MIN_USERS)
     }
-    shared
 }

@@ -5,7 +5,7 @@
 use super::{
     FIELD_PLAN_EXPANSIONS, FIELD_SETTLES_PER_EXPANSION, FIELD_WINDOW, NavRecord,
     PARTIAL_LOOKAHEAD_RADII, REPLAN_COOLDOWN_SECONDS, SEARCH_PLAN_EXPANSIONS, STUCK_SECONDS,
-    planned_order, shared_keys, ticks,
+    SharedKeys, planned_order, shared_keys, ticks,
 };
 use crate::agent::AgentId;
 use crate::math::{Fx, Vec2};
@@ -124,7 +124,7 @@ impl Simulator {
         let shared = if mesh.is_some() && nav.records.iter().any(|(_, r)| r.pending) {
             shared_keys(&nav.records, ids, params)
         } else {
-            Vec::new()
+            SharedKeys::default()
         };
         // Per field used this tick: the settles charged so far (a fresh field's work).
         let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
@@ -171,7 +171,7 @@ impl Simulator {
                     goal: r.goal,
                     radius,
                 };
-                let from_field = if shared.binary_search(&key.bits()).is_ok()
+                let from_field = if shared.contains(&key.bits())
                     && let Some(arc) = nav_mesh.mesh.as_ref()
                 {
                     let field = nav_mesh.fields.get(arc, key, tick);
