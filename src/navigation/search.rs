@@ -433,7 +433,11 @@ impl NavMesh {
         };
         let key = 3 * parent.tri as usize + e_out as usize;
         if w.crossing_stamp[key] != w.generation {
-            let (a, b) = self.edge(parent.tri, e_out as usize);
+            let k = e_out as usize;
+            let (a, b) = (
+                self.verts[t.v[k] as usize],
+                self.verts[t.v[(k + 1) % 3] as usize],
+            );
             // Travelling across edge a → b of the parent, `b` is on the left.
             let (left, right) = funnel::shrink_along(b, a, q.radius, || {
                 self.edge_dir_back(parent.tri, e_out as usize)
