@@ -467,7 +467,13 @@ impl NavMesh {
             return;
         };
         let key = 3 * parent.tri as usize + e_out as usize;
-        if w.crossing_stamp[key] != w.generation {
+        let Crossing {
+            h,
+            left: pl,
+            right: pr,
+        } = if w.crossing_stamp[key] == w.generation {
+            w.crossings[key]
+        } else {
             let k = e_out as usize;
             let (ia, ib) = (t.v[k], t.v[(k + 1) % 3]);
             let (a, b) = (self.verts[ia as usize], self.verts[ib as usize]);
@@ -475,18 +481,15 @@ impl NavMesh {
             let (left, right) = funnel::shrink_along(b, a, q.radius, || {
                 self.edge_dir_back(parent.tri, e_out as usize)
             });
-            w.crossings[key] = Crossing {
+            let c = Crossing {
                 h: w.goal_dist_to_edge((ia, a), (ib, b), q.goal),
                 left,
                 right,
             };
+            w.crossings[key] = c;
             w.crossing_stamp[key] = w.generation;
-        }
-        let Crossing {
-            h,
-            left: pl,
-            right: pr,
-        } = w.crossings[key];
+            c
+        };
         let cone = parent.cone.step(pl, pr);
         // `g = max(through, other)` with `through = cone.g + dist(apex, portal)`; the distance
         // is rooted only when it can exceed `other − cone.g` (usually Demyen's bounds win).

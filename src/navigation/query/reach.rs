@@ -419,7 +419,11 @@ impl NavMesh {
                 if !tri.wall[k] && (!exit || n == NO_TRIANGLE || next != NO_TRIANGLE) {
                     continue;
                 }
-                if cmp_dist_segment_segment(from, to, a, b, r) != Ordering::Less {
+                // With `from` on the edge's inner side too, the segment meets the closed edge
+                // (each straddles the other's line, and they are not collinear as `to` is off
+                // the edge's line): distance zero, closer than `r`.
+                let crossed = exit && left_of(a, b, from) >= 0;
+                if !crossed && cmp_dist_segment_segment(from, to, a, b, r) != Ordering::Less {
                     continue;
                 }
                 if tri.wall[k] {
