@@ -134,7 +134,7 @@ impl SearchWork {
     }
 
     /// `dist_raw(verts[v], goal)`, computed once per search and vertex.
-    #[inline]
+    #[inline(always)]
     fn goal_dist(&mut self, v: u32, at: Vec2, goal: Vec2) -> u64 {
         let i = v as usize;
         if self.vert_stamp[i] != self.generation {
