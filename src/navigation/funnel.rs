@@ -240,6 +240,7 @@ impl Cone {
     }
 
     /// The cone after the shrunk portal `(pl, pr)` (left and right ends).
+    #[inline(always)]
     pub(crate) fn step(self, pl: Vec2, pr: Vec2) -> Self {
         let Self {
             apex,

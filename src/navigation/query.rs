@@ -60,6 +60,21 @@ impl Visited {
     }
 }
 
+/// Whether `p` is at least `r` outside the bounding box of the segment `a b` along an axis
+/// (`r ≥ 0`): then the segment is at least `r` from `p` (an exact pre-test of
+/// [`cmp_dist_point_segment`]`(a, b, p, r) != Less`).
+#[inline]
+fn beyond_box(a: Vec2, b: Vec2, p: Vec2, r: Fx) -> bool {
+    let (r, px, py) = (
+        i128::from(r.to_bits()),
+        i128::from(p.x.to_bits()),
+        i128::from(p.y.to_bits()),
+    );
+    let (ax, bx) = (i128::from(a.x.to_bits()), i128::from(b.x.to_bits()));
+    let (ay, by) = (i128::from(a.y.to_bits()), i128::from(b.y.to_bits()));
+    px + r <= ax.min(bx) || px - r >= ax.max(bx) || py + r <= ay.min(by) || py - r >= ay.max(by)
+}
+
 impl NavMesh {
     /// The triangle containing `p`, or `None` outside the mesh.
     ///
@@ -179,7 +194,7 @@ impl NavMesh {
             let tri = &self.tris[u as usize];
             for k in 0..3 {
                 let (a, b) = self.edge(u, k);
-                if cmp_dist_point_segment(a, b, p, r) != Ordering::Less {
+                if beyond_box(a, b, p, r) || cmp_dist_point_segment(a, b, p, r) != Ordering::Less {
                     continue;
                 }
                 if tri.wall[k] {

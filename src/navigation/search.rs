@@ -94,6 +94,10 @@ pub struct SearchWork {
     /// computed in (each search computes a crossing once, however many nodes make it).
     crossing_stamp: Vec<u32>,
     crossings: Vec<Crossing>,
+    /// Per mesh vertex: the generation its distance to the goal was computed in, and that
+    /// distance (an `h` whose nearest point is a portal's end is its vertex's distance).
+    vert_stamp: Vec<u32>,
+    vert_dist: Vec<u64>,
     pub(super) portals: Vec<Portal>,
     /// Per portal of a field's corridor: the triangle it leaves (a hint to locate a point on
     /// the portal).
@@ -105,8 +109,8 @@ pub struct SearchWork {
 }
 
 impl SearchWork {
-    /// Starts a search on a mesh of `tris` triangles.
-    fn reset(&mut self, tris: usize) {
+    /// Starts a search on a mesh of `tris` triangles and `verts` vertices.
+    fn reset(&mut self, tris: usize, verts: usize) {
         self.nodes.clear();
         self.heap.clear();
         self.pulled = ROOT;
@@ -116,11 +120,42 @@ impl SearchWork {
             self.crossing_stamp.resize(3 * tris, 0);
             self.crossings.resize(3 * tris, Crossing::default());
         }
+        if self.vert_stamp.len() < verts {
+            self.vert_stamp.resize(verts, 0);
+            self.vert_dist.resize(verts, 0);
+        }
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             self.stamp.fill(0);
             self.crossing_stamp.fill(0);
+            self.vert_stamp.fill(0);
             self.generation = 1;
+        }
+    }
+
+    /// `dist_raw(verts[v], goal)`, computed once per search and vertex.
+    #[inline(always)]
+    fn goal_dist(&mut self, v: u32, at: Vec2, goal: Vec2) -> u64 {
+        let i = v as usize;
+        if self.vert_stamp[i] != self.generation {
+            self.vert_stamp[i] = self.generation;
+            self.vert_dist[i] = sqrt_raw((goal - at).length_squared_wide());
+        }
+        self.vert_dist[i]
+    }
+
+    /// `h` of the edge from vertex `ia` (at `a`) to `ib` (at `b`):
+    /// [`dist_raw_point_segment`]`(a, b, goal)`, an end's distance taken from the vertex cache.
+    #[inline]
+    fn goal_dist_to_edge(&mut self, (ia, a): (u32, Vec2), (ib, b): (u32, Vec2), goal: Vec2) -> u64 {
+        let e = b - a;
+        let s_num = (goal - a).dot_wide(e);
+        if s_num <= 0 {
+            self.goal_dist(ia, a, goal)
+        } else if s_num >= e.length_squared_wide() {
+            self.goal_dist(ib, b, goal)
+        } else {
+            dist_raw_point_segment(a, b, goal)
         }
     }
 
@@ -324,7 +359,7 @@ impl NavMesh {
 
     /// TA*: returns the best corridor's last node (or none) and the expansions spent.
     fn search(&self, q: &Query, w: &mut SearchWork) -> (Found, u32) {
-        w.reset(self.tris.len());
+        w.reset(self.tris.len(), self.verts.len());
         let mut best: Option<(u64, u32)> = None;
         let mut expansions = 1u32;
         let root = Node {
@@ -432,31 +467,46 @@ impl NavMesh {
             return;
         };
         let key = 3 * parent.tri as usize + e_out as usize;
-        if w.crossing_stamp[key] != w.generation {
-            let (a, b) = self.edge(parent.tri, e_out as usize);
-            // Travelling across edge a → b of the parent, `b` is on the left.
-            let (left, right) = funnel::shrink_along(b, a, q.radius, || {
-                self.edge_dir_back(parent.tri, e_out as usize)
-            });
-            w.crossings[key] = Crossing {
-                h: dist_raw_point_segment(a, b, q.goal),
-                left,
-                right,
-            };
-            w.crossing_stamp[key] = w.generation;
-        }
         let Crossing {
             h,
             left: pl,
             right: pr,
-        } = w.crossings[key];
+        } = if w.crossing_stamp[key] == w.generation {
+            w.crossings[key]
+        } else {
+            let k = e_out as usize;
+            let (ia, ib) = (t.v[k], t.v[(k + 1) % 3]);
+            let (a, b) = (self.verts[ia as usize], self.verts[ib as usize]);
+            // Travelling across edge a → b of the parent, `b` is on the left.
+            let (left, right) = funnel::shrink_along(b, a, q.radius, || {
+                self.edge_dir_back(parent.tri, e_out as usize)
+            });
+            let c = Crossing {
+                h: w.goal_dist_to_edge((ia, a), (ib, b), q.goal),
+                left,
+                right,
+            };
+            w.crossings[key] = c;
+            w.crossing_stamp[key] = w.generation;
+            c
+        };
         let cone = parent.cone.step(pl, pr);
-        let through = cone
-            .g
-            .saturating_add(dist_raw_point_segment(pr, pl, cone.apex));
-        let g = through
-            .max(q.start_goal.saturating_sub(h))
+        // `g = max(through, other)` with `through = cone.g + dist(apex, portal)`; the distance
+        // is rooted only when it can exceed `other − cone.g` (usually Demyen's bounds win).
+        let other = q
+            .start_goal
+            .saturating_sub(h)
             .max(parent.g.saturating_add(parent.h).saturating_sub(h));
+        let g = match other.checked_sub(cone.g) {
+            Some(room) => match dist_raw_point_segment_above(pr, pl, cone.apex, room) {
+                Some(d) => cone.g.saturating_add(d).max(other),
+                None => other,
+            },
+            None => cone
+                .g
+                .saturating_add(dist_raw_point_segment(pr, pl, cone.apex))
+                .max(other),
+        };
         let f = g.saturating_add(h);
         if let Some((b_len, _)) = *best
             && within_bound(b_len, f)
@@ -583,6 +633,37 @@ pub(super) fn dist_raw_point_segment(a: Vec2, b: Vec2, q: Vec2) -> u64 {
     ratio(num, crate::geom::wide(e.length()))
         .to_bits()
         .unsigned_abs()
+}
+
+/// [`dist_raw_point_segment`]`(a, b, q)` when it exceeds `m`, `None` when it is at most `m`:
+/// near an end the floored root is compared by its square (`⌊√s⌋ ≤ m ⇔ s < (m + 1)²`), so
+/// no root is taken unless the distance is needed.
+#[inline]
+pub(super) fn dist_raw_point_segment_above(a: Vec2, b: Vec2, q: Vec2, m: u64) -> Option<u64> {
+    let e = b - a;
+    let d = q - a;
+    let s_num = d.dot_wide(e);
+    let sq = if s_num <= 0 {
+        d.length_squared_wide()
+    } else if s_num >= e.length_squared_wide() {
+        (q - b).length_squared_wide()
+    } else {
+        // Beside the segment: the quotient, as `dist_raw_point_segment` computes it.
+        return Some(dist_raw_point_segment(a, b, q)).filter(|&x| x > m);
+    };
+    // Below 2¹²⁶ the root is below 2⁶³ (no wrap in `sqrt_raw`); `m ≥ 2⁶³` then bounds it.
+    if (0..1 << 126).contains(&sq) {
+        if m >= 1 << 63 {
+            return None;
+        }
+        let m1 = u128::from(m + 1);
+        return if sq.unsigned_abs() < m1 * m1 {
+            None
+        } else {
+            Some(sqrt_raw(sq))
+        };
+    }
+    Some(sqrt_raw(sq)).filter(|&x| x > m)
 }
 
 /// The point of segment `a b` nearest `p`.

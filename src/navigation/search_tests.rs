@@ -246,6 +246,51 @@ fn dist_raw_point_segment_matches_its_plain_form() {
         let q = Vec2::new(next(), next());
         let plain = sqrt_raw(crate::geom::dist_sq_point_segment(a, b, q));
         assert_eq!(dist_raw_point_segment(a, b, q), plain, "{a:?} {b:?} {q:?}");
+        // The bounded form: the distance when above `m`, none when at most `m`, on both sides
+        // of the exact value and far from it.
+        let m_far = next().to_bits().unsigned_abs() << 2;
+        for m in [
+            plain.saturating_sub(1),
+            plain,
+            plain + 1,
+            m_far,
+            0,
+            u64::MAX,
+        ] {
+            let above = dist_raw_point_segment_above(a, b, q, m);
+            assert_eq!(
+                above,
+                Some(plain).filter(|&d| d > m),
+                "{a:?} {b:?} {q:?} {m}"
+            );
+        }
+    }
+}
+
+/// A node's `h` from the per-vertex cache is the plain distance from the goal to the edge,
+/// whichever edges asked first.
+#[test]
+fn cached_goal_distances_match_the_plain_distance() {
+    let mesh = grid(6, 5, &[(2, 2)]);
+    let mut work = SearchWork::default();
+    for (k, goal) in [p(0.3, 0.7), p(5.5, 4.25), p(2.0, 3.0)]
+        .into_iter()
+        .enumerate()
+    {
+        work.reset(mesh.tris.len(), mesh.verts.len());
+        for t in 0..mesh.tris.len() as u32 {
+            for e in 0..3 {
+                let v = mesh.tris[t as usize].v;
+                let (ia, ib) = (v[e], v[(e + 1) % 3]);
+                let (a, b) = mesh.edge(t, e);
+                let h = work.goal_dist_to_edge((ia, a), (ib, b), goal);
+                assert_eq!(
+                    h,
+                    dist_raw_point_segment(a, b, goal),
+                    "goal {k} tri {t} edge {e}"
+                );
+            }
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! The queries that move a disc: the nearest walkable point and the raycast with a radius.
 
 use super::super::{NO_TRIANGLE, NavMesh};
-use crate::geom::{cmp_dist_point_segment, cmp_dist_segment_segment, dist_sq_point_segment};
+use crate::geom::{
+    cmp_dist_point_segment, cmp_dist_segment_segment, dist_sq_point_segment, left_of,
+};
 use crate::math::{Fx, Vec2};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -19,6 +21,9 @@ pub struct RayHit {
 pub(super) const MAX_NEAREST_TRIANGLES: usize = 4096;
 /// Push-outs [`NavMesh::nearest_walkable`] tries per candidate before giving it up.
 pub(super) const MAX_REPAIRS: usize = 4;
+/// Most triangles [`NavMesh::in_plain_sight_from`]'s walk along the segment enters before
+/// it leaves the answer to the full search.
+const WALK_STEPS: usize = 64;
 
 /// Whether `p` lies where [`crate::geom`] is exact (`|x|, |y| ≤ 2²⁹`); queries refuse other
 /// points (no overflow on hostile input).
@@ -384,7 +389,54 @@ impl NavMesh {
         let r = r.max(Fx::DELTA);
         in_exact_range(to)
             && self.tris[t0 as usize].walkable
+            && !self.wall_along_segment(from, to, r, t0)
             && self.walls_near_segment(from, to, r, t0, true).is_empty()
+    }
+
+    /// A quick witness for [`in_plain_sight_from`](Self::in_plain_sight_from)'s "no": walks
+    /// from `t0` through the triangles the segment `from to` crosses (across non-wall edges
+    /// closer than `r`, the edge the segment leaves by, at most [`WALK_STEPS`] steps) and says
+    /// whether it met a wall closer than `r` to the segment. Every triangle it enters is one
+    /// [`walls_near_segment`](Self::walls_near_segment)'s search from `t0` reaches too, so a
+    /// wall found here is one that search finds (the same answer); `false` decides nothing.
+    fn wall_along_segment(&self, from: Vec2, to: Vec2, r: Fx, t0: u32) -> bool {
+        let mut u = t0;
+        let mut prev = NO_TRIANGLE;
+        for _ in 0..WALK_STEPS {
+            let tri = &self.tris[u as usize];
+            let mut next = NO_TRIANGLE;
+            for k in 0..3 {
+                let n = tri.adj[k];
+                if n == prev && !tri.wall[k] {
+                    // Crossed to get here: open and close.
+                    continue;
+                }
+                let (a, b) = self.edge(u, k);
+                // The edge the segment leaves by: `to` beyond it, `a` on the segment's right
+                // and `b` on its left (the triangle is counter-clockwise).
+                let exit =
+                    left_of(a, b, to) < 0 && left_of(from, to, a) <= 0 && left_of(from, to, b) >= 0;
+                if !tri.wall[k] && (!exit || n == NO_TRIANGLE || next != NO_TRIANGLE) {
+                    continue;
+                }
+                // With `from` on the edge's inner side too, the segment meets the closed edge
+                // (each straddles the other's line, and they are not collinear as `to` is off
+                // the edge's line): distance zero, closer than `r`.
+                let crossed = exit && left_of(a, b, from) >= 0;
+                if !crossed && cmp_dist_segment_segment(from, to, a, b, r) != Ordering::Less {
+                    continue;
+                }
+                if tri.wall[k] {
+                    return true;
+                }
+                next = n;
+            }
+            if next == NO_TRIANGLE {
+                return false;
+            }
+            (prev, u) = (u, next);
+        }
+        false
     }
 
     /// Every wall closer than `r` to the segment `from to`, searching from triangle `t` across
