@@ -144,10 +144,10 @@ impl NavMesh {
     }
 
     /// The unit direction from the end of edge `k` of triangle `t` to its start,
-    /// `(v[k] − v[k + 1]).normalize_or_zero()` (derived once per mesh).
+    /// `(v[k] − v[k + 1]).normalize_or_zero()` (derived once per mesh and edge, on first use).
     #[inline]
     pub(crate) fn edge_dir_back(&self, t: u32, k: usize) -> Vec2 {
-        self.edge_dirs.of(self)[3 * t as usize + k]
+        self.edge_dirs.of(self, t, k)
     }
 
     /// Constraint pieces the builder had to leave out: pieces that cross another piece only

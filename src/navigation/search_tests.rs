@@ -330,6 +330,31 @@ fn locate_from_a_hint_and_plain_sight_match_their_plain_forms() {
     }
 }
 
+/// A search on a fresh mesh derives only the directions of the edges it crosses (no tick pays
+/// for the whole mesh), and gives the same path as on a mesh whose directions are all derived.
+#[test]
+fn a_search_derives_only_the_edge_directions_it_needs() {
+    let mesh = ring();
+    let all = mesh.clone();
+    for t in 0..all.triangles().len() as u32 {
+        for k in 0..3 {
+            let _ = all.edge_dir_back(t, k);
+        }
+    }
+    assert_eq!(all.edge_dirs.computed(), 3 * all.triangles().len());
+    assert_eq!(mesh.edge_dirs.computed(), 0);
+    let req = request(p(1.5, 1.5), p(8.5, 8.0), 0.5);
+    let (mut w1, mut w2) = (SearchWork::default(), SearchWork::default());
+    let path = mesh.find_path(&req, &mut w1);
+    assert_eq!(path, all.find_path(&req, &mut w2));
+    let used = mesh.edge_dirs.computed();
+    assert!(
+        used > 0 && used < 3 * mesh.triangles().len(),
+        "{used} of {}",
+        3 * mesh.triangles().len()
+    );
+}
+
 /// The mesh's derived edge directions are the normalisation the search would do itself, bit
 /// for bit, and never make two meshes unequal; a path smoothed from the corridor the search
 /// pulled last is the path of that corridor pulled again.
