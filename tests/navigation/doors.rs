@@ -498,3 +498,71 @@ fn units_held_short_of_their_goals_stop_beside_them() {
         );
     }
 }
+
+/// The pairs of agents of `DOORS_FILE` overlapping by more than `DOORS_BELOW` (default 0.2:
+/// clearance below −0.2) each tick up to `DOORS_TO` seconds (default 120): the tick, the
+/// clearance, and per agent its id, position, velocity, priority, whether it waits for a
+/// door (its order a single point short of its goal) and its order's target; then the count
+/// of pair-ticks below −0.3. Finds where and between whom the worst overlaps happen.
+#[test]
+#[ignore = "a diagnostic: run it by name with --ignored --nocapture"]
+fn overlaps() {
+    let env = |k: &str, d: f64| std::env::var(k).map_or(d, |v| v.parse().unwrap());
+    let (to, below) = (env("DOORS_TO", 120.0), env("DOORS_BELOW", 0.2));
+    let s = env_scene();
+    let (mut sim, driver) = s.build().unwrap();
+    let dt = s.time_step.to_num::<f64>();
+    let mut deep = 0usize;
+    let mut worst = (0.0f64, 0u64);
+    while (sim.tick() as f64) * dt < to {
+        let tick = sim.tick();
+        driver.apply_events(&mut sim, tick).unwrap();
+        driver.set_pref_velocities(&mut sim, tick).unwrap();
+        sim.step().unwrap();
+        let ids = sim.agent_ids().to_vec();
+        let show = |id: lockstep_orca::AgentId| {
+            let p = sim.agent_position(id).unwrap().to_f64();
+            let v = sim.agent_velocity(id).unwrap().to_f64();
+            let pr = sim.agent_params(id).unwrap().priority;
+            let o = sim.agent_order(id).unwrap();
+            let goal = sim.nav_status(id).unwrap().map(|r| r.goal());
+            let waits = o.is_some_and(|o| o.path().len() == 1 && Some(o.goal()) != goal);
+            let t = o.map_or((f64::NAN, f64::NAN), |o| {
+                o.path()[o.progress().min(o.path().len() - 1)].to_f64()
+            });
+            format!(
+                "{:2} ({:6.2},{:6.2}) v({:5.2},{:5.2}) p{:3}{} ->({:5.2},{:5.2})",
+                id.0,
+                p.0,
+                p.1,
+                v.0,
+                v.1,
+                pr,
+                if waits { " W" } else { "  " },
+                t.0,
+                t.1
+            )
+        };
+        for (i, &a) in ids.iter().enumerate() {
+            for &b in &ids[i + 1..] {
+                let (pa, pb) = (
+                    sim.agent_position(a).unwrap().to_f64(),
+                    sim.agent_position(b).unwrap().to_f64(),
+                );
+                let r = sim.agent_params(a).unwrap().radius.to_num::<f64>()
+                    + sim.agent_params(b).unwrap().radius.to_num::<f64>();
+                let c = (pa.0 - pb.0).hypot(pa.1 - pb.1) - r;
+                if c < -0.3 {
+                    deep += 1;
+                }
+                if c < worst.0 {
+                    worst = (c, sim.tick());
+                }
+                if c < -below {
+                    println!("{:4} {c:6.3} | {} | {}", sim.tick(), show(a), show(b));
+                }
+            }
+        }
+    }
+    println!("pair-ticks below -0.3: {deep}; worst {:.3} at tick {}", worst.0, worst.1);
+}
