@@ -39,6 +39,8 @@ pub struct Figures {
     pub min_agent_clearance: f64,
     pub min_wall_clearance: f64,
     pub crossings: usize,
+    /// Pair-ticks with an agent clearance below −0.3.
+    pub deep: usize,
 }
 
 fn max_speed(sim: &Simulator) -> f64 {
@@ -81,6 +83,7 @@ pub fn measure(name: &str, limit: f64) -> Figures {
         min_agent_clearance: f64::INFINITY,
         min_wall_clearance: f64::INFINITY,
         crossings: 0,
+        deep: 0,
     };
     let mut calm_since: Option<u64> = None;
     while sim.tick() < max_ticks {
@@ -89,6 +92,7 @@ pub fn measure(name: &str, limit: f64) -> Figures {
         driver.set_pref_velocities(&mut sim, tick).unwrap();
         sim.step().unwrap();
         monitor.observe(&sim);
+        f.deep += deep_pairs(&sim);
         let now = sim.tick() as f64 * dt;
         for (k, &id) in ids.iter().enumerate() {
             let (p, (a, b)) = (sim.agent_position(id).unwrap().to_f64(), ends[k]);
@@ -119,6 +123,27 @@ pub fn measure(name: &str, limit: f64) -> Figures {
     f
 }
 
+/// The pairs of agents of `sim` whose clearance is below −0.3.
+fn deep_pairs(sim: &Simulator) -> usize {
+    let discs: Vec<((f64, f64), f64)> = sim
+        .agent_ids()
+        .iter()
+        .map(|&id| {
+            let p = sim.agent_position(id).unwrap().to_f64();
+            (p, sim.agent_params(id).unwrap().radius.to_num::<f64>())
+        })
+        .collect();
+    let mut n = 0;
+    for (i, &(a, ra)) in discs.iter().enumerate() {
+        for &(b, rb) in &discs[i + 1..] {
+            if (a.0 - b.0).hypot(a.1 - b.1) - ra - rb < -0.3 {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 /// The door and corridor scenes, with their bars (seconds to all settled).
 pub const SCENES: [(&str, f64); 6] = [
     ("door_narrow_dt010", 90.0),
@@ -141,9 +166,9 @@ fn report() {
     let only = std::env::var("DOORS_ONLY").ok();
     println!(
         "| scene | bar | all through | all arrived | all settled | reached | min agent clearance | \
-         min wall clearance | crossings |"
+         pair-ticks below -0.3 | min wall clearance | crossings |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let files = std::env::var("DOORS_FILES").unwrap_or_default();
     let extra = files
         .split(',')
@@ -160,12 +185,13 @@ fn report() {
         }
         let f = measure(name, limit);
         println!(
-            "| {name} | {bar} | {} | {} | {} | {} | {:.4} | {:.4} | {} |",
+            "| {name} | {bar} | {} | {} | {} | {} | {:.4} | {} | {:.4} | {} |",
             secs(f.through),
             secs(f.arrived),
             secs(f.settled),
             f.reached,
             f.min_agent_clearance,
+            f.deep,
             f.min_wall_clearance,
             f.crossings
         );
