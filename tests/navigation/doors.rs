@@ -224,10 +224,20 @@ fn trace() {
             continue;
         }
         let mut line = format!("{now:7.2}");
+        let only: Option<u32> = std::env::var("DOORS_ID").ok().map(|v| v.parse().unwrap());
         for &id in sim.agent_ids() {
             let p = sim.agent_position(id).unwrap().to_f64();
-            if p.0.hypot(p.1) > near {
+            if p.0.hypot(p.1) > near || only.is_some_and(|o| o != id.0) {
                 continue;
+            }
+            if only.is_some() {
+                let o = sim.agent_order(id).unwrap().unwrap();
+                let pts: Vec<String> = o
+                    .path()
+                    .iter()
+                    .map(|q| format!("({:.2},{:.2})", q.to_f64().0, q.to_f64().1))
+                    .collect();
+                line += &format!(" start {:?} path {}", o.start().to_f64(), pts.join(" "));
             }
             let v = sim.agent_velocity(id).unwrap().to_f64();
             let pv = sim.agent_pref_velocity(id).unwrap().to_f64();
@@ -590,5 +600,8 @@ fn overlaps() {
             }
         }
     }
-    println!("pair-ticks below -0.3: {deep}; worst {:.3} at tick {}", worst.0, worst.1);
+    println!(
+        "pair-ticks below -0.3: {deep}; worst {:.3} at tick {}",
+        worst.0, worst.1
+    );
 }
