@@ -14,9 +14,11 @@
 //! is *in* it. The reservation ([`ChokeState`]) of a choke belongs to one side at a time:
 //! - with no holder, the side of the nearest approacher (path length, then id) takes it;
 //! - approachers on the holder's side go, in single file: within the queue
-//!   ([`TrafficParams::queue`]) a unit goes only [`TrafficParams::gap`] of path length behind
-//!   the one let through before it, else it waits at a place beside the entrance (out of
-//!   the way of the one going); those on the other side **wait** there too;
+//!   ([`TrafficParams::queue`]; a waiter at any distance) the units go in single file: a
+//!   waiter goes only [`TrafficParams::gap`] of path length behind the one let through
+//!   before it (a unit already going, `2 r`), and once one is held all behind it are held,
+//!   else they wait at a place beside the entrance (out of the way of the one going); those
+//!   on the other side **wait** there too;
 //! - once the other side has approachers and `hold_ticks` have passed since the holder took
 //!   it, or [`TrafficParams::batch`] of its units went in since (a unit counts when its
 //!   centre passes the portal's line; batches 0: no limit), the holder *closes*: its
@@ -29,7 +31,10 @@
 //! coming out pass between the two blocks), two files deep, the nearest waiters taking the
 //! free places nearest the portal; a spot is kept while its unit waits. Every spot is checked
 //! with [`NavMesh::is_walkable`] for the unit's radius (moved out along the portal's normal,
-//! else the unit waits where it stands): nothing here moves a unit towards a wall.
+//! else the unit waits where it stands): nothing here moves a unit towards a wall. A waiter
+//! whose kept path, resumed from its spot, would pass beside the portal (a straight path
+//! through the door) still waits for it (the simulator resumes it through the portal's
+//! middle).
 //!
 //! Beyond reservations, the rules of the road the simulator applies with these functions:
 //! the unit passing a choke has the **right of way** ([`has_right_of_way`]); units at rest
@@ -77,10 +82,12 @@ pub struct TrafficParams {
     /// controlled (in `r`; default 12).
     pub approach: Fx,
     /// The holding side's queue: within half the width plus this (in `r`; default 6) of
-    /// path length from the portal, a unit goes only [`gap`](Self::gap) behind the one
-    /// before it, else it stops where it stands.
+    /// path length from the portal, units go in single file, [`gap`](Self::gap) apart, else
+    /// they wait at their spots (see the [module docs](self)).
     pub queue: Fx,
-    /// The single-file gap of the queue, in path length (in `r`; default 2.2).
+    /// The single-file gap of the queue, in path length (in `r`; default 2.2): a waiter goes
+    /// this far behind the unit let through before it (a unit already going is held only
+    /// closer than `2 r`).
     pub gap: Fx,
     /// Batches: once this many of the holding side's units have entered the portal in its
     /// turn, the holder closes as soon as the other side waits (as after
@@ -471,6 +478,7 @@ fn relation(
         let mut walked = Fx::ZERO;
         let mut p = t.position;
         let mut behind = choke.side(t.position).or_else(|| choke.side(t.from));
+        let mut found = false;
         for (k, &q) in t.path.iter().enumerate() {
             if walked > reach {
                 break;
@@ -481,6 +489,7 @@ fn relation(
                 if let (Some(side), Some(other)) = (behind, ahead)
                     && side != other
                 {
+                    found = true;
                     if distance <= reach || overlaps {
                         let r = Relation {
                             choke: c,
@@ -497,6 +506,27 @@ fn relation(
             walked = walked.saturating_add((q - p).length());
             behind = choke.side(q).or(behind);
             p = q;
+        }
+        // A waiter whose kept path, from where it waits, passes beside the portal (a straight
+        // path through the door, resumed from a spot beside it): it still waits for this
+        // choke, from its side, at its distance from the middle (it resumes through it).
+        if waits_for == Some(*choke)
+            && !found
+            && let Some(side) = choke.side(t.position)
+            && t.path.last().and_then(|&q| choke.side(q)) == Some(1 - side)
+        {
+            let r = Relation {
+                choke: c,
+                side,
+                distance: if overlaps {
+                    Fx::ZERO
+                } else {
+                    (choke.mid() - t.position).length()
+                },
+                inside: overlaps,
+                crossed: false,
+            };
+            best = Some(nearer(best, r));
         }
     }
     best
@@ -676,21 +706,33 @@ pub fn decide(
             waits.push(i);
         }
     }
-    // Within `w / 2 + queue` of path length of the portal a unit goes only `gap` behind the
-    // one let through before it; the others wait at their spots beside the entrance, out of
-    // the way of the one going (units all pressing on the mouth held each other, and the
-    // wall corners, to a crawl).
+    // Within `w / 2 + queue` of path length of the portal (a waiter at any distance: its spot
+    // may lie beyond) a unit goes only behind the one let through before it, in single file:
+    // a waiter `gap` behind it, a unit already going `2 r` (so a unit let through is not sent
+    // back to a spot when the one ahead slows in the mouth); once one is held, all behind it
+    // are held too (releasing them past it sent both to the mouth at once). The others wait
+    // at their spots beside the entrance, out of the way of the one going (units all pressing
+    // on the mouth held each other, and the wall corners, to a crawl). Waiters released as
+    // their distance grew walking to their spots, and held again on coming back, crossed
+    // each other's paths at speed: the worst overlaps of the door scenes.
     file.sort_unstable_by_key(|f| (f.0, f.1, f.2));
     let gap = params.r(params.gap);
-    let mut last: Option<(usize, Fx)> = None;
+    let close = params.r(Fx::from_num(2));
+    // (choke, the distance of the unit let through last, None once one was held).
+    let mut last: Option<(usize, Option<Fx>)> = None;
     for (c, distance, _, i) in file {
         let width = (chokes[c].b - chokes[c].a).length();
-        let near = distance <= half(width) + params.r(params.queue);
-        match last {
-            Some((lc, ld)) if lc == c && near && distance < ld.saturating_add(gap) => {
+        let waiter = waiting[i].is_some_and(|w| w.0 == chokes[c]);
+        let near = waiter || distance <= half(width) + params.r(params.queue);
+        let ahead = last.filter(|l| l.0 == c).map(|l| l.1);
+        match ahead {
+            Some(_) if !near => {}
+            Some(None) => waits.push(i),
+            Some(Some(ld)) if distance < ld.saturating_add(if waiter { gap } else { close }) => {
                 waits.push(i);
+                last = Some((c, None));
             }
-            _ => last = Some((c, distance)),
+            _ => last = Some((c, Some(distance))),
         }
     }
     // Spots: a waiter keeps its spot while it waits for the same choke on the same hand; the

@@ -7,7 +7,11 @@
 //!   its order becomes a plain move to the spot (so it steers there and rests, pressing
 //!   nowhere); a waiter keeps its spot while it waits for the same choke; its no-progress
 //!   counter stays at zero (waiting is not being stuck).
-//! - **Go**: a waiter's order becomes its kept path again, from where it stands.
+//! - **Go**: a waiter's order becomes its kept path again, from where it stands (through the
+//!   portal's middle first when its next point lies beyond the portal but the straight line
+//!   to it passes beside it: a straight path through the door, resumed from a spot beside
+//!   it); its progress is measured afresh (its best distance was to its spot: the walk to
+//!   the door counted as no progress and replanned it after 3 s).
 //!
 //! Then three rules of the road:
 //! - **Keep right** ([`traffic::keep_right`]): an agent going on its path whose next segment
@@ -48,6 +52,7 @@ use super::{NavState, Simulator, planned_order, ticks};
 use crate::agent::AgentId;
 use crate::domain::checked_point;
 use crate::error::SimError;
+use crate::geom::segments_intersect;
 use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::traffic::{
     self, Choke, ChokeState, Decision, NO_UNIT, RIGHT_OF_WAY, TrafficParams, Traveller,
@@ -346,6 +351,8 @@ impl Simulator {
             .collect::<Vec<_>>();
         // Units going on their paths (not waiters resuming), for keeping right.
         let mut going = Vec::new();
+        // Waiters resuming their paths (their progress is measured afresh).
+        let mut resumed = Vec::new();
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
@@ -378,9 +385,21 @@ impl Simulator {
                     }
                 }
                 (Decision::Go, Some(w)) => {
-                    let (order, _) = planned_order(position, w.path);
+                    let mut path = w.path;
+                    // A straight path through the door resumed from a spot beside it would
+                    // run into the wall: through the portal's middle first.
+                    let (a, b) = (w.choke.a, w.choke.b);
+                    if let (Some(here), Some(&next)) = (w.choke.side(position), path.first())
+                        && w.choke.side(next) == Some(1 - here)
+                        && !segments_intersect(position, next, a, b)
+                        && path.len() < MAX_PATH_POINTS
+                    {
+                        path.insert(0, w.choke.mid());
+                    }
+                    let (order, _) = planned_order(position, path);
                     if let Ok(old) = orders.insert(id, order) {
                         inputs.log_order(id, old);
+                        resumed.push(id);
                     }
                 }
                 (Decision::Wait { choke, spot }, old) => {
@@ -432,6 +451,15 @@ impl Simulator {
         for w in &waiters {
             if let Ok(k) = nav.find(w.id) {
                 nav.records[k].1.no_progress = 0;
+            }
+        }
+        // A waiter resuming its path measures its progress afresh: its best distance was to
+        // its spot, and against it the walk to the door counted as no progress (a replan
+        // after 3 s, whose path could clip the door's corner).
+        for id in resumed {
+            if let Ok(k) = nav.find(id) {
+                let r = &mut nav.records[k].1;
+                (r.best, r.no_progress) = (Fx::MAX, 0);
             }
         }
         state.waiters = waiters;
