@@ -12,36 +12,6 @@ pub fn splitmix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A hash map keyed by integers (raw fixed-point bits) with [`WordHasher`]: for counts and
-/// lookups that are never iterated, so no result depends on the map's order.
-pub(crate) type WordMap<K, V> =
-    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
-
-/// A fixed multiply-and-rotate hash of integer words ([`WordMap`]): cheap, and the same in
-/// every run (the map's contents never depend on it, only its speed).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct WordHasher(u64);
-
-impl std::hash::Hasher for WordHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_i64(&mut self, n: i64) {
-        self.write_u64(n as u64);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
 /// Where canonical bytes go: a byte vector, or the state hasher (which streams them).
 pub(crate) trait ByteSink {
     /// Appends `bytes`.

@@ -6,7 +6,7 @@
 use super::{FIELD_MIN_USERS, NavRecord};
 use crate::agent::{AgentId, AgentParams};
 use crate::navigation::{Field, FieldKey, NavMesh};
-use crate::util::WordMap;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Most distance fields kept between ticks; past it the least recently used goes.
@@ -48,13 +48,14 @@ impl FieldCache {
 /// The `(goal, radius)` keys ([`FieldKey::bits`]) shared by at least [`FIELD_MIN_USERS`]
 /// navigating agents: their plans come from fields. From state only (the records, the agents'
 /// radii): a count per key, read by [`SharedKeys::contains`] and never iterated, so the map's
-/// order never matters.
+/// order never matters. The std hasher is keyed at random per process: goals a hostile peer
+/// sends cannot be chosen to collide (the counts, and so the plans, do not depend on it).
 pub(super) fn shared_keys(
     records: &[(AgentId, NavRecord)],
     ids: &[AgentId],
     params: &[AgentParams],
 ) -> SharedKeys {
-    let mut counts = WordMap::with_capacity_and_hasher(records.len(), Default::default());
+    let mut counts = HashMap::with_capacity(records.len());
     let mut slot = 0;
     for (id, r) in records {
         while slot < ids.len() && ids[slot] < *id {
@@ -73,7 +74,7 @@ pub(super) fn shared_keys(
 
 /// How many navigating agents share each `(goal, radius)` key ([`shared_keys`]).
 #[derive(Debug, Default)]
-pub(super) struct SharedKeys(WordMap<(i64, i64, i64), u32>);
+pub(super) struct SharedKeys(HashMap<(i64, i64, i64), u32>);
 
 impl SharedKeys {
     /// Whether at least [`FIELD_MIN_USERS`] agents share `key`.
