@@ -236,7 +236,9 @@ fn too_close(
     // is at least `r` from the segment's line, so from the segment.
     let r_sq = (wide_mul(r, r) >> 32) + 1;
     boxes.clear();
-    boxes.extend(path.windows(2).map(|s| {
+    // A plain loop (an iterator adapter here was left out of line in some builds).
+    let mut all = (Fx::MAX, Fx::MIN, Fx::MAX, Fx::MIN);
+    for s in path.windows(2) {
         let (a, b) = (s[0], s[1]);
         let grown = (
             a.x.min(b.x).saturating_sub(r),
@@ -245,13 +247,14 @@ fn too_close(
             a.y.max(b.y).saturating_add(r),
         );
         let len_sq = ((b - a).length_squared_wide() >> 32) + 1;
-        (grown, len_sq.saturating_mul(r_sq))
-    }));
-    let all = boxes
-        .iter()
-        .fold((Fx::MAX, Fx::MIN, Fx::MAX, Fx::MIN), |u, (b, _)| {
-            (u.0.min(b.0), u.1.max(b.1), u.2.min(b.2), u.3.max(b.3))
-        });
+        boxes.push((grown, len_sq.saturating_mul(r_sq)));
+        all = (
+            all.0.min(grown.0),
+            all.1.max(grown.1),
+            all.2.min(grown.2),
+            all.3.max(grown.3),
+        );
+    }
     let inside =
         |b: &(Fx, Fx, Fx, Fx), v: Vec2| v.x >= b.0 && v.x <= b.1 && v.y >= b.2 && v.y <= b.3;
     let near = |k: usize, v: Vec2| {
