@@ -107,6 +107,13 @@ pub(crate) const FIELD_PLAN_EXPANSIONS: u64 = 11;
 /// 24 expansions' instructions, so that the budget bounds the instructions of a tick's
 /// planning and not only its expansions.
 pub(crate) const SEARCH_PLAN_EXPANSIONS: u64 = 24;
+/// The expansion cap of a quick first plan: while first plans must wait for the budget, a
+/// first plan that needs a search of its own is capped here, and its partial path is
+/// completed by a full replan as soon as the budget allows.
+pub(crate) const QUICK_PLAN_CAP: u32 = 8;
+/// Expansions charged for a quick first plan on top of its own (its point location,
+/// walkability tests, fallback end, funnel and order), measured with callgrind.
+pub(crate) const QUICK_PLAN_EXPANSIONS: u64 = 12;
 /// How far before the end of a [`Partial`](PathStatus::Partial) plan, in radii, the unit
 /// plans again (so a field's windows follow on without a stop).
 pub(crate) const PARTIAL_LOOKAHEAD_RADII: i64 = 4;

@@ -4,8 +4,8 @@
 
 use super::{
     FIELD_PLAN_EXPANSIONS, FIELD_SETTLES_PER_EXPANSION, FIELD_WINDOW, NavRecord,
-    PARTIAL_LOOKAHEAD_RADII, REPLAN_COOLDOWN_SECONDS, SEARCH_PLAN_EXPANSIONS, STUCK_SECONDS,
-    SharedKeys, planned_order, shared_keys, ticks,
+    PARTIAL_LOOKAHEAD_RADII, QUICK_PLAN_CAP, QUICK_PLAN_EXPANSIONS, REPLAN_COOLDOWN_SECONDS,
+    SEARCH_PLAN_EXPANSIONS, STUCK_SECONDS, SharedKeys, planned_order, shared_keys, ticks,
 };
 use crate::agent::AgentId;
 use crate::math::{Fx, Vec2};
@@ -126,6 +126,10 @@ impl Simulator {
         } else {
             SharedKeys::default()
         };
+        // Under pressure, first plans are quick: capped searches whose partial paths set the
+        // units moving at once, completed by full replans after ([`QUICK_PLAN_CAP`]).
+        let quick = mesh.is_some()
+            && first_plans_must_wait(&nav.records, ids, params, &shared, tick, allowance);
         // Per field used this tick: the settles charged so far (a fresh field's work).
         let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
         // First plans of new orders before replans, each pass in ascending id: replans of
@@ -201,11 +205,20 @@ impl Simulator {
                         start: position,
                         goal: r.goal,
                         radius,
-                        cap,
+                        cap: if quick && first_plans {
+                            cap.min(QUICK_PLAN_CAP)
+                        } else {
+                            cap
+                        },
                     };
                     let path = mesh.find_path(&req, &mut nav_mesh.work);
+                    let fixed = if quick && first_plans {
+                        QUICK_PLAN_EXPANSIONS
+                    } else {
+                        SEARCH_PLAN_EXPANSIONS
+                    };
                     spent += if path.expansions > 1 {
-                        u64::from(path.expansions) + SEARCH_PLAN_EXPANSIONS
+                        u64::from(path.expansions) + fixed
                     } else {
                         FIELD_PLAN_EXPANSIONS
                     };
@@ -228,7 +241,13 @@ impl Simulator {
                         path.status
                     }),
                     best: (order_target(orders, *id) - position).length(),
-                    ..NavRecord::new(r.goal, false, tick)
+                    // A quick plan that stopped short is completed as soon as the budget
+                    // allows.
+                    ..NavRecord::new(
+                        r.goal,
+                        quick && first_plans && path.status == PathStatus::Partial,
+                        tick,
+                    )
                 };
             }
         }
@@ -239,6 +258,43 @@ impl Simulator {
         work.stats.nav_requests_served = served;
         work.stats.nav_expansions = expansions;
     }
+}
+
+/// Whether first plans must wait for the budget: one already waited a tick (its order is
+/// older than this tick), or those needing a search of their own are more than the allowance
+/// can serve at the least a search costs (two expansions and [`SEARCH_PLAN_EXPANSIONS`]).
+fn first_plans_must_wait(
+    records: &[(AgentId, NavRecord)],
+    ids: &[AgentId],
+    params: &[crate::agent::AgentParams],
+    shared: &SharedKeys,
+    tick: u64,
+    allowance: u32,
+) -> bool {
+    let least = SEARCH_PLAN_EXPANSIONS + 2;
+    let (mut slot, mut own) = (0, 0u64);
+    for (id, r) in records {
+        while slot < ids.len() && ids[slot] < *id {
+            slot += 1;
+        }
+        if !r.pending || r.status.is_some() || ids.get(slot) != Some(id) {
+            continue;
+        }
+        if r.planned_tick < tick {
+            return true;
+        }
+        let key = FieldKey {
+            goal: r.goal,
+            radius: params[slot].radius,
+        };
+        if !shared.contains(&key.bits()) {
+            own += 1;
+            if own * least > u64::from(allowance) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// The target of agent `id`'s order (it has one).

@@ -310,3 +310,101 @@ fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
     assert!(served.len() >= 4, "{} served", served.len());
     assert!(!partial_seen, "the long routes should be planned whole");
 }
+
+/// A staggered grid of buildings inside `[-120, 120] × [-90, 90]`, `units` agents on its left
+/// side each sent to a goal of its own on its right side, navigation with `budget`.
+fn scatter(units: i32, budget: u32) -> lockstep_orca::Simulator {
+    use lockstep_orca::navigation::NavParams;
+    use lockstep_orca::{Command, ObstacleShape, Simulator, SimulatorParams};
+    let v = |x: i32, y: i32| Vec2::from_int(x, y);
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    for col in 0..10 {
+        for row in 0..8 {
+            let (x, y) = (-60 + 12 * col, -70 + 18 * row + 6 * (col % 2));
+            let shape =
+                ObstacleShape::Polygon(vec![v(x, y), v(x + 5, y), v(x + 5, y + 5), v(x, y + 5)]);
+            sim.add_obstacle(shape).unwrap();
+        }
+    }
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-120, -90), v(120, -90), v(120, 90), v(-120, 90)]),
+        budget,
+        ..NavParams::default()
+    }))
+    .unwrap();
+    for i in 0..units {
+        let id = sim
+            .add_agent(v(-110 + 3 * (i % 8), -80 + 3 * (i / 8)))
+            .unwrap();
+        let goal = v(80 + 3 * (i % 10), 80 - 3 * (i / 10));
+        sim.queue_command(0, Command::NavigateTo { id, goal })
+            .unwrap();
+    }
+    sim
+}
+
+/// Whether every agent of `sim` has a plan, and how many of those are quick plans still to
+/// be completed (partial and pending).
+fn plans(sim: &lockstep_orca::Simulator) -> (bool, usize) {
+    let mut all = true;
+    let mut quick = 0;
+    for &id in sim.agent_ids() {
+        let r = sim.nav_status(id).unwrap().unwrap();
+        all &= r.status().is_some();
+        quick += usize::from(r.status() == Some(PathStatus::Partial) && r.is_pending());
+    }
+    (all, quick)
+}
+
+/// First plans that must wait for the budget are quick: more agents with goals of their own
+/// than the tick's allowance can search for get capped searches at once, so every agent is
+/// moving within a few ticks, and the partial paths are completed by full searches as the
+/// budget allows. A simulator restored from a snapshot every few ticks steps bit-identically
+/// through all of it. With a budget that serves everyone at once, no plan is quick.
+#[test]
+fn first_plans_under_pressure_are_quick_then_completed() {
+    let units = 64;
+    let mut sim = scatter(units, 600);
+    let mut restored = lockstep_orca::Simulator::restore(&sim.snapshot()).unwrap();
+    let (mut all_at, mut quick_seen, mut quiet_at) = (None, 0, None);
+    for tick in 0..400u32 {
+        sim.step().unwrap();
+        restored.step().unwrap();
+        assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
+        if tick % 5 == 2 {
+            restored = lockstep_orca::Simulator::restore(&restored.snapshot()).unwrap();
+        }
+        let (all, quick) = plans(&sim);
+        quick_seen = quick_seen.max(quick);
+        if all && all_at.is_none() {
+            all_at = Some(tick);
+        }
+        let pending = sim
+            .agent_ids()
+            .iter()
+            .any(|&id| sim.nav_status(id).unwrap().unwrap().is_pending());
+        if all && !pending {
+            quiet_at = Some(tick);
+            break;
+        }
+    }
+    assert_eq!(sim.snapshot(), restored.snapshot());
+    let all_at = all_at.expect("every agent gets a first plan");
+    let quiet_at = quiet_at.expect("every quick plan is completed");
+    assert!(quick_seen >= 8, "quick plans seen: {quick_seen}");
+    assert!(all_at <= 3, "every agent planned by tick {all_at}");
+    assert!(quiet_at > all_at, "the completions came later: {quiet_at}");
+    for &id in sim.agent_ids() {
+        let status = sim.nav_status(id).unwrap().unwrap().status();
+        assert_eq!(status, Some(PathStatus::Complete), "agent {id:?}");
+    }
+
+    // Served at once: full plans only.
+    let mut sim = scatter(units, 100_000);
+    sim.step().unwrap();
+    for &id in sim.agent_ids() {
+        let r = sim.nav_status(id).unwrap().unwrap();
+        assert_eq!(r.status(), Some(PathStatus::Complete), "agent {id:?}");
+        assert!(!r.is_pending());
+    }
+}

@@ -22,7 +22,7 @@
 //! step's total (both are never inlined for this).
 
 use crate::Fail;
-use lockstep_orca::navigation::{NavMesh, NavParams};
+use lockstep_orca::navigation::{NavMesh, NavParams, PathStatus};
 use lockstep_orca::obstacle::ObstacleSet;
 use lockstep_orca::{
     AgentId, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2, splitmix64,
@@ -123,6 +123,7 @@ fn mark(what: &str) {
 fn serve(
     sim: &mut Simulator,
     ids: &[AgentId],
+    standing: &mut u64,
 ) -> Result<(u32, u32, Vec<Duration>, Vec<Duration>), Fail> {
     let (mut plans, mut stage) = (Vec::new(), Vec::new());
     let mut first = None;
@@ -133,6 +134,18 @@ fn serve(
             .iter()
             .map(|&id| sim.nav_status(id).ok().flatten())
             .collect();
+        // Units at the end of a partial plan still waiting for its completion.
+        for (&id, r) in ids.iter().zip(&records) {
+            let waiting =
+                r.is_some_and(|r| r.is_pending() && r.status() == Some(PathStatus::Partial));
+            if waiting
+                && let (Ok(Some(order)), Ok(p)) = (sim.agent_order(id), sim.agent_position(id))
+                && order.progress() + 1 >= order.path().len()
+                && (order.target() - p).length() <= Fx::ONE
+            {
+                *standing += 1;
+            }
+        }
         if first.is_none() {
             plans.push(sim.stage_times().planning);
             stage.push(sim.stage_times().navigate);
@@ -188,7 +201,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
         let c = Command::NavigateTo { id, goal };
         sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
     }
-    let (common_ticks, common_quiet, common, common_stage) = serve(&mut sim, &ids)?;
+    let (common_ticks, common_quiet, common, common_stage) = serve(&mut sim, &ids, &mut 0)?;
     let common_total: Duration = common.iter().sum();
     let common_stage: Duration = common_stage.iter().sum();
     let mut steps = Vec::new();
@@ -209,7 +222,8 @@ pub fn run(units: u32) -> Result<(), Fail> {
         };
         sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
     }
-    let (distinct_ticks, distinct_quiet, distinct, _) = serve(&mut sim, &ids)?;
+    let mut standing = 0;
+    let (distinct_ticks, distinct_quiet, distinct, _) = serve(&mut sim, &ids, &mut standing)?;
     let distinct_max = distinct.iter().copied().max().unwrap_or_default();
 
     mark("rebuild");
@@ -249,7 +263,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
     println!(
         "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
          common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_stage1a_ratio={:.3} \
-         distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
+         distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
          rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
          rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
          rebuild_widths={} hash={:016x}",
