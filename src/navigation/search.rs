@@ -246,9 +246,11 @@ impl NavMesh {
     /// - A goal that cannot be reached (an island, a gap narrower than `2r`): the path ends at
     ///   a walkable point of the explored corridors nearest to the goal,
     ///   [`PathStatus::Unreachable`].
-    /// - The cap hit before any corridor reached the goal: the path leads as far towards the
-    ///   goal as the search got, [`PathStatus::Partial`]; also when the path has more than
-    ///   1,024 points (it is cut there).
+    /// - The cap hit before any corridor reached the goal: the path leads along the most
+    ///   promising corridor, to the entry portal of the node the search would have expanded
+    ///   next (its walkable point nearest the goal, else its middle; failing both, as an
+    ///   unreachable goal's path ends), [`PathStatus::Partial`]; also when the path has more
+    ///   than 1,024 points (it is cut there).
     ///
     /// A negative radius counts as zero. A cap of zero plans nothing ([`PathStatus::Partial`],
     /// no points). When the cap is hit after a corridor reached the goal, that corridor's path
@@ -329,7 +331,12 @@ impl NavMesh {
                 finish(points, complete, expansions)
             }
             Found::None { capped } => {
-                let (node, to) = self.fallback_end(&q, work);
+                let ahead = if capped {
+                    self.capped_end(&q, work)
+                } else {
+                    None
+                };
+                let (node, to) = ahead.unwrap_or_else(|| self.fallback_end(&q, work));
                 if node != ROOT {
                     work.corridor(self, node, false);
                     self.pull_into(&q, to, work, &mut points);
@@ -546,6 +553,22 @@ impl NavMesh {
         let n = self.tris.get(next as usize)?;
         let (a, b) = (v[e as usize], v[(e as usize + 1) % 3]);
         (0..3u8).find(|&k| n.v[k as usize] == b && n.v[(k as usize + 1) % 3] == a)
+    }
+
+    /// Where a capped path ends first: the node the search would have expanded next (the
+    /// heap's top: the most promising corridor), at its shrunk portal's point nearest the
+    /// goal, else its middle, when walkable.
+    fn capped_end(&self, q: &Query, w: &SearchWork) -> Option<(u32, Vec2)> {
+        let &Reverse((_, _, idx)) = w.heap.peek()?;
+        let n = w.nodes[idx as usize];
+        let (a, b) = self.edge(n.tri, n.entry as usize);
+        let (a, b) = funnel::shrink(a, b, q.radius);
+        let near = nearest_on_segment(a, b, q.goal);
+        let mid = a + (b - a).half();
+        [near, mid]
+            .into_iter()
+            .find(|&p| self.is_walkable(p, q.radius))
+            .map(|p| (idx, p))
     }
 
     /// Where an unreachable or capped path ends: of the explored states, the entries nearest

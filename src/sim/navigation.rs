@@ -50,6 +50,19 @@
 //!    state. Requests are started while the tick's spending is below its allowance; the last
 //!    one may overshoot, and the overshoot is owed (the debt) and repaid by the next ticks. A
 //!    request that does not get its turn stays pending.
+//!
+//!    **Quick first plans.** When the agents waiting for a first plan are more than the
+//!    allowance can serve at the least a search costs (two expansions and
+//!    [`SEARCH_PLAN_EXPANSIONS`]), or one of them already waited a tick and the allowance
+//!    could not serve them all even at the search cap, each first plan that needs a search of
+//!    its own is capped at [`QUICK_PLAN_CAP`] expansions and charged
+//!    [`QUICK_PLAN_EXPANSIONS`] on top. When it stops short of the goal, its
+//!    [`Partial`](PathStatus::Partial) path (along the most promising corridor) sets the unit
+//!    moving at once and the record stays pending: the full search from where the unit then
+//!    is comes in the replans pass, with no cooldown, as the budget allows. So many new
+//!    orders get every unit moving within a few ticks instead of each waiting for its whole
+//!    search. Decided from state alone (the
+//!    records, their ticks, the allowance); nothing new is kept.
 //! 4. The plan's points become the agent's [`Order`] (an ordinary path: stage 1b steers along
 //!    it), from its position. A plan without points ([`PathStatus::NoStart`]) holds the agent
 //!    where it stands.
@@ -129,7 +142,7 @@ pub(crate) const MAX_BOUNDARY_VERTICES: usize = crate::obstacle::MAX_VERTICES;
 /// | `None` | `true` | waiting for its first plan, holding its position |
 /// | `None` | `false` | no mesh: the order goes straight to the goal, as `MoveTo` ([`is_straight`](Self::is_straight)) |
 /// | `Some(s)` | `false` | following the plan of status `s` |
-/// | `Some(s)` | `true` | a replan is due; following the old plan meanwhile |
+/// | `Some(s)` | `true` | a replan is due; following the old plan meanwhile (`Some(Partial)` right after a first plan: a quick plan, completed as the budget allows) |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NavRecord {
     goal: Vec2,
@@ -551,7 +564,7 @@ impl Simulator {
     /// | `None` | `true` | waiting for its first plan, holding its position |
     /// | `None` | `false` | no mesh: the order goes straight to the goal, as `MoveTo` (`is_straight()`) |
     /// | `Some(s)` | `false` | following the plan of status `s` |
-    /// | `Some(s)` | `true` | a replan is due; following the old plan meanwhile |
+    /// | `Some(s)` | `true` | a replan is due; following the old plan meanwhile (`Some(Partial)` right after a first plan: a quick plan, completed as the budget allows) |
     ///
     /// # Errors
     /// [`SimError::UnknownAgent`].

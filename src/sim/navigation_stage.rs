@@ -128,8 +128,7 @@ impl Simulator {
         };
         // Under pressure, first plans are quick: capped searches whose partial paths set the
         // units moving at once, completed by full replans after ([`QUICK_PLAN_CAP`]).
-        let quick = mesh.is_some()
-            && first_plans_must_wait(&nav.records, ids, params, &shared, tick, allowance);
+        let quick = mesh.is_some() && first_plans_must_wait(&nav.records, (tick, allowance, cap));
         // Per field used this tick: the settles charged so far (a fresh field's work).
         let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
         // First plans of new orders before replans, each pass in ascending id: replans of
@@ -260,41 +259,26 @@ impl Simulator {
     }
 }
 
-/// Whether first plans must wait for the budget: one already waited a tick (its order is
-/// older than this tick), or those needing a search of their own are more than the allowance
-/// can serve at the least a search costs (two expansions and [`SEARCH_PLAN_EXPANSIONS`]).
+/// Whether first plans are quick this tick: the agents waiting for one are more than the
+/// allowance can serve at the least a search costs (two expansions and
+/// [`SEARCH_PLAN_EXPANSIONS`]), or one of them already waited a tick (its order is older than
+/// this tick) and the allowance could not serve them all even at the search cap (so none
+/// waits a second tick for want of a quick plan). Only plans that need a search of their own
+/// are made quick; the count takes every waiting agent, so that it needs no field lookup.
 fn first_plans_must_wait(
     records: &[(AgentId, NavRecord)],
-    ids: &[AgentId],
-    params: &[crate::agent::AgentParams],
-    shared: &SharedKeys,
-    tick: u64,
-    allowance: u32,
+    (tick, allowance, cap): (u64, u32, u32),
 ) -> bool {
-    let least = SEARCH_PLAN_EXPANSIONS + 2;
-    let (mut slot, mut own) = (0, 0u64);
-    for (id, r) in records {
-        while slot < ids.len() && ids[slot] < *id {
-            slot += 1;
-        }
-        if !r.pending || r.status.is_some() || ids.get(slot) != Some(id) {
-            continue;
-        }
-        if r.planned_tick < tick {
-            return true;
-        }
-        let key = FieldKey {
-            goal: r.goal,
-            radius: params[slot].radius,
-        };
-        if !shared.contains(&key.bits()) {
-            own += 1;
-            if own * least > u64::from(allowance) {
-                return true;
-            }
+    let (mut waiting, mut waited) = (0u64, false);
+    for (_, r) in records {
+        if r.pending && r.status.is_none() {
+            waiting += 1;
+            waited |= r.planned_tick < tick;
         }
     }
-    false
+    let allowance = u64::from(allowance);
+    waiting.saturating_mul(SEARCH_PLAN_EXPANSIONS + 2) > allowance
+        || (waited && waiting.saturating_mul(u64::from(cap) + SEARCH_PLAN_EXPANSIONS) > allowance)
 }
 
 /// The target of agent `id`'s order (it has one).

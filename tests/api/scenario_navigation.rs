@@ -496,6 +496,32 @@ mod scenes {
         assert_passes(name, &f);
     }
 
+    /// 120 units, each with a goal of its own, across 200 buildings: more first plans than the
+    /// default budget serves in a tick, so they are quick (partial and pending after the
+    /// first tick), and still every unit arrives and settles, walls held.
+    #[test]
+    fn scattered_goals_start_on_quick_plans_and_arrive() {
+        let name = "scatter_buildings";
+        let (mut sim, _) = load(name).build().unwrap();
+        sim.step().unwrap();
+        let quick = sim
+            .agent_ids()
+            .iter()
+            .filter(|&&id| {
+                let r = sim.nav_status(id).unwrap().unwrap();
+                r.status() == Some(lockstep_orca::navigation::PathStatus::Partial) && r.is_pending()
+            })
+            .count();
+        assert!(
+            quick >= 40,
+            "{name}: {quick} quick plans after the first tick"
+        );
+        let f = measure(name, 1);
+        println!("{name}: {f:?}");
+        assert_eq!(f.agents, 120);
+        assert_passes(name, &f);
+    }
+
     /// Every scene as a table (the figures of docs/navigation.md).
     #[test]
     #[ignore = "a report, not a check: run it by name with --ignored --nocapture"]
@@ -524,10 +550,11 @@ mod scenes {
     }
 
     /// Every scene file, relative to `fixtures/navigation`.
-    const SCENES: [&str; 9] = [
+    const SCENES: [&str; 10] = [
         "building_drop",
         "rooms_one_route",
         "crowd_buildings",
+        "scatter_buildings",
         "corridor_nav",
         "door_counterflow_nav",
         "door_narrow_dt010",
