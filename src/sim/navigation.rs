@@ -61,8 +61,8 @@
 //!    moving at once and the record stays pending: the full search from where the unit then
 //!    is comes in the replans pass, with no cooldown, as the budget allows. So many new
 //!    orders get every unit moving within a few ticks instead of each waiting for its whole
-//!    search. Decided from state alone (the
-//!    records, their ticks, the allowance); nothing new is kept.
+//!    search. Decided from state alone (the records, their ticks, the allowance); nothing
+//!    new is kept.
 //! 4. The plan's points become the agent's [`Order`] (an ordinary path: stage 1b steers along
 //!    it), from its position. A plan without points ([`PathStatus::NoStart`]) holds the agent
 //!    where it stands.
