@@ -3,7 +3,7 @@
 //!
 //! Cargo offers no `CARGO_BIN_EXE_*` for examples, and `cargo test --test netcode` builds none.
 //! So the first test that needs the example runs `cargo build --profile <profile> --features
-//! ggrs --example ggrs_p2p` through `env!("CARGO")` (the profile this test was built with; a
+//! ggrs[,parallel] --example ggrs_p2p` (the features of this test's build) through `env!("CARGO")` (the profile this test was built with; a
 //! no-op when the binary is fresh, and never a stale binary), then runs it from
 //! `target/<profile>/examples/`, next to this test's directory.
 
@@ -19,8 +19,9 @@ fn example() -> PathBuf {
     BUILT.get_or_init(|| build_example("ggrs_p2p")).clone()
 }
 
-/// Builds example `name` (feature `ggrs`) once per test run (a no-op when it is fresh: a
-/// binary left from an older build must not be tested) and returns its path.
+/// Builds example `name` (feature `ggrs`, and `parallel` when this test has it) once per test
+/// run (a no-op when it is fresh: a binary left from an older build must not be tested) and
+/// returns its path.
 pub(super) fn build_example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(Path::parent).unwrap();
@@ -31,8 +32,14 @@ pub(super) fn build_example(name: &str) -> PathBuf {
         Some("release") => "release",
         _ => "test",
     };
+    // The features this test was built with, so the example links the same library build.
+    let features = if cfg!(feature = "parallel") {
+        "ggrs,parallel"
+    } else {
+        "ggrs"
+    };
     let status = Command::new(env!("CARGO"))
-        .args(["build", "--profile", profile, "--features", "ggrs"])
+        .args(["build", "--profile", profile, "--features", features])
         .args(["--example", name])
         .current_dir(ROOT)
         .status()
