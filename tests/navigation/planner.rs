@@ -256,25 +256,10 @@ fn blocked_ends_are_moved_and_islands_reported() {
 /// budget, the long routes planned whole from the shared corners.
 #[test]
 fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
-    use lockstep_orca::navigation::NavParams;
-    use lockstep_orca::{Command, ObstacleShape, Simulator, SimulatorParams};
+    use lockstep_orca::{Command, Simulator};
     let v = |x: i32, y: i32| Vec2::from_int(x, y);
-    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     // A staggered grid of buildings between the crowd and the goal: routes of many portals.
-    for col in 0..10 {
-        for row in 0..8 {
-            let (x, y) = (-60 + 12 * col, -70 + 18 * row + 6 * (col % 2));
-            let shape =
-                ObstacleShape::Polygon(vec![v(x, y), v(x + 5, y), v(x + 5, y + 5), v(x, y + 5)]);
-            sim.add_obstacle(shape).unwrap();
-        }
-    }
-    sim.set_navigation(Some(NavParams {
-        boundary: Some(vec![v(-120, -90), v(120, -90), v(120, 90), v(-120, 90)]),
-        budget: 4,
-        ..NavParams::default()
-    }))
-    .unwrap();
+    let mut sim = staggered_grid(4);
     let goal = v(100, 5);
     for i in 0..24 {
         let id = sim
@@ -311,11 +296,11 @@ fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
     assert!(!partial_seen, "the long routes should be planned whole");
 }
 
-/// A staggered grid of buildings inside `[-120, 120] × [-90, 90]`, `units` agents on its left
-/// side each sent to a goal of its own on its right side, navigation with `budget`.
-fn scatter(units: i32, budget: u32) -> lockstep_orca::Simulator {
+/// A simulator with a staggered grid of 80 buildings inside the boundary
+/// `[-120, 120] × [-90, 90]`, navigation with `budget` expansions per tick.
+fn staggered_grid(budget: u32) -> lockstep_orca::Simulator {
     use lockstep_orca::navigation::NavParams;
-    use lockstep_orca::{Command, ObstacleShape, Simulator, SimulatorParams};
+    use lockstep_orca::{ObstacleShape, Simulator, SimulatorParams};
     let v = |x: i32, y: i32| Vec2::from_int(x, y);
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     for col in 0..10 {
@@ -332,6 +317,15 @@ fn scatter(units: i32, budget: u32) -> lockstep_orca::Simulator {
         ..NavParams::default()
     }))
     .unwrap();
+    sim
+}
+
+/// [`staggered_grid`] with `units` agents on its left side, each sent to a goal of its own on
+/// its right side.
+fn scatter(units: i32, budget: u32) -> lockstep_orca::Simulator {
+    use lockstep_orca::Command;
+    let v = |x: i32, y: i32| Vec2::from_int(x, y);
+    let mut sim = staggered_grid(budget);
     for i in 0..units {
         let id = sim
             .add_agent(v(-110 + 3 * (i % 8), -80 + 3 * (i / 8)))
