@@ -556,11 +556,15 @@ impl NavMesh {
     }
 
     /// Where a capped path ends first: the node the search would have expanded next (the
-    /// heap's top: the most promising corridor), at its shrunk portal's point nearest the
-    /// goal, else its middle, when walkable.
+    /// heap's top: the most promising corridor), at its [`portal_end`](Self::portal_end).
     fn capped_end(&self, q: &Query, w: &SearchWork) -> Option<(u32, Vec2)> {
         let &Reverse((_, _, idx)) = w.heap.peek()?;
-        let n = w.nodes[idx as usize];
+        self.portal_end(q, &w.nodes[idx as usize]).map(|p| (idx, p))
+    }
+
+    /// The walkable end of a path on node `n`'s entry portal (shrunk by the radius): its point
+    /// nearest the goal, else its middle; `None` when neither is walkable.
+    fn portal_end(&self, q: &Query, n: &Node) -> Option<Vec2> {
         let (a, b) = self.edge(n.tri, n.entry as usize);
         let (a, b) = funnel::shrink(a, b, q.radius);
         let near = nearest_on_segment(a, b, q.goal);
@@ -568,12 +572,11 @@ impl NavMesh {
         [near, mid]
             .into_iter()
             .find(|&p| self.is_walkable(p, q.radius))
-            .map(|p| (idx, p))
     }
 
     /// Where an unreachable or capped path ends: of the explored states, the entries nearest
     /// the goal (least `h`, ties on node index), at most [`FALLBACK_TRIES`] of them, each
-    /// giving its shrunk portal's point nearest the goal, else its middle, when walkable. The
+    /// giving its [`portal_end`](Self::portal_end). The
     /// start itself competes with `h = dist(start, goal)` (node [`ROOT`]).
     fn fallback_end(&self, q: &Query, w: &SearchWork) -> (u32, Vec2) {
         let mut tried_below: Option<(u64, u32)> = None;
@@ -592,15 +595,7 @@ impl NavMesh {
                 break;
             }
             tried_below = Some((h, idx));
-            let n = w.nodes[idx as usize];
-            let (a, b) = self.edge(n.tri, n.entry as usize);
-            let (a, b) = funnel::shrink(a, b, q.radius);
-            let near = nearest_on_segment(a, b, q.goal);
-            let mid = a + (b - a).half();
-            if let Some(p) = [near, mid]
-                .into_iter()
-                .find(|&p| self.is_walkable(p, q.radius))
-            {
+            if let Some(p) = self.portal_end(q, &w.nodes[idx as usize]) {
                 return (idx, p);
             }
         }

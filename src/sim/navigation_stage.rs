@@ -174,6 +174,8 @@ impl Simulator {
                     goal: r.goal,
                     radius,
                 };
+                // A first plan under pressure that needs a search of its own is quick.
+                let quick_plan = quick && first_plans;
                 let from_field = if shared.contains(&key.bits())
                     && let Some(arc) = nav_mesh.mesh.as_ref()
                 {
@@ -200,22 +202,18 @@ impl Simulator {
                     expansions += charge;
                     path
                 } else {
+                    let (cap, fixed) = if quick_plan {
+                        (cap.min(QUICK_PLAN_CAP), QUICK_PLAN_EXPANSIONS)
+                    } else {
+                        (cap, SEARCH_PLAN_EXPANSIONS)
+                    };
                     let req = PathRequest {
                         start: position,
                         goal: r.goal,
                         radius,
-                        cap: if quick && first_plans {
-                            cap.min(QUICK_PLAN_CAP)
-                        } else {
-                            cap
-                        },
+                        cap,
                     };
                     let path = mesh.find_path(&req, &mut nav_mesh.work);
-                    let fixed = if quick && first_plans {
-                        QUICK_PLAN_EXPANSIONS
-                    } else {
-                        SEARCH_PLAN_EXPANSIONS
-                    };
                     spent += if path.expansions > 1 {
                         u64::from(path.expansions) + fixed
                     } else {
@@ -244,7 +242,7 @@ impl Simulator {
                     // allows.
                     ..NavRecord::new(
                         r.goal,
-                        quick && first_plans && path.status == PathStatus::Partial,
+                        quick_plan && path.status == PathStatus::Partial,
                         tick,
                     )
                 };
