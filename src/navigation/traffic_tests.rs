@@ -470,26 +470,37 @@ fn random_portals(seed: u64) -> (Vec<Choke>, Vec<Vec2>) {
 }
 
 /// The index's windows hold every portal the plain scans find: `near` equals `near_portal`,
-/// the lane crossing over the x-range equals the scan of the whole list, and the window of a
-/// reach holds every portal whose middle is within it along x.
+/// `right_of_way` equals `has_right_of_way`, the lane crossing over the x-range or the
+/// y-order equals the scan of the whole list, and the window of a reach holds every portal
+/// whose middle is within it along x.
 #[test]
 fn the_portal_index_answers_as_the_plain_scans() {
     let params = TrafficParams::DEFAULT;
     for seed in 1..6 {
         let (portals, points) = random_portals(seed);
         let index = PortalIndex::new(&portals, Fx::ZERO);
-        let (mut near, mut crossed) = (0, 0);
+        let by_y = YOrder::new(&portals);
+        let (mut near, mut crossed, mut right) = (0, 0, 0);
         for (i, &p) in points.iter().enumerate() {
             let plain = near_portal(&params, &portals, p);
             assert_eq!(index.near(&params, p), plain, "seed {seed}, {p:?}");
             near += usize::from(plain);
             let q = points[(i * 7 + 3) % points.len()];
             let all = lane_crossing_in(&portals, 0..portals.len(), p, q);
+            for y in [None, Some(&by_y)] {
+                assert_eq!(
+                    lane_crossing(&index, y, p, q),
+                    all,
+                    "seed {seed}, {p:?} -> {q:?}, by y: {}",
+                    y.is_some()
+                );
+            }
             assert_eq!(
-                lane_crossing(&index, p, q),
-                all,
-                "seed {seed}, {p:?} -> {q:?}"
+                index.right_of_way(p, Fx::from_num(1)),
+                has_right_of_way(&portals, p, Fx::from_num(1)),
+                "seed {seed}, {p:?}"
             );
+            right += usize::from(has_right_of_way(&portals, p, Fx::from_num(1)));
             crossed += usize::from(all.is_some());
             let reach = Fx::from_num(3);
             let window = index.x_window(p.x, reach);
@@ -502,5 +513,9 @@ fn the_portal_index_answers_as_the_plain_scans() {
         // Both answers occur (the test would not see a wrong window otherwise).
         assert!(near > 0 && near < points.len(), "seed {seed}: {near} near");
         assert!(crossed > 0, "seed {seed}: no crossing");
+        assert!(
+            right > 0 && right < points.len(),
+            "seed {seed}: {right} with right of way"
+        );
     }
 }

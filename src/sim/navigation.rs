@@ -358,6 +358,25 @@ pub(crate) struct NavDerived {
     work: SearchWork,
     /// Distance fields kept between ticks (a cache: see [`FieldCache`]).
     fields: FieldCache,
+    /// The traffic portals of `mesh` for one traffic radius (a cache: see [`TrafficPortals`]).
+    portals: Option<TrafficPortals>,
+}
+
+/// The chokes and lane portals of a mesh for a traffic radius ([`crate::navigation::traffic::chokes`],
+/// [`crate::navigation::traffic::lanes`]), kept while the mesh and the radius stay: a pure
+/// function of the two, so it is never state (not hashed, not snapshotted): a cold cache after
+/// a restore makes the same lists. The mesh is held (`Arc::ptr_eq`), so a new mesh is never
+/// taken for the old one.
+#[derive(Clone, Debug)]
+pub(crate) struct TrafficPortals {
+    mesh: Arc<NavMesh>,
+    radius: Fx,
+    /// The chokes, ascending.
+    pub chokes: Arc<[crate::navigation::traffic::Choke]>,
+    /// The lane portals, ascending.
+    pub lanes: Arc<[crate::navigation::traffic::Choke]>,
+    /// The lane portals' order along y.
+    pub lanes_by_y: Arc<crate::navigation::traffic::YOrder>,
 }
 
 impl NavDerived {
@@ -371,6 +390,7 @@ impl NavDerived {
             stale: false,
             work: SearchWork::default(),
             fields: FieldCache::default(),
+            portals: None,
         }
     }
 
@@ -397,6 +417,27 @@ impl NavDerived {
         };
     }
 
+    /// The chokes and lane portals of the current mesh for `radius` (made on the first call
+    /// after the mesh or the radius changed). `None` without a mesh.
+    pub(crate) fn traffic_portals(&mut self, radius: Fx) -> Option<TrafficPortals> {
+        let mesh = self.mesh.as_ref()?;
+        let fresh = self
+            .portals
+            .as_ref()
+            .is_some_and(|p| p.radius == radius && Arc::ptr_eq(&p.mesh, mesh));
+        if !fresh {
+            let lanes = crate::navigation::traffic::lanes(mesh, radius);
+            self.portals = Some(TrafficPortals {
+                mesh: Arc::clone(mesh),
+                radius,
+                chokes: crate::navigation::traffic::chokes(mesh, radius).into(),
+                lanes_by_y: Arc::new(crate::navigation::traffic::YOrder::new(&lanes)),
+                lanes: lanes.into(),
+            });
+        }
+        self.portals.clone()
+    }
+
     /// The mesh and staleness without the scratch buffers (what a saved state shares).
     pub(crate) fn shared(&self) -> Self {
         Self {
@@ -404,6 +445,7 @@ impl NavDerived {
             stale: self.stale,
             work: SearchWork::default(),
             fields: FieldCache::default(),
+            portals: None,
         }
     }
 

@@ -269,6 +269,12 @@ impl Simulator {
         let tick = self.tick;
         // Stopping beside a goal is settling short of it: never with RVO2's goal rule.
         let (arrive_within, stop) = (self.steering.arrive_within, !self.steering.rvo2_goals);
+        // The mesh is there (checked above), so are its portals.
+        let (chokes, lanes, lanes_by_y) = self
+            .nav_mesh
+            .traffic_portals(rules.radius)
+            .map(|p| (p.chokes, p.lanes, p.lanes_by_y))
+            .unwrap_or_default();
         let Self {
             nav,
             orders,
@@ -276,8 +282,6 @@ impl Simulator {
             inputs,
             ..
         } = self;
-        let chokes = traffic::chokes(&mesh, rules.radius);
-        let lanes = traffic::lanes(&mesh, rules.radius);
         let mut state = std::mem::take(&mut nav.traffic);
         // Waiters whose order someone else replaced, or whose agent or record left.
         state.waiters.retain(|w| {
@@ -342,6 +346,10 @@ impl Simulator {
             &waiting,
         );
         drop(travellers);
+        let (choke_index, lane_index) = (
+            traffic::PortalIndex::new(&chokes, Fx::ZERO),
+            traffic::PortalIndex::new(&lanes, Fx::ZERO),
+        );
         let mut right: Vec<(AgentId, u8)> = Vec::new();
         let mut resting: Vec<(AgentId, Vec2, u8)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
@@ -369,9 +377,7 @@ impl Simulator {
                     }
                 })
             });
-            if decision == Decision::Go
-                && traffic::has_right_of_way(&chokes, position, params[slot].radius)
-            {
+            if decision == Decision::Go && choke_index.right_of_way(position, params[slot].radius) {
                 right.push((id, RIGHT_OF_WAY));
             } else if let Some(level) = rests.filter(|_| waiter.is_none()) {
                 resting.push((id, position, level));
@@ -431,7 +437,10 @@ impl Simulator {
         }
         // Keep right at lane portals crossed both ways: the lane point becomes the next target.
         let units: Vec<_> = going.iter().map(|g| (g.1, g.2, g.3)).collect();
-        for (g, lane) in going.iter().zip(traffic::keep_right(&lanes, &units)) {
+        for (g, lane) in going
+            .iter()
+            .zip(traffic::keep_right_by(&lanes, &lanes_by_y, &units))
+        {
             let (Some(p), Some(order)) = (lane, orders.get(&g.0)) else {
                 continue;
             };
@@ -468,10 +477,6 @@ impl Simulator {
         // unit pushed off its rest point returns above them; near a choke it stays yielding
         // (walking back with precedence it pushed into the door's queue: the door scenes took
         // 2 to 10 s longer).
-        let (choke_index, lane_index) = (
-            traffic::PortalIndex::new(&chokes, Fx::ZERO),
-            traffic::PortalIndex::new(&lanes, Fx::ZERO),
-        );
         let velocities = agents.velocities();
         for (id, position, level) in resting {
             if choke_index.near(&rules, position) {

@@ -3,7 +3,7 @@
 //! the window of an ascending portal list along x), also used by the choke relations.
 
 use super::{Choke, TrafficParams, half, wide_sq};
-use crate::geom::segments_intersect;
+use crate::geom::{cmp_dist_point_segment, segments_intersect};
 use crate::math::{Fx, Vec2};
 
 /// Keeping right at lane portals, for units going from `position` towards `target` (their
@@ -22,10 +22,19 @@ use crate::math::{Fx, Vec2};
 /// flow one way keeps its paths.
 #[must_use]
 pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> Vec<Option<Vec2>> {
+    keep_right_by(lanes, &YOrder::new(lanes), units)
+}
+
+/// [`keep_right`] with the lanes' order along y made beforehand (`by_y`, of `lanes`).
+pub(crate) fn keep_right_by(
+    lanes: &[Choke],
+    by_y: &YOrder,
+    units: &[(Vec2, Vec2, Fx)],
+) -> Vec<Option<Vec2>> {
     let index = PortalIndex::new(lanes, Fx::ZERO);
     let crossing: Vec<Option<(usize, u8)>> = units
         .iter()
-        .map(|&(position, target, _)| lane_crossing(&index, position, target))
+        .map(|&(position, target, _)| lane_crossing(&index, Some(by_y), position, target))
         .collect();
     let mut sides = vec![0u8; lanes.len()];
     for &(l, side) in crossing.iter().flatten() {
@@ -74,30 +83,73 @@ fn crossing_offset(lane: &Choke, u: Vec2, p: Vec2, q: Vec2) -> Fx {
 }
 
 /// The lane portal (index, side crossed from) the segment `position → target` crosses nearest
-/// to `position`, `target` strictly on its other side.
+/// to `position` (ties: the lowest index), `target` strictly on its other side.
 pub(super) fn lane_crossing(
     lanes: &PortalIndex<'_>,
+    by_y: Option<&YOrder>,
     position: Vec2,
     target: Vec2,
 ) -> Option<(usize, u8)> {
-    // The lanes whose x-range can meet the segment's (the others fail the box test), in
-    // ascending order: the same answer as the whole list.
+    // The lanes whose x-range can meet the segment's (the others fail the box test), or those
+    // whose y-range can, whichever are fewer: the same answer as the whole list (the nearest
+    // crossing, ties by index, whatever the order read).
     let range = lanes.x_range(position.x.min(target.x), position.x.max(target.x));
+    if let Some(y) = by_y {
+        let along_y = y.range(position.y.min(target.y), position.y.max(target.y));
+        if along_y.len() < range.len() {
+            let order = y.order[along_y].iter().map(|&(_, l)| l as usize);
+            return lane_crossing_in(lanes.list, order, position, target);
+        }
+    }
     lane_crossing_in(lanes.list, range, position, target)
 }
 
-/// [`lane_crossing`] over the lanes of `range` (ascending); over all of them it is the plain
-/// form, the fast one's test oracle.
+/// The lanes in order of their smaller `y` (ties by index), with the largest y-extent among
+/// them: [`PortalIndex::x_range`]'s counterpart along y, for segments that run along x.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct YOrder {
+    /// `(min(a.y, b.y), index)`, ascending.
+    order: Vec<(Fx, u32)>,
+    /// The largest `max − min` of the lanes' y.
+    span: Fx,
+}
+
+impl YOrder {
+    /// The order of `lanes` (at most `u32::MAX` of them, as any mesh's edges).
+    pub(crate) fn new(lanes: &[Choke]) -> Self {
+        let mut order: Vec<(Fx, u32)> = lanes
+            .iter()
+            .zip(0u32..)
+            .map(|(c, l)| (c.a.y.min(c.b.y), l))
+            .collect();
+        order.sort_unstable();
+        let span = lanes.iter().fold(Fx::ZERO, |m, c| {
+            m.max(c.a.y.max(c.b.y).saturating_sub(c.a.y.min(c.b.y)))
+        });
+        Self { order, span }
+    }
+
+    /// The positions in the order of the lanes whose y-range can meet `[lo, hi]` (smaller y
+    /// in `[lo − span, hi]`).
+    fn range(&self, lo: Fx, hi: Fx) -> std::ops::Range<usize> {
+        let from = lo.saturating_sub(self.span);
+        self.order.partition_point(|&(y, _)| y < from)
+            ..self.order.partition_point(|&(y, _)| y <= hi)
+    }
+}
+
+/// [`lane_crossing`] over the lanes `ls` (indices into `lanes`, in any order); over all of them
+/// it is the plain form, the fast one's test oracle.
 pub(super) fn lane_crossing_in(
     lanes: &[Choke],
-    range: std::ops::Range<usize>,
+    ls: impl IntoIterator<Item = usize>,
     position: Vec2,
     target: Vec2,
 ) -> Option<(usize, u8)> {
     let lo = (position.x.min(target.x), position.y.min(target.y));
     let hi = (position.x.max(target.x), position.y.max(target.y));
     let mut best: Option<(i128, usize, u8)> = None;
-    for l in range {
+    for l in ls {
         let lane = &lanes[l];
         // Bounding boxes first (cheap), then the exact crossing.
         if lane.a.x.max(lane.b.x) < lo.0
@@ -114,7 +166,7 @@ pub(super) fn lane_crossing_in(
             continue;
         }
         let d = (lane.mid() - position).length_squared_wide();
-        if best.is_none_or(|b| d < b.0) {
+        if best.is_none_or(|b| (d, l) < (b.0, b.1)) {
             best = Some((d, l, from));
         }
     }
@@ -171,6 +223,15 @@ impl<'a> PortalIndex<'a> {
     /// whose middle does).
     pub(super) fn x_window(&self, x: Fx, reach: Fx) -> std::ops::Range<usize> {
         self.x_range(x.saturating_sub(reach), x.saturating_add(reach))
+    }
+
+    /// [`has_right_of_way`](super::has_right_of_way) over the index (of the chokes): only the
+    /// chokes within the reach along x are read, the same answer.
+    pub(crate) fn right_of_way(&self, position: Vec2, radius: Fx) -> bool {
+        let reach = radius.saturating_mul(Fx::from_num(2));
+        self.list[self.x_window(position.x, reach)]
+            .iter()
+            .any(|c| cmp_dist_point_segment(c.a, c.b, position, reach).is_lt())
     }
 
     /// [`near_portal`] over the index: only the portals within the reach along x are read.
