@@ -154,6 +154,33 @@ impl Orders {
         self.find(*id).ok().map(|k| &self.list[k].1)
     }
 
+    /// Agent `id`'s order, for ids asked in ascending order: the search starts at `*from`
+    /// (0 for the first id) and gallops forward (steps 1, 2, 4, … then a binary search in the
+    /// last step), leaving `*from` at the first order not below `id`. The same answer as
+    /// [`get`](Self::get), in `O(log gap)` instead of `O(log n)`: a loop over the navigation
+    /// records (ascending ids) reads the orders of neighbours in the list.
+    pub(crate) fn get_from(&self, from: &mut usize, id: AgentId) -> Option<&Order> {
+        let list = &self.list[(*from).min(self.list.len())..];
+        let (mut lo, mut step) = (0, 1);
+        // `list[..lo]` is below `id`; find an end `hi` with `list[hi].0 >= id` (or the end).
+        let hi = loop {
+            let probe = lo + step - 1;
+            match list.get(probe) {
+                Some(&(i, _)) if i < id => {
+                    lo = probe + 1;
+                    step *= 2;
+                }
+                _ => break probe.min(list.len()),
+            }
+        };
+        let k = lo + list[lo..hi].partition_point(|&(i, _)| i < id);
+        *from = (*from).min(self.list.len()) + k;
+        self.list
+            .get(*from)
+            .filter(|(i, _)| *i == id)
+            .map(|(_, o)| o)
+    }
+
     /// Agent `id`'s order, to change its speed (not its path: the goal counts stay).
     pub(crate) fn get_mut(&mut self, id: &AgentId) -> Option<&mut Order> {
         let k = self.find(*id).ok()?;
@@ -776,6 +803,26 @@ mod tests {
     }
 
     proptest! {
+        /// The galloping lookup answers as the binary search for every ascending run of ids,
+        /// present or not, and its cursor never passes an order still to be asked for.
+        #[test]
+        fn get_from_answers_as_get(
+            held in proptest::collection::btree_set(0u32..400, 0..120),
+            asked in proptest::collection::btree_set(0u32..420, 0..160),
+        ) {
+            let mut orders = Orders::default();
+            for &i in &held {
+                let goal = Vec2::from_int(i as i32, 1);
+                orders.insert(AgentId(i), Order::new(Vec2::ZERO, goal)).unwrap();
+            }
+            let mut from = 0;
+            for &i in &asked {
+                let fast = orders.get_from(&mut from, AgentId(i)).map(Order::goal);
+                prop_assert_eq!(fast, orders.get(&AgentId(i)).map(Order::goal), "id {}", i);
+                prop_assert!(from <= held.len());
+            }
+        }
+
         /// The goal rule never leaves `[−speed, speed]` per component, for every speed and
         /// slow-down distance the checks allow: `pref_velocity` skips the clamp to
         /// [`domain::MAX_SPEED`] without a perturbation on this ground.

@@ -52,12 +52,15 @@ impl Simulator {
         let recheck = nav.recheck;
         let ids = agents.ids();
         let (positions, params) = (agents.positions(), agents.params());
-        let mut slot = 0;
+        let (mut slot, mut at) = (0, 0);
         for (id, r) in &mut nav.records {
             while slot < ids.len() && ids[slot] < *id {
                 slot += 1;
             }
-            let (Some(status), false, Some(order)) = (r.status, r.pending, orders.get(id)) else {
+            let (Some(status), false) = (r.status, r.pending) else {
+                continue;
+            };
+            let Some(order) = orders.get_from(&mut at, *id) else {
                 continue;
             };
             if ids.get(slot) != Some(id) {

@@ -297,7 +297,7 @@ impl Simulator {
         let mut who: Vec<(AgentId, usize, Option<usize>)> = Vec::new();
         let mut travellers = Vec::new();
         let mut waiting = Vec::new();
-        let (mut slot, mut w) = (0, 0);
+        let (mut slot, mut w, mut at) = (0, 0, 0);
         for (id, r) in &nav.records {
             while slot < ids.len() && ids[slot] < *id {
                 slot += 1;
@@ -305,12 +305,12 @@ impl Simulator {
             while w < state.waiters.len() && state.waiters[w].id < *id {
                 w += 1;
             }
-            let (true, Some(order)) = (slot < ids.len() && ids[slot] == *id, orders.get(id)) else {
-                continue;
-            };
-            if r.status.is_none() {
+            if r.status.is_none() || slot >= ids.len() || ids[slot] != *id {
                 continue;
             }
+            let Some(order) = orders.get_from(&mut at, *id) else {
+                continue;
+            };
             let position = positions[slot];
             let waiter = (w < state.waiters.len() && state.waiters[w].id == *id).then_some(w);
             let (from, path) = match waiter {
@@ -361,13 +361,19 @@ impl Simulator {
         let mut going = Vec::new();
         // Waiters resuming their paths (their progress is measured afresh).
         let mut resumed = Vec::new();
+        // The arms replace orders of agents that have one: the list's positions stay.
+        let mut at = 0;
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
             // Arrived: at rest within its radius of its rest point (it yields), or pushed
             // farther and walking back (it returns, through those at rest).
-            let rests = orders.get(&id).and_then(|o| {
-                let a = o.arrival();
+            // The order's arrival and target (read once: the arms below replace orders).
+            let (arrival, target) = orders
+                .get_from(&mut at, id)
+                .map(|o| (o.arrival(), o.target()))
+                .unzip();
+            let rests = arrival.and_then(|a| {
                 (a.status == OrderStatus::Arrived).then(|| {
                     let r = params[slot].radius;
                     if (position - a.rest).length_squared_wide() <= wide_mul(r, r) {
@@ -386,8 +392,8 @@ impl Simulator {
             }
             match (decision, old) {
                 (Decision::Go, None) => {
-                    if let Some(order) = orders.get(&id) {
-                        going.push((id, position, order.target(), params[slot].radius));
+                    if let Some(target) = target {
+                        going.push((id, position, target, params[slot].radius));
                     }
                 }
                 (Decision::Go, Some(w)) => {

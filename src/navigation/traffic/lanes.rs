@@ -92,9 +92,9 @@ pub(super) fn lane_crossing(
 ) -> Option<(usize, u8)> {
     // The lanes whose x-range can meet the segment's (the others fail the box test), or those
     // whose y-range can, whichever are fewer: the same answer as the whole list (the nearest
-    // crossing, ties by index, whatever the order read).
+    // crossing, ties by index, whatever the order read). A short x-range is read as it is.
     let range = lanes.x_range(position.x.min(target.x), position.x.max(target.x));
-    if let Some(y) = by_y {
+    if let Some(y) = by_y.filter(|_| range.len() > 8) {
         let along_y = y.range(position.y.min(target.y), position.y.max(target.y));
         if along_y.len() < range.len() {
             let order = y.order[along_y].iter().map(|&(_, l)| l as usize);
