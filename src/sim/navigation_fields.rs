@@ -59,6 +59,8 @@ pub(super) fn shared_keys(
     params: &[AgentParams],
 ) -> SharedKeys {
     let mut counts = HashMap::with_capacity_and_hasher(records.len(), SeededWords::default());
+    // Runs of one key (agents sent together) are counted first and added to the map once.
+    let mut run: Option<((i64, i64, i64), u32)> = None;
     let mut slot = 0;
     for (id, r) in records {
         while slot < ids.len() && ids[slot] < *id {
@@ -68,9 +70,20 @@ pub(super) fn shared_keys(
             let key = FieldKey {
                 goal: r.goal,
                 radius: params[slot].radius,
-            };
-            *counts.entry(key.bits()).or_insert(0u32) += 1;
+            }
+            .bits();
+            match &mut run {
+                Some((k, n)) if *k == key => *n += 1,
+                _ => {
+                    if let Some((k, n)) = run.replace((key, 1)) {
+                        *counts.entry(k).or_insert(0u32) += n;
+                    }
+                }
+            }
         }
+    }
+    if let Some((k, n)) = run {
+        *counts.entry(k).or_insert(0u32) += n;
     }
     SharedKeys(counts)
 }
