@@ -8,6 +8,8 @@
 //!    (the median of 20 steps after, stage 1a excluded); also all of stage 1a over the same
 //!    ticks (`_stage1a_ratio`: traffic control included) and the ticks until no plan is
 //!    pending at all (`_quiet_ticks`: replans of units already moving included).
+//!    The 20 steps after give `steady_stage1a_ratio`: stage 1a of units on their way (the
+//!    replan triggers and traffic control, every tick), median, as a ratio to the step.
 //! 2. **Distinct goals.** Then every unit gets its own goal: the ticks until all have their
 //!    first plans (and until quiet) and the largest planning time of one tick up to then, as a
 //!    ratio to the step.
@@ -204,14 +206,17 @@ pub fn run(units: u32) -> Result<(), Fail> {
     let (common_ticks, common_quiet, common, common_stage) = serve(&mut sim, &ids, &mut 0)?;
     let common_total: Duration = common.iter().sum();
     let common_stage: Duration = common_stage.iter().sum();
-    let mut steps = Vec::new();
+    let (mut steps, mut steady) = (Vec::new(), Vec::new());
     for _ in 0..20 {
         mark("step");
         let t0 = Instant::now();
         sim.step().map_err(failed("step"))?;
-        steps.push(t0.elapsed().saturating_sub(sim.stage_times().navigate));
+        let navigate = sim.stage_times().navigate;
+        steps.push(t0.elapsed().saturating_sub(navigate));
+        steady.push(navigate);
     }
     let step = median(steps);
+    let steady = median(steady);
 
     // 2. Distinct goals: each unit to a walkable spot of its own across the map.
     let goals = spots(&mesh, half / 3, half - 3, half, units as usize);
@@ -263,7 +268,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
     println!(
         "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
          common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_stage1a_ratio={:.3} \
-         distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
+         steady_stage1a_ratio={:.3} distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
          rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
          rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
          rebuild_widths={} hash={:016x}",
@@ -272,6 +277,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
         ms(common_total),
         ratio(common_total, step),
         ratio(common_stage, step),
+        ratio(steady, step),
         ms(distinct_max),
         ratio(distinct_max, step),
         base.triangles().len(),
