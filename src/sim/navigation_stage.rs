@@ -187,6 +187,7 @@ impl Simulator {
                 } else {
                     None
                 };
+                let searched = from_field.is_none();
                 let path = if let Some(path) = from_field {
                     // The unit's share and the field's growth past what this tick charged.
                     let k = match charged.iter().position(|(b, _)| *b == key.bits()) {
@@ -241,11 +242,11 @@ impl Simulator {
                         path.status
                     }),
                     best: (order_target(orders, *id) - position).length(),
-                    // A quick plan that stopped short is completed as soon as the budget
-                    // allows.
+                    // A quick search that stopped short is completed as soon as the budget
+                    // allows (a field's window is extended near its end, as always).
                     ..NavRecord::new(
                         r.goal,
-                        quick_plan && path.status == PathStatus::Partial,
+                        quick_plan && searched && path.status == PathStatus::Partial,
                         tick,
                     )
                 };

@@ -337,6 +337,42 @@ fn scatter(units: i32, budget: u32) -> lockstep_orca::Simulator {
     sim
 }
 
+/// Under pressure (quick first plans) the agents sharing a goal are still served from its
+/// field, and a field's plan cut at its window (partial) is extended near its end as always:
+/// it is not taken for a quick plan and searched again at once.
+#[test]
+fn field_plans_under_pressure_are_not_searched_again() {
+    use lockstep_orca::Command;
+    let v = |x: i32, y: i32| Vec2::from_int(x, y);
+    let mut sim = staggered_grid(600);
+    for i in 0..64 {
+        let id = sim
+            .add_agent(v(-110 + 3 * (i % 8), -80 + 3 * (i / 8)))
+            .unwrap();
+        sim.queue_command(
+            0,
+            Command::NavigateTo {
+                id,
+                goal: v(100, 80),
+            },
+        )
+        .unwrap();
+    }
+    let mut window_plans = 0;
+    for tick in 0..6 {
+        sim.step().unwrap();
+        for &id in sim.agent_ids() {
+            let r = sim.nav_status(id).unwrap().unwrap();
+            let partial = r.status() == Some(PathStatus::Partial);
+            assert!(!(partial && r.is_pending()), "tick {tick}, agent {id:?}");
+            window_plans += usize::from(partial);
+        }
+    }
+    // Most starts get whole shared paths; the few the shared corners cannot serve are cut
+    // at the window.
+    assert!(window_plans >= 6, "plans cut at the window: {window_plans}");
+}
+
 /// Whether every agent of `sim` has a plan, and how many of those are quick plans still to
 /// be completed (partial and pending).
 fn plans(sim: &lockstep_orca::Simulator) -> (bool, usize) {
