@@ -294,9 +294,10 @@ impl Simulator {
         }
         let ids = agents.ids();
         let (positions, params) = (agents.positions(), agents.params());
-        let mut who: Vec<(AgentId, usize, Option<usize>)> = Vec::new();
-        let mut travellers = Vec::new();
-        let mut waiting = Vec::new();
+        let n = nav.records.len();
+        let mut who: Vec<(AgentId, usize, Option<usize>)> = Vec::with_capacity(n);
+        let mut travellers = Vec::with_capacity(n);
+        let mut waiting = Vec::with_capacity(n);
         let (mut slot, mut w, mut at) = (0, 0, 0);
         for (id, r) in &nav.records {
             while slot < ids.len() && ids[slot] < *id {
@@ -350,7 +351,7 @@ impl Simulator {
             traffic::PortalIndex::new(&chokes, Fx::ZERO),
             traffic::PortalIndex::new(&lanes, Fx::ZERO),
         );
-        let mut right: Vec<(AgentId, u8)> = Vec::new();
+        let mut right: Vec<(AgentId, u8)> = Vec::with_capacity(n);
         let mut resting: Vec<(AgentId, Vec2, u8)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
@@ -358,7 +359,7 @@ impl Simulator {
             .map(Some)
             .collect::<Vec<_>>();
         // Units going on their paths (not waiters resuming), for keeping right.
-        let mut going = Vec::new();
+        let mut going = Vec::with_capacity(n);
         // Waiters resuming their paths (their progress is measured afresh).
         let mut resumed = Vec::new();
         // The arms replace orders of agents that have one: the list's positions stay.
