@@ -53,7 +53,7 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
 mod lanes;
-pub(crate) use lanes::{PortalIndex, YOrder, keep_right_by};
+pub(crate) use lanes::{LaneIndex, PortalIndex, keep_right_by};
 pub use lanes::{keep_right, near_portal};
 
 /// The radius traffic control plans for by default (the default agent radius, 0.5):

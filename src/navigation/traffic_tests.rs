@@ -470,8 +470,8 @@ fn random_portals(seed: u64) -> (Vec<Choke>, Vec<Vec2>) {
 }
 
 /// The index's windows hold every portal the plain scans find: `near` equals `near_portal`,
-/// `right_of_way` equals `has_right_of_way`, the lane crossing over the x-range or the
-/// y-order equals the scan of the whole list, and the window of a reach holds every portal
+/// `right_of_way` equals `has_right_of_way`, the lane crossing over the x-range, the y-order
+/// or the grid's cells (short segments) equals the scan of the whole list, and the window of a reach holds every portal
 /// whose middle is within it along x.
 #[test]
 fn the_portal_index_answers_as_the_plain_scans() {
@@ -479,8 +479,8 @@ fn the_portal_index_answers_as_the_plain_scans() {
     for seed in 1..6 {
         let (portals, points) = random_portals(seed);
         let index = PortalIndex::new(&portals, Fx::ZERO);
-        let by_y = YOrder::new(&portals);
-        let (mut near, mut crossed, mut right) = (0, 0, 0);
+        let by_y = LaneIndex::new(&portals);
+        let (mut near, mut crossed, mut right, mut crossed_short) = (0, 0, 0, 0);
         for (i, &p) in points.iter().enumerate() {
             let plain = near_portal(&params, &portals, p);
             assert_eq!(index.near(&params, p), plain, "seed {seed}, {p:?}");
@@ -491,10 +491,20 @@ fn the_portal_index_answers_as_the_plain_scans() {
                 assert_eq!(
                     lane_crossing(&index, y, p, q),
                     all,
-                    "seed {seed}, {p:?} -> {q:?}, by y: {}",
+                    "seed {seed}, {p:?} -> {q:?}, indexed: {}",
                     y.is_some()
                 );
             }
+            // Short segments, read through the grid's cells.
+            let short = |d: Fx| Fx::from_bits(d.to_bits() >> 3);
+            let s = p + Vec2::new(short(q.x - p.x), short(q.y - p.y));
+            let all_short = lane_crossing_in(&portals, 0..portals.len(), p, s);
+            assert_eq!(
+                lane_crossing(&index, Some(&by_y), p, s),
+                all_short,
+                "seed {seed}, {p:?} -> {s:?}"
+            );
+            crossed_short += usize::from(all_short.is_some());
             assert_eq!(
                 index.right_of_way(p, Fx::from_num(1)),
                 has_right_of_way(&portals, p, Fx::from_num(1)),
@@ -513,6 +523,7 @@ fn the_portal_index_answers_as_the_plain_scans() {
         // Both answers occur (the test would not see a wrong window otherwise).
         assert!(near > 0 && near < points.len(), "seed {seed}: {near} near");
         assert!(crossed > 0, "seed {seed}: no crossing");
+        assert!(crossed_short > 0, "seed {seed}: no short crossing");
         assert!(
             right > 0 && right < points.len(),
             "seed {seed}: {right} with right of way"

@@ -376,7 +376,7 @@ pub(crate) struct TrafficPortals {
     /// The lane portals, ascending.
     pub lanes: Arc<[crate::navigation::traffic::Choke]>,
     /// The lane portals' order along y.
-    pub lanes_by_y: Arc<crate::navigation::traffic::YOrder>,
+    pub lanes_by_y: Arc<crate::navigation::traffic::LaneIndex>,
 }
 
 impl NavDerived {
@@ -431,7 +431,7 @@ impl NavDerived {
                 mesh: Arc::clone(mesh),
                 radius,
                 chokes: crate::navigation::traffic::chokes(mesh, radius).into(),
-                lanes_by_y: Arc::new(crate::navigation::traffic::YOrder::new(&lanes)),
+                lanes_by_y: Arc::new(crate::navigation::traffic::LaneIndex::new(&lanes)),
                 lanes: lanes.into(),
             });
         }

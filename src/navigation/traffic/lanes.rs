@@ -22,19 +22,19 @@ use crate::math::{Fx, Vec2};
 /// flow one way keeps its paths.
 #[must_use]
 pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> Vec<Option<Vec2>> {
-    keep_right_by(lanes, &YOrder::new(lanes), units)
+    keep_right_by(lanes, &LaneIndex::new(lanes), units)
 }
 
-/// [`keep_right`] with the lanes' order along y made beforehand (`by_y`, of `lanes`).
+/// [`keep_right`] with the lanes' index made beforehand (`more`, of `lanes`).
 pub(crate) fn keep_right_by(
     lanes: &[Choke],
-    by_y: &YOrder,
+    more: &LaneIndex,
     units: &[(Vec2, Vec2, Fx)],
 ) -> Vec<Option<Vec2>> {
     let index = PortalIndex::new(lanes, Fx::ZERO);
     let crossing: Vec<Option<(usize, u8)>> = units
         .iter()
-        .map(|&(position, target, _)| lane_crossing(&index, Some(by_y), position, target))
+        .map(|&(position, target, _)| lane_crossing(&index, Some(more), position, target))
         .collect();
     let mut sides = vec![0u8; lanes.len()];
     for &(l, side) in crossing.iter().flatten() {
@@ -86,55 +86,189 @@ fn crossing_offset(lane: &Choke, u: Vec2, p: Vec2, q: Vec2) -> Fx {
 /// to `position` (ties: the lowest index), `target` strictly on its other side.
 pub(super) fn lane_crossing(
     lanes: &PortalIndex<'_>,
-    by_y: Option<&YOrder>,
+    more: Option<&LaneIndex>,
     position: Vec2,
     target: Vec2,
 ) -> Option<(usize, u8)> {
-    // The lanes whose x-range can meet the segment's (the others fail the box test), or those
-    // whose y-range can, whichever are fewer: the same answer as the whole list (the nearest
-    // crossing, ties by index, whatever the order read). A short x-range is read as it is.
-    let range = lanes.x_range(position.x.min(target.x), position.x.max(target.x));
-    if let Some(y) = by_y.filter(|_| range.len() > 8) {
-        let along_y = y.range(position.y.min(target.y), position.y.max(target.y));
+    // Only lanes whose box meets the segment's can be crossed: those of the grid cells the
+    // segment's box covers (when they are few), else the lanes whose x-range can meet the
+    // segment's, or those whose y-range can, whichever are fewer. The same answer as the
+    // whole list: the nearest crossing, ties by index, whatever the order read (a lane listed
+    // in two cells is tested twice, to the same result).
+    let (lo, hi) = box_of(position, target);
+    if let Some(cells) = more.and_then(|m| m.grid.cells(lo, hi)) {
+        return lane_crossing_in(lanes.list, cells, position, target);
+    }
+    let range = lanes.x_range(lo.x, hi.x);
+    if let Some(m) = more.filter(|_| range.len() > 8) {
+        let along_y = m.y_range(lo.y, hi.y);
         if along_y.len() < range.len() {
-            let order = y.order[along_y].iter().map(|&(_, l)| l as usize);
+            let order = m.by_y[along_y].iter().map(|&(_, l)| l as usize);
             return lane_crossing_in(lanes.list, order, position, target);
         }
     }
     lane_crossing_in(lanes.list, range, position, target)
 }
 
-/// The lanes in order of their smaller `y` (ties by index), with the largest y-extent among
-/// them: [`PortalIndex::x_range`]'s counterpart along y, for segments that run along x.
+/// The lanes indexed beyond [`PortalIndex`]'s x-order: along y (ties by index), for
+/// segments that run along x, and in a grid of square cells, for short segments. Made once
+/// per mesh and traffic radius (a pure function of the lanes).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct YOrder {
+pub(crate) struct LaneIndex {
     /// `(min(a.y, b.y), index)`, ascending.
-    order: Vec<(Fx, u32)>,
+    by_y: Vec<(Fx, u32)>,
     /// The largest `max − min` of the lanes' y.
-    span: Fx,
+    span_y: Fx,
+    grid: LaneGrid,
 }
 
-impl YOrder {
-    /// The order of `lanes` (at most `u32::MAX` of them, as any mesh's edges).
+impl LaneIndex {
+    /// The index of `lanes` (at most `u32::MAX` of them, as any mesh's edges).
     pub(crate) fn new(lanes: &[Choke]) -> Self {
-        let mut order: Vec<(Fx, u32)> = lanes
+        let mut by_y: Vec<(Fx, u32)> = lanes
             .iter()
             .zip(0u32..)
             .map(|(c, l)| (c.a.y.min(c.b.y), l))
             .collect();
-        order.sort_unstable();
-        let span = lanes.iter().fold(Fx::ZERO, |m, c| {
+        by_y.sort_unstable();
+        let span_y = lanes.iter().fold(Fx::ZERO, |m, c| {
             m.max(c.a.y.max(c.b.y).saturating_sub(c.a.y.min(c.b.y)))
         });
-        Self { order, span }
+        Self {
+            by_y,
+            span_y,
+            grid: LaneGrid::new(lanes),
+        }
     }
 
-    /// The positions in the order of the lanes whose y-range can meet `[lo, hi]` (smaller y
-    /// in `[lo − span, hi]`).
-    fn range(&self, lo: Fx, hi: Fx) -> std::ops::Range<usize> {
-        let from = lo.saturating_sub(self.span);
-        self.order.partition_point(|&(y, _)| y < from)
-            ..self.order.partition_point(|&(y, _)| y <= hi)
+    /// The positions in `by_y` of the lanes whose y-range can meet `[lo, hi]` (smaller y in
+    /// `[lo − span_y, hi]`).
+    fn y_range(&self, lo: Fx, hi: Fx) -> std::ops::Range<usize> {
+        let from = lo.saturating_sub(self.span_y);
+        self.by_y.partition_point(|&(y, _)| y < from)..self.by_y.partition_point(|&(y, _)| y <= hi)
+    }
+}
+
+/// The box of `a` and `b`: its smallest and largest corners.
+fn box_of(a: Vec2, b: Vec2) -> (Vec2, Vec2) {
+    (
+        Vec2::new(a.x.min(b.x), a.y.min(b.y)),
+        Vec2::new(a.x.max(b.x), a.y.max(b.y)),
+    )
+}
+
+/// Most grid cells a query reads; a larger box is read through the x- or y-order.
+const GRID_QUERY_CELLS: usize = 32;
+
+/// Most cells of a lane grid: the cell side doubles from 8 units until the lanes' box fits.
+const GRID_CELLS: usize = 4_096;
+
+/// The lanes in a uniform grid of square cells of side `2^shift` raw units, from `origin` (the
+/// lanes' smallest raw coordinates): each lane is listed, ascending, in every cell its box
+/// meets. Cell coordinates are clamped to the grid, so a point outside it falls in a border
+/// cell, and a lane box and a query box that meet share a cell.
+#[derive(Clone, Debug, Default)]
+struct LaneGrid {
+    origin: (i64, i64),
+    shift: u32,
+    dims: (usize, usize),
+    /// Per cell (row-major), where its lanes start in `lanes`; one more at the end.
+    start: Vec<u32>,
+    lanes: Vec<u32>,
+}
+
+impl LaneGrid {
+    fn new(lanes: &[Choke]) -> Self {
+        let Some(first) = lanes.first() else {
+            return Self::default();
+        };
+        let bits = |v: Vec2| (v.x.to_bits(), v.y.to_bits());
+        let (mut lo, mut hi) = (bits(first.a), bits(first.a));
+        for c in lanes {
+            for p in [bits(c.a), bits(c.b)] {
+                lo = (lo.0.min(p.0), lo.1.min(p.1));
+                hi = (hi.0.max(p.0), hi.1.max(p.1));
+            }
+        }
+        let mut grid = Self {
+            origin: lo,
+            shift: 35, // 8 units of 2³² raw bits
+            ..Self::default()
+        };
+        loop {
+            let (nx, ny) = (grid.axis(hi.0, lo.0) + 1, grid.axis(hi.1, lo.1) + 1);
+            if nx.saturating_mul(ny) <= GRID_CELLS || grid.shift >= 62 {
+                grid.dims = (nx, ny);
+                break;
+            }
+            grid.shift += 1;
+        }
+        let boxes: Vec<_> = lanes
+            .iter()
+            .map(|c| {
+                let (lo, hi) = box_of(c.a, c.b);
+                grid.cell_box(lo, hi)
+            })
+            .collect();
+        let cells = grid.dims.0 * grid.dims.1;
+        let mut count = vec![0u32; cells + 1];
+        for &((x0, x1), (y0, y1)) in &boxes {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    count[y * grid.dims.0 + x + 1] += 1;
+                }
+            }
+        }
+        for k in 0..cells {
+            count[k + 1] += count[k];
+        }
+        let mut fill = count.clone();
+        grid.lanes = vec![0; count[cells] as usize];
+        for (l, &((x0, x1), (y0, y1))) in (0u32..).zip(&boxes) {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let k = y * grid.dims.0 + x;
+                    grid.lanes[fill[k] as usize] = l;
+                    fill[k] += 1;
+                }
+            }
+        }
+        grid.start = count;
+        grid
+    }
+
+    /// The cell coordinate of raw coordinate `v` along an axis starting at `origin`, before
+    /// clamping to the grid's upper end (0 below the origin).
+    fn axis(&self, v: i64, origin: i64) -> usize {
+        let d = (i128::from(v) - i128::from(origin)).max(0) >> self.shift;
+        usize::try_from(d).unwrap_or(usize::MAX)
+    }
+
+    /// The cells (`x` and `y` ranges, inclusive, clamped) of the box `lo ..= hi`.
+    fn cell_box(&self, lo: Vec2, hi: Vec2) -> ((usize, usize), (usize, usize)) {
+        let (mx, my) = (self.dims.0.max(1) - 1, self.dims.1.max(1) - 1);
+        let x = |v: Fx| self.axis(v.to_bits(), self.origin.0).min(mx);
+        let y = |v: Fx| self.axis(v.to_bits(), self.origin.1).min(my);
+        ((x(lo.x), x(hi.x)), (y(lo.y), y(hi.y)))
+    }
+
+    /// The lanes listed in the cells the box `lo ..= hi` covers (a lane may come more than
+    /// once), or `None` when those are more than [`GRID_QUERY_CELLS`] (or there is no grid).
+    fn cells(&self, lo: Vec2, hi: Vec2) -> Option<impl Iterator<Item = usize> + '_> {
+        if self.start.is_empty() {
+            return None;
+        }
+        let ((x0, x1), (y0, y1)) = self.cell_box(lo, hi);
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > GRID_QUERY_CELLS {
+            return None;
+        }
+        Some((y0..=y1).flat_map(move |y| {
+            let row = y * self.dims.0;
+            let (from, to) = (self.start[row + x0], self.start[row + x1 + 1]);
+            self.lanes[from as usize..to as usize]
+                .iter()
+                .map(|&l| l as usize)
+        }))
     }
 }
 
