@@ -47,6 +47,12 @@
 //! the priorities set, ascending) is hashed (after the records, only when not empty, so
 //! states without traffic keep their hashes) and snapshotted with the navigation state (the
 //! priorities set in snapshot format 8).
+//!
+//! The chokes and lane portals themselves, with their indexes, are derived: a pure function
+//! of the mesh and the traffic radius, made once per mesh and radius and kept beside the mesh
+//! (`NavDerived::traffic_portals`), never state. A cold cache after a restore makes the same
+//! lists: `tests/navigation/traffic.rs::a_snapshot_mid_door_continues_bit_identically` steps
+//! a restored copy (cold) beside the original (warm) through a door's traffic.
 
 use super::{NavState, Simulator, planned_order, ticks};
 use crate::agent::AgentId;
