@@ -470,16 +470,16 @@ fn random_portals(seed: u64) -> (Vec<Choke>, Vec<Vec2>) {
 }
 
 /// The index's windows hold every portal the plain scans find: `near` equals `near_portal`,
-/// `right_of_way` equals `has_right_of_way`, the lane crossing over the x-range, the y-order
-/// or the grid's cells (short segments) equals the scan of the whole list, and the window of a reach holds every portal
-/// whose middle is within it along x.
+/// `right_of_way` equals `has_right_of_way`, the lane crossing over the x-range, the y-order or
+/// the grid's cells (short segments) equals the scan of the whole list, and the window of a
+/// reach holds every portal whose middle is within it along x.
 #[test]
 fn the_portal_index_answers_as_the_plain_scans() {
     let params = TrafficParams::DEFAULT;
     for seed in 1..6 {
         let (portals, points) = random_portals(seed);
         let index = PortalIndex::new(&portals, Fx::ZERO);
-        let by_y = LaneIndex::new(&portals);
+        let more = LaneIndex::new(&portals);
         let (mut near, mut crossed, mut right, mut crossed_short) = (0, 0, 0, 0);
         for (i, &p) in points.iter().enumerate() {
             let plain = near_portal(&params, &portals, p);
@@ -487,7 +487,7 @@ fn the_portal_index_answers_as_the_plain_scans() {
             near += usize::from(plain);
             let q = points[(i * 7 + 3) % points.len()];
             let all = lane_crossing_in(&portals, 0..portals.len(), p, q);
-            for y in [None, Some(&by_y)] {
+            for y in [None, Some(&more)] {
                 assert_eq!(
                     lane_crossing(&index, y, p, q),
                     all,
@@ -500,7 +500,7 @@ fn the_portal_index_answers_as_the_plain_scans() {
             let s = p + Vec2::new(short(q.x - p.x), short(q.y - p.y));
             let all_short = lane_crossing_in(&portals, 0..portals.len(), p, s);
             assert_eq!(
-                lane_crossing(&index, Some(&by_y), p, s),
+                lane_crossing(&index, Some(&more), p, s),
                 all_short,
                 "seed {seed}, {p:?} -> {s:?}"
             );
