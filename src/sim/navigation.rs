@@ -362,10 +362,10 @@ pub(crate) struct NavDerived {
     portals: Option<TrafficPortals>,
 }
 
-/// The chokes and lane portals of a mesh for a traffic radius ([`crate::navigation::traffic::chokes`],
-/// [`crate::navigation::traffic::lanes`]), kept while the mesh and the radius stay: a pure
-/// function of the two, so it is never state (not hashed, not snapshotted): a cold cache after
-/// a restore makes the same lists. The mesh is held (`Arc::ptr_eq`), so a new mesh is never
+/// The chokes and lane portals of a mesh for a traffic radius
+/// ([`crate::navigation::traffic::chokes`], [`crate::navigation::traffic::lanes`]), kept while
+/// the mesh and the radius stay: a pure function of the two, so it is never state (not hashed,
+/// not snapshotted): a cold cache after a restore makes the same lists. The mesh is held (`Arc::ptr_eq`), so a new mesh is never
 /// taken for the old one.
 #[derive(Clone, Debug)]
 pub(crate) struct TrafficPortals {
@@ -375,8 +375,8 @@ pub(crate) struct TrafficPortals {
     pub chokes: Arc<[crate::navigation::traffic::Choke]>,
     /// The lane portals, ascending.
     pub lanes: Arc<[crate::navigation::traffic::Choke]>,
-    /// The lane portals' order along y.
-    pub lanes_by_y: Arc<crate::navigation::traffic::LaneIndex>,
+    /// The lane portals indexed along y and in a grid (for the lane crossings).
+    pub lanes_index: Arc<crate::navigation::traffic::LaneIndex>,
 }
 
 impl NavDerived {
@@ -431,7 +431,7 @@ impl NavDerived {
                 mesh: Arc::clone(mesh),
                 radius,
                 chokes: crate::navigation::traffic::chokes(mesh, radius).into(),
-                lanes_by_y: Arc::new(crate::navigation::traffic::LaneIndex::new(&lanes)),
+                lanes_index: Arc::new(crate::navigation::traffic::LaneIndex::new(&lanes)),
                 lanes: lanes.into(),
             });
         }

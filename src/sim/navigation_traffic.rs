@@ -276,10 +276,10 @@ impl Simulator {
         // Stopping beside a goal is settling short of it: never with RVO2's goal rule.
         let (arrive_within, stop) = (self.steering.arrive_within, !self.steering.rvo2_goals);
         // The mesh is there (checked above), so are its portals.
-        let (chokes, lanes, lanes_by_y) = self
+        let (chokes, lanes, lanes_index) = self
             .nav_mesh
             .traffic_portals(rules.radius)
-            .map(|p| (p.chokes, p.lanes, p.lanes_by_y))
+            .map(|p| (p.chokes, p.lanes, p.lanes_index))
             .unwrap_or_default();
         let Self {
             nav,
@@ -452,7 +452,7 @@ impl Simulator {
         let units: Vec<_> = going.iter().map(|g| (g.1, g.2, g.3)).collect();
         for (g, lane) in going
             .iter()
-            .zip(traffic::keep_right_by(&lanes, &lanes_by_y, &units))
+            .zip(traffic::keep_right_by(&lanes, &lanes_index, &units))
         {
             let (Some(p), Some(order)) = (lane, orders.get(&g.0)) else {
                 continue;
