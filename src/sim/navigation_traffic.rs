@@ -452,7 +452,7 @@ impl Simulator {
         let units: Vec<_> = going.iter().map(|g| (g.1, g.2, g.3)).collect();
         for (g, lane) in going
             .iter()
-            .zip(traffic::keep_right_by(&lanes, &lanes_index, &units))
+            .zip(traffic::keep_right_by(&lane_index, &lanes_index, &units))
         {
             let (Some(p), Some(order)) = (lane, orders.get(&g.0)) else {
                 continue;

@@ -22,19 +22,21 @@ use crate::math::{Fx, Vec2};
 /// flow one way keeps its paths.
 #[must_use]
 pub fn keep_right(lanes: &[Choke], units: &[(Vec2, Vec2, Fx)]) -> Vec<Option<Vec2>> {
-    keep_right_by(lanes, &LaneIndex::new(lanes), units)
+    let index = PortalIndex::new(lanes, Fx::ZERO);
+    keep_right_by(&index, &LaneIndex::new(lanes), units)
 }
 
-/// [`keep_right`] with the lanes' index made beforehand (`more`, of `lanes`).
+/// [`keep_right`] with the lanes' indexes made beforehand (`index` and `more`, of the same
+/// lanes).
 pub(crate) fn keep_right_by(
-    lanes: &[Choke],
+    index: &PortalIndex<'_>,
     more: &LaneIndex,
     units: &[(Vec2, Vec2, Fx)],
 ) -> Vec<Option<Vec2>> {
-    let index = PortalIndex::new(lanes, Fx::ZERO);
+    let lanes = index.list;
     let crossing: Vec<Option<(usize, u8)>> = units
         .iter()
-        .map(|&(position, target, _)| lane_crossing(&index, Some(more), position, target))
+        .map(|&(position, target, _)| lane_crossing(index, Some(more), position, target))
         .collect();
     let mut sides = vec![0u8; lanes.len()];
     for &(l, side) in crossing.iter().flatten() {
