@@ -60,6 +60,47 @@ impl Visited {
     }
 }
 
+/// The stack of a local search: an inline array (no allocation) for the common few, spilling
+/// into a vector past [`FEW`]. Pops in the order a `Vec` would (last in, first out: the spill
+/// holds only entries pushed after the array filled), so a search visits as with a `Vec`.
+pub(crate) struct Stack {
+    few: [u32; FEW],
+    len: usize,
+    spill: Vec<u32>,
+}
+
+impl Stack {
+    /// The stack `[t]`.
+    pub(crate) fn of(t: u32) -> Self {
+        let mut few = [0; FEW];
+        few[0] = t;
+        Self {
+            few,
+            len: 1,
+            spill: Vec::new(),
+        }
+    }
+
+    /// Pushes `t`.
+    pub(crate) fn push(&mut self, t: u32) {
+        if self.len < FEW && self.spill.is_empty() {
+            self.few[self.len] = t;
+            self.len += 1;
+        } else {
+            self.spill.push(t);
+        }
+    }
+
+    /// Pops the last pushed entry.
+    pub(crate) fn pop(&mut self) -> Option<u32> {
+        if let Some(t) = self.spill.pop() {
+            return Some(t);
+        }
+        self.len = self.len.checked_sub(1)?;
+        Some(self.few[self.len])
+    }
+}
+
 /// Whether `p` is at least `r` outside the bounding box of the segment `a b` along an axis
 /// (`r ≥ 0`): then the segment is at least `r` from `p` (an exact pre-test of
 /// [`cmp_dist_point_segment`]`(a, b, p, r) != Less`).
@@ -189,7 +230,7 @@ impl NavMesh {
             return None;
         }
         let mut seen = Visited::of(t);
-        let mut stack = vec![t];
+        let mut stack = Stack::of(t);
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];
             for k in 0..3 {
@@ -228,7 +269,7 @@ impl NavMesh {
         }
         let mut best = max.max(Fx::ZERO);
         let mut seen = Visited::of(t);
-        let mut stack = vec![t];
+        let mut stack = Stack::of(t);
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];
             for k in 0..3 {
@@ -293,5 +334,32 @@ impl NavMesh {
                 }
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FEW, Stack};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The inline stack pops as a `Vec` does, across the spill and back.
+        #[test]
+        fn the_stack_pops_as_a_vec(ops in proptest::collection::vec(0u32..3, 0..4 * FEW)) {
+            let mut stack = Stack::of(7);
+            let mut plain = vec![7u32];
+            for (k, op) in ops.into_iter().enumerate() {
+                if op == 0 {
+                    prop_assert_eq!(stack.pop(), plain.pop());
+                } else {
+                    stack.push(k as u32);
+                    plain.push(k as u32);
+                }
+            }
+            while let Some(t) = plain.pop() {
+                prop_assert_eq!(stack.pop(), Some(t));
+            }
+            prop_assert_eq!(stack.pop(), None);
+        }
     }
 }

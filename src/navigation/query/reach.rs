@@ -452,7 +452,7 @@ impl NavMesh {
     ) -> Vec<(Vec2, Vec2)> {
         let mut walls = Vec::new();
         let mut seen = super::Visited::of(t);
-        let mut stack = vec![t];
+        let mut stack = super::Stack::of(t);
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];
             for k in 0..3 {
