@@ -101,8 +101,12 @@
 //! ([`TrafficParams::batch`]): version 9's payload (its marches possibly empty), then the
 //! traffic settings as an option (present when navigation is on: radius, hold seconds `u64`,
 //! approach, queue, gap, batch `u32`, yield reach) and the batch counters as a sequence of (units counted
-//! `u32`, the id counted last `u32`), one per held choke in their order. Versions 3 to 10
-//! restore.
+//! `u32`, the id counted last `u32`), one per held choke in their order.
+//!
+//! **Version 11** ([`SNAPSHOT_VERSION_PLANNING`]) is written only while the quick-plan cap
+//! ([`NavParams::quick_plan_cap`]) is not the default: version 10's payload (its traffic
+//! settings possibly the defaults, its counters possibly empty), then the cap as an option
+//! (present when navigation is on, `u32`). Versions 3 to 11 restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -132,8 +136,8 @@ use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
 use crate::liveness::Liveness;
 use crate::math::Fx;
-use crate::navigation::NavParams;
 use crate::navigation::traffic::TrafficParams;
+use crate::navigation::{NavParams, QUICK_PLAN_CAP};
 use crate::obstacle::{ObstacleSet, ObstacleSetData};
 use crate::orders::formation::{Formation, March};
 use crate::orders::groups::Groups;
@@ -182,6 +186,10 @@ pub const SNAPSHOT_VERSION_MARCH: u32 = 9;
 /// followed by the traffic settings and the batch counters (see the [module docs](self)).
 /// This build reads it too.
 pub const SNAPSHOT_VERSION_TRAFFIC_SETTINGS: u32 = 10;
+/// The snapshot format version written while the quick-plan cap
+/// ([`NavParams::quick_plan_cap`]) is not the default: version 10's payload followed by the
+/// cap (see the [module docs](self)). This build reads it too.
+pub const SNAPSHOT_VERSION_PLANNING: u32 = 11;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -236,6 +244,14 @@ struct StateV10 {
     v9: StateV9,
     traffic: Option<TrafficParams>,
     counters: Vec<(u32, u32)>,
+}
+
+/// Payload of snapshot format version 11: version 10's, then the quick-plan cap (when
+/// navigation is on).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV11 {
+    v10: StateV10,
+    quick_plan_cap: Option<u32>,
 }
 
 /// Payload of snapshot format version 6: version 5's, then the navigation state.
@@ -549,6 +565,12 @@ impl Simulator {
             .as_ref()
             .is_some_and(|p| p.traffic != TrafficParams::DEFAULT)
             || nav.traffic.counting();
+        // Version 11 when the quick-plan cap is not the default (through version 10).
+        let planning = nav
+            .params
+            .as_ref()
+            .is_some_and(|p| p.quick_plan_cap != QUICK_PLAN_CAP);
+        let traffic_settings = traffic_settings || planning;
         if !formations_used && right_of_way.is_empty() && !traffic_settings {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, &state, hint);
         }
@@ -596,12 +618,19 @@ impl Simulator {
             traffic: nav.params.as_ref().map(|p| p.traffic),
             counters: nav.traffic.counters(),
         };
-        seal(
-            SNAPSHOT_MAGIC,
-            SNAPSHOT_VERSION_TRAFFIC_SETTINGS,
-            &state,
-            hint,
-        )
+        if !planning {
+            return seal(
+                SNAPSHOT_MAGIC,
+                SNAPSHOT_VERSION_TRAFFIC_SETTINGS,
+                &state,
+                hint,
+            );
+        }
+        let state = StateV11 {
+            v10: state,
+            quick_plan_cap: nav.params.as_ref().map(|p| p.quick_plan_cap),
+        };
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING, &state, hint + 8)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -663,12 +692,18 @@ impl Simulator {
         }
         if version == Some(SNAPSHOT_VERSION_MARCH) {
             let state: StateV9 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MARCH)?;
-            return state.into_simulator(None, None);
+            return state.into_simulator(None, None, None);
         }
-        let state: StateV10 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC_SETTINGS)?;
-        state
-            .v9
-            .into_simulator(state.traffic, Some(&state.counters))
+        if version == Some(SNAPSHOT_VERSION_TRAFFIC_SETTINGS) {
+            let state: StateV10 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC_SETTINGS)?;
+            return state
+                .v9
+                .into_simulator(state.traffic, Some(&state.counters), None);
+        }
+        let state: StateV11 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING)?;
+        let v10 = state.v10;
+        v10.v9
+            .into_simulator(v10.traffic, Some(&v10.counters), state.quick_plan_cap)
     }
 }
 
@@ -688,11 +723,13 @@ fn lifecycle(v5: StateV5) -> (StateV4, Lifecycle) {
 
 impl StateV9 {
     /// The simulator of a version 9 payload, with version 10's traffic settings (`None`: the
-    /// defaults) and batch counters (`None`: none counted).
+    /// defaults) and batch counters (`None`: none counted) and version 11's quick-plan cap
+    /// (`None`: the default).
     fn into_simulator(
         self,
         traffic: Option<TrafficParams>,
         counters: Option<&[(u32, u32)]>,
+        quick_plan_cap: Option<u32>,
     ) -> Result<Simulator, SnapshotError> {
         let state = self;
         let mut formations = state.v8.v7.formations;
@@ -722,11 +759,61 @@ impl StateV9 {
             }
             (_, None) => {}
         }
+        match (&mut nav.params, quick_plan_cap) {
+            (Some(p), Some(cap)) => p.quick_plan_cap = cap,
+            (None, Some(_)) => {
+                return Err(SnapshotError::Inconsistent(
+                    "a quick-plan cap without navigation settings",
+                ));
+            }
+            (_, None) => {}
+        }
         if let Some(counters) = counters {
             nav.traffic
                 .set_counters(counters)
                 .map_err(SnapshotError::Inconsistent)?;
         }
         v4.base.into_simulator(v4.models, Some(l), nav, formations)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Vec2;
+
+    /// A format-11 snapshot whose quick-plan cap comes without navigation settings is refused
+    /// as inconsistent, as traffic settings without them are (hostile bytes, re-sealed with a
+    /// valid checksum).
+    #[test]
+    fn settings_without_navigation_are_inconsistent() {
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        sim.add_agent(Vec2::from_int(0, 0)).unwrap();
+        sim.set_navigation(Some(NavParams {
+            quick_plan_cap: 0,
+            ..NavParams::default()
+        }))
+        .unwrap();
+        let bytes = sim.snapshot();
+        assert_eq!(bytes[8..12], SNAPSHOT_VERSION_PLANNING.to_le_bytes());
+        let state: StateV11 = open(&bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING).unwrap();
+        assert_eq!(state.quick_plan_cap, Some(0));
+        let seal11 = |s: &StateV11| seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING, s, 0);
+        // The same state re-sealed restores (the test's encoding is the snapshot's).
+        assert_eq!(seal11(&state), bytes);
+        let mut cap_only = state.clone();
+        cap_only.v10.v9.v8.v7.v6.nav.params = None;
+        cap_only.v10.traffic = None;
+        assert_eq!(
+            Simulator::restore(&seal11(&cap_only)).unwrap_err(),
+            SnapshotError::Inconsistent("a quick-plan cap without navigation settings")
+        );
+        let mut traffic_only = state;
+        traffic_only.v10.v9.v8.v7.v6.nav.params = None;
+        traffic_only.quick_plan_cap = None;
+        assert_eq!(
+            Simulator::restore(&seal11(&traffic_only)).unwrap_err(),
+            SnapshotError::Inconsistent("traffic settings without navigation settings")
+        );
     }
 }

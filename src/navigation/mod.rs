@@ -64,6 +64,23 @@ pub struct NavParams {
     /// version 10, when it is not the default.
     #[serde(skip)]
     pub traffic: traffic::TrafficParams,
+    /// The expansion cap of a *quick* first plan ([`QUICK_PLAN_CAP`] by default; 0 turns quick
+    /// plans off). While the first plans waiting exceed what the budget serves, each first plan
+    /// that needs a search of its own is capped here and charged a fixed amount on top: its
+    /// [`Partial`](PathStatus::Partial) path sets the unit moving at once, and the whole search
+    /// follows as the budget allows. With 0 every first plan waits for its whole search (a
+    /// unit holds its position meanwhile). Not in the serde form (snapshot versions 6 to 10
+    /// keep their bytes): the snapshot writes it after the rest, from version 11, when it is
+    /// not the default, and the state hash includes it then.
+    #[serde(skip, default = "quick_plan_cap_default")]
+    pub quick_plan_cap: u32,
+}
+
+/// The default [`NavParams::quick_plan_cap`]: expansions of a quick first plan.
+pub const QUICK_PLAN_CAP: u32 = 8;
+
+fn quick_plan_cap_default() -> u32 {
+    QUICK_PLAN_CAP
 }
 
 impl Default for NavParams {
@@ -74,6 +91,7 @@ impl Default for NavParams {
             budget: 2_400,
             search_cap: 50_000,
             traffic: traffic::TrafficParams::DEFAULT,
+            quick_plan_cap: QUICK_PLAN_CAP,
         }
     }
 }

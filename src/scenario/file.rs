@@ -77,6 +77,7 @@
 //! margin = 8                   # optional, default 8
 //! budget = 2400                # optional, default 2,400 expansions per tick
 //! search_cap = 50000           # optional, default 50,000 expansions per search
+//! quick_plan_cap = 8           # optional, default 8 expansions; 0: no quick first plans
 //! ```
 //!
 //! The roadmap policy (RVO2's Roadmap example, see [`RoadmapGraph`](super::RoadmapGraph)):
@@ -348,6 +349,7 @@ struct FileNavigation {
     margin: Option<Num>,
     budget: Option<u32>,
     search_cap: Option<u32>,
+    quick_plan_cap: Option<u32>,
     traffic: Option<FileTraffic>,
 }
 
@@ -389,6 +391,7 @@ impl FileNavigation {
             budget: self.budget.unwrap_or(d.budget),
             search_cap: self.search_cap.unwrap_or(d.search_cap),
             traffic: self.traffic.map_or(d.traffic, FileTraffic::params),
+            quick_plan_cap: self.quick_plan_cap.unwrap_or(d.quick_plan_cap),
         }
     }
 }

@@ -55,7 +55,8 @@
 //!    allowance can serve at the least a search costs (two expansions and
 //!    [`SEARCH_PLAN_EXPANSIONS`]), or one of them already waited a tick and the allowance
 //!    could not serve them all even at the search cap, each first plan that needs a search of
-//!    its own is capped at [`QUICK_PLAN_CAP`] expansions and charged
+//!    its own is capped at [`NavParams::quick_plan_cap`] expansions (8 by default; 0 turns
+//!    quick plans off) and charged
 //!    [`QUICK_PLAN_EXPANSIONS`] on top. When it stops short of the goal, its
 //!    [`Partial`](PathStatus::Partial) path (along the most promising corridor) sets the unit
 //!    moving at once and the record stays pending: the full search from where the unit then
@@ -78,7 +79,9 @@ use crate::domain::{self, check_range, checked_point};
 use crate::error::SimError;
 use crate::hash::CanonicalPart;
 use crate::math::{Fx, Vec2};
-use crate::navigation::{NavMesh, NavParams, NavPath, PathRequest, PathStatus, RayHit, SearchWork};
+use crate::navigation::{
+    NavMesh, NavParams, NavPath, PathRequest, PathStatus, QUICK_PLAN_CAP, RayHit, SearchWork,
+};
 use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
@@ -120,10 +123,6 @@ pub(crate) const FIELD_PLAN_EXPANSIONS: u64 = 11;
 /// 24 expansions' instructions, so that the budget bounds the instructions of a tick's
 /// planning and not only its expansions.
 pub(crate) const SEARCH_PLAN_EXPANSIONS: u64 = 24;
-/// The expansion cap of a quick first plan: while first plans must wait for the budget, a
-/// first plan that needs a search of its own is capped here, and its partial path is
-/// completed by a full replan as soon as the budget allows.
-pub(crate) const QUICK_PLAN_CAP: u32 = 8;
 /// Expansions charged for a quick first plan on top of its own (its point location,
 /// walkability tests, fallback end, funnel and order), measured with callgrind.
 pub(crate) const QUICK_PLAN_EXPANSIONS: u64 = 12;
@@ -343,6 +342,14 @@ impl CanonicalPart for NavState {
         }
         self.traffic
             .write_canonical(self.params.as_ref().map(|p| &p.traffic), out);
+        if let Some(p) = self
+            .params
+            .as_ref()
+            .filter(|p| p.quick_plan_cap != QUICK_PLAN_CAP)
+        {
+            out.put(b"Q");
+            out.put(&p.quick_plan_cap.to_le_bytes());
+        }
     }
 }
 

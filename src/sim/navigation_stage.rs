@@ -4,7 +4,7 @@
 
 use super::{
     FIELD_PLAN_EXPANSIONS, FIELD_SETTLES_PER_EXPANSION, FIELD_WINDOW, NavRecord,
-    PARTIAL_LOOKAHEAD_RADII, QUICK_PLAN_CAP, QUICK_PLAN_EXPANSIONS, REPLAN_COOLDOWN_SECONDS,
+    PARTIAL_LOOKAHEAD_RADII, QUICK_PLAN_EXPANSIONS, REPLAN_COOLDOWN_SECONDS,
     SEARCH_PLAN_EXPANSIONS, STUCK_SECONDS, SharedKeys, planned_order, shared_keys, ticks,
 };
 use crate::agent::AgentId;
@@ -109,7 +109,11 @@ impl Simulator {
     #[inline(never)]
     fn serve_requests(&mut self, allowance: u32) {
         let cooldown = ticks(REPLAN_COOLDOWN_SECONDS, self.time_step);
-        let cap = self.nav.params.as_ref().map_or(1, |p| p.search_cap);
+        let (cap, quick_cap) = self
+            .nav
+            .params
+            .as_ref()
+            .map_or((1, 0), |p| (p.search_cap, p.quick_plan_cap));
         let tick = self.tick;
         let Self {
             nav,
@@ -130,8 +134,11 @@ impl Simulator {
             SharedKeys::default()
         };
         // Under pressure, first plans are quick: capped searches whose partial paths set the
-        // units moving at once, completed by full replans after ([`QUICK_PLAN_CAP`]).
-        let quick = mesh.is_some() && first_plans_must_wait(&nav.records, (tick, allowance, cap));
+        // units moving at once, completed by full replans after
+        // ([`NavParams::quick_plan_cap`](crate::navigation::NavParams::quick_plan_cap); 0: never).
+        let quick = quick_cap > 0
+            && mesh.is_some()
+            && first_plans_must_wait(&nav.records, (tick, allowance, cap));
         // Per field used this tick: the settles charged so far (a fresh field's work).
         let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
         // First plans of new orders before replans, each pass in ascending id: replans of
@@ -207,7 +214,7 @@ impl Simulator {
                     path
                 } else {
                     let (cap, fixed) = if quick_plan {
-                        (cap.min(QUICK_PLAN_CAP), QUICK_PLAN_EXPANSIONS)
+                        (cap.min(quick_cap), QUICK_PLAN_EXPANSIONS)
                     } else {
                         (cap, SEARCH_PLAN_EXPANSIONS)
                     };

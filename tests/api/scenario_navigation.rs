@@ -31,6 +31,7 @@ boundary = [[-20, -20], [20, -20], [20, 20], [-20, 20]]
 margin = 2
 budget = 500
 search_cap = 4000
+quick_plan_cap = 0
 [[agent]]
 start = [-10, 0]
 goal = [10, 0]
@@ -60,8 +61,8 @@ add_agent = { start = [-9, -3], goal = [9, -3], navigate = true }
         Some(&[v(-20, -20), v(20, -20), v(20, 20), v(-20, 20)][..])
     );
     assert_eq!(
-        (nav.margin, nav.budget, nav.search_cap),
-        (Fx::from_num(2), 500, 4000)
+        (nav.margin, nav.budget, nav.search_cap, nav.quick_plan_cap),
+        (Fx::from_num(2), 500, 4000, 0)
     );
     let ids: Vec<u32> = s.navigate.iter().map(|id| id.0).collect();
     assert_eq!(
@@ -92,8 +93,8 @@ fn navigate_without_a_table_gets_the_defaults_and_no_navigate_no_navigation() {
         Some(vec![v(-14, -13), v(15, -13), v(15, 13), v(-14, 13)])
     );
     assert_eq!(
-        (p.margin, p.budget, p.search_cap),
-        (Fx::from_num(8), 2_400, 50_000)
+        (p.margin, p.budget, p.search_cap, p.quick_plan_cap),
+        (Fx::from_num(8), 2_400, 50_000, 8)
     );
 }
 

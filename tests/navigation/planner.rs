@@ -438,3 +438,51 @@ fn first_plans_under_pressure_are_quick_then_completed() {
         assert!(!r.is_pending());
     }
 }
+
+/// With [`NavParams::quick_plan_cap`](lockstep_orca::navigation::NavParams::quick_plan_cap)
+/// at 0 no first plan is quick: under the same pressure as
+/// `first_plans_under_pressure_are_quick_then_completed`, every first plan is a whole search
+/// (never partial), so the last agent waits longer for it. The setting is state: hashed (the
+/// same scene with the default cap hashes differently from the start), written in snapshot
+/// format 11, restored to the same hash and bytes, and a restored copy continues
+/// bit-identically.
+#[test]
+fn quick_first_plans_can_be_turned_off() {
+    let units = 64;
+    let mut sim = scatter(units, 600);
+    let quick = sim.state_hash();
+    assert_eq!(sim.navigation().unwrap().quick_plan_cap, 8);
+    let params = lockstep_orca::navigation::NavParams {
+        quick_plan_cap: 0,
+        ..sim.navigation().unwrap().clone()
+    };
+    sim.set_navigation(Some(params)).unwrap();
+    assert_ne!(sim.state_hash(), quick, "the cap is hashed");
+    let bytes = sim.snapshot();
+    assert_eq!(bytes[8..12], 11u32.to_le_bytes(), "format 11");
+    let mut restored = lockstep_orca::Simulator::restore(&bytes).unwrap();
+    assert_eq!(restored.navigation(), sim.navigation());
+    assert_eq!(restored.snapshot(), bytes);
+    let mut all_at = None;
+    for tick in 0..400u32 {
+        sim.step().unwrap();
+        restored.step().unwrap();
+        assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
+        if tick % 5 == 2 {
+            restored = lockstep_orca::Simulator::restore(&restored.snapshot()).unwrap();
+        }
+        let (all, quick) = plans(&sim);
+        assert_eq!(quick, 0, "tick {tick}: no quick plan");
+        for &id in sim.agent_ids() {
+            let status = sim.nav_status(id).unwrap().unwrap().status();
+            assert_ne!(status, Some(PathStatus::Partial), "tick {tick}, {id:?}");
+        }
+        if all {
+            all_at = Some(tick);
+            break;
+        }
+    }
+    let all_at = all_at.expect("every agent gets a first plan");
+    assert!(all_at > 3, "whole first plans take longer: tick {all_at}");
+    assert_eq!(sim.snapshot(), restored.snapshot());
+}
