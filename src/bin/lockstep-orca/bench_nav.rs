@@ -5,7 +5,8 @@
 //!    navigate to one point at tick 0; the ticks until every unit has its first plan, the
 //!    planning time ([`StageTimes::planning`](lockstep_orca::StageTimes::planning): the requests served, without stage 1a's
 //!    triggers and traffic control) summed over them, and its ratio to one step of those units
-//!    (the median of 20 steps after, stage 1a excluded); also all of stage 1a over the same
+//!    (the median of 20 steps after, stage 1a excluded), and the largest planning time of one
+//!    of those ticks against the step (`common_goal_max_ratio`); also all of stage 1a over the same
 //!    ticks (`_stage1a_ratio`: traffic control included) and the ticks until no plan is
 //!    pending at all (`_quiet_ticks`: replans of units already moving included).
 //!    The 20 steps after give `steady_stage1a_ratio`: stage 1a of units on their way (the
@@ -205,6 +206,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
     }
     let (common_ticks, common_quiet, common, common_stage) = serve(&mut sim, &ids, &mut 0)?;
     let common_total: Duration = common.iter().sum();
+    let common_max = common.iter().copied().max().unwrap_or_default();
     let common_stage: Duration = common_stage.iter().sum();
     let (mut steps, mut steady) = (Vec::new(), Vec::new());
     for _ in 0..20 {
@@ -267,7 +269,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
 
     println!(
         "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
-         common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_stage1a_ratio={:.3} \
+         common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_max_ratio={:.3} common_goal_stage1a_ratio={:.3} \
          steady_stage1a_ratio={:.3} distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
          rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
          rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
@@ -276,6 +278,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
         ms(step),
         ms(common_total),
         ratio(common_total, step),
+        ratio(common_max, step),
         ratio(common_stage, step),
         ratio(steady, step),
         ms(distinct_max),
