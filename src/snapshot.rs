@@ -750,23 +750,21 @@ impl StateV9 {
         let (v4, l) = lifecycle(state.v8.v7.v6.v5);
         let mut nav = state.v8.v7.v6.nav;
         nav.traffic.right_of_way = state.v8.right_of_way;
-        match (&mut nav.params, traffic) {
-            (Some(p), Some(t)) => p.traffic = t,
-            (None, Some(_)) => {
-                return Err(SnapshotError::Inconsistent(
-                    "traffic settings without navigation settings",
-                ));
+        // Settings written after the rest belong to navigation settings.
+        let lone = match &mut nav.params {
+            Some(p) => {
+                p.traffic = traffic.unwrap_or(p.traffic);
+                p.quick_plan_cap = quick_plan_cap.unwrap_or(p.quick_plan_cap);
+                None
             }
-            (_, None) => {}
-        }
-        match (&mut nav.params, quick_plan_cap) {
-            (Some(p), Some(cap)) => p.quick_plan_cap = cap,
-            (None, Some(_)) => {
-                return Err(SnapshotError::Inconsistent(
-                    "a quick-plan cap without navigation settings",
-                ));
+            None if traffic.is_some() => Some("traffic settings without navigation settings"),
+            None if quick_plan_cap.is_some() => {
+                Some("a quick-plan cap without navigation settings")
             }
-            (_, None) => {}
+            None => None,
+        };
+        if let Some(what) = lone {
+            return Err(SnapshotError::Inconsistent(what));
         }
         if let Some(counters) = counters {
             nav.traffic

@@ -23,19 +23,45 @@ const FEW: usize = 32;
 /// scan) for the common few, a hash set past [`FEW`]. Only answers membership, so the searches
 /// visit in the same order as with any set.
 pub(crate) struct Visited {
-    few: [u32; FEW],
-    len: usize,
+    few: Few,
     many: Option<HashSet<u32>>,
+}
+
+/// Up to [`FEW`] triangles kept inline, in the order added.
+struct Few {
+    items: [u32; FEW],
+    len: usize,
+}
+
+impl Few {
+    /// `[t]`.
+    fn of(t: u32) -> Self {
+        let mut items = [0; FEW];
+        items[0] = t;
+        Self { items, len: 1 }
+    }
+
+    /// The triangles kept.
+    fn as_slice(&self) -> &[u32] {
+        &self.items[..self.len]
+    }
+
+    /// Adds `t` when there is room: whether it was added.
+    fn push(&mut self, t: u32) -> bool {
+        let room = self.len < FEW;
+        if room {
+            self.items[self.len] = t;
+            self.len += 1;
+        }
+        room
+    }
 }
 
 impl Visited {
     /// The set `{t}`.
     pub(crate) fn of(t: u32) -> Self {
-        let mut few = [0; FEW];
-        few[0] = t;
         Self {
-            few,
-            len: 1,
+            few: Few::of(t),
             many: None,
         }
     }
@@ -45,14 +71,11 @@ impl Visited {
         if let Some(many) = &mut self.many {
             return many.insert(t);
         }
-        if self.few[..self.len].contains(&t) {
+        if self.few.as_slice().contains(&t) {
             return false;
         }
-        if self.len < FEW {
-            self.few[self.len] = t;
-            self.len += 1;
-        } else {
-            let mut many: HashSet<u32> = self.few.iter().copied().collect();
+        if !self.few.push(t) {
+            let mut many: HashSet<u32> = self.few.as_slice().iter().copied().collect();
             many.insert(t);
             self.many = Some(many);
         }
@@ -64,29 +87,22 @@ impl Visited {
 /// into a vector past [`FEW`]. Pops in the order a `Vec` would (last in, first out: the spill
 /// holds only entries pushed after the array filled), so a search visits as with a `Vec`.
 pub(crate) struct Stack {
-    few: [u32; FEW],
-    len: usize,
+    few: Few,
     spill: Vec<u32>,
 }
 
 impl Stack {
     /// The stack `[t]`.
     pub(crate) fn of(t: u32) -> Self {
-        let mut few = [0; FEW];
-        few[0] = t;
         Self {
-            few,
-            len: 1,
+            few: Few::of(t),
             spill: Vec::new(),
         }
     }
 
     /// Pushes `t`.
     pub(crate) fn push(&mut self, t: u32) {
-        if self.len < FEW && self.spill.is_empty() {
-            self.few[self.len] = t;
-            self.len += 1;
-        } else {
+        if !self.spill.is_empty() || !self.few.push(t) {
             self.spill.push(t);
         }
     }
@@ -96,8 +112,8 @@ impl Stack {
         if let Some(t) = self.spill.pop() {
             return Some(t);
         }
-        self.len = self.len.checked_sub(1)?;
-        Some(self.few[self.len])
+        self.few.len = self.few.len.checked_sub(1)?;
+        Some(self.few.items[self.few.len])
     }
 }
 

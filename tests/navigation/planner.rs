@@ -373,6 +373,21 @@ fn field_plans_under_pressure_are_not_searched_again() {
     assert!(window_plans >= 6, "plans cut at the window: {window_plans}");
 }
 
+/// Steps `sim` and `restored` (a copy restored from its snapshot) side by side, checking that
+/// their hashes agree, and restores the copy from its own snapshot every five ticks.
+fn step_beside_a_restored_copy(
+    sim: &mut lockstep_orca::Simulator,
+    restored: &mut lockstep_orca::Simulator,
+    tick: u32,
+) {
+    sim.step().unwrap();
+    restored.step().unwrap();
+    assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
+    if tick % 5 == 2 {
+        *restored = lockstep_orca::Simulator::restore(&restored.snapshot()).unwrap();
+    }
+}
+
 /// Whether every agent of `sim` has a plan, and how many of those are quick plans still to
 /// be completed (partial and pending).
 fn plans(sim: &lockstep_orca::Simulator) -> (bool, usize) {
@@ -398,12 +413,7 @@ fn first_plans_under_pressure_are_quick_then_completed() {
     let mut restored = lockstep_orca::Simulator::restore(&sim.snapshot()).unwrap();
     let (mut all_at, mut quick_seen, mut quiet_at) = (None, 0, None);
     for tick in 0..400u32 {
-        sim.step().unwrap();
-        restored.step().unwrap();
-        assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
-        if tick % 5 == 2 {
-            restored = lockstep_orca::Simulator::restore(&restored.snapshot()).unwrap();
-        }
+        step_beside_a_restored_copy(&mut sim, &mut restored, tick);
         let (all, quick) = plans(&sim);
         quick_seen = quick_seen.max(quick);
         if all && all_at.is_none() {
@@ -465,12 +475,7 @@ fn quick_first_plans_can_be_turned_off() {
     assert_eq!(restored.snapshot(), bytes);
     let mut all_at = None;
     for tick in 0..400u32 {
-        sim.step().unwrap();
-        restored.step().unwrap();
-        assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
-        if tick % 5 == 2 {
-            restored = lockstep_orca::Simulator::restore(&restored.snapshot()).unwrap();
-        }
+        step_beside_a_restored_copy(&mut sim, &mut restored, tick);
         let (all, quick) = plans(&sim);
         assert_eq!(quick, 0, "tick {tick}: no quick plan");
         for &id in sim.agent_ids() {
