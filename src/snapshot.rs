@@ -781,8 +781,8 @@ mod tests {
     use crate::Vec2;
 
     /// A format-11 snapshot whose quick-plan cap comes without navigation settings is refused
-    /// as inconsistent, as traffic settings without them are (hostile bytes, re-sealed with a
-    /// valid checksum).
+    /// as inconsistent, as traffic settings without them are, and one whose cap is past the
+    /// setter's bound as out of the domain (hostile bytes, re-sealed with a valid checksum).
     #[test]
     fn settings_without_navigation_are_inconsistent() {
         let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
@@ -799,6 +799,16 @@ mod tests {
         let seal11 = |s: &StateV11| seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING, s, 0);
         // The same state re-sealed restores (the test's encoding is the snapshot's).
         assert_eq!(seal11(&state), bytes);
+        // A cap past the setter's bound is refused as the setter refuses it.
+        let mut too_large = state.clone();
+        too_large.quick_plan_cap = Some(crate::navigation::MAX_QUICK_PLAN_CAP + 1);
+        assert!(matches!(
+            Simulator::restore(&seal11(&too_large)).unwrap_err(),
+            SnapshotError::Invalid(SimError::OutOfDomain {
+                what: "navigation quick_plan_cap",
+                ..
+            })
+        ));
         let mut cap_only = state.clone();
         cap_only.v10.v9.v8.v7.v6.nav.params = None;
         cap_only.v10.traffic = None;

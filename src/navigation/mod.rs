@@ -64,8 +64,8 @@ pub struct NavParams {
     /// version 10, when it is not the default.
     #[serde(skip)]
     pub traffic: traffic::TrafficParams,
-    /// The expansion cap of a *quick* first plan ([`QUICK_PLAN_CAP`] by default; 0 turns quick
-    /// plans off). While the first plans waiting exceed what the budget serves, each first plan
+    /// The expansion cap of a *quick* first plan ([`QUICK_PLAN_CAP`] by default, at most
+    /// [`MAX_QUICK_PLAN_CAP`]; 0 turns quick plans off). While the first plans waiting exceed what the budget serves, each first plan
     /// that needs a search of its own is capped here and charged a fixed amount on top: its
     /// [`Partial`](PathStatus::Partial) path sets the unit moving at once, and the whole search
     /// follows as the budget allows. With 0 every first plan waits for its whole search (a
@@ -78,6 +78,10 @@ pub struct NavParams {
 
 /// The default [`NavParams::quick_plan_cap`]: expansions of a quick first plan.
 pub const QUICK_PLAN_CAP: u32 = 8;
+
+/// The largest [`NavParams::quick_plan_cap`]: a quick plan is a short capped search, charged
+/// a fixed amount measured for short corridors; a longer one is a whole search.
+pub const MAX_QUICK_PLAN_CAP: u32 = 64;
 
 fn quick_plan_cap_default() -> u32 {
     QUICK_PLAN_CAP

@@ -17,7 +17,8 @@ pub const MAX_NAV_MARGIN: Fx = Fx::lit("10000");
 
 impl Scenario {
     /// Navigation: valid settings (a simple boundary polygon of at most 4,096 vertices inside the
-    /// domain, a margin in `0 ..= 10,000`, a budget and a search cap of at least 1, traffic
+    /// domain, a margin in `0 ..= 10,000`, a budget and a search cap of at least 1, a quick-plan
+    /// cap of at most 64, traffic
     /// settings that pass [`TrafficParams::validate`](crate::navigation::traffic::TrafficParams::validate)) whenever an
     /// agent navigates or the table is given; every navigating agent exists, has no route, and
     /// the policy is goal seeking.
@@ -48,6 +49,12 @@ impl Scenario {
             p.traffic
                 .validate()
                 .map_err(sim_err("navigation.traffic"))?;
+            if p.quick_plan_cap > crate::navigation::MAX_QUICK_PLAN_CAP {
+                return Err(invalid(
+                    "navigation".into(),
+                    "quick_plan_cap must be at most 64 (expansions of a quick first plan)",
+                ));
+            }
         }
         let Some(&last) = self.navigate.last() else {
             return Ok(());

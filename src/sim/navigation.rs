@@ -80,7 +80,8 @@ use crate::error::SimError;
 use crate::hash::CanonicalPart;
 use crate::math::{Fx, Vec2};
 use crate::navigation::{
-    NavMesh, NavParams, NavPath, PathRequest, PathStatus, QUICK_PLAN_CAP, RayHit, SearchWork,
+    MAX_QUICK_PLAN_CAP, NavMesh, NavParams, NavPath, PathRequest, PathStatus, QUICK_PLAN_CAP,
+    RayHit, SearchWork,
 };
 use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
@@ -464,7 +465,7 @@ impl NavDerived {
 }
 
 /// Checks navigation settings: budget and search cap at least 1, margin `0 ..= 1,000,000`,
-/// a boundary of 3 to [`MAX_BOUNDARY_VERTICES`] points in the domain.
+/// quick-plan cap at most [`MAX_QUICK_PLAN_CAP`], a boundary of 3 to [`MAX_BOUNDARY_VERTICES`] points in the domain.
 fn validate_params(p: &NavParams) -> Result<(), SimError> {
     if p.budget == 0 || p.search_cap == 0 {
         return Err(SimError::OutOfDomain {
@@ -480,6 +481,12 @@ fn validate_params(p: &NavParams) -> Result<(), SimError> {
         "0 ..= 1,000,000",
     )?;
     p.traffic.validate()?;
+    if p.quick_plan_cap > MAX_QUICK_PLAN_CAP {
+        return Err(SimError::OutOfDomain {
+            what: "navigation quick_plan_cap",
+            allowed: "0 ..= 64",
+        });
+    }
     if let Some(b) = &p.boundary {
         if !(3..=MAX_BOUNDARY_VERTICES).contains(&b.len()) {
             return Err(SimError::OutOfDomain {
@@ -545,7 +552,7 @@ impl Simulator {
     ///
     /// # Errors
     /// [`SimError::OutOfDomain`] for a budget or search cap of 0, a margin outside
-    /// `0 ..= 1,000,000`, a boundary of fewer than 3 or more than 4,096 points or with a point
+    /// `0 ..= 1,000,000`, a quick-plan cap above 64, a boundary of fewer than 3 or more than 4,096 points or with a point
     /// outside the domain, or when the mesh cannot be built ([`NavMesh::build`]'s errors);
     /// nothing changes then.
     pub fn set_navigation(&mut self, params: Option<NavParams>) -> Result<(), SimError> {
