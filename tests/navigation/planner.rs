@@ -491,7 +491,8 @@ fn quick_first_plans_can_be_turned_off() {
     assert!(all_at > 3, "whole first plans take longer: tick {all_at}");
     assert_eq!(sim.snapshot(), restored.snapshot());
 
-    // A cap above 64 is refused and changes nothing, from code and from a scenario file.
+    // A cap above 64 is refused and changes nothing, from code and (with the `scenario`
+    // feature) from a scenario file.
     let (before, hash) = (sim.navigation().cloned(), sim.state_hash());
     let params = lockstep_orca::navigation::NavParams {
         quick_plan_cap: 65,
@@ -503,8 +504,11 @@ fn quick_first_plans_can_be_turned_off() {
         (sim.navigation().cloned(), sim.state_hash()),
         (before, hash)
     );
-    let text = "time_step = 0.25\n[navigation]\nquick_plan_cap = 65\n\
-                [[agent]]\nstart = [0, 0]\ngoal = [4, 0]\nnavigate = true\n";
-    let e = lockstep_orca::scenario::Scenario::from_toml_str(text).unwrap_err();
-    assert!(e.to_string().contains("quick_plan_cap"), "{e}");
+    #[cfg(feature = "scenario")]
+    {
+        let text = "time_step = 0.25\n[navigation]\nquick_plan_cap = 65\n\
+                    [[agent]]\nstart = [0, 0]\ngoal = [4, 0]\nnavigate = true\n";
+        let e = lockstep_orca::scenario::Scenario::from_toml_str(text).unwrap_err();
+        assert!(e.to_string().contains("quick_plan_cap"), "{e}");
+    }
 }
