@@ -471,6 +471,44 @@ pub fn cmp_dist_segment_segment(p1: Vec2, p2: Vec2, q1: Vec2, q2: Vec2, r: Fx) -
         .min(cmp_dist_point_segment(p1, p2, q2, r))
 }
 
+/// The band of half-width `r` around the line through `p1 p2`, for a cheap exact test that a
+/// segment stays out of it: both its ends strictly on one side of the line, each at least `r`
+/// from it. Every point of such a segment is then at least `r` from the line, so from the
+/// segment `p1 p2`, and [`cmp_dist_segment_segment`]`(p1, p2, a, b, r)` is not
+/// [`Ordering::Less`]. Two cross products and one wide square per test, where the exact
+/// comparison takes four point-to-segment distances.
+pub(crate) struct LineBand {
+    p: Vec2,
+    e: Vec2,
+    /// `(r² · |e|²)`, 256 bits.
+    bound: (u128, u128),
+}
+
+impl LineBand {
+    /// The band around `p1 p2` (with `r ≤ 0`, only the line itself).
+    pub(crate) fn new(p1: Vec2, p2: Vec2, r: Fx) -> Self {
+        let e = p2 - p1;
+        let r = r.max(Fx::ZERO);
+        let bound = mul_u128_wide(
+            wide_mul(r, r).unsigned_abs(),
+            e.length_squared_wide().unsigned_abs(),
+        );
+        Self { p: p1, e, bound }
+    }
+
+    /// Whether the segment `a b` lies wholly outside the band (so farther than `r` from the
+    /// band's segment). `false` decides nothing.
+    pub(crate) fn outside(&self, a: Vec2, b: Vec2) -> bool {
+        let da = self.e.det_wide(a - self.p);
+        let db = self.e.det_wide(b - self.p);
+        if da == 0 || db == 0 || (da > 0) != (db > 0) {
+            return false;
+        }
+        let m = da.unsigned_abs().min(db.unsigned_abs());
+        mul_u128_wide(m, m) >= self.bound
+    }
+}
+
 /// Twice the signed area of a ring as `carry · 2¹²⁸ + sum`, exact for any [`Fx`] coordinates
 /// (each term `det(vᵢ, vᵢ₊₁)` fits `i128`; overflows of the running sum are counted in
 /// `carry`).
@@ -655,6 +693,37 @@ mod tests {
         let q = Vec2::from_bits(1 << 32, -(1 << 32) + 1);
         let p = Fx::from_bits((1 << 33) - 1);
         assert_eq!(dist_sq_point_segment(a, b, q), wide_mul(p, p));
+    }
+
+    proptest::proptest! {
+        /// A segment outside a line's band is never closer than `r` to the band's segment.
+        #[test]
+        fn outside_the_band_is_never_closer_than_r(
+            c in proptest::collection::vec(-3000i64..3000, 8),
+            r in 0i64..2000,
+        ) {
+            let p = |i: usize| Vec2::from_bits(c[i] << 8, c[i + 1] << 8);
+            let (p1, p2, a, b) = (p(0), p(2), p(4), p(6));
+            let r = Fx::from_bits(r << 8);
+            if LineBand::new(p1, p2, r).outside(a, b) {
+                proptest::prop_assert_ne!(cmp_dist_segment_segment(p1, p2, a, b, r), Ordering::Less);
+            }
+        }
+    }
+
+    #[test]
+    fn the_band_decides_what_it_can() {
+        let (p1, p2) = (v(0, 0), v(10, 0));
+        let band = LineBand::new(p1, p2, Fx::from_num(2));
+        // Both ends 2 or more above the line: outside (exactly 2 counts, as `Equal` is not less).
+        assert!(band.outside(v(-5, 2), v(20, 3)));
+        // One end within the band, or the two ends on both sides: no answer.
+        assert!(!band.outside(v(3, 1), v(20, 3)));
+        assert!(!band.outside(v(3, -3), v(4, 3)));
+        // Far beyond the segment's end but within the band: no answer (the test is the line's).
+        assert!(!band.outside(v(50, 1), v(60, 1)));
+        // A point segment: only the line itself.
+        assert!(!LineBand::new(p1, p1, Fx::ONE).outside(v(1, 5), v(2, 5)));
     }
 
     #[test]

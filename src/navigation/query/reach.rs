@@ -2,7 +2,7 @@
 
 use super::super::{NO_TRIANGLE, NavMesh};
 use crate::geom::{
-    cmp_dist_point_segment, cmp_dist_segment_segment, dist_sq_point_segment, left_of,
+    LineBand, cmp_dist_point_segment, cmp_dist_segment_segment, dist_sq_point_segment, left_of,
 };
 use crate::math::{Fx, Vec2};
 use std::cmp::{Ordering, Reverse};
@@ -400,6 +400,7 @@ impl NavMesh {
     /// [`walls_near_segment`](Self::walls_near_segment)'s search from `t0` reaches too, so a
     /// wall found here is one that search finds (the same answer); `false` decides nothing.
     fn wall_along_segment(&self, from: Vec2, to: Vec2, r: Fx, t0: u32) -> bool {
+        let band = LineBand::new(from, to, r);
         let mut u = t0;
         let mut prev = NO_TRIANGLE;
         for _ in 0..WALK_STEPS {
@@ -423,7 +424,10 @@ impl NavMesh {
                 // (each straddles the other's line, and they are not collinear as `to` is off
                 // the edge's line): distance zero, closer than `r`.
                 let crossed = exit && left_of(a, b, from) >= 0;
-                if !crossed && cmp_dist_segment_segment(from, to, a, b, r) != Ordering::Less {
+                if !crossed
+                    && (band.outside(a, b)
+                        || cmp_dist_segment_segment(from, to, a, b, r) != Ordering::Less)
+                {
                     continue;
                 }
                 if tri.wall[k] {
@@ -451,23 +455,31 @@ impl NavMesh {
         first_only: bool,
     ) -> Vec<(Vec2, Vec2)> {
         let mut walls = Vec::new();
+        let band = LineBand::new(from, to, r);
         let mut seen = super::Visited::of(t);
         let mut stack = super::Stack::of(t);
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];
             for k in 0..3 {
-                let (a, b) = self.edge(u, k);
-                if cmp_dist_segment_segment(from, to, a, b, r) != Ordering::Less {
+                let n = tri.adj[k];
+                // An open edge to a triangle already seen (or to none) adds nothing: no test.
+                if !tri.wall[k] && (n == NO_TRIANGLE || seen.contains(n)) {
                     continue;
                 }
-                let n = tri.adj[k];
+                let (a, b) = self.edge(u, k);
+                if band.outside(a, b)
+                    || cmp_dist_segment_segment(from, to, a, b, r) != Ordering::Less
+                {
+                    continue;
+                }
                 if tri.wall[k] {
                     let key = |v: Vec2| (v.x.to_bits(), v.y.to_bits());
                     walls.push(if key(a) < key(b) { (a, b) } else { (b, a) });
                     if first_only {
                         return walls;
                     }
-                } else if n != NO_TRIANGLE && seen.insert(n) {
+                } else {
+                    seen.insert(n);
                     stack.push(n);
                 }
             }
