@@ -13,6 +13,7 @@ pub use reach::RayHit;
 use super::{NO_TRIANGLE, NavMesh};
 use crate::geom::{cmp_dist_point_segment, left_of};
 use crate::math::{Fx, Vec2};
+use crate::util::SeededWords;
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
@@ -20,11 +21,12 @@ use std::collections::HashSet;
 const FEW: usize = 32;
 
 /// The set of triangles a local search has seen: an inline list (no allocation, a linear
-/// scan) for the common few, a hash set past [`FEW`]. Only answers membership, so the searches
-/// visit in the same order as with any set.
+/// scan) for the common few, a hash set past [`FEW`] (with [`SeededWords`]: a search along a
+/// long segment sees hundreds). Only answers membership, so the searches visit in the same
+/// order as with any set.
 pub(crate) struct Visited {
     few: Few,
-    many: Option<HashSet<u32>>,
+    many: Option<HashSet<u32, SeededWords>>,
 }
 
 /// Up to [`FEW`] triangles kept inline, in the order added.
@@ -66,6 +68,14 @@ impl Visited {
         }
     }
 
+    /// Whether `t` is in the set.
+    pub(crate) fn contains(&self, t: u32) -> bool {
+        match &self.many {
+            Some(many) => many.contains(&t),
+            None => self.few.as_slice().contains(&t),
+        }
+    }
+
     /// Adds `t`; `false` when it was there.
     pub(crate) fn insert(&mut self, t: u32) -> bool {
         if let Some(many) = &mut self.many {
@@ -75,7 +85,9 @@ impl Visited {
             return false;
         }
         if !self.few.push(t) {
-            let mut many: HashSet<u32> = self.few.as_slice().iter().copied().collect();
+            let mut many: HashSet<u32, SeededWords> =
+                HashSet::with_capacity_and_hasher(4 * FEW, SeededWords::default());
+            many.extend(self.few.as_slice().iter().copied());
             many.insert(t);
             self.many = Some(many);
         }
@@ -232,6 +244,13 @@ impl NavMesh {
         self.locate(p).is_some_and(|t| self.walkable_in(p, r, t))
     }
 
+    /// [`is_walkable`](Self::is_walkable), locating `p` from triangle `hint` (one near `p`; the
+    /// same answer, as [`locate_from`](Self::locate_from) gives the same triangle).
+    pub(crate) fn is_walkable_from(&self, p: Vec2, r: Fx, hint: u32) -> bool {
+        self.locate_from(p, hint)
+            .is_some_and(|t| self.walkable_in(p, r, t))
+    }
+
     /// [`is_walkable`](Self::is_walkable) for a `p` already located: `t` is
     /// [`locate`](Self::locate)`(p)`.
     pub(crate) fn walkable_in(&self, p: Vec2, r: Fx, t: u32) -> bool {
@@ -250,6 +269,11 @@ impl NavMesh {
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];
             for k in 0..3 {
+                let n = tri.adj[k];
+                // An open edge to a triangle already seen (or to none) adds nothing: no test.
+                if !tri.wall[k] && (n == NO_TRIANGLE || seen.contains(n)) {
+                    continue;
+                }
                 let (a, b) = self.edge(u, k);
                 if beyond_box(a, b, p, r) || cmp_dist_point_segment(a, b, p, r) != Ordering::Less {
                     continue;
@@ -257,10 +281,8 @@ impl NavMesh {
                 if tri.wall[k] {
                     return Some((u, k));
                 }
-                let n = tri.adj[k];
-                if n != NO_TRIANGLE && seen.insert(n) {
-                    stack.push(n);
-                }
+                seen.insert(n);
+                stack.push(n);
             }
         }
         None
@@ -289,6 +311,10 @@ impl NavMesh {
         while let Some(u) = stack.pop() {
             let tri = &self.tris[u as usize];
             for k in 0..3 {
+                let n = tri.adj[k];
+                if !tri.wall[k] && (n == NO_TRIANGLE || seen.contains(n)) {
+                    continue;
+                }
                 let (a, b) = self.edge(u, k);
                 if cmp_dist_point_segment(a, b, p, best) != Ordering::Less {
                     continue;
@@ -299,10 +325,8 @@ impl NavMesh {
                     )));
                     continue;
                 }
-                let n = tri.adj[k];
-                if n != NO_TRIANGLE && seen.insert(n) {
-                    stack.push(n);
-                }
+                seen.insert(n);
+                stack.push(n);
             }
         }
         best

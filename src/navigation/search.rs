@@ -571,7 +571,7 @@ impl NavMesh {
         let mid = a + (b - a).half();
         [near, mid]
             .into_iter()
-            .find(|&p| self.is_walkable(p, q.radius))
+            .find(|&p| self.is_walkable_from(p, q.radius, n.tri))
     }
 
     /// Where an unreachable or capped path ends: of the explored states, the entries nearest

@@ -6,10 +6,9 @@
 use super::{FIELD_MIN_USERS, NavRecord};
 use crate::agent::{AgentId, AgentParams};
 use crate::navigation::{Field, FieldKey, NavMesh};
+use crate::util::SeededWords;
 use std::collections::HashMap;
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Most distance fields kept between ticks; past it the least recently used goes.
 const FIELD_CACHE: usize = 8;
@@ -98,51 +97,5 @@ impl SharedKeys {
         self.0
             .get(key)
             .is_some_and(|&n| n as usize >= FIELD_MIN_USERS)
-    }
-}
-
-/// A multiply-and-rotate hash of integer words (the `FxHash` family), seeded once per process
-/// from std's random keys: a few instructions per word where std's SipHash costs about ten
-/// times more (0.4 M per tick for 1,000 navigating agents), and not predictable by a peer.
-/// Only speed depends on it: [`SharedKeys`] is looked up, never iterated.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct SeededWords(u64);
-
-impl Default for SeededWords {
-    fn default() -> Self {
-        static SEED: OnceLock<u64> = OnceLock::new();
-        Self(*SEED.get_or_init(|| RandomState::new().hash_one(0u64)))
-    }
-}
-
-impl BuildHasher for SeededWords {
-    type Hasher = WordHasher;
-
-    fn build_hasher(&self) -> WordHasher {
-        WordHasher(self.0)
-    }
-}
-
-/// The hasher of [`SeededWords`].
-#[derive(Debug)]
-pub(super) struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn finish(&self) -> u64 {
-        self.0.rotate_left(26)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_i64(&mut self, n: i64) {
-        self.write_u64(n as u64);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0xf135_7aea_2e62_a9c5);
     }
 }
