@@ -64,10 +64,10 @@ use crate::agent::AgentId;
 use crate::domain::{self, check_range, checked_point};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, unit_from_turns, wide_mul};
-use crate::util::splitmix64;
+use crate::util::{SeededWords, splitmix64};
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 pub mod arrival;
 pub mod formation;
@@ -91,7 +91,9 @@ pub(crate) struct Orders {
     list: Vec<(AgentId, Order)>,
     points: usize,
     /// How many orders have each goal (raw bits): derived from `list`, kept by every change.
-    goals: BTreeMap<(i64, i64), u32>,
+    /// Looked up, never iterated (so a hash map: a plan that changes a unit's goal counts
+    /// twice).
+    goals: HashMap<(i64, i64), u32, SeededWords>,
     /// `goals` read for each order, aligned with `list`, when `shared_fresh`: a cache that
     /// spares stage 1b a map lookup per order per tick (the arrival rule asks it). Derived
     /// from `list`, refreshed by [`refresh_shared`](Self::refresh_shared) after a change.
