@@ -6,7 +6,10 @@
 //!    planning time ([`StageTimes::planning`](lockstep_orca::StageTimes::planning): the requests served, without stage 1a's
 //!    triggers and traffic control) summed over them, and its ratio to one step of those units
 //!    (the median of 20 steps after, stage 1a excluded), and the largest planning time of one
-//!    of those ticks against the step (`common_goal_max_ratio`); also all of stage 1a over the same
+//!    of those ticks against the step (`common_goal_max_ratio`). The order is first served on
+//!    a copy of the simulator and thrown away: the process's first plans, with their
+//!    allocations and caches cold, give `common_goal_cold_ratio` and `_cold_max_ratio`; the
+//!    figures above are the second, warm run, as the steps are. Also all of stage 1a over the same
 //!    ticks (`_stage1a_ratio`: traffic control included) and the ticks until no plan is
 //!    pending at all (`_quiet_ticks`: replans of units already moving included).
 //!    The 20 steps after give `steady_stage1a_ratio`: stage 1a of units on their way (the
@@ -20,7 +23,8 @@
 //!
 //! Times on a loaded machine are noisy; the instruction counts of the same run are not:
 //! `valgrind --tool=callgrind --dump-before='*bench_nav::mark*' lockstep-orca bench navigation`
-//! writes one profile part per step, and in each part the inclusive count of
+//! writes one profile part per step (the cold copy's ticks first, then the measured ones), and
+//! in each part the inclusive count of
 //! `Simulator::navigate` (stage 1a) and of `serve_requests` (its planning) sit beside the
 //! step's total (both are never inlined for this).
 
@@ -74,10 +78,9 @@ fn square(half: i32) -> Vec<Vec2> {
     ]
 }
 
-/// Walkable points for a unit of radius 0.5 on a grid of spacing 3 over `x in [x0, x1)`, in
-/// row order, at most `n`.
-fn spots(mesh: &NavMesh, x0: i32, x1: i32, half: i32, n: usize) -> Vec<Vec2> {
-    let r = Fx::from_num(1);
+/// Walkable points for a unit of radius `r` (the units' own) on a grid of spacing 3 over
+/// `x in [x0, x1)`, in row order, at most `n`.
+fn spots(mesh: &NavMesh, r: Fx, x0: i32, x1: i32, half: i32, n: usize) -> Vec<Vec2> {
     let mut out = Vec::new();
     for y in (-half + 3..half - 3).step_by(3) {
         for x in (x0..x1).step_by(3) {
@@ -171,7 +174,9 @@ fn serve(
 /// Runs the three measurements; prints the line.
 pub fn run(units: u32) -> Result<(), Fail> {
     let half = 160;
-    let mut sim = Simulator::new(SimulatorParams::default()).map_err(failed("simulator"))?;
+    let sim_params = SimulatorParams::default();
+    let r = sim_params.agent_defaults.radius;
+    let mut sim = Simulator::new(sim_params).map_err(failed("simulator"))?;
     for b in buildings(PLAN_BUILDINGS, 2 * half - 20, 1) {
         sim.add_obstacle(b).map_err(failed("building"))?;
     }
@@ -185,14 +190,14 @@ pub fn run(units: u32) -> Result<(), Fail> {
         .nav_mesh()
         .ok_or_else(|| Fail::failed("bench navigation: no mesh".to_string()))?
         .clone();
-    let starts = spots(&mesh, -half + 3, -half / 3, half, units as usize);
+    let starts = spots(&mesh, r, -half + 3, -half / 3, half, units as usize);
     if starts.len() < units as usize {
         return Err(Fail::input(format!(
             "bench navigation: room for {} units, not {units}",
             starts.len()
         )));
     }
-    let goal = spots(&mesh, half - 20, half - 3, half, 1)[0];
+    let goal = spots(&mesh, r, half - 20, half - 3, half, 1)[0];
     let mut ids = Vec::new();
     for &p in &starts {
         ids.push(sim.add_agent(p).map_err(failed("agent"))?);
@@ -204,6 +209,12 @@ pub fn run(units: u32) -> Result<(), Fail> {
         let c = Command::NavigateTo { id, goal };
         sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
     }
+    // Served first on a copy: the process's first plans (its allocations and caches fresh),
+    // reported as `common_goal_cold_*`; the measured run is then warm, as in a game that has
+    // been planning for a while (and as the steps it is compared with are).
+    let (_, _, cold, _) = serve(&mut sim.clone(), &ids, &mut 0)?;
+    let cold_total: Duration = cold.iter().sum();
+    let cold_max = cold.iter().copied().max().unwrap_or_default();
     let (common_ticks, common_quiet, common, common_stage) = serve(&mut sim, &ids, &mut 0)?;
     let common_total: Duration = common.iter().sum();
     let common_max = common.iter().copied().max().unwrap_or_default();
@@ -221,7 +232,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
     let steady = median(steady);
 
     // 2. Distinct goals: each unit to a walkable spot of its own across the map.
-    let goals = spots(&mesh, half / 3, half - 3, half, units as usize);
+    let goals = spots(&mesh, r, half / 3, half - 3, half, units as usize);
     for (i, &id) in ids.iter().enumerate() {
         let c = Command::NavigateTo {
             id,
@@ -269,7 +280,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
 
     println!(
         "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
-         common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_max_ratio={:.3} common_goal_stage1a_ratio={:.3} \
+         common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_max_ratio={:.3} common_goal_cold_ratio={:.3} common_goal_cold_max_ratio={:.3} common_goal_stage1a_ratio={:.3} \
          steady_stage1a_ratio={:.3} distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
          rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
          rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
@@ -279,6 +290,8 @@ pub fn run(units: u32) -> Result<(), Fail> {
         ms(common_total),
         ratio(common_total, step),
         ratio(common_max, step),
+        ratio(cold_total, step),
+        ratio(cold_max, step),
         ratio(common_stage, step),
         ratio(steady, step),
         ms(distinct_max),
