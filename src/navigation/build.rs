@@ -40,9 +40,15 @@ const BAD_BOUNDARY: SimError = SimError::OutOfDomain {
 /// solid rings (sorted) with their boxes, the boundary ring, the constraint pieces (sorted index
 /// pairs into the mesh's vertices) and each triangle's constrained edges (bit `k` for edge `k`,
 /// in the mesh's triangle order) and the crossing count. Derived like the rest of the mesh.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Equality leaves out [`read`](Self::read): the mesh does not depend on the obstacles' ids or
+/// order, only the reading does.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Source {
     pub segs: Vec<[Raw; 2]>,
+    /// The segments as read: the obstacles' edges in id order, then the boundary's, repeats
+    /// kept. A local rebuild sorts only the stretch where its reading differs
+    /// ([`sorted_from`]).
+    pub read: Vec<[Raw; 2]>,
     pub solids: Vec<Vec<Raw>>,
     pub solid_boxes: Vec<RawBox>,
     pub boundary: Vec<Raw>,
@@ -52,11 +58,45 @@ pub(crate) struct Source {
     pub crossings: usize,
 }
 
+impl PartialEq for Source {
+    fn eq(&self, o: &Self) -> bool {
+        let Self {
+            segs,
+            read: _,
+            solids,
+            solid_boxes,
+            boundary,
+            pieces,
+            fixed,
+            crossings,
+        } = self;
+        *segs == o.segs
+            && *solids == o.solids
+            && *solid_boxes == o.solid_boxes
+            && *boundary == o.boundary
+            && *pieces == o.pieces
+            && *fixed == o.fixed
+            && *crossings == o.crossings
+    }
+}
+
+impl Eq for Source {}
+
 /// The builder's input read from an obstacle set: segments, solids and boundary (`None`: no
 /// obstacles and no boundary, the empty mesh).
 pub(crate) fn read_source(
     obstacles: &ObstacleSet,
     params: &NavParams,
+) -> Result<Option<Source>, SimError> {
+    read_source_from(obstacles, params, None)
+}
+
+/// [`read_source`], sorting the segments from `old`'s when only one stretch of the reading
+/// changed ([`sorted_from`]): the same source, without sorting the whole map again.
+pub(crate) fn read_source_from(
+    obstacles: &ObstacleSet,
+    params: &NavParams,
+    old: Option<&Source>,
 ) -> Result<Option<Source>, SimError> {
     let mut segs = Vec::new();
     let mut solids = Vec::new();
@@ -79,8 +119,15 @@ pub(crate) fn read_source(
     };
     let ring: Vec<Vec2> = boundary.iter().map(|&p| vec(p)).collect();
     push_edges(&mut segs, &ring, true);
-    segs.sort_unstable();
-    segs.dedup();
+    let read = segs;
+    let segs = old
+        .and_then(|o| sorted_from(&o.read, &o.segs, &read))
+        .unwrap_or_else(|| {
+            let mut all = read.clone();
+            all.sort_unstable();
+            all.dedup();
+            all
+        });
     // Solids in a canonical order (the classification does not depend on it, but the
     // buckets' contents then do not depend on obstacle ids either).
     solids.sort_unstable();
@@ -90,6 +137,7 @@ pub(crate) fn read_source(
         .collect();
     Ok(Some(Source {
         segs,
+        read,
         solids,
         solid_boxes,
         boundary,
@@ -97,6 +145,83 @@ pub(crate) fn read_source(
         fixed: Vec::new(),
         crossings: 0,
     }))
+}
+
+/// Most items a reading may change for [`sorted_from`] to patch the old sorted list rather
+/// than sort again (an obstacle of up to 1,024 edges, added, removed or reshaped).
+const MAX_CHANGED_STRETCH: usize = 1024;
+
+/// `read` sorted and without repeats, found from an earlier reading `old_read` and its sorted,
+/// distinct form `old_sorted` when the two readings differ in one stretch (the rest is a common
+/// prefix and suffix) of at most [`MAX_CHANGED_STRETCH`] items on each side; `None` otherwise.
+/// An item of the old stretch leaves unless the new stretch or the common part holds it too;
+/// an item of the new stretch comes unless the old list holds it; one merge puts them in.
+fn sorted_from<T: Ord + Clone>(old_read: &[T], old_sorted: &[T], read: &[T]) -> Option<Vec<T>> {
+    let prefix = old_read
+        .iter()
+        .zip(read)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let room = old_read.len().min(read.len()) - prefix;
+    let suffix = old_read
+        .iter()
+        .rev()
+        .zip(read.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (gone, came) = (
+        &old_read[prefix..old_read.len() - suffix],
+        &read[prefix..read.len() - suffix],
+    );
+    if gone.len() > MAX_CHANGED_STRETCH || came.len() > MAX_CHANGED_STRETCH {
+        return None;
+    }
+    let distinct = |items: &[T]| {
+        let mut v = items.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let came = distinct(came);
+    // Leaving: in the old stretch, not in the new one, not in the common part.
+    let mut leaving: Vec<(T, bool)> = distinct(gone)
+        .into_iter()
+        .filter(|g| came.binary_search(g).is_err())
+        .map(|g| (g, true))
+        .collect();
+    if !leaving.is_empty() {
+        let common = old_read[..prefix]
+            .iter()
+            .chain(&old_read[old_read.len() - suffix..]);
+        for c in common {
+            if let Ok(k) = leaving.binary_search_by(|(g, _)| g.cmp(c)) {
+                leaving[k].1 = false;
+            }
+        }
+    }
+    let mut leaving = leaving
+        .into_iter()
+        .filter(|(_, l)| *l)
+        .map(|(g, _)| g)
+        .peekable();
+    let mut coming = came
+        .into_iter()
+        .filter(|c| old_sorted.binary_search(c).is_err())
+        .peekable();
+    let mut out = Vec::with_capacity(old_sorted.len() + coming.size_hint().1.unwrap_or(0));
+    for item in old_sorted {
+        if leaving.peek() == Some(item) {
+            leaving.next();
+            continue;
+        }
+        while let Some(c) = coming.next_if(|c| c < item) {
+            out.push(c);
+        }
+        out.push(item.clone());
+    }
+    out.extend(coming);
+    Some(out)
 }
 
 /// The mesh vertices (sorted, hull corners included), the pieces as index pairs into them,
@@ -309,10 +434,51 @@ fn emit_triangles(
 
 #[cfg(test)]
 mod tests {
-    use super::canonical_triangles;
+    use super::{MAX_CHANGED_STRETCH, canonical_triangles, sorted_from};
     use crate::math::{Fx, Vec2};
     use crate::navigation::NO_TRIANGLE;
     use crate::navigation::cdt::{self, Triangulation};
+    use proptest::prelude::*;
+
+    fn sorted(items: &[u8]) -> Vec<u8> {
+        let mut v = items.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    proptest! {
+        /// Patching the old sorted list gives what sorting the new reading gives, whatever the
+        /// stretch that changed (repeats inside it, in the common part, on both sides).
+        #[test]
+        fn a_patched_reading_sorts_as_a_fresh_one(
+            old in proptest::collection::vec(0u8..40, 0..60),
+            came in proptest::collection::vec(0u8..40, 0..12),
+            at in 0usize..60,
+            len in 0usize..12,
+        ) {
+            let at = at.min(old.len());
+            let end = (at + len).min(old.len());
+            let read: Vec<u8> = old[..at].iter().chain(&came).chain(&old[end..]).copied().collect();
+            let got = sorted_from(&old, &sorted(&old), &read);
+            prop_assert_eq!(got, Some(sorted(&read)));
+        }
+    }
+
+    #[test]
+    fn a_long_changed_stretch_is_left_to_a_full_sort() {
+        let old: Vec<u32> = (0..10).collect();
+        let read: Vec<u32> = (0..10)
+            .chain(100..101 + MAX_CHANGED_STRETCH as u32)
+            .collect();
+        assert_eq!(sorted_from(&old, &old, &read), None);
+        let read: Vec<u32> = (0..10)
+            .chain(100..100 + MAX_CHANGED_STRETCH as u32)
+            .collect();
+        let mut want = read.clone();
+        want.sort_unstable();
+        assert_eq!(sorted_from(&old, &old, &read), Some(want));
+    }
 
     /// The `O(n)` fast path (the kernel's order taken as it comes) against the general path:
     /// the same triangulation shuffled and rotated gives the same canonical triangles.

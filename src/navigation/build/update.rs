@@ -31,7 +31,7 @@
 use super::classify::Classifier;
 use super::grid::{RawBox, box_of, union};
 use super::pieces::{MAX_CROSSINGS, Raw, raw, split_some, vec};
-use super::{Source, Split, canonical_triangles, read_source, with_hull};
+use super::{Source, Split, canonical_triangles, read_source_from, with_hull};
 use crate::error::SimError;
 use crate::geom::left_of;
 use crate::math::Vec2;
@@ -90,7 +90,7 @@ impl NavMesh {
             };
             Ok(Some((mesh, work)))
         };
-        let Some(new) = read_source(obstacles, params)? else {
+        let Some(new) = read_source_from(obstacles, params, Some(&self.source))? else {
             return if self.source.segs.is_empty() && self.tris.is_empty() {
                 Ok(None)
             } else {
