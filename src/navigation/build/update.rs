@@ -173,9 +173,6 @@ impl NavMesh {
 
         // 2. The cavity.
         let meets = |b: RawBox, c: Option<RawBox>| c.is_some_and(|c| overlaps(b, c));
-        let tri_box = |v: &[Raw], t: [u32; 3]| {
-            union(t.iter().map(|&i| (v[i as usize], v[i as usize]))).unwrap_or_default()
-        };
         let in_cavity: Vec<bool> = self
             .tris
             .iter()
@@ -507,6 +504,16 @@ fn raw_pieces(pieces: &[[u32; 2]], pts: &[Raw]) -> Vec<[Raw; 2]> {
         .iter()
         .map(|p| [pts[p[0] as usize], pts[p[1] as usize]])
         .collect()
+}
+
+/// The bounding box of triangle `t` of points `v`.
+#[inline]
+fn tri_box(v: &[Raw], t: [u32; 3]) -> RawBox {
+    let (a, b, c) = (v[t[0] as usize], v[t[1] as usize], v[t[2] as usize]);
+    (
+        (a.0.min(b.0).min(c.0), a.1.min(b.1).min(c.1)),
+        (a.0.max(b.0).max(c.0), a.1.max(b.1).max(c.1)),
+    )
 }
 
 /// Whether two closed boxes meet.
