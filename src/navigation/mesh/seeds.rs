@@ -89,6 +89,11 @@ impl SeedGrid {
         cy.min(self.ny - 1) * self.nx + cx.min(self.nx - 1)
     }
 
+    /// The mesh's bounding box (raw bits; of its vertices, hull corners included).
+    pub(crate) fn bounds(&self) -> ((i64, i64), (i64, i64)) {
+        (self.lo, self.hi)
+    }
+
     /// Whether `p` lies in the grid's (the mesh's) bounding box.
     pub(crate) fn covers(&self, p: Vec2) -> bool {
         let (x, y) = (p.x.to_bits(), p.y.to_bits());

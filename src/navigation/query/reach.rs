@@ -172,11 +172,9 @@ impl NavMesh {
     /// The triangle holding the point of the mesh's bounding box nearest to `p` (for a `p`
     /// outside the mesh).
     pub(super) fn nearest_vertex_triangle(&self, p: Vec2) -> u32 {
-        let (mut lo, mut hi) = (self.verts[0], self.verts[0]);
-        for &v in &self.verts {
-            lo = Vec2::new(lo.x.min(v.x), lo.y.min(v.y));
-            hi = Vec2::new(hi.x.max(v.x), hi.y.max(v.y));
-        }
+        // The seed grid keeps the vertices' bounding box (no scan of the vertices per call).
+        let (lo, hi) = self.seeds.bounds();
+        let (lo, hi) = (Vec2::from_bits(lo.0, lo.1), Vec2::from_bits(hi.0, hi.1));
         let q = Vec2::new(p.x.clamp(lo.x, hi.x), p.y.clamp(lo.y, hi.y));
         self.locate(q).unwrap_or(0)
     }
