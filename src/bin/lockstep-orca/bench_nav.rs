@@ -16,7 +16,8 @@
 //!    replan triggers and traffic control, every tick), median, as a ratio to the step.
 //! 2. **Distinct goals.** Then every unit gets its own goal: the ticks until all have their
 //!    first plans (and until quiet) and the largest planning time of one tick up to then, as a
-//!    ratio to the step.
+//!    ratio to the step; `distinct_quiet_max_ratio` is the largest up to quiet (the whole
+//!    searches that complete the quick first plans, under the same budget).
 //! 3. **Rebuild.** On a map of 1,000 buildings one building is added in the open: the local
 //!    rebuild ([`NavMesh::update`]) and a full build, timed (medians of 5), and the local
 //!    rebuild as a ratio to the step.
@@ -123,15 +124,17 @@ fn mark(what: &str) {
 }
 
 /// Steps until every unit has its first plan for its order, then on until no plan is pending
-/// at all (replans included; at most 400 ticks): the ticks to the first, to the second, and
-/// the planning time and the time of all of stage 1a of each tick up to the first.
+/// at all (replans included; at most 400 ticks): the ticks to the first, to the second, the
+/// planning time and the time of all of stage 1a of each tick up to the first, and the largest
+/// planning time of a tick up to the second.
 #[allow(clippy::type_complexity)]
 fn serve(
     sim: &mut Simulator,
     ids: &[AgentId],
     standing: &mut u64,
-) -> Result<(u32, u32, Vec<Duration>, Vec<Duration>), Fail> {
+) -> Result<(u32, u32, Vec<Duration>, Vec<Duration>, Duration), Fail> {
     let (mut plans, mut stage) = (Vec::new(), Vec::new());
+    let mut busiest = Duration::ZERO;
     let mut first = None;
     for tick in 1..=400u32 {
         mark("serve");
@@ -152,6 +155,7 @@ fn serve(
                 *standing += 1;
             }
         }
+        busiest = busiest.max(sim.stage_times().planning);
         if first.is_none() {
             plans.push(sim.stage_times().planning);
             stage.push(sim.stage_times().navigate);
@@ -165,10 +169,10 @@ fn serve(
         if let Some(first) = first
             && !records.iter().any(|r| r.is_some_and(|r| r.is_pending()))
         {
-            return Ok((first, tick, plans, stage));
+            return Ok((first, tick, plans, stage, busiest));
         }
     }
-    Ok((first.unwrap_or(u32::MAX), u32::MAX, plans, stage))
+    Ok((first.unwrap_or(u32::MAX), u32::MAX, plans, stage, busiest))
 }
 
 /// Runs the three measurements; prints the line.
@@ -212,10 +216,10 @@ pub fn run(units: u32) -> Result<(), Fail> {
     // Served first on a copy: the process's first plans (its allocations and caches fresh),
     // reported as `common_goal_cold_*`; the measured run is then warm, as in a game that has
     // been planning for a while (and as the steps it is compared with are).
-    let (_, _, cold, _) = serve(&mut sim.clone(), &ids, &mut 0)?;
+    let (_, _, cold, _, _) = serve(&mut sim.clone(), &ids, &mut 0)?;
     let cold_total: Duration = cold.iter().sum();
     let cold_max = cold.iter().copied().max().unwrap_or_default();
-    let (common_ticks, common_quiet, common, common_stage) = serve(&mut sim, &ids, &mut 0)?;
+    let (common_ticks, common_quiet, common, common_stage, _) = serve(&mut sim, &ids, &mut 0)?;
     let common_total: Duration = common.iter().sum();
     let common_max = common.iter().copied().max().unwrap_or_default();
     let common_stage: Duration = common_stage.iter().sum();
@@ -241,7 +245,8 @@ pub fn run(units: u32) -> Result<(), Fail> {
         sim.queue_command(sim.tick(), c).map_err(failed("order"))?;
     }
     let mut standing = 0;
-    let (distinct_ticks, distinct_quiet, distinct, _) = serve(&mut sim, &ids, &mut standing)?;
+    let (distinct_ticks, distinct_quiet, distinct, _, distinct_quiet_max) =
+        serve(&mut sim, &ids, &mut standing)?;
     let distinct_max = distinct.iter().copied().max().unwrap_or_default();
 
     mark("rebuild");
@@ -281,7 +286,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
     println!(
         "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
          common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_max_ratio={:.3} common_goal_cold_ratio={:.3} common_goal_cold_max_ratio={:.3} common_goal_stage1a_ratio={:.3} \
-         steady_stage1a_ratio={:.3} distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} \
+         steady_stage1a_ratio={:.3} distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} distinct_quiet_max_ratio={:.3} \
          rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
          rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
          rebuild_widths={} hash={:016x}",
@@ -296,6 +301,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
         ratio(steady, step),
         ms(distinct_max),
         ratio(distinct_max, step),
+        ratio(distinct_quiet_max, step),
         base.triangles().len(),
         ms(local),
         ms(full),
