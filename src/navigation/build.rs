@@ -122,12 +122,7 @@ pub(crate) fn read_source_from(
     let read = segs;
     let segs = old
         .and_then(|o| sorted_from(&o.read, &o.segs, &read))
-        .unwrap_or_else(|| {
-            let mut all = read.clone();
-            all.sort_unstable();
-            all.dedup();
-            all
-        });
+        .unwrap_or_else(|| sorted_distinct(&read));
     // Solids in a canonical order (the classification does not depend on it, but the
     // buckets' contents then do not depend on obstacle ids either).
     solids.sort_unstable();
@@ -145,6 +140,14 @@ pub(crate) fn read_source_from(
         fixed: Vec::new(),
         crossings: 0,
     }))
+}
+
+/// `items` sorted, without repeats.
+fn sorted_distinct<T: Ord + Clone>(items: &[T]) -> Vec<T> {
+    let mut v = items.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// Most items a reading may change for [`sorted_from`] to patch the old sorted list rather
@@ -177,15 +180,9 @@ fn sorted_from<T: Ord + Clone>(old_read: &[T], old_sorted: &[T], read: &[T]) -> 
     if gone.len() > MAX_CHANGED_STRETCH || came.len() > MAX_CHANGED_STRETCH {
         return None;
     }
-    let distinct = |items: &[T]| {
-        let mut v = items.to_vec();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
-    let came = distinct(came);
+    let came = sorted_distinct(came);
     // Leaving: in the old stretch, not in the new one, not in the common part.
-    let mut leaving: Vec<(T, bool)> = distinct(gone)
+    let mut leaving: Vec<(T, bool)> = sorted_distinct(gone)
         .into_iter()
         .filter(|g| came.binary_search(g).is_err())
         .map(|g| (g, true))
@@ -434,18 +431,11 @@ fn emit_triangles(
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_CHANGED_STRETCH, canonical_triangles, sorted_from};
+    use super::{MAX_CHANGED_STRETCH, canonical_triangles, sorted_distinct, sorted_from};
     use crate::math::{Fx, Vec2};
     use crate::navigation::NO_TRIANGLE;
     use crate::navigation::cdt::{self, Triangulation};
     use proptest::prelude::*;
-
-    fn sorted(items: &[u8]) -> Vec<u8> {
-        let mut v = items.to_vec();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
 
     proptest! {
         /// Patching the old sorted list gives what sorting the new reading gives, whatever the
@@ -460,8 +450,8 @@ mod tests {
             let at = at.min(old.len());
             let end = (at + len).min(old.len());
             let read: Vec<u8> = old[..at].iter().chain(&came).chain(&old[end..]).copied().collect();
-            let got = sorted_from(&old, &sorted(&old), &read);
-            prop_assert_eq!(got, Some(sorted(&read)));
+            let got = sorted_from(&old, &sorted_distinct(&old), &read);
+            prop_assert_eq!(got, Some(sorted_distinct(&read)));
         }
     }
 
