@@ -88,9 +88,9 @@ pub struct Field {
     cone: Vec<Cone>,
     /// Per triangle: the settle index ([`UNSETTLED`] before).
     rank: Vec<u32>,
-    /// Per triangle: its exit portal shrunk by `r` as a unit leaving by it sees it (`(left,
-    /// right)`, [`funnel::shrink`]), kept once a plan used it.
-    shrunk: Vec<Option<(Vec2, Vec2)>>,
+    /// Per triangle: its exit portal as a unit leaving by it sees it, shrunk by `r`, and the
+    /// triangle after it ([`paths::Exit`]), kept once a plan used it.
+    exits: Vec<paths::Exit>,
     settled: u32,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     min_width: Fx,
@@ -114,7 +114,7 @@ impl Field {
             via: vec![NO_VIA; n],
             cone: vec![Cone::at(Vec2::ZERO); n],
             rank: vec![UNSETTLED; n],
-            shrunk: vec![None; n],
+            exits: vec![paths::Exit::UNMADE; n],
             settled: 0,
             heap: BinaryHeap::new(),
             min_width: r.saturating_mul_int(2).saturating_add(Fx::from_bits(4)),
@@ -228,11 +228,11 @@ impl Field {
         work.funnel.shrunk.clear();
         let mut t = start_tri;
         while t != self.goal_tri && work.portals.len() < window.max(1) {
-            let (portal, shrunk) = self.exit(mesh, t);
-            work.portals.push(portal);
+            let exit = self.exit(mesh, t);
+            work.portals.push(exit.portal);
             work.portal_tris.push(t);
-            work.funnel.shrunk.push(shrunk);
-            t = mesh.tris[t as usize].adj[self.via[t as usize] as usize];
+            work.funnel.shrunk.push(exit.shrunk);
+            t = exit.next;
         }
         t == self.goal_tri
     }

@@ -151,6 +151,7 @@ impl StringFunnel {
 
     /// Feeds the next shrunk portal `(pl, pr)`: the first corner, `(portal index counted from
     /// 0, on the left)`, when it turns into one.
+    #[inline(always)]
     fn push(&mut self, pl: Vec2, pr: Vec2) -> Option<(usize, bool)> {
         self.fed += 1;
         let i = self.fed;
@@ -224,16 +225,33 @@ fn corner_points(stop: Stop, t_in: Option<Vec2>, t_out: Option<Vec2>, r: Fx, out
 /// close to and the end, where `funnel::path_shrunk` would repair. `None`: the path is clear.
 fn too_close(
     mesh: &NavMesh,
-    portals: &[&[Portal]],
+    portals: &[Portal],
     skip: (Option<Stop>, &[Stop]),
     path: &[Vec2],
     r: Fx,
     boxes: &mut Vec<SegmentBox>,
 ) -> Option<(usize, u32, bool)> {
-    // Per segment: its box grown by `r` (a point outside is farther than `r`), and a bound
-    // on `(r · length)²` rounded up, in Q64.64 after dropping 32 bits of each factor: a point
-    // whose cross product with the segment (rounded down the same way) squares to at least it
-    // is at least `r` from the segment's line, so from the segment.
+    let whole = path.len().saturating_sub(1);
+    too_close_upto(mesh, &[(portals, whole)], skip, path, r, boxes)
+}
+
+/// [`too_close`] with each group of portals met by the path's first segments only: a group
+/// `(portals, n)` is tested against segments `0..n` of `path` (all of them when `n` is the
+/// number of segments). One pass over the corridor, so a portal end shared by consecutive
+/// portals is tested once (again only where the later portal meets more segments).
+fn too_close_upto(
+    mesh: &NavMesh,
+    groups: &[(&[Portal], usize)],
+    skip: (Option<Stop>, &[Stop]),
+    path: &[Vec2],
+    r: Fx,
+    boxes: &mut Vec<SegmentBox>,
+) -> Option<(usize, u32, bool)> {
+    // Per segment: its box grown by `r` (a point outside is farther than `r`), the union of
+    // those boxes up to it, and a bound on `(r · length)²` rounded up, in Q64.64 after
+    // dropping 32 bits of each factor: a point whose cross product with the segment (rounded
+    // down the same way) squares to at least it is at least `r` from the segment's line, so
+    // from the segment.
     let r_sq = (wide_mul(r, r) >> 32) + 1;
     boxes.clear();
     // A plain loop (an iterator adapter here was left out of line in some builds).
@@ -247,18 +265,18 @@ fn too_close(
             a.y.max(b.y).saturating_add(r),
         );
         let len_sq = ((b - a).length_squared_wide() >> 32) + 1;
-        boxes.push((grown, len_sq.saturating_mul(r_sq)));
         all = (
             all.0.min(grown.0),
             all.1.max(grown.1),
             all.2.min(grown.2),
             all.3.max(grown.3),
         );
+        boxes.push((grown, all, len_sq.saturating_mul(r_sq)));
     }
     let inside =
         |b: &(Fx, Fx, Fx, Fx), v: Vec2| v.x >= b.0 && v.x <= b.1 && v.y >= b.2 && v.y <= b.3;
     let near = |k: usize, v: Vec2| {
-        let ((ref b, far), (a, e)) = (boxes[k], (path[k], path[k + 1]));
+        let ((ref b, _, far), (a, e)) = (boxes[k], (path[k], path[k + 1]));
         inside(b, v)
             && {
                 let c = ((e - a).det_wide(v - a).unsigned_abs() >> 32).min(1 << 62);
@@ -267,35 +285,46 @@ fn too_close(
             && cmp_dist_point_segment(a, e, v, r) == Ordering::Less
     };
     // Consecutive portals of a corridor often share an end on the same side (a fan of
-    // triangles round a vertex): an end tested just before on that side is not tested again
-    // (the same answer; the first close end in corridor order is still the one found).
-    let mut last = [u32::MAX; 2];
-    for p in portals.iter().copied().flatten() {
-        for (vertex, left) in [(p.left, true), (p.right, false)] {
-            let side = &mut last[usize::from(left)];
-            if std::mem::replace(side, vertex) == vertex {
-                continue;
-            }
-            let v = mesh.verts[vertex as usize];
-            let skipped = |s: &Stop| s.vertex == vertex && s.left() == left;
-            if !inside(&all, v)
-                || skip.0.as_ref().is_some_and(skipped)
-                || skip.1.iter().any(skipped)
-            {
-                continue;
-            }
-            let close = (0..boxes.len()).find(|&k| near(k, v));
-            if let Some(k) = close {
-                return Some((k, vertex, left));
+    // triangles round a vertex): an end tested just before on that side, against at least as
+    // many segments, is not tested again (the same answer; the first close end in corridor
+    // order is still the one found).
+    let mut last = [(u32::MAX, 0); 2];
+    for &(portals, upto) in groups {
+        let upto = upto.min(boxes.len());
+        let Some(all) = upto.checked_sub(1).map(|k| boxes[k].1) else {
+            continue;
+        };
+        for p in portals {
+            for (vertex, left) in [(p.left, true), (p.right, false)] {
+                let side = &mut last[usize::from(left)];
+                if side.0 == vertex && side.1 >= upto {
+                    continue;
+                }
+                *side = (vertex, upto);
+                let v = mesh.verts[vertex as usize];
+                let skipped = |s: &Stop| s.vertex == vertex && s.left() == left;
+                if !inside(&all, v)
+                    || skip.0.as_ref().is_some_and(skipped)
+                    || skip.1.iter().any(skipped)
+                {
+                    continue;
+                }
+                let close = (0..upto).find(|&k| near(k, v));
+                if let Some(k) = close {
+                    return Some((k, vertex, left));
+                }
             }
         }
     }
     None
 }
 
-/// A segment's box grown by `r` (`x0, x1, y0, y1`) and its bound on `(r · length)²`
-/// ([`too_close`]).
-type SegmentBox = ((Fx, Fx, Fx, Fx), i128);
+/// A segment's box grown by `r` (`x0, x1, y0, y1`), the union of the boxes up to it, and its
+/// bound on `(r · length)²` ([`too_close`]).
+type SegmentBox = (Bounds, Bounds, i128);
+
+/// A box `(x0, x1, y0, y1)`.
+type Bounds = (Fx, Fx, Fx, Fx);
 
 /// How a unit's path is made ([`Field::plan_shared`]).
 pub(super) enum Shared {
@@ -308,32 +337,67 @@ pub(super) enum Shared {
     Done,
 }
 
+/// A settled triangle's way out towards the goal ([`Field::exit`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Exit {
+    /// The exit portal's vertices, as a unit leaving by it sees them.
+    pub(super) portal: Portal,
+    /// The portal shrunk by `r` (`(left, right)`, [`funnel::shrink`]).
+    pub(super) shrunk: (Vec2, Vec2),
+    /// The triangle after it ([`super::super::NO_TRIANGLE`]: not made yet).
+    pub(super) next: u32,
+}
+
+impl Exit {
+    /// Not made yet.
+    pub(super) const UNMADE: Self = Self {
+        portal: Portal { left: 0, right: 0 },
+        shrunk: (Vec2::ZERO, Vec2::ZERO),
+        next: super::super::NO_TRIANGLE,
+    };
+}
+
 impl Field {
-    /// The exit portal of settled triangle `t` (not the goal's): its vertices, as a unit
-    /// leaving by it sees them, and the portal shrunk by `r` (kept once made).
-    pub(super) fn exit(&mut self, mesh: &NavMesh, t: u32) -> (Portal, (Vec2, Vec2)) {
+    /// The exit of settled triangle `t` (not the goal's): its portal's vertices, as a unit
+    /// leaving by it sees them, the portal shrunk by `r`, and the next triangle (kept once
+    /// made).
+    #[inline]
+    pub(super) fn exit(&mut self, mesh: &NavMesh, t: u32) -> Exit {
+        let e = self.exits[t as usize];
+        if e.next != super::super::NO_TRIANGLE {
+            return e;
+        }
+        self.make_exit(mesh, t)
+    }
+
+    #[cold]
+    fn make_exit(&mut self, mesh: &NavMesh, t: u32) -> Exit {
         let ti = t as usize;
         let k = self.via[ti] as usize;
-        let v = mesh.tris[ti].v;
+        let tri = &mesh.tris[ti];
+        let v = tri.v;
         // Leaving `t` across its edge v[k] → v[k + 1]: v[k + 1] is on the left.
         let portal = Portal {
             left: v[(k + 1) % 3],
             right: v[k],
         };
         let r = self.key.radius.max(Fx::ZERO);
-        let shrunk = *self.shrunk[ti].get_or_insert_with(|| {
-            let (l, rt) = (
-                mesh.verts[portal.left as usize],
-                mesh.verts[portal.right as usize],
-            );
-            funnel::shrink(l, rt, r)
-        });
-        (portal, shrunk)
+        let (l, rt) = (
+            mesh.verts[portal.left as usize],
+            mesh.verts[portal.right as usize],
+        );
+        let e = Exit {
+            portal,
+            shrunk: funnel::shrink(l, rt, r),
+            next: tri.adj[k],
+        };
+        self.exits[ti] = e;
+        e
     }
 
     /// The triangle after settled triangle `t` towards the goal.
-    fn next_tri(&self, mesh: &NavMesh, t: u32) -> u32 {
-        mesh.tris[t as usize].adj[self.via[t as usize] as usize]
+    fn next_tri(&mut self, mesh: &NavMesh, t: u32) -> u32 {
+        self.exit(mesh, t).next
     }
 
     /// A unit's path from `start` (in `start_tri`) from the shared corners, appended to
@@ -356,20 +420,25 @@ impl Field {
         let mut funnel = StringFunnel::at(start);
         let mut t = start_tri;
         let mut corner = None;
+        // Only the triangles while walking; their portals after (the shrunk ones only where
+        // the funnel is run on the whole corridor).
         for _ in 0..mesh.tris.len() {
             if t == self.goal_tri {
                 break;
             }
-            let (portal, (pl, pr)) = self.exit(mesh, t);
-            work.portals.push(portal);
+            let exit = self.exit(mesh, t);
             work.portal_tris.push(t);
-            work.funnel.shrunk.push((pl, pr));
-            corner = funnel.push(pl, pr);
+            corner = funnel.push(exit.shrunk.0, exit.shrunk.1);
             if corner.is_some() {
                 break;
             }
-            t = self.next_tri(mesh, t);
+            t = exit.next;
         }
+        work.portals.extend(
+            work.portal_tris
+                .iter()
+                .map(|&u| self.exits[u as usize].portal),
+        );
         if corner.is_none() {
             if t != self.goal_tri {
                 return Shared::Unshared;
@@ -380,16 +449,11 @@ impl Field {
             // The goal in sight: `path_shrunk`'s path is the goal alone unless it repairs.
             let r = self.key.radius.max(Fx::ZERO);
             let boxes = &mut self.paths.boxes;
-            if too_close(
-                mesh,
-                &[&work.portals],
-                (None, &[]),
-                &[start, goal],
-                r,
-                boxes,
-            )
-            .is_some()
-            {
+            if too_close(mesh, &work.portals, (None, &[]), &[start, goal], r, boxes).is_some() {
+                let exits = &self.exits;
+                work.funnel
+                    .shrunk
+                    .extend(work.portal_tris.iter().map(|&u| exits[u as usize].shrunk));
                 return Shared::Straight;
             }
             points.push(goal);
@@ -430,13 +494,13 @@ impl Field {
                     shared = (reach == t).then_some(at..work.portals.len());
                     break;
                 }
-                let (portal, _) = self.exit(mesh, t);
-                work.portals.push(portal);
+                let exit = self.exit(mesh, t);
+                work.portals.push(exit.portal);
                 if t == reach {
                     shared = Some(at..work.portals.len());
                     break;
                 }
-                t = self.next_tri(mesh, t);
+                t = exit.next;
             }
         }
         let memo = &mut self.paths;
@@ -451,31 +515,27 @@ impl Field {
         own.extend_from_slice(&entry.tail[..upto]);
         let skip = (Some(stop), &entry.skip[..]);
         // The entry is clear: its stretch's portal ends are farther than `r` from the path
-        // between the tail's first `upto` points (its own check, the same `skip`). So only the
-        // unit's own part of the path (to the tail's first point) meets every portal, and the
-        // portals before and after the stretch meet the rest.
+        // between the tail's first `upto` points (its own check, the same `skip`). So the
+        // stretch's portals meet only the unit's own part of the path (to the tail's first
+        // point), and the portals before and after it meet the whole.
         let portals = &work.portals[..];
         let close = match shared {
             Some(range) if upto > 0 && range.start <= range.end && range.end <= portals.len() => {
                 let split = own.len() - upto;
-                let (before, after) = (&portals[..range.start], &portals[range.end..]);
-                too_close(mesh, &[portals], skip, &own[..=split], r, &mut memo.boxes).is_some()
-                    || too_close(
-                        mesh,
-                        &[before, after],
-                        skip,
-                        &own[split..],
-                        r,
-                        &mut memo.boxes,
-                    )
-                    .is_some()
+                let whole = own.len() - 1;
+                let groups = [
+                    (&portals[..range.start], whole),
+                    (&portals[range.clone()], split),
+                    (&portals[range.end..], whole),
+                ];
+                too_close_upto(mesh, &groups, skip, own, r, &mut memo.boxes).is_some()
             }
-            _ => too_close(mesh, &[portals], skip, own, r, &mut memo.boxes).is_some(),
+            _ => too_close(mesh, portals, skip, own, r, &mut memo.boxes).is_some(),
         };
         // The split test answers as the whole one (checked in every debug build's plans).
         debug_assert_eq!(
             close,
-            too_close(mesh, &[portals], skip, own, r, &mut memo.boxes).is_some()
+            too_close(mesh, portals, skip, own, r, &mut memo.boxes).is_some()
         );
         if close {
             work.portals.clear();
@@ -511,7 +571,7 @@ impl Field {
     /// portals after its triangle), and the triangles walked: from the one after `key.tri` to
     /// the next corner's (or the goal's).
     fn link(&mut self, mesh: &NavMesh, key: CornerKey) -> (Link, Vec<u32>) {
-        let (_, (sl, sr)) = self.exit(mesh, key.tri);
+        let (sl, sr) = self.exit(mesh, key.tri).shrunk;
         let mut funnel = StringFunnel::at(if key.left { sl } else { sr });
         let mut walked = Vec::new();
         let mut t = self.next_tri(mesh, key.tri);
@@ -520,7 +580,7 @@ impl Field {
             let corner = if t == self.goal_tri {
                 self.goal.and_then(|(g, _)| funnel.push_goal(g))
             } else {
-                let (_, (pl, pr)) = self.exit(mesh, t);
+                let (pl, pr) = self.exit(mesh, t).shrunk;
                 funnel.push(pl, pr)
             };
             if let Some((at, left)) = corner {
@@ -541,7 +601,7 @@ impl Field {
 
     /// The stop of corner `key`.
     fn stop(&mut self, mesh: &NavMesh, key: CornerKey) -> Stop {
-        let (portal, _) = self.exit(mesh, key.tri);
+        let portal = self.exit(mesh, key.tri).portal;
         let vertex = if key.left { portal.left } else { portal.right };
         let r = self.key.radius.max(Fx::ZERO);
         Stop {
@@ -562,7 +622,7 @@ impl Field {
         let mut portals = Vec::with_capacity(walked.len() + 1);
         for &u in std::iter::once(&key.tri).chain(walked) {
             if u != self.goal_tri {
-                portals.push(self.exit(mesh, u).0);
+                portals.push(self.exit(mesh, u).portal);
             }
         }
         let entry = match after {
@@ -573,15 +633,8 @@ impl Field {
                 let path = departure_path(&entry);
                 let boxes = &mut self.paths.boxes;
                 entry.clear = entry.clear
-                    && too_close(
-                        mesh,
-                        &[&portals],
-                        (Some(stop), &entry.skip),
-                        &path,
-                        r,
-                        boxes,
-                    )
-                    .is_none();
+                    && too_close(mesh, &portals, (Some(stop), &entry.skip), &path, r, boxes)
+                        .is_none();
                 entry
             }
             _ => self.stretch(mesh, stop, after, next == Link::Goal, walked, &portals),
@@ -641,7 +694,7 @@ impl Field {
             path.extend(rest.first().copied());
             match too_close(
                 mesh,
-                &[portals],
+                portals,
                 (Some(stop), &stops),
                 &path,
                 r,
