@@ -199,8 +199,10 @@ impl Field {
             let Some(k) = mesh.entry_edge(n, tri.v, e) else {
                 continue;
             };
-            // Going away from the goal across a → b, `b` is on the left.
-            let (left, right) = funnel::shrink(b, a, r);
+            // Going away from the goal across a → b, `b` is on the left; the portal's direction
+            // from left to right is the edge's from its end to its start (the mesh's, the same
+            // bits as `funnel::shrink` normalising it here).
+            let (left, right) = funnel::shrink_along(b, a, r, || mesh.edge_dir_back(t, e as usize));
             let cone = self.cone[ti].step(left, right);
             let d = cone
                 .g

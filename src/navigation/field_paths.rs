@@ -386,9 +386,11 @@ impl Field {
             mesh.verts[portal.left as usize],
             mesh.verts[portal.right as usize],
         );
+        // The portal's direction from left to right is edge `k`'s from its end to its start
+        // (the mesh's, the same bits as `funnel::shrink` normalising it here).
         let e = Exit {
             portal,
-            shrunk: funnel::shrink(l, rt, r),
+            shrunk: funnel::shrink_along(l, rt, r, || mesh.edge_dir_back(t, k)),
             next: tri.adj[k],
         };
         self.exits[ti] = e;
@@ -420,25 +422,21 @@ impl Field {
         let mut funnel = StringFunnel::at(start);
         let mut t = start_tri;
         let mut corner = None;
-        // Only the triangles while walking; their portals after (the shrunk ones only where
-        // the funnel is run on the whole corridor).
+        // The triangles and portals while walking; the shrunk portals only where the funnel
+        // is run on the whole corridor.
         for _ in 0..mesh.tris.len() {
             if t == self.goal_tri {
                 break;
             }
             let exit = self.exit(mesh, t);
             work.portal_tris.push(t);
+            work.portals.push(exit.portal);
             corner = funnel.push(exit.shrunk.0, exit.shrunk.1);
             if corner.is_some() {
                 break;
             }
             t = exit.next;
         }
-        work.portals.extend(
-            work.portal_tris
-                .iter()
-                .map(|&u| self.exits[u as usize].portal),
-        );
         if corner.is_none() {
             if t != self.goal_tri {
                 return Shared::Unshared;
