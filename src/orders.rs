@@ -258,7 +258,16 @@ impl Orders {
     /// Gives agent `id` a new order, returning the one it replaces. Refused (nothing changes)
     /// when the points in all would pass [`MAX_TOTAL_PATH_POINTS`].
     pub(crate) fn insert(&mut self, id: AgentId, order: Order) -> Result<Option<Order>, SimError> {
-        let at = self.find(id);
+        self.insert_at(id, order, self.find(id))
+    }
+
+    /// [`insert`](Self::insert) with `at`, [`find`](Self::find)`(id)`, already known.
+    fn insert_at(
+        &mut self,
+        id: AgentId,
+        order: Order,
+        at: Result<usize, usize>,
+    ) -> Result<Option<Order>, SimError> {
         let old = at.map_or(0, |k| self.list[k].1.path.len());
         let points = self.points - old + order.path.len();
         if points > MAX_TOTAL_PATH_POINTS {
@@ -293,10 +302,11 @@ impl Orders {
         id: AgentId,
         mut order: Order,
     ) -> Result<Option<Order>, SimError> {
-        if let Some(old) = self.get(&id) {
-            order.set_speed(old.speed());
+        let at = self.find(id);
+        if let Ok(k) = at {
+            order.set_speed(self.list[k].1.speed());
         }
-        self.insert(id, order)
+        self.insert_at(id, order, at)
     }
 
     /// Appends `goal` to agent `id`'s path ([`Order::queue`]). `Ok(false)` when it has no order.

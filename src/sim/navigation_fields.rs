@@ -20,12 +20,25 @@ const FIELD_CACHE: usize = 8;
 #[derive(Clone, Debug, Default)]
 pub(super) struct FieldCache {
     entries: Vec<(Arc<NavMesh>, Field, u64)>,
+    /// The index of the entry returned last.
+    last: Option<usize>,
 }
 
 impl FieldCache {
     /// The field of `key` on `mesh`, made when missing (dropping fields of other meshes and,
     /// past [`FIELD_CACHE`], the least recently used).
     pub(super) fn get(&mut self, mesh: &Arc<NavMesh>, key: FieldKey, tick: u64) -> &mut Field {
+        // The field asked for last, asked again (units of one goal served in a row): every
+        // entry is of its mesh then (the last call dropped the others).
+        if let Some(k) = self.last
+            && let Some((m, f, _)) = self.entries.get(k)
+            && Arc::ptr_eq(m, mesh)
+            && f.key() == key
+        {
+            let entry = &mut self.entries[k];
+            entry.2 = tick;
+            return &mut entry.1;
+        }
         self.entries.retain(|(m, _, _)| Arc::ptr_eq(m, mesh));
         let at = match self.entries.iter().position(|(_, f, _)| f.key() == key) {
             Some(k) => k,
@@ -40,6 +53,7 @@ impl FieldCache {
                 self.entries.len() - 1
             }
         };
+        self.last = Some(at);
         let entry = &mut self.entries[at];
         entry.2 = tick;
         &mut entry.1

@@ -235,10 +235,12 @@ impl Simulator {
                 };
                 served += 1;
                 let (order, cut) = planned_order(position, path.points);
-                let end = order.goal();
-                let old = orders
-                    .replan(*id, order)
-                    .or_else(|_| orders.replan(*id, Order::new(position, end)));
+                let (end, mut target) = (order.goal(), Some(order.target()));
+                let old = orders.replan(*id, order).or_else(|_| {
+                    // The planned order did not fit: its target is not the order's.
+                    target = None;
+                    orders.replan(*id, Order::new(position, end))
+                });
                 if let Ok(old) = old {
                     inputs.log_order(*id, old);
                 }
@@ -248,7 +250,7 @@ impl Simulator {
                     } else {
                         path.status
                     }),
-                    best: (order_target(orders, *id) - position).length(),
+                    best: (target.unwrap_or_else(|| order_target(orders, *id)) - position).length(),
                     // A quick search that stopped short is completed as soon as the budget
                     // allows (a field's window is extended near its end, as always).
                     ..NavRecord::new(
