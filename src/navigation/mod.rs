@@ -69,9 +69,9 @@ pub struct NavParams {
     /// what the budget serves, each first plan that needs a search of its own is capped here
     /// and charged a fixed amount on top: its [`Partial`](PathStatus::Partial) path sets the
     /// unit moving at once, and the whole search follows as the budget allows. With 0 every
-    /// first plan waits for its whole search (a unit holds its position meanwhile). Not in the serde form (snapshot versions 6 to 10
-    /// keep their bytes): the snapshot writes it after the rest, from version 11, when it is
-    /// not the default, and the state hash includes it then.
+    /// first plan waits for its whole search (a unit holds its position meanwhile). Not in the
+    /// serde form (snapshot versions 6 to 10 keep their bytes): the snapshot writes it after the
+    /// rest, from version 11, when it is not the default, and the state hash includes it then.
     #[serde(skip, default = "quick_plan_cap_default")]
     pub quick_plan_cap: u32,
 }

@@ -18,9 +18,10 @@ pub const MAX_NAV_MARGIN: Fx = Fx::lit("10000");
 impl Scenario {
     /// Navigation: valid settings (a simple boundary polygon of at most 4,096 vertices inside the
     /// domain, a margin in `0 ..= 10,000`, a budget and a search cap of at least 1, a quick-plan
-    /// cap of at most 64, traffic settings that pass [`TrafficParams::validate`](crate::navigation::traffic::TrafficParams::validate)) whenever an
-    /// agent navigates or the table is given; every navigating agent exists, has no route, and
-    /// the policy is goal seeking.
+    /// cap of at most 64, traffic settings that pass
+    /// [`TrafficParams::validate`](crate::navigation::traffic::TrafficParams::validate))
+    /// whenever an agent navigates or the table is given; every navigating agent exists, has
+    /// no route, and the policy is goal seeking.
     pub(super) fn validate_navigation(&self) -> Result<(), ScenarioError> {
         let invalid = |context: String, reason: &str| ScenarioError::Invalid {
             context,
