@@ -23,6 +23,14 @@
 //! same formulas in both, to the bit. Measured by `lens_vs_reference_sweep` (20,000 problems,
 //! 18,981 feasible): 18,036 exact, p99 2 ulps, max 6 ulps; the 1,019 others are infeasible for
 //! both (no point planted: `a = 0` or a sliver of a lens).
+//!
+//! The random proptest also meets near-degenerate problems, as `lp_reference`'s does: the
+//! optimum is `pref`'s radial projection onto the reachable circle and a line passes a few ulps
+//! of objective away from it, so the line's crossing with the circle, accepted by the reference
+//! up to its tolerance outside the circle, is nearer to `pref` by ~10⁻¹⁰ while lying ~10⁻⁵
+//! along the circle (seed 5316922484439772717: 63,046 ulps apart, 1.3·10⁻¹⁰ in distance).
+//! There the answers must be equally near `pref` within [`LENS_OBJECTIVE_TOLERANCE`] ·
+//! max(1, r), and the LP's answer must be feasible in either case.
 
 #![allow(clippy::float_arithmetic)]
 
@@ -36,6 +44,9 @@ use proptest::prelude::*;
 
 /// LP in the lens vs reference, per coordinate, in units of `Fx`'s resolution (2⁻³²).
 const LENS_TOLERANCE_ULPS: i64 = 256;
+/// LP in the lens vs reference when the per-coordinate check fails: the distances of both
+/// answers to `pref` may differ by this much per unit of max speed (`lp_reference`'s bound).
+const LENS_OBJECTIVE_TOLERANCE: f64 = 1e-9;
 
 struct Rng(u64);
 
@@ -162,6 +173,22 @@ fn check(p: &Problem) -> Result<Option<i64>, String> {
     }
 }
 
+/// Whether the LP's and the reference's answers are equally near `pref`, within
+/// [`LENS_OBJECTIVE_TOLERANCE`] · max(1, r) (called when both have one, which [`check`] has
+/// found feasible).
+fn same_objective(p: &Problem) -> bool {
+    let (Some(a), Some(b)) = compare(p) else {
+        return false;
+    };
+    let (px, py) = p.pref.to_f64();
+    let dist = |v: Vec2| {
+        let (x, y) = v.to_f64();
+        (x - px).hypot(y - py)
+    };
+    (dist(a) - dist(b)).abs()
+        <= LENS_OBJECTIVE_TOLERANCE * p.lens.max_speed.to_num::<f64>().max(1.0)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -169,7 +196,10 @@ proptest! {
     fn lens_lp_matches_reference(seed in any::<u64>()) {
         let p = problem(seed);
         match check(&p) {
-            Ok(Some(e)) => prop_assert!(e <= LENS_TOLERANCE_ULPS, "{e} ulps: {p:?}"),
+            Ok(Some(e)) => prop_assert!(
+                e <= LENS_TOLERANCE_ULPS || same_objective(&p),
+                "{e} ulps: {p:?}"
+            ),
             Ok(None) => {}
             Err(why) => prop_assert!(false, "{}", why),
         }
