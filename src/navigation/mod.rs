@@ -49,8 +49,11 @@ use serde::{Deserialize, Serialize};
 /// `Simulator::set_navigation`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NavParams {
-    /// The map boundary: a simple polygon (either winding) enclosing the walkable space.
-    /// `None`: the bounding box of every obstacle grown by [`margin`](Self::margin).
+    /// The map boundary: a simple polygon (either winding) enclosing the walkable space. It
+    /// is also a wall of the avoidance, a room that holds every agent inside it
+    /// ([`ObstacleSet::walls`](crate::obstacle::ObstacleSet::walls)).
+    /// `None`: the bounding box of every obstacle grown by [`margin`](Self::margin), which
+    /// bounds the mesh only (agents may leave it).
     pub boundary: Option<Vec<Vec2>>,
     /// How far the default boundary reaches past the obstacles' bounding box (units).
     pub margin: Fx,

@@ -3,7 +3,8 @@
 //! * [`ObstacleSet`] owns the obstacles (primary data: shapes with stable [`ObstacleId`]s and
 //!   the id counter) and derived data (vertex arena and BSP tree), rebuilt deterministically
 //!   from the primary data alone whenever the set changed — obstacles may be added and removed
-//!   between any two ticks.
+//!   between any two ticks. The navigation boundary's walls
+//!   ([`ObstacleSet::walls`]) join the tree, derived from the simulator's settings.
 //! * [`ObstacleShape`]: the vertex convention (validated on entry); the shapes become an
 //!   [`ObstacleVertex`] arena.
 //! * The obstacle BSP tree, with segment splitting and a sampled split choice
@@ -19,7 +20,7 @@
 //! points round), but no result does: the neighbour set of an agent is "edges with the agent
 //! strictly on their right (exact test) and distance below
 //! `time_horizon_obst · max_speed + radius`", sorted by `(dist², vertex index)`, whatever the
-//! tree. Vertex indices number the arena built from the obstacles in id order.
+//! tree. Vertex indices number the arena built from the obstacles in id order, then the walls.
 //!
 //! In [`ObstacleNeighbors::Rvo2Fragments`] mode the neighbours are the tree's fragments, so the
 //! result depends on the tree; it is still translation invariant, because the exhaustive split
@@ -70,6 +71,10 @@ pub struct ObstacleAgent {
 /// Stable obstacle identifier (never reused).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ObstacleId(pub u32);
+
+/// The id the map boundary's walls ([`ObstacleSet::walls`]) carry in the vertex arena: never
+/// handed out ([`ObstacleSet::add`] stops at `u32::MAX − 1`).
+pub const WALLS_ID: ObstacleId = ObstacleId(u32::MAX);
 
 /// An obstacle's outline, in RVO2's vertex convention.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,10 +168,19 @@ struct Derived {
 }
 
 impl Derived {
-    fn build(obstacles: &[(ObstacleId, ObstacleShape)], choice: SplitChoice) -> Self {
+    fn build(
+        obstacles: &[(ObstacleId, ObstacleShape)],
+        walls: Option<&ObstacleShape>,
+        choice: SplitChoice,
+    ) -> Self {
         let mut arena = Vec::new();
         for (id, shape) in obstacles {
             polygon::push_shape(&mut arena, *id, shape);
+        }
+        // After every obstacle, so the obstacles' vertex indices (the neighbours' tie break)
+        // do not depend on whether there are walls.
+        if let Some(walls) = walls {
+            polygon::push_shape(&mut arena, WALLS_ID, walls);
         }
         let bsp = Bsp::build(&arena, choice);
         Self { arena, bsp }
@@ -209,6 +223,10 @@ pub struct ObstacleSet {
     next_id: u32,
     /// Which obstacle neighbours the agents see (and so which split choice builds the tree).
     neighbor_mode: ObstacleNeighbors,
+    /// The map boundary's walls (a clockwise ring), derived from the navigation settings: see
+    /// [`walls`](Self::walls).
+    #[serde(skip)]
+    walls: Option<ObstacleShape>,
     #[serde(skip)]
     derived: Derived,
     /// Whether `derived` matches `obstacles` (false after any change and after deserializing).
@@ -265,6 +283,7 @@ impl TryFrom<ObstacleSetData> for ObstacleSet {
             obstacles: data.obstacles,
             next_id: data.next_id,
             neighbor_mode: data.neighbor_mode,
+            walls: None,
             derived: Derived::default(),
             built: false,
             vertices,
@@ -373,11 +392,46 @@ impl ObstacleSet {
         }
     }
 
+    /// The map boundary's walls: the navigation boundary
+    /// ([`NavParams::boundary`](crate::navigation::NavParams::boundary)) as a clockwise ring, a
+    /// room that holds the agents inside it, in the tree after every obstacle (vertex owner
+    /// [`WALLS_ID`]). Derived from the simulator's navigation settings (set by
+    /// [`Simulator::set_navigation`](crate::Simulator::set_navigation) and on restore), never
+    /// stored nor hashed with the set: `None` without navigation or without an explicit
+    /// boundary.
+    #[must_use]
+    pub fn walls(&self) -> Option<&[Vec2]> {
+        self.walls.as_ref().map(ObstacleShape::vertices)
+    }
+
+    /// Sets the walls to `boundary` turned clockwise (`None`: no walls); the tree is rebuilt
+    /// before the next query when they change. The boundary was validated as a simple polygon
+    /// (a ring that is not valid gives no walls).
+    pub(crate) fn set_walls(&mut self, boundary: Option<&[Vec2]>) {
+        let walls = boundary.and_then(|b| {
+            let mut ring = b.to_vec();
+            if crate::geom::polygon_orientation(&ring) == crate::geom::Orientation::CounterClockwise
+            {
+                ring.reverse();
+            }
+            let shape = ObstacleShape::Polygon(ring);
+            polygon::validate(&shape).is_ok().then_some(shape)
+        });
+        if walls != self.walls {
+            self.walls = walls;
+            self.built = false;
+        }
+    }
+
     /// Rebuilds derived structures if the set or its mode changed since the last build. In
     /// [`ObstacleNeighbors::Rvo2Fragments`] mode this is RVO2's `O(N²)`-per-level build.
     pub fn ensure_built(&mut self) {
         if !self.built {
-            self.derived = Derived::build(&self.obstacles, self.neighbor_mode.split_choice());
+            self.derived = Derived::build(
+                &self.obstacles,
+                self.walls.as_ref(),
+                self.neighbor_mode.split_choice(),
+            );
             self.built = true;
         }
     }
@@ -395,13 +449,14 @@ impl ObstacleSet {
         } else {
             f(&Derived::build(
                 &self.obstacles,
+                self.walls.as_ref(),
                 self.neighbor_mode.split_choice(),
             ))
         }
     }
 
-    /// The vertex arena (one entry per directed edge), built from the obstacles in id order.
-    /// Empty until [`ensure_built`](Self::ensure_built).
+    /// The vertex arena (one entry per directed edge), built from the obstacles in id order,
+    /// then the [`walls`](Self::walls). Empty until [`ensure_built`](Self::ensure_built).
     #[must_use]
     pub fn vertices(&self) -> &[ObstacleVertex] {
         &self.derived.arena
@@ -473,7 +528,11 @@ impl ObstacleSet {
         if self.built && self.neighbor_mode == ObstacleNeighbors::Rvo2Fragments {
             fragment_lines(&self.derived, agent, out, &mut neighbors)
         } else {
-            let d = Derived::build(&self.obstacles, SplitChoice::Exhaustive);
+            let d = Derived::build(
+                &self.obstacles,
+                self.walls.as_ref(),
+                SplitChoice::Exhaustive,
+            );
             fragment_lines(&d, agent, out, &mut neighbors)
         }
     }

@@ -530,7 +530,10 @@ impl Simulator {
     /// from the obstacle set ([`NavMesh::build`]) and kept up to date as obstacles come and go;
     /// [`Command::NavigateTo`](crate::Command::NavigateTo) orders plan their paths over it in
     /// stage 1a of the tick, `navigate` ([`crate::tick`]). The settings are state (hashed,
-    /// snapshotted); the mesh is derived (rebuilt after a restore, never stored).
+    /// snapshotted); the mesh is derived (rebuilt after a restore, never stored). An explicit
+    /// [`NavParams::boundary`] is also a wall of the avoidance for every agent, navigating
+    /// or not: a room in the obstacle tree ([`ObstacleSet::walls`](crate::obstacle::ObstacleSet::walls)),
+    /// derived from the settings like the mesh.
     ///
     /// How requests are served: pending first plans, then replans, each in ascending agent
     /// id, each search whole
@@ -566,6 +569,9 @@ impl Simulator {
         };
         self.nav_mesh.mesh = derived;
         self.nav_mesh.stale = false;
+        // The boundary holds the agents in: its walls join the obstacle tree.
+        Arc::make_mut(&mut self.obstacles)
+            .set_walls(params.as_ref().and_then(|p| p.boundary.as_deref()));
         let on = params.is_some();
         self.nav.params = params;
         self.nav.debt = 0;

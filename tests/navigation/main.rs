@@ -8,3 +8,4 @@ mod quality;
 mod rebuild;
 #[cfg(feature = "scenario")]
 mod traffic;
+mod walls;

@@ -248,6 +248,14 @@ pub fn run(units: u32) -> Result<(), Fail> {
     let (distinct_ticks, distinct_quiet, distinct, _, distinct_quiet_max) =
         serve(&mut sim, &ids, &mut standing)?;
     let distinct_max = distinct.iter().copied().max().unwrap_or_default();
+    // Units the crowd pushed past the map's edge (the boundary's walls hold them in).
+    let edge = Fx::from_num(half);
+    let outside = sim
+        .agents()
+        .positions()
+        .iter()
+        .filter(|p| p.x.abs() > edge || p.y.abs() > edge)
+        .count();
 
     mark("rebuild");
     // 3. One building added to a map of 1,000.
@@ -286,7 +294,7 @@ pub fn run(units: u32) -> Result<(), Fail> {
     println!(
         "scene=navigation units={units} buildings={PLAN_BUILDINGS} triangles={} step_ms={:.6} \
          common_goal_ticks={common_ticks} common_goal_quiet_ticks={common_quiet} common_goal_plan_ms={:.6} common_goal_ratio={:.3} common_goal_max_ratio={:.3} common_goal_cold_ratio={:.3} common_goal_cold_max_ratio={:.3} common_goal_stage1a_ratio={:.3} \
-         steady_stage1a_ratio={:.3} distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} distinct_quiet_max_ratio={:.3} \
+         steady_stage1a_ratio={:.3} distinct_ticks={distinct_ticks} distinct_quiet_ticks={distinct_quiet} distinct_standing_agent_ticks={standing} distinct_max_tick_plan_ms={:.6} distinct_max_ratio={:.3} distinct_quiet_max_ratio={:.3} distinct_outside={outside} \
          rebuild_buildings={REBUILD_BUILDINGS} rebuild_triangles={} rebuild_local_ms={:.6} \
          rebuild_full_ms={:.6} rebuild_ratio={:.3} rebuild_local={} rebuild_cavity={} \
          rebuild_widths={} hash={:016x}",
