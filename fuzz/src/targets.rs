@@ -19,8 +19,8 @@
 //!    agents spawned with a model, groups set and moved, formation moves; navigate orders and
 //!    order speeds)
 //!    applied to a walled scene and stepped, invariants each tick
-//!    (speeds within max speed, no centre inside the solid block, the same hashes on a second
-//!    run of the same stream).
+//!    (speeds within max speed, no centre inside the solid block, with navigation on no centre
+//!    past the map boundary's wall, the same hashes on a second run of the same stream).
 //! 5. `ggrs_input`: the netcode adapter's per-player messages, as bytes (`NetInput::from_bytes`)
 //!    and as orders (`NetInput::from_orders`), applied to a two-player game (four agents, or a
 //!    small scene with events) for up to 16 frames: two games fed the same inputs agree on the
@@ -483,11 +483,34 @@ fn model(agent: u8, x: i8, y: i8, v: Vec2) -> lockstep_orca::AgentModel {
     }
 }
 
-/// Runs the stream; checks the invariants every tick; returns the hash after every tick.
+/// The map boundary of the command-stream scene when navigation is on: the square
+/// `[-EDGE, EDGE]²` (field points are within ±16).
+const EDGE: i32 = 20;
+
+/// Runs the stream; checks the invariants every tick; returns the hash after every tick. A
+/// stream whose first delay byte has bit 7 set runs with navigation on and the square of
+/// [`EDGE`] as the map boundary, a wall: then no centre may leave it either, and navigate
+/// orders plan.
 fn run_stream(ops: &[(u8, u8, i8, i8, u8)]) -> Vec<u64> {
     let mut sim = walled_scene();
+    let navigation = ops.first().is_some_and(|op| op.4 & 0x80 != 0);
+    if navigation {
+        let e = EDGE;
+        let boundary = vec![
+            Vec2::from_int(-e, -e),
+            Vec2::from_int(e, -e),
+            Vec2::from_int(e, e),
+            Vec2::from_int(-e, e),
+        ];
+        sim.set_navigation(Some(lockstep_orca::navigation::NavParams {
+            boundary: Some(boundary),
+            ..lockstep_orca::navigation::NavParams::default()
+        }))
+        .unwrap();
+    }
     let mut hashes = Vec::new();
     let b = Fx::from_num(BLOCK);
+    let edge = Fx::from_num(EDGE);
     for chunk in ops.chunks(4).take(48) {
         let tick = sim.tick();
         for &(kind, agent, x, y, delay) in chunk {
@@ -520,6 +543,12 @@ fn run_stream(ops: &[(u8, u8, i8, i8, u8)]) -> Vec<u64> {
             assert!(
                 !(p.x.abs() < b && p.y.abs() < b),
                 "agent {:?} inside the block at {p:?}",
+                agents.ids()[s]
+            );
+            // With navigation, no centre past the map's edge (its wall).
+            assert!(
+                !navigation || (p.x.abs() <= edge && p.y.abs() <= edge),
+                "agent {:?} past the map's edge at {p:?}",
                 agents.ids()[s]
             );
         }
