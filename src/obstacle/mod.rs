@@ -404,11 +404,10 @@ impl ObstacleSet {
         self.walls.as_ref().map(ObstacleShape::vertices)
     }
 
-    /// Sets the walls to `boundary` turned clockwise (`None`: no walls); the tree is rebuilt
-    /// before the next query when they change. The boundary was validated as a simple polygon
-    /// (a ring that is not valid gives no walls).
-    pub(crate) fn set_walls(&mut self, boundary: Option<&[Vec2]>) {
-        let walls = boundary.and_then(|b| {
+    /// The walls of `boundary`: the ring turned clockwise (`None` without a boundary). The
+    /// boundary was validated as a simple polygon (a ring that is not valid gives no walls).
+    pub(crate) fn walls_of(boundary: Option<&[Vec2]>) -> Option<ObstacleShape> {
+        boundary.and_then(|b| {
             let mut ring = b.to_vec();
             if crate::geom::polygon_orientation(&ring) == crate::geom::Orientation::CounterClockwise
             {
@@ -416,7 +415,18 @@ impl ObstacleSet {
             }
             let shape = ObstacleShape::Polygon(ring);
             polygon::validate(&shape).is_ok().then_some(shape)
-        });
+        })
+    }
+
+    /// Whether the walls are [`walls_of`](Self::walls_of) `boundary`.
+    pub(crate) fn has_walls(&self, walls: Option<&ObstacleShape>) -> bool {
+        self.walls.as_ref() == walls
+    }
+
+    /// Sets the walls to `boundary`'s ([`walls_of`](Self::walls_of)); the tree is rebuilt
+    /// before the next query when they change.
+    pub(crate) fn set_walls(&mut self, boundary: Option<&[Vec2]>) {
+        let walls = Self::walls_of(boundary);
         if walls != self.walls {
             self.walls = walls;
             self.built = false;

@@ -160,8 +160,12 @@ impl Simulator {
 
     // ------------------------------------------------------------------ the tick
 
-    /// Builds the obstacle tree if the set changed (copying a set shared with a saved state).
+    /// Builds the obstacle tree if the set changed (copying a set shared with a saved state),
+    /// with the boundary's walls of the settings.
     fn build_obstacles(&mut self) {
+        if self.nav_mesh.stale {
+            self.sync_walls();
+        }
         if !self.obstacles.is_built() {
             Arc::make_mut(&mut self.obstacles).ensure_built();
         }

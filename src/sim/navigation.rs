@@ -569,11 +569,9 @@ impl Simulator {
         };
         self.nav_mesh.mesh = derived;
         self.nav_mesh.stale = false;
-        // The boundary holds the agents in: its walls join the obstacle tree.
-        Arc::make_mut(&mut self.obstacles)
-            .set_walls(params.as_ref().and_then(|p| p.boundary.as_deref()));
         let on = params.is_some();
         self.nav.params = params;
+        self.sync_walls();
         self.nav.debt = 0;
         self.nav.recheck = false;
         let Self {
@@ -734,8 +732,21 @@ impl Simulator {
     /// Rebuilds the mesh if the obstacle set changed since it was built.
     pub(super) fn sync_nav_mesh(&mut self) {
         if self.nav_mesh.stale {
+            self.sync_walls();
             self.nav_mesh
                 .refresh(&self.obstacles, self.nav.params.as_ref());
+        }
+    }
+
+    /// Gives the obstacle set the walls of the settings' boundary (the boundary holds the
+    /// agents in: its walls join the obstacle tree), unless it has them: after
+    /// `set_navigation`, and after any change of the set (`obstacles_mut` may have replaced
+    /// it by a set without them), before the tree is next built.
+    pub(super) fn sync_walls(&mut self) {
+        let boundary = self.nav.params.as_ref().and_then(|p| p.boundary.as_deref());
+        let walls = crate::obstacle::ObstacleSet::walls_of(boundary);
+        if !self.obstacles.has_walls(walls.as_ref()) {
+            Arc::make_mut(&mut self.obstacles).set_walls(boundary);
         }
     }
 }

@@ -137,3 +137,22 @@ fn a_restore_rebuilds_the_walls_and_continues_bit_identically() {
     }
     assert!(worst_overreach(&restored) <= Fx::lit("0.001"));
 }
+
+/// A set replaced through `obstacles_mut` (here by an empty one, the walls' owner gone) gets
+/// the settings' walls again before the tree is next built, as a restored copy has them.
+#[test]
+fn a_replaced_obstacle_set_gets_the_walls_back() {
+    let mut sim = pushed_crowd(true);
+    for _ in 0..40 {
+        sim.step().unwrap();
+    }
+    *sim.obstacles_mut() = lockstep_orca::obstacle::ObstacleSet::default();
+    let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
+    for tick in 0..80 {
+        sim.step().unwrap();
+        restored.step().unwrap();
+        assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
+    }
+    assert_eq!(sim.obstacles().walls(), Some(&square(true)[..]));
+    assert!(worst_overreach(&sim) <= Fx::lit("0.001"));
+}
