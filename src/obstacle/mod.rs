@@ -396,9 +396,10 @@ impl ObstacleSet {
     /// ([`NavParams::boundary`](crate::navigation::NavParams::boundary)) as a clockwise ring, a
     /// room that holds the agents inside it, in the tree after every obstacle (vertex owner
     /// [`WALLS_ID`]). Derived from the simulator's navigation settings (set by
-    /// [`Simulator::set_navigation`](crate::Simulator::set_navigation) and on restore), never
-    /// stored nor hashed with the set: `None` without navigation or without an explicit
-    /// boundary.
+    /// [`Simulator::set_navigation`](crate::Simulator::set_navigation), on restore, and again
+    /// after any change of the set through the simulator), never stored nor hashed with the
+    /// set: `None` without navigation or without an explicit boundary, and on a set of one's
+    /// own.
     #[must_use]
     pub fn walls(&self) -> Option<&[Vec2]> {
         self.walls.as_ref().map(ObstacleShape::vertices)
