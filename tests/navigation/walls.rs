@@ -117,24 +117,36 @@ fn the_walls_follow_the_settings() {
     assert_eq!(sim.obstacles().len(), 0);
 }
 
-/// The walls are derived from the settings: a restored copy has them and continues
-/// bit-identically while the crowd presses against them (restored again every five ticks).
-#[test]
-fn a_restore_rebuilds_the_walls_and_continues_bit_identically() {
+/// [`pushed_crowd`] with walls after 40 ticks, the crowd pressing against them.
+fn pressed_crowd() -> Simulator {
     let mut sim = pushed_crowd(true);
     for _ in 0..40 {
         sim.step().unwrap();
     }
-    let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
-    assert_eq!(restored.obstacles().walls(), sim.obstacles().walls());
-    for tick in 0..120 {
+    sim
+}
+
+/// Steps `sim` and `restored` side by side for `ticks`, their hashes equal after every tick,
+/// `restored` restored from its own snapshot every five ticks when `again`.
+fn step_beside(sim: &mut Simulator, restored: &mut Simulator, ticks: u32, again: bool) {
+    for tick in 0..ticks {
         sim.step().unwrap();
         restored.step().unwrap();
         assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
-        if tick % 5 == 2 {
-            restored = Simulator::restore(&restored.snapshot()).unwrap();
+        if again && tick % 5 == 2 {
+            *restored = Simulator::restore(&restored.snapshot()).unwrap();
         }
     }
+}
+
+/// The walls are derived from the settings: a restored copy has them and continues
+/// bit-identically while the crowd presses against them (restored again every five ticks).
+#[test]
+fn a_restore_rebuilds_the_walls_and_continues_bit_identically() {
+    let mut sim = pressed_crowd();
+    let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
+    assert_eq!(restored.obstacles().walls(), sim.obstacles().walls());
+    step_beside(&mut sim, &mut restored, 120, true);
     assert!(worst_overreach(&restored) <= Fx::lit("0.001"));
 }
 
@@ -142,17 +154,10 @@ fn a_restore_rebuilds_the_walls_and_continues_bit_identically() {
 /// the settings' walls again before the tree is next built, as a restored copy has them.
 #[test]
 fn a_replaced_obstacle_set_gets_the_walls_back() {
-    let mut sim = pushed_crowd(true);
-    for _ in 0..40 {
-        sim.step().unwrap();
-    }
+    let mut sim = pressed_crowd();
     *sim.obstacles_mut() = lockstep_orca::obstacle::ObstacleSet::default();
     let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
-    for tick in 0..80 {
-        sim.step().unwrap();
-        restored.step().unwrap();
-        assert_eq!(sim.state_hash(), restored.state_hash(), "tick {tick}");
-    }
+    step_beside(&mut sim, &mut restored, 80, false);
     assert_eq!(sim.obstacles().walls(), Some(&square(true)[..]));
     assert!(worst_overreach(&sim) <= Fx::lit("0.001"));
 }
