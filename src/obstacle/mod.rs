@@ -424,10 +424,9 @@ impl ObstacleSet {
         self.walls.as_ref() == walls
     }
 
-    /// Sets the walls to `boundary`'s ([`walls_of`](Self::walls_of)); the tree is rebuilt
-    /// before the next query when they change.
-    pub(crate) fn set_walls(&mut self, boundary: Option<&[Vec2]>) {
-        let walls = Self::walls_of(boundary);
+    /// Sets the walls (made by [`walls_of`](Self::walls_of)); the tree is rebuilt before the
+    /// next query when they change.
+    pub(crate) fn set_walls(&mut self, walls: Option<ObstacleShape>) {
         if walls != self.walls {
             self.walls = walls;
             self.built = false;

@@ -134,12 +134,9 @@ impl Simulator {
     }
 
     /// A simulator made of restored state (validated by the caller).
-    pub(crate) fn from_restored(mut r: RestoredState) -> Self {
+    pub(crate) fn from_restored(r: RestoredState) -> Self {
         let nav_mesh = NavDerived::build(&r.obstacles, r.nav.params.as_ref());
-        // The boundary's walls, derived from the settings as `set_navigation` derives them.
-        r.obstacles
-            .set_walls(r.nav.params.as_ref().and_then(|p| p.boundary.as_deref()));
-        Self {
+        let mut sim = Self {
             time_step: r.time_step,
             global_time: r.global_time,
             tick: r.tick,
@@ -155,7 +152,10 @@ impl Simulator {
             nav_mesh,
             inputs: InputLog::default(),
             work: Workspace::default(),
-        }
+        };
+        // The boundary's walls, derived from the settings as `set_navigation` derives them.
+        sim.sync_walls();
+        sim
     }
 
     // ------------------------------------------------------------------ the tick

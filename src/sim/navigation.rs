@@ -741,12 +741,12 @@ impl Simulator {
     /// Gives the obstacle set the walls of the settings' boundary (the boundary holds the
     /// agents in: its walls join the obstacle tree), unless it has them: after
     /// `set_navigation`, and after any change of the set (`obstacles_mut` may have replaced
-    /// it by a set without them), before the tree is next built.
+    /// it by a set without them), before the tree is next built, and on restore.
     pub(super) fn sync_walls(&mut self) {
         let boundary = self.nav.params.as_ref().and_then(|p| p.boundary.as_deref());
         let walls = crate::obstacle::ObstacleSet::walls_of(boundary);
         if !self.obstacles.has_walls(walls.as_ref()) {
-            Arc::make_mut(&mut self.obstacles).set_walls(boundary);
+            Arc::make_mut(&mut self.obstacles).set_walls(walls);
         }
     }
 }
