@@ -15,6 +15,7 @@ mod kdtree_reference;
 mod kernels;
 mod liveness;
 mod nav_restore;
+mod nav_soak;
 mod pair_reuse;
 #[cfg(feature = "parallel")]
 mod parallel;
