@@ -159,15 +159,18 @@ fn feed(f: &mut Feed<'_>, command: Command) -> Result<(), String> {
     }
 }
 
-/// One round of orders: every unit a new one (a shared goal, a point of its own, a stop), a
-/// group in formation every third round, three units removed and three spawned.
+/// One round of orders: every unit a new one (six in ten one of six shared goals, half of the
+/// twelve in turn; three in ten a point of its own; one in ten a stop), a group in formation
+/// every third round, three units removed and three spawned. Six goals for two radii are
+/// twelve distance fields a round: more than the eight the cache keeps, so fields are evicted
+/// and made again.
 fn round(f: &mut Feed<'_>, rng: &mut Rng, n: u64, goals: &[Vec2]) -> Result<(), String> {
     let ids: Vec<AgentId> = f.a.agent_ids().to_vec();
     for &id in &ids {
         let command = match rng.below(10) {
             0..=5 => Command::NavigateTo {
                 id,
-                goal: goals[(rng.below(2) + 2 * (n % 2)) as usize % goals.len()],
+                goal: goals[(n % 2 * 6 + rng.below(6)) as usize],
             },
             6..=8 => Command::NavigateTo {
                 id,
@@ -255,7 +258,7 @@ pub struct Soak {
 
 impl Soak {
     /// The world of seed `seed`: the map, [`UNITS`] units (one in four heavy) at walkable
-    /// places, four shared goals, the shadow restored from the first snapshot.
+    /// places, twelve shared goals, the shadow restored from the first snapshot.
     pub fn new(seed: u64) -> Self {
         let mut rng = Rng(seed);
         let params = SimulatorParams {
@@ -287,7 +290,7 @@ impl Soak {
             };
             a.add_agent_with(p, params).expect("inside the domain");
         }
-        let goals = (0..4).map(|_| walkable(&a, &mut rng)).collect();
+        let goals = (0..12).map(|_| walkable(&a, &mut rng)).collect();
         let b = Simulator::restore(&a.snapshot()).expect("its own snapshot");
         // The shadow's restores have their own stream (the first simulator's run does not
         // depend on them): the first comes early (short runs have one), then every 200 to 2,000

@@ -91,7 +91,7 @@ use std::sync::Arc;
 // The distance fields kept between ticks and the keys they serve: their own file.
 #[path = "navigation_fields.rs"]
 mod fields;
-use fields::{FieldCache, SharedKeys, shared_keys};
+use fields::{FIELD_CACHE, FieldCache, SharedKeys, shared_keys};
 
 // Stage 1a itself (the triggers, the requests, the budget): its own file.
 #[path = "navigation_stage.rs"]

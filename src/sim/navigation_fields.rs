@@ -10,8 +10,10 @@ use crate::util::SeededWords;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Most distance fields kept between ticks; past it the least recently used goes.
-const FIELD_CACHE: usize = 8;
+/// Most distance fields kept between ticks; past it the least recently used goes. Also the most
+/// fields one tick fetches ([`serve_requests`](super::Simulator::serve_requests) keeps the
+/// requests of further keys pending), so the cache never drops a field the tick is using.
+pub(super) const FIELD_CACHE: usize = 8;
 
 /// The distance fields kept between ticks, each with the mesh it was made on and the tick it
 /// was last used. A cache, never state: a field's content is a function of its mesh and key,
@@ -46,6 +48,8 @@ impl FieldCache {
                 if self.entries.len() >= FIELD_CACHE
                     && let Some(old) = (0..self.entries.len()).min_by_key(|&k| self.entries[k].2)
                 {
+                    // Never one this tick fetched: a tick fetches at most `FIELD_CACHE`.
+                    debug_assert!(self.entries[old].2 < tick, "a field of this tick dropped");
                     self.entries.swap_remove(old);
                 }
                 self.entries

@@ -3,7 +3,7 @@
 //! then traffic control.
 
 use super::{
-    FIELD_PLAN_EXPANSIONS, FIELD_SETTLES_PER_EXPANSION, FIELD_WINDOW, NavRecord,
+    FIELD_CACHE, FIELD_PLAN_EXPANSIONS, FIELD_SETTLES_PER_EXPANSION, FIELD_WINDOW, NavRecord,
     PARTIAL_LOOKAHEAD_RADII, QUICK_PLAN_EXPANSIONS, REPLAN_COOLDOWN_SECONDS,
     SEARCH_PLAN_EXPANSIONS, STUCK_SECONDS, SharedKeys, planned_order, shared_keys, ticks,
 };
@@ -141,6 +141,9 @@ impl Simulator {
             && first_plans_must_wait(&nav.records, (tick, allowance, cap));
         // Per field used this tick: the settles charged so far (a fresh field's work).
         let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
+        // The keys whose fields this tick fetched: at most `FIELD_CACHE`, so the cache never
+        // drops a field this tick used (whose rebuild `charged` would not count).
+        let mut fetched: Vec<(i64, i64, i64)> = Vec::new();
         // First plans of new orders before replans, each pass in ascending id: replans of
         // units already moving never keep a new order waiting.
         'passes: for first_plans in [true, false] {
@@ -189,6 +192,15 @@ impl Simulator {
                 let from_field = if shared.contains(&key.bits())
                     && let Some(arc) = nav_mesh.mesh.as_ref()
                 {
+                    if !fetched.contains(&key.bits()) {
+                        if fetched.len() >= FIELD_CACHE {
+                            // One field more than the cache keeps, this tick: the request waits
+                            // for the next tick (a rule on the keys served in id order, so the
+                            // same on every peer whatever each one's cache holds).
+                            continue;
+                        }
+                        fetched.push(key.bits());
+                    }
                     let field = nav_mesh.fields.get(arc, key, tick);
                     field.path_from(mesh, position, FIELD_WINDOW, &mut nav_mesh.work)
                 } else {

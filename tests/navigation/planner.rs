@@ -296,6 +296,48 @@ fn fields_are_derived_a_restore_mid_service_continues_bit_identically() {
     assert!(!partial_seen, "the long routes should be planned whole");
 }
 
+/// One tick fetches at most as many distance fields as the cache keeps (8): with twelve goals
+/// shared by four units each, ordered at once, the units of the first eight goals (in id
+/// order) are planned in the first tick and the others wait for the second. Before the rule,
+/// the cache dropped fields the tick was still using and made them again at every switch of
+/// goal, unaccounted by the budget (a debug build asserts that no field of the tick is dropped).
+/// A restored copy steps bit-identically, its cache empty.
+#[test]
+fn one_tick_fetches_at_most_the_fields_the_cache_keeps() {
+    use lockstep_orca::{Command, Simulator};
+    let v = |x: i32, y: i32| Vec2::from_int(x, y);
+    let mut sim = staggered_grid(100_000);
+    // Goal g's four units stand in a column; ids go round the goals (0, 1, …, 11, 0, 1, …), so
+    // the tick switches field at every unit.
+    for k in 0..48 {
+        let (g, i) = (k % 12, k / 12);
+        let id = sim.add_agent(v(-110 + 4 * i, -80 + 12 * g)).unwrap();
+        let goal = v(100, -80 + 14 * g);
+        sim.queue_command(0, Command::NavigateTo { id, goal })
+            .unwrap();
+    }
+    let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
+    let planned = |sim: &Simulator| -> Vec<bool> {
+        sim.agent_ids()
+            .iter()
+            .map(|&id| sim.nav_status(id).unwrap().unwrap().status().is_some())
+            .collect()
+    };
+    step_beside_a_restored_copy(&mut sim, &mut restored, 0);
+    let first = planned(&sim);
+    // The first eight goals' units (ids k with k % 12 < 8) planned, the others waiting.
+    let want: Vec<bool> = (0..48).map(|k| k % 12 < 8).collect();
+    assert_eq!(first, want);
+    step_beside_a_restored_copy(&mut sim, &mut restored, 1);
+    assert!(
+        planned(&sim).iter().all(|&p| p),
+        "all planned by the second tick"
+    );
+    for tick in 2..40 {
+        step_beside_a_restored_copy(&mut sim, &mut restored, tick);
+    }
+}
+
 /// A simulator with a staggered grid of 80 buildings inside the boundary
 /// `[-120, 120] × [-90, 90]`, navigation with `budget` expansions per tick.
 fn staggered_grid(budget: u32) -> lockstep_orca::Simulator {
