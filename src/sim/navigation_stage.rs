@@ -139,11 +139,10 @@ impl Simulator {
         let quick = quick_cap > 0
             && mesh.is_some()
             && first_plans_must_wait(&nav.records, (tick, allowance, cap));
-        // Per field used this tick: the settles charged so far (a fresh field's work).
+        // Per field this tick fetched: its key and the settles charged so far (a fresh field's
+        // work). At most `FIELD_CACHE` fields, so the cache never drops one this tick uses
+        // (whose rebuild these charges would not count).
         let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
-        // The keys whose fields this tick fetched: at most `FIELD_CACHE`, so the cache never
-        // drops a field this tick used (whose rebuild `charged` would not count).
-        let mut fetched: Vec<(i64, i64, i64)> = Vec::new();
         // First plans of new orders before replans, each pass in ascending id: replans of
         // units already moving never keep a new order waiting.
         'passes: for first_plans in [true, false] {
@@ -189,33 +188,31 @@ impl Simulator {
                 };
                 // A first plan under pressure that needs a search of its own is quick.
                 let quick_plan = quick && first_plans;
-                let from_field = if shared.contains(&key.bits())
+                let bits = key.bits();
+                let from_field = if shared.contains(&bits)
                     && let Some(arc) = nav_mesh.mesh.as_ref()
                 {
-                    if !fetched.contains(&key.bits()) {
-                        if fetched.len() >= FIELD_CACHE {
-                            // One field more than the cache keeps, this tick: the request waits
-                            // for the next tick (a rule on the keys served in id order, so the
-                            // same on every peer whatever each one's cache holds).
-                            continue;
+                    let k = match charged.iter().position(|(b, _)| *b == bits) {
+                        Some(k) => k,
+                        // One field more than the cache keeps, this tick: the request waits for
+                        // the next tick (a rule on the keys served in id order, so the same on
+                        // every peer whatever each one's cache holds).
+                        None if charged.len() >= FIELD_CACHE => continue,
+                        None => {
+                            charged.push((bits, 0));
+                            charged.len() - 1
                         }
-                        fetched.push(key.bits());
-                    }
+                    };
                     let field = nav_mesh.fields.get(arc, key, tick);
-                    field.path_from(mesh, position, FIELD_WINDOW, &mut nav_mesh.work)
+                    field
+                        .path_from(mesh, position, FIELD_WINDOW, &mut nav_mesh.work)
+                        .map(|path| (path, k))
                 } else {
                     None
                 };
                 let searched = from_field.is_none();
-                let path = if let Some(path) = from_field {
+                let path = if let Some((path, k)) = from_field {
                     // The unit's share and the field's growth past what this tick charged.
-                    let k = match charged.iter().position(|(b, _)| *b == key.bits()) {
-                        Some(k) => k,
-                        None => {
-                            charged.push((key.bits(), 0));
-                            charged.len() - 1
-                        }
-                    };
                     let grown = path.expansions.saturating_sub(charged[k].1);
                     charged[k].1 = charged[k].1.max(path.expansions);
                     // Reported as charged, so the stats tell the budget's spending.
