@@ -117,11 +117,12 @@ fn main() {
     let c = world.counts;
     eprintln!(
         "{ticks} ticks, two simulators: {} order rounds, {} restores, {} buildings dropped, {} \
-         plans served, {} commands rejected, {} crossings of the middle wall; {:.1} s, peak RSS \
-         {} kB",
+         changes of the middle wall, {} plans served, {} commands rejected, {} crossings of the \
+         middle wall; {:.1} s, peak RSS {} kB",
         c.rounds,
         c.restores,
         c.drops,
+        c.wall_changes,
         c.served,
         c.rejected,
         c.crossings,

@@ -160,10 +160,11 @@ fn feed(f: &mut Feed<'_>, command: Command) -> Result<(), String> {
 }
 
 /// One round of orders: every unit a new one (six in ten one of six shared goals, half of the
-/// twelve in turn; three in ten a point of its own; one in ten a stop), a group in formation
-/// every third round, three units removed and three spawned. Six goals for two radii are
-/// twelve distance fields a round: more than the eight the cache keeps, so fields are evicted
-/// and made again.
+/// twelve in turn; three in ten a point of its own; one in ten a stop), then one in ten a
+/// waypoint queued after it and one in ten an order speed; a group in formation every third
+/// round (marching together every other time); three units removed and three spawned (one of
+/// them anywhere, in a building too). Six goals for two radii are twelve distance fields a
+/// round: more than the eight the cache keeps, so fields are evicted and made again.
 fn round(f: &mut Feed<'_>, rng: &mut Rng, n: u64, goals: &[Vec2]) -> Result<(), String> {
     let ids: Vec<AgentId> = f.a.agent_ids().to_vec();
     for &id in &ids {
@@ -179,6 +180,23 @@ fn round(f: &mut Feed<'_>, rng: &mut Rng, n: u64, goals: &[Vec2]) -> Result<(), 
             _ => Command::Stop { id },
         };
         feed(f, command)?;
+        match rng.below(10) {
+            0 => feed(
+                f,
+                Command::QueueMove {
+                    id,
+                    goal: anywhere(rng),
+                },
+            )?,
+            1 => feed(
+                f,
+                Command::SetOrderSpeed {
+                    id,
+                    speed: Some(fx(rng.range(1, 4), 2)),
+                },
+            )?,
+            _ => {}
+        }
     }
     if n % 3 == 2 && ids.len() > 40 {
         let start = rng.below(ids.len() as u64 - 40) as usize;
@@ -190,17 +208,10 @@ fn round(f: &mut Feed<'_>, rng: &mut Rng, n: u64, goals: &[Vec2]) -> Result<(), 
             FormationKind::Line,
             FormationKind::Spread,
         ][rng.below(3) as usize];
-        feed(
-            f,
-            Command::FormationMove {
-                group: 1,
-                goal,
-                formation,
-                facing: None,
-                spacing: None,
-                slowest: rng.below(2) == 0,
-            },
-        )?;
+        let together = n % 6 == 5;
+        let slowest = rng.below(2) == 0;
+        let order = Command::formation(together, 1, goal, formation, None, None, slowest);
+        feed(f, order)?;
     }
     // Three units removed (three in a row of the id list, from a random place) and three
     // spawned, one in four heavy.
@@ -211,8 +222,12 @@ fn round(f: &mut Feed<'_>, rng: &mut Rng, n: u64, goals: &[Vec2]) -> Result<(), 
             feed(f, Command::RemoveAgent { id })?;
         }
     }
-    for _ in 0..3 {
-        let position = walkable(f.a, rng);
+    for k in 0..3 {
+        let position = if k == 0 {
+            anywhere(rng)
+        } else {
+            walkable(f.a, rng)
+        };
         let params = if rng.below(4) == 0 { heavy() } else { unit() };
         feed(f, Command::AddAgent { position, params })?;
     }
@@ -232,6 +247,8 @@ pub struct SoakCounts {
     pub rejected: u64,
     /// Buildings dropped.
     pub drops: u64,
+    /// Pieces of the middle wall taken down or put back (doors and lanes merging, splitting).
+    pub wall_changes: u64,
     /// Units that crossed the middle wall (by any of its doors).
     pub crossings: u64,
 }
@@ -249,6 +266,8 @@ pub struct Soak {
     next_restore: u64,
     restore_rng: Rng,
     dropped: Vec<ObstacleId>,
+    /// The middle wall's four pieces, and each one's id while it stands.
+    wall: Vec<(ObstacleShape, Option<ObstacleId>)>,
     sides: BTreeMap<AgentId, bool>,
     /// The commands queued for the last tick stepped (what a replay records).
     pub commands: Vec<Command>,
@@ -266,8 +285,12 @@ impl Soak {
             agent_defaults: unit(),
         };
         let mut a = Simulator::new(params).expect("valid parameters");
-        for shape in map(&mut rng) {
-            a.add_obstacle(shape).expect("a valid building");
+        let mut wall = Vec::new();
+        for (k, shape) in map(&mut rng).into_iter().enumerate() {
+            let id = a.add_obstacle(shape.clone()).expect("a valid building");
+            if k < 4 {
+                wall.push((shape, Some(id)));
+            }
         }
         let h = Fx::from_num(HALF);
         let boundary = vec![
@@ -307,6 +330,7 @@ impl Soak {
             next_restore,
             restore_rng,
             dropped: Vec::new(),
+            wall,
             sides: BTreeMap::new(),
             commands: Vec::new(),
             counts: SoakCounts {
@@ -318,9 +342,11 @@ impl Soak {
 
     /// One tick: the shadow restored when its time has come, the tick's commands (a round of
     /// orders every 300 to 450 ticks; every 400 ticks a building dropped anywhere, on units and
-    /// paths too, and the oldest of four taken away), a step of both. `Err` says how they
-    /// disagreed: a command answered differently, a step failing on one side only, or the
-    /// state hashes after the step (with `snapshot::diff`).
+    /// paths too, and the oldest of four taken away; every 1,000 ticks a piece of the middle
+    /// wall taken down, or put back with a new id, so doors turn into open ground and back
+    /// while units queue at them), a step of both. `Err` says how they disagreed: a command
+    /// answered differently, a step failing on one side only, or the state hashes after the
+    /// step (with `snapshot::diff`).
     pub fn tick(&mut self) -> Result<(), String> {
         let tick = self.a.tick();
         if tick == self.next_restore {
@@ -352,6 +378,19 @@ impl Soak {
             feed(&mut f, Command::AddObstacle { shape })?;
             self.dropped.push(id);
             self.counts.drops += 1;
+        }
+        if tick % 1_000 == 650 {
+            let k = self.rng.below(self.wall.len() as u64) as usize;
+            let (shape, id) = &mut self.wall[k];
+            match id.take() {
+                Some(old) => feed(&mut f, Command::RemoveObstacle { id: old })?,
+                None => {
+                    *id = Some(f.a.obstacles().next_id());
+                    let shape = shape.clone();
+                    feed(&mut f, Command::AddObstacle { shape })?;
+                }
+            }
+            self.counts.wall_changes += 1;
         }
         let (a, b) = (f.a, f.b);
         let (sa, sb) = (a.step(), b.step());

@@ -12,8 +12,8 @@ mod soak;
 use lockstep_orca::Command;
 use lockstep_orca::replay::{self, RecordOptions, ReplayWriter};
 
-/// Ticks of the short run (25 simulated minutes): 16 order rounds, 15 buildings dropped, the
-/// shadow restored 6 times.
+/// Ticks of the short run (25 simulated minutes): 17 order rounds, 15 buildings dropped, 6
+/// changes of the middle wall, the shadow restored 6 times.
 const TICKS: u64 = 6_000;
 
 #[test]
@@ -30,14 +30,14 @@ fn a_shadow_restored_again_and_again_agrees_with_warm_caches_every_tick() {
     let report = replay::verify_bytes(&bytes).unwrap();
     assert!(report.is_match(), "{:?}", report.divergence());
     // The run did what it is for: restores mid-walk, plans from fields and searches, units
-    // through the doors, buildings dropped and taken away, commands all accepted.
+    // through the doors, buildings dropped and taken away, the middle wall changed.
     let c = world.counts;
     assert!(c.restores >= 5, "{c:?}");
     assert!(c.rounds >= 15, "{c:?}");
     assert!(c.drops >= 15, "{c:?}");
     assert!(c.served >= 2 * soak::UNITS as u64, "{c:?}");
     assert!(c.crossings >= 1_000, "{c:?}");
-    assert_eq!(c.rejected, 0, "{c:?}");
+    assert!(c.wall_changes >= 5, "{c:?}");
     assert!(summary.commands >= 3_000, "{summary:?}");
 }
 
