@@ -32,39 +32,22 @@
 #[path = "common/nav_soak.rs"]
 mod soak;
 
+#[path = "common/soak_args.rs"]
+mod soak_args;
+
 use lockstep_orca::replay::{self, RecordOptions, ReplayWriter};
+use soak_args::{arg, proc_kb};
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::time::Instant;
 
-/// `VmRSS` or `VmHWM` of this process in kB, 0 where there is no `/proc`.
-fn proc_kb(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
-fn arg(k: usize, default: u64) -> u64 {
-    match std::env::args().nth(k) {
-        None => default,
-        Some(a) if a == "-h" || a == "--help" => {
-            println!("usage: cargo run --release --example nav_soak -- [TICKS [EVERY [SEED]]]");
-            std::process::exit(0);
-        }
-        Some(a) => a.parse().unwrap_or_else(|_| {
-            eprintln!("error: `{a}` is not a number of ticks");
-            std::process::exit(2);
-        }),
-    }
-}
+/// The usage line (`--help`).
+const USAGE: &str = "usage: cargo run --release --example nav_soak -- [TICKS [EVERY [SEED]]]";
 
 fn main() {
-    let ticks = arg(1, 20_000);
-    let every = arg(2, 1_000).max(1);
-    let mut world = soak::Soak::new(arg(3, 25));
+    let ticks = arg(1, 20_000, USAGE);
+    let every = arg(2, 1_000, USAGE).max(1);
+    let mut world = soak::Soak::new(arg(3, 25, USAGE));
     let path = std::env::temp_dir().join(format!("nav_soak_{}.replay", std::process::id()));
     let file = BufWriter::new(File::create(&path).expect("a replay file in the temp directory"));
     let options = RecordOptions {

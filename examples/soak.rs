@@ -12,36 +12,19 @@
 //! the RSS must stay flat. The last line gives the time and the peak RSS (Linux: from
 //! `/proc/self/status`; elsewhere 0).
 
+#[path = "common/soak_args.rs"]
+mod soak_args;
+
 use lockstep_orca::{AgentId, AgentParams, Command, Fx, Simulator, SimulatorParams, Vec2};
+use soak_args::{arg, proc_kb};
 use std::time::Instant;
 
 const AGENTS: i32 = 1_000;
 const COLUMNS: i32 = 20;
 const ORDER_EVERY: u64 = 400;
 
-/// `VmRSS` or `VmHWM` of this process in kB, 0 where there is no `/proc`.
-fn proc_kb(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
-fn arg(k: usize, default: u64) -> u64 {
-    match std::env::args().nth(k) {
-        None => default,
-        Some(a) if a == "-h" || a == "--help" => {
-            println!("usage: cargo run --release --example soak -- [TICKS [EVERY]]");
-            std::process::exit(0);
-        }
-        Some(a) => a.parse().unwrap_or_else(|_| {
-            eprintln!("error: `{a}` is not a number of ticks");
-            std::process::exit(2);
-        }),
-    }
-}
+/// The usage line (`--help`).
+const USAGE: &str = "usage: cargo run --release --example soak -- [TICKS [EVERY]]";
 
 /// Column `c`'s two ends: the left half's columns start at x = -60, the right half's at +60.
 fn ends(index: i32) -> (Vec2, Vec2) {
@@ -56,8 +39,8 @@ fn ends(index: i32) -> (Vec2, Vec2) {
 }
 
 fn main() {
-    let ticks = arg(1, 1_000_000);
-    let every = arg(2, 10_000).max(1);
+    let ticks = arg(1, 1_000_000, USAGE);
+    let every = arg(2, 10_000, USAGE).max(1);
     // A game's unit: radius 1, the six nearest within 6, two seconds of look-ahead.
     let params = SimulatorParams {
         agent_defaults: AgentParams {
