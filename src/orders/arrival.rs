@@ -16,8 +16,20 @@
 //!   rest point is then the goal. It also arrives, resting where it stands, when
 //!   `|p − goal| ≤ settle(n) = r · (1 + 1.5 · √n)` after [`SETTLE_AFTER`] without progress,
 //!   when its goal is shared (`n ≥ 2`): that is how units sent to one point settle around it
-//!   instead of pushing for ever. A unit alone with its goal never settles short of it (RVO2's
-//!   behaviour: its Circle runs unchanged).
+//!   instead of pushing for ever. On an earlier leg of its path (a corner before the goal)
+//!   the rest of the path, from the unit through the remaining waypoints, must be within
+//!   `settle(n)` too, so a unit behind a wall never settles for a goal near in a straight
+//!   line only. A unit alone with its goal never settles short of it (RVO2's behaviour: its
+//!   Circle runs unchanged).
+//! * **Against the crowd.** Where walls crowd a shared goal (an obstacle edge within
+//!   `settle(n)` of it), the part of the disc that is not wall may not hold the units: those
+//!   left outside pushed for ever. So a unit without progress for [`SETTLE_AFTER`] within
+//!   twice `settle(n)` of such a goal (in a straight line and along its path) also settles
+//!   where it stands when it touches a unit at rest on the same goal ahead of it (their discs
+//!   within `r / 2`, the other's centre on the side the unit is heading to). The units at rest
+//!   are read from the state at the start of the stage (in stage 1b, `sim/orders.rs`), never
+//!   kept. In open ground nothing changes: the disc is compact there (`settle(n)` holds the
+//!   crowd).
 //! * **Blocked.** A moving order without progress for [`BLOCKED_AFTER`] is `Blocked` (a
 //!   status and an event; it keeps going). Progress makes it `Moving` again.
 //! * **Given up.** With [`Steering::give_up_after`](super::Steering::give_up_after) set (default
@@ -39,9 +51,11 @@
 //!   taken by another unit), it rests where it is; pushed more than `3r` from its goal it is
 //!   `Moving` again. A settled order (rest ≠ goal) pushed out of `settle(n)` is `Moving` again,
 //!   towards its goal (it arrives again there, or settles next to it); pushed more than `3r`
-//!   from its rest point but still within `settle(n)`, it rests where it is now. So a settled
-//!   unit never rests farther than `settle(n)` from its goal. A given-up order pushed more than
-//!   `3r` rests where it is.
+//!   from its rest point but still within `settle(n)`, it rests where it is now. One settled
+//!   against the crowd (its rest point beyond `settle(n)`) does the same within twice
+//!   `settle(n)`. So a settled unit never rests farther than `settle(n)` from its goal, or
+//!   twice that where walls crowd the goal. A given-up order pushed more than `3r` rests where
+//!   it is.
 //!
 //! Why `1.5 · √n` rather than the denser `1.1 · √n` of hexagonal packing: ORCA's crowds pack
 //! looser (80 units of radius 1.5 sent to one point spread to 17.4 from it, beyond
@@ -194,6 +208,31 @@ fn settles(p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
     n >= 2 && within(p, goal, settle_radius(radius, n))
 }
 
+/// Whether an order settled at `rest` farther than `settle(n)` from its goal (blocked there by
+/// a crowd that walls or buildings keep from the disc) stays settled at `p`: within twice
+/// `settle(n)` of its goal.
+fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
+    n >= 2 && {
+        let s = settle_radius(radius, n);
+        !within(rest, goal, s) && within(p, goal, s.saturating_mul_int(2))
+    }
+}
+
+/// Whether the rest of a path — from the agent to the target of `heading`, then through
+/// `after` — is at most `reach` long (each leg's length rounded down, summed saturating).
+fn path_within(heading: &Heading, after: &[Vec2], reach: Fx) -> bool {
+    let mut left = reach.saturating_sub(heading.length());
+    let mut from = heading.target;
+    for &q in after {
+        if left < Fx::ZERO {
+            return false;
+        }
+        left = left.saturating_sub((q - from).length());
+        from = q;
+    }
+    left >= Fx::ZERO
+}
+
 fn within(a: Vec2, b: Vec2, d: Fx) -> bool {
     (a - b).length_squared_wide() <= wide_mul(d, d)
 }
@@ -211,17 +250,20 @@ fn progressing(input: &ArrivalInput, heading: &Heading) -> bool {
 }
 
 /// The arrival state after this tick, for an order heading for a target (`heading`, from the
-/// agent's position; `to_goal`: the path's last point, then `heading.target == goal`) towards
-/// `goal`, with `n` the orders sharing the goal (asked only when needed).
+/// agent's position; `after`: the path's points after it, empty when the target is the path's
+/// last point, and then `heading.target == goal`) towards `goal`, with `n` the orders sharing
+/// the goal (asked only when needed).
 #[inline]
 pub(crate) fn next_arrival(
     old: Arrival,
     input: &ArrivalInput,
     heading: &Heading,
-    to_goal: bool,
+    after: &[Vec2],
     goal: Vec2,
     n: impl Fn() -> u32,
+    touching: impl Fn() -> bool,
 ) -> Arrival {
+    let to_goal = after.is_empty();
     let p = input.position;
     debug_assert_eq!(heading.to, heading.target - p);
     // How far a unit at rest must be pushed to move on (asked only of finished orders).
@@ -232,8 +274,9 @@ pub(crate) fn next_arrival(
                 // Settled: rests within settle(n) of its goal, or (stopped beside it by
                 // traffic control) within `arrive_within`; else walks back.
                 let n = n();
-                let stays =
-                    within(p, goal, input.arrive_within) || settles(p, goal, input.radius, n);
+                let stays = within(p, goal, input.arrive_within)
+                    || settles(p, goal, input.radius, n)
+                    || settled_far(old.rest, p, goal, input.radius, n);
                 return if !stays {
                     if n < 2 && within(p, goal, pushed()) {
                         // Stopped beside its goal alone with it, and pushed off: walks back.
@@ -301,8 +344,19 @@ pub(crate) fn next_arrival(
                 if heading.to.length_squared_wide() <= wide_mul(aw, aw) {
                     return arrived(goal);
                 }
-                if no_progress >= input.settle_ticks && settles(p, goal, input.radius, n()) {
-                    return arrived(p);
+            }
+            if no_progress >= input.settle_ticks {
+                let n = n();
+                if n >= 2 {
+                    // Within settle(n) of its goal, in a straight line and along the rest of
+                    // its path; or within twice that, against a unit at rest on the same goal
+                    // ahead of it (the crowd reaches farther where walls keep it from the disc).
+                    let s = settle_radius(input.radius, n);
+                    let near =
+                        |d| within(p, goal, d) && (to_goal || path_within(heading, after, d));
+                    if near(s) || (near(s.saturating_mul_int(2)) && touching()) {
+                        return arrived(p);
+                    }
                 }
             }
             let status = if no_progress >= input.give_up_ticks {
@@ -382,9 +436,10 @@ mod tests {
             Arrival::default(),
             &input,
             &Heading::new(input.position, goal),
-            true,
+            &[],
             goal,
             || 1,
+            || false,
         );
         assert_eq!(a.status, OrderStatus::Arrived);
         assert_eq!(a.rest, goal);
@@ -395,7 +450,15 @@ mod tests {
             ..input
         };
         assert_eq!(
-            next_arrival(a, &far, &Heading::new(far.position, goal), true, goal, || 1),
+            next_arrival(
+                a,
+                &far,
+                &Heading::new(far.position, goal),
+                &[],
+                goal,
+                || 1,
+                || false
+            ),
             Arrival::default()
         );
     }
@@ -427,9 +490,10 @@ mod tests {
                 stopped,
                 input,
                 &Heading::new(input.position, goal),
-                true,
+                &[],
                 goal,
                 || 1,
+                || false,
             )
         };
         // Pushed a little, still within arrive_within: stays where it stopped, at rest.
@@ -462,9 +526,10 @@ mod tests {
                 a,
                 input,
                 &Heading::new(input.position, goal),
-                true,
+                &[],
                 goal,
                 || n,
+                || false,
             )
         };
         let a = step(Arrival::default(), &input, 2);
@@ -503,5 +568,105 @@ mod tests {
             ..far
         };
         assert_eq!(step(Arrival::default(), &moving, 1).no_progress, 0);
+    }
+
+    /// A unit short of a shared goal on an earlier leg of its path settles when the rest of
+    /// its path is within `settle(n)`, and not when its path is longer (the goal behind a wall,
+    /// near in a straight line only).
+    #[test]
+    fn a_stuck_unit_on_an_earlier_leg_settles_when_its_path_is_short() {
+        let input = ArrivalInput {
+            position: Vec2::from_int(2, 0),
+            velocity: Vec2::ZERO,
+            radius: Fx::ONE,
+            speed: Fx::ONE,
+            arrive_within: Fx::ONE,
+            settle_ticks: 1,
+            blocked_ticks: 3,
+            give_up_ticks: u32::MAX,
+        };
+        let goal = Vec2::ZERO;
+        // settle(2) = 1 + 1.5 √2 = 3.12.
+        let step = |target: Vec2, touching: bool| {
+            next_arrival(
+                Arrival::default(),
+                &input,
+                &Heading::new(input.position, target),
+                &[goal],
+                goal,
+                || 2,
+                || touching,
+            )
+        };
+        // Via (2, 1): 1 + √5 = 3.24 > 3.12: moving; via (1, 0): 1 + 1 = 2: settled there.
+        assert_eq!(
+            step(Vec2::from_int(2, 1), false).status,
+            OrderStatus::Moving
+        );
+        let a = step(Vec2::from_int(1, 0), false);
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, input.position));
+        // Round a wall: 2 + 8 + 6 = 16 along the path, 2 in a straight line: never settles,
+        // even against a crowd at rest (16 > 2 settle(2)).
+        let behind = Vec2::from_int(2, 8);
+        let far = next_arrival(
+            Arrival::default(),
+            &input,
+            &Heading::new(input.position, behind),
+            &[Vec2::from_int(-4, 8), goal],
+            goal,
+            || 2,
+            || true,
+        );
+        assert_eq!(far.status, OrderStatus::Moving);
+    }
+
+    /// Beyond `settle(n)` a stuck unit settles only against a unit at rest on the same goal
+    /// (the crowd that walls keep from the disc), and only within twice `settle(n)`; settled
+    /// there it stays while within twice `settle(n)`, and moves on beyond.
+    #[test]
+    fn beyond_the_settle_radius_a_unit_settles_against_the_crowd() {
+        let at = |x: i32| ArrivalInput {
+            position: Vec2::from_int(x, 0),
+            velocity: Vec2::ZERO,
+            radius: Fx::ONE,
+            speed: Fx::ONE,
+            arrive_within: Fx::ONE,
+            settle_ticks: 1,
+            blocked_ticks: 3,
+            give_up_ticks: u32::MAX,
+        };
+        let goal = Vec2::ZERO;
+        // settle(4) = 1 + 1.5 · 2 = 4; twice that 8.
+        let step = |a, input: &ArrivalInput, touching: bool| {
+            next_arrival(
+                a,
+                input,
+                &Heading::new(input.position, goal),
+                &[],
+                goal,
+                || 4,
+                || touching,
+            )
+        };
+        assert_eq!(
+            step(Arrival::default(), &at(6), false).status,
+            OrderStatus::Moving
+        );
+        assert_eq!(
+            step(Arrival::default(), &at(9), true).status,
+            OrderStatus::Moving
+        );
+        let a = step(Arrival::default(), &at(6), true);
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, at(6).position));
+        assert!(resting(&a, goal));
+        // Pushed, within twice settle(4): stays where it settled (within 3r of it) or rests
+        // where it is (farther); beyond twice settle(4): moving again.
+        assert_eq!(step(a, &at(8), false), a);
+        let moved = step(a, &at(2), false);
+        assert_eq!(
+            (moved.status, moved.rest),
+            (OrderStatus::Arrived, at(2).position)
+        );
+        assert_eq!(step(a, &at(9), false), Arrival::default());
     }
 }

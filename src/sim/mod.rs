@@ -202,10 +202,10 @@ impl Simulator {
         // Formation marches (sim/formation_march.rs): the frames move, then the members are
         // steered after the orders.
         let marched = self.march_formations();
+        self.work.stats.obstacle_tree_rebuilt = !self.obstacles.is_built();
         self.steer_orders();
         self.steer_marches();
         clock.lap(&mut times.orders);
-        self.work.stats.obstacle_tree_rebuilt = !self.obstacles.is_built();
         self.build_obstacles();
         clock.lap(&mut times.obstacles);
         self.work.stats.agents = self.agents.len() as u64;

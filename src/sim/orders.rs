@@ -5,10 +5,11 @@
 use super::Simulator;
 use crate::agent::{AgentId, AgentParams};
 use crate::error::SimError;
-use crate::math::{Fx, Vec2};
+use crate::math::{Fx, Vec2, wide_mul};
+use crate::obstacle::ObstacleSet;
 use crate::orders::{
     ArrivalInput, BLOCKED_AFTER, Heading, Order, OrderEvent, OrderStatus, Progress, SETTLE_AFTER,
-    Steering, next_arrival, resting, ticks_for,
+    Steering, next_arrival, resting, settle_radius, ticks_for,
 };
 
 /// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
@@ -37,6 +38,8 @@ impl Simulator {
     /// two by slot (each half reads the state and writes only its own orders, preferred
     /// velocities and steps).
     pub(super) fn steer_orders(&mut self) {
+        // The chain rule of arrival asks for obstacles near shared goals.
+        self.build_obstacles();
         let Self {
             orders,
             agents,
@@ -44,6 +47,7 @@ impl Simulator {
             inputs,
             tick,
             time_step,
+            obstacles,
             ..
         } = self;
         let steps = &mut inputs.steered;
@@ -52,6 +56,16 @@ impl Simulator {
         let dt = *time_step;
         orders.refresh_shared();
         let (ids, positions, velocities, params, prefs) = agents.steering_view();
+        let settle_ticks = ticks_for(SETTLE_AFTER, dt);
+        let (list, shared) = orders.list_and_shared();
+        collect_at_rest(
+            (&mut inputs.at_rest, &mut inputs.near_goal),
+            list,
+            shared,
+            (ids, positions, params),
+            settle_ticks,
+            obstacles,
+        );
         let state = SteerState {
             ids,
             positions,
@@ -59,13 +73,13 @@ impl Simulator {
             params,
             steering: *steering,
             tick: *tick,
-            settle_ticks: ticks_for(SETTLE_AFTER, dt),
+            at_rest: &inputs.at_rest,
+            settle_ticks,
             blocked_ticks: ticks_for(BLOCKED_AFTER, dt),
             give_up_ticks: steering
                 .give_up_after
                 .map_or(u32::MAX, |t| ticks_for(t, dt)),
         };
-        let (list, shared) = orders.list_and_shared();
         let changed = steer_range(&state, list, shared, prefs, 0, steps);
         // The status changes, in id order (the steps now hold the old progress); most steps
         // change none, and then there is nothing to look for.
@@ -319,6 +333,8 @@ impl Simulator {
 /// steering and the tick lengths of the arrival rule.
 struct SteerState<'a> {
     ids: &'a [AgentId],
+    /// The orders at rest on shared goals ([`collect_at_rest`]).
+    at_rest: &'a [AtRest],
     positions: &'a [Vec2],
     velocities: &'a [Vec2],
     params: &'a [AgentParams],
@@ -427,14 +443,117 @@ fn plan_order(
     };
     let goal = order.goal();
     let heading = Heading::new(position, target);
-    let arrival = next_arrival(order.arrival(), &input, &heading, to_goal, goal, || {
-        // With RVO2's goal rule no goal counts as shared: nothing settles short of its goal.
-        if steering.rvo2_goals { 1 } else { shared }
-    });
+    let after = &order.path()[next as usize + 1..];
+    let arrival = next_arrival(
+        order.arrival(),
+        &input,
+        &heading,
+        after,
+        goal,
+        || {
+            // With RVO2's goal rule no goal counts as shared: nothing settles short of its goal.
+            if steering.rvo2_goals { 1 } else { shared }
+        },
+        || touches_at_rest(state.at_rest, goal, position, params.radius, heading.to),
+    );
     let pref = if resting(&arrival, goal) {
         Vec2::ZERO
     } else {
         steering.pref_velocity(id, state.tick, &heading, to_goal, speed)
     };
     (Progress { next, arrival }, pref)
+}
+
+/// An order at rest (arrived) on a goal it shares, as stage 1b found it: the goal, how many
+/// orders share it, and its agent's position and radius.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AtRest {
+    goal: Vec2,
+    shared: u32,
+    position: Vec2,
+    radius: Fx,
+}
+
+/// The sort key of a goal (its bits): the orders at rest on one goal are one run of the list.
+fn goal_bits(goal: Vec2) -> (i64, i64) {
+    (goal.x.to_bits(), goal.y.to_bits())
+}
+
+/// Fills `out` with the orders at rest on shared goals that walls crowd (an obstacle edge
+/// within `settle(n)` of the goal, for the largest radius at rest there), sorted by goal, from
+/// the state at the start of stage 1b (so the list is the same whatever order, or thread,
+/// reads it), when some moving order on a shared goal may settle this tick
+/// ([`touches_at_rest`] is asked only then); else leaves it empty.
+fn collect_at_rest(
+    (out, edges): (&mut Vec<AtRest>, &mut Vec<(i128, u32)>),
+    orders: &[(AgentId, Order)],
+    shared: &[u32],
+    (ids, positions, params): (&[AgentId], &[Vec2], &[AgentParams]),
+    settle_ticks: u32,
+    obstacles: &ObstacleSet,
+) {
+    out.clear();
+    let may_settle = orders.iter().zip(shared).any(|((_, o), &n)| {
+        n >= 2
+            && !o.status().is_finished()
+            && o.arrival().no_progress.saturating_add(1) >= settle_ticks
+    });
+    if !may_settle {
+        return;
+    }
+    // Room for every order and every edge: the buffers grow only when the orders or the
+    // obstacles do.
+    out.reserve(orders.len());
+    edges.reserve(obstacles.vertices().len());
+    let mut slot = 0;
+    for ((id, order), &n) in orders.iter().zip(shared) {
+        while slot < ids.len() && ids[slot] < *id {
+            slot += 1;
+        }
+        if n >= 2 && order.status() == OrderStatus::Arrived && ids.get(slot) == Some(id) {
+            out.push(AtRest {
+                goal: order.goal(),
+                shared: n,
+                position: positions[slot],
+                radius: params[slot].radius,
+            });
+        }
+    }
+    out.sort_by_key(|a| goal_bits(a.goal));
+    // Keep the goals walls crowd (runs of one goal, in place).
+    let (mut read, mut write) = (0, 0);
+    while read < out.len() {
+        let key = goal_bits(out[read].goal);
+        let end = read + out[read..].partition_point(|a| goal_bits(a.goal) == key);
+        let radius = out[read..end]
+            .iter()
+            .map(|a| a.radius)
+            .max()
+            .unwrap_or(Fx::ZERO);
+        let reach = settle_radius(radius, out[read].shared);
+        edges.clear();
+        obstacles.query_neighbors(out[read].goal, reach, edges);
+        if !edges.is_empty() {
+            out.copy_within(read..end, write);
+            write += end - read;
+        }
+        read = end;
+    }
+    out.truncate(write);
+}
+
+/// Whether a unit at `p` (radius `r`) heading along `ahead` touches an order at rest on `goal`
+/// in front of it: their discs within `r / 2` of each other, the other's centre on the side
+/// `ahead` points to.
+fn touches_at_rest(at_rest: &[AtRest], goal: Vec2, p: Vec2, r: Fx, ahead: Vec2) -> bool {
+    let key = goal_bits(goal);
+    let first = at_rest.partition_point(|a| goal_bits(a.goal) < key);
+    at_rest[first..]
+        .iter()
+        .take_while(|a| goal_bits(a.goal) == key)
+        .any(|a| {
+            let d = a.position - p;
+            let reach = r.saturating_add(a.radius).saturating_add(r / 2);
+            d.length_squared_wide() <= wide_mul(reach, reach) && d.dot_wide(ahead) > 0
+        })
 }

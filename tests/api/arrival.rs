@@ -93,6 +93,50 @@ fn eighty_units_sent_to_one_point_settle_around_it() {
     }
 }
 
+/// A point in a room's corner, 3 from both walls: the quarter of the settle disc that is not
+/// wall cannot hold the crowd (40 units of radius 1.5: settle(40) = 15.7, a quarter disc of
+/// 194 square units against about 300 that ORCA packs them in), so the units the disc cannot
+/// take settle against the crowd at rest, within twice the settle radius (before, they pushed
+/// for ever: 39 of 40 not at rest after 2,400 ticks). A copy restored at tick 300 continues
+/// bit-identically (the crowd at rest is read from the state, never kept).
+#[test]
+fn units_sent_to_a_corner_settle_against_the_crowd() {
+    use lockstep_orca::ObstacleShape;
+    let goal = Vec2::from_int(47, 47);
+    let mut sim = crowd(40, goal);
+    let room = [(-50, -50), (-50, 50), (50, 50), (50, -50)];
+    sim.add_obstacle(ObstacleShape::Polygon(
+        room.iter().map(|&(x, y)| Vec2::from_int(x, y)).collect(),
+    ))
+    .unwrap();
+    let ids = sim.agent_ids().to_vec();
+    for _ in 0..300 {
+        sim.step().unwrap();
+    }
+    let mut restored = Simulator::restore(&sim.snapshot()).unwrap();
+    for _ in 0..300 {
+        sim.step().unwrap();
+        restored.step().unwrap();
+        assert_eq!(
+            sim.state_hash(),
+            restored.state_hash(),
+            "tick {}",
+            sim.tick()
+        );
+    }
+    let (settled, far) = settle(&mut sim, goal, 2_400);
+    let bound = lockstep_orca::orders::settle_radius(Fx::lit("1.5"), 40).to_num::<f64>();
+    println!(
+        "40 units in a corner: all at rest from tick {settled}; farthest {far:.3} (settle(40) = {bound:.3})"
+    );
+    assert!(
+        far > bound,
+        "the corner should not hold the crowd: farthest {far}"
+    );
+    assert!(far <= 2.0 * bound, "farthest {far}, beyond twice {bound}");
+    assert_eq!(ids.len(), 40);
+}
+
 #[test]
 fn a_lone_unit_rests_on_its_goal_and_a_pushed_one_returns() {
     let goal = Vec2::from_int(5, 0);
