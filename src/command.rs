@@ -134,6 +134,9 @@ pub enum Command {
     /// Appends `goal` to an agent's path ([`crate::orders`]): the path's current end becomes a
     /// waypoint. The same as [`Command::MoveTo`] for an agent without an order. Rejected when
     /// the path already holds [`MAX_PATH_POINTS`](crate::orders::MAX_PATH_POINTS) points.
+    /// Ends the agent's navigation ([`Command::NavigateTo`]): the appended leg is straight, and
+    /// before the navigated order's first plan exists its path is only the agent's position
+    /// (docs/navigation.md § "Limits").
     QueueMove {
         /// The agent.
         id: AgentId,

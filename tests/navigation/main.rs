@@ -6,6 +6,7 @@ mod mesh;
 mod planner;
 mod quality;
 mod rebuild;
+mod sweep;
 #[cfg(feature = "scenario")]
 mod traffic;
 mod walls;
