@@ -412,6 +412,15 @@ pub enum Decision {
     },
 }
 
+/// Where a navigating agent waits for a choke ([`Simulator::door_wait`](crate::Simulator::door_wait)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoorWait {
+    /// The choke (door) it waits for.
+    pub choke: Choke,
+    /// Its waiting place beside the entrance (its order's goal while it waits).
+    pub spot: Vec2,
+}
+
 /// How a unit relates to one choke.
 #[derive(Clone, Copy, Debug)]
 struct Relation {
