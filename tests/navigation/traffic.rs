@@ -377,6 +377,105 @@ fn waiting_sim(
     sim
 }
 
+fn rect(b: [f64; 4]) -> Vec<(f64, f64)> {
+    vec![(b[0], b[1]), (b[2], b[1]), (b[2], b[3]), (b[0], b[3])]
+}
+
+/// A choke between four buildings, 40 units one way and 20 the other (the waiting places'
+/// repro): at every tick the waiting places of the waiters (`door_wait`) are at least two
+/// radii plus the margin apart. Before, two were handed out 0.072 apart and their units
+/// rested on top of each other (overlap −0.98).
+#[test]
+fn waiting_places_at_a_choke_between_buildings_are_two_radii_apart() {
+    use lockstep_orca::{AgentId, Command, Vec2};
+    let buildings = [
+        [20.283, -23.176, 28.205, -17.836],
+        [24.933, -12.869, 30.590, -4.840],
+        [19.1, -17.1, 23.1, -13.1],
+        [7.339, -10.679, 17.330, -5.554],
+    ];
+    let walls: Vec<_> = buildings.iter().map(|&b| rect(b)).collect();
+    let mut sim = waiting_sim(
+        &walls,
+        [(-10.0, -40.0), (60.0, -40.0), (60.0, 20.0), (-10.0, 20.0)],
+    );
+    let v = |x: f64, y: f64| Vec2::from_f64(x, y).unwrap();
+    let mut ids: Vec<AgentId> = vec![];
+    for k in 0..40 {
+        let start = v(36.0 + 1.5 * (k % 6) as f64, -20.0 + 1.5 * (k / 6) as f64);
+        let id = sim.add_agent(start).unwrap();
+        sim.queue_command(
+            0,
+            Command::NavigateTo {
+                id,
+                goal: v(5.0, -14.0),
+            },
+        )
+        .unwrap();
+        ids.push(id);
+    }
+    for k in 0..20 {
+        let start = v(2.0 + 1.5 * (k % 5) as f64, -22.0 + 1.5 * (k / 5) as f64);
+        let id = sim.add_agent(start).unwrap();
+        sim.queue_command(
+            0,
+            Command::NavigateTo {
+                id,
+                goal: v(45.0, -2.0),
+            },
+        )
+        .unwrap();
+        ids.push(id);
+    }
+    let (mut closest, mut waits, mut worst) = (f64::MAX, 0usize, f64::INFINITY);
+    for _ in 0..1600 {
+        sim.step().unwrap();
+        let places: Vec<(AgentId, Vec2)> = ids
+            .iter()
+            .filter_map(|&id| sim.door_wait(id).unwrap().map(|w| (id, w.spot)))
+            .collect();
+        waits += places.len();
+        // The worst overlap of two waiters both at rest on their places (within 0.1).
+        let rest: Vec<Vec2> = places
+            .iter()
+            .map(|&(id, p)| (id, p, sim.agent_position(id).unwrap()))
+            .filter(|&(_, p, at)| (at - p).length().to_num::<f64>() < 0.1)
+            .map(|t| t.2)
+            .collect();
+        for (k, &a) in rest.iter().enumerate() {
+            for &b in &rest[k + 1..] {
+                worst = worst.min((a - b).length().to_num::<f64>() - 1.0);
+            }
+        }
+        for (k, &(a, p)) in places.iter().enumerate() {
+            // The waiter's order goes to its place.
+            assert_eq!(sim.agent_order(a).unwrap().unwrap().goal(), p);
+            for &(b, q) in &places[k + 1..] {
+                let d = (p - q).length().to_num::<f64>();
+                assert!(
+                    d >= 1.05 - 1e-6,
+                    "tick {}: agents {} and {} wait {d:.3} apart at {:?} {:?} (standing at {:?} {:?}; {:?} {:?})",
+                    sim.tick(),
+                    a.0,
+                    b.0,
+                    p.to_f64(),
+                    q.to_f64(),
+                    sim.agent_position(a).unwrap().to_f64(),
+                    sim.agent_position(b).unwrap().to_f64(),
+                    sim.door_wait(a).unwrap(),
+                    sim.door_wait(b).unwrap(),
+                );
+                closest = closest.min(d);
+            }
+        }
+    }
+    assert!(waits > 100, "the scene has waiters: {waits} waiter-ticks");
+    println!(
+        "closest waiting places {closest:.3}, worst overlap of waiters at rest on their places \
+         {worst:.3}, {waits} waiter-ticks"
+    );
+}
+
 /// 20 units each way through a door 1.3 wide in a wall `x ∈ [-0.25, 0.25]` (the waiting
 /// status repro), stepped `ticks` times; `each` sees the simulator after every step.
 fn door_counterflow_20(ticks: u64, mut each: impl FnMut(&Simulator, &[lockstep_orca::AgentId])) {
