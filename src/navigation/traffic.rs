@@ -29,9 +29,12 @@
 //! A waiting unit gets a **waiting spot** in a block along the wall beside the entrance, on
 //! the hand of the portal's axis it stands on (so it never crosses the mouth, and the units
 //! coming out pass between the two blocks), two files deep, the nearest waiters taking the
-//! free places nearest the portal; a spot is kept while its unit waits. Every spot is checked
-//! with [`NavMesh::is_walkable`] for the unit's radius (moved out along the portal's normal,
-//! else the unit waits where it stands): nothing here moves a unit towards a wall. A waiter
+//! free places nearest the portal; a spot is kept while its unit waits. A place is free when
+//! it is at least the two units' radii plus [`spot_margin`] from every spot held or handed
+//! out in the same tick, whatever its block or choke, so no two waiters rest on top of each
+//! other. Every spot is checked with [`NavMesh::is_walkable`] for the unit's radius (moved
+//! out along the portal's normal, else the unit waits where it stands, when that is free;
+//! else it tries the next place): nothing here moves a unit towards a wall. A waiter
 //! whose kept path, resumed from its spot, would pass beside the portal (a straight path
 //! through the door) still waits for it (the simulator resumes it through the portal's
 //! middle).
@@ -48,7 +51,7 @@
 use super::NavMesh;
 use crate::error::SimError;
 use crate::geom::{cmp_dist_point_segment, left_of, segments_intersect};
-use crate::math::{Fx, Vec2};
+use crate::math::{Fx, Vec2, wide_mul};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
@@ -412,6 +415,15 @@ pub enum Decision {
     },
 }
 
+/// Where a navigating agent waits for a choke ([`Simulator::door_wait`](crate::Simulator::door_wait)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoorWait {
+    /// The choke (door) it waits for.
+    pub choke: Choke,
+    /// Its waiting place beside the entrance (its order's goal while it waits).
+    pub spot: Vec2,
+}
+
 /// How a unit relates to one choke.
 #[derive(Clone, Copy, Debug)]
 struct Relation {
@@ -549,7 +561,8 @@ const BLOCK_FILES: u32 = 2;
 /// aside from the portal's axis, then `2.2 r` apart). Units coming out of the portal pass
 /// between the two blocks; units of the side let through slide along the wall into the
 /// portal. A spot where the unit would not be walkable moves out along the normal by `r`, up
-/// to 8 times; failing that the unit waits where it stands.
+/// to 8 times; failing that this is `position` (the unit waits where it stands). [`decide`]
+/// takes the first place (or `position`) free of the spots taken, else `position`.
 fn spot(
     params: &TrafficParams,
     mesh: &NavMesh,
@@ -578,6 +591,33 @@ fn spot(
         s += n * r;
     }
     position
+}
+
+/// The least room between two waiters' discs at their spots ([`decide`]): a tenth of the
+/// radius planned for (0.05 with the default radius), so spots handed out at the same time
+/// are at least the two units' radii plus this apart.
+#[must_use]
+pub fn spot_margin(params: &TrafficParams) -> Fx {
+    params.radius / 10
+}
+
+/// How many places of a block a fresh waiter of `radius` tries, with `taken` spots already
+/// handed out: each spot taken can rule out the places within `2 · reach` of it, where
+/// `reach` is about the larger of `radius` and `r`: up to `(2 · reach / 2.2 r + 1)²` of the
+/// lattice, the two files of the block bounding one direction. Then the unit waits where it
+/// stands.
+fn spot_candidates(params: &TrafficParams, radius: Fx, taken: usize) -> u32 {
+    // Ranks within reach of one spot: 2 · reach / 2.2 r + 2 = 10 · reach / 11 r + 2, on the
+    // raw bits (both positive: the radii are checked above 0), at most 64.
+    let r = i128::from(params.radius.to_bits().max(1));
+    let reach = i128::from(radius.to_bits()).max(r);
+    let ranks = u32::try_from((10 * reach / (11 * r) + 2).min(64)).unwrap_or(64);
+    let per_spot = ranks.saturating_mul(BLOCK_FILES);
+    u32::try_from(taken)
+        .unwrap_or(u32::MAX)
+        .saturating_add(1)
+        .saturating_mul(per_spot)
+        .min(4_096)
 }
 
 /// One tick of traffic control: updates the reservations `state` (held chokes only, ascending
@@ -737,7 +777,11 @@ pub fn decide(
     }
     // Spots: a waiter keeps its spot while it waits for the same choke on the same hand; the
     // others take the free places of their block nearest the portal, in order of (choke,
-    // side, hand, distance, id).
+    // side, hand, distance, id). A place is free when it is at least the two radii plus
+    // [`SPOT_MARGIN`] from every spot taken this tick, of any block and any choke (blocks of
+    // chokes near each other overlap; a spot moved out along the normal can land beside
+    // another place of its block): before, only a place exactly equal to a spot of the same
+    // block counted as taken, and waiters came to rest on top of each other.
     let hand = |i: usize| {
         let r = rel[i].expect("waits are related");
         let choke = chokes[r.choke];
@@ -747,7 +791,9 @@ pub fn decide(
             hand_of(&choke, r.side, travellers[i].position),
         )
     };
-    let mut taken: Vec<(Block, Vec2)> = Vec::new();
+    let margin = spot_margin(params);
+    // (spot, the radius of its unit).
+    let mut taken: Vec<(Vec2, Fx)> = Vec::new();
     let mut fresh: Vec<(Block, Fx, u32, usize)> = Vec::new();
     for &i in &waits {
         let key = hand(i);
@@ -755,7 +801,7 @@ pub fn decide(
         match waiting[i] {
             Some((c, spot)) if c == choke && hand_of(&choke, key.1, spot) == key.2 => {
                 out[i] = Decision::Wait { choke, spot };
-                taken.push((key, spot));
+                taken.push((spot, travellers[i].radius));
             }
             _ => fresh.push((
                 key,
@@ -769,8 +815,15 @@ pub fn decide(
     for (key, _, _, i) in fresh {
         let t = &travellers[i];
         let choke = chokes[key.0];
-        // At most one place per spot taken is skipped: the loop is bounded.
-        let spot = (0..=taken.len() as u32)
+        let free = |s: Vec2| {
+            taken.iter().all(|&(q, radius)| {
+                let apart = t.radius.saturating_add(radius).saturating_add(margin);
+                (s - q).length_squared_wide() >= wide_mul(apart, apart)
+            })
+        };
+        // A spot taken rules out the places within its reach: a few of its block's lattice
+        // (2.2 r apart), more for units larger than `r`; the loop is bounded.
+        let spot = (0..spot_candidates(params, t.radius, taken.len()))
             .map(|k| {
                 spot(
                     params,
@@ -782,9 +835,9 @@ pub fn decide(
                     t.radius,
                 )
             })
-            .find(|&s| s == t.position || !taken.iter().any(|&(q, p)| q == key && p == s))
+            .find(|&s| free(s))
             .unwrap_or(t.position);
-        taken.push((key, spot));
+        taken.push((spot, t.radius));
         out[i] = Decision::Wait { choke, spot };
     }
     out

@@ -530,3 +530,68 @@ fn the_portal_index_answers_as_the_plain_scans() {
         );
     }
 }
+
+/// Waiting places handed out in one tick are at least two radii plus [`spot_margin`] apart,
+/// kept ones included: a fresh waiter never gets a place beside a kept spot that is not
+/// exactly one of the block's places (before, only a place equal to a spot taken counted as
+/// taken: the new place was 0.05 from the kept one).
+#[test]
+fn waiting_places_handed_out_together_are_two_radii_apart() {
+    // 0 east goes (nearest); 1, 2 and 3 west wait north of the axis; 1 keeps a spot 0.05
+    // off the block's first place (-0.75, 1.45).
+    let (s, pos) = door_scene(&[(2.0, 0.0), (-2.5, 1.0), (-3.0, 1.5), (-3.5, 2.0)]);
+    let mut state = Vec::new();
+    let kept = Some((s.chokes[0], v(-0.75, 1.5)));
+    let d = decide(
+        &TrafficParams::DEFAULT,
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        0,
+        32,
+        &travellers(&s, &pos),
+        &[None, kept, None, None],
+    );
+    assert_eq!(d[0], Decision::Go);
+    let spots: Vec<Vec2> = (1..4)
+        .map(|i| match d[i] {
+            Decision::Wait { spot, .. } => spot,
+            Decision::Go => panic!("{i} should wait"),
+        })
+        .collect();
+    assert_eq!(spots[0], v(-0.75, 1.5), "the kept spot stays");
+    let apart = TRAFFIC_RADIUS * 2 + spot_margin(&TrafficParams::DEFAULT);
+    for i in 0..spots.len() {
+        assert!(s.mesh.is_walkable(spots[i], TRAFFIC_RADIUS));
+        assert!(
+            spots[i].y > Fx::ZERO,
+            "on its own hand: {:?}",
+            spots[i].to_f64()
+        );
+        for j in i + 1..spots.len() {
+            let d = (spots[i] - spots[j]).length();
+            assert!(
+                d >= apart,
+                "{i} {j}: {:?} {:?} {d}",
+                spots[i].to_f64(),
+                spots[j].to_f64()
+            );
+        }
+    }
+    // The margin is a tenth of the radius planned for (rounded down to the raw bit).
+    assert_eq!(spot_margin(&TrafficParams::DEFAULT), TRAFFIC_RADIUS / 10);
+    assert!(spot_margin(&TrafficParams::DEFAULT) > Fx::lit("0.0499"));
+    // Deterministic: the same inputs give the same places.
+    let mut again = Vec::new();
+    let d2 = decide(
+        &TrafficParams::DEFAULT,
+        &s.mesh,
+        &s.chokes,
+        &mut again,
+        0,
+        32,
+        &travellers(&s, &pos),
+        &[None, kept, None, None],
+    );
+    assert_eq!(d, d2);
+}

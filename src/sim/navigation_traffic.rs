@@ -61,7 +61,7 @@ use crate::error::SimError;
 use crate::geom::segments_intersect;
 use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::traffic::{
-    self, Choke, ChokeState, Decision, NO_UNIT, RIGHT_OF_WAY, TrafficParams, Traveller,
+    self, Choke, ChokeState, Decision, DoorWait, NO_UNIT, RIGHT_OF_WAY, TrafficParams, Traveller,
 };
 use crate::orders::{Arrival, MAX_PATH_POINTS, Order, OrderStatus};
 use crate::util::ByteSink;
@@ -256,6 +256,37 @@ impl TrafficState {
             }
         }
         Ok(())
+    }
+}
+
+impl Simulator {
+    /// Whether agent `id` waits for a door (a choke, [`crate::navigation::traffic`]) and
+    /// where: the choke and its waiting place. `None` when it does not wait (it has no
+    /// navigation order, goes on its path, or traffic control is off).
+    ///
+    /// While it waits, the agent's [order](Self::agent_order) is a plain move to the waiting
+    /// place and its [`NavigateTo`](crate::Command::NavigateTo) goal stays in its
+    /// [`nav_status`](Self::nav_status); when its side takes the door it resumes its planned
+    /// path. Read it after a [`step`](Self::step): the waiters of that step's stage 1a (state:
+    /// hashed and snapshotted with the navigation state).
+    ///
+    /// Note: an order reaching its waiting place currently reports
+    /// [`OrderStatus::Arrived`] (and an [`OrderEventKind::Arrived`](crate::orders::OrderEventKind::Arrived)
+    /// event) although the unit is still on its way to its goal; a game tells the two apart
+    /// with this (an arrival of a unit that waits for a door is not the arrival at its goal).
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`].
+    pub fn door_wait(&self, id: AgentId) -> Result<Option<DoorWait>, SimError> {
+        self.agent_position(id)?;
+        let waiters = &self.nav.traffic.waiters;
+        Ok(waiters
+            .binary_search_by_key(&id, |w| w.id)
+            .ok()
+            .map(|k| DoorWait {
+                choke: waiters[k].choke,
+                spot: waiters[k].spot,
+            }))
     }
 }
 
