@@ -32,6 +32,9 @@
 //!   crowd).
 //! * **Blocked.** A moving order without progress for [`BLOCKED_AFTER`] is `Blocked` (a
 //!   status and an event; it keeps going). Progress makes it `Moving` again.
+//! * **Waiting for a door.** While traffic control holds a navigating unit at a door's waiting
+//!   place ([`Simulator::door_wait`](crate::Simulator::door_wait)), its order (a move to that
+//!   place) skips this rule: `Moving`, no progress counted, no arrival or event.
 //! * **Given up.** With [`Steering::give_up_after`](super::Steering::give_up_after) set (default
 //!   never), an order without progress for that long is `GivenUp`: finished, the agent rests
 //!   where it stands.

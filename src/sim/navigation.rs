@@ -100,7 +100,7 @@ mod stage;
 // Traffic control at chokepoints (stage 1a, step 5): its own file, its own section.
 #[path = "navigation_traffic.rs"]
 mod traffic;
-pub(crate) use traffic::TrafficState;
+pub(crate) use traffic::{TrafficState, Waiter};
 
 /// Seconds a navigating agent waits between two plans (Detour's `TARGET_REPLAN_DELAY` is 1).
 pub(crate) const REPLAN_COOLDOWN_SECONDS: u64 = 2;

@@ -270,10 +270,8 @@ impl Simulator {
     /// path. Read it after a [`step`](Self::step): the waiters of that step's stage 1a (state:
     /// hashed and snapshotted with the navigation state).
     ///
-    /// Note: an order reaching its waiting place currently reports
-    /// [`OrderStatus::Arrived`] (and an [`OrderEventKind::Arrived`](crate::orders::OrderEventKind::Arrived)
-    /// event) although the unit is still on its way to its goal; a game tells the two apart
-    /// with this (an arrival of a unit that waits for a door is not the arrival at its goal).
+    /// A waiting agent is on its way: its order stays [`OrderStatus::Moving`] while it waits
+    /// (reaching its waiting place is no arrival, and reports no event).
     ///
     /// # Errors
     /// [`SimError::UnknownAgent`].

@@ -8,8 +8,8 @@ use crate::error::SimError;
 use crate::math::{Fx, Vec2, wide_mul};
 use crate::obstacle::ObstacleSet;
 use crate::orders::{
-    ArrivalInput, BLOCKED_AFTER, Heading, Order, OrderEvent, OrderStatus, Progress, SETTLE_AFTER,
-    Steering, next_arrival, resting, settle_radius, ticks_for,
+    Arrival, ArrivalInput, BLOCKED_AFTER, Heading, Order, OrderEvent, OrderStatus, Progress,
+    SETTLE_AFTER, Steering, next_arrival, resting, settle_radius, ticks_for,
 };
 
 /// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
@@ -48,6 +48,7 @@ impl Simulator {
             tick,
             time_step,
             obstacles,
+            nav,
             ..
         } = self;
         let steps = &mut inputs.steered;
@@ -74,6 +75,7 @@ impl Simulator {
             steering: *steering,
             tick: *tick,
             at_rest: &inputs.at_rest,
+            waiters: &nav.traffic.waiters,
             settle_ticks,
             blocked_ticks: ticks_for(BLOCKED_AFTER, dt),
             give_up_ticks: steering
@@ -335,6 +337,9 @@ struct SteerState<'a> {
     ids: &'a [AgentId],
     /// The orders at rest on shared goals ([`collect_at_rest`]).
     at_rest: &'a [AtRest],
+    /// The units waiting for a door (traffic control's state, ascending id): their orders lead
+    /// to waiting places, not goals, and never arrive.
+    waiters: &'a [super::navigation::Waiter],
     positions: &'a [Vec2],
     velocities: &'a [Vec2],
     params: &'a [AgentParams],
@@ -444,18 +449,25 @@ fn plan_order(
     let goal = order.goal();
     let heading = Heading::new(position, target);
     let after = &order.path()[next as usize + 1..];
-    let arrival = next_arrival(
-        order.arrival(),
-        &input,
-        &heading,
-        after,
-        goal,
-        || {
-            // With RVO2's goal rule no goal counts as shared: nothing settles short of its goal.
-            if steering.rvo2_goals { 1 } else { shared }
-        },
-        || touches_at_rest(state.at_rest, goal, position, params.radius, heading.to),
-    );
+    // A unit waiting for a door is on its way: its order to the waiting place never arrives
+    // (it comes to rest there by the goal rule, and no arrival is reported).
+    let waiting = state.waiters.binary_search_by_key(&id, |w| w.id).is_ok();
+    let arrival = if waiting {
+        Arrival::default()
+    } else {
+        next_arrival(
+            order.arrival(),
+            &input,
+            &heading,
+            after,
+            goal,
+            || {
+                // With RVO2's goal rule no goal counts as shared: nothing settles short of its goal.
+                if steering.rvo2_goals { 1 } else { shared }
+            },
+            || touches_at_rest(state.at_rest, goal, position, params.radius, heading.to),
+        )
+    };
     let pref = if resting(&arrival, goal) {
         Vec2::ZERO
     } else {

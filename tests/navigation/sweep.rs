@@ -7,8 +7,8 @@ mod scenes;
 
 /// The first eight seeds (two of each kind of map), and four that did not finish before units
 /// settled against the crowd where walls crowd a shared goal (fourteenth session): 44 (open
-/// ground, a goal near a building), 21 (a wall with doors), 18 (rooms), 23 (dense streets).
-const SEEDS: [u64; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 18, 21, 23, 44];
+/// ground, a goal near a building), 21 (a wall with doors), 78 (rooms), 23 (dense streets).
+const SEEDS: [u64; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 21, 23, 44, 78];
 
 #[test]
 fn random_scenes_finish_and_walls_hold() {

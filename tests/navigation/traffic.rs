@@ -576,13 +576,11 @@ fn door_wait_names_the_waiters_and_their_places() {
     }
 }
 
-/// Bug: a unit waiting for a door reports `Arrived` (status and event) on reaching its
-/// waiting place, although it is still on its way (in this scene, 91 such events; one unit
-/// 95 units from its goal). The waiting order is a plain move to the place, and the arrival
-/// rule (stage 1b, `src/sim/orders.rs`, `src/orders/arrival.rs`) knows nothing of waiting;
-/// the fix belongs there (see docs/navigation.md, "Doors").
+/// A unit waiting for a door is on its way: its order to the waiting place never reports
+/// `Arrived` (status or event), and each unit's arrival at its goal is reported. (Before the
+/// fourteenth session's fix, this scene had 91 such false arrivals; one unit 95 units from
+/// its goal.)
 #[test]
-#[ignore = "known bug: waiters report Arrived at their waiting places (needs stage 1b to know waiters)"]
 fn a_unit_waiting_for_a_door_never_reports_arrived() {
     use lockstep_orca::orders::{OrderEventKind, OrderStatus};
     let mut arrivals = vec![0u32; 40];
