@@ -505,6 +505,10 @@ fn collect_at_rest(
     obstacles: &ObstacleSet,
 ) {
     out.clear();
+    // Without obstacles no wall crowds a goal.
+    if obstacles.vertices().is_empty() {
+        return;
+    }
     let may_settle = orders.iter().zip(shared).any(|((_, o), &n)| {
         n >= 2
             && !o.status().is_finished()
