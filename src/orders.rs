@@ -75,7 +75,7 @@ pub mod groups;
 pub use arrival::{
     Arrival, BLOCKED_AFTER, OrderEvent, OrderEventKind, OrderStatus, SETTLE_AFTER, settle_radius,
 };
-pub(crate) use arrival::{ArrivalInput, next_arrival, resting, ticks_for};
+pub(crate) use arrival::{ArrivalInput, Crowd, next_arrival, resting, ticks_for};
 
 /// Every agent's order, by id (absent: no order), and the number of path points they hold in
 /// all (bounded by [`MAX_TOTAL_PATH_POINTS`]). Part of the state.

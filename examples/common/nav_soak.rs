@@ -3,12 +3,16 @@
 //! commands on a walled map of doors and buildings, their state hashes compared after every
 //! tick. See `examples/nav_soak.rs`.
 
+#[path = "scene_kit.rs"]
+mod scene_kit;
+
 use lockstep_orca::navigation::NavParams;
 use lockstep_orca::orders::formation::FormationKind;
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, ObstacleId, ObstacleShape, Simulator, SimulatorParams, Vec2,
     snapshot, splitmix64,
 };
+use scene_kit::{Rng, block, fx};
 use std::collections::BTreeMap;
 
 /// Half the map's side.
@@ -42,37 +46,6 @@ fn heavy() -> AgentParams {
 
 /// Ticks between order rounds (a round's tick is this plus up to half of it).
 const ROUND: u64 = 300;
-
-/// A deterministic stream of numbers (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    /// A number in `0..m` (`m > 0`).
-    fn below(&mut self, m: u64) -> u64 {
-        self.0 = splitmix64(self.0);
-        self.0 % m
-    }
-
-    /// An integer in `lo..hi`.
-    fn range(&mut self, lo: i32, hi: i32) -> i32 {
-        lo + self.below((hi - lo) as u64) as i32
-    }
-}
-
-/// `n / d` units.
-fn fx(n: i32, d: i32) -> Fx {
-    Fx::from_num(n) / Fx::from_num(d)
-}
-
-/// The rectangle `[x0, x1] × [y0, y1]` (counter-clockwise: a solid block).
-fn block(x0: Fx, y0: Fx, x1: Fx, y1: Fx) -> ObstacleShape {
-    ObstacleShape::Polygon(vec![
-        Vec2::new(x0, y0),
-        Vec2::new(x1, y0),
-        Vec2::new(x1, y1),
-        Vec2::new(x0, y1),
-    ])
-}
 
 /// The map: the wall across the middle (x in [-1/2, 1/2]) with doors 1.3 wide at y = ±30, one
 /// 3 wide at y = 0 and gaps 2 wide at the boundary, and buildings in cells of 13, two of

@@ -6,44 +6,17 @@
 #[path = "monitor.rs"]
 mod monitor;
 
+#[path = "scene_kit.rs"]
+mod scene_kit;
+
 use lockstep_orca::navigation::{NavParams, PathStatus};
 use lockstep_orca::orders::OrderStatus;
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2, splitmix64,
 };
 use monitor::Monitor;
+use scene_kit::{Rng, block, fx};
 use std::collections::BTreeMap;
-
-/// A deterministic stream of numbers (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    /// A number in `0..m` (`m > 0`).
-    fn below(&mut self, m: u64) -> u64 {
-        self.0 = splitmix64(self.0);
-        self.0 % m
-    }
-
-    /// An integer in `lo..hi`.
-    fn range(&mut self, lo: i32, hi: i32) -> i32 {
-        lo + self.below((hi - lo) as u64) as i32
-    }
-}
-
-/// `n / d` units.
-fn fx(n: i32, d: i32) -> Fx {
-    Fx::from_num(n) / Fx::from_num(d)
-}
-
-/// The rectangle `[x0, x1] × [y0, y1]` (counter-clockwise: a solid block).
-fn block(x0: Fx, y0: Fx, x1: Fx, y1: Fx) -> ObstacleShape {
-    ObstacleShape::Polygon(vec![
-        Vec2::new(x0, y0),
-        Vec2::new(x1, y0),
-        Vec2::new(x1, y1),
-        Vec2::new(x0, y1),
-    ])
-}
 
 /// The units: the navigation scenes' (ten neighbours within 10, two seconds of look-ahead,
 /// top speed 1.5), of radius `radius`.

@@ -373,6 +373,33 @@ impl Bsp {
         visited
     }
 
+    /// Whether some edge lies within `range` of `q` (distance to the segment `< range`), from
+    /// either side. Recursive descent, as [`query_edges`](Self::query_edges): no allocation.
+    #[must_use]
+    pub fn any_edge_within(&self, q: Vec2, range: Fx) -> bool {
+        let reach = range.saturating_add(QUERY_SLACK);
+        self.any_edge_within_node(self.root, q, wide_mul(range, range), reach)
+    }
+
+    fn any_edge_within_node(&self, n: u32, q: Vec2, range_sq: i128, reach: Fx) -> bool {
+        if n == NONE {
+            return false;
+        }
+        let node = &self.nodes[n as usize];
+        if dist_sq_point_segment(node.p1, node.p2, q) < range_sq {
+            return true;
+        }
+        let l = left_of(node.p1, node.p2, q);
+        let (near, far) = if l >= 0 {
+            (node.left, node.right)
+        } else {
+            (node.right, node.left)
+        };
+        self.any_edge_within_node(near, q, range_sq, reach)
+            || (l.unsigned_abs() < wide_mul(reach, node.len).unsigned_abs()
+                && self.any_edge_within_node(far, q, range_sq, reach))
+    }
+
     /// Whether a disc of `radius` moving from `q1` to `q2` keeps clear of every edge: no edge
     /// intersects the path and none is closer to it than `radius`. Returns `(visible, visited)`.
     #[must_use]

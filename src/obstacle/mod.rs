@@ -495,6 +495,14 @@ impl ObstacleSet {
         });
     }
 
+    /// Whether some obstacle edge lies within `range` of `position` (distance `< range`), from
+    /// either side: inside a solid polygon, outside a room and on an edge's line too. Allocates
+    /// nothing.
+    #[must_use]
+    pub fn any_edge_within(&self, position: Vec2, range: Fx) -> bool {
+        self.with_derived(|d| d.bsp.any_edge_within(position, range))
+    }
+
     /// Whether a disc of `radius` can move in a straight line from `from` to `to` without
     /// touching an obstacle edge (closer than `radius`, or crossing it). Every edge counts,
     /// from both sides.

@@ -28,8 +28,10 @@
 //!   where it stands when it touches a unit at rest on the same goal ahead of it (their discs
 //!   within `r / 2`, the other's centre on the side the unit is heading to). The units at rest
 //!   are read from the state at the start of the stage (in stage 1b, `sim/orders.rs`), never
-//!   kept. In open ground nothing changes: the disc is compact there (`settle(n)` holds the
-//!   crowd).
+//!   kept; the walls are the obstacle tree's edges on either side of the goal. In open ground
+//!   nothing changes: the disc is compact there (`settle(n)` holds the crowd). A navigating
+//!   unit on a partial plan counts as alone with its goal (the window's end): it never
+//!   settles short of it.
 //! * **Blocked.** A moving order without progress for [`BLOCKED_AFTER`] is `Blocked` (a
 //!   status and an event; it keeps going). Progress makes it `Moving` again.
 //! * **Waiting for a door.** While traffic control holds a navigating unit at a door's waiting
@@ -56,7 +58,7 @@
 //!   towards its goal (it arrives again there, or settles next to it); pushed more than `3r`
 //!   from its rest point but still within `settle(n)`, it rests where it is now. One settled
 //!   against the crowd (its rest point beyond `settle(n)`) does the same within twice
-//!   `settle(n)`. So a settled unit never rests farther than `settle(n)` from its goal, or
+//!   `settle(n)` while walls lie within `settle(n)` of the goal. So a settled unit never rests farther than `settle(n)` from its goal, or
 //!   twice that where walls crowd the goal. A given-up order pushed more than `3r` rests where
 //!   it is.
 //!
@@ -211,13 +213,22 @@ fn settles(p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
     n >= 2 && within(p, goal, settle_radius(radius, n))
 }
 
-/// Whether an order settled at `rest` farther than `settle(n)` from its goal (blocked there by
-/// a crowd that walls or buildings keep from the disc) stays settled at `p`: within twice
-/// `settle(n)` of its goal.
-fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
+/// What the rule against the crowd asks of the simulator about one order's shared goal
+/// (stage 1b answers from the state; asked only when the rule needs it).
+pub(crate) trait Crowd {
+    /// Whether an obstacle edge lies within `d` of the goal, on either side of it.
+    fn walled(&self, d: Fx) -> bool;
+    /// Whether the unit touches a unit at rest on the same goal ahead of it.
+    fn touching(&self) -> bool;
+}
+
+/// Whether an order settled at `rest` farther than `settle(n)` from its goal (against the
+/// crowd, where walls crowd the goal) stays settled at `p`: within twice `settle(n)` of its
+/// goal, walls still within `settle(n)` of it.
+fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl Crowd) -> bool {
     n >= 2 && {
         let s = settle_radius(radius, n);
-        !within(rest, goal, s) && within(p, goal, s.saturating_mul_int(2))
+        !within(rest, goal, s) && within(p, goal, s.saturating_mul_int(2)) && crowd.walled(s)
     }
 }
 
@@ -264,7 +275,7 @@ pub(crate) fn next_arrival(
     after: &[Vec2],
     goal: Vec2,
     n: impl Fn() -> u32,
-    touching: impl Fn() -> bool,
+    crowd: &impl Crowd,
 ) -> Arrival {
     let to_goal = after.is_empty();
     let p = input.position;
@@ -279,7 +290,7 @@ pub(crate) fn next_arrival(
                 let n = n();
                 let stays = within(p, goal, input.arrive_within)
                     || settles(p, goal, input.radius, n)
-                    || settled_far(old.rest, p, goal, input.radius, n);
+                    || settled_far(old.rest, p, goal, input.radius, n, crowd);
                 return if !stays {
                     if n < 2 && within(p, goal, pushed()) {
                         // Stopped beside its goal alone with it, and pushed off: walks back.
@@ -353,11 +364,13 @@ pub(crate) fn next_arrival(
                 if n >= 2 {
                     // Within settle(n) of its goal, in a straight line and along the rest of
                     // its path; or within twice that, against a unit at rest on the same goal
-                    // ahead of it (the crowd reaches farther where walls keep it from the disc).
+                    // ahead of it, where walls lie within settle(n) of the goal (the crowd
+                    // reaches farther where walls keep it from the disc).
                     let s = settle_radius(input.radius, n);
                     let near =
                         |d| within(p, goal, d) && (to_goal || path_within(heading, after, d));
-                    if near(s) || (near(s.saturating_mul_int(2)) && touching()) {
+                    let far = s.saturating_mul_int(2);
+                    if near(s) || (near(far) && crowd.touching() && crowd.walled(s)) {
                         return arrived(p);
                     }
                 }
@@ -402,7 +415,39 @@ pub(crate) fn resting(a: &Arrival, goal: Vec2) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// Walls within the settle radius (or not), a unit at rest ahead (or not).
+    struct Scene(bool, bool);
+
+    impl Crowd for Scene {
+        fn walled(&self, _: Fx) -> bool {
+            self.0
+        }
+        fn touching(&self) -> bool {
+            self.1
+        }
+    }
+
+    /// No walls and no crowd.
+    const OPEN: Scene = Scene(false, false);
     use super::*;
+
+    /// A unit of radius, speed and `arrive_within` 1, standing still at `(x, 0)`, with the
+    /// tick counts `(settle, blocked, give_up)`.
+    fn still(
+        x: i32,
+        (settle_ticks, blocked_ticks, give_up_ticks): (u32, u32, u32),
+    ) -> ArrivalInput {
+        ArrivalInput {
+            position: Vec2::from_int(x, 0),
+            velocity: Vec2::ZERO,
+            radius: Fx::ONE,
+            speed: Fx::ONE,
+            arrive_within: Fx::ONE,
+            settle_ticks,
+            blocked_ticks,
+            give_up_ticks,
+        }
+    }
 
     #[test]
     fn ticks_round_up() {
@@ -442,7 +487,7 @@ mod tests {
             &[],
             goal,
             || 1,
-            || false,
+            &OPEN,
         );
         assert_eq!(a.status, OrderStatus::Arrived);
         assert_eq!(a.rest, goal);
@@ -460,7 +505,7 @@ mod tests {
                 &[],
                 goal,
                 || 1,
-                || false
+                &OPEN
             ),
             Arrival::default()
         );
@@ -496,7 +541,7 @@ mod tests {
                 &[],
                 goal,
                 || 1,
-                || false,
+                &OPEN,
             )
         };
         // Pushed a little, still within arrive_within: stays where it stopped, at rest.
@@ -513,16 +558,7 @@ mod tests {
 
     #[test]
     fn a_stuck_unit_settles_within_the_radius_only() {
-        let input = ArrivalInput {
-            position: Vec2::from_int(2, 0),
-            velocity: Vec2::ZERO,
-            radius: Fx::ONE,
-            speed: Fx::ONE,
-            arrive_within: Fx::ONE,
-            settle_ticks: 2,
-            blocked_ticks: 3,
-            give_up_ticks: 5,
-        };
+        let input = still(2, (2, 3, 5));
         let goal = Vec2::ZERO;
         let step = |a, input: &ArrivalInput, n: u32| {
             next_arrival(
@@ -532,7 +568,7 @@ mod tests {
                 &[],
                 goal,
                 || n,
-                || false,
+                &OPEN,
             )
         };
         let a = step(Arrival::default(), &input, 2);
@@ -578,16 +614,7 @@ mod tests {
     /// near in a straight line only).
     #[test]
     fn a_stuck_unit_on_an_earlier_leg_settles_when_its_path_is_short() {
-        let input = ArrivalInput {
-            position: Vec2::from_int(2, 0),
-            velocity: Vec2::ZERO,
-            radius: Fx::ONE,
-            speed: Fx::ONE,
-            arrive_within: Fx::ONE,
-            settle_ticks: 1,
-            blocked_ticks: 3,
-            give_up_ticks: u32::MAX,
-        };
+        let input = still(2, (1, 3, u32::MAX));
         let goal = Vec2::ZERO;
         // settle(2) = 1 + 1.5 √2 = 3.12.
         let step = |target: Vec2, touching: bool| {
@@ -598,7 +625,7 @@ mod tests {
                 &[goal],
                 goal,
                 || 2,
-                || touching,
+                &Scene(true, touching),
             )
         };
         // Via (2, 1): 1 + √5 = 3.24 > 3.12: moving; via (1, 0): 1 + 1 = 2: settled there.
@@ -618,29 +645,21 @@ mod tests {
             &[Vec2::from_int(-4, 8), goal],
             goal,
             || 2,
-            || true,
+            &Scene(true, true),
         );
         assert_eq!(far.status, OrderStatus::Moving);
     }
 
     /// Beyond `settle(n)` a stuck unit settles only against a unit at rest on the same goal
-    /// (the crowd that walls keep from the disc), and only within twice `settle(n)`; settled
-    /// there it stays while within twice `settle(n)`, and moves on beyond.
+    /// where walls lie within `settle(n)` of the goal (the crowd they keep from the disc), and
+    /// only within twice `settle(n)`; settled there it stays while within twice `settle(n)`
+    /// and the walls are there, and moves on beyond.
     #[test]
     fn beyond_the_settle_radius_a_unit_settles_against_the_crowd() {
-        let at = |x: i32| ArrivalInput {
-            position: Vec2::from_int(x, 0),
-            velocity: Vec2::ZERO,
-            radius: Fx::ONE,
-            speed: Fx::ONE,
-            arrive_within: Fx::ONE,
-            settle_ticks: 1,
-            blocked_ticks: 3,
-            give_up_ticks: u32::MAX,
-        };
+        let at = |x: i32| still(x, (1, 3, u32::MAX));
         let goal = Vec2::ZERO;
         // settle(4) = 1 + 1.5 · 2 = 4; twice that 8.
-        let step = |a, input: &ArrivalInput, touching: bool| {
+        let with = |a, input: &ArrivalInput, crowd: &Scene| {
             next_arrival(
                 a,
                 input,
@@ -648,9 +667,15 @@ mod tests {
                 &[],
                 goal,
                 || 4,
-                || touching,
+                crowd,
             )
         };
+        let step = |a, input: &ArrivalInput, touching: bool| with(a, input, &Scene(true, touching));
+        // In open ground (no walls), touching the crowd is not enough.
+        assert_eq!(
+            with(Arrival::default(), &at(6), &Scene(false, true)).status,
+            OrderStatus::Moving
+        );
         assert_eq!(
             step(Arrival::default(), &at(6), false).status,
             OrderStatus::Moving
@@ -671,5 +696,7 @@ mod tests {
             (OrderStatus::Arrived, at(2).position)
         );
         assert_eq!(step(a, &at(9), false), Arrival::default());
+        // The walls gone (or the goal no longer crowded): it walks back into settle(4).
+        assert_eq!(with(a, &at(7), &OPEN), Arrival::default());
     }
 }

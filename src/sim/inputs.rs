@@ -53,9 +53,7 @@ pub(super) struct InputLog {
     /// Stage 1b's orders at rest on shared goals, as the tick found them (a reused buffer,
     /// rebuilt from the state when some order may need it).
     pub(super) at_rest: Vec<super::orders::AtRest>,
-    /// The obstacle edges near a shared goal ([`ObstacleSet::query_neighbors`](crate::obstacle::ObstacleSet::query_neighbors)'s
-    /// output; a reused buffer).
-    pub(super) near_goal: Vec<(i128, u32)>,
+
     /// The navigation state before the current step (stages 1 and 1a change it).
     nav_before: NavState,
     /// The navigation mesh before the current step.

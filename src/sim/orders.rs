@@ -6,10 +6,11 @@ use super::Simulator;
 use crate::agent::{AgentId, AgentParams};
 use crate::error::SimError;
 use crate::math::{Fx, Vec2, wide_mul};
+use crate::navigation::PathStatus;
 use crate::obstacle::ObstacleSet;
 use crate::orders::{
-    Arrival, ArrivalInput, BLOCKED_AFTER, Heading, Order, OrderEvent, OrderStatus, Progress,
-    SETTLE_AFTER, Steering, next_arrival, resting, settle_radius, ticks_for,
+    Arrival, ArrivalInput, BLOCKED_AFTER, Crowd, Heading, Order, OrderEvent, OrderStatus, Progress,
+    SETTLE_AFTER, Steering, next_arrival, resting, ticks_for,
 };
 
 /// Stage 1b's step for one order (aligned with the orders, ascending id): the agent's slot,
@@ -60,7 +61,7 @@ impl Simulator {
         let settle_ticks = ticks_for(SETTLE_AFTER, dt);
         let (list, shared) = orders.list_and_shared();
         collect_at_rest(
-            (&mut inputs.at_rest, &mut inputs.near_goal),
+            &mut inputs.at_rest,
             list,
             shared,
             (ids, positions, params),
@@ -75,7 +76,9 @@ impl Simulator {
             steering: *steering,
             tick: *tick,
             at_rest: &inputs.at_rest,
+            obstacles,
             waiters: &nav.traffic.waiters,
+            nav_records: &nav.records,
             settle_ticks,
             blocked_ticks: ticks_for(BLOCKED_AFTER, dt),
             give_up_ticks: steering
@@ -337,6 +340,10 @@ struct SteerState<'a> {
     ids: &'a [AgentId],
     /// The orders at rest on shared goals ([`collect_at_rest`]).
     at_rest: &'a [AtRest],
+    /// The obstacles (their tree built): walls near shared goals.
+    obstacles: &'a ObstacleSet,
+    /// The navigation records (ascending id): a partial plan's end is not a goal to settle at.
+    nav_records: &'a [(AgentId, super::NavRecord)],
     /// The units waiting for a door (traffic control's state, ascending id): their orders lead
     /// to waiting places, not goals, and never arrive.
     waiters: &'a [super::navigation::Waiter],
@@ -451,10 +458,20 @@ fn plan_order(
     let after = &order.path()[next as usize + 1..];
     // A unit waiting for a door is on its way: its order to the waiting place never arrives
     // (it comes to rest there by the goal rule, and no arrival is reported).
-    let waiting = state.waiters.binary_search_by_key(&id, |w| w.id).is_ok();
+    let waiting = state
+        .waiters
+        .binary_search_by_key(&id, |w| w.id)
+        .is_ok_and(|k| order.path() == [state.waiters[k].spot]);
     let arrival = if waiting {
         Arrival::default()
     } else {
+        let crowd = GoalCrowd {
+            state,
+            goal,
+            position,
+            radius: params.radius,
+            ahead: heading.to,
+        };
         next_arrival(
             order.arrival(),
             &input,
@@ -462,10 +479,22 @@ fn plan_order(
             after,
             goal,
             || {
-                // With RVO2's goal rule no goal counts as shared: nothing settles short of its goal.
-                if steering.rvo2_goals { 1 } else { shared }
+                // With RVO2's goal rule no goal counts as shared: nothing settles short of its
+                // goal; nor short of the end of a partial plan (a window of the way, extended
+                // near its end).
+                let partial = || {
+                    state
+                        .nav_records
+                        .binary_search_by_key(&id, |r| r.0)
+                        .is_ok_and(|k| state.nav_records[k].1.status() == Some(PathStatus::Partial))
+                };
+                if steering.rvo2_goals || partial() {
+                    1
+                } else {
+                    shared
+                }
             },
-            || touches_at_rest(state.at_rest, goal, position, params.radius, heading.to),
+            &crowd,
         )
     };
     let pref = if resting(&arrival, goal) {
@@ -476,14 +505,39 @@ fn plan_order(
     (Progress { next, arrival }, pref)
 }
 
-/// An order at rest (arrived) on a goal it shares, as stage 1b found it: the goal, how many
-/// orders share it, and its agent's position and radius.
+/// An order at rest (arrived) on a goal it shares, as stage 1b found it: the goal, and its
+/// agent's position and radius.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct AtRest {
     goal: Vec2,
-    shared: u32,
     position: Vec2,
     radius: Fx,
+}
+
+/// The rule against the crowd's questions about one order's goal ([`Crowd`]), answered from
+/// the state: the obstacle tree and the orders at rest.
+struct GoalCrowd<'a, 'b> {
+    state: &'b SteerState<'a>,
+    goal: Vec2,
+    position: Vec2,
+    radius: Fx,
+    ahead: Vec2,
+}
+
+impl Crowd for GoalCrowd<'_, '_> {
+    fn walled(&self, d: Fx) -> bool {
+        self.state.obstacles.any_edge_within(self.goal, d)
+    }
+
+    fn touching(&self) -> bool {
+        touches_at_rest(
+            self.state.at_rest,
+            self.goal,
+            self.position,
+            self.radius,
+            self.ahead,
+        )
+    }
 }
 
 /// The sort key of a goal (its bits): the orders at rest on one goal are one run of the list.
@@ -491,13 +545,12 @@ fn goal_bits(goal: Vec2) -> (i64, i64) {
     (goal.x.to_bits(), goal.y.to_bits())
 }
 
-/// Fills `out` with the orders at rest on shared goals that walls crowd (an obstacle edge
-/// within `settle(n)` of the goal, for the largest radius at rest there), sorted by goal, from
-/// the state at the start of stage 1b (so the list is the same whatever order, or thread,
-/// reads it), when some moving order on a shared goal may settle this tick
-/// ([`touches_at_rest`] is asked only then); else leaves it empty.
+/// Fills `out` with the orders at rest on shared goals, sorted by goal, from the state at the
+/// start of stage 1b (so the list is the same whatever order, or thread, reads it), when some
+/// moving order on a shared goal may settle this tick against them ([`touches_at_rest`] is
+/// asked only then) and there are obstacles (walls to crowd a goal); else leaves it empty.
 fn collect_at_rest(
-    (out, edges): (&mut Vec<AtRest>, &mut Vec<(i128, u32)>),
+    out: &mut Vec<AtRest>,
     orders: &[(AgentId, Order)],
     shared: &[u32],
     (ids, positions, params): (&[AgentId], &[Vec2], &[AgentParams]),
@@ -517,10 +570,8 @@ fn collect_at_rest(
     if !may_settle {
         return;
     }
-    // Room for every order and every edge: the buffers grow only when the orders or the
-    // obstacles do.
+    // Room for every order: the buffer grows only when the orders do.
     out.reserve(orders.len());
-    edges.reserve(obstacles.vertices().len());
     let mut slot = 0;
     for ((id, order), &n) in orders.iter().zip(shared) {
         while slot < ids.len() && ids[slot] < *id {
@@ -529,33 +580,12 @@ fn collect_at_rest(
         if n >= 2 && order.status() == OrderStatus::Arrived && ids.get(slot) == Some(id) {
             out.push(AtRest {
                 goal: order.goal(),
-                shared: n,
                 position: positions[slot],
                 radius: params[slot].radius,
             });
         }
     }
     out.sort_by_key(|a| goal_bits(a.goal));
-    // Keep the goals walls crowd (runs of one goal, in place).
-    let (mut read, mut write) = (0, 0);
-    while read < out.len() {
-        let key = goal_bits(out[read].goal);
-        let end = read + out[read..].partition_point(|a| goal_bits(a.goal) == key);
-        let radius = out[read..end]
-            .iter()
-            .map(|a| a.radius)
-            .max()
-            .unwrap_or(Fx::ZERO);
-        let reach = settle_radius(radius, out[read].shared);
-        edges.clear();
-        obstacles.query_neighbors(out[read].goal, reach, edges);
-        if !edges.is_empty() {
-            out.copy_within(read..end, write);
-            write += end - read;
-        }
-        read = end;
-    }
-    out.truncate(write);
 }
 
 /// Whether a unit at `p` (radius `r`) heading along `ahead` touches an order at rest on `goal`

@@ -401,31 +401,18 @@ fn waiting_places_at_a_choke_between_buildings_are_two_radii_apart() {
     );
     let v = |x: f64, y: f64| Vec2::from_f64(x, y).unwrap();
     let mut ids: Vec<AgentId> = vec![];
-    for k in 0..40 {
-        let start = v(36.0 + 1.5 * (k % 6) as f64, -20.0 + 1.5 * (k / 6) as f64);
-        let id = sim.add_agent(start).unwrap();
-        sim.queue_command(
-            0,
-            Command::NavigateTo {
-                id,
-                goal: v(5.0, -14.0),
-            },
-        )
-        .unwrap();
-        ids.push(id);
-    }
-    for k in 0..20 {
-        let start = v(2.0 + 1.5 * (k % 5) as f64, -22.0 + 1.5 * (k / 5) as f64);
-        let id = sim.add_agent(start).unwrap();
-        sim.queue_command(
-            0,
-            Command::NavigateTo {
-                id,
-                goal: v(45.0, -2.0),
-            },
-        )
-        .unwrap();
-        ids.push(id);
+    // 40 units (6 a row) from the east to (5, -14), 20 (5 a row) from the west to (45, -2).
+    for (count, row, x, y, goal) in [
+        (40, 6, 36.0, -20.0, v(5.0, -14.0)),
+        (20, 5, 2.0, -22.0, v(45.0, -2.0)),
+    ] {
+        for k in 0..count {
+            let start = v(x + 1.5 * (k % row) as f64, y + 1.5 * (k / row) as f64);
+            let id = sim.add_agent(start).unwrap();
+            sim.queue_command(0, Command::NavigateTo { id, goal })
+                .unwrap();
+            ids.push(id);
+        }
     }
     let (mut closest, mut waits, mut worst) = (f64::MAX, 0usize, f64::INFINITY);
     for _ in 0..1600 {
