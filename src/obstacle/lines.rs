@@ -70,6 +70,9 @@ pub enum ObstacleBranch {
     RightLeg,
     /// Velocity projected on a foreign leg (it belongs to a neighbouring edge): no line.
     ForeignLeg,
+    /// Viewed obliquely, velocity projected on a leg along this edge's own face (RVO2 takes it
+    /// for a foreign leg and adds no line): the face's line.
+    OwnFace,
 }
 
 /// Left leg direction from a vertex at `rel` (tangent to the disc of `radius` around it,
@@ -311,6 +314,15 @@ pub fn obstacle_line(
         ratio(right_dir.det_wide(w2).abs(), wide(Fx::ONE))
     };
 
+    // Viewed obliquely, the single vertex's "neighbouring edge" on the side of this edge is
+    // this edge itself: a leg foreign there points along this edge's own face, and no other
+    // edge adds its line. RVO2 skips it too, leaving no line at all: an agent exactly `r` from
+    // this edge's line, past its end (sliding along the face's extension, which exact
+    // arithmetic holds to the ulp), was free to turn into the face at the corner (0.18 into a
+    // door's jamb in a random navigation scene). The line of this edge's face is added instead.
+    let own_left = left_foreign && oblique && o1 == *v2;
+    let own_right = right_foreign && oblique && o2 == *v1;
+
     if dist_cutoff <= dist_left && dist_cutoff <= dist_right {
         // Project on the cut-off line.
         let direction = -o1.unit_dir;
@@ -320,6 +332,12 @@ pub fn obstacle_line(
         )
     } else if dist_left <= dist_right {
         // Project on the left leg.
+        if own_left {
+            return (
+                Some(offset_line(left_dir, c1, r, tau)),
+                ObstacleBranch::OwnFace,
+            );
+        }
         if left_foreign {
             return (None, ObstacleBranch::ForeignLeg);
         }
@@ -333,6 +351,12 @@ pub fn obstacle_line(
         (Some(line), ObstacleBranch::LeftLeg)
     } else {
         // Project on the right leg.
+        if own_right {
+            return (
+                Some(offset_line(-right_dir, c2, r, tau)),
+                ObstacleBranch::OwnFace,
+            );
+        }
         if right_foreign {
             return (None, ObstacleBranch::ForeignLeg);
         }
@@ -523,6 +547,47 @@ mod tests {
         };
         let (l, br) = obstacle_line(&agent(v(-3.0, 1.0)), &a, &b, &[]);
         assert_eq!((l, br), (None, ObstacleBranch::ForeignLeg));
+    }
+
+    #[test]
+    fn oblique_leg_along_its_own_face_adds_the_face_line() {
+        // The left face (1, 5) → (1, 1) of a building (its next edge runs (1, 1) → (3, 1)); the
+        // agent at the origin is exactly r = 1 from the face's line and below its end, so the
+        // corner (1, 1) alone defines the velocity obstacle (oblique). Its left leg from the
+        // corner is (0, 1): parallel to the face, which is this edge itself, yet RVO2 calls it
+        // foreign. Moving up (0, 1.5), the velocity projects on it: RVO2 added no line and the
+        // agent could turn into the face at the corner. The face's line is x = 0 (moving right
+        // is forbidden, up along it allowed).
+        let a = vert(v(1.0, 5.0), v(0.0, -1.0), true, v(-1.0, 0.0));
+        let b = vert(v(1.0, 1.0), v(1.0, 0.0), true, v(0.0, -1.0));
+        let (l, br) = obstacle_line(&agent(v(0.0, 1.5)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::OwnFace);
+        assert_line(l, (0.0, 0.0), (0.0, 1.0));
+        let line = l.expect("a line");
+        let permitted = |vel: Vec2| line.direction.det(vel - line.point) >= Fx::ZERO;
+        assert!(permitted(v(0.0, 1.5)) && permitted(v(-0.5, 1.0)));
+        assert!(
+            !permitted(v(0.7, 1.2)),
+            "turning into the face is forbidden"
+        );
+        // The mirror image: the right face (−1, 1) → (−1, 5) of a building on the left, seen
+        // obliquely past its start; the right leg along it gives the line x = 0 the other way.
+        let a = vert(v(-1.0, 1.0), v(0.0, 1.0), true, v(1.0, 0.0));
+        let b = vert(v(-1.0, 5.0), v(-1.0, 0.0), true, v(0.0, 1.0));
+        let (l, br) = obstacle_line(&agent(v(0.0, 1.5)), &a, &b, &[]);
+        assert_eq!(br, ObstacleBranch::OwnFace);
+        assert_line(l, (0.0, 0.0), (0.0, -1.0));
+        let line = l.expect("a line");
+        let permitted = |vel: Vec2| line.direction.det(vel - line.point) >= Fx::ZERO;
+        assert!(permitted(v(0.0, 1.5)) && !permitted(v(-0.7, 1.2)));
+        // Farther than r from the face's line the leg is a true tangent: no change.
+        let (_, br) = obstacle_line(
+            &agent(v(0.0, 1.5)),
+            &vert(v(1.5, 5.0), v(0.0, -1.0), true, v(-1.0, 0.0)),
+            &vert(v(1.5, 1.0), v(1.0, 0.0), true, v(0.0, -1.0)),
+            &[],
+        );
+        assert_ne!(br, ObstacleBranch::OwnFace);
     }
 
     #[test]
