@@ -7,11 +7,18 @@
 //! so it depends on the geometry alone, never on triangle or vertex indices. Side 0 is the
 //! left of `a → b`, side 1 the right.
 //!
+//! Chokes in series (a door through a wall with thickness: its mouths and the diagonal between
+//! them; a corridor narrower than `4 · traffic_radius`) are **one door** ([`doors()`], see
+//! [`Doors`]): reserved as one under the key of its least choke, with sides carried along its
+//! passage, so the two sides can never each hold one of its mouths. Below, "choke" means a
+//! door's key choke, and a unit relates to the door through whichever of its chokes it meets.
+//!
 //! Each tick, [`decide`] looks at every navigating unit's remaining planned path: a unit whose
 //! path crosses a choke within [`TrafficParams::approach_distance`] of path length *approaches* it from the
 //! side it stands on (only its nearest choke counts); a unit whose disc already overlaps the
 //! portal while crossing it, or that crossed it on its current segment and still overlaps it,
-//! is *in* it. The reservation ([`ChokeState`]) of a choke belongs to one side at a time:
+//! or whose centre is inside its door's passage, is *in* it; a unit with no path left (at rest
+//! at its goal) relates to no choke. The reservation ([`ChokeState`]) of a choke belongs to one side at a time:
 //! - with no holder, the side of the nearest approacher (path length, then id) takes it;
 //! - approachers on the holder's side go, in single file: within the queue
 //!   ([`TrafficParams::queue`]; a waiter at any distance) the units go in single file: a
@@ -55,7 +62,9 @@ use crate::math::{Fx, Vec2, wide_mul};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
+mod doors;
 mod lanes;
+pub use doors::{Doors, doors};
 pub(crate) use lanes::{LaneIndex, PortalIndex, keep_right_by};
 pub use lanes::{keep_right, near_portal};
 
@@ -418,7 +427,7 @@ pub enum Decision {
 /// Where a navigating agent waits for a choke ([`Simulator::door_wait`](crate::Simulator::door_wait)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DoorWait {
-    /// The choke (door) it waits for.
+    /// The door it waits for: its key choke (the least of its chokes, see [`Doors`]).
     pub choke: Choke,
     /// Its waiting place beside the entrance (its order's goal while it waits).
     pub spot: Vec2,
@@ -442,6 +451,35 @@ struct Relation {
 /// distance (its block may reach past the approach distance).
 fn relation(
     params: &TrafficParams,
+    (mesh, doors): (&NavMesh, &Doors),
+    chokes: &PortalIndex<'_>,
+    widths: &[Fx],
+    t: &Traveller<'_>,
+    waits_for: Option<Choke>,
+) -> Option<Relation> {
+    let best = member_relation(params, doors, chokes, widths, t, waits_for)?;
+    // Seen through its door: the door's key and side; a centre inside the door's passage is
+    // in it, past its first choke (whatever it overlaps), so it goes on. Counted only as
+    // overlapping (in, for the holding side; a waiter otherwise), the holding side's units
+    // inside the passage were held behind each other at distance 0 and a door 3 thick took
+    // 148.75 s and 153.75 s instead of 99.5 s and 95.75 s.
+    let (key, side) = doors.door_of(best.choke, best.side);
+    let mut r = Relation {
+        choke: key,
+        side,
+        ..best
+    };
+    if !r.crossed && !t.path.is_empty() && doors.in_passage(mesh, key, t.position) {
+        (r.distance, r.inside, r.crossed) = (Fx::ZERO, true, true);
+    }
+    Some(r)
+}
+
+/// [`relation`] to the chokes themselves: the nearest choke ahead, or the one it is in (a
+/// waiter keeps its relation to every choke of its door at any distance).
+fn member_relation(
+    params: &TrafficParams,
+    doors: &Doors,
     chokes: &PortalIndex<'_>,
     widths: &[Fx],
     t: &Traveller<'_>,
@@ -452,12 +490,28 @@ fn relation(
     // the one waited for (any reach); ascending, as the whole list was read before.
     let window = chokes.x_window(t.position.x, chokes.reach_max);
     let waited = waits_for.and_then(|w| chokes.list.binary_search(&w).ok());
-    let before = waited.filter(|&w| w < window.start);
-    let after = waited.filter(|&w| w >= window.end);
-    for c in before.into_iter().chain(window).chain(after) {
+    // The chokes of the door waited for (ascending), also those outside the window.
+    let single = waited.filter(|&w| doors.is_key(w) && doors.members(w).is_empty());
+    let single = single.map(|w| [w as u32]);
+    let members: &[u32] = match (&single, waited) {
+        (Some(one), _) => one,
+        (None, Some(w)) => doors.members(w),
+        (None, None) => &[],
+    };
+    let (start, end) = (window.start, window.end);
+    let before = members
+        .iter()
+        .map(|&c| c as usize)
+        .filter(move |&c| c < start);
+    let after = members
+        .iter()
+        .map(|&c| c as usize)
+        .filter(move |&c| c >= end);
+    for c in before.chain(window).chain(after) {
         let choke = &chokes.list[c];
         let width = widths[c];
-        let reach = if waits_for == Some(*choke) {
+        let waits_here = waited.is_some_and(|w| doors.door_of(c, 0).0 == w && doors.is_key(w));
+        let reach = if waits_here {
             Fx::MAX
         } else {
             params.approach_distance(width)
@@ -522,7 +576,7 @@ fn relation(
         // A waiter whose kept path, from where it waits, passes beside the portal (a straight
         // path through the door, resumed from a spot beside it): it still waits for this
         // choke, from its side, at its distance from the middle (it resumes through it).
-        if waits_for == Some(*choke)
+        if waits_here
             && !found
             && let Some(side) = choke.side(t.position)
             && t.path.last().and_then(|&q| choke.side(q)) == Some(1 - side)
@@ -637,7 +691,33 @@ pub fn decide(
     travellers: &[Traveller<'_>],
     waiting: &[Option<(Choke, Vec2)>],
 ) -> Vec<Decision> {
-    state.retain(|s| chokes.binary_search(&s.choke).is_ok());
+    let doors = doors::doors(mesh, chokes, params.radius);
+    decide_at(
+        params, mesh, &doors, state, tick, hold_ticks, travellers, waiting,
+    )
+}
+
+/// [`decide`] with the chokes grouped into doors beforehand ([`doors()`], of the same mesh
+/// and [`TrafficParams::radius`]): what a caller keeping the doors beside its mesh calls.
+#[must_use]
+#[allow(clippy::too_many_arguments)] // the settings, the mesh, the state and the tick's inputs
+pub fn decide_at(
+    params: &TrafficParams,
+    mesh: &NavMesh,
+    doors: &Doors,
+    state: &mut Vec<ChokeState>,
+    tick: u64,
+    hold_ticks: u64,
+    travellers: &[Traveller<'_>],
+    waiting: &[Option<(Choke, Vec2)>],
+) -> Vec<Decision> {
+    let chokes = doors.chokes();
+    // Only doors' key chokes are reserved.
+    state.retain(|s| {
+        chokes
+            .binary_search(&s.choke)
+            .is_ok_and(|c| doors.is_key(c))
+    });
     let widths: Vec<Fx> = chokes.iter().map(|c| (c.b - c.a).length()).collect();
     let reach_max = widths.iter().fold(Fx::ZERO, |m, &w| {
         m.max(params.approach_distance(w).saturating_add(w))
@@ -646,7 +726,7 @@ pub fn decide(
     let rel: Vec<Option<Relation>> = travellers
         .iter()
         .zip(waiting)
-        .map(|(t, w)| relation(params, &index, &widths, t, w.map(|w| w.0)))
+        .map(|(t, w)| relation(params, (mesh, doors), &index, &widths, t, w.map(|w| w.0)))
         .collect();
     // Per choke with anyone near: who approaches / is in it on each side.
     let mut near: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
@@ -687,7 +767,9 @@ pub fn decide(
             let holding = held.is_some_and(|h| h.holder == r.side);
             inside[s] |= r.crossed || (r.inside && holding);
             if holding && r.crossed {
-                let past = (t.position - key.mid()).dot(key.normal(1 - r.side));
+                // Past the line of the mouth it entered by.
+                let (m, out) = doors.mouth(c, r.side);
+                let past = (t.position - m.mid()).dot(m.normal(1 - out));
                 if newest.is_none_or(|n| (past, t.id) < n) {
                     newest = Some((past, t.id));
                 }
@@ -784,11 +866,11 @@ pub fn decide(
     // block counted as taken, and waiters came to rest on top of each other.
     let hand = |i: usize| {
         let r = rel[i].expect("waits are related");
-        let choke = chokes[r.choke];
+        let (mouth, out) = doors.mouth(r.choke, r.side);
         (
             r.choke,
             r.side,
-            hand_of(&choke, r.side, travellers[i].position),
+            hand_of(&mouth, out, travellers[i].position),
         )
     };
     let margin = spot_margin(params);
@@ -798,8 +880,9 @@ pub fn decide(
     for &i in &waits {
         let key = hand(i);
         let choke = chokes[key.0];
+        let (mouth, face) = doors.mouth(key.0, key.1);
         match waiting[i] {
-            Some((c, spot)) if c == choke && hand_of(&choke, key.1, spot) == key.2 => {
+            Some((c, spot)) if c == choke && hand_of(&mouth, face, spot) == key.2 => {
                 out[i] = Decision::Wait { choke, spot };
                 taken.push((spot, travellers[i].radius));
             }
@@ -815,6 +898,8 @@ pub fn decide(
     for (key, _, _, i) in fresh {
         let t = &travellers[i];
         let choke = chokes[key.0];
+        // Beside the mouth of the waiter's end of the door.
+        let (mouth, face) = doors.mouth(key.0, key.1);
         let free = |s: Vec2| {
             taken.iter().all(|&(q, radius)| {
                 let apart = t.radius.saturating_add(radius).saturating_add(margin);
@@ -824,17 +909,7 @@ pub fn decide(
         // A spot taken rules out the places within its reach: a few of its block's lattice
         // (2.2 r apart), more for units larger than `r`; the loop is bounded.
         let spot = (0..spot_candidates(params, t.radius, taken.len()))
-            .map(|k| {
-                spot(
-                    params,
-                    mesh,
-                    &choke,
-                    (key.1, key.2),
-                    k,
-                    t.position,
-                    t.radius,
-                )
-            })
+            .map(|k| spot(params, mesh, &mouth, (face, key.2), k, t.position, t.radius))
             .find(|&s| free(s))
             .unwrap_or(t.position);
         taken.push((spot, t.radius));

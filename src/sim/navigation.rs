@@ -370,8 +370,9 @@ pub(crate) struct NavDerived {
     portals: Option<TrafficPortals>,
 }
 
-/// The chokes and lane portals of a mesh for a traffic radius
-/// ([`crate::navigation::traffic::chokes`], [`crate::navigation::traffic::lanes`]), kept while
+/// The chokes, doors and lane portals of a mesh for a traffic radius
+/// ([`crate::navigation::traffic::chokes`], [`crate::navigation::traffic::doors`],
+/// [`crate::navigation::traffic::lanes`]), kept while
 /// the mesh and the radius stay: a pure function of the two, so it is never state (not hashed,
 /// not snapshotted): a cold cache after a restore makes the same lists. The mesh is held (`Arc::ptr_eq`), so a new mesh is never
 /// taken for the old one.
@@ -381,6 +382,8 @@ pub(crate) struct TrafficPortals {
     radius: Fx,
     /// The chokes, ascending.
     pub chokes: Arc<[crate::navigation::traffic::Choke]>,
+    /// The chokes grouped into doors.
+    pub doors: Arc<crate::navigation::traffic::Doors>,
     /// The lane portals, ascending.
     pub lanes: Arc<[crate::navigation::traffic::Choke]>,
     /// The lane portals indexed along y and in a grid (for the lane crossings).
@@ -435,10 +438,12 @@ impl NavDerived {
             .is_some_and(|p| p.radius == radius && Arc::ptr_eq(&p.mesh, mesh));
         if !fresh {
             let lanes = crate::navigation::traffic::lanes(mesh, radius);
+            let chokes = crate::navigation::traffic::chokes(mesh, radius);
             self.portals = Some(TrafficPortals {
                 mesh: Arc::clone(mesh),
                 radius,
-                chokes: crate::navigation::traffic::chokes(mesh, radius).into(),
+                doors: Arc::new(crate::navigation::traffic::doors(mesh, &chokes, radius)),
+                chokes: chokes.into(),
                 lanes_index: Arc::new(crate::navigation::traffic::LaneIndex::new(&lanes)),
                 lanes: lanes.into(),
             });

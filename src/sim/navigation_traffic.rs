@@ -305,10 +305,10 @@ impl Simulator {
         // Stopping beside a goal is settling short of it: never with RVO2's goal rule.
         let (arrive_within, stop) = (self.steering.arrive_within, !self.steering.rvo2_goals);
         // The mesh is there (checked above), so are its portals.
-        let (chokes, lanes, lanes_index) = self
+        let (chokes, doors, lanes, lanes_index) = self
             .nav_mesh
             .traffic_portals(rules.radius)
-            .map(|p| (p.chokes, p.lanes, p.lanes_index))
+            .map(|p| (p.chokes, p.doors, p.lanes, p.lanes_index))
             .unwrap_or_default();
         let Self {
             nav,
@@ -351,6 +351,8 @@ impl Simulator {
             let waiter = (w < state.waiters.len() && state.waiters[w].id == *id).then_some(w);
             let (from, path) = match waiter {
                 Some(w) => (position, &state.waiters[w].path[..]),
+                // At rest (arrived): not travelling, it reserves nothing and is in no door.
+                None if order.arrival().status == OrderStatus::Arrived => (position, &[][..]),
                 None => {
                     let next = order.progress();
                     let from = if next == 0 {
@@ -371,10 +373,10 @@ impl Simulator {
                 path,
             });
         }
-        let decisions = traffic::decide(
+        let decisions = traffic::decide_at(
             &rules,
             &mesh,
-            &chokes,
+            &doors,
             &mut state.chokes,
             tick,
             hold,
@@ -419,10 +421,12 @@ impl Simulator {
                     }
                 })
             });
-            if decision == Decision::Go && choke_index.right_of_way(position, params[slot].radius) {
-                right.push((id, RIGHT_OF_WAY));
-            } else if let Some(level) = rests.filter(|_| waiter.is_none()) {
+            if let Some(level) = rests.filter(|_| waiter.is_none()) {
                 resting.push((id, position, level));
+            } else if decision == Decision::Go
+                && choke_index.right_of_way(position, params[slot].radius)
+            {
+                right.push((id, RIGHT_OF_WAY));
             } else if matches!(decision, Decision::Wait { .. }) {
                 right.push((id, WAITING));
             }
@@ -435,14 +439,15 @@ impl Simulator {
                 (Decision::Go, Some(w)) => {
                     let mut path = w.path;
                     // A straight path through the door resumed from a spot beside it would
-                    // run into the wall: through the portal's middle first.
-                    let (a, b) = (w.choke.a, w.choke.b);
-                    if let (Some(here), Some(&next)) = (w.choke.side(position), path.first())
-                        && w.choke.side(next) == Some(1 - here)
-                        && !segments_intersect(position, next, a, b)
+                    // run into the wall: through the middle of the door's mouth first (the
+                    // portal's, for a door of one choke).
+                    if let (Some((mouth, here)), Some(&next)) =
+                        (doors.entry(&w.choke, position), path.first())
+                        && mouth.side(next) == Some(1 - here)
+                        && !segments_intersect(position, next, mouth.a, mouth.b)
                         && path.len() < MAX_PATH_POINTS
                     {
-                        path.insert(0, w.choke.mid());
+                        path.insert(0, mouth.mid());
                     }
                     let (order, _) = planned_order(position, path);
                     if let Ok(old) = orders.insert(id, order) {

@@ -11,11 +11,25 @@
 #![allow(clippy::float_arithmetic)]
 
 use lockstep_orca::Simulator;
+use lockstep_orca::orders::OrderStatus;
 use lockstep_orca::scenario::{RunOptions, Scenario};
 
 /// A door scene as scenario text (see the module docs). `east_first`: the east side gets the
 /// low ids.
 fn door_scene(width: &str, dt: &str, per_side: usize, east_first: bool, max_ticks: u64) -> String {
+    door_scene_in(width, None, dt, per_side, east_first, max_ticks)
+}
+
+/// [`door_scene`] with the wall `thick` units thick (two blocks from `x = −thick / 2` to
+/// `thick / 2`) instead of a wall without thickness (`None`).
+fn door_scene_in(
+    width: &str,
+    thick: Option<f64>,
+    dt: &str,
+    per_side: usize,
+    east_first: bool,
+    max_ticks: u64,
+) -> String {
     let mut agents = Vec::new();
     for side in if east_first { [1.0, -1.0] } else { [-1.0, 1.0] } {
         for k in 0..per_side {
@@ -29,15 +43,28 @@ fn door_scene(width: &str, dt: &str, per_side: usize, east_first: bool, max_tick
         }
     }
     let h = format!("{}", width.parse::<f64>().unwrap() / 2.0);
+    let wall = match thick {
+        None => format!(
+            "[[obstacle]]\npolyline = [[0, -10], [0, \"-{h}\"]]\n\
+             [[obstacle]]\npolyline = [[0, \"{h}\"], [0, 10]]\n"
+        ),
+        Some(t) => {
+            let x = format!("{}", t / 2.0);
+            format!(
+                "[[obstacle]]\npolygon = [[\"-{x}\", -10], [\"{x}\", -10], [\"{x}\", \"-{h}\"], \
+                 [\"-{x}\", \"-{h}\"]]\n\
+                 [[obstacle]]\npolygon = [[\"-{x}\", \"{h}\"], [\"{x}\", \"{h}\"], [\"{x}\", 10], \
+                 [\"-{x}\", 10]]\n"
+            )
+        }
+    };
     format!(
         "name = \"traffic_door\"\ntime_step = \"{dt}\"\nmax_ticks = {max_ticks}\nagents = [\n{}\n]\n\
          [defaults]\nneighbor_dist = 10\nmax_neighbors = 10\ntime_horizon = 2\n\
          time_horizon_obst = 2\nradius = 0.5\nmax_speed = 1.5\n\
          [policy]\nkind = \"goal_seeking\"\npref_speed = 1.5\n\
          [navigation]\nboundary = [[-14, -10], [14, -10], [14, 10], [-14, 10]]\n\
-         [[obstacle]]\npolygon = [[-14, -10], [-14, 10], [14, 10], [14, -10]]\n\
-         [[obstacle]]\npolyline = [[0, -10], [0, \"-{h}\"]]\n\
-         [[obstacle]]\npolyline = [[0, \"{h}\"], [0, 10]]\n",
+         [[obstacle]]\npolygon = [[-14, -10], [-14, 10], [14, 10], [14, -10]]\n{wall}",
         agents.join("\n")
     )
 }
@@ -139,7 +166,16 @@ fn counterflow_through_a_one_unit_door_completes_in_both_id_orders() {
 /// same hash and continues bit-identically.
 #[test]
 fn a_snapshot_mid_door_continues_bit_identically() {
-    let s = Scenario::from_toml_str(&door_scene("1.3", "0.25", 10, false, 400)).unwrap();
+    // A wall without thickness (one choke) and one 1 thick (one door of three chokes, derived
+    // again cold in the copy).
+    for thick in [None, Some(1.0)] {
+        snapshot_mid_door(thick);
+    }
+}
+
+fn snapshot_mid_door(thick: Option<f64>) {
+    let text = door_scene_in("1.3", thick, "0.25", 10, false, 400);
+    let s = Scenario::from_toml_str(&text).unwrap();
     let (mut sim, driver) = s.build().unwrap();
     let first = RunOptions {
         max_ticks: Some(40),
@@ -606,4 +642,114 @@ fn a_unit_waiting_for_a_door_never_reports_arrived() {
         }
     });
     assert!(arrivals.iter().all(|&n| n >= 1), "{arrivals:?}");
+}
+
+/// Counterflow through a door 1.3 wide in a wall `thick` thick: `(seconds until all arrived,
+/// ticks with units of both sides inside the door at once, worst wall clearance, whether a
+/// centre entered a wall block)`. Inside the door: a centre within the wall's thickness and
+/// the door's width.
+fn thick_door(
+    thick: f64,
+    dt: &str,
+    per_side: usize,
+    east_first: bool,
+    ticks: u64,
+) -> (Option<f64>, u32, f64, bool) {
+    let text = door_scene_in("1.3", Some(thick), dt, per_side, east_first, ticks);
+    let s = Scenario::from_toml_str(&text).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let (x0, h) = (thick / 2.0, 0.65);
+    let west: Vec<bool> = sim
+        .agent_ids()
+        .iter()
+        .map(|&id| sim.agent_position(id).unwrap().to_f64().0 < 0.0)
+        .collect();
+    let (mut both, mut wall, mut buried) = (0u32, f64::INFINITY, false);
+    let options = RunOptions {
+        track_clearance: false,
+        ..RunOptions::default()
+    };
+    let r = driver
+        .run_with(&mut sim, &options, |sim| {
+            let mut inside = [false; 2];
+            for (k, &id) in sim.agent_ids().iter().enumerate() {
+                let (x, y) = sim.agent_position(id).unwrap().to_f64();
+                let r = sim.agent_params(id).unwrap().radius.to_num::<f64>();
+                if x.abs() < x0 && y.abs() < h {
+                    inside[usize::from(west[k])] = true;
+                }
+                // Distance to the nearer block (x in [-x0, x0], |y| >= h): none inside it.
+                let dx = (x.abs() - x0).max(0.0);
+                let dy = (h - y.abs()).max(0.0);
+                if dx == 0.0 && dy == 0.0 {
+                    buried = true;
+                }
+                wall = wall.min(dx.hypot(dy) - r);
+            }
+            both += u32::from(inside[0] && inside[1]);
+        })
+        .unwrap();
+    let dt = s.time_step.to_num::<f64>();
+    (
+        r.all_reached.then_some(r.ticks as f64 * dt),
+        both,
+        wall,
+        buried,
+    )
+}
+
+/// A door through a wall with thickness is crossed through several portals in a row (its two
+/// mouths and the diagonal between them), each a choke: they are one door, reserved by one
+/// side at a time. Reserved one by one, each side held the mouth nearest it and the two met
+/// head-on inside the door.
+#[test]
+fn counterflow_through_a_door_in_a_thick_wall_takes_turns() {
+    for (thick, dt, ticks) in [(1.0, "0.25", 1600), (1.0, "0.1", 4000), (3.0, "0.25", 1600)] {
+        for east_first in [false, true] {
+            let (arrived, both, wall, buried) = thick_door(thick, dt, 20, east_first, ticks);
+            println!(
+                "door 1.3 in a wall {thick} thick, dt {dt}, east first {east_first}: all arrived \
+                 {arrived:?} s, ticks with both sides inside {both}, min wall clearance {wall:.4}"
+            );
+            assert!(arrived.is_some(), "not all through");
+            assert_eq!(both, 0, "both sides inside the door at once");
+            assert!(wall >= -0.001 && !buried, "wall clearance {wall}");
+        }
+    }
+}
+
+/// A unit sent into a door comes to rest there: it travels no more, so it reserves nothing,
+/// and it yields to the units going through (the right of way is for those going). Before,
+/// at rest in the door it still held it for its side with the right of way, and the units
+/// meeting it there stood.
+#[test]
+fn a_unit_at_rest_in_a_door_yields_to_those_going_through() {
+    let text = door_scene_in("1.3", Some(1.0), "0.25", 5, false, 2400).replace(
+        "agents = [\n",
+        "agents = [\n  { start = [\"-2\", \"5\"], goal = [\"0\", \"0\"], navigate = true },\n",
+    );
+    let s = Scenario::from_toml_str(&text).unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let first = sim.agent_ids()[0];
+    // Ticks with the right of way at rest since the tick before (stage 1a sets priorities
+    // before stage 1b finds the arrival: one tick late).
+    let (mut right_of_way_at_rest, mut rested) = (0u32, false);
+    let options = RunOptions {
+        track_clearance: false,
+        ..RunOptions::default()
+    };
+    let r = driver
+        .run_with(&mut sim, &options, |sim| {
+            let at_rest = sim.order_status(first).unwrap() == Some(OrderStatus::Arrived);
+            let priority = sim.agent_params(first).unwrap().priority;
+            right_of_way_at_rest += u32::from(rested && at_rest && priority == u8::MAX);
+            rested = at_rest;
+        })
+        .unwrap();
+    println!(
+        "unit at rest in the door: all arrived after {} ticks ({}), right of way at rest {}",
+        r.ticks, r.all_reached, right_of_way_at_rest
+    );
+    assert!(r.all_reached, "the units going through were held");
+    assert_eq!(right_of_way_at_rest, 0);
 }
