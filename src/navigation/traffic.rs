@@ -442,7 +442,8 @@ struct Relation {
     distance: Fx,
     /// The disc overlaps the portal.
     inside: bool,
-    /// The centre is past the portal's line (crossed on its current segment).
+    /// The centre is past the portal's line (crossed on its current segment), or inside its
+    /// door's passage.
     crossed: bool,
 }
 
@@ -457,7 +458,11 @@ fn relation(
     t: &Traveller<'_>,
     waits_for: Option<Choke>,
 ) -> Option<Relation> {
-    let best = member_relation(params, doors, chokes, widths, t, waits_for)?;
+    let Some(best) = member_relation(params, doors, chokes, widths, t, waits_for) else {
+        // Deep in a long passage no choke of its door may be within reach: the door it is in,
+        // from the end it came from (its path's next crossing of one of the door's chokes).
+        return passage_relation(mesh, doors, t);
+    };
     // Seen through its door: the door's key and side; a centre inside the door's passage is
     // in it, past its first choke (whatever it overlaps), so it goes on. Counted only as
     // overlapping (in, for the holding side; a waiter otherwise), the holding side's units
@@ -469,10 +474,44 @@ fn relation(
         side,
         ..best
     };
-    if !r.crossed && !t.path.is_empty() && doors.in_passage(mesh, key, t.position) {
+    if !t.path.is_empty() && doors.in_passage(mesh, key, t.position) {
         (r.distance, r.inside, r.crossed) = (Fx::ZERO, true, true);
     }
     Some(r)
+}
+
+/// The relation of a unit whose centre is inside a door's passage with none of the door's
+/// chokes within its reach: in the door, from the side its path's next crossing of one of
+/// the door's chokes leaves (none: no relation).
+fn passage_relation(mesh: &NavMesh, doors: &Doors, t: &Traveller<'_>) -> Option<Relation> {
+    if t.path.is_empty() {
+        return None;
+    }
+    let key = doors.passage_at(mesh, t.position)?;
+    let members = doors.members(key);
+    let mut p = t.position;
+    for &q in t.path {
+        let crossing = members
+            .iter()
+            .map(|&c| (c as usize, doors.chokes[c as usize]))
+            .filter(|(_, m)| p != q && segments_intersect(p, q, m.a, m.b))
+            .find_map(|(c, m)| {
+                let from = m.side(p).or_else(|| m.side(t.from))?;
+                (m.side(q) != Some(from)).then_some((c, from))
+            });
+        if let Some((c, from)) = crossing {
+            let (_, side) = doors.door_of(c, from);
+            return Some(Relation {
+                choke: key,
+                side,
+                distance: Fx::ZERO,
+                inside: true,
+                crossed: true,
+            });
+        }
+        p = q;
+    }
+    None
 }
 
 /// [`relation`] to the chokes themselves: the nearest choke ahead, or the one it is in (a

@@ -799,3 +799,44 @@ fn a_unit_inside_a_long_passage_holds_the_door() {
     assert_eq!(state[0].holder, 1 - west_side);
     assert_eq!(d[1], Decision::Go);
 }
+
+#[test]
+fn a_unit_deep_in_a_long_corridor_holds_it() {
+    // A corridor 1.3 wide and 20 long is one door of its two mouths (x = 0 and x = 20). Unit 0
+    // is in its middle, 10 from either mouth (beyond any mouth's reach), going east; unit 1
+    // waits east. The west keeps the corridor while 0 is in it, though its hold time is up.
+    let mesh = corridor(1.3);
+    let c = chokes(&mesh, TRAFFIC_RADIUS);
+    let d = doors(&mesh, &c, TRAFFIC_RADIUS);
+    assert_eq!(d.passages(), 1);
+    let key = d.door_of(0, 0).0;
+    assert_eq!(d.passage_at(&mesh, v(10.0, 0.65)), Some(key));
+    assert_eq!(d.passage_at(&mesh, v(-1.0, 0.65)), None);
+    let m = movers(&[
+        (v(10.0, 0.65), v(9.0, 0.65), v(25.0, 0.65)),
+        (v(22.0, 0.65), v(22.0, 0.65), v(-5.0, 0.65)),
+    ]);
+    let (west, _) = d.door_of(key, c[key].side(v(-3.0, 0.65)).unwrap());
+    let west_side = d.door_of(west, c[key].side(v(-3.0, 0.65)).unwrap()).1;
+    let mut state = vec![ChokeState::new(c[key], west_side, 0)];
+    let t = as_travellers(&m);
+    let out = decide(
+        &TrafficParams::DEFAULT,
+        &mesh,
+        &c,
+        &mut state,
+        100,
+        32,
+        &t,
+        &[None; 2],
+    );
+    assert_eq!(state.len(), 1);
+    assert_eq!(state[0].holder, west_side, "kept by the west");
+    assert_eq!(out[0], Decision::Go);
+    assert!(matches!(out[1], Decision::Wait { .. }), "{out:?}");
+    // The mouth a unit outside enters by.
+    let (mouth, _) = d.entry(&c[key], v(-2.0, 0.65)).unwrap();
+    assert_eq!(mouth, Choke::new(v(0.0, 0.0), v(0.0, 1.3)));
+    let (mouth, _) = d.entry(&c[key], v(23.0, 0.65)).unwrap();
+    assert_eq!(mouth, Choke::new(v(20.0, 0.0), v(20.0, 1.3)));
+}

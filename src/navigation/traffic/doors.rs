@@ -39,6 +39,10 @@ pub struct Doors {
     member: Vec<(u32, [u8; 2])>,
     /// The doors of more than one choke.
     list: Vec<Door>,
+    /// The doors of `list` by their passages' least x: (x, index), ascending.
+    by_x: Vec<(Fx, u32)>,
+    /// The widest passage box along x.
+    widest: Fx,
 }
 
 /// A door of more than one choke.
@@ -52,6 +56,23 @@ struct Door {
     members: Vec<u32>,
     /// The passage's triangles.
     tris: Vec<u32>,
+    /// Their box `(x0, x1, y0, y1)`.
+    bounds: (Fx, Fx, Fx, Fx),
+}
+
+/// Whether `p` lies in one of the triangles `tris` of `mesh` (within their box `bounds`).
+fn in_tris(mesh: &NavMesh, tris: &[u32], bounds: (Fx, Fx, Fx, Fx), p: Vec2) -> bool {
+    if p.x < bounds.0 || p.x > bounds.1 || p.y < bounds.2 || p.y > bounds.3 {
+        return false;
+    }
+    tris.iter().any(|&t| {
+        let Some(t) = mesh.tris.get(t as usize) else {
+            return false;
+        };
+        let v =
+            t.v.map(|i| mesh.verts.get(i as usize).copied().unwrap_or(p));
+        (0..3).all(|k| left_of(v[k], v[(k + 1) % 3], p) >= 0)
+    })
 }
 
 const ALONE: u32 = u32::MAX;
@@ -114,28 +135,38 @@ impl Doors {
     }
 
     /// Whether `p` lies inside the passage of the door keyed by choke `key` (never for a door
-    /// of one choke).
+    /// of one choke; never with a mesh other than the doors').
     pub(crate) fn in_passage(&self, mesh: &NavMesh, key: usize, p: Vec2) -> bool {
-        self.door(key).is_some_and(|d| {
-            d.tris.iter().any(|&t| {
-                let v = mesh.tris[t as usize].v.map(|i| mesh.verts[i as usize]);
-                (0..3).all(|k| left_of(v[k], v[(k + 1) % 3], p) >= 0)
-            })
+        self.door(key)
+            .is_some_and(|d| in_tris(mesh, &d.tris, d.bounds, p))
+    }
+
+    /// The key of the door of more than one choke whose passage holds `p`, if any (the
+    /// passages' boxes are scanned in ascending order of their least x).
+    pub(crate) fn passage_at(&self, mesh: &NavMesh, p: Vec2) -> Option<usize> {
+        let end = self.by_x.partition_point(|&(x0, _)| x0 <= p.x);
+        let start =
+            self.by_x[..end].partition_point(|&(x0, _)| x0 < p.x.saturating_sub(self.widest));
+        self.by_x[start..end].iter().find_map(|&(_, d)| {
+            let d = &self.list[d as usize];
+            in_tris(mesh, &d.tris, d.bounds, p).then_some(d.key as usize)
         })
     }
 
-    /// The mouth of door `door` (a key choke) that `p` stands outside of, with its side facing
-    /// out: where a unit there enters the door. `None` when `door` is not a key choke of
-    /// these doors or `p` is outside neither mouth.
+    /// The mouth of door `door` (a key choke) that `p` stands outside of (the nearer when
+    /// outside both), with its side facing out: where a unit there enters the door. `None`
+    /// when `door` is not a key choke of these doors or `p` is outside neither mouth.
     #[must_use]
     pub fn entry(&self, door: &Choke, p: Vec2) -> Option<(Choke, u8)> {
         let key = self.chokes.binary_search(door).ok()?;
         if !self.is_key(key) {
             return None;
         }
+        // Outside both (the mouths of a bent passage facing the same way): the nearer.
         (0..2u8)
             .map(|s| self.mouth(key, s))
-            .find(|(m, out)| m.side(p) == Some(*out))
+            .filter(|(m, out)| m.side(p) == Some(*out))
+            .min_by_key(|(m, _)| (m.mid() - p).length_squared_wide())
     }
 }
 
@@ -170,6 +201,8 @@ pub fn doors(mesh: &NavMesh, chokes: &[Choke], traffic_radius: Fx) -> Doors {
         chokes: chokes.to_vec(),
         member: vec![(ALONE, [0, 1]); chokes.len()],
         list: Vec::new(),
+        by_x: Vec::new(),
+        widest: Fx::ZERO,
     };
     let mut seen = vec![false; tris.len()];
     for start in 0..tris.len() {
@@ -259,12 +292,28 @@ pub fn doors(mesh: &NavMesh, chokes: &[Choke], traffic_radius: Fx) -> Doors {
         mouth[usize::from(1 - first_side)] = (m1 as u32, 1 - s1);
         let mut list: Vec<u32> = members.iter().map(|m| m.0 as u32).collect();
         list.sort_unstable();
+        let mut bounds = (Fx::MAX, Fx::MIN, Fx::MAX, Fx::MIN);
+        for &t in &chain {
+            for i in tris[t as usize].v {
+                let q = mesh.verts[i as usize];
+                bounds = (
+                    bounds.0.min(q.x),
+                    bounds.1.max(q.x),
+                    bounds.2.min(q.y),
+                    bounds.3.max(q.y),
+                );
+            }
+        }
+        out.by_x.push((bounds.0, d));
+        out.widest = out.widest.max(bounds.1.saturating_sub(bounds.0));
         out.list.push(Door {
             key: key as u32,
             members: list,
             mouth,
             tris: chain,
+            bounds,
         });
     }
+    out.by_x.sort_unstable();
     out
 }
