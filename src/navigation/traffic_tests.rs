@@ -17,6 +17,11 @@ fn door(width: f64) -> NavMesh {
         .unwrap();
     set.add(ObstacleShape::Polyline(vec![v(0.0, h), v(0.0, 8.0)]))
         .unwrap();
+    room(&set)
+}
+
+/// The mesh of `set` in the room [-10, 10] x [-8, 8] (its boundary).
+fn room(set: &ObstacleSet) -> NavMesh {
     let params = NavParams {
         boundary: Some(vec![
             v(-10.0, -8.0),
@@ -26,7 +31,7 @@ fn door(width: f64) -> NavMesh {
         ]),
         ..NavParams::default()
     };
-    NavMesh::build(&set, &params).unwrap()
+    NavMesh::build(set, &params).unwrap()
 }
 
 /// A corridor of `width` from x = 0 to x = 20 between two walls, in an open map.
@@ -615,16 +620,7 @@ fn thick_door(width: f64, thick: f64) -> NavMesh {
         v(-x, 8.0),
     ]))
     .unwrap();
-    let params = NavParams {
-        boundary: Some(vec![
-            v(-10.0, -8.0),
-            v(10.0, -8.0),
-            v(10.0, 8.0),
-            v(-10.0, 8.0),
-        ]),
-        ..NavParams::default()
-    };
-    NavMesh::build(&set, &params).unwrap()
+    room(&set)
 }
 
 #[test]
