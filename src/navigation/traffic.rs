@@ -57,16 +57,21 @@
 
 use super::NavMesh;
 use crate::error::SimError;
-use crate::geom::{cmp_dist_point_segment, left_of, segments_intersect};
+use crate::geom::{cmp_dist_point_segment, left_of};
 use crate::math::{Fx, Vec2, wide_mul};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
 mod doors;
 mod lanes;
+mod relation;
+mod spots;
 pub use doors::{Doors, doors};
 pub(crate) use lanes::{LaneIndex, PortalIndex, keep_right_by};
 pub use lanes::{keep_right, near_portal};
+use relation::{Relation, relation};
+pub use spots::spot_margin;
+use spots::{Block, hand_of, spot, spot_candidates};
 
 /// The radius traffic control plans for by default (the default agent radius, 0.5):
 /// [`TrafficParams::radius`].
@@ -433,286 +438,6 @@ pub struct DoorWait {
     pub spot: Vec2,
 }
 
-/// How a unit relates to one choke.
-#[derive(Clone, Copy, Debug)]
-struct Relation {
-    choke: usize,
-    side: u8,
-    /// Path length to the crossing (zero when in the portal).
-    distance: Fx,
-    /// The disc overlaps the portal.
-    inside: bool,
-    /// The centre is past the portal's line (crossed on its current segment), or inside its
-    /// door's passage.
-    crossed: bool,
-}
-
-/// The unit's nearest choke ahead on its path within the approach distance, or the choke it
-/// is in. A unit already waiting for choke `waits_for` keeps its relation to it at any
-/// distance (its block may reach past the approach distance).
-fn relation(
-    params: &TrafficParams,
-    (mesh, doors): (&NavMesh, &Doors),
-    chokes: &PortalIndex<'_>,
-    widths: &[Fx],
-    t: &Traveller<'_>,
-    waits_for: Option<Choke>,
-) -> Option<Relation> {
-    let Some(best) = member_relation(params, doors, chokes, widths, t, waits_for) else {
-        // Deep in a long passage no choke of its door may be within reach: the door it is in,
-        // from the end it came from (its path's next crossing of one of the door's chokes).
-        return passage_relation(mesh, doors, t);
-    };
-    // Seen through its door: the door's key and side; a centre inside the door's passage is
-    // in it, past its first choke (whatever it overlaps), so it goes on. Counted only as
-    // overlapping (in, for the holding side; a waiter otherwise), the holding side's units
-    // inside the passage were held behind each other at distance 0 and a door 3 thick took
-    // 148.75 s and 153.75 s instead of 99.5 s and 95.75 s.
-    let (key, side) = doors.door_of(best.choke, best.side);
-    let mut r = Relation {
-        choke: key,
-        side,
-        ..best
-    };
-    if !t.path.is_empty() && doors.in_passage(mesh, key, t.position) {
-        (r.distance, r.inside, r.crossed) = (Fx::ZERO, true, true);
-    }
-    Some(r)
-}
-
-/// The relation of a unit whose centre is inside a door's passage with none of the door's
-/// chokes within its reach: in the door, from the side its path's next crossing of one of
-/// the door's chokes leaves (none: no relation).
-fn passage_relation(mesh: &NavMesh, doors: &Doors, t: &Traveller<'_>) -> Option<Relation> {
-    if t.path.is_empty() {
-        return None;
-    }
-    let key = doors.passage_at(mesh, t.position)?;
-    let members = doors.members(key);
-    let mut p = t.position;
-    for &q in t.path {
-        let crossing = members
-            .iter()
-            .map(|&c| (c as usize, doors.chokes[c as usize]))
-            .filter(|(_, m)| p != q && segments_intersect(p, q, m.a, m.b))
-            .find_map(|(c, m)| {
-                let from = m.side(p).or_else(|| m.side(t.from))?;
-                (m.side(q) != Some(from)).then_some((c, from))
-            });
-        if let Some((c, from)) = crossing {
-            let (_, side) = doors.door_of(c, from);
-            return Some(Relation {
-                choke: key,
-                side,
-                distance: Fx::ZERO,
-                inside: true,
-                crossed: true,
-            });
-        }
-        p = q;
-    }
-    None
-}
-
-/// [`relation`] to the chokes themselves: the nearest choke ahead, or the one it is in (a
-/// waiter keeps its relation to every choke of its door at any distance).
-fn member_relation(
-    params: &TrafficParams,
-    doors: &Doors,
-    chokes: &PortalIndex<'_>,
-    widths: &[Fx],
-    t: &Traveller<'_>,
-    waits_for: Option<Choke>,
-) -> Option<Relation> {
-    let mut best: Option<Relation> = None;
-    // Only the chokes within the farthest reach along x can pass the cheap reject below, and
-    // the one waited for (any reach); ascending, as the whole list was read before.
-    let window = chokes.x_window(t.position.x, chokes.reach_max);
-    let waited = waits_for.and_then(|w| chokes.list.binary_search(&w).ok());
-    // The chokes of the door waited for (ascending), also those outside the window.
-    let single = waited.filter(|&w| doors.is_key(w) && doors.members(w).is_empty());
-    let single = single.map(|w| [w as u32]);
-    let members: &[u32] = match (&single, waited) {
-        (Some(one), _) => one,
-        (None, Some(w)) => doors.members(w),
-        (None, None) => &[],
-    };
-    let (start, end) = (window.start, window.end);
-    let before = members
-        .iter()
-        .map(|&c| c as usize)
-        .filter(move |&c| c < start);
-    let after = members
-        .iter()
-        .map(|&c| c as usize)
-        .filter(move |&c| c >= end);
-    for c in before.chain(window).chain(after) {
-        let choke = &chokes.list[c];
-        let width = widths[c];
-        let waits_here = waited.is_some_and(|w| doors.door_of(c, 0).0 == w && doors.is_key(w));
-        let reach = if waits_here {
-            Fx::MAX
-        } else {
-            params.approach_distance(width)
-        };
-        // Cheap reject: the midpoint farther than the reach (plus the width) as the crow flies.
-        if (choke.mid() - t.position).max_abs_component() > reach.saturating_add(width) {
-            continue;
-        }
-        let overlaps = cmp_dist_point_segment(choke.a, choke.b, t.position, t.radius).is_lt();
-        // Crossed on the current segment and still overlapping: in, from the side it left.
-        if overlaps
-            && segments_intersect(t.from, t.position, choke.a, choke.b)
-            && let Some(side) = choke.side(t.from)
-            && choke.side(t.position) != Some(side)
-        {
-            let r = Relation {
-                choke: c,
-                side,
-                distance: Fx::ZERO,
-                inside: true,
-                crossed: true,
-            };
-            best = Some(nearer(best, r));
-            continue;
-        }
-        // Walk the path to its first crossing of the portal. A waypoint exactly on the
-        // portal's line (the funnel puts one there when it wraps a door's corner) belongs to
-        // neither side: the crossing is from the last point off the line before it to the
-        // first one after it.
-        let mut walked = Fx::ZERO;
-        let mut p = t.position;
-        let mut behind = choke.side(t.position).or_else(|| choke.side(t.from));
-        let mut found = false;
-        for (k, &q) in t.path.iter().enumerate() {
-            if walked > reach {
-                break;
-            }
-            if p != q && segments_intersect(p, q, choke.a, choke.b) {
-                let ahead = t.path[k..].iter().find_map(|&x| choke.side(x));
-                let distance = walked.saturating_add((choke.mid() - p).length());
-                if let (Some(side), Some(other)) = (behind, ahead)
-                    && side != other
-                {
-                    found = true;
-                    if distance <= reach || overlaps {
-                        let r = Relation {
-                            choke: c,
-                            side,
-                            distance: if overlaps { Fx::ZERO } else { distance },
-                            inside: overlaps,
-                            crossed: false,
-                        };
-                        best = Some(nearer(best, r));
-                    }
-                    break;
-                }
-            }
-            walked = walked.saturating_add((q - p).length());
-            behind = choke.side(q).or(behind);
-            p = q;
-        }
-        // A waiter whose kept path, from where it waits, passes beside the portal (a straight
-        // path through the door, resumed from a spot beside it): it still waits for this
-        // choke, from its side, at its distance from the middle (it resumes through it).
-        if waits_here
-            && !found
-            && let Some(side) = choke.side(t.position)
-            && t.path.last().and_then(|&q| choke.side(q)) == Some(1 - side)
-        {
-            let r = Relation {
-                choke: c,
-                side,
-                distance: if overlaps {
-                    Fx::ZERO
-                } else {
-                    (choke.mid() - t.position).length()
-                },
-                inside: overlaps,
-                crossed: false,
-            };
-            best = Some(nearer(best, r));
-        }
-    }
-    best
-}
-
-fn nearer(best: Option<Relation>, r: Relation) -> Relation {
-    match best {
-        Some(b) if (b.distance, b.choke) <= (r.distance, r.choke) => b,
-        _ => r,
-    }
-}
-
-/// Files of the waiting block along the wall.
-const BLOCK_FILES: u32 = 2;
-
-/// Waiting spot `k` on side `side` of `choke` for a unit of `radius` standing at `position`:
-/// a block along the wall beside the entrance, on the waiter's right facing the portal
-/// (`left`: on its left), [`BLOCK_FILES`] files deep: spot `k` is in file `k % 2` (`1.5 r`
-/// out from the wall, then `2.2 r` further) and rank `k / 2` (the first `w / 2 + 1.6 r`
-/// aside from the portal's axis, then `2.2 r` apart). Units coming out of the portal pass
-/// between the two blocks; units of the side let through slide along the wall into the
-/// portal. A spot where the unit would not be walkable moves out along the normal by `r`, up
-/// to 8 times; failing that this is `position` (the unit waits where it stands). [`decide`]
-/// takes the first place (or `position`) free of the spots taken, else `position`.
-fn spot(
-    params: &TrafficParams,
-    mesh: &NavMesh,
-    choke: &Choke,
-    (side, left): (u8, bool),
-    k: u32,
-    position: Vec2,
-    radius: Fx,
-) -> Vec2 {
-    let r = params.radius;
-    let width = (choke.b - choke.a).length();
-    let n = choke.normal(side);
-    // Facing the door (−n), the right hand is n rotated by +90°.
-    let right = if left { -n.perp() } else { n.perp() };
-    let (rank, file) = (k / BLOCK_FILES, k % BLOCK_FILES);
-    let step = r.saturating_mul(Fx::from_num(11)) / 5;
-    let out = r.saturating_mul(Fx::from_num(3)) / 2 + step.saturating_mul(Fx::from_num(file));
-    let aside = half(width)
-        + r.saturating_mul(Fx::from_num(8)) / 5
-        + step.saturating_mul(Fx::from_num(rank));
-    let mut s = choke.mid() + n * out + right * aside;
-    for _ in 0..=8 {
-        if mesh.is_walkable(s, radius) {
-            return s;
-        }
-        s += n * r;
-    }
-    position
-}
-
-/// The least room between two waiters' discs at their spots ([`decide`]): a tenth of the
-/// radius planned for (0.05 with the default radius), so spots handed out at the same time
-/// are at least the two units' radii plus this apart.
-#[must_use]
-pub fn spot_margin(params: &TrafficParams) -> Fx {
-    params.radius / 10
-}
-
-/// How many places of a block a fresh waiter of `radius` tries, with `taken` spots already
-/// handed out: each spot taken can rule out the places within `2 · reach` of it, where
-/// `reach` is about the larger of `radius` and `r`: up to `(2 · reach / 2.2 r + 1)²` of the
-/// lattice, the two files of the block bounding one direction. Then the unit waits where it
-/// stands.
-fn spot_candidates(params: &TrafficParams, radius: Fx, taken: usize) -> u32 {
-    // Ranks within reach of one spot: 2 · reach / 2.2 r + 2 = 10 · reach / 11 r + 2, on the
-    // raw bits (both positive: the radii are checked above 0), at most 64.
-    let r = i128::from(params.radius.to_bits().max(1));
-    let reach = i128::from(radius.to_bits()).max(r);
-    let ranks = u32::try_from((10 * reach / (11 * r) + 2).min(64)).unwrap_or(64);
-    let per_spot = ranks.saturating_mul(BLOCK_FILES);
-    u32::try_from(taken)
-        .unwrap_or(u32::MAX)
-        .saturating_add(1)
-        .saturating_mul(per_spot)
-        .min(4_096)
-}
-
 /// One tick of traffic control: updates the reservations `state` (held chokes only, ascending
 /// key; records of chokes no longer in `chokes` or with no one near are dropped) and returns
 /// each traveller's decision, in the order given. `waiting` says, per traveller, the choke and
@@ -970,14 +695,6 @@ pub fn has_right_of_way(chokes: &[Choke], position: Vec2, radius: Fx) -> bool {
     chokes
         .iter()
         .any(|c| cmp_dist_point_segment(c.a, c.b, position, reach).is_lt())
-}
-
-/// A waiting block: (choke index, side, left hand).
-type Block = (usize, u8, bool);
-
-/// Whether `p` lies on the left hand of `choke`'s axis for a unit of side `side` facing it.
-fn hand_of(choke: &Choke, side: u8, p: Vec2) -> bool {
-    (p - choke.mid()).dot(choke.normal(side).perp()) < Fx::ZERO
 }
 
 // The tests build their maps from f64 literals (test input, never the simulation path).

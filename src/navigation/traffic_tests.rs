@@ -686,6 +686,27 @@ fn a_door_through_a_thick_wall_is_one_door() {
     assert_eq!(d, doors(&mesh, &c, TRAFFIC_RADIUS));
 }
 
+/// [`decide`] with the default settings, a hold of 32 ticks and no one waiting yet.
+fn decide_movers(
+    mesh: &NavMesh,
+    chokes: &[Choke],
+    state: &mut Vec<ChokeState>,
+    tick: u64,
+    travellers: &[Traveller<'_>],
+) -> Vec<Decision> {
+    let waiting = vec![None; travellers.len()];
+    decide(
+        &TrafficParams::DEFAULT,
+        mesh,
+        chokes,
+        state,
+        tick,
+        32,
+        travellers,
+        &waiting,
+    )
+}
+
 /// `(unit at position, going from, its path)` travellers for a thick door's tests.
 fn movers(units: &[(Vec2, Vec2, Vec2)]) -> Vec<(Vec2, Vec2, [Vec2; 1])> {
     units.iter().map(|&(p, from, to)| (p, from, [to])).collect()
@@ -716,16 +737,7 @@ fn both_ends_of_a_thick_door_share_one_reservation() {
         (v(2.0, 0.0), v(2.0, 0.0), v(-4.0, 0.0)),
     ]);
     let mut state = Vec::new();
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &mesh,
-        &c,
-        &mut state,
-        0,
-        32,
-        &as_travellers(&m),
-        &[None; 2],
-    );
+    let d = decide_movers(&mesh, &c, &mut state, 0, &as_travellers(&m));
     assert_eq!(state.len(), 1, "{state:?}");
     assert_eq!(state[0].choke, c[0], "the door's key");
     assert_eq!(d[1], Decision::Go);
@@ -759,16 +771,7 @@ fn a_unit_inside_a_long_passage_holds_the_door() {
     ]);
     let west_side = c[0].side(v(-3.0, 0.0)).unwrap();
     let mut state = vec![ChokeState::new(c[0], west_side, 0)];
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &mesh,
-        &c,
-        &mut state,
-        100,
-        32,
-        &as_travellers(&m),
-        &[None; 2],
-    );
+    let d = decide_movers(&mesh, &c, &mut state, 100, &as_travellers(&m));
     assert_eq!(state.len(), 1);
     assert_eq!(
         (state[0].holder, state[0].since),
@@ -782,16 +785,7 @@ fn a_unit_inside_a_long_passage_holds_the_door() {
         (v(6.0, 0.0), v(5.0, 0.0), v(8.0, 0.0)),
         (v(3.5, 0.0), v(3.5, 0.0), v(-5.0, 0.0)),
     ]);
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &mesh,
-        &c,
-        &mut state,
-        101,
-        32,
-        &as_travellers(&m),
-        &[None; 2],
-    );
+    let d = decide_movers(&mesh, &c, &mut state, 101, &as_travellers(&m));
     assert_eq!(state[0].holder, 1 - west_side);
     assert_eq!(d[1], Decision::Go);
 }
@@ -812,20 +806,10 @@ fn a_unit_deep_in_a_long_corridor_holds_it() {
         (v(10.0, 0.65), v(9.0, 0.65), v(25.0, 0.65)),
         (v(22.0, 0.65), v(22.0, 0.65), v(-5.0, 0.65)),
     ]);
-    let (west, _) = d.door_of(key, c[key].side(v(-3.0, 0.65)).unwrap());
-    let west_side = d.door_of(west, c[key].side(v(-3.0, 0.65)).unwrap()).1;
+    let west_side = d.door_of(key, c[key].side(v(-3.0, 0.65)).unwrap()).1;
     let mut state = vec![ChokeState::new(c[key], west_side, 0)];
     let t = as_travellers(&m);
-    let out = decide(
-        &TrafficParams::DEFAULT,
-        &mesh,
-        &c,
-        &mut state,
-        100,
-        32,
-        &t,
-        &[None; 2],
-    );
+    let out = decide_movers(&mesh, &c, &mut state, 100, &t);
     assert_eq!(state.len(), 1);
     assert_eq!(state[0].holder, west_side, "kept by the west");
     assert_eq!(out[0], Decision::Go);

@@ -380,9 +380,7 @@ pub(crate) struct NavDerived {
 pub(crate) struct TrafficPortals {
     mesh: Arc<NavMesh>,
     radius: Fx,
-    /// The chokes, ascending.
-    pub chokes: Arc<[crate::navigation::traffic::Choke]>,
-    /// The chokes grouped into doors.
+    /// The chokes (ascending), grouped into doors.
     pub doors: Arc<crate::navigation::traffic::Doors>,
     /// The lane portals, ascending.
     pub lanes: Arc<[crate::navigation::traffic::Choke]>,
@@ -443,7 +441,6 @@ impl NavDerived {
                 mesh: Arc::clone(mesh),
                 radius,
                 doors: Arc::new(crate::navigation::traffic::doors(mesh, &chokes, radius)),
-                chokes: chokes.into(),
                 lanes_index: Arc::new(crate::navigation::traffic::LaneIndex::new(&lanes)),
                 lanes: lanes.into(),
             });

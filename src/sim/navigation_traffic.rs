@@ -305,11 +305,12 @@ impl Simulator {
         // Stopping beside a goal is settling short of it: never with RVO2's goal rule.
         let (arrive_within, stop) = (self.steering.arrive_within, !self.steering.rvo2_goals);
         // The mesh is there (checked above), so are its portals.
-        let (chokes, doors, lanes, lanes_index) = self
+        let (doors, lanes, lanes_index) = self
             .nav_mesh
             .traffic_portals(rules.radius)
-            .map(|p| (p.chokes, p.doors, p.lanes, p.lanes_index))
+            .map(|p| (p.doors, p.lanes, p.lanes_index))
             .unwrap_or_default();
+        let chokes = doors.chokes();
         let Self {
             nav,
             orders,
@@ -385,7 +386,7 @@ impl Simulator {
         );
         drop(travellers);
         let (choke_index, lane_index) = (
-            traffic::PortalIndex::new(&chokes, Fx::ZERO),
+            traffic::PortalIndex::new(chokes, Fx::ZERO),
             traffic::PortalIndex::new(&lanes, Fx::ZERO),
         );
         let mut right: Vec<(AgentId, u8)> = Vec::with_capacity(n);

@@ -330,7 +330,7 @@ pub(crate) struct PortalIndex<'a> {
     pub list: &'a [Choke],
     /// The largest `b.x − a.x` of the list (`a.x <= b.x`: `a` is the smaller corner).
     pub(super) span: Fx,
-    /// A reach the caller bounds its distances by ([`relation`]: the farthest approach).
+    /// A reach the caller bounds its distances by ([`relation`](super::relation): the farthest approach).
     pub reach_max: Fx,
 }
 
