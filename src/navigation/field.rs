@@ -13,7 +13,10 @@
 //!   length plus the distance from the corner to `T`'s exit portal, the search's `g` bound: close
 //!   to the corridor's taut length, so the field's corridors follow the geodesics (units in
 //!   different streets keep to their streets) rather than a chain of portal points. The funnel
-//!   then pulls each unit's corridor taut.
+//!   then pulls each unit's corridor taut. With a [`FieldKey::choke_cost`] the string's
+//!   length also carries the cost of the narrow portals crossed (each run of them once: a
+//!   triangle keeps what its exit's run was charged, and a portal before it in the run adds
+//!   only what it costs more).
 //! - **Moves.** Entering `T` from a neighbour by edge `e` and leaving by `T`'s exit needs `T`'s
 //!   width pivoting on the two edges to be at least `2r + 4 ulp` (as in the search), the edge
 //!   `e` open (not a wall, the neighbour walkable) and at least `2r` long.
@@ -36,23 +39,43 @@ use std::collections::BinaryHeap;
 #[path = "field_paths.rs"]
 mod paths;
 
-/// A field's key: the goal (as requested) and the radius.
+/// A field's key: the goal (as requested), the radius and what crossing a narrow portal costs
+/// on top of its length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FieldKey {
     /// The requested goal (the field's goal is this point, or the nearest walkable one).
     pub goal: Vec2,
     /// The units' radius.
     pub radius: Fx,
+    /// The length added to a corridor for crossing a narrow portal `4 r` wide: an open edge
+    /// between walkable triangles whose ends are both on walls and which is shorter than
+    /// `12 r` (a door, a gap between buildings, a street) costs this times `4 r` over its
+    /// length, once per run of such edges in a row (at the run's costliest: a door through a
+    /// thick wall counts once). 0 (or less): shortest corridors. The simulator sets it for a
+    /// crowd sent to one goal, so that a large group prefers a wider way round to a queue in
+    /// single file (docs/navigation.md, "Crowds prefer wide ways").
+    pub choke_cost: Fx,
 }
 
 impl FieldKey {
-    /// The key's canonical order: `(x, y, r)` raw bits.
+    /// The key of shortest corridors (no [`choke_cost`](Self::choke_cost)).
     #[must_use]
-    pub fn bits(&self) -> (i64, i64, i64) {
+    pub fn new(goal: Vec2, radius: Fx) -> Self {
+        Self {
+            goal,
+            radius,
+            choke_cost: Fx::ZERO,
+        }
+    }
+
+    /// The key's canonical order: `(x, y, r, choke cost)` raw bits.
+    #[must_use]
+    pub fn bits(&self) -> (i64, i64, i64, i64) {
         (
             self.goal.x.to_bits(),
             self.goal.y.to_bits(),
             self.radius.to_bits(),
+            self.choke_cost.to_bits(),
         )
     }
 }
@@ -94,6 +117,12 @@ pub struct Field {
     settled: u32,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     min_width: Fx,
+    /// Per vertex: whether it ends a wall edge (narrow portals' ends); empty without a
+    /// choke cost.
+    on_wall: Vec<bool>,
+    /// Per triangle: the cost already charged for the run of narrow portals its exit
+    /// begins (raw Q32.32; 0 when its exit is not one); empty without a choke cost.
+    run_cost: Vec<u64>,
     /// The shared paths after the string's corners.
     paths: paths::CornerMemo,
 }
@@ -118,6 +147,16 @@ impl Field {
             settled: 0,
             heap: BinaryHeap::new(),
             min_width: r.saturating_mul_int(2).saturating_add(Fx::from_bits(4)),
+            on_wall: if key.choke_cost > Fx::ZERO {
+                wall_vertices(mesh)
+            } else {
+                Vec::new()
+            },
+            run_cost: if key.choke_cost > Fx::ZERO {
+                vec![0; n]
+            } else {
+                Vec::new()
+            },
             paths: paths::CornerMemo::new(n),
         };
         let goal = if mesh.is_walkable(key.goal, r) {
@@ -203,7 +242,13 @@ impl Field {
             // from left to right is the edge's from its end to its start (the mesh's, the same
             // bits as `funnel::shrink` normalising it here).
             let (left, right) = funnel::shrink_along(b, a, r, || mesh.edge_dir_back(t, e as usize));
-            let cone = self.cone[ti].step(left, right);
+            let mut cone = self.cone[ti].step(left, right);
+            // A narrow portal's cost, once per run of them: the run's greatest (of its
+            // narrowest portal), charged as the unit leaves it.
+            let after = self.run_cost.get(ti).copied().unwrap_or(0);
+            let here = self.portal_cost(mesh, t, e);
+            let run = if here > 0 { here.max(after) } else { 0 };
+            cone.g = cone.g.saturating_add(here.saturating_sub(after));
             let d = cone
                 .g
                 .saturating_add(dist_raw_point_segment(right, left, cone.apex));
@@ -211,9 +256,40 @@ impl Field {
                 self.dist[ni] = d;
                 self.via[ni] = k;
                 self.cone[ni] = cone;
+                if !self.run_cost.is_empty() {
+                    self.run_cost[ni] = run;
+                }
                 self.heap.push(Reverse((d, n)));
             }
         }
+    }
+
+    /// The cost (raw Q32.32) of crossing edge `e` of `t` for the field's crowd: for an
+    /// open edge shorter than `12 r` whose ends are both on walls (a door, a gap between
+    /// buildings, a street), [`FieldKey::choke_cost`] times `4 r` over its length (a portal
+    /// twice as wide passes twice the files); otherwise 0.
+    fn portal_cost(&self, mesh: &NavMesh, t: u32, e: u8) -> u64 {
+        if self.on_wall.len() != mesh.verts.len() {
+            return 0;
+        }
+        let r = self.key.radius.max(Fx::ZERO);
+        let v = mesh.tris[t as usize].v;
+        let (p, q) = (v[e as usize] as usize, v[(e as usize + 1) % 3] as usize);
+        if !self.on_wall[p] || !self.on_wall[q] {
+            return 0;
+        }
+        let twelve_r = r.saturating_mul_int(12);
+        let len_sq = (mesh.verts[q] - mesh.verts[p]).length_squared_wide();
+        if len_sq >= wide_mul(twelve_r, twelve_r) || len_sq <= 0 {
+            return 0;
+        }
+        let len = crate::math::sqrt_wide(len_sq).max(Fx::from_bits(1));
+        let cost = self
+            .key
+            .choke_cost
+            .saturating_mul(r.saturating_mul_int(4))
+            .saturating_div(len);
+        u64::try_from(cost.to_bits()).unwrap_or(0)
     }
 
     /// Walks the corridor from `start_tri` into `work` (portals, their triangles, shrunk), at
@@ -315,6 +391,20 @@ impl Field {
             expansions: rank.saturating_add(1),
         })
     }
+}
+
+/// Per vertex of `mesh`: whether it ends a wall edge.
+fn wall_vertices(mesh: &NavMesh) -> Vec<bool> {
+    let mut on_wall = vec![false; mesh.verts.len()];
+    for t in &mesh.tris {
+        for k in 0..3 {
+            if t.wall[k] {
+                on_wall[t.v[k] as usize] = true;
+                on_wall[t.v[(k + 1) % 3] as usize] = true;
+            }
+        }
+    }
+    on_wall
 }
 
 /// Where a window's path ends: on its last portal (shrunk), at the point nearest the start,

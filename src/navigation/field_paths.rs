@@ -816,10 +816,7 @@ mod tests {
     fn shared_paths_do_not_depend_on_which_unit_asked_first() {
         let mesh = town(7);
         let r = Fx::lit("0.5");
-        let key = FieldKey {
-            goal: Vec2::from_int(50, 3),
-            radius: r,
-        };
+        let key = FieldKey::new(Vec2::from_int(50, 3), r);
         let starts = starts(&mesh, r);
         assert!(starts.len() > 300, "{}", starts.len());
         let mut work = SearchWork::default();
@@ -858,10 +855,7 @@ mod tests {
     fn shared_paths_are_the_funnels_own_over_the_whole_corridor_where_it_needs_no_repair() {
         let mesh = town(11);
         let r = Fx::lit("0.5");
-        let key = FieldKey {
-            goal: Vec2::from_int(52, -20),
-            radius: r,
-        };
+        let key = FieldKey::new(Vec2::from_int(52, -20), r);
         let mut work = SearchWork::default();
         let mut field = Field::new(&mesh, key);
         let (mut same, mut all) = (0, 0);

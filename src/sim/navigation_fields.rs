@@ -5,6 +5,7 @@
 
 use super::{FIELD_MIN_USERS, NavRecord};
 use crate::agent::{AgentId, AgentParams};
+use crate::math::{Fx, Vec2};
 use crate::navigation::{Field, FieldKey, NavMesh};
 use crate::util::SeededWords;
 use std::collections::HashMap;
@@ -84,11 +85,7 @@ pub(super) fn shared_keys(
             slot += 1;
         }
         if ids.get(slot) == Some(id) {
-            let key = FieldKey {
-                goal: r.goal,
-                radius: params[slot].radius,
-            }
-            .bits();
+            let key = goal_radius(r.goal, params[slot].radius);
             match &mut run {
                 Some((k, n)) if *k == key => *n += 1,
                 _ => {
@@ -105,15 +102,39 @@ pub(super) fn shared_keys(
     SharedKeys(counts)
 }
 
+/// A `(goal, radius)` key's raw bits, as [`shared_keys`] counts them.
+pub(super) fn goal_radius(goal: Vec2, radius: Fx) -> (i64, i64, i64) {
+    (goal.x.to_bits(), goal.y.to_bits(), radius.to_bits())
+}
+
 /// How many navigating agents share each `(goal, radius)` key ([`shared_keys`]).
 #[derive(Debug, Default)]
 pub(super) struct SharedKeys(HashMap<(i64, i64, i64), u32, SeededWords>);
 
 impl SharedKeys {
-    /// Whether at least [`FIELD_MIN_USERS`] agents share `key`.
-    pub(super) fn contains(&self, key: &(i64, i64, i64)) -> bool {
-        self.0
-            .get(key)
-            .is_some_and(|&n| n as usize >= FIELD_MIN_USERS)
+    /// The field key of agents of `radius` sent to `goal` when at least
+    /// [`FIELD_MIN_USERS`] share it (their plans come from its field): its
+    /// [`choke_cost`](FieldKey::choke_cost) is [`crowd_choke_cost`] of their number.
+    pub(super) fn field_key(&self, goal: Vec2, radius: Fx) -> Option<FieldKey> {
+        let &n = self.0.get(&goal_radius(goal, radius))?;
+        (n as usize >= FIELD_MIN_USERS).then(|| FieldKey {
+            choke_cost: crowd_choke_cost(radius, n),
+            ..FieldKey::new(goal, radius)
+        })
     }
 }
+
+/// The choke cost of a field shared by `users` agents of `radius`: `radius` times the
+/// largest power of two not above `users`, at most [`CROWD_CHOKE_USERS`]. Units cross a
+/// portal one file wide in single file, about `2 r` apart, so a crowd's average unit waits
+/// about `users · r` of path before its turn: a wider way round up to about that much longer
+/// is quicker for the crowd. Powers of two, so that a crowd losing or gaining a few units
+/// keeps its field; capped, because a larger crowd spreads over parallel ways of its own
+/// accord and a larger cost would send it all down the one wide way.
+pub(super) fn crowd_choke_cost(radius: Fx, users: u32) -> Fx {
+    let level = users.clamp(1, CROWD_CHOKE_USERS).ilog2();
+    radius.max(Fx::ZERO).saturating_mul_int(1 << level)
+}
+
+/// The most users [`crowd_choke_cost`] counts.
+pub(super) const CROWD_CHOKE_USERS: u32 = 64;

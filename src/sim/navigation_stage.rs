@@ -9,7 +9,7 @@ use super::{
 };
 use crate::agent::AgentId;
 use crate::math::{Fx, Vec2};
-use crate::navigation::{FieldKey, NavMesh, PathRequest, PathStatus};
+use crate::navigation::{NavMesh, PathRequest, PathStatus};
 use crate::orders::Order;
 use crate::sim::Simulator;
 use crate::tick::StageClock;
@@ -142,7 +142,7 @@ impl Simulator {
         // Per field this tick fetched: its key and the settles charged so far (a fresh field's
         // work). At most `FIELD_CACHE` fields, so the cache never drops one this tick uses
         // (whose rebuild these charges would not count).
-        let mut charged: Vec<((i64, i64, i64), u32)> = Vec::new();
+        let mut charged: Vec<((i64, i64, i64, i64), u32)> = Vec::new();
         // First plans of new orders before replans, each pass in ascending id: replans of
         // units already moving never keep a new order waiting.
         'passes: for first_plans in [true, false] {
@@ -182,16 +182,12 @@ impl Simulator {
                     break 'passes;
                 }
                 let radius = params[slot].radius;
-                let key = FieldKey {
-                    goal: r.goal,
-                    radius,
-                };
                 // A first plan under pressure that needs a search of its own is quick.
                 let quick_plan = quick && first_plans;
-                let bits = key.bits();
-                let from_field = if shared.contains(&bits)
+                let from_field = if let Some(key) = shared.field_key(r.goal, radius)
                     && let Some(arc) = nav_mesh.mesh.as_ref()
                 {
+                    let bits = key.bits();
                     let k = match charged.iter().position(|(b, _)| *b == bits) {
                         Some(k) => k,
                         // One field more than the cache keeps, this tick: the request waits for

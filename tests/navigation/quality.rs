@@ -675,10 +675,7 @@ fn field_paths_against_the_visibility_graph_oracle() {
                 }
             };
             let g = pick(&mut rng);
-            let key = FieldKey {
-                goal: fx(g),
-                radius: rf,
-            };
+            let key = FieldKey::new(fx(g), rf);
             let mut field = Field::new(&mesh, key);
             for _ in 0..STARTS {
                 let s = pick(&mut rng);

@@ -418,7 +418,7 @@ fn rect(b: [f64; 4]) -> Vec<(f64, f64)> {
 }
 
 /// A choke between four buildings, 40 units one way and 20 the other (the waiting places'
-/// repro): at every tick the waiting places of the waiters (`door_wait`) are at least two
+/// repro; each with a goal of its own): at every tick the waiting places of the waiters (`door_wait`) are at least two
 /// radii plus the margin apart. Before, two were handed out 0.072 apart and their units
 /// rested on top of each other (overlap −0.98).
 #[test]
@@ -445,6 +445,10 @@ fn waiting_places_at_a_choke_between_buildings_are_two_radii_apart() {
         for k in 0..count {
             let start = v(x + 1.5 * (k % row) as f64, y + 1.5 * (k / row) as f64);
             let id = sim.add_agent(start).unwrap();
+            // Each unit's goal one raw bit apart: no shared field, so each plans its own
+            // shortest way, through the choke (a crowd sharing one goal goes round the
+            // buildings: docs/navigation.md, "Crowds prefer wide ways").
+            let goal = goal + Vec2::new(lockstep_orca::Fx::from_bits(k as i64), Default::default());
             sim.queue_command(0, Command::NavigateTo { id, goal })
                 .unwrap();
             ids.push(id);
