@@ -125,16 +125,18 @@ impl SharedKeys {
 }
 
 /// The choke cost of a field shared by `users` agents of `radius`: `radius` times the
-/// largest power of two not above `users`, at most [`CROWD_CHOKE_USERS`]. Units cross a
-/// portal one file wide in single file, about `2 r` apart, so a crowd's average unit waits
-/// about `users · r` of path before its turn: a wider way round up to about that much longer
-/// is quicker for the crowd. Powers of two, so that a crowd losing or gaining a few units
-/// keeps its field; capped, because a larger crowd spreads over parallel ways of its own
-/// accord and a larger cost would send it all down the one wide way.
+/// largest power of two not above `users`, at most [`CROWD_CHOKE_USERS`] (so `4 r` for 4 to 7
+/// users, `8 r` from 8 on). A crowd crosses a door one file wide in single file, about `2 r`
+/// apart, so its average unit waits about `users · r` of path for its turn; the cost stays
+/// well below that for large crowds, because on random maps larger costs (up to `64 r`) sent
+/// crowds down fewer, wider ways and made them slower, while `8 r` already sends a crowd
+/// through a gate a few units round rather than a door one unit wide (docs/navigation.md,
+/// "Crowds prefer wide ways").
 pub(super) fn crowd_choke_cost(radius: Fx, users: u32) -> Fx {
     let level = users.clamp(1, CROWD_CHOKE_USERS).ilog2();
     radius.max(Fx::ZERO).saturating_mul_int(1 << level)
 }
 
-/// The most users [`crowd_choke_cost`] counts.
-pub(super) const CROWD_CHOKE_USERS: u32 = 64;
+/// The most users [`crowd_choke_cost`] counts (measured: docs/navigation.md, "Crowds prefer
+/// wide ways").
+pub(super) const CROWD_CHOKE_USERS: u32 = 8;
