@@ -16,56 +16,16 @@
 //! docs/navigation.md § "Crowds prefer wide ways" gives the figures.
 #![allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
 
-use lockstep_orca::navigation::NavParams;
+#[path = "common/nav_gates.rs"]
+mod gates;
+
+use lockstep_orca::SimError;
 use lockstep_orca::orders::OrderStatus;
-use lockstep_orca::{
-    AgentParams, Command, Fx, ObstacleShape, SimError, Simulator, SimulatorParams, Vec2,
-};
-
-/// A point from user input (the one floating-point conversion).
-fn v(x: f64, y: f64) -> Vec2 {
-    Vec2::from_f64(x, y).expect("a point in range")
-}
-
-fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> ObstacleShape {
-    ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
-}
 
 /// Runs one scene: the seconds until every unit arrived (`None`: not within 600 s), and the
 /// crossings by the door and by the gate.
 fn run(gate_at: f64, n: usize, both: bool, dt: &str) -> Result<(Option<f64>, u32, u32), SimError> {
-    let mut sim = Simulator::new(SimulatorParams {
-        time_step: Fx::lit(dt),
-        agent_defaults: AgentParams {
-            radius: Fx::lit("0.5"),
-            max_speed: Fx::lit("1.5"),
-            time_horizon: Fx::from_num(2),
-            time_horizon_obst: Fx::from_num(2),
-            neighbor_dist: Fx::from_num(10),
-            max_neighbors: 10,
-            ..AgentParams::default()
-        },
-    })?;
-    let h = 40.0;
-    sim.add_obstacle(rect(-0.5, -h, 0.5, -gate_at - 5.0))?;
-    sim.add_obstacle(rect(-0.5, -gate_at, 0.5, 0.0))?;
-    sim.add_obstacle(rect(-0.5, 1.3, 0.5, h))?;
-    let boundary = vec![v(-h, -h), v(h, -h), v(h, h), v(-h, h)];
-    sim.set_navigation(Some(NavParams {
-        boundary: Some(boundary),
-        ..NavParams::default()
-    }))?;
-    let mut ids = Vec::new();
-    let sides: &[f64] = if both { &[-1.0, 1.0] } else { &[-1.0] };
-    for &s in sides {
-        for k in 0..n {
-            let (i, j) = ((k % 8) as f64, (k / 8) as f64);
-            let id = sim.add_agent(v(s * (12.0 + 1.5 * i), -4.0 + 1.5 * j))?;
-            let goal = v(-s * 18.0, 0.0);
-            sim.queue_command(0, Command::NavigateTo { id, goal })?;
-            ids.push(id);
-        }
-    }
+    let (mut sim, ids) = gates::scene(gate_at, n, both, dt)?;
     let step: f64 = dt.parse().expect("a time step");
     let mut prev: Vec<f64> = ids
         .iter()

@@ -113,61 +113,20 @@ fn a_costed_field_answers_as_a_fresh_one() {
     }
 }
 
+#[path = "../../examples/common/nav_gates.rs"]
+mod gates;
+
 mod simulated {
-    use lockstep_orca::navigation::NavParams;
+    use super::gates;
+    use lockstep_orca::AgentId;
+    use lockstep_orca::Simulator;
     use lockstep_orca::orders::OrderStatus;
-    use lockstep_orca::{
-        AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
-    };
 
-    fn v(x: f64, y: f64) -> Vec2 {
-        Vec2::from_f64(x, y).unwrap()
-    }
-
-    fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> ObstacleShape {
-        ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
-    }
-
-    /// A wall 1 thick at x = 0 with a door 1.3 wide (y 0 to 1.3) and a gate 5 wide 6 below
-    /// it (y −11 to −6); `n` units in a block at x −12 to −22.5 sent to (18, 0).
+    /// `examples/nav_gates.rs`'s scene with the gate 6 below the door, from one side: a wall 1
+    /// thick at x = 0 with a door 1.3 wide (y 0 to 1.3) and a gate 5 wide (y −11 to −6); `n`
+    /// units in a block at x −12 to −22.5 sent to (18, 0).
     fn scene(n: usize, dt: &str) -> (Simulator, Vec<AgentId>) {
-        let mut sim = Simulator::new(SimulatorParams {
-            time_step: Fx::lit(dt),
-            agent_defaults: AgentParams {
-                radius: Fx::lit("0.5"),
-                max_speed: Fx::lit("1.5"),
-                time_horizon: Fx::from_num(2),
-                time_horizon_obst: Fx::from_num(2),
-                neighbor_dist: Fx::from_num(10),
-                max_neighbors: 10,
-                ..AgentParams::default()
-            },
-        })
-        .unwrap();
-        sim.add_obstacle(rect(-0.5, -40.0, 0.5, -11.0)).unwrap();
-        sim.add_obstacle(rect(-0.5, -6.0, 0.5, 0.0)).unwrap();
-        sim.add_obstacle(rect(-0.5, 1.3, 0.5, 40.0)).unwrap();
-        let boundary = vec![
-            v(-40.0, -40.0),
-            v(40.0, -40.0),
-            v(40.0, 40.0),
-            v(-40.0, 40.0),
-        ];
-        sim.set_navigation(Some(NavParams {
-            boundary: Some(boundary),
-            ..NavParams::default()
-        }))
-        .unwrap();
-        let mut ids = Vec::new();
-        for k in 0..n {
-            let (i, j) = ((k % 8) as f64, (k / 8) as f64);
-            let id = sim.add_agent(v(-12.0 - 1.5 * i, -4.0 + 1.5 * j)).unwrap();
-            let goal = v(18.0, 0.0);
-            sim.queue_command(0, Command::NavigateTo { id, goal })
-                .unwrap();
-            ids.push(id);
-        }
-        (sim, ids)
+        gates::scene(6.0, n, false, dt).unwrap()
     }
 
     /// Runs until every unit arrived (at most 300 s): the seconds, and how many crossed the
