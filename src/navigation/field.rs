@@ -51,9 +51,11 @@ pub struct FieldKey {
     /// between walkable triangles whose ends are both on walls and which is shorter than
     /// `12 r` (a door, a gap between buildings, a street) costs this times `4 r` over its
     /// length, once per run of such edges in a row (at the run's costliest: a door through a
-    /// thick wall counts once). 0 (or less): shortest corridors. The simulator sets it for a
-    /// crowd sent to one goal, so that a large group prefers a wider way round to a queue in
-    /// single file (docs/navigation.md, "Crowds prefer wide ways").
+    /// wall of a few radii counts once; an edge of `12 r` or more across a passage, as in a
+    /// very thick wall, ends the run). 0 (or less): shortest corridors; above
+    /// [`MAX_CHOKE_COST`] it counts as that. The simulator sets it for a crowd sent to one
+    /// goal, so that a large group prefers a wider way round to a queue in single file
+    /// (docs/navigation.md, "Crowds prefer wide ways").
     pub choke_cost: Fx,
 }
 
@@ -79,6 +81,10 @@ impl FieldKey {
         )
     }
 }
+
+/// The largest [`FieldKey::choke_cost`] counted (2²⁰ units; a larger one counts as this):
+/// runs charged at it can add up many times before a distance saturates.
+pub const MAX_CHOKE_COST: Fx = Fx::from_bits(1 << 52);
 
 /// No exit: the goal's triangle, or not settled.
 const NO_VIA: u8 = 3;
@@ -287,6 +293,7 @@ impl Field {
         let cost = self
             .key
             .choke_cost
+            .min(MAX_CHOKE_COST)
             .saturating_mul(r.saturating_mul_int(4))
             .saturating_div(len);
         u64::try_from(cost.to_bits()).unwrap_or(0)

@@ -37,7 +37,7 @@ pub mod traffic;
 mod widths;
 
 pub use build::RebuildWork;
-pub use field::{Field, FieldKey};
+pub use field::{Field, FieldKey, MAX_CHOKE_COST};
 pub use mesh::{NO_TRIANGLE, NavMesh, NavTriangle};
 pub use query::RayHit;
 pub use search::SearchWork;

@@ -65,10 +65,10 @@ impl FieldCache {
     }
 }
 
-/// The `(goal, radius)` keys ([`FieldKey::bits`]) shared by at least [`FIELD_MIN_USERS`]
-/// navigating agents: their plans come from fields. From state only (the records, the agents'
-/// radii): a count per key, read by [`SharedKeys::contains`] and never iterated, so the map's
-/// order never matters. Its hash ([`SeededWords`]) is seeded at random per process: goals a
+/// How many navigating agents share each `(goal, radius)` key ([`goal_radius`]): the keys
+/// shared by at least [`FIELD_MIN_USERS`] get their plans from fields. From state only (the
+/// records, which stay after arrival, and the agents' radii): a count per key, read by
+/// [`SharedKeys::field_key`] and never iterated, so the map's order never matters. Its hash ([`SeededWords`]) is seeded at random per process: goals a
 /// hostile peer sends cannot be chosen to collide (the counts, and so the plans, do not depend
 /// on it).
 pub(super) fn shared_keys(

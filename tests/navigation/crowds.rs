@@ -113,6 +113,41 @@ fn a_costed_field_answers_as_a_fresh_one() {
     }
 }
 
+/// A choke cost past `MAX_CHOKE_COST` counts as it: a path through three doors in a row (each
+/// a run charged 1.54 times the cost) is still found with the largest cost there is (unclamped,
+/// two such charges overflow the field's distance and the start went unserved).
+#[test]
+fn the_largest_choke_cost_still_serves_a_path_through_three_doors() {
+    let mut walls = Vec::new();
+    for x in [30.0, 50.0, 70.0] {
+        walls.push(rect(x - 0.5, 51.3, x + 0.5, 100.0));
+        walls.push(rect(x - 0.5, 0.0, x + 0.5, 50.0));
+    }
+    let mesh = build_mesh(&walls);
+    for cost in [
+        Fx::from_num(4),
+        lockstep_orca::navigation::MAX_CHOKE_COST,
+        Fx::MAX,
+    ] {
+        let key = FieldKey {
+            choke_cost: cost,
+            ..FieldKey::new(fx((80.0, 50.65)), Fx::lit("0.5"))
+        };
+        let path = Field::new(&mesh, key).path_from(
+            &mesh,
+            fx((20.0, 50.65)),
+            usize::MAX,
+            &mut SearchWork::default(),
+        );
+        let path = path.unwrap_or_else(|| panic!("cost {cost}: no path"));
+        assert_eq!(
+            path.status,
+            lockstep_orca::navigation::PathStatus::Complete,
+            "cost {cost}"
+        );
+    }
+}
+
 #[path = "../../examples/common/nav_gates.rs"]
 mod gates;
 
