@@ -134,9 +134,12 @@ pub enum Command {
     /// Appends `goal` to an agent's path ([`crate::orders`]): the path's current end becomes a
     /// waypoint. The same as [`Command::MoveTo`] for an agent without an order. Rejected when
     /// the path already holds [`MAX_PATH_POINTS`](crate::orders::MAX_PATH_POINTS) points.
-    /// Ends the agent's navigation ([`Command::NavigateTo`]): the appended leg is straight, and
-    /// before the navigated order's first plan exists its path is only the agent's position
-    /// (docs/navigation.md § "Limits").
+    /// For an agent that navigates ([`Command::NavigateTo`], navigation on) it queues a
+    /// navigated leg instead ([`Simulator::nav_legs`](crate::Simulator::nav_legs)): once the
+    /// current goal is done (within the waypoint tolerance, past it, or the order finished),
+    /// the next leg is planned over the mesh from where the agent is; rejected past
+    /// [`MAX_NAV_LEGS`](crate::navigation::MAX_NAV_LEGS) legs (docs/navigation.md § "Queued
+    /// legs").
     QueueMove {
         /// The agent.
         id: AgentId,

@@ -508,6 +508,14 @@ impl Order {
         to.length_squared_wide() <= tolerance_sq || to.dot_wide(w - a) > 0
     }
 
+    /// Whether the path's last point would be done as a waypoint at `position` (within
+    /// `tolerance` of it, or past it), its progress being there: the end of a navigated leg
+    /// with another queued behind it.
+    pub(crate) fn end_done(&self, position: Vec2, tolerance: Fx) -> bool {
+        let k = self.path.len() - 1;
+        self.next as usize == k && self.waypoint_done(k, position, wide_mul(tolerance, tolerance))
+    }
+
     /// The progress after advancing past every waypoint done at `position`, a waypoint being
     /// done within `tolerance` of it (or past it).
     #[inline]

@@ -106,7 +106,14 @@
 //! **Version 11** ([`SNAPSHOT_VERSION_PLANNING`]) is written only while the quick-plan cap
 //! ([`NavParams::quick_plan_cap`]) is not the default: version 10's payload (its traffic
 //! settings possibly the defaults, its counters possibly empty), then the cap as an option
-//! (present when navigation is on, `u32`). Versions 3 to 11 restore.
+//! (present when navigation is on, `u32`).
+//!
+//! **Version 12** ([`SNAPSHOT_VERSION_LEGS`]) is written only while some navigating agent has
+//! queued legs ([`Simulator::nav_legs`]: [`Command::QueueMove`](crate::Command::QueueMove)
+//! after a [`Command::NavigateTo`](crate::Command::NavigateTo)): version 11's payload (its
+//! cap possibly the default), then the legs as a sequence of (agent id `u32`, goals: a
+//! sequence of 1 to 1,024 points), ascending id, each for a navigating agent's record.
+//! Versions 3 to 12 restore.
 //! Derived data (trees, neighbour lists, scratch buffers) is rebuilt, never stored.
 //!
 //! # Hostile input
@@ -135,7 +142,7 @@ use crate::command::{CommandQueue, PendingCommand};
 use crate::domain::{checked_point, checked_velocity};
 use crate::error::SimError;
 use crate::liveness::Liveness;
-use crate::math::Fx;
+use crate::math::{Fx, Vec2};
 use crate::navigation::traffic::TrafficParams;
 use crate::navigation::{NavParams, QUICK_PLAN_CAP};
 use crate::obstacle::{ObstacleSet, ObstacleSetData};
@@ -190,6 +197,10 @@ pub const SNAPSHOT_VERSION_TRAFFIC_SETTINGS: u32 = 10;
 /// ([`NavParams::quick_plan_cap`]) is not the default: version 10's payload followed by the
 /// cap (see the [module docs](self)). This build reads it too.
 pub const SNAPSHOT_VERSION_PLANNING: u32 = 11;
+/// The snapshot format version written while some navigating agent has queued legs
+/// ([`Simulator::nav_legs`]): version 11's payload followed by the legs (see the
+/// [module docs](self)). This build reads it too.
+pub const SNAPSHOT_VERSION_LEGS: u32 = 12;
 /// Largest accepted payload (1 GiB: about 12 million agents).
 pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Bytes before the payload: magic, version, length.
@@ -254,6 +265,14 @@ struct StateV11 {
     quick_plan_cap: Option<u32>,
 }
 
+/// Payload of snapshot format version 12: version 11's, then the queued navigated legs (agent
+/// id, goals), ascending id.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StateV12 {
+    v11: StateV11,
+    legs: Vec<(AgentId, Vec<Vec2>)>,
+}
+
 /// Payload of snapshot format version 6: version 5's, then the navigation state.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct StateV6 {
@@ -270,6 +289,9 @@ struct NavPayload {
     records: Vec<(AgentId, NavRecord)>,
     /// Traffic control: held chokes and waiters.
     traffic: TrafficState,
+    /// The queued navigated legs: not in version 6's payload (version 12 adds them).
+    #[serde(skip)]
+    legs: Vec<(AgentId, Vec<Vec2>)>,
 }
 
 /// Payload of snapshot format version 4: version 3's, then the non-default agent models.
@@ -437,9 +459,14 @@ impl StateV1 {
             ));
         }
         let traffic = nav.traffic;
-        let mut nav = NavState::restored(nav.params, nav.records, nav.debt, nav.recheck, |id| {
-            orders.get(&id).is_some()
-        })
+        let mut nav = NavState::restored(
+            nav.params,
+            nav.records,
+            nav.debt,
+            nav.recheck,
+            nav.legs,
+            |id| orders.get(&id).is_some(),
+        )
         .map_err(|e| e.map_or_else(SnapshotError::Inconsistent, SnapshotError::Invalid))?;
         traffic
             .validate(&nav, |id| orders.get(&id))
@@ -556,6 +583,7 @@ impl Simulator {
                 recheck: nav.recheck,
                 records: nav.records.clone(),
                 traffic: nav.traffic.clone(),
+                legs: Vec::new(),
             },
         };
         let right_of_way = &nav.traffic.right_of_way;
@@ -566,10 +594,13 @@ impl Simulator {
             .is_some_and(|p| p.traffic != TrafficParams::DEFAULT)
             || nav.traffic.counting();
         // Version 11 when the quick-plan cap is not the default (through version 10).
+        // Version 12 when some agent has queued legs (through version 11).
+        let legs_used = !nav.legs.is_empty();
         let planning = nav
             .params
             .as_ref()
-            .is_some_and(|p| p.quick_plan_cap != QUICK_PLAN_CAP);
+            .is_some_and(|p| p.quick_plan_cap != QUICK_PLAN_CAP)
+            || legs_used;
         let traffic_settings = traffic_settings || planning;
         if !formations_used && right_of_way.is_empty() && !traffic_settings {
             return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV, &state, hint);
@@ -630,7 +661,21 @@ impl Simulator {
             v10: state,
             quick_plan_cap: nav.params.as_ref().map(|p| p.quick_plan_cap),
         };
-        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING, &state, hint + 8)
+        if !legs_used {
+            return seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING, &state, hint + 8);
+        }
+        let hint = hint
+            + 8
+            + nav
+                .legs
+                .iter()
+                .map(|(_, g)| 12 + 16 * g.len())
+                .sum::<usize>();
+        let state = StateV12 {
+            v11: state,
+            legs: nav.legs.clone(),
+        };
+        seal(SNAPSHOT_MAGIC, SNAPSHOT_VERSION_LEGS, &state, hint)
     }
 
     /// Rebuilds a simulator from [`snapshot`](Self::snapshot) bytes.
@@ -692,18 +737,32 @@ impl Simulator {
         }
         if version == Some(SNAPSHOT_VERSION_MARCH) {
             let state: StateV9 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_MARCH)?;
-            return state.into_simulator(None, None, None);
+            return state.into_simulator(None, None, None, Vec::new());
         }
         if version == Some(SNAPSHOT_VERSION_TRAFFIC_SETTINGS) {
             let state: StateV10 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_TRAFFIC_SETTINGS)?;
             return state
                 .v9
-                .into_simulator(state.traffic, Some(&state.counters), None);
+                .into_simulator(state.traffic, Some(&state.counters), None, Vec::new());
         }
-        let state: StateV11 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING)?;
-        let v10 = state.v10;
-        v10.v9
-            .into_simulator(v10.traffic, Some(&v10.counters), state.quick_plan_cap)
+        if version == Some(SNAPSHOT_VERSION_PLANNING) {
+            let state: StateV11 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_PLANNING)?;
+            let v10 = state.v10;
+            return v10.v9.into_simulator(
+                v10.traffic,
+                Some(&v10.counters),
+                state.quick_plan_cap,
+                Vec::new(),
+            );
+        }
+        let state: StateV12 = open(bytes, SNAPSHOT_MAGIC, SNAPSHOT_VERSION_LEGS)?;
+        let v10 = state.v11.v10;
+        v10.v9.into_simulator(
+            v10.traffic,
+            Some(&v10.counters),
+            state.v11.quick_plan_cap,
+            state.legs,
+        )
     }
 }
 
@@ -730,6 +789,7 @@ impl StateV9 {
         traffic: Option<TrafficParams>,
         counters: Option<&[(u32, u32)]>,
         quick_plan_cap: Option<u32>,
+        legs: Vec<(AgentId, Vec<Vec2>)>,
     ) -> Result<Simulator, SnapshotError> {
         let state = self;
         let mut formations = state.v8.v7.formations;
@@ -750,6 +810,7 @@ impl StateV9 {
         let (v4, l) = lifecycle(state.v8.v7.v6.v5);
         let mut nav = state.v8.v7.v6.nav;
         nav.traffic.right_of_way = state.v8.right_of_way;
+        nav.legs = legs;
         // Settings written after the rest belong to navigation settings.
         let lone = match &mut nav.params {
             Some(p) => {

@@ -328,6 +328,14 @@ fn navigation(d: &mut SnapshotDiff, a: &Simulator, b: &Simulator) {
                 d.cmp(sc, "nav.pending", p.is_pending(), q.is_pending());
                 d.cmp(sc, "nav.planned_tick", p.planned_tick(), q.planned_tick());
                 d.cmp(sc, "nav.no_progress", p.no_progress(), q.no_progress());
+                let (la, lb) = (na.legs(*x), nb.legs(*y));
+                if la != lb {
+                    let show = |l: &[crate::math::Vec2]| {
+                        let points: Vec<String> = l.iter().map(|&g| V(g).to_string()).collect();
+                        format!("[{}]", points.join(", "))
+                    };
+                    d.push(sc, "nav.legs", show(la), show(lb));
+                }
                 // The progress measure (best distance, target index) otherwise.
                 if p != q && d.differences.len() == before {
                     d.push(sc, "nav.progress", format!("{p:?}"), format!("{q:?}"));

@@ -757,6 +757,78 @@ fn a_full_waypoint_queue_is_queue_full() {
     assert_eq!(game.unit_path(u).last(), Some(&far(w)));
 }
 
+/// A navigating unit's `QueueMove`s queue navigated legs, bounded as a path's waypoints
+/// (`MAX_NAV_LEGS` = `MAX_WAYPOINTS`): the adapter counts the legs, in the frame and from the
+/// simulator, and refuses the one past the bound before the simulator would.
+#[test]
+fn a_full_leg_queue_is_queue_full() {
+    use lockstep_orca::navigation::{MAX_NAV_LEGS, NavParams};
+    let u = AgentId(0);
+    let far = |i: i32| Vec2::from_int(200 + i, 0);
+    let queue = |i: i32| PlayerOrder::QueueMove {
+        unit: u,
+        goal: far(i),
+    };
+    let history = || {
+        let mut game = two_unit_game();
+        let mut sim = game.simulator().clone();
+        let corner = |x: i32, y: i32| Vec2::from_int(x, y);
+        sim.set_navigation(Some(NavParams {
+            boundary: Some(vec![
+                corner(-2000, -2000),
+                corner(2000, -2000),
+                corner(2000, 2000),
+                corner(-2000, 2000),
+            ]),
+            ..NavParams::default()
+        }))
+        .unwrap();
+        game = NetGame::new(sim, 2).unwrap();
+        game.assign(u, 0).unwrap();
+        game.assign(AgentId(1), 1).unwrap();
+        let first = [
+            PlayerOrder::NavigateTo {
+                unit: u,
+                goal: far(0),
+            },
+            queue(1),
+            queue(2),
+            queue(3),
+        ];
+        game.advance(&[confirmed(&first), idle()]).unwrap();
+        for f in 1..256 {
+            let orders: Vec<_> = (0..4).map(|k| queue(f * 4 + k)).collect();
+            game.advance(&[confirmed(&orders), idle()]).unwrap();
+            assert!(game.last_rejections().is_empty());
+        }
+        // Still on its first leg: every QueueMove is a leg, none a waypoint of its path.
+        let sim = game.simulator();
+        assert_eq!(sim.nav_status(u).unwrap().unwrap().goal(), far(0));
+        assert_eq!(sim.nav_legs(u).unwrap().len(), MAX_NAV_LEGS - 1);
+        game
+    };
+    assert_eq!(MAX_NAV_LEGS, MAX_WAYPOINTS);
+    let (mut game, mut twin) = (history(), history());
+    let w = MAX_WAYPOINTS as i32;
+    rejected_like_twin(
+        &mut game,
+        &mut twin,
+        &[confirmed(&[queue(w), queue(w + 1)]), idle()],
+        &[confirmed(&[queue(w)]), idle()],
+        &[(0, 1, PlayerOrderError::QueueFull(u))],
+    );
+    assert_eq!(game.simulator().nav_legs(u).unwrap().len(), MAX_NAV_LEGS);
+    rejected_like_twin(
+        &mut game,
+        &mut twin,
+        &[confirmed(&[queue(w + 2)]), idle()],
+        &[idle(), idle()],
+        &[(0, 0, PlayerOrderError::QueueFull(u))],
+    );
+    assert_eq!(game.simulator().nav_legs(u).unwrap().last(), Some(&far(w)));
+    assert_eq!(game.simulator().rejected_commands().len(), 0);
+}
+
 #[test]
 fn a_player_at_the_unit_limit_gets_unit_limit() {
     // Player 0 owns MAX_UNITS_PER_PLAYER agents (far apart, no neighbours); player 1 none.

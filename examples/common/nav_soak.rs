@@ -134,7 +134,8 @@ fn feed(f: &mut Feed<'_>, command: Command) -> Result<(), String> {
 
 /// One round of orders: every unit a new one (six in ten one of six shared goals, half of the
 /// twelve in turn; three in ten a point of its own; one in ten a stop), then one in ten a
-/// waypoint queued after it and one in ten an order speed; a group in formation every third
+/// `QueueMove` after it (a navigated leg; after a stop, a plain order) and one in ten an
+/// order speed; a group in formation every third
 /// round (marching together every other time); three units removed and three spawned (one of
 /// them anywhere, in a building too). Six goals for two radii are twelve distance fields a
 /// round: more than the eight the cache keeps, so fields are evicted and made again.

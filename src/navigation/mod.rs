@@ -86,6 +86,13 @@ pub const QUICK_PLAN_CAP: u32 = 8;
 /// a fixed amount measured for short corridors; a longer one is a whole search.
 pub const MAX_QUICK_PLAN_CAP: u32 = 64;
 
+/// Most navigated legs an agent may have queued behind its current goal
+/// ([`Command::QueueMove`](crate::Command::QueueMove) after a
+/// [`Command::NavigateTo`](crate::Command::NavigateTo),
+/// [`Simulator::nav_legs`](crate::Simulator::nav_legs)): as many as the waypoints a plain
+/// path may hold behind its first point (`orders::MAX_PATH_POINTS − 1`, checked at compile time).
+pub const MAX_NAV_LEGS: usize = 1_024;
+
 fn quick_plan_cap_default() -> u32 {
     QUICK_PLAN_CAP
 }

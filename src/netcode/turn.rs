@@ -291,16 +291,22 @@ impl Turn<'_> {
         Ok(())
     }
 
-    /// Path points unit `id` holds after this frame's orders so far (0 without an order).
+    /// Path points unit `id` holds after this frame's orders so far (0 without an order); for
+    /// a navigating unit, whose `QueueMove`s queue navigated legs, its goal and its legs
+    /// ([`Simulator::nav_legs`](crate::Simulator::nav_legs), bounded as a path's waypoints).
     pub(super) fn path_len_of(&mut self, id: AgentId) -> usize {
         let sim = self.sim;
-        *self
-            .path_len
-            .entry(id)
-            .or_insert_with(|| match sim.agent_order(id) {
+        *self.path_len.entry(id).or_insert_with(|| {
+            let navigates = sim.navigation().is_some()
+                && sim
+                    .nav_status(id)
+                    .is_ok_and(|r| r.is_some_and(|r| !r.is_straight()));
+            match sim.agent_order(id) {
+                Ok(Some(_)) if navigates => 1 + sim.nav_legs(id).map_or(0, <[_]>::len),
                 Ok(Some(o)) => o.path().len() - o.progress(),
                 _ => 0,
-            })
+            }
+        })
     }
 
     /// Adds a unit owned by `player` at `position` with `params` (and `model`, if given: a

@@ -270,14 +270,15 @@ impl Driver {
     }
 
     /// The order commands that send agent `index` along its route to `goal`: a `MoveTo` to the
-    /// first point, a `QueueMove` for each further one; for a navigating agent, one
-    /// [`Command::NavigateTo`] (the simulator plans the way).
+    /// first point, a `QueueMove` for each further one; for a navigating agent, a
+    /// [`Command::NavigateTo`] to the first point (the simulator plans the way) and a
+    /// `QueueMove` for each further one (navigated legs, [`Simulator::nav_legs`]).
     pub(crate) fn route_orders(&self, index: usize, goal: Vec2) -> impl Iterator<Item = Command> {
         let id = self.ids[index];
         let navigate = self.navigates(index);
         let route = self.route(index).iter().copied();
         route.chain([goal]).enumerate().map(move |(k, p)| {
-            if navigate {
+            if navigate && k == 0 {
                 Command::NavigateTo { id, goal: p }
             } else if k == 0 {
                 Command::MoveTo { id, goal: p }

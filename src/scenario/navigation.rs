@@ -79,15 +79,6 @@ impl Scenario {
                  its own graph)",
             ));
         }
-        for id in &self.navigate {
-            if self.routes.get(id).is_some_and(|r| !r.is_empty()) {
-                return Err(invalid(
-                    format!("agent {}", id.0),
-                    "`navigate = true` plans the path itself: give no `route` (or drop \
-                     `navigate` to follow the route)",
-                ));
-            }
-        }
         Ok(())
     }
 

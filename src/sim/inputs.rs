@@ -175,7 +175,11 @@ impl Simulator {
                 .give_order(id, goal, false)
                 .map(|_| self.nav.forget(id)),
             Command::QueueMove { id, goal } => {
-                self.give_order(id, goal, true).map(|_| self.nav.forget(id))
+                if self.queue_leg(id, goal)? {
+                    Ok(())
+                } else {
+                    self.give_order(id, goal, true).map(|_| self.nav.forget(id))
+                }
             }
             Command::Stop { id } => self.stop_agent(id).map(|_| self.nav.forget(id)),
             Command::NavigateTo { id, goal } => self.navigate_to(id, goal).map(drop),
@@ -188,13 +192,7 @@ impl Simulator {
                 goal,
                 queue,
                 slowest,
-            } => self
-                .group_move(group, goal, queue, slowest)
-                .map(|replaced| {
-                    for (id, _) in replaced {
-                        self.nav.forget(id);
-                    }
-                }),
+            } => self.group_move(group, goal, queue, slowest).map(drop),
             Command::FormationMove { .. } | Command::FormationMarch { .. } => {
                 self.formation_move(formation_order(command)).map(drop)
             }
@@ -290,6 +288,11 @@ impl Simulator {
             }
             Command::MoveTo { id, goal } | Command::QueueMove { id, goal } => {
                 let queue = matches!(command, Command::QueueMove { .. });
+                // A navigated leg changes only the navigation state, put back whole on undo
+                // (`nav_before`).
+                if queue && self.queue_leg(id, goal)? {
+                    return Ok(());
+                }
                 let old = self.give_order(id, goal, queue)?;
                 self.nav.forget(id);
                 Undo::Order(id, old)
@@ -307,8 +310,8 @@ impl Simulator {
                 queue,
                 slowest,
             } => {
+                // The navigation records are put back whole on undo (`nav_before`).
                 for (id, old) in self.group_move(group, goal, queue, slowest)? {
-                    self.nav.forget(id);
                     self.inputs.undo.push(Undo::Order(id, old));
                 }
                 return Ok(());

@@ -26,7 +26,12 @@
 //!    radii of the end of a [`Partial`](PathStatus::Partial) plan (a field's window, a capped
 //!    search), which is extended at once. Any other triggered replan becomes pending and is
 //!    served once 2 s ([`REPLAN_COOLDOWN_SECONDS`]) have passed since the agent's last plan;
-//!    meanwhile it follows its old path.
+//!    meanwhile it follows its old path. An agent with queued legs
+//!    ([`Simulator::nav_legs`]) whose plan (not `Partial`, not `NoStart`) is done as a waypoint
+//!    is (within the waypoint tolerance of its end, or past it, the order at its last point)
+//!    or whose order finished (arrived, given up) and that is not waiting at a door takes its
+//!    next leg: its record becomes a new order's (that goal, pending, status `None`), served
+//!    in step 3 as a first plan from where it is, while it goes on along its old path.
 //! 3. Pending requests are served first plans of new orders first, then replans, each in
 //!    ascending agent id. An agent whose `(goal, radius)` is
 //!    shared by at least [`FIELD_MIN_USERS`] navigating agents (state: the records and the
@@ -80,8 +85,8 @@ use crate::error::SimError;
 use crate::hash::CanonicalPart;
 use crate::math::{Fx, Vec2};
 use crate::navigation::{
-    MAX_QUICK_PLAN_CAP, NavMesh, NavParams, NavPath, PathRequest, PathStatus, QUICK_PLAN_CAP,
-    RayHit, SearchWork,
+    MAX_NAV_LEGS, MAX_QUICK_PLAN_CAP, NavMesh, NavParams, NavPath, PathRequest, PathStatus,
+    QUICK_PLAN_CAP, RayHit, SearchWork,
 };
 use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
@@ -130,6 +135,9 @@ pub(crate) const QUICK_PLAN_EXPANSIONS: u64 = 12;
 /// How far before the end of a [`Partial`](PathStatus::Partial) plan, in radii, the unit
 /// plans again (so a field's windows follow on without a stop).
 pub(crate) const PARTIAL_LOOKAHEAD_RADII: i64 = 4;
+
+// A navigated leg is a waypoint of the way: as many as a plain path holds behind its start.
+const _: () = assert!(MAX_NAV_LEGS == MAX_PATH_POINTS - 1);
 
 /// Most boundary vertices [`NavParams::boundary`] may have.
 pub(crate) const MAX_BOUNDARY_VERTICES: usize = crate::obstacle::MAX_VERTICES;
@@ -235,6 +243,13 @@ pub(crate) struct NavState {
     pub recheck: bool,
     /// Traffic control at chokepoints (see "Traffic" at the end of this file).
     pub traffic: TrafficState,
+    /// The queued navigated legs ([`Command::QueueMove`](crate::Command::QueueMove) after a
+    /// [`Command::NavigateTo`](crate::Command::NavigateTo)): per agent with a record, ascending
+    /// id, the goals planned one after the other once the current one is reached; never empty.
+    pub legs: Vec<(AgentId, Vec<Vec2>)>,
+    /// The queued legs in all (derived from `legs`; bounded by
+    /// [`MAX_TOTAL_PATH_POINTS`](crate::orders::MAX_TOTAL_PATH_POINTS)).
+    pub leg_total: usize,
 }
 
 impl NavState {
@@ -246,10 +261,54 @@ impl NavState {
         self.find(id).ok().map(|k| &self.records[k].1)
     }
 
-    /// Drops agent `id`'s record (it got another order, was stopped or removed).
+    /// Drops agent `id`'s record and its queued legs (it got another order, was stopped or
+    /// removed).
     pub(crate) fn forget(&mut self, id: AgentId) {
         if let Ok(k) = self.find(id) {
             self.records.remove(k);
+        }
+        self.drop_legs(id);
+    }
+
+    /// Agent `id`'s queued legs (empty for none).
+    pub(crate) fn legs(&self, id: AgentId) -> &[Vec2] {
+        self.legs
+            .binary_search_by_key(&id, |(i, _)| *i)
+            .map_or(&[], |k| self.legs[k].1.as_slice())
+    }
+
+    /// Drops agent `id`'s queued legs, returning them.
+    fn drop_legs(&mut self, id: AgentId) -> Vec<Vec2> {
+        match self.legs.binary_search_by_key(&id, |(i, _)| *i) {
+            Ok(k) => {
+                let goals = self.legs.remove(k).1;
+                self.leg_total -= goals.len();
+                goals
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Takes the first of agent `id`'s queued legs (the list is dropped when it empties).
+    fn next_leg(&mut self, id: AgentId) -> Option<Vec2> {
+        let k = self.legs.binary_search_by_key(&id, |(i, _)| *i).ok()?;
+        let goals = &mut self.legs[k].1;
+        let goal = goals.remove(0);
+        if goals.is_empty() {
+            self.legs.remove(k);
+        }
+        self.leg_total -= 1;
+        Some(goal)
+    }
+
+    /// Sends agent `id`'s queued legs straight, as plain waypoints behind its order (its
+    /// navigation went straight: no mesh). A leg past the orders' bounds is dropped; the
+    /// callers' orders are one point long, so the agent's own bound always holds them.
+    fn straighten_legs(&mut self, id: AgentId, orders: &mut crate::orders::Orders) {
+        for goal in self.drop_legs(id) {
+            if orders.queue(id, goal).is_err() {
+                break;
+            }
         }
     }
 
@@ -267,6 +326,7 @@ impl NavState {
         records: Vec<(AgentId, NavRecord)>,
         debt: u32,
         recheck: bool,
+        legs: Vec<(AgentId, Vec<Vec2>)>,
         has_order: impl Fn(AgentId) -> bool,
     ) -> Result<Self, Result<SimError, &'static str>> {
         if let Some(p) = &params {
@@ -281,12 +341,40 @@ impl NavState {
             }
             r.validate().map_err(Ok)?;
         }
+        if legs.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(Err("navigation leg ids not strictly ascending"));
+        }
+        let mut k = 0;
+        for (id, goals) in &legs {
+            // Both lists ascend: one merge pass finds every leg list's record.
+            while records.get(k).is_some_and(|(r, _)| r < id) {
+                k += 1;
+            }
+            let Some((_, r)) = records.get(k).filter(|(r, _)| r == id) else {
+                return Err(Err("navigation legs of an agent without a record"));
+            };
+            if r.is_straight() || params.is_none() {
+                return Err(Err("navigation legs of an order that does not navigate"));
+            }
+            if !(1..=MAX_NAV_LEGS).contains(&goals.len()) {
+                return Err(Err("navigation legs: 1 to 1,024 goals"));
+            }
+            for &g in goals {
+                checked_point(g, "navigation leg").map_err(Ok)?;
+            }
+        }
+        let leg_total = legs.iter().map(|(_, g)| g.len()).sum();
+        if leg_total > crate::orders::MAX_TOTAL_PATH_POINTS {
+            return Err(Err("navigation legs: more than 4,194,304 in all"));
+        }
         Ok(Self {
             params,
             records,
             debt,
             recheck,
             traffic: TrafficState::default(),
+            legs,
+            leg_total,
         })
     }
 }
@@ -350,6 +438,18 @@ impl CanonicalPart for NavState {
         {
             out.put(b"Q");
             out.put(&p.quick_plan_cap.to_le_bytes());
+        }
+        // The queued legs, only when some agent has one (states without keep their hashes).
+        if !self.legs.is_empty() {
+            out.put(b"L");
+            out.put(&(self.legs.len() as u32).to_le_bytes());
+            for (id, goals) in &self.legs {
+                out.put(&id.0.to_le_bytes());
+                out.put(&(goals.len() as u32).to_le_bytes());
+                for &g in goals {
+                    put_vec2(out, g);
+                }
+            }
         }
     }
 }
@@ -582,6 +682,8 @@ impl Simulator {
             agents,
             ..
         } = self;
+        // Agents sent straight to their goals: their queued legs follow as plain waypoints.
+        let mut straight = Vec::new();
         for (id, r) in &mut nav.records {
             if on {
                 // Planned again from scratch; the current order is followed meanwhile.
@@ -592,10 +694,14 @@ impl Simulator {
                 let position = agents.get(*id).map_or(r.goal, |a| a.position);
                 if orders.replan(*id, Order::new(position, r.goal)).is_ok() {
                     r.pending = false;
+                    straight.push(*id);
                 }
             } else {
                 r.pending = false;
             }
+        }
+        for id in straight {
+            nav.straighten_legs(id, orders);
         }
         Ok(())
     }
@@ -721,7 +827,58 @@ impl Simulator {
         let order = Order::new(position, if planned { position } else { goal });
         let old = self.orders.insert(id, order)?;
         self.nav.put(id, NavRecord::new(goal, planned, self.tick));
+        self.nav.drop_legs(id);
         Ok(old)
+    }
+
+    /// [`Command::QueueMove`](crate::Command::QueueMove) for a navigating agent: queues `goal`
+    /// as a navigated leg, planned once the agent's current navigated goal is reached (stage
+    /// 1a). Returns `false`, changing nothing, when the agent does not navigate (no record,
+    /// a straight record, or navigation off): the caller appends a plain waypoint then.
+    ///
+    /// # Errors
+    /// [`SimError::OutOfDomain`] for a goal outside the domain, or past [`MAX_NAV_LEGS`] legs
+    /// for the agent or [`MAX_TOTAL_PATH_POINTS`](crate::orders::MAX_TOTAL_PATH_POINTS) in
+    /// all; [`SimError::UnknownAgent`]. Nothing changes then.
+    pub(super) fn queue_leg(&mut self, id: AgentId, goal: Vec2) -> Result<bool, SimError> {
+        checked_point(goal, "goal")?;
+        self.agent_position(id)?;
+        let navigates =
+            self.nav.params.is_some() && self.nav.get(id).is_some_and(|r| !r.is_straight());
+        if !navigates {
+            return Ok(false);
+        }
+        if self.nav.legs(id).len() >= MAX_NAV_LEGS {
+            return Err(SimError::OutOfDomain {
+                what: "navigation legs",
+                allowed: "at most 1,024 queued per agent",
+            });
+        }
+        if self.nav.leg_total >= crate::orders::MAX_TOTAL_PATH_POINTS {
+            return Err(SimError::OutOfDomain {
+                what: "navigation legs in all",
+                allowed: "at most 4,194,304",
+            });
+        }
+        let legs = &mut self.nav.legs;
+        match legs.binary_search_by_key(&id, |(i, _)| *i) {
+            Ok(k) => legs[k].1.push(goal),
+            Err(k) => legs.insert(k, (id, vec![goal])),
+        }
+        self.nav.leg_total += 1;
+        Ok(true)
+    }
+
+    /// Agent `id`'s queued navigated legs, in the order they will be planned: the goals of the
+    /// [`Command::QueueMove`](crate::Command::QueueMove)s given after its
+    /// [`Command::NavigateTo`](crate::Command::NavigateTo), behind its current goal
+    /// ([`NavRecord::goal`]). Empty without any. Part of the state.
+    ///
+    /// # Errors
+    /// [`SimError::UnknownAgent`].
+    pub fn nav_legs(&self, id: AgentId) -> Result<&[Vec2], SimError> {
+        self.slot(id)?;
+        Ok(self.nav.legs(id))
     }
 
     /// Records that the obstacle set changed: the mesh is rebuilt before it is next read, and

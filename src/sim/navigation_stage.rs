@@ -50,9 +50,13 @@ impl Simulator {
         } = self;
         let mesh = nav_mesh.mesh.as_deref();
         let recheck = nav.recheck;
+        let tick = self.tick;
         let ids = agents.ids();
         let (positions, params) = (agents.positions(), agents.params());
         let (mut slot, mut at) = (0, 0);
+        // Agents whose current leg is done and that have another queued (ascending id).
+        let mut leg_done = Vec::new();
+        let has_legs = !nav.legs.is_empty();
         for (id, r) in &mut nav.records {
             while slot < ids.len() && ids[slot] < *id {
                 slot += 1;
@@ -91,6 +95,19 @@ impl Simulator {
             let near_end = next + 1 == order.path().len() && d <= tolerance.max(lookahead);
             let ended = (at_end && status == PathStatus::NoStart)
                 || (near_end && status == PathStatus::Partial);
+            // A leg whose plan reached its end (done as a waypoint is: within the tolerance or
+            // past it) or whose order finished hands over to the next queued leg, planned as
+            // a first plan from where the agent is: it does not stop at the waypoint.
+            if has_legs
+                && !matches!(status, PathStatus::Partial | PathStatus::NoStart)
+                && (finished || order.end_done(position, tolerance))
+                && nav.legs.binary_search_by_key(id, |(i, _)| *i).is_ok()
+                // A waiter's order leads to its waiting spot, not to its leg's end.
+                && nav.traffic.waiters.binary_search_by_key(id, |w| w.id).is_err()
+            {
+                leg_done.push(*id);
+                continue;
+            }
             let blocked = recheck
                 && mesh.is_some_and(|m| {
                     matches!(status, PathStatus::Unreachable { .. })
@@ -99,6 +116,11 @@ impl Simulator {
             if stuck_now || ended || blocked {
                 r.pending = true;
                 r.no_progress = 0;
+            }
+        }
+        for id in leg_done {
+            if let (Some(goal), Ok(k)) = (nav.next_leg(id), nav.find(id)) {
+                nav.records[k].1 = NavRecord::new(goal, true, tick);
             }
         }
     }
@@ -143,6 +165,8 @@ impl Simulator {
         // work). At most `FIELD_CACHE` fields, so the cache never drops one this tick uses
         // (whose rebuild these charges would not count).
         let mut charged: Vec<((i64, i64, i64, i64), u32)> = Vec::new();
+        // Agents sent straight (no mesh): their queued legs follow as plain waypoints.
+        let mut straight = Vec::new();
         // First plans of new orders before replans, each pass in ascending id: replans of
         // units already moving never keep a new order waiting.
         'passes: for first_plans in [true, false] {
@@ -166,6 +190,7 @@ impl Simulator {
                         inputs.log_order(*id, old);
                     }
                     *r = NavRecord::new(r.goal, false, r.planned_tick);
+                    straight.push(*id);
                     continue;
                 };
                 // A partial plan's extension waits for no cooldown: it is asked only near the
@@ -265,6 +290,9 @@ impl Simulator {
                     )
                 };
             }
+        }
+        for id in straight {
+            nav.straighten_legs(id, orders);
         }
         let over = spent.saturating_sub(u64::from(allowance));
         nav.debt = nav

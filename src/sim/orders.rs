@@ -214,7 +214,10 @@ impl Simulator {
     }
 
     /// Orders every present member of `group` to `goal` ([`Command::GroupMove`](crate::Command::GroupMove)),
-    /// ascending id; returns each member's old order (for the undo).
+    /// ascending id; returns the old order of each member whose order changed (for the undo).
+    /// A plain order ends a member's navigation; with `queue`, a navigating member gets a
+    /// navigated leg instead ([`Simulator::nav_legs`]: its order stays, its speed set with
+    /// `slowest`).
     ///
     /// # Errors
     /// [`SimError::OutOfDomain`] for a bad group id or goal, a group that does not exist or
@@ -235,11 +238,71 @@ impl Simulator {
         } else {
             None
         };
-        self.give_each(
-            members.iter().map(|&id| (id, goal)),
-            speed,
-            |sim, id, goal| sim.give_order(id, goal, queue),
-        )
+        if !queue {
+            let given = self.give_each(
+                members.iter().map(|&id| (id, goal)),
+                speed,
+                |sim, id, goal| sim.give_order(id, goal, false),
+            )?;
+            // A plain order ends navigation.
+            for &id in &members {
+                self.nav.forget(id);
+            }
+            return Ok(given);
+        }
+        // Queued: a navigating member gets a navigated leg (its order stays, at the group's
+        // speed), the others a waypoint. All or none: the legs are put back on an error.
+        let legs_before = (self.nav.legs.clone(), self.nav.leg_total);
+        let mut plain = Vec::with_capacity(members.len());
+        let mut legged = Vec::new();
+        let mut result = Ok(());
+        for &id in &members {
+            match self.queue_leg(id, goal) {
+                Ok(true) => legged.push(id),
+                Ok(false) => plain.push(id),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        let mut sped = Vec::new();
+        if result.is_ok() && speed.is_some() {
+            for &id in &legged {
+                match self.set_order_speed(id, speed) {
+                    Ok(old) => sped.push((id, old)),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+        }
+        let given = result.and_then(|()| {
+            self.give_each(
+                plain.iter().map(|&id| (id, goal)),
+                speed,
+                |sim, id, goal| sim.give_order(id, goal, true),
+            )
+        });
+        match given {
+            Ok(mut given) => {
+                // A plain waypoint ends navigation.
+                for &id in &plain {
+                    self.nav.forget(id);
+                }
+                // The orders whose speed changed are replaced orders too (for the undo).
+                given.extend(sped.into_iter().map(|(id, old)| (id, Some(old))));
+                Ok(given)
+            }
+            Err(e) => {
+                (self.nav.legs, self.nav.leg_total) = legs_before;
+                for (id, old) in sped {
+                    self.restore_order(id, Some(old));
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Gives each `(id, goal)` the order `give` makes, and the order speed `speed` when it is

@@ -23,6 +23,7 @@ mod geom;
 mod groups;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;
+mod nav_legs;
 mod navigation;
 mod obstacles_api;
 mod orders;

@@ -194,7 +194,7 @@ fn a_pending_request_holds_the_agent() {
 }
 
 #[test]
-fn other_orders_stop_and_removal_end_navigation() {
+fn other_orders_stop_and_removal_end_navigation_and_queue_moves_queue_legs() {
     let mut sim = sim_with_navigation(100);
     let ids: Vec<AgentId> = (0..4)
         .map(|i| sim.add_agent(v(0, 5 * i)).unwrap())
@@ -223,9 +223,18 @@ fn other_orders_stop_and_removal_end_navigation() {
     .unwrap();
     sim.queue_command(1, Command::Stop { id: ids[2] }).unwrap();
     sim.step().unwrap();
-    for &id in &ids[..3] {
+    for &id in [ids[0], ids[2]].iter() {
         assert_eq!(sim.nav_status(id).unwrap(), None, "agent {}", id.0);
     }
+    // A QueueMove queues a navigated leg (tests/api/nav_legs.rs); a MoveTo ends it all.
+    assert_eq!(sim.nav_legs(ids[1]).unwrap(), &[v(1, 1)]);
+    sim.apply(&Command::MoveTo {
+        id: ids[1],
+        goal: v(1, 1),
+    })
+    .unwrap();
+    assert_eq!(sim.nav_status(ids[1]).unwrap(), None);
+    assert!(sim.nav_legs(ids[1]).unwrap().is_empty());
     assert!(sim.nav_status(ids[3]).unwrap().is_some());
     sim.remove_agent(ids[3]).unwrap();
     assert_eq!(sim.nav_status(ids[3]), Err(SimError::UnknownAgent(ids[3])));

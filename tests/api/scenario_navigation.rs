@@ -165,22 +165,6 @@ fn bad_navigation_settings_are_named() {
 fn navigate_conflicts_are_errors() {
     assert_eq!(
         err(
-            "time_step = 0.25\n[[agent]]\nstart = [0, 0]\nroute = [[2, 2], [4, 0]]\n\
-             navigate = true\n"
-        ),
-        "agent 0: `navigate = true` plans the path itself: give no `route` (or drop \
-         `navigate` to follow the route)"
-    );
-    assert_eq!(
-        err(
-            "time_step = 0.25\n[[ring]]\ncount = 3\nradius = 4\nroute = [[0, 9]]\n\
-             navigate = true\n"
-        ),
-        "agent 0: `navigate = true` plans the path itself: give no `route` (or drop \
-         `navigate` to follow the route)"
-    );
-    assert_eq!(
-        err(
             "time_step = 0.25\n[policy]\nkind = \"roadmap\"\nroadmap = [[0, 5]]\n[[agent]]\n\
              start = [0, 0]\ngoal = [4, 0]\nnavigate = true\n"
         ),
@@ -679,4 +663,52 @@ fn golden_lines_carry_the_mesh_digest_where_it_changes() {
             .meshes
             .is_empty()
     );
+}
+
+/// A navigating agent's `route` is its queued legs: a `NavigateTo` to the first point and the
+/// goal queued behind it, each planned round the wall when the one before is done.
+#[test]
+#[allow(clippy::float_arithmetic)] // floats measure, never feed the simulation
+fn a_navigating_route_is_queued_legs() {
+    let s = parse(&format!(
+        "time_step = 0.25\n[[agent]]\nstart = [-6, 0]\nroute = [[6, 0]]\ngoal = [-6, 2]\n\
+         navigate = true\n[[event]]\ntick = 2\nadd_agent = {{ start = [-6, -3], \
+         route = [[6, -3]], goal = [-6, -2], navigate = true }}\n{WALL}"
+    ))
+    .unwrap();
+    let (mut sim, driver) = s.build().unwrap();
+    let a = AgentId(0);
+    // The added agent gets the same: its route's first point navigated, the rest queued.
+    let b = AgentId(1);
+    let added = driver.tick_commands(&sim, 2);
+    assert_eq!(
+        added[added.len() - 2..],
+        [
+            lockstep_orca::Command::NavigateTo {
+                id: b,
+                goal: v(6, -3)
+            },
+            lockstep_orca::Command::QueueMove {
+                id: b,
+                goal: v(-6, -2)
+            },
+        ]
+    );
+    assert_eq!(sim.nav_status(a).unwrap().unwrap().goal(), v(6, 0));
+    assert_eq!(sim.nav_legs(a).unwrap(), &[v(-6, 2)]);
+    let radius = 1.5;
+    let (mut nearest, mut clearance) = (f64::MAX, f64::MAX);
+    for _ in 0..400 {
+        sim.step().unwrap();
+        let (x, y) = sim.agent_position(a).unwrap().to_f64();
+        nearest = nearest.min((x - 6.0).hypot(y));
+        // The wall [-1, 1] × [-5, 5].
+        let (dx, dy) = ((x.abs() - 1.0).max(0.0), (y.abs() - 5.0).max(0.0));
+        clearance = clearance.min(dx.hypot(dy) - radius);
+    }
+    assert!(nearest <= radius, "the waypoint was passed {nearest} away");
+    assert!(clearance >= -1e-3, "{clearance}");
+    let (x, y) = sim.agent_position(a).unwrap().to_f64();
+    assert!((x + 6.0).hypot(y - 2.0) < 0.01, "{x} {y}");
+    assert!(sim.nav_legs(a).unwrap().is_empty());
 }

@@ -14,6 +14,7 @@ mod golden;
 mod kdtree_reference;
 mod kernels;
 mod liveness;
+mod nav_legs;
 mod nav_restore;
 mod nav_soak;
 mod pair_reuse;

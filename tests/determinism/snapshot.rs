@@ -5,8 +5,9 @@ use crate::det_support;
 
 use det_support::{Rng, payload, random_scene, reseal, run_hashes, script};
 use lockstep_orca::snapshot::{
-    MAX_PAYLOAD_BYTES, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SNAPSHOT_VERSION_MARCH,
-    SNAPSHOT_VERSION_MODELS, SNAPSHOT_VERSION_PLANNING, SNAPSHOT_VERSION_TRAFFIC_SETTINGS,
+    MAX_PAYLOAD_BYTES, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SNAPSHOT_VERSION_LEGS,
+    SNAPSHOT_VERSION_MARCH, SNAPSHOT_VERSION_MODELS, SNAPSHOT_VERSION_PLANNING,
+    SNAPSHOT_VERSION_TRAFFIC_SETTINGS,
 };
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, SimError, Simulator, SimulatorParams, SnapshotError, Vec2,
@@ -259,17 +260,21 @@ fn flipped_bytes_fail_the_checksum_or_header() {
 
 #[test]
 fn wrong_version_is_named() {
-    // This build reads versions 3 to 11 (4: with the agent models, 5: with the order
+    // This build reads versions 3 to 12 (4: with the agent models, 5: with the order
     // lifecycle, 6: with navigation, 7: with formations, 8: with traffic's right of way, 9:
     // with marches, 10: with traffic settings and batch counters, 11: with the quick-plan
-    // cap); the newest is named.
+    // cap, 12: with navigated legs); the newest is named.
     let bytes = small_scene().snapshot();
-    let newest = SNAPSHOT_VERSION_PLANNING;
+    let newest = SNAPSHOT_VERSION_LEGS;
     assert_eq!(
         SNAPSHOT_VERSION_TRAFFIC_SETTINGS,
         SNAPSHOT_VERSION_MARCH + 1
     );
-    assert_eq!(newest, SNAPSHOT_VERSION_TRAFFIC_SETTINGS + 1);
+    assert_eq!(
+        SNAPSHOT_VERSION_PLANNING,
+        SNAPSHOT_VERSION_TRAFFIC_SETTINGS + 1
+    );
+    assert_eq!(newest, SNAPSHOT_VERSION_PLANNING + 1);
     let bad = reseal(&SNAPSHOT_MAGIC, newest + 1, payload(&bytes));
     assert_eq!(
         Simulator::restore(&bad).unwrap_err(),

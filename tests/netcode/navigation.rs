@@ -141,3 +141,34 @@ fn synctest_on_rooms_one_route_with_navigate_orders() {
     });
     assert!(in_hall.count() > 0);
 }
+
+/// `rooms_one_route` with navigated legs on the wire: player 0 sends two units by navigation to
+/// the middle hall and queues the east room's corner behind it (`QueueMove` to a navigating
+/// unit: a leg), so their legs are taken, planned and restored through every rollback.
+#[test]
+fn synctest_on_rooms_one_route_with_queued_legs() {
+    let hall = Vec2::from_int(0, -4);
+    let corner = Vec2::from_int(17, 9);
+    let queue = |u: u32| PlayerOrder::QueueMove {
+        unit: AgentId(u),
+        goal: corner,
+    };
+    let game = synctest_scene(
+        "fixtures/navigation/rooms_one_route.toml",
+        400,
+        |f, p| match (f, p) {
+            (5, 0) => {
+                let mut o = navigate([0, 2], hall);
+                o.extend([queue(0), queue(2)]);
+                o
+            }
+            _ => Vec::new(),
+        },
+    );
+    assert_eq!(game.rejected_orders(), 0, "{:?}", game.last_rejections());
+    // Both took their second leg: the corner is their goal, no leg is left.
+    navigating(&game, &[0, 2], corner);
+    for u in [0, 2] {
+        assert!(game.simulator().nav_legs(AgentId(u)).unwrap().is_empty());
+    }
+}
