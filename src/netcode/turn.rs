@@ -297,10 +297,9 @@ impl Turn<'_> {
     pub(super) fn path_len_of(&mut self, id: AgentId) -> usize {
         let sim = self.sim;
         *self.path_len.entry(id).or_insert_with(|| {
-            let navigates = sim.navigation().is_some()
-                && sim
-                    .nav_status(id)
-                    .is_ok_and(|r| r.is_some_and(|r| !r.is_straight()));
+            let navigates = sim
+                .nav_status(id)
+                .is_ok_and(|r| r.is_some_and(|r| !r.is_straight()));
             match sim.agent_order(id) {
                 Ok(Some(_)) if navigates => 1 + sim.nav_legs(id).map_or(0, <[_]>::len),
                 Ok(Some(o)) => o.path().len() - o.progress(),

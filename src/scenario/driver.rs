@@ -606,7 +606,8 @@ impl Driver {
     /// Whether agent `index` is within its goal tolerance of its goal: for a planned order
     /// ([`Command::NavigateTo`]) the goal it was given, or the walkable point the plan moved an
     /// unwalkable goal to ([`PathStatus::GoalAdjusted`](crate::navigation::PathStatus));
-    /// otherwise its order's goal when it has one, else its scene goal at `tick`. Absent
+    /// otherwise its order's goal when it has one, else its scene goal at `tick`. An agent
+    /// with navigated legs still queued ([`Simulator::nav_legs`]) has not arrived. Absent
     /// agents count as arrived.
     fn is_reached(&self, sim: &Simulator, index: usize, tick: u64) -> bool {
         use crate::navigation::PathStatus;
@@ -614,6 +615,9 @@ impl Driver {
         let Ok(p) = sim.agent_position(id) else {
             return true;
         };
+        if sim.nav_legs(id).is_ok_and(|l| !l.is_empty()) {
+            return false;
+        }
         let goal = match (sim.nav_status(id), sim.agent_order(id)) {
             (Ok(Some(nav)), _) => match nav.status() {
                 Some(PathStatus::GoalAdjusted { to }) => to,

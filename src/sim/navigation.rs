@@ -29,8 +29,8 @@
 //!    meanwhile it follows its old path. An agent with queued legs
 //!    ([`Simulator::nav_legs`]) whose plan (not `Partial`, not `NoStart`) is done as a waypoint
 //!    is (within the waypoint tolerance of its end, or past it, the order at its last point)
-//!    or whose order finished (arrived, given up) and that is not waiting at a door takes its
-//!    next leg: its record becomes a new order's (that goal, pending, status `None`), served
+//!    or whose order arrived, or whose order gave up (whatever its plan), and that is not
+//!    waiting at a door takes its next leg: its record becomes a new order's (that goal, pending, status `None`), served
 //!    in step 3 as a first plan from where it is, while it goes on along its old path.
 //! 3. Pending requests are served first plans of new orders first, then replans, each in
 //!    ascending agent id. An agent whose `(goal, radius)` is
@@ -302,13 +302,34 @@ impl NavState {
     }
 
     /// Sends agent `id`'s queued legs straight, as plain waypoints behind its order (its
-    /// navigation went straight: no mesh). A leg past the orders' bounds is dropped; the
-    /// callers' orders are one point long, so the agent's own bound always holds them.
+    /// navigation went straight: no mesh), and ends its navigation when it had legs: a plain
+    /// path through its goal and legs (planned again when navigation comes back, it would
+    /// lose them). The callers' orders are one point long, so the agent's own bound always
+    /// holds its legs; a leg past the orders' bound in all is dropped.
     fn straighten_legs(&mut self, id: AgentId, orders: &mut crate::orders::Orders) {
-        for goal in self.drop_legs(id) {
+        let legs = self.drop_legs(id);
+        if legs.is_empty() {
+            return;
+        }
+        for goal in legs {
             if orders.queue(id, goal).is_err() {
                 break;
             }
+        }
+        if let Ok(k) = self.find(id) {
+            self.records.remove(k);
+        }
+    }
+
+    /// Takes back the last leg queued for agent `id` (a refused group move's undo).
+    pub(super) fn unqueue_leg(&mut self, id: AgentId) {
+        if let Ok(k) = self.legs.binary_search_by_key(&id, |(i, _)| *i) {
+            let goals = &mut self.legs[k].1;
+            goals.pop();
+            if goals.is_empty() {
+                self.legs.remove(k);
+            }
+            self.leg_total -= 1;
         }
     }
 
@@ -353,7 +374,7 @@ impl NavState {
             let Some((_, r)) = records.get(k).filter(|(r, _)| r == id) else {
                 return Err(Err("navigation legs of an agent without a record"));
             };
-            if r.is_straight() || params.is_none() {
+            if r.is_straight() {
                 return Err(Err("navigation legs of an order that does not navigate"));
             }
             if !(1..=MAX_NAV_LEGS).contains(&goals.len()) {
@@ -834,7 +855,8 @@ impl Simulator {
     /// [`Command::QueueMove`](crate::Command::QueueMove) for a navigating agent: queues `goal`
     /// as a navigated leg, planned once the agent's current navigated goal is reached (stage
     /// 1a). Returns `false`, changing nothing, when the agent does not navigate (no record,
-    /// a straight record, or navigation off): the caller appends a plain waypoint then.
+    /// or a straight one: no mesh when it was ordered): the caller appends a plain waypoint
+    /// then.
     ///
     /// # Errors
     /// [`SimError::OutOfDomain`] for a goal outside the domain, or past [`MAX_NAV_LEGS`] legs
@@ -843,8 +865,9 @@ impl Simulator {
     pub(super) fn queue_leg(&mut self, id: AgentId, goal: Vec2) -> Result<bool, SimError> {
         checked_point(goal, "goal")?;
         self.agent_position(id)?;
-        let navigates =
-            self.nav.params.is_some() && self.nav.get(id).is_some_and(|r| !r.is_straight());
+        // A record that is not straight: planned, or waiting for a plan. (With navigation
+        // turned off since, its legs go straight when their turn comes, as its order does.)
+        let navigates = self.nav.get(id).is_some_and(|r| !r.is_straight());
         if !navigates {
             return Ok(false);
         }

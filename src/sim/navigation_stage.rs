@@ -98,9 +98,13 @@ impl Simulator {
             // A leg whose plan reached its end (done as a waypoint is: within the tolerance or
             // past it) or whose order finished hands over to the next queued leg, planned as
             // a first plan from where the agent is: it does not stop at the waypoint.
+            // A given-up order hands over whatever its plan (a partial one's extension would
+            // never come: a finished order is never stuck); a NoStart plan replans its leg.
+            let given_up = order.status() == crate::orders::OrderStatus::GivenUp;
             if has_legs
-                && !matches!(status, PathStatus::Partial | PathStatus::NoStart)
-                && (finished || order.end_done(position, tolerance))
+                && (given_up
+                    || (!matches!(status, PathStatus::Partial | PathStatus::NoStart)
+                        && (finished || order.end_done(position, tolerance))))
                 && nav.legs.binary_search_by_key(id, |(i, _)| *i).is_ok()
                 // A waiter's order leads to its waiting spot, not to its leg's end.
                 && nav.traffic.waiters.binary_search_by_key(id, |w| w.id).is_err()

@@ -251,8 +251,7 @@ impl Simulator {
             return Ok(given);
         }
         // Queued: a navigating member gets a navigated leg (its order stays, at the group's
-        // speed), the others a waypoint. All or none: the legs are put back on an error.
-        let legs_before = (self.nav.legs.clone(), self.nav.leg_total);
+        // speed), the others a waypoint. All or none: the legs are taken back on an error.
         let mut plain = Vec::with_capacity(members.len());
         let mut legged = Vec::new();
         let mut result = Ok(());
@@ -296,7 +295,9 @@ impl Simulator {
                 Ok(given)
             }
             Err(e) => {
-                (self.nav.legs, self.nav.leg_total) = legs_before;
+                for &id in &legged {
+                    self.nav.unqueue_leg(id);
+                }
                 for (id, old) in sped {
                     self.restore_order(id, Some(old));
                 }

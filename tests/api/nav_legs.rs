@@ -166,7 +166,8 @@ fn other_orders_drop_the_legs_and_plain_orders_queue_waypoints() {
     let order = sim.agent_order(ids[3]).unwrap().unwrap();
     assert_eq!(order.path(), &[v(-5, 0), v(-5, 9)]);
     assert!(sim.nav_legs(ids[3]).unwrap().is_empty());
-    // Navigation off: a navigating agent's QueueMove is a plain waypoint, its record ends.
+    // Navigation off before its first plan: the record went straight, so a QueueMove is a
+    // plain waypoint and the record ends.
     sim.set_navigation(None).unwrap();
     sim.apply(&Command::QueueMove {
         id: ids[1],
@@ -296,12 +297,49 @@ fn a_queued_group_move_queues_legs_for_navigating_members() {
     }
 }
 
-/// Without a mesh (navigation on, a mesh that cannot be built is not needed: navigation turned
-/// off while a first plan is awaited) the legs follow as plain waypoints behind the straight
-/// order.
+/// Navigation turned off while an agent follows a planned leg: its legs stay queued, a
+/// `QueueMove` still queues one, the state snapshots and restores (continuing
+/// bit-identically), and each leg goes straight when its turn comes.
+#[test]
+fn legs_outlive_navigation_turned_off_and_go_straight() {
+    let mut sim = walled();
+    let a = sim.add_agent(v(0, 0)).unwrap();
+    sim.apply(&Command::NavigateTo {
+        id: a,
+        goal: v(5, 5),
+    })
+    .unwrap();
+    sim.apply(&Command::QueueMove {
+        id: a,
+        goal: v(-5, 5),
+    })
+    .unwrap();
+    sim.step().unwrap();
+    sim.set_navigation(None).unwrap();
+    sim.apply(&Command::QueueMove {
+        id: a,
+        goal: v(-5, -5),
+    })
+    .unwrap();
+    assert_eq!(sim.nav_legs(a).unwrap(), &[v(-5, 5), v(-5, -5)]);
+    let mut copy = Simulator::restore(&sim.snapshot()).unwrap();
+    for _ in 0..200 {
+        sim.step().unwrap();
+        copy.step().unwrap();
+        assert_eq!(sim.state_hash(), copy.state_hash());
+    }
+    // Straight through both legs, at the last one now, its navigation ended.
+    assert!(dist(sim.agent_position(a).unwrap(), v(-5, -5)) < 0.01);
+    assert!(sim.nav_legs(a).unwrap().is_empty());
+    assert_eq!(sim.nav_status(a).unwrap(), None);
+}
+
+/// Navigation turned off before the first plan sends the order straight through its goal and
+/// its legs as a plain path (its navigation ends); turned on again, the path is kept.
 #[test]
 fn legs_go_straight_when_navigation_is_turned_off_before_the_plan() {
     let mut sim = walled();
+    let params = sim.navigation().cloned();
     let a = sim.add_agent(v(0, 0)).unwrap();
     sim.apply(&Command::NavigateTo {
         id: a,
@@ -315,6 +353,59 @@ fn legs_go_straight_when_navigation_is_turned_off_before_the_plan() {
     .unwrap();
     sim.set_navigation(None).unwrap();
     assert!(sim.nav_legs(a).unwrap().is_empty());
-    let order = sim.agent_order(a).unwrap().unwrap();
-    assert_eq!(order.path(), &[v(5, 5), v(-5, 5)]);
+    assert_eq!(sim.nav_status(a).unwrap(), None);
+    let path = [v(5, 5), v(-5, 5)];
+    assert_eq!(sim.agent_order(a).unwrap().unwrap().path(), &path);
+    sim.set_navigation(params).unwrap();
+    sim.step().unwrap();
+    assert_eq!(sim.agent_order(a).unwrap().unwrap().path(), &path);
+}
+
+/// A leg whose order gives up (`Steering::give_up_after`, here 1.5 s: the goal is walled in
+/// by units that do not move) hands over to the next leg.
+#[test]
+fn a_given_up_leg_hands_over_to_the_next() {
+    let mut sim = walled();
+    sim.set_steering(lockstep_orca::Steering {
+        give_up_after: Some(Fx::lit("1.5")),
+        ..lockstep_orca::Steering::default()
+    })
+    .unwrap();
+    let a = sim.add_agent(v(-30, 0)).unwrap();
+    let wall = AgentParams {
+        max_speed: Fx::ZERO,
+        ..AgentParams::default()
+    };
+    for k in 0..20 {
+        let angle = f64::from(k) * std::f64::consts::TAU / 20.0;
+        let p = Vec2::new(
+            Fx::from_num(-50.0 + 6.0 * angle.cos()),
+            Fx::from_num(6.0 * angle.sin()),
+        );
+        sim.add_agent_with(p, wall).unwrap();
+    }
+    sim.apply(&Command::NavigateTo {
+        id: a,
+        goal: v(-50, 0),
+    })
+    .unwrap();
+    sim.apply(&Command::QueueMove {
+        id: a,
+        goal: v(-30, 20),
+    })
+    .unwrap();
+    let mut gave_up = false;
+    for _ in 0..400 {
+        sim.step().unwrap();
+        gave_up |= sim.order_status(a).unwrap() == Some(OrderStatus::GivenUp);
+        if sim.nav_legs(a).unwrap().is_empty() {
+            break;
+        }
+    }
+    assert!(gave_up, "the first leg never gave up");
+    assert!(
+        sim.nav_legs(a).unwrap().is_empty(),
+        "the next leg was never taken"
+    );
+    assert_eq!(sim.nav_status(a).unwrap().unwrap().goal(), v(-30, 20));
 }

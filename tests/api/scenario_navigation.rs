@@ -4,7 +4,7 @@
 //! input and is checked for arrival, settling, wall crossings and obstacle clearance).
 
 use lockstep_orca::navigation::NavParams;
-use lockstep_orca::scenario::{GoalPoint, Scenario, ScenarioError, ScenarioWarning};
+use lockstep_orca::scenario::{GoalPoint, RunOptions, Scenario, ScenarioError, ScenarioWarning};
 use lockstep_orca::{AgentId, Fx, Vec2};
 
 fn parse(text: &str) -> Result<Scenario, ScenarioError> {
@@ -430,6 +430,16 @@ mod scenes {
         assert_passes("building_drop", &f);
     }
 
+    /// Navigated legs (`route` with `navigate = true`): 12 units tour four buildings by
+    /// three planned legs each, half of them through shared waypoints; every unit ends at
+    /// its goal and the crowd comes to rest, walls held.
+    #[test]
+    fn patrol_legs_every_unit_tours_the_buildings() {
+        let f = measure("patrol_legs", 1);
+        println!("patrol_legs: {f:?}");
+        assert_passes("patrol_legs", &f);
+    }
+
     #[test]
     fn rooms_one_route_every_unit_takes_the_one_route() {
         let f = measure("rooms_one_route", 1);
@@ -535,9 +545,10 @@ mod scenes {
     }
 
     /// Every scene file, relative to `fixtures/navigation`.
-    const SCENES: [&str; 10] = [
+    const SCENES: [&str; 11] = [
         "building_drop",
         "rooms_one_route",
+        "patrol_legs",
         "crowd_buildings",
         "scatter_buildings",
         "corridor_nav",
@@ -564,7 +575,12 @@ mod scenes {
         for name in SCENES {
             let s = load(name);
             assert_eq!(s.name.as_deref(), Some(name), "{name}");
-            assert!(s.routes.is_empty(), "{name}: no hand-made route");
+            // The issue's scenes have no hand-made route; `patrol_legs`' routes are its
+            // waypoints, each leg planned (below: no leg is a straight line).
+            assert!(
+                s.routes.is_empty() || name == "patrol_legs",
+                "{name}: no hand-made route"
+            );
             assert_eq!(
                 s.navigate.len(),
                 s.agents.len(),
@@ -583,6 +599,20 @@ mod scenes {
                 let r = a.params.radius;
                 assert!(mesh.is_walkable(a.start, r), "{name}: agent {i}'s start");
                 assert!(mesh.is_walkable(a.goal, r), "{name}: agent {i}'s goal");
+                let id = lockstep_orca::AgentId(i as u32);
+                let route = s.routes.get(&id).map_or(&[][..], Vec::as_slice);
+                let mut from = a.start;
+                for &to in route.iter().chain([&a.goal]) {
+                    assert!(mesh.is_walkable(to, r), "{name}: agent {i}'s waypoint");
+                    if !route.is_empty() {
+                        let straight = mesh.raycast(from, to, r);
+                        assert!(
+                            !straight.clear,
+                            "{name}: agent {i}'s leg to {to:?} is straight"
+                        );
+                    }
+                    from = to;
+                }
             }
         }
     }
@@ -696,19 +726,50 @@ fn a_navigating_route_is_queued_legs() {
     );
     assert_eq!(sim.nav_status(a).unwrap().unwrap().goal(), v(6, 0));
     assert_eq!(sim.nav_legs(a).unwrap(), &[v(-6, 2)]);
+    // Alone, the first agent's run ends at its goal, not at its waypoint (a leg left).
+    let alone = parse(&format!(
+        "time_step = 0.25\n[[agent]]\nstart = [-6, 0]\nroute = [[6, 0]]\ngoal = [-6, 2]\n\
+         navigate = true\n{WALL}"
+    ))
+    .unwrap();
+    let (mut one, driver_one) = alone.build().unwrap();
+    assert!(
+        driver_one
+            .run(&mut one, &RunOptions::default())
+            .unwrap()
+            .all_reached
+    );
+    let (x, y) = (one.agent_position(a).unwrap() - v(-6, 2)).to_f64();
+    assert!(x.hypot(y) <= 1.5, "stopped {x} {y} from its goal");
+    assert!(one.nav_legs(a).unwrap().is_empty());
     let radius = 1.5;
     let (mut nearest, mut clearance) = (f64::MAX, f64::MAX);
-    for _ in 0..400 {
-        sim.step().unwrap();
-        let (x, y) = sim.agent_position(a).unwrap().to_f64();
-        nearest = nearest.min((x - 6.0).hypot(y));
-        // The wall [-1, 1] × [-5, 5].
-        let (dx, dy) = ((x.abs() - 1.0).max(0.0), (y.abs() - 5.0).max(0.0));
-        clearance = clearance.min(dx.hypot(dy) - radius);
-    }
+    // The run ends when both are at their goals, not at their waypoints (queued legs left).
+    let report = driver
+        .run_with(&mut sim, &RunOptions::default(), |sim| {
+            let (x, y) = sim.agent_position(a).unwrap().to_f64();
+            nearest = nearest.min((x - 6.0).hypot(y));
+            for id in [a, b] {
+                let Ok(p) = sim.agent_position(id) else {
+                    continue;
+                };
+                // The wall [-1, 1] × [-5, 5].
+                let (x, y) = p.to_f64();
+                let (dx, dy) = ((x.abs() - 1.0).max(0.0), (y.abs() - 5.0).max(0.0));
+                clearance = clearance.min(dx.hypot(dy) - radius);
+            }
+        })
+        .unwrap();
+    assert!(report.all_reached);
     assert!(nearest <= radius, "the waypoint was passed {nearest} away");
     assert!(clearance >= -1e-3, "{clearance}");
-    let (x, y) = sim.agent_position(a).unwrap().to_f64();
-    assert!((x + 6.0).hypot(y - 2.0) < 0.01, "{x} {y}");
-    assert!(sim.nav_legs(a).unwrap().is_empty());
+    for (id, goal) in [(a, v(-6, 2)), (b, v(-6, -2))] {
+        let (x, y) = (sim.agent_position(id).unwrap() - goal).to_f64();
+        assert!(
+            x.hypot(y) <= radius,
+            "agent {}: {x} {y} from its goal",
+            id.0
+        );
+        assert!(sim.nav_legs(id).unwrap().is_empty());
+    }
 }
