@@ -757,6 +757,55 @@ fn a_full_waypoint_queue_is_queue_full() {
     assert_eq!(game.unit_path(u).last(), Some(&far(w)));
 }
 
+/// Passed waypoints count: the simulator bounds the whole path, so the adapter does too. A
+/// path whose first waypoints the unit has passed (they are beside its start) is full at the
+/// same point count, and the waypoint past the bound is refused at the adapter, never by the
+/// simulator.
+#[test]
+fn passed_waypoints_count_towards_a_full_queue() {
+    let u = AgentId(0);
+    let point = |i: i32| {
+        if i < 4 {
+            Vec2::from_int(i + 1, 0)
+        } else {
+            Vec2::from_int(200 + i, 0)
+        }
+    };
+    let queue = |i: i32| PlayerOrder::QueueMove {
+        unit: u,
+        goal: point(i),
+    };
+    let mut game = two_unit_game();
+    let first = [
+        PlayerOrder::MoveTo {
+            unit: u,
+            goal: point(0),
+        },
+        queue(1),
+        queue(2),
+        queue(3),
+    ];
+    game.advance(&[confirmed(&first), idle()]).unwrap();
+    for f in 1..256 {
+        let orders: Vec<_> = (0..4).map(|k| queue(f * 4 + k)).collect();
+        game.advance(&[confirmed(&orders), idle()]).unwrap();
+    }
+    let w = MAX_WAYPOINTS as i32;
+    game.advance(&[confirmed(&[queue(w)]), idle()]).unwrap();
+    let order = game.simulator().agent_order(u).unwrap().unwrap().clone();
+    assert_eq!(order.path().len(), MAX_WAYPOINTS + 1);
+    assert!(order.progress() >= 4, "the first waypoints are passed");
+    game.advance(&[confirmed(&[queue(w + 1)]), idle()]).unwrap();
+    assert_eq!(
+        game.last_rejections()
+            .iter()
+            .map(|r| r.error.clone())
+            .collect::<Vec<_>>(),
+        [PlayerOrderError::QueueFull(u)]
+    );
+    assert!(game.simulator().rejected_commands().is_empty());
+}
+
 /// A navigating unit's `QueueMove`s queue navigated legs, bounded as a path's waypoints
 /// (`MAX_NAV_LEGS` = `MAX_WAYPOINTS`): the adapter counts the legs, in the frame and from the
 /// simulator, and refuses the one past the bound before the simulator would.

@@ -291,7 +291,8 @@ impl Turn<'_> {
         Ok(())
     }
 
-    /// Path points unit `id` holds after this frame's orders so far (0 without an order); for
+    /// Path points unit `id` holds after this frame's orders so far (0 without an order; the
+    /// passed waypoints count, as the simulator's bound counts them); for
     /// a navigating unit, whose `QueueMove`s queue navigated legs, its goal and its legs
     /// ([`Simulator::nav_legs`](crate::Simulator::nav_legs), bounded as a path's waypoints).
     pub(super) fn path_len_of(&mut self, id: AgentId) -> usize {
@@ -302,7 +303,8 @@ impl Turn<'_> {
                 .is_ok_and(|r| r.is_some_and(|r| !r.is_straight()));
             match sim.agent_order(id) {
                 Ok(Some(_)) if navigates => 1 + sim.nav_legs(id).map_or(0, <[_]>::len),
-                Ok(Some(o)) => o.path().len() - o.progress(),
+                // The whole path: the simulator bounds it, passed waypoints included.
+                Ok(Some(o)) => o.path().len(),
                 _ => 0,
             }
         })
