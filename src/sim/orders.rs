@@ -60,14 +60,8 @@ impl Simulator {
         let (ids, positions, velocities, params, prefs) = agents.steering_view();
         let settle_ticks = ticks_for(SETTLE_AFTER, dt);
         let (list, shared) = orders.list_and_shared();
-        collect_at_rest(
-            &mut inputs.at_rest,
-            list,
-            shared,
-            (ids, positions, params),
-            settle_ticks,
-            obstacles,
-        );
+        let at_rest_radius =
+            collect_at_rest(&mut inputs.at_rest, list, shared, (ids, positions, params));
         let state = SteerState {
             ids,
             positions,
@@ -76,6 +70,7 @@ impl Simulator {
             steering: *steering,
             tick: *tick,
             at_rest: &inputs.at_rest,
+            at_rest_radius,
             obstacles,
             waiters: &nav.traffic.waiters,
             nav_records: &nav.records,
@@ -402,8 +397,10 @@ impl Simulator {
 /// steering and the tick lengths of the arrival rule.
 struct SteerState<'a> {
     ids: &'a [AgentId],
-    /// The orders at rest on shared goals ([`collect_at_rest`]).
+    /// The orders at rest on shared goals ([`collect_at_rest`]), and the largest radius among
+    /// them.
     at_rest: &'a [AtRest],
+    at_rest_radius: Fx,
     /// The obstacles (their tree built): walls near shared goals.
     obstacles: &'a ObstacleSet,
     /// The navigation records (ascending id): a partial plan's end is not a goal to settle at.
@@ -595,7 +592,7 @@ impl Crowd for GoalCrowd<'_, '_> {
 
     fn touching(&self) -> bool {
         touches_at_rest(
-            self.state.at_rest,
+            (self.state.at_rest, self.state.at_rest_radius),
             self.goal,
             self.position,
             self.radius,
@@ -609,58 +606,74 @@ fn goal_bits(goal: Vec2) -> (i64, i64) {
     (goal.x.to_bits(), goal.y.to_bits())
 }
 
+/// The sort key of the list: the goal's bits, then the position's x (within one goal's run,
+/// the units at rest near a point are found by x).
+fn at_rest_key(a: &AtRest) -> (i64, i64, i64) {
+    (
+        a.goal.x.to_bits(),
+        a.goal.y.to_bits(),
+        a.position.x.to_bits(),
+    )
+}
+
 /// Fills `out` with the orders at rest on shared goals, sorted by goal, from the state at the
 /// start of stage 1b (so the list is the same whatever order, or thread, reads it), when some
-/// moving order on a shared goal may settle this tick against them ([`touches_at_rest`] is
-/// asked only then) and there are obstacles (walls to crowd a goal); else leaves it empty.
+/// moving order on a shared goal may join them this tick ([`touches_at_rest`] is asked only
+/// then); else leaves it empty.
 fn collect_at_rest(
     out: &mut Vec<AtRest>,
     orders: &[(AgentId, Order)],
     shared: &[u32],
     (ids, positions, params): (&[AgentId], &[Vec2], &[AgentParams]),
-    settle_ticks: u32,
-    obstacles: &ObstacleSet,
-) {
+) -> Fx {
     out.clear();
-    // Without obstacles no wall crowds a goal.
-    if obstacles.vertices().is_empty() {
-        return;
-    }
-    let may_settle = orders.iter().zip(shared).any(|((_, o), &n)| {
-        n >= 2
-            && !o.status().is_finished()
-            && o.arrival().no_progress.saturating_add(1) >= settle_ticks
-    });
+    // A moving order on a shared goal may join the crowd at rest on it this tick.
+    let may_settle = orders
+        .iter()
+        .zip(shared)
+        .any(|((_, o), &n)| n >= 2 && !o.status().is_finished());
     if !may_settle {
-        return;
+        return Fx::ZERO;
     }
     // Room for every order: the buffer grows only when the orders do.
     out.reserve(orders.len());
-    let mut slot = 0;
+    let (mut slot, mut largest) = (0, Fx::ZERO);
     for ((id, order), &n) in orders.iter().zip(shared) {
         while slot < ids.len() && ids[slot] < *id {
             slot += 1;
         }
         if n >= 2 && order.status() == OrderStatus::Arrived && ids.get(slot) == Some(id) {
+            let radius = params[slot].radius;
+            largest = largest.max(radius);
             out.push(AtRest {
                 goal: order.goal(),
                 position: positions[slot],
-                radius: params[slot].radius,
+                radius,
             });
         }
     }
-    out.sort_by_key(|a| goal_bits(a.goal));
+    out.sort_by_key(at_rest_key);
+    largest
 }
 
 /// Whether a unit at `p` (radius `r`) heading along `ahead` touches an order at rest on `goal`
 /// in front of it: their discs within `r / 2` of each other, the other's centre on the side
-/// `ahead` points to.
-fn touches_at_rest(at_rest: &[AtRest], goal: Vec2, p: Vec2, r: Fx, ahead: Vec2) -> bool {
-    let key = goal_bits(goal);
-    let first = at_rest.partition_point(|a| goal_bits(a.goal) < key);
+/// `ahead` points to. `at_rest` is sorted by goal and x, and none of its radii is above the
+/// one given with it: only the run of `goal` whose x lies within reach of `p`'s is read.
+fn touches_at_rest(
+    (at_rest, largest): (&[AtRest], Fx),
+    goal: Vec2,
+    p: Vec2,
+    r: Fx,
+    ahead: Vec2,
+) -> bool {
+    let (gx, gy) = goal_bits(goal);
+    let span = r.saturating_add(largest).saturating_add(r / 2);
+    let (lo, hi) = (p.x.saturating_sub(span), p.x.saturating_add(span));
+    let first = at_rest.partition_point(|a| at_rest_key(a) < (gx, gy, lo.to_bits()));
     at_rest[first..]
         .iter()
-        .take_while(|a| goal_bits(a.goal) == key)
+        .take_while(|a| at_rest_key(a) <= (gx, gy, hi.to_bits()))
         .any(|a| {
             let d = a.position - p;
             let reach = r.saturating_add(a.radius).saturating_add(r / 2);

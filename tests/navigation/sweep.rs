@@ -14,8 +14,13 @@ mod scenes;
 /// held it. Sixteenth: 18 (rooms, 108 units to one goal) finishes since crowds prefer wide
 /// ways; 74 (rooms, 93 units to one goal, 271 s of its 298 s before) left, 9 units still
 /// pressing into the crowd at their goal by a wall at the limit (docs/navigation.md, "How
-/// well: a sweep of random scenes").
-const SEEDS: [u64; 15] = [0, 1, 2, 3, 4, 5, 6, 7, 18, 21, 23, 25, 44, 78, 149];
+/// well: a sweep of random scenes"). Seventeenth: 17 (doors), 40 (open ground), 74 (rooms)
+/// and 139 (dense streets) finish since units join the crowd at rest on their goal where they
+/// meet it (at time step 0.1 their crowds churned: a unit pushed out of the settle disc walked
+/// back through it and pushed another out).
+const SEEDS: [u64; 19] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 17, 18, 21, 23, 25, 40, 44, 74, 78, 139, 149,
+];
 
 #[test]
 fn random_scenes_finish_and_walls_hold() {
