@@ -28,7 +28,8 @@
 //!   give way, as ORCA shares avoidance) to the goal. Without this a unit pushed out of the
 //!   settle disc walked back through the crowd to the goal and pushed another one out, again
 //!   and again (at time step 0.1, 70 units sent to one point came to rest at tick 989 instead
-//!   of 397, and 7 of the navigation sweep's seeds never did).
+//!   of 397; of the 18 scenes of the navigation sweep's seeds 16 to 215 that did not finish,
+//!   16 now do).
 //! * **Against the crowd.** Where walls crowd a shared goal (an obstacle edge within
 //!   `settle(n)` of it), the part of the disc that is not wall may not hold the units: those
 //!   left outside pushed for ever. So a unit without progress for [`SETTLE_AFTER`] within

@@ -60,8 +60,14 @@ impl Simulator {
         let (ids, positions, velocities, params, prefs) = agents.steering_view();
         let settle_ticks = ticks_for(SETTLE_AFTER, dt);
         let (list, shared) = orders.list_and_shared();
-        let at_rest_radius =
-            collect_at_rest(&mut inputs.at_rest, list, shared, (ids, positions, params));
+        // With RVO2's goal rule no goal counts as shared: nothing reads the crowd at rest.
+        let shared_goals = if steering.rvo2_goals { &[][..] } else { shared };
+        let at_rest_radius = collect_at_rest(
+            &mut inputs.at_rest,
+            list,
+            shared_goals,
+            (ids, positions, params),
+        );
         let state = SteerState {
             ids,
             positions,
@@ -652,7 +658,9 @@ fn collect_at_rest(
             });
         }
     }
-    out.sort_by_key(at_rest_key);
+    // In place (a stable sort of more than a few dozen entries allocates). The order among
+    // equal keys is never read: `touches_at_rest` asks whether any entry touches.
+    out.sort_unstable_by_key(at_rest_key);
     largest
 }
 

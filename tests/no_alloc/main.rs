@@ -235,3 +235,46 @@ fn arriving_orders_report_events_without_allocating() {
     assert!(events >= 80, "only {events} order events");
     assert_eq!(n, 0, "{n} allocations in 600 ticks of arrivals");
 }
+
+/// 300 units sent to one point: while they arrive, stage 1b lists the units at rest on the
+/// shared goal every tick (units join the crowd where they touch it) and sorts the list in
+/// place, never allocating (a stable sort of more than a few dozen entries allocates).
+#[test]
+fn a_large_crowd_arriving_allocates_nothing() {
+    use lockstep_orca::{Command, SimulatorParams, Vec2};
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    for k in 0..300 {
+        let id = sim
+            .add_agent(Vec2::from_int(4 * (k % 18) - 70, 4 * (k / 18) - 70))
+            .unwrap();
+        sim.apply(&Command::MoveTo {
+            id,
+            goal: Vec2::ZERO,
+        })
+        .unwrap();
+    }
+    for _ in 0..20 {
+        sim.step().unwrap();
+        std::hint::black_box(sim.state_hash());
+    }
+    let mut settled = 0;
+    let n = count_allocations(|| {
+        for _ in 0..600 {
+            sim.step().unwrap();
+            settled = sim
+                .agent_ids()
+                .iter()
+                .filter(|&&id| {
+                    sim.order_status(id).unwrap()
+                        == Some(lockstep_orca::orders::OrderStatus::Arrived)
+                })
+                .count();
+            std::hint::black_box(sim.state_hash());
+        }
+    });
+    assert!(
+        settled >= 150,
+        "only {settled} of 300 at rest: the list was short"
+    );
+    assert_eq!(n, 0, "{n} allocations in 600 ticks of a crowd arriving");
+}
