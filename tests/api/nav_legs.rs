@@ -40,6 +40,17 @@ fn walled() -> Simulator {
     sim
 }
 
+/// Agent `a` at the origin of [`walled`], navigating to `goal` with `legs` queued behind it.
+fn with_legs(goal: Vec2, legs: &[Vec2]) -> (Simulator, AgentId) {
+    let mut sim = walled();
+    let a = sim.add_agent(v(0, 0)).unwrap();
+    sim.apply(&Command::NavigateTo { id: a, goal }).unwrap();
+    for &goal in legs {
+        sim.apply(&Command::QueueMove { id: a, goal }).unwrap();
+    }
+    (sim, a)
+}
+
 /// Three goals, each on the other side of the wall from the one before: each leg is planned
 /// round the wall when the one before is done, in order, without stopping at the waypoints,
 /// never touching the wall; the last one is reached and kept.
@@ -302,18 +313,7 @@ fn a_queued_group_move_queues_legs_for_navigating_members() {
 /// bit-identically), and each leg goes straight when its turn comes.
 #[test]
 fn legs_outlive_navigation_turned_off_and_go_straight() {
-    let mut sim = walled();
-    let a = sim.add_agent(v(0, 0)).unwrap();
-    sim.apply(&Command::NavigateTo {
-        id: a,
-        goal: v(5, 5),
-    })
-    .unwrap();
-    sim.apply(&Command::QueueMove {
-        id: a,
-        goal: v(-5, 5),
-    })
-    .unwrap();
+    let (mut sim, a) = with_legs(v(5, 5), &[v(-5, 5)]);
     sim.step().unwrap();
     sim.set_navigation(None).unwrap();
     sim.apply(&Command::QueueMove {
@@ -338,19 +338,8 @@ fn legs_outlive_navigation_turned_off_and_go_straight() {
 /// its legs as a plain path (its navigation ends); turned on again, the path is kept.
 #[test]
 fn legs_go_straight_when_navigation_is_turned_off_before_the_plan() {
-    let mut sim = walled();
+    let (mut sim, a) = with_legs(v(5, 5), &[v(-5, 5)]);
     let params = sim.navigation().cloned();
-    let a = sim.add_agent(v(0, 0)).unwrap();
-    sim.apply(&Command::NavigateTo {
-        id: a,
-        goal: v(5, 5),
-    })
-    .unwrap();
-    sim.apply(&Command::QueueMove {
-        id: a,
-        goal: v(-5, 5),
-    })
-    .unwrap();
     sim.set_navigation(None).unwrap();
     assert!(sim.nav_legs(a).unwrap().is_empty());
     assert_eq!(sim.nav_status(a).unwrap(), None);
@@ -372,18 +361,7 @@ fn a_given_up_leg_hands_over_to_the_next() {
     })
     .unwrap();
     let a = sim.add_agent(v(-30, 0)).unwrap();
-    let wall = AgentParams {
-        max_speed: Fx::ZERO,
-        ..AgentParams::default()
-    };
-    for k in 0..20 {
-        let angle = f64::from(k) * std::f64::consts::TAU / 20.0;
-        let p = Vec2::new(
-            Fx::from_num(-50.0 + 6.0 * angle.cos()),
-            Fx::from_num(6.0 * angle.sin()),
-        );
-        sim.add_agent_with(p, wall).unwrap();
-    }
+    super::navigation::ring_of_posts(&mut sim, -50.0);
     sim.apply(&Command::NavigateTo {
         id: a,
         goal: v(-50, 0),

@@ -30,6 +30,24 @@ fn sim_with_navigation(budget: u32) -> Simulator {
     sim
 }
 
+/// Twenty units that never move (speed 0) on a circle of radius 6 round `(x, 0)`: a goal at its
+/// centre cannot be reached.
+#[allow(clippy::float_arithmetic)] // the posts' places, converted once: test input
+pub(crate) fn ring_of_posts(sim: &mut Simulator, x: f64) {
+    let post = AgentParams {
+        max_speed: Fx::ZERO,
+        ..AgentParams::default()
+    };
+    for k in 0..20 {
+        let angle = f64::from(k) * std::f64::consts::TAU / 20.0;
+        let p = Vec2::new(
+            Fx::from_num(x + 6.0 * angle.cos()),
+            Fx::from_num(6.0 * angle.sin()),
+        );
+        sim.add_agent_with(p, post).unwrap();
+    }
+}
+
 fn dist(a: Vec2, b: Vec2) -> f64 {
     (a - b).length().to_num::<f64>()
 }
@@ -394,18 +412,7 @@ fn an_agent_without_progress_replans_after_the_cooldown() {
     let mut sim = sim_with_navigation(1_000);
     let a = sim.add_agent(v(0, 0)).unwrap();
     let centre = v(20, 0);
-    let wall = AgentParams {
-        max_speed: Fx::ZERO,
-        ..AgentParams::default()
-    };
-    for k in 0..20 {
-        let angle = f64::from(k) * std::f64::consts::TAU / 20.0;
-        let p = Vec2::new(
-            Fx::from_num(20.0 + 6.0 * angle.cos()),
-            Fx::from_num(6.0 * angle.sin()),
-        );
-        sim.add_agent_with(p, wall).unwrap();
-    }
+    ring_of_posts(&mut sim, 20.0);
     sim.queue_command(
         0,
         Command::NavigateTo {

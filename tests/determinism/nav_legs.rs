@@ -5,19 +5,12 @@
 use lockstep_orca::navigation::NavParams;
 use lockstep_orca::replay::{self, RecordOptions, VerifyReport};
 use lockstep_orca::snapshot::{self, SNAPSHOT_VERSION_LEGS, Scope};
-use lockstep_orca::{AgentId, Command, ObstacleShape, Simulator, SimulatorParams, Vec2};
+use lockstep_orca::{AgentId, Command, Simulator, SimulatorParams, Vec2};
+
+use crate::det_support::square;
 
 fn v(x: i32, y: i32) -> Vec2 {
     Vec2::from_int(x, y)
-}
-
-fn square(x: i32, y: i32, half: i32) -> ObstacleShape {
-    ObstacleShape::Polygon(vec![
-        v(x - half, y - half),
-        v(x + half, y - half),
-        v(x + half, y + half),
-        v(x - half, y + half),
-    ])
 }
 
 /// Eight agents patrolling round four buildings: each navigates to one corner of the field
@@ -176,19 +169,7 @@ fn hostile_legs_are_refused() {
     use crate::det_support::{payload, reseal};
     use lockstep_orca::snapshot::SNAPSHOT_MAGIC;
     use lockstep_orca::{SimError, SnapshotError};
-    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-    sim.set_navigation(Some(NavParams {
-        boundary: Some(vec![v(-50, -50), v(50, -50), v(50, 50), v(-50, 50)]),
-        ..NavParams::default()
-    }))
-    .unwrap();
-    let a = sim.add_agent(v(0, 0)).unwrap();
-    let b = sim.add_agent(v(5, 0)).unwrap();
-    sim.apply(&Command::NavigateTo {
-        id: b,
-        goal: v(9, 9),
-    })
-    .unwrap();
+    let (mut sim, a, b) = crate::det_support::navigating_pair();
     sim.apply(&Command::QueueMove {
         id: b,
         goal: v(-9, 9),

@@ -6,21 +6,12 @@
 use lockstep_orca::navigation::{NavMesh, NavParams};
 use lockstep_orca::replay::{self, RecordOptions, ReplayReader, VerifyReport};
 use lockstep_orca::snapshot::{self, Scope};
-use lockstep_orca::{
-    AgentId, Command, Fx, ObstacleShape, SimError, Simulator, SimulatorParams, Vec2,
-};
+use lockstep_orca::{AgentId, Command, Fx, SimError, Simulator, SimulatorParams, Vec2};
+
+use crate::det_support::square;
 
 fn v(x: i32, y: i32) -> Vec2 {
     Vec2::from_int(x, y)
-}
-
-fn square(x: i32, y: i32, half: i32) -> ObstacleShape {
-    ObstacleShape::Polygon(vec![
-        v(x - half, y - half),
-        v(x + half, y - half),
-        v(x + half, y + half),
-        v(x - half, y + half),
-    ])
 }
 
 /// Twelve agents on the left of a field of four buildings inside `[-100, 100]²`, all told to
@@ -283,19 +274,7 @@ fn hostile_navigation_state_is_refused() {
     use crate::det_support::{payload, reseal};
     use lockstep_orca::SnapshotError;
     use lockstep_orca::snapshot::{SNAPSHOT_MAGIC, SNAPSHOT_VERSION_NAV};
-    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-    sim.set_navigation(Some(NavParams {
-        boundary: Some(vec![v(-50, -50), v(50, -50), v(50, 50), v(-50, 50)]),
-        ..NavParams::default()
-    }))
-    .unwrap();
-    let a = sim.add_agent(v(0, 0)).unwrap();
-    let b = sim.add_agent(v(5, 0)).unwrap();
-    sim.apply(&Command::NavigateTo {
-        id: b,
-        goal: v(9, 9),
-    })
-    .unwrap();
+    let (mut sim, a, b) = crate::det_support::navigating_pair();
     sim.step().unwrap();
     let bytes = sim.snapshot();
     let good = payload(&bytes).to_vec();

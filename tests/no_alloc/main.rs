@@ -204,16 +204,14 @@ fn a_rollback_loop_allocates_nothing_after_warm_up() {
     assert_eq!(n, 0, "{n} allocations in 10 rollbacks of 4 ticks");
 }
 
-/// Orders arriving (80 units sent to one point, settling around it) report their events
-/// without allocating: the events buffer keeps room for one event per order.
-#[test]
-fn arriving_orders_report_events_without_allocating() {
+/// `n` units on a grid 4 apart, `columns` wide, from `(-from, -from)`, all sent to the origin,
+/// after 20 warm-up ticks.
+fn crowd_to_origin(n: i32, columns: i32, from: i32) -> Simulator {
     use lockstep_orca::{Command, SimulatorParams, Vec2};
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-    for k in 0..80 {
-        let id = sim
-            .add_agent(Vec2::from_int(4 * (k % 9) - 40, 4 * (k / 9) - 40))
-            .unwrap();
+    for k in 0..n {
+        let at = Vec2::from_int(4 * (k % columns) - from, 4 * (k / columns) - from);
+        let id = sim.add_agent(at).unwrap();
         sim.apply(&Command::MoveTo {
             id,
             goal: Vec2::ZERO,
@@ -224,6 +222,14 @@ fn arriving_orders_report_events_without_allocating() {
         sim.step().unwrap();
         std::hint::black_box(sim.state_hash());
     }
+    sim
+}
+
+/// Orders arriving (80 units sent to one point, settling around it) report their events
+/// without allocating: the events buffer keeps room for one event per order.
+#[test]
+fn arriving_orders_report_events_without_allocating() {
+    let mut sim = crowd_to_origin(80, 9, 40);
     let mut events = 0;
     let n = count_allocations(|| {
         for _ in 0..600 {
@@ -241,22 +247,7 @@ fn arriving_orders_report_events_without_allocating() {
 /// place, never allocating (a stable sort of more than a few dozen entries allocates).
 #[test]
 fn a_large_crowd_arriving_allocates_nothing() {
-    use lockstep_orca::{Command, SimulatorParams, Vec2};
-    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-    for k in 0..300 {
-        let id = sim
-            .add_agent(Vec2::from_int(4 * (k % 18) - 70, 4 * (k / 18) - 70))
-            .unwrap();
-        sim.apply(&Command::MoveTo {
-            id,
-            goal: Vec2::ZERO,
-        })
-        .unwrap();
-    }
-    for _ in 0..20 {
-        sim.step().unwrap();
-        std::hint::black_box(sim.state_hash());
-    }
+    let mut sim = crowd_to_origin(300, 18, 70);
     let mut settled = 0;
     let n = count_allocations(|| {
         for _ in 0..600 {

@@ -202,3 +202,36 @@ pub fn reseal(magic: &[u8; 8], version: u32, payload: &[u8]) -> Vec<u8> {
 pub fn payload(bytes: &[u8]) -> &[u8] {
     &bytes[20..bytes.len() - 8]
 }
+
+/// Navigation on inside `[-50, 50]²`, agent `a` at the origin without an order and agent `b`
+/// at `(5, 0)` navigating to `(9, 9)` (applied, not yet planned): the hostile-snapshot tests'
+/// state.
+pub fn navigating_pair() -> (Simulator, AgentId, AgentId) {
+    use lockstep_orca::navigation::NavParams;
+    let v = Vec2::from_int;
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-50, -50), v(50, -50), v(50, 50), v(-50, 50)]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    let a = sim.add_agent(v(0, 0)).unwrap();
+    let b = sim.add_agent(v(5, 0)).unwrap();
+    sim.apply(&lockstep_orca::Command::NavigateTo {
+        id: b,
+        goal: v(9, 9),
+    })
+    .unwrap();
+    (sim, a, b)
+}
+
+/// The square building of half-side `half` centred on `(x, y)`.
+pub fn square(x: i32, y: i32, half: i32) -> ObstacleShape {
+    let v = Vec2::from_int;
+    ObstacleShape::Polygon(vec![
+        v(x - half, y - half),
+        v(x + half, y - half),
+        v(x + half, y + half),
+        v(x - half, y + half),
+    ])
+}
