@@ -82,8 +82,11 @@
 //! the value), slowest (`u8`).
 //!
 //! # Versions
-//! The writer writes version [`REPLAY_VERSION`] (5); the reader reads [`REPLAY_VERSION_MIN`]
-//! (2) to 5. Version 5 is version 4 plus the formation move [`Command::FormationMove`] (tag 18;
+//! The writer writes version [`REPLAY_VERSION`] (6); the reader reads [`REPLAY_VERSION_MIN`]
+//! (2) to 6. Version 6 is version 5 plus the group march [`Command::FormationMarch`] (tag 19)
+//! and begin snapshots of format 9 and later (format 12, the navigated legs, is written only
+//! while legs are queued; the command stream is unchanged, a leg being a `QueueMove`).
+//! Version 5 is version 4 plus the formation move [`Command::FormationMove`] (tag 18;
 //! a tag above 17 in an older stream is a [`ReplayError::Decode`]) and begin snapshots of
 //! format 7 (the formations); a version 4 replay reads and verifies unchanged. Version 4 is version 3 plus the move orders in the checkpoints
 //! ([`ORDERS_IN_CHECKPOINTS`]), the order commands [`Command::NavigateTo`],
