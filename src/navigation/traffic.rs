@@ -322,15 +322,41 @@ impl Choke {
 }
 
 /// The chokes of `mesh` for units of `traffic_radius`, ascending: every open edge between two
-/// walkable triangles, shorter than `4 · traffic_radius`, whose corners both end a wall edge.
+/// walkable triangles whose corners both end a wall edge, shorter than `4 · traffic_radius`;
+/// and, up to [`DOOR_RADII`] radii, such an edge between two *thin* wall ends (each corner ends
+/// a wall edge at most `2 · traffic_radius` long: the end of a wall no thicker than a unit's
+/// diameter). A door 2 wide in a wall (for radius 0.5) is too narrow for two files to pass
+/// and gets a reservation; a street 2 wide between buildings (their corners end long faces)
+/// is left to the avoidance, as before.
 #[must_use]
 pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
-    wall_portals(
-        mesh,
-        Fx::ZERO,
-        traffic_radius.saturating_mul(Fx::from_num(4)),
-    )
+    let narrow = traffic_radius.saturating_mul(Fx::from_num(4));
+    let mut out = wall_portals(mesh, Fx::ZERO, narrow);
+    let thin = wide_sq(traffic_radius.saturating_mul(Fx::from_num(2)));
+    let verts = mesh.vertices();
+    let mut thin_end = vec![false; verts.len()];
+    for t in mesh.triangles() {
+        for k in 0..3 {
+            let (a, b) = (t.v[k] as usize, t.v[(k + 1) % 3] as usize);
+            if t.wall[k] && (verts[b] - verts[a]).length_squared_wide() <= thin {
+                thin_end[a] = true;
+                thin_end[b] = true;
+            }
+        }
+    }
+    let door = traffic_radius.saturating_mul(DOOR_RADII);
+    let doors = wall_portals_where(mesh, narrow, door, |p, q| thin_end[p] && thin_end[q]);
+    if !doors.is_empty() {
+        out.extend(doors);
+        out.sort_unstable();
+        out.dedup();
+    }
+    out
 }
+
+/// How wide, in radii, a gap between two thin wall ends may be and still be a choke (a door):
+/// 5.2, the width where [`keep_right`]'s two lanes begin to pass (`2.6` diameters).
+pub const DOOR_RADII: Fx = Fx::lit("5.2");
 
 /// The lane portals of `mesh` for units of `traffic_radius`, ascending: every open edge
 /// between two walkable triangles whose corners both end a wall edge, from `4 ·
@@ -348,6 +374,16 @@ pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
 /// The open edges between walkable triangles whose corners both end a wall edge, at least
 /// `min` and shorter than `limit`, ascending.
 fn wall_portals(mesh: &NavMesh, min: Fx, limit: Fx) -> Vec<Choke> {
+    wall_portals_where(mesh, min, limit, |_, _| true)
+}
+
+/// [`wall_portals`] whose corners (vertex indices) pass `keep` too.
+fn wall_portals_where(
+    mesh: &NavMesh,
+    min: Fx,
+    limit: Fx,
+    keep: impl Fn(usize, usize) -> bool,
+) -> Vec<Choke> {
     let verts = mesh.vertices();
     let tris = mesh.triangles();
     let mut on_wall = vec![false; verts.len()];
@@ -375,7 +411,7 @@ fn wall_portals(mesh: &NavMesh, min: Fx, limit: Fx) -> Vec<Choke> {
                 continue;
             }
             let (p, q) = (t.v[k] as usize, t.v[(k + 1) % 3] as usize);
-            if !(on_wall[p] && on_wall[q]) {
+            if !(on_wall[p] && on_wall[q] && keep(p, q)) {
                 continue;
             }
             let (p, q) = (verts[p], verts[q]);

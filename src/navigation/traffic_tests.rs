@@ -61,6 +61,34 @@ fn a_door_narrower_than_two_diameters_is_one_choke() {
     assert!(c.contains(&Choke::new(v(20.0, 0.0), v(20.0, 1.3))), "{c:?}");
 }
 
+/// Between two and 2.6 diameters a gap is a choke when both its corners end thin walls (a
+/// door in a wall no thicker than a diameter), not between buildings (a street): the door is
+/// reserved, the street is not.
+#[test]
+fn a_door_up_to_2_6_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not() {
+    let c = chokes(&thick_door(2.0, 1.0), TRAFFIC_RADIUS);
+    assert!(
+        c.iter().all(|k| (k.b - k.a).length() >= Fx::from_num(2)),
+        "only the door's portals: {c:?}"
+    );
+    assert!(!c.is_empty(), "a door 2 wide in a wall 1 thick is a choke");
+    assert!(!chokes(&thick_door(2.5, 1.0), TRAFFIC_RADIUS).is_empty());
+    // From 2.6 on (5.2 r): lanes.
+    assert!(chokes(&thick_door(2.8, 1.0), TRAFFIC_RADIUS).is_empty());
+    // Two 4 x 4 buildings 2 apart: a street, no choke.
+    let mut set = ObstacleSet::default();
+    for x in [-5.0, 1.0] {
+        set.add(ObstacleShape::Polygon(vec![
+            v(x, -2.0),
+            v(x + 4.0, -2.0),
+            v(x + 4.0, 2.0),
+            v(x, 2.0),
+        ]))
+        .unwrap();
+    }
+    assert!(chokes(&room(&set), TRAFFIC_RADIUS).is_empty());
+}
+
 #[test]
 fn choke_sides_and_normals() {
     let c = Choke::new(v(0.0, 0.65), v(0.0, -0.65));
@@ -680,7 +708,9 @@ fn a_door_through_a_thick_wall_is_one_door() {
     ] {
         assert_eq!(dc.door_of(cc.binary_search(&mouth).unwrap(), 0).0, k);
     }
-    let wide = thick_door(2.0, 1.0);
+    // From 2.6 diameters (`5.2 r`) on a door has lanes, no choke (one 2 wide in a wall 1
+    // thick is a choke: `a_door_up_to_2_6_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not`).
+    let wide = thick_door(2.8, 1.0);
     assert!(chokes(&wide, TRAFFIC_RADIUS).is_empty());
     // Pure: the same mesh gives the same doors.
     assert_eq!(d, doors(&mesh, &c, TRAFFIC_RADIUS));
