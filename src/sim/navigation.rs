@@ -102,6 +102,10 @@ use fields::{FIELD_CACHE, FieldCache, SharedKeys, shared_keys};
 #[path = "navigation_stage.rs"]
 mod stage;
 
+// Queued navigated legs (QueueMove after NavigateTo): their own file.
+#[path = "navigation_legs.rs"]
+mod legs;
+
 // Traffic control at chokepoints (stage 1a, step 5): its own file, its own section.
 #[path = "navigation_traffic.rs"]
 mod traffic;
@@ -268,69 +272,6 @@ impl NavState {
             self.records.remove(k);
         }
         self.drop_legs(id);
-    }
-
-    /// Agent `id`'s queued legs (empty for none).
-    pub(crate) fn legs(&self, id: AgentId) -> &[Vec2] {
-        self.legs
-            .binary_search_by_key(&id, |(i, _)| *i)
-            .map_or(&[], |k| self.legs[k].1.as_slice())
-    }
-
-    /// Drops agent `id`'s queued legs, returning them.
-    fn drop_legs(&mut self, id: AgentId) -> Vec<Vec2> {
-        match self.legs.binary_search_by_key(&id, |(i, _)| *i) {
-            Ok(k) => {
-                let goals = self.legs.remove(k).1;
-                self.leg_total -= goals.len();
-                goals
-            }
-            Err(_) => Vec::new(),
-        }
-    }
-
-    /// Takes the first of agent `id`'s queued legs (the list is dropped when it empties).
-    fn next_leg(&mut self, id: AgentId) -> Option<Vec2> {
-        let k = self.legs.binary_search_by_key(&id, |(i, _)| *i).ok()?;
-        let goals = &mut self.legs[k].1;
-        let goal = goals.remove(0);
-        if goals.is_empty() {
-            self.legs.remove(k);
-        }
-        self.leg_total -= 1;
-        Some(goal)
-    }
-
-    /// Sends agent `id`'s queued legs straight, as plain waypoints behind its order (its
-    /// navigation went straight: no mesh), and ends its navigation when it had legs: a plain
-    /// path through its goal and legs (planned again when navigation comes back, it would
-    /// lose them). The callers' orders are one point long, so the agent's own bound always
-    /// holds its legs; a leg past the orders' bound in all is dropped.
-    fn straighten_legs(&mut self, id: AgentId, orders: &mut crate::orders::Orders) {
-        let legs = self.drop_legs(id);
-        if legs.is_empty() {
-            return;
-        }
-        for goal in legs {
-            if orders.queue(id, goal).is_err() {
-                break;
-            }
-        }
-        if let Ok(k) = self.find(id) {
-            self.records.remove(k);
-        }
-    }
-
-    /// Takes back the last leg queued for agent `id` (a refused group move's undo).
-    pub(super) fn unqueue_leg(&mut self, id: AgentId) {
-        if let Ok(k) = self.legs.binary_search_by_key(&id, |(i, _)| *i) {
-            let goals = &mut self.legs[k].1;
-            goals.pop();
-            if goals.is_empty() {
-                self.legs.remove(k);
-            }
-            self.leg_total -= 1;
-        }
     }
 
     fn put(&mut self, id: AgentId, record: NavRecord) {
@@ -850,58 +791,6 @@ impl Simulator {
         self.nav.put(id, NavRecord::new(goal, planned, self.tick));
         self.nav.drop_legs(id);
         Ok(old)
-    }
-
-    /// [`Command::QueueMove`](crate::Command::QueueMove) for a navigating agent: queues `goal`
-    /// as a navigated leg, planned once the agent's current navigated goal is reached (stage
-    /// 1a). Returns `false`, changing nothing, when the agent does not navigate (no record,
-    /// or a straight one: no mesh when it was ordered): the caller appends a plain waypoint
-    /// then.
-    ///
-    /// # Errors
-    /// [`SimError::OutOfDomain`] for a goal outside the domain, or past [`MAX_NAV_LEGS`] legs
-    /// for the agent or [`MAX_TOTAL_PATH_POINTS`](crate::orders::MAX_TOTAL_PATH_POINTS) in
-    /// all; [`SimError::UnknownAgent`]. Nothing changes then.
-    pub(super) fn queue_leg(&mut self, id: AgentId, goal: Vec2) -> Result<bool, SimError> {
-        checked_point(goal, "goal")?;
-        self.agent_position(id)?;
-        // A record that is not straight: planned, or waiting for a plan. (With navigation
-        // turned off since, its legs go straight when their turn comes, as its order does.)
-        let navigates = self.nav.get(id).is_some_and(|r| !r.is_straight());
-        if !navigates {
-            return Ok(false);
-        }
-        if self.nav.legs(id).len() >= MAX_NAV_LEGS {
-            return Err(SimError::OutOfDomain {
-                what: "navigation legs",
-                allowed: "at most 1,024 queued per agent",
-            });
-        }
-        if self.nav.leg_total >= crate::orders::MAX_TOTAL_PATH_POINTS {
-            return Err(SimError::OutOfDomain {
-                what: "navigation legs in all",
-                allowed: "at most 4,194,304",
-            });
-        }
-        let legs = &mut self.nav.legs;
-        match legs.binary_search_by_key(&id, |(i, _)| *i) {
-            Ok(k) => legs[k].1.push(goal),
-            Err(k) => legs.insert(k, (id, vec![goal])),
-        }
-        self.nav.leg_total += 1;
-        Ok(true)
-    }
-
-    /// Agent `id`'s queued navigated legs, in the order they will be planned: the goals of the
-    /// [`Command::QueueMove`](crate::Command::QueueMove)s given after its
-    /// [`Command::NavigateTo`](crate::Command::NavigateTo), behind its current goal
-    /// ([`NavRecord::goal`]). Empty without any. Part of the state.
-    ///
-    /// # Errors
-    /// [`SimError::UnknownAgent`].
-    pub fn nav_legs(&self, id: AgentId) -> Result<&[Vec2], SimError> {
-        self.slot(id)?;
-        Ok(self.nav.legs(id))
     }
 
     /// Records that the obstacle set changed: the mesh is rebuilt before it is next read, and
