@@ -757,3 +757,47 @@ fn a_unit_at_rest_in_a_door_yields_to_those_going_through() {
     assert!(r.all_reached, "the units going through were held");
     assert_eq!(right_of_way_at_rest, 0);
 }
+
+/// A state reached by any command between steps restores: while 20 units a side pass a door
+/// (waiters, held chokes, agents given the right of way), every 15 ticks each agent in turn
+/// gets a plain order, a stop, a new navigation goal or is removed, on a copy; the copy's
+/// snapshot restores, to the same hash, and both step on to the same hash.
+#[test]
+fn any_command_between_steps_leaves_a_restorable_state() {
+    use lockstep_orca::{Command, Vec2};
+    let mut states = 0;
+    let mut priorities = 0;
+    door_counterflow_20(240, |sim, ids| {
+        if !sim.tick().is_multiple_of(15) {
+            return;
+        }
+        for &id in ids {
+            let p = sim.agent_position(id).unwrap();
+            priorities += usize::from(sim.agent_params(id).unwrap().priority != 128);
+            for command in [
+                Command::MoveTo { id, goal: p },
+                Command::Stop { id },
+                Command::NavigateTo {
+                    id,
+                    goal: Vec2::from_int(0, 15),
+                },
+                Command::RemoveAgent { id },
+            ] {
+                let mut copy = sim.clone();
+                copy.apply(&command).unwrap();
+                let mut restored = Simulator::restore(&copy.snapshot())
+                    .unwrap_or_else(|e| panic!("tick {} {command:?}: {e}", sim.tick()));
+                assert_eq!(restored.state_hash(), copy.state_hash());
+                copy.step().unwrap();
+                restored.step().unwrap();
+                assert_eq!(restored.state_hash(), copy.state_hash());
+                states += 1;
+            }
+        }
+    });
+    assert_eq!(states, 16 * 40 * 4);
+    assert!(
+        priorities > 0,
+        "no agent had a traffic priority when sampled"
+    );
+}
