@@ -3,7 +3,8 @@
 //! A **choke** is a portal of the mesh (an open edge between two walkable triangles) whose
 //! two ends are both wall vertices and which is shorter than `4 · traffic_radius`: narrower
 //! than two unit diameters, so two units cannot pass each other in it (a door, a gap between
-//! two buildings). Its key is its two corners in ascending `(x, y)` raw-bit order (`a`, `b`),
+//! two buildings); or, up to [`DOOR_RADII`] radii, a door between two thin wall ends
+//! ([`chokes`]). Its key is its two corners in ascending `(x, y)` raw-bit order (`a`, `b`),
 //! so it depends on the geometry alone, never on triangle or vertex indices. Side 0 is the
 //! left of `a → b`, side 1 the right.
 //!
@@ -91,7 +92,8 @@ pub const BATCH: u32 = 0;
 /// fixed-point multiples, so the rules scale with the units they plan for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrafficParams {
-    /// The radius planned for (`r`): portals narrower than `4 r` are chokes.
+    /// The radius planned for (`r`): portals narrower than `4 r` are chokes (up to
+    /// [`DOOR_RADII`] `r` between thin wall ends, [`chokes`]).
     pub radius: Fx,
     /// Seconds a side keeps a choke while the other side waits (then it closes).
     pub hold_seconds: u64,
@@ -200,7 +202,8 @@ impl Default for TrafficParams {
     }
 }
 
-/// A choke: a portal narrower than two unit diameters. `a < b` in `(x, y)` raw-bit order.
+/// A choke: a portal narrower than two unit diameters (or a door between thin wall ends up
+/// to [`DOOR_RADII`] radii, [`chokes`]). `a < b` in `(x, y)` raw-bit order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Choke {
     /// The portal's first corner (the smaller).

@@ -850,3 +850,17 @@ fn a_unit_deep_in_a_long_corridor_holds_it() {
     let (mouth, _) = d.entry(&c[key], v(23.0, 0.65)).unwrap();
     assert_eq!(mouth, Choke::new(v(20.0, 0.0), v(20.0, 1.3)));
 }
+
+/// A door 2 wide in a wall 1 thick is three chokes (its mouths and the diagonal between them,
+/// thin wall ends up to `DOOR_RADII` radii) grouped into one door: one reservation for the
+/// whole passage, not one per mouth (the head-on meeting inside that `Doors` prevents).
+#[test]
+fn a_thin_wall_door_2_wide_is_one_door() {
+    let mesh = thick_door(2.0, 1.0);
+    let c = chokes(&mesh, TRAFFIC_RADIUS);
+    assert_eq!(c.len(), 3, "{c:?}");
+    let d = doors(&mesh, &c, TRAFFIC_RADIUS);
+    let keys: Vec<usize> = (0..c.len()).map(|i| d.door_of(i, 0).0).collect();
+    assert_eq!(d.passages(), 1, "keys {keys:?}");
+    assert!(keys.iter().all(|&k| k == keys[0]), "keys {keys:?}");
+}

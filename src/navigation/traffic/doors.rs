@@ -17,8 +17,12 @@ use crate::navigation::{NO_TRIANGLE, NavMesh};
 ///
 /// A **passage** is a chain of walkable triangles, each with exactly one wall edge and its
 /// two other edges open to walkable triangles, the widest disc crossing it between them
-/// narrower than `4 · traffic_radius` (its [`width`](crate::navigation::NavTriangle::width)):
-/// nobody can pass anybody in it. A passage whose two ends (the open edges leading out of
+/// narrower than [`DOOR_RADII`](super::DOOR_RADII) `· traffic_radius` (its
+/// [`width`](crate::navigation::NavTriangle::width)), the widest a choke can be: a door 2 wide
+/// through a thin wall is one door as a narrower one is (`tests/navigation/traffic.rs`,
+/// `counterflow_through_a_2_wide_door_in_a_thin_wall_takes_turns`: 20 units a side, west first, took
+/// 101.75 s with its three chokes reserved one by one, the sides meeting inside for 54 ticks;
+/// as one door 61.75 s, in both id orders, and never both). A passage whose two ends (the open edges leading out of
 /// the chain) are both chokes makes the chokes along it one **door**:
 /// - its key is its least choke (the *key choke*), the one the reservation
 ///   ([`ChokeState`](super::ChokeState)) and the waiters name;
@@ -174,7 +178,9 @@ impl Doors {
 /// `traffic_radius`) grouped into doors (see [`Doors`]).
 #[must_use]
 pub fn doors(mesh: &NavMesh, chokes: &[Choke], traffic_radius: Fx) -> Doors {
-    let limit = traffic_radius.saturating_mul(Fx::from_num(4));
+    // Passages as wide as the widest chokes (thin-wall doors up to `DOOR_RADII` radii): a
+    // passage is a door only where chokes end it, so wider streets are not grouped.
+    let limit = traffic_radius.saturating_mul(super::DOOR_RADII);
     let tris = &mesh.tris;
     let walkable = |t: u32| tris.get(t as usize).is_some_and(|t| t.walkable);
     // Per triangle: the wall edge of a passage triangle.
