@@ -122,7 +122,8 @@ pub enum PathStatus {
         to: Vec2,
     },
     /// The goal is walkable but cannot be reached from the start (an island, a gap narrower
-    /// than `2r`); the path ends at the reachable point nearest to the goal, `to`.
+    /// than `2r`); the path ends at a reachable point near the goal, `to`: of the explored
+    /// portals nearest the goal, the walkable point nearest it (docs/navigation.md).
     Unreachable {
         /// The point the path ends at.
         to: Vec2,

@@ -50,6 +50,11 @@ pub(crate) const MAX_PATH_POINTS: usize = 1_024;
 /// How many explored states are tried as the end of an unreachable or capped path.
 const FALLBACK_TRIES: usize = 8;
 
+/// Halvings of the bisection for a walkable end beside a portal's point nearest the goal
+/// ([`NavMesh::portal_end`]), each one walkability test: the point found is within 2⁻²⁴ of
+/// the distance to the portal's end from the first walkable point that way.
+const END_STEPS: usize = 24;
+
 /// No parent: the node leaves the start triangle.
 const ROOT: u32 = u32::MAX;
 
@@ -556,22 +561,86 @@ impl NavMesh {
     }
 
     /// Where a capped path ends first: the node the search would have expanded next (the
-    /// heap's top: the most promising corridor), at its [`portal_end`](Self::portal_end).
+    /// heap's top: the most promising corridor), on its entry portal (shrunk by the radius)
+    /// at the point nearest the goal, else the middle, whichever is walkable. (A way point:
+    /// the unit replans before it gets there. Not [`portal_end`](Self::portal_end)'s point
+    /// beside the wall, which slowed the crowds of the navigation sweep's door scenes.)
     fn capped_end(&self, q: &Query, w: &SearchWork) -> Option<(u32, Vec2)> {
         let &Reverse((_, _, idx)) = w.heap.peek()?;
-        self.portal_end(q, &w.nodes[idx as usize]).map(|p| (idx, p))
-    }
-
-    /// The walkable end of a path on node `n`'s entry portal (shrunk by the radius): its point
-    /// nearest the goal, else its middle; `None` when neither is walkable.
-    fn portal_end(&self, q: &Query, n: &Node) -> Option<Vec2> {
-        let (a, b) = self.edge(n.tri, n.entry as usize);
-        let (a, b) = funnel::shrink(a, b, q.radius);
+        let n = &w.nodes[idx as usize];
+        let (a, b) = {
+            let (a, b) = self.edge(n.tri, n.entry as usize);
+            funnel::shrink(a, b, q.radius)
+        };
         let near = nearest_on_segment(a, b, q.goal);
         let mid = a + (b - a).half();
         [near, mid]
             .into_iter()
             .find(|&p| self.is_walkable_from(p, q.radius, n.tri))
+            .map(|p| (idx, p))
+    }
+
+    /// The walkable end of an unreachable goal's path on node `n`'s entry portal (shrunk by
+    /// the radius): its point nearest the goal when walkable; else, towards each of the
+    /// portal's ends and its middle that is walkable, the first walkable point that way
+    /// (bisected to [`END_STEPS`] halvings), moved a diameter on when that is walkable and
+    /// costs at most a radius of distance to the goal, the one nearest the goal (ties: the
+    /// first of ends, then middle); `None` when none is walkable.
+    ///
+    /// (The point nearest the goal often lies within the radius of the wall the portal leads
+    /// along; the middle of a long portal may then be far from the goal, farther than the
+    /// start: a unit sent to an unreachable goal walked away from it.)
+    fn portal_end(&self, q: &Query, n: &Node) -> Option<Vec2> {
+        let (a, b) = self.edge(n.tri, n.entry as usize);
+        let (a, b) = funnel::shrink(a, b, q.radius);
+        let walkable = |p: Vec2| self.is_walkable_from(p, q.radius, n.tri);
+        let near = nearest_on_segment(a, b, q.goal);
+        if walkable(near) {
+            return Some(near);
+        }
+        let towards = |end: Vec2| {
+            if end == near || !walkable(end) {
+                return None;
+            }
+            // `lo` is not walkable, `hi` is.
+            let (mut lo, mut hi) = (near, end);
+            for _ in 0..END_STEPS {
+                let mid = lo + (hi - lo).half();
+                if mid == lo || mid == hi {
+                    break;
+                }
+                if walkable(mid) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            // A diameter on, clear of the wall's corner (where the way to the goal leads,
+            // a door's mouth: a unit resting tight against it plugged the door).
+            let along = end - hi;
+            let len = along.length();
+            let step = q.radius.saturating_mul_int(2);
+            if len > step {
+                let on = hi + along * (step / len);
+                // Only where that costs at most a radius of distance to the goal (along a
+                // long portal leading away from it, the wall's corner is the place).
+                let (d_on, d_hi) = ((on - q.goal).length(), (hi - q.goal).length());
+                if d_on <= d_hi.saturating_add(q.radius) && walkable(on) {
+                    return Some(on);
+                }
+            }
+            Some(hi)
+        };
+        let dist = |p: Vec2| (p - q.goal).length_squared_wide();
+        let mid = a + (b - a).half();
+        // The first found wins a tie: towards `a`, `b`, then the middle.
+        [a, b, mid]
+            .into_iter()
+            .filter_map(towards)
+            .fold(None, |best: Option<Vec2>, p| match best {
+                Some(o) if dist(o) <= dist(p) => Some(o),
+                _ => Some(p),
+            })
     }
 
     /// Where an unreachable or capped path ends: of the explored states, the entries nearest

@@ -596,3 +596,67 @@ fn the_debt_of_a_long_search_is_repaid_before_the_next() {
         assert!(sim.tick() > 6);
     }
 }
+
+/// A goal behind a wall whose door is too narrow for the unit, and one inside a closed room:
+/// the path is `Unreachable` and ends beside the wall nearest the goal, within a unit of the
+/// nearest reachable point and much nearer the goal than the start, whatever the start.
+/// (It ended at the middle of a long portal, 43 from the goal behind the door, farther than
+/// the start, the same for every start: found by a probe of the API.)
+#[test]
+fn an_unreachable_goal_ends_the_path_beside_the_wall_nearest_it() {
+    let rect = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        let p = |x: f64, y: f64| Vec2::from_f64(x, y).unwrap();
+        ObstacleShape::Polygon(vec![p(x0, y0), p(x1, y0), p(x1, y1), p(x0, y1)])
+    };
+    let map = |walls: &[ObstacleShape]| {
+        let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+        for w in walls {
+            sim.add_obstacle(w.clone()).unwrap();
+        }
+        sim.set_navigation(Some(NavParams {
+            boundary: Some(vec![v(-40, -40), v(40, -40), v(40, 40), v(-40, 40)]),
+            ..NavParams::default()
+        }))
+        .unwrap();
+        sim.step().unwrap();
+        sim
+    };
+    let dist = |a: Vec2, b: Vec2| (a - b).length().to_num::<f64>();
+    // A wall at x = 10 with a door 3 wide: too narrow for radius 1.6 and more.
+    let door = map(&[rect(9.75, -40.0, 10.25, -1.5), rect(9.75, 1.5, 10.25, 40.0)]);
+    let goal = v(25, 0);
+    for (r, nearest) in [(1.6, 25.0 - 8.15), (3.0, 25.0 - 6.75), (5.0, 25.0 - 4.75)] {
+        for start in [v(-9, -8), v(-30, -15), v(0, 0), v(-20, 20)] {
+            let path = door.nav_path(start, goal, Fx::from_num(r)).unwrap();
+            let PathStatus::Unreachable { to } = path.status else {
+                panic!("r {r} from {start:?}: {path:?}");
+            };
+            assert_eq!(path.points.last(), Some(&to));
+            assert!(door.nav_is_walkable(to, Fx::from_num(r)).unwrap());
+            assert!(to.x < Fx::from_num(10), "r {r}: {to:?} on the start's side");
+            let d = dist(to, goal);
+            println!("r {r} from {start:?}: ends {d:.2} from the goal (nearest {nearest:.2})");
+            assert!(
+                d <= nearest + 1.0,
+                "r {r} from {start:?}: ends {d:.2} from the goal"
+            );
+            assert!(d < dist(start, goal), "r {r} from {start:?}: walks away");
+        }
+    }
+    // A closed room (walls 0.5 thick round x, y in 0 ..= 10) with the goal inside.
+    let room = map(&[
+        rect(0.0, 0.0, 10.0, 0.5),
+        rect(0.0, 9.5, 10.0, 10.0),
+        rect(0.0, 0.5, 0.5, 9.5),
+        rect(9.5, 0.5, 10.0, 9.5),
+    ]);
+    for start in [v(-30, -30), v(30, 30), v(5, -20)] {
+        let path = room.nav_path(start, v(5, 5), Fx::lit("0.5")).unwrap();
+        let PathStatus::Unreachable { to } = path.status else {
+            panic!("from {start:?}: {path:?}");
+        };
+        // The nearest reachable points are 5.5 from the goal (beside a wall's middle).
+        let d = dist(to, v(5, 5));
+        assert!(d <= 7.0, "from {start:?}: ends {d:.2} from the goal");
+    }
+}
