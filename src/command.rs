@@ -197,7 +197,11 @@ pub enum Command {
     /// position until the navigate stage (1a) of a tick with budget left plans its path over
     /// the navigation mesh, then follows it as any order, and replans when the path becomes
     /// blocked or it stops making progress. Without navigation (or without a mesh) it behaves
-    /// as [`Command::MoveTo`]. Validated as `MoveTo`; replaced like any order.
+    /// as [`Command::MoveTo`]. Validated as `MoveTo`; replaced like any order. Sent again with
+    /// the goal the agent already navigates to, it keeps the plan and the order's progress
+    /// (its queued legs and its order's speed go, as with any new order; an order that gave up
+    /// is planned afresh); sent while the agent still waits for its first plan, it keeps the
+    /// agent's place among the first plans served (oldest request first).
     NavigateTo {
         /// The agent.
         id: AgentId,

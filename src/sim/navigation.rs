@@ -88,7 +88,7 @@ use crate::navigation::{
     MAX_NAV_LEGS, MAX_QUICK_PLAN_CAP, NavMesh, NavParams, NavPath, PathRequest, PathStatus,
     QUICK_PLAN_CAP, RayHit, SearchWork,
 };
-use crate::orders::{MAX_PATH_POINTS, Order};
+use crate::orders::{MAX_PATH_POINTS, Order, OrderStatus};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -778,6 +778,13 @@ impl Simulator {
     /// agent a holding order (straight to the goal without navigation; when the mesh turns
     /// out missing, stage 1a sends it straight in the same tick); returns the order it
     /// replaced. Reads only state (never the mesh, which may be stale until stage 1a).
+    ///
+    /// The goal the agent already navigates to (planned or waiting for its plan), with an
+    /// order that has not given up, keeps the plan, the order and its progress: only the
+    /// queued legs and the order's speed go, as with any new order. A request that replaces
+    /// one still waiting for its first plan keeps that one's tick, its place among the first
+    /// plans served (stage 1a serves them oldest first): orders repeated faster than the
+    /// budget serves them never keep the same units waiting for ever.
     pub(super) fn navigate_to(
         &mut self,
         id: AgentId,
@@ -786,9 +793,26 @@ impl Simulator {
         checked_point(goal, "goal")?;
         let position = self.agent_position(id)?;
         let planned = self.nav.params.is_some();
+        let current = self.nav.get(id).copied();
+        if planned
+            && let Some(r) = current
+            && r.goal == goal
+            && !r.is_straight()
+            && self
+                .orders
+                .get(&id)
+                .is_some_and(|o| o.status() != OrderStatus::GivenUp)
+        {
+            let old = self.set_order_speed(id, None)?;
+            self.nav.drop_legs(id);
+            return Ok(Some(old));
+        }
+        let since = current
+            .filter(|r| r.pending && r.status.is_none())
+            .map_or(self.tick, |r| r.planned_tick);
         let order = Order::new(position, if planned { position } else { goal });
         let old = self.orders.insert(id, order)?;
-        self.nav.put(id, NavRecord::new(goal, planned, self.tick));
+        self.nav.put(id, NavRecord::new(goal, planned, since));
         self.nav.drop_legs(id);
         Ok(old)
     }

@@ -171,21 +171,29 @@ impl Simulator {
         let mut charged: Vec<((i64, i64, i64, i64), u32)> = Vec::new();
         // Agents sent straight (no mesh): their queued legs follow as plain waypoints.
         let mut straight = Vec::new();
-        // First plans of new orders before replans, each pass in ascending id: replans of
-        // units already moving never keep a new order waiting.
+        // First plans of new orders before replans (replans of units already moving never
+        // keep a new order waiting): the first plans by their request's tick, the oldest
+        // first (a unit ordered again while it waited keeps its request's tick, so orders
+        // repeated faster than the budget serves them cannot keep the same units waiting for
+        // ever), ties in ascending id; then the replans in ascending id.
+        // (The replans are listed after the first plans are served: a quick first plan is
+        // completed in the same tick when the budget is left.)
+        let mut queue: Vec<usize> = Vec::new();
         'passes: for first_plans in [true, false] {
-            let mut slot = 0;
-            for (id, r) in &mut nav.records {
-                while slot < ids.len() && ids[slot] < *id {
-                    slot += 1;
-                }
-                if !r.pending
-                    || r.status.is_none() != first_plans
-                    || slot >= ids.len()
-                    || ids[slot] != *id
-                {
+            let records = &nav.records;
+            queue.clear();
+            queue.extend((0..records.len()).filter(|&k| {
+                let r = &records[k].1;
+                r.pending && r.status.is_none() == first_plans
+            }));
+            if first_plans {
+                queue.sort_unstable_by_key(|&k| (records[k].1.planned_tick, records[k].0));
+            }
+            for &k in &queue {
+                let (id, r) = &mut nav.records[k];
+                let Ok(slot) = ids.binary_search(id) else {
                     continue;
-                }
+                };
                 let position = positions[slot];
                 let Some(mesh) = mesh.as_deref() else {
                     // No mesh: straight to the goal, as MoveTo.

@@ -7,6 +7,7 @@
 //! reaches its goal. Where a figure depends on the planner's expansion counts the test says so.
 
 use lockstep_orca::navigation::{NavParams, PathStatus};
+use lockstep_orca::orders::OrderStatus;
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, ObstacleShape, SimError, Simulator, SimulatorParams, Vec2,
 };
@@ -659,4 +660,134 @@ fn an_unreachable_goal_ends_the_path_beside_the_wall_nearest_it() {
         let d = dist(to, v(5, 5));
         assert!(d <= 7.0, "from {start:?}: ends {d:.2} from the goal");
     }
+}
+
+/// Orders repeated faster than the budget serves them: 30 units given new goals of their own
+/// across a wall every 4 ticks, with a budget for a few plans a tick. A unit ordered again
+/// while it waits keeps its place (first plans are served oldest request first), so every
+/// unit gets plans and moves; in id order the same high ids waited for ever (a probe of the
+/// API: 505 of 1,000 units never moved).
+#[test]
+fn repeated_orders_never_keep_the_same_units_waiting() {
+    let mut sim = sim_with_navigation(60);
+    let wall =
+        |y0: i32, y1: i32| ObstacleShape::Polygon(vec![v(9, y0), v(11, y0), v(11, y1), v(9, y1)]);
+    sim.add_obstacle(wall(-90, -1)).unwrap();
+    sim.add_obstacle(wall(2, 90)).unwrap();
+    let ids: Vec<AgentId> = (0..30)
+        .map(|k| {
+            sim.add_agent(v(-40 + 8 * (k % 6), -30 + 10 * (k / 6)))
+                .unwrap()
+        })
+        .collect();
+    let starts: Vec<Vec2> = ids
+        .iter()
+        .map(|&id| sim.agent_position(id).unwrap())
+        .collect();
+    let mut served = vec![0u32; ids.len()];
+    for t in 0..200u64 {
+        if t % 4 == 0 {
+            for (k, &id) in ids.iter().enumerate() {
+                let y = (k as i32 * 7 + t as i32) % 60 - 30;
+                sim.queue_command(t, Command::NavigateTo { id, goal: v(30, y) })
+                    .unwrap();
+            }
+        }
+        sim.step().unwrap();
+        for (k, &id) in ids.iter().enumerate() {
+            let r = sim.nav_status(id).unwrap().unwrap();
+            served[k] += u32::from(r.status().is_some() && r.planned_tick() + 1 == sim.tick());
+        }
+    }
+    let never: Vec<usize> = (0..ids.len()).filter(|&k| served[k] == 0).collect();
+    assert!(
+        never.is_empty(),
+        "never planned: {never:?} (plans per unit {served:?})"
+    );
+    let least = *served.iter().min().unwrap();
+    assert!(least >= 3, "plans per unit {served:?}");
+    for (k, &id) in ids.iter().enumerate() {
+        let moved = dist(sim.agent_position(id).unwrap(), starts[k]);
+        assert!(moved > 2.0, "unit {k} moved {moved:.2}");
+    }
+}
+
+/// `NavigateTo` again to the goal a unit already navigates to keeps its plan and progress
+/// (its legs and order speed go, as with any new order); after the order gave up, the same
+/// goal is planned afresh.
+#[test]
+fn the_same_goal_again_keeps_the_plan() {
+    let mut sim = sim_with_navigation(1_000);
+    let wall = ObstacleShape::Polygon(vec![v(9, -10), v(11, -10), v(11, 10), v(9, 10)]);
+    sim.add_obstacle(wall).unwrap();
+    let a = sim.add_agent(v(0, 0)).unwrap();
+    let goal = v(20, 0);
+    sim.apply(&Command::NavigateTo { id: a, goal }).unwrap();
+    // On its way, past the first corner round the wall.
+    for _ in 0..200 {
+        sim.step().unwrap();
+        if sim.agent_order(a).unwrap().unwrap().progress() > 0 {
+            break;
+        }
+    }
+    sim.apply(&Command::QueueMove {
+        id: a,
+        goal: v(0, 30),
+    })
+    .unwrap();
+    sim.apply(&Command::SetOrderSpeed {
+        id: a,
+        speed: Some(Fx::ONE),
+    })
+    .unwrap();
+    let order = sim.agent_order(a).unwrap().unwrap().clone();
+    let record = sim.nav_status(a).unwrap().unwrap();
+    assert!(order.progress() > 0, "on its way round the wall");
+    sim.apply(&Command::NavigateTo { id: a, goal }).unwrap();
+    let again = sim.agent_order(a).unwrap().unwrap();
+    assert_eq!(again.path(), order.path());
+    assert_eq!(again.progress(), order.progress());
+    assert_eq!(again.speed(), None);
+    assert_eq!(sim.nav_status(a).unwrap().unwrap(), record);
+    assert!(sim.nav_legs(a).unwrap().is_empty());
+    // Another goal is a new request (the unit holds until it is planned).
+    let mut other = sim.clone();
+    other
+        .apply(&Command::NavigateTo {
+            id: a,
+            goal: v(20, 5),
+        })
+        .unwrap();
+    assert!(other.nav_status(a).unwrap().unwrap().is_pending());
+    // A unit sent into a ring of posts gives up; the same goal again plans afresh.
+    let mut sim = sim_with_navigation(1_000);
+    sim.set_steering(lockstep_orca::Steering {
+        give_up_after: Some(Fx::lit("1.5")),
+        ..lockstep_orca::Steering::default()
+    })
+    .unwrap();
+    ring_of_posts(&mut sim, 0.0);
+    let b = sim.add_agent(v(20, 0)).unwrap();
+    sim.apply(&Command::NavigateTo {
+        id: b,
+        goal: v(0, 0),
+    })
+    .unwrap();
+    let mut ticks = 0;
+    while sim.agent_order(b).unwrap().unwrap().status() != OrderStatus::GivenUp {
+        sim.step().unwrap();
+        ticks += 1;
+        assert!(ticks < 2_000, "never gave up");
+    }
+    sim.apply(&Command::NavigateTo {
+        id: b,
+        goal: v(0, 0),
+    })
+    .unwrap();
+    let r = sim.nav_status(b).unwrap().unwrap();
+    assert!(r.is_pending() && r.status().is_none(), "{r:?}");
+    assert_eq!(
+        sim.agent_order(b).unwrap().unwrap().status(),
+        OrderStatus::Moving
+    );
 }
