@@ -407,7 +407,7 @@ impl Bsp {
         let r_sq = wide_mul(radius, radius);
         let reach = radius.saturating_add(QUERY_SLACK);
         let mut visited = 0;
-        let mut stack = vec![self.root];
+        let mut stack = NodeStack::new(self.root);
         while let Some(n) = stack.pop() {
             if n == NONE {
                 continue;
@@ -439,6 +439,46 @@ impl Bsp {
             }
         }
         (true, visited)
+    }
+}
+
+/// The nodes still to visit of a tree walk: on the call's stack up to [`NodeStack::INLINE`]
+/// nodes (a tree that deep is rare), on the heap beyond, so a walk allocates nothing in
+/// practice (stage 1b asks for sight of goals every tick).
+struct NodeStack {
+    inline: [u32; NodeStack::INLINE],
+    len: usize,
+    spill: Vec<u32>,
+}
+
+impl NodeStack {
+    const INLINE: usize = 64;
+
+    fn new(root: u32) -> Self {
+        let mut s = Self {
+            inline: [0; Self::INLINE],
+            len: 0,
+            spill: Vec::new(),
+        };
+        s.push(root);
+        s
+    }
+
+    fn push(&mut self, n: u32) {
+        if self.len < Self::INLINE {
+            self.inline[self.len] = n;
+            self.len += 1;
+        } else {
+            self.spill.push(n);
+        }
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        if let Some(n) = self.spill.pop() {
+            return Some(n);
+        }
+        self.len = self.len.checked_sub(1)?;
+        Some(self.inline[self.len])
     }
 }
 

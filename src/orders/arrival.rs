@@ -230,6 +230,10 @@ pub(crate) trait Crowd {
     fn walled(&self, d: Fx) -> bool;
     /// Whether the unit touches a unit at rest on the same goal ahead of it.
     fn touching(&self) -> bool;
+    /// Whether the straight line from the unit towards the goal crosses no obstacle edge
+    /// farther than `d` from the goal: no wall beyond the crowd's disc of radius `d` stands
+    /// between them (the unit is on the goal's side of the walls that keep the crowd out).
+    fn sees_goal(&self, d: Fx) -> bool;
 }
 
 /// Whether an order settled at `rest` farther than `settle(n)` from its goal (against the
@@ -238,7 +242,10 @@ pub(crate) trait Crowd {
 fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl Crowd) -> bool {
     n >= 2 && {
         let s = settle_radius(radius, n);
-        !within(rest, goal, s) && within(p, goal, s.saturating_mul_int(2)) && crowd.walled(s)
+        !within(rest, goal, s)
+            && within(p, goal, s.saturating_mul_int(2))
+            && crowd.walled(s)
+            && crowd.sees_goal(s)
     }
 }
 
@@ -384,7 +391,9 @@ pub(crate) fn next_arrival(
                     let near =
                         |d| within(p, goal, d) && (to_goal || path_within(heading, after, d));
                     let far = s.saturating_mul_int(2);
-                    if near(s) || (near(far) && crowd.touching() && crowd.walled(s)) {
+                    if near(s)
+                        || (near(far) && crowd.touching() && crowd.walled(s) && crowd.sees_goal(s))
+                    {
                         return arrived(p);
                     }
                 }
@@ -458,6 +467,9 @@ mod tests {
         }
         fn touching(&self) -> bool {
             self.1
+        }
+        fn sees_goal(&self, _: Fx) -> bool {
+            true
         }
     }
 

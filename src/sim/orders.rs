@@ -596,6 +596,21 @@ impl Crowd for GoalCrowd<'_, '_> {
         self.state.obstacles.any_edge_within(self.goal, d)
     }
 
+    fn sees_goal(&self, d: Fx) -> bool {
+        // The line from the unit to the disc's edge (the goal itself when the unit is
+        // inside it).
+        let to = self.position - self.goal;
+        let len = to.length();
+        let edge = if len > d && len > Fx::ZERO {
+            self.goal + to * (d / len)
+        } else {
+            self.goal
+        };
+        self.state
+            .obstacles
+            .query_visibility(self.position, edge, Fx::ZERO)
+    }
+
     fn touching(&self) -> bool {
         touches_at_rest(
             (self.state.at_rest, self.state.at_rest_radius),
