@@ -364,14 +364,19 @@ pub const DOOR_RADII: Fx = Fx::lit("5.2");
 /// The lane portals of `mesh` for units of `traffic_radius`, ascending: every open edge
 /// between two walkable triangles whose corners both end a wall edge, from `4 ·
 /// traffic_radius` (two diameters: two files pass) to less than `12 · traffic_radius` long
-/// (a corridor's mouth, a wide gap between buildings). See [`keep_right`].
+/// (a corridor's mouth, a wide gap between buildings), but the [`chokes`] (a door up to
+/// [`DOOR_RADII`] radii between thin wall ends is reserved, one file at a time, not two
+/// lanes). See [`keep_right`].
 #[must_use]
 pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
-    wall_portals(
+    let mut out = wall_portals(
         mesh,
         traffic_radius.saturating_mul(Fx::from_num(4)),
         traffic_radius.saturating_mul(Fx::from_num(12)),
-    )
+    );
+    let chokes = chokes(mesh, traffic_radius);
+    out.retain(|c| chokes.binary_search(c).is_err());
+    out
 }
 
 /// The open edges between walkable triangles whose corners both end a wall edge, at least

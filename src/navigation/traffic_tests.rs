@@ -864,3 +864,19 @@ fn a_thin_wall_door_2_wide_is_one_door() {
     assert_eq!(d.passages(), 1, "keys {keys:?}");
     assert!(keys.iter().all(|&k| k == keys[0]), "keys {keys:?}");
 }
+
+/// The portals of a door 2 wide in a thin wall are chokes (reserved, one file at a time) and
+/// not lanes too (two files keeping right), which the lanes' doc and the chokes' contradicted.
+#[test]
+fn a_thin_wall_door_is_not_also_a_lane() {
+    let mesh = thick_door(2.0, 1.0);
+    let c = chokes(&mesh, TRAFFIC_RADIUS);
+    let l = lanes(&mesh, TRAFFIC_RADIUS);
+    assert_eq!(c.len(), 3, "{c:?}");
+    let both: Vec<_> = c.iter().filter(|k| l.contains(k)).collect();
+    assert!(both.is_empty(), "chokes that are lanes too: {both:?}");
+    // A door 2.8 wide (past DOOR_RADII) is lanes, not chokes.
+    let wide = thick_door(2.8, 1.0);
+    assert!(chokes(&wide, TRAFFIC_RADIUS).is_empty());
+    assert!(!lanes(&wide, TRAFFIC_RADIUS).is_empty());
+}
