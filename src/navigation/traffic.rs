@@ -328,7 +328,7 @@ impl Choke {
 /// walkable triangles whose corners both end a wall edge, shorter than `4 · traffic_radius`;
 /// and, up to [`DOOR_RADII`] radii, such an edge between two *thin* wall ends (each corner ends
 /// a wall edge at most `2 · traffic_radius` long: the end of a wall no thicker than a unit's
-/// diameter). A door 2 wide in a wall (for radius 0.5) is too narrow for two files to pass
+/// diameter; or is the tip of a polyline wall, a vertex ending one wall edge only). A door 2 wide in a wall (for radius 0.5) is too narrow for two files to pass
 /// and gets a reservation; a street 2 wide between buildings (their corners end long faces)
 /// is left to the avoidance, as before.
 #[must_use]
@@ -338,14 +338,29 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
     let thin = wide_sq(traffic_radius.saturating_mul(Fx::from_num(2)));
     let verts = mesh.vertices();
     let mut thin_end = vec![false; verts.len()];
-    for t in mesh.triangles() {
+    // Per vertex: the wall edges that end at it, each counted once (from its lower-indexed
+    // triangle, or its only one on the hull). One: the tip of a polyline wall, the thinnest
+    // wall end there is.
+    let mut walls_at = vec![0u8; verts.len()];
+    for (i, t) in mesh.triangles().iter().enumerate() {
         for k in 0..3 {
             let (a, b) = (t.v[k] as usize, t.v[(k + 1) % 3] as usize);
-            if t.wall[k] && (verts[b] - verts[a]).length_squared_wide() <= thin {
+            if !t.wall[k] {
+                continue;
+            }
+            if (verts[b] - verts[a]).length_squared_wide() <= thin {
                 thin_end[a] = true;
                 thin_end[b] = true;
             }
+            let n = t.adj[k];
+            if n == super::NO_TRIANGLE || (n as usize) > i {
+                walls_at[a] = walls_at[a].saturating_add(1);
+                walls_at[b] = walls_at[b].saturating_add(1);
+            }
         }
+    }
+    for (end, &w) in thin_end.iter_mut().zip(&walls_at) {
+        *end |= w == 1;
     }
     let door = traffic_radius.saturating_mul(DOOR_RADII);
     let doors = wall_portals_where(mesh, narrow, door, |p, q| thin_end[p] && thin_end[q]);

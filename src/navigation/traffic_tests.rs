@@ -50,8 +50,12 @@ fn a_door_narrower_than_two_diameters_is_one_choke() {
     assert_eq!(c, vec![Choke::new(v(0.0, 0.65), v(0.0, -0.65))]);
     assert_eq!(c[0].a, v(0.0, -0.65));
     assert_eq!(chokes(&door(1.5), TRAFFIC_RADIUS).len(), 1);
-    // Two diameters or more: lanes, no choke.
-    assert!(chokes(&door(2.0), TRAFFIC_RADIUS).is_empty());
+    // Up to 2.6 diameters between the tips of polyline walls (the thinnest wall ends): a
+    // choke (eighteenth session; before, lanes from two diameters on). From 2.6: lanes.
+    assert_eq!(chokes(&door(2.0), TRAFFIC_RADIUS).len(), 1);
+    assert_eq!(chokes(&door(2.5), TRAFFIC_RADIUS).len(), 1);
+    assert!(chokes(&door(2.8), TRAFFIC_RADIUS).is_empty());
+    assert!(!lanes(&door(2.8), TRAFFIC_RADIUS).is_empty());
     assert!(chokes(&door(3.0), TRAFFIC_RADIUS).is_empty());
     // A 4.5-wide corridor has none.
     assert!(chokes(&corridor(4.5), TRAFFIC_RADIUS).is_empty());

@@ -82,7 +82,9 @@ pub enum ObstacleShape {
     /// Closed polygon: counter-clockwise = solid obstacle, clockwise = boundary that keeps agents
     /// inside (e.g. a room or navmesh outline).
     Polygon(Vec<Vec2>),
-    /// Open polyline (a wall), two or more vertices, passable from neither side.
+    /// Open polyline (a wall), two or more vertices, passable from neither side. With
+    /// navigation on, a gap up to 2.6 unit diameters between two polylines' tips is a door
+    /// that traffic control reserves (docs/navigation.md § Doors).
     Polyline(Vec<Vec2>),
 }
 

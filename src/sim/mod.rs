@@ -663,6 +663,10 @@ impl Simulator {
     /// rebuilt now (to add many obstacles, add them before turning navigation on, or queue
     /// them as commands for one tick: one rebuild per tick), and the next step checks the
     /// navigating agents' paths against it.
+    ///
+    /// Agents under the new obstacle are not moved: they leave it by their own avoidance,
+    /// which may take seconds (docs/obstacles.md § "Obstacles added over agents"). A game
+    /// that places buildings should refuse a place over units, or move them out first.
     pub fn add_obstacle(&mut self, shape: ObstacleShape) -> Result<ObstacleId, SimError> {
         let id = Arc::make_mut(&mut self.obstacles).add(shape)?;
         self.obstacles_changed();

@@ -807,8 +807,15 @@ fn any_command_between_steps_leaves_a_restorable_state() {
 /// everyone gets through.
 #[test]
 fn counterflow_through_a_2_wide_door_in_a_thin_wall_takes_turns() {
-    for east_first in [false, true] {
-        let text = door_scene_in("2", Some(1.0), "0.25", 20, east_first, 1600);
+    // A wall 1 thick, and one drawn as polylines (no thickness: a door between their tips,
+    // eighteenth session).
+    for (east_first, thick) in [
+        (false, Some(1.0)),
+        (true, Some(1.0)),
+        (false, None),
+        (true, None),
+    ] {
+        let text = door_scene_in("2", thick, "0.25", 20, east_first, 1600);
         let s = Scenario::from_toml_str(&text).unwrap();
         let (mut sim, driver) = s.build().unwrap();
         let (x0, h) = (0.5, 1.0);
@@ -835,8 +842,8 @@ fn counterflow_through_a_2_wide_door_in_a_thin_wall_takes_turns() {
             })
             .unwrap();
         println!(
-            "door 2 in a wall 1 thick, east first {east_first}: all reached {} after {} ticks, \
-             ticks with both sides inside {both}",
+            "door 2 in a wall {thick:?} thick, east first {east_first}: all reached {} after {} \
+             ticks, ticks with both sides inside {both}",
             r.all_reached, r.ticks
         );
         assert!(r.all_reached, "east first {east_first}");
