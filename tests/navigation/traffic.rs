@@ -663,11 +663,7 @@ fn thick_door(
     let s = Scenario::from_toml_str(&text).unwrap();
     let (mut sim, driver) = s.build().unwrap();
     let (x0, h) = (thick / 2.0, 0.65);
-    let west: Vec<bool> = sim
-        .agent_ids()
-        .iter()
-        .map(|&id| sim.agent_position(id).unwrap().to_f64().0 < 0.0)
-        .collect();
+    let west = west_starters(&sim);
     let (mut both, mut wall, mut buried) = (0u32, f64::INFINITY, false);
     let options = RunOptions {
         track_clearance: false,
@@ -802,6 +798,27 @@ fn any_command_between_steps_leaves_a_restorable_state() {
     );
 }
 
+/// Per agent of a door scene (id order): whether it starts west of the wall.
+fn west_starters(sim: &Simulator) -> Vec<bool> {
+    sim.agent_ids()
+        .iter()
+        .map(|&id| sim.agent_position(id).unwrap().to_f64().0 < 0.0)
+        .collect()
+}
+
+/// Whether some agent of each side (east, west: by `west`) has its centre inside the door
+/// (`|x| < x0`, `|y| < h`).
+fn sides_in_door(sim: &Simulator, west: &[bool], (x0, h): (f64, f64)) -> [bool; 2] {
+    let mut inside = [false; 2];
+    for (k, &id) in sim.agent_ids().iter().enumerate() {
+        let (x, y) = sim.agent_position(id).unwrap().to_f64();
+        if x.abs() < x0 && y.abs() < h {
+            inside[usize::from(west[k])] = true;
+        }
+    }
+    inside
+}
+
 /// Counterflow through a door 2 wide (4 r) in a wall 1 thick, 20 units a side, both id
 /// orders: the door is one reservation, so the two sides are never inside it at once, and
 /// everyone gets through.
@@ -818,12 +835,7 @@ fn counterflow_through_a_2_wide_door_in_a_thin_wall_takes_turns() {
         let text = door_scene_in("2", thick, "0.25", 20, east_first, 1600);
         let s = Scenario::from_toml_str(&text).unwrap();
         let (mut sim, driver) = s.build().unwrap();
-        let (x0, h) = (0.5, 1.0);
-        let west: Vec<bool> = sim
-            .agent_ids()
-            .iter()
-            .map(|&id| sim.agent_position(id).unwrap().to_f64().0 < 0.0)
-            .collect();
+        let west = west_starters(&sim);
         let mut both = 0u32;
         let options = RunOptions {
             track_clearance: false,
@@ -831,13 +843,7 @@ fn counterflow_through_a_2_wide_door_in_a_thin_wall_takes_turns() {
         };
         let r = driver
             .run_with(&mut sim, &options, |sim| {
-                let mut inside = [false; 2];
-                for (k, &id) in sim.agent_ids().iter().enumerate() {
-                    let (x, y) = sim.agent_position(id).unwrap().to_f64();
-                    if x.abs() < x0 && y.abs() < h {
-                        inside[usize::from(west[k])] = true;
-                    }
-                }
+                let inside = sides_in_door(sim, &west, (0.5, 1.0));
                 both += u32::from(inside[0] && inside[1]);
             })
             .unwrap();
