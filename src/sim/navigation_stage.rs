@@ -189,11 +189,22 @@ impl Simulator {
             if first_plans {
                 queue.sort_unstable_by_key(|&k| (records[k].1.planned_tick, records[k].0));
             }
+            // The agents' slots: a cursor that moves on while the queue keeps to id order
+            // (the usual case: requests of one tick), a binary search where it does not.
+            let mut cursor = 0usize;
             for &k in &queue {
                 let (id, r) = &mut nav.records[k];
-                let Ok(slot) = ids.binary_search(id) else {
+                let ahead = ids.get(cursor).is_some_and(|x| x <= id);
+                let window = &ids[cursor.min(ids.len())..(cursor + 8).min(ids.len())];
+                let slot = match window.iter().position(|x| x >= id) {
+                    // Sorted ids: the first not below `id` is it, or it is absent.
+                    Some(j) if ahead => (window[j] == *id).then_some(cursor + j),
+                    _ => ids.binary_search(id).ok(),
+                };
+                let Some(slot) = slot else {
                     continue;
                 };
+                cursor = slot + 1;
                 let position = positions[slot];
                 let Some(mesh) = mesh.as_deref() else {
                     // No mesh: straight to the goal, as MoveTo.
