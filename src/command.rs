@@ -198,10 +198,12 @@ pub enum Command {
     /// the navigation mesh, then follows it as any order, and replans when the path becomes
     /// blocked or it stops making progress. Without navigation (or without a mesh) it behaves
     /// as [`Command::MoveTo`]. Validated as `MoveTo`; replaced like any order. Sent again with
-    /// the goal the agent already navigates to, it keeps the plan and the order's progress
-    /// (its queued legs and its order's speed go, as with any new order; an order that gave up
-    /// is planned afresh); sent while the agent still waits for its first plan, it keeps the
-    /// agent's place among the first plans served (oldest request first).
+    /// the goal the agent already navigates to while it is on its way by its plan (its order
+    /// unfinished, the agent within 4 radii of its current leg), it keeps the plan and the
+    /// order's progress (its queued legs and its order's speed go, as with any new order); a
+    /// finished order or an agent moved off its path is planned afresh. Sent while the agent
+    /// still waits for its first plan, it keeps the agent's place among the first plans
+    /// served (oldest request first).
     NavigateTo {
         /// The agent.
         id: AgentId,

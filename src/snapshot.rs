@@ -469,7 +469,7 @@ impl StateV1 {
         )
         .map_err(|e| e.map_or_else(SnapshotError::Inconsistent, SnapshotError::Invalid))?;
         traffic
-            .validate()
+            .validate(self.next_id)
             .map_err(|e| e.map_or_else(SnapshotError::Inconsistent, SnapshotError::Invalid))?;
         nav.traffic = traffic;
         let sim = Simulator::from_restored(RestoredState {

@@ -32,8 +32,8 @@
 //!    or whose order arrived, or whose order gave up (whatever its plan), and that is not
 //!    waiting at a door takes its next leg: its record becomes a new order's (that goal, pending, status `None`), served
 //!    in step 3 as a first plan from where it is, while it goes on along its old path.
-//! 3. Pending requests are served first plans of new orders first, then replans, each in
-//!    ascending agent id. An agent whose `(goal, radius)` is
+//! 3. Pending requests are served first plans of new orders first, oldest request first
+//!    (ties in ascending agent id), then replans in ascending agent id. An agent whose `(goal, radius)` is
 //!    shared by at least [`FIELD_MIN_USERS`] navigating agents (state: the records and the
 //!    radii) is planned from that goal's distance field
 //!    ([`Field`](crate::navigation::Field)): its corridor is read off the field and pulled
@@ -88,7 +88,7 @@ use crate::navigation::{
     MAX_NAV_LEGS, MAX_QUICK_PLAN_CAP, NavMesh, NavParams, NavPath, PathRequest, PathStatus,
     QUICK_PLAN_CAP, RayHit, SearchWork,
 };
-use crate::orders::{MAX_PATH_POINTS, Order, OrderStatus};
+use crate::orders::{MAX_PATH_POINTS, Order};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -206,7 +206,8 @@ impl NavRecord {
         self.status.is_none() && !self.pending
     }
 
-    /// The tick of the last plan (of the order, before the first plan).
+    /// The tick of the last plan (before the first plan: of the request, or of the request
+    /// it replaced while that one still waited, [`Command::NavigateTo`](crate::Command::NavigateTo)).
     #[must_use]
     pub fn planned_tick(&self) -> u64 {
         self.planned_tick
@@ -779,9 +780,11 @@ impl Simulator {
     /// out missing, stage 1a sends it straight in the same tick); returns the order it
     /// replaced. Reads only state (never the mesh, which may be stale until stage 1a).
     ///
-    /// The goal the agent already navigates to (planned or waiting for its plan), with an
-    /// order that has not given up, keeps the plan, the order and its progress: only the
-    /// queued legs and the order's speed go, as with any new order. A request that replaces
+    /// The goal the agent already navigates to keeps the plan, the order and its progress
+    /// while the agent is on its way by that plan (waiting for its first plan, or its order
+    /// unfinished and the agent within 4 radii of its current leg): only the queued legs and
+    /// the order's speed go, as with any new order. A finished order (arrived, given up) or
+    /// an agent moved off its path (a teleport, a crowd) is planned afresh. A request that replaces
     /// one still waiting for its first plan keeps that one's tick, its place among the first
     /// plans served (stage 1a serves them oldest first): orders repeated faster than the
     /// budget serves them never keep the same units waiting for ever.
@@ -794,14 +797,28 @@ impl Simulator {
         let position = self.agent_position(id)?;
         let planned = self.nav.params.is_some();
         let current = self.nav.get(id).copied();
+        // Still on its way by that plan: waiting for its first plan (made from wherever it
+        // stands then), or its order unfinished and the unit within 4 radii of its current
+        // leg (not moved off it by a teleport or a crowd: a plan from there is made afresh).
+        let reach = self.agent_params(id)?.radius.saturating_mul_int(4);
+        let on_its_way = |r: &NavRecord, o: &Order| {
+            r.status.is_none()
+                || (!o.status().is_finished() && {
+                    let next = o.progress();
+                    let from = next
+                        .checked_sub(1)
+                        .and_then(|k| o.path().get(k))
+                        .copied()
+                        .unwrap_or_else(|| o.start());
+                    crate::geom::cmp_dist_point_segment(from, o.target(), position, reach)
+                        != std::cmp::Ordering::Greater
+                })
+        };
         if planned
             && let Some(r) = current
             && r.goal == goal
             && !r.is_straight()
-            && self
-                .orders
-                .get(&id)
-                .is_some_and(|o| o.status() != OrderStatus::GivenUp)
+            && self.orders.get(&id).is_some_and(|o| on_its_way(&r, o))
         {
             let old = self.set_order_speed(id, None)?;
             self.nav.drop_legs(id);

@@ -226,7 +226,7 @@ impl Simulator {
                     continue;
                 }
                 if spent >= u64::from(allowance) {
-                    // Out of budget this tick: the rest stay pending, in id order.
+                    // Out of budget this tick: the rest stay pending, in their order.
                     break 'passes;
                 }
                 let radius = params[slot].radius;
@@ -239,7 +239,7 @@ impl Simulator {
                     let k = match charged.iter().position(|(b, _)| *b == bits) {
                         Some(k) => k,
                         // One field more than the cache keeps, this tick: the request waits for
-                        // the next tick (a rule on the keys served in id order, so the same on
+                        // the next tick (a rule on the keys in serving order, so the same on
                         // every peer whatever each one's cache holds).
                         None if charged.len() >= FIELD_CACHE => continue,
                         None => {

@@ -209,12 +209,18 @@ impl TrafficState {
         }
     }
 
-    /// Checks a decoded traffic state: canonical order, levels and points in range. A waiter
-    /// or a priority entry need not have its agent's navigation record or hold order: an
-    /// order, a stop or a removal between steps leaves them behind, and the next tick's traffic
-    /// control drops the waiter and gives the priority back (an absent agent has none to give),
-    /// as it does without the snapshot.
-    pub(crate) fn validate(&self) -> Result<(), Result<SimError, &'static str>> {
+    /// Checks a decoded traffic state: canonical order, levels and points in range, ids below
+    /// the id counter `next_id`. A waiter or a priority entry need not have its agent's
+    /// navigation record or hold order: an order, a stop or a removal between steps leaves
+    /// them behind, and the next tick's traffic control drops the waiter and gives the
+    /// priority back (an absent agent has none to give), as it does without the snapshot. An
+    /// id not given yet is refused: the next agent added would get it, and the entry with it.
+    pub(crate) fn validate(&self, next_id: u32) -> Result<(), Result<SimError, &'static str>> {
+        if self.waiters.iter().any(|w| w.id.0 >= next_id)
+            || self.right_of_way.iter().any(|r| r.0.0 >= next_id)
+        {
+            return Err(Err("traffic entry for an agent id not given yet"));
+        }
         if self.chokes.windows(2).any(|w| w[0].choke >= w[1].choke) {
             return Err(Err("traffic chokes not strictly ascending"));
         }

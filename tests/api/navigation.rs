@@ -791,3 +791,39 @@ fn the_same_goal_again_keeps_the_plan() {
         OrderStatus::Moving
     );
 }
+
+/// The same goal again after the unit was moved off its plan (a teleport back to the start,
+/// after it arrived) is planned afresh: the second trip round the wall takes as long as the
+/// first. (The same-goal rule kept the finished plan, and the unit walked into the wall until
+/// its stuck detection replanned: 238 ticks against 63, found by an independent review.)
+#[test]
+fn the_same_goal_after_a_teleport_is_planned_afresh() {
+    let mut sim = sim_with_navigation(1_000);
+    let wall = ObstacleShape::Polygon(vec![v(9, -10), v(11, -10), v(11, 10), v(9, 10)]);
+    sim.add_obstacle(wall).unwrap();
+    let a = sim.add_agent(v(0, 0)).unwrap();
+    let goal = v(20, 0);
+    let trip = |sim: &mut Simulator| {
+        sim.apply(&Command::NavigateTo { id: a, goal }).unwrap();
+        let mut t = 0;
+        while sim.agent_order(a).unwrap().unwrap().status() != OrderStatus::Arrived
+            || dist(sim.agent_position(a).unwrap(), goal) > 1.0
+        {
+            sim.step().unwrap();
+            t += 1;
+            assert!(t < 4_000, "never arrived");
+        }
+        t
+    };
+    let first = trip(&mut sim);
+    sim.apply(&Command::SetPosition {
+        id: a,
+        position: v(0, 0),
+    })
+    .unwrap();
+    let second = trip(&mut sim);
+    assert!(
+        second <= first + first / 4,
+        "second trip {second} ticks against {first}"
+    );
+}

@@ -266,6 +266,58 @@ fn the_right_of_way_is_snapshotted_and_given_back() {
     }
 }
 
+/// A snapshot whose right-of-way entry names an agent id not given yet is refused: the next
+/// agent added would get the id and, with it, a priority from the file. One naming an agent
+/// that exists restores (an order between steps leaves such entries behind; the next tick
+/// gives the priority back).
+#[test]
+fn a_right_of_way_entry_for_an_id_not_given_is_refused() {
+    let s = Scenario::from_toml_str(&door_scene("1.3", "0.25", 10, false, 1200)).unwrap();
+    let (mut sim, _) = s.build().unwrap();
+    while !sim
+        .agent_ids()
+        .iter()
+        .any(|&id| sim.agent_params(id).unwrap().priority == u8::MAX)
+    {
+        sim.step().unwrap();
+        assert!(sim.tick() < 400, "nobody got the right of way");
+    }
+    let bytes = sim.snapshot();
+    assert_eq!(bytes[8..12], 8u32.to_le_bytes(), "format 8");
+    // The payload ends with the right-of-way list; its last entry: id (4 bytes), priority,
+    // level.
+    let reseal = |payload: &[u8]| {
+        let mut out = bytes[..12].to_vec();
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(payload);
+        let sum = xxhash_rust::xxh3::xxh3_64(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    };
+    let payload = &bytes[20..bytes.len() - 8];
+    let at = payload.len() - 6;
+    assert_eq!(
+        Simulator::restore(&reseal(payload)).unwrap().state_hash(),
+        sim.state_hash()
+    );
+    let mut bad = payload.to_vec();
+    bad[at..at + 4].copy_from_slice(&sim.next_agent_id().0.to_le_bytes());
+    let err = Simulator::restore(&reseal(&bad)).unwrap_err();
+    assert!(
+        matches!(err, lockstep_orca::SnapshotError::Inconsistent(why) if why.contains("not given yet")),
+        "{err}"
+    );
+    // The last agent (with the largest id, so the list stays ascending) restores.
+    let last = *sim.agent_ids().last().unwrap();
+    let mut other = payload.to_vec();
+    let entry_id = u32::from_le_bytes(other[at..at + 4].try_into().unwrap());
+    if entry_id < last.0 {
+        other[at..at + 4].copy_from_slice(&last.0.to_le_bytes());
+        let mut restored = Simulator::restore(&reseal(&other)).unwrap();
+        restored.step().unwrap();
+    }
+}
+
 /// Traffic settings from the scenario's `[navigation.traffic]` table reach the simulator; with
 /// batches on, a snapshot taken while a side's batch is counted is written in format 10,
 /// restores to the same hash and snapshot, and continues bit-identically; the settings are
