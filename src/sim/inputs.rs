@@ -3,7 +3,7 @@
 
 use super::Simulator;
 use super::formation::FormationOrder;
-use super::navigation::{NavDerived, NavState};
+use super::navigation::{NavDerived, NavState, bounding_box};
 use crate::agent::{Agent, AgentId, AgentParams};
 use crate::agent_model::AgentModel;
 use crate::command::{Command, CommandQueue, PendingCommand, RejectedCommand};
@@ -62,6 +62,9 @@ pub(super) struct InputLog {
     pub(super) order_events: Vec<crate::orders::OrderEvent>,
     /// The formation status changes of the current step (a reused buffer).
     pub(super) formation_events: Vec<crate::orders::formation::FormationEvent>,
+    /// The bounding boxes of the obstacles the current step's commands added: stage 1a moves
+    /// the agents they cover out once the mesh is rebuilt ([`Simulator::free_buried`]).
+    pub(super) added_boxes: Vec<(Vec2, Vec2)>,
 }
 
 impl InputLog {
@@ -73,6 +76,11 @@ impl InputLog {
     /// Logs agent parameters changed by stage 1a (`old`: the parameters before).
     pub(super) fn log_params(&mut self, id: AgentId, old: AgentParams) {
         self.undo.push(Undo::Params(id, old));
+    }
+
+    /// Logs an agent position changed by stage 1a (`old`: the position before).
+    pub(super) fn log_position(&mut self, id: AgentId, old: Vec2) {
+        self.undo.push(Undo::Position(id, old));
     }
 }
 
@@ -225,9 +233,15 @@ impl Simulator {
             // The shape was validated when queued (and when restored); what can still fail is
             // the set's vertex limit.
             // The set itself (not add_obstacle): stage 1a rebuilds the navigation mesh once.
-            Command::AddObstacle { shape } => Arc::make_mut(&mut self.obstacles)
-                .add(shape.clone())
-                .map(drop),
+            Command::AddObstacle { shape } => {
+                let added = Arc::make_mut(&mut self.obstacles).add(shape.clone());
+                if added.is_ok()
+                    && let Some(b) = bounding_box(shape.vertices())
+                {
+                    self.inputs.added_boxes.push(b);
+                }
+                added.map(drop)
+            }
             // Checked first: a rejected removal should not copy the set.
             Command::RemoveObstacle { id } => self
                 .obstacles
@@ -374,6 +388,7 @@ impl Simulator {
         self.inputs.removed.clear();
         self.inputs.undo.clear();
         self.inputs.rejected.clear();
+        self.inputs.added_boxes.clear();
         self.inputs.nav_before.clone_from(&self.nav);
         self.inputs.mesh_before.assign(&self.nav_mesh);
         let mut applied = 0;

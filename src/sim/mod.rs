@@ -664,13 +664,21 @@ impl Simulator {
     /// them as commands for one tick: one rebuild per tick), and the next step checks the
     /// navigating agents' paths against it.
     ///
-    /// Agents under the new obstacle are not moved: they leave it by their own avoidance,
-    /// which may take seconds (docs/obstacles.md § "Obstacles added over agents"). A game
-    /// that places buildings should refuse a place over units, or move them out first.
+    /// With navigation on, the agents the new obstacle covers (their discs overlap it, or any
+    /// wall, within its bounding box) are moved now to the nearest walkable point for their
+    /// radius ([`nav_nearest_walkable`](Self::nav_nearest_walkable)); so is every agent a
+    /// queued [`Command::AddObstacle`](crate::Command::AddObstacle) covers, in stage 1a of its
+    /// tick ([`StepStats::agents_freed`]). Without navigation they are not moved: they leave
+    /// the obstacle by their own avoidance, which may take seconds (docs/obstacles.md §
+    /// "Obstacles added over agents").
     pub fn add_obstacle(&mut self, shape: ObstacleShape) -> Result<ObstacleId, SimError> {
+        let bounds = navigation::bounding_box(shape.vertices());
         let id = Arc::make_mut(&mut self.obstacles).add(shape)?;
         self.obstacles_changed();
         self.sync_nav_mesh();
+        if let Some(b) = bounds {
+            self.free_buried(&[b], false);
+        }
         Ok(id)
     }
 

@@ -33,6 +33,10 @@ pub struct StepStats {
     /// Stage 1a: node expansions of this step's path searches (what the navigation budget
     /// counts; a search of 0 expansions is charged 1).
     pub nav_expansions: u64,
+    /// Stage 1a: agents moved out of the obstacles added by this step's commands, to the
+    /// nearest walkable point for their radius (navigation on; docs/obstacles.md § "Obstacles
+    /// added over agents").
+    pub agents_freed: u64,
     /// Stage 1b: agents steered by their move order ([`crate::orders`]).
     pub ordered: u64,
     /// Stage 2: whether the obstacle tree was rebuilt by this step.

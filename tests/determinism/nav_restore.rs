@@ -128,7 +128,8 @@ fn an_obstacle_added_between_steps_survives_a_restore() {
 }
 
 /// A step that fails (an agent would leave the domain) in a tick that applies navigation
-/// requests, replaces orders in stage 1a and adds an obstacle leaves every byte as it was:
+/// requests, replaces orders in stage 1a and adds obstacles (one over an agent, which stage
+/// 1a moves out) leaves every byte as it was:
 /// state hash, snapshot, records and mesh.
 #[test]
 fn a_failed_step_leaves_navigation_unchanged() {
@@ -162,6 +163,15 @@ fn a_failed_step_leaves_navigation_unchanged() {
         },
     )
     .unwrap();
+    // And one on agent 5, which stage 1a moves out of it (undone too).
+    let p = sim.agent_position(AgentId(5)).unwrap();
+    sim.queue_command(
+        tick,
+        Command::AddObstacle {
+            shape: square(p.x.to_num(), p.y.to_num(), 2),
+        },
+    )
+    .unwrap();
     let (hash, bytes) = (sim.state_hash(), sim.snapshot());
     let mesh = sim.nav_mesh().cloned();
     let records: Vec<_> = sim
@@ -173,6 +183,7 @@ fn a_failed_step_leaves_navigation_unchanged() {
     // The stage ran: it served every navigating agent (agent 1 was stopped) before the step
     // failed.
     assert_eq!(sim.step_stats().nav_requests_served, 11);
+    assert_eq!(sim.step_stats().agents_freed, 1);
     assert_eq!(sim.state_hash(), hash);
     assert_eq!(sim.snapshot(), bytes);
     // The obstacle command's rebuild of the mesh is undone with the obstacle.

@@ -1,5 +1,6 @@
 //! Navigation tests: the mesh, the planner, path quality against an independent oracle.
 
+mod buried;
 mod crowds;
 #[cfg(feature = "scenario")]
 mod doors;
