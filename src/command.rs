@@ -264,7 +264,9 @@ pub enum Command {
         goal: Vec2,
         /// The layout.
         formation: crate::orders::formation::FormationKind,
-        /// The facing (`None`: from the group's centre to the goal).
+        /// The facing (`None`: from the group's centre to the goal; the group's current
+        /// formation's facing when the goal is the same, or within half the layout's width of
+        /// the group's centre: docs/formations.md § "The command").
         facing: Option<Vec2>,
         /// The distance between neighbouring slots (`None`: 5 radii of the largest member).
         spacing: Option<Fx>,
@@ -289,7 +291,9 @@ pub enum Command {
         goal: Vec2,
         /// The layout.
         formation: crate::orders::formation::FormationKind,
-        /// The facing (`None`: from the group's centre to the goal).
+        /// The facing (`None`: from the group's centre to the goal; the group's current
+        /// formation's facing when the goal is the same, or within half the layout's width of
+        /// the group's centre: docs/formations.md § "The command").
         facing: Option<Vec2>,
         /// The distance between neighbouring slots (`None`: 5 radii of the largest member).
         spacing: Option<Fx>,

@@ -88,7 +88,11 @@ impl Simulator {
             .as_ref()
             .and_then(|p| p.last().copied())
             .unwrap_or(o.goal);
-        let plan = formation::plan(&units, centre, o.kind, spacing, o.facing)?;
+        let current = self.orders.groups.formation(o.group);
+        let facing = o
+            .facing
+            .or_else(|| kept_facing(current, &o, &units, spacing));
+        let plan = formation::plan(&units, centre, o.kind, spacing, facing)?;
         let mut slots = plan.slots;
         if navigating && let Some(mesh) = self.nav_mesh.mesh.clone() {
             for (id, p) in &mut slots {
@@ -103,6 +107,17 @@ impl Simulator {
         } else {
             None
         };
+        if let Some(current) = current
+            && self.follows_already(current, &o, &slots, speed)
+        {
+            // The order the group follows, sent again (a player clicking the same spot, or
+            // the spot where it stands): nothing changes, so repeated clicks never restart
+            // the move or its march.
+            return Ok(Replaced {
+                orders: Vec::new(),
+                formation: Some(current.clone()),
+            });
+        }
         let march = match path {
             Some(path) => self.new_march(
                 path,
@@ -137,6 +152,51 @@ impl Simulator {
             orders: done,
             formation: old,
         })
+    }
+
+    /// Whether the group's formation `current` already is what order `o` would place: the
+    /// same goal and kind, not a plain move for a march still under way, the
+    /// same slot positions (`slots`, as a set), and every member still following the order
+    /// it gave (its slot as its goal: for a navigating unit, its request's) at the order
+    /// speed `speed`.
+    fn follows_already(
+        &self,
+        current: &Formation,
+        o: &FormationOrder,
+        slots: &[(AgentId, Vec2)],
+        speed: Option<Fx>,
+    ) -> bool {
+        if current.goal != o.goal
+            || current.kind != o.kind
+            // A march under way and a plain move are different orders; a march whose frame
+            // has reached the goal (its members on their last stretch) is the move it became.
+            || (current.march.is_some() && !o.together)
+            || current.slots.len() != slots.len()
+        {
+            return false;
+        }
+        let key = |p: &Vec2| (p.x.to_bits(), p.y.to_bits());
+        let mut old: Vec<_> = current.slots.iter().map(|(_, p)| key(p)).collect();
+        let mut new: Vec<_> = slots.iter().map(|(_, p)| key(p)).collect();
+        old.sort_unstable();
+        new.sort_unstable();
+        if old != new {
+            return false;
+        }
+        // The members are the slots' ids (both ascending).
+        current
+            .slots
+            .iter()
+            .zip(slots)
+            .all(|(&(id, slot), &(member, _))| {
+                id == member
+                    && self.orders.get(&id).is_some_and(|order| {
+                        // A navigating unit's goal is its request's (its order leads to where it
+                        // waits for its plan until the plan comes).
+                        let goal = self.nav.get(id).map_or(order.goal(), |r| r.goal());
+                        goal == slot && order.speed() == speed
+                    })
+            })
     }
 
     /// Group `group`'s last formation move ([`Command::FormationMove`](crate::Command::FormationMove)):
@@ -250,4 +310,30 @@ fn order_index(orders: &Orders, id: AgentId) -> Option<usize> {
         .as_slice()
         .binary_search_by_key(&id, |&(i, _)| i)
         .ok()
+}
+
+/// The facing a formation order without one keeps from the group's current formation
+/// `current`: its facing, when the order goes to the same goal, or to a goal within half the
+/// layout's width (`spacing · ⌈√n⌉ / 2`) of the group's centre, where the direction from the
+/// centre to the goal is noise (a click on the spot where the group stands turned it round).
+/// `None` otherwise, and for a kept layout (whose facing turns the offsets).
+fn kept_facing(
+    current: Option<&Formation>,
+    o: &FormationOrder,
+    units: &[(AgentId, Vec2)],
+    spacing: Fx,
+) -> Option<Vec2> {
+    let current = current?;
+    if o.kind == FormationKind::Keep {
+        return None;
+    }
+    if current.goal == o.goal {
+        return Some(current.facing);
+    }
+    let positions: Vec<Vec2> = units.iter().map(|&(_, p)| p).collect();
+    let c = formation::centre(&positions)?;
+    let width = spacing.saturating_mul_int(formation::ceil_sqrt(units.len()) as i64);
+    let half = width / 2;
+    let d = o.goal - c;
+    (d.length_squared_wide() < crate::math::wide_mul(half, half)).then_some(current.facing)
 }

@@ -452,3 +452,86 @@ fn with_navigation_slots_leave_buildings_and_members_navigate() {
     assert!(arrived, "{p:?}");
     assert_eq!(p.status, FormationStatus::Arrived);
 }
+
+/// A player clicking again: the formation order the group already follows, sent again (the
+/// same goal, moving or arrived), changes nothing, and one to a spot within half the layout's
+/// width of the group keeps the facing. Before, a click on the spot where the group stood
+/// turned the formation round (172 to 180°, every slot moved) and clicks every second kept a
+/// group from ever arriving.
+#[test]
+fn clicking_the_same_spot_again_changes_nothing() {
+    let mut sim = army(40);
+    let goal = v(30, 0);
+    sim.apply(&formation_move(goal, FormationKind::Box))
+        .unwrap();
+    // Again while on the way: the same orders, the same progress, the same bytes.
+    for _ in 0..40 {
+        sim.step().unwrap();
+    }
+    let hash = sim.state_hash();
+    sim.apply(&formation_move(goal, FormationKind::Box))
+        .unwrap();
+    assert_eq!(sim.state_hash(), hash);
+    let mut ticks = 0;
+    while sim.formation_status(3).unwrap().status != FormationStatus::Arrived {
+        sim.step().unwrap();
+        ticks += 1;
+        assert!(ticks < 3_000, "never arrived");
+    }
+    // Again once arrived: nothing moves.
+    let (hash, facing) = (sim.state_hash(), sim.formation(3).unwrap().facing);
+    sim.apply(&formation_move(goal, FormationKind::Box))
+        .unwrap();
+    assert_eq!(sim.state_hash(), hash);
+    // A click a unit away: the layout shifts by that much, its facing kept.
+    sim.apply(&formation_move(v(31, 1), FormationKind::Box))
+        .unwrap();
+    assert_eq!(sim.formation(3).unwrap().facing, facing);
+    let mut walked = Fx::ZERO;
+    let before: Vec<Vec2> = sim
+        .agent_ids()
+        .iter()
+        .map(|&id| sim.agent_position(id).unwrap())
+        .collect();
+    for _ in 0..600 {
+        sim.step().unwrap();
+    }
+    for (k, &id) in sim.agent_ids().iter().enumerate() {
+        walked = walked.max((sim.agent_position(id).unwrap() - before[k]).length());
+    }
+    assert_eq!(
+        sim.formation_status(3).unwrap().status,
+        FormationStatus::Arrived
+    );
+    assert!(
+        walked < Fx::from_num(3),
+        "a unit moved {walked} for a shift of 1.4"
+    );
+}
+
+/// A march sent again while under way goes on: the same bytes, no restart (before, a march
+/// re-sent every 2 s never left its start).
+#[test]
+fn a_march_sent_again_goes_on() {
+    let mut sim = army(40);
+    let march = Command::FormationMarch {
+        group: 3,
+        goal: v(40, 0),
+        formation: FormationKind::Box,
+        facing: None,
+        spacing: None,
+        slowest: false,
+    };
+    sim.apply(&march).unwrap();
+    let mut ticks = 0;
+    while sim.formation_status(3).unwrap().status != FormationStatus::Arrived {
+        if ticks % 20 == 0 {
+            let hash = sim.state_hash();
+            sim.apply(&march).unwrap();
+            assert_eq!(sim.state_hash(), hash, "tick {ticks}");
+        }
+        sim.step().unwrap();
+        ticks += 1;
+        assert!(ticks < 3_000, "never arrived");
+    }
+}
