@@ -3,7 +3,7 @@
 
 use super::Simulator;
 use super::formation::FormationOrder;
-use super::navigation::{NavDerived, NavState, bounding_box};
+use super::navigation::{NavDerived, NavState};
 use crate::agent::{Agent, AgentId, AgentParams};
 use crate::agent_model::AgentModel;
 use crate::command::{Command, CommandQueue, PendingCommand, RejectedCommand};
@@ -62,9 +62,9 @@ pub(super) struct InputLog {
     pub(super) order_events: Vec<crate::orders::OrderEvent>,
     /// The formation status changes of the current step (a reused buffer).
     pub(super) formation_events: Vec<crate::orders::formation::FormationEvent>,
-    /// The bounding boxes of the obstacles the current step's commands added: stage 1a moves
-    /// the agents they cover out once the mesh is rebuilt ([`Simulator::free_buried`]).
-    pub(super) added_boxes: Vec<(Vec2, Vec2)>,
+    /// The obstacles the current step's commands added: stage 1a moves the agents they cover
+    /// out once the mesh is rebuilt (`sim/buried.rs`).
+    pub(super) added_obstacles: Vec<crate::obstacle::ObstacleId>,
 }
 
 impl InputLog {
@@ -76,6 +76,11 @@ impl InputLog {
     /// Logs agent parameters changed by stage 1a (`old`: the parameters before).
     pub(super) fn log_params(&mut self, id: AgentId, old: AgentParams) {
         self.undo.push(Undo::Params(id, old));
+    }
+
+    /// The navigation mesh before the current step.
+    pub(super) fn mesh_before(&self) -> Option<Arc<crate::navigation::NavMesh>> {
+        self.mesh_before.mesh.clone()
     }
 
     /// Logs an agent position changed by stage 1a (`old`: the position before).
@@ -235,10 +240,8 @@ impl Simulator {
             // The set itself (not add_obstacle): stage 1a rebuilds the navigation mesh once.
             Command::AddObstacle { shape } => {
                 let added = Arc::make_mut(&mut self.obstacles).add(shape.clone());
-                if added.is_ok()
-                    && let Some(b) = bounding_box(shape.vertices())
-                {
-                    self.inputs.added_boxes.push(b);
+                if let Ok(id) = added {
+                    self.inputs.added_obstacles.push(id);
                 }
                 added.map(drop)
             }
@@ -388,7 +391,7 @@ impl Simulator {
         self.inputs.removed.clear();
         self.inputs.undo.clear();
         self.inputs.rejected.clear();
-        self.inputs.added_boxes.clear();
+        self.inputs.added_obstacles.clear();
         self.inputs.nav_before.clone_from(&self.nav);
         self.inputs.mesh_before.assign(&self.nav_mesh);
         let mut applied = 0;

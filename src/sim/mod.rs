@@ -1,5 +1,6 @@
 //! The [`Simulator`]: agents, obstacles and the tick pipeline.
 
+mod buried;
 mod formation;
 mod inputs;
 mod navigation;
@@ -664,21 +665,23 @@ impl Simulator {
     /// them as commands for one tick: one rebuild per tick), and the next step checks the
     /// navigating agents' paths against it.
     ///
-    /// With navigation on, the agents the new obstacle covers (their discs overlap it, or any
-    /// wall, within its bounding box) are moved now to the nearest walkable point for their
-    /// radius ([`nav_nearest_walkable`](Self::nav_nearest_walkable)); so is every agent a
-    /// queued [`Command::AddObstacle`](crate::Command::AddObstacle) covers, in stage 1a of its
-    /// tick ([`StepStats::agents_freed`]). Without navigation they are not moved: they leave
-    /// the obstacle by their own avoidance, which may take seconds (docs/obstacles.md §
+    /// With navigation on, the agents the new obstacle covers (their discs overlap it) and
+    /// that stood in the walkable space are moved now to a place walkable for their radius
+    /// next to it, reached without crossing a wall: the nearest of the obstacle's edges
+    /// pushed out by the radius, else the nearest walkable point
+    /// ([`nav_nearest_walkable`](Self::nav_nearest_walkable)); so is every agent a queued
+    /// [`Command::AddObstacle`](crate::Command::AddObstacle) covers, in stage 1a of its tick
+    /// ([`StepStats::agents_freed`]). Without navigation they are not moved: they leave the
+    /// obstacle by their own avoidance, which may take seconds (docs/obstacles.md §
     /// "Obstacles added over agents").
     pub fn add_obstacle(&mut self, shape: ObstacleShape) -> Result<ObstacleId, SimError> {
-        let bounds = navigation::bounding_box(shape.vertices());
+        // The mesh of the set as it stands (what the moves must not cross).
+        self.sync_nav_mesh();
+        let old = self.nav_mesh.mesh.clone();
         let id = Arc::make_mut(&mut self.obstacles).add(shape)?;
         self.obstacles_changed();
         self.sync_nav_mesh();
-        if let Some(b) = bounds {
-            self.free_buried(&[b], false);
-        }
+        self.free_buried(old, &[id], false);
         Ok(id)
     }
 

@@ -101,7 +101,6 @@ use fields::{FIELD_CACHE, FieldCache, SharedKeys, shared_keys};
 // Stage 1a itself (the triggers, the requests, the budget): its own file.
 #[path = "navigation_stage.rs"]
 mod stage;
-pub(super) use stage::bounding_box;
 
 // Queued navigated legs (QueueMove after NavigateTo): their own file.
 #[path = "navigation_legs.rs"]

@@ -20,10 +20,10 @@ impl Simulator {
     #[inline(never)]
     pub(in crate::sim) fn navigate(&mut self) {
         self.sync_nav_mesh();
-        if !self.inputs.added_boxes.is_empty() {
-            let boxes = std::mem::take(&mut self.inputs.added_boxes);
-            self.work.stats.agents_freed = self.free_buried(&boxes, true);
-            self.inputs.added_boxes = boxes;
+        if !self.inputs.added_obstacles.is_empty() {
+            let added = std::mem::take(&mut self.inputs.added_obstacles);
+            let old = self.inputs.mesh_before();
+            self.work.stats.agents_freed = self.free_buried(old, &added, true);
         }
         let budget = self.nav.params.as_ref().map_or(0, |p| p.budget);
         let allowance = budget.saturating_sub(self.nav.debt);
@@ -39,51 +39,6 @@ impl Simulator {
         self.serve_requests(allowance);
         clock.lap(&mut self.work.times.planning);
         self.control_traffic();
-    }
-
-    /// Moves every agent that an obstacle just added covers (its disc within a box of `boxes`,
-    /// the added obstacles' bounding boxes, and not walkable for its radius on the mesh just
-    /// rebuilt) to the nearest walkable point for its radius ([`NavMesh::nearest_walkable`]),
-    /// logging the old positions for undo when `logged` (stage 1a). Agents outside the mesh,
-    /// or with no walkable point, stay. The answer for each agent depends on its position,
-    /// its radius and the mesh only, so the order of the moves does not matter. Returns how
-    /// many agents moved. Nothing without a mesh (navigation off, or not built).
-    pub(in crate::sim) fn free_buried(&mut self, boxes: &[(Vec2, Vec2)], logged: bool) -> u64 {
-        let Some(mesh) = self.nav_mesh.mesh.clone() else {
-            return 0;
-        };
-        let covered = |p: Vec2, r: Fx| {
-            boxes.iter().any(|&(lo, hi)| {
-                p.x >= lo.x.saturating_sub(r)
-                    && p.x <= hi.x.saturating_add(r)
-                    && p.y >= lo.y.saturating_sub(r)
-                    && p.y <= hi.y.saturating_add(r)
-            })
-        };
-        let mut moves = Vec::new();
-        let (ids, positions, params) = (
-            self.agents.ids(),
-            self.agents.positions(),
-            self.agents.params(),
-        );
-        for (slot, (&p, a)) in positions.iter().zip(params).enumerate() {
-            let r = a.radius;
-            if !covered(p, r) || mesh.locate(p).is_none() || mesh.is_walkable(p, r) {
-                continue;
-            }
-            if let Some(q) = mesh.nearest_walkable(p, r)
-                && q != p
-            {
-                moves.push((slot, ids[slot], p, q));
-            }
-        }
-        for &(slot, id, p, q) in &moves {
-            self.agents.set_position(slot, q);
-            if logged {
-                self.inputs.log_position(id, p);
-            }
-        }
-        moves.len() as u64
     }
 
     /// Stage 1a, step 2: progress counters and replan triggers.
@@ -419,15 +374,4 @@ fn path_blocked(mesh: &NavMesh, order: &Order, next: usize, radius: Fx) -> bool 
         from = to;
     }
     false
-}
-
-/// The bounding box of `points` (`None` for none).
-pub(in crate::sim) fn bounding_box(points: &[Vec2]) -> Option<(Vec2, Vec2)> {
-    let first = *points.first()?;
-    Some(points.iter().fold((first, first), |(lo, hi), &p| {
-        (
-            Vec2::new(lo.x.min(p.x), lo.y.min(p.y)),
-            Vec2::new(hi.x.max(p.x), hi.y.max(p.y)),
-        )
-    }))
 }
