@@ -12,7 +12,9 @@
 //!   whose frame reached the goal, ends: with navigation, a member whose straight way to its
 //!   slot is not clear for its radius (a building dropped across the group) is then sent with
 //!   a [`NavigateTo`](crate::Command::NavigateTo) to its slot (its order's own speed kept);
-//!   the others walk on by their order.
+//!   the others walk on by their order, which becomes their navigation plan (a record of
+//!   status `Complete`): pushed off their way for 3 s, or their way closed by a new obstacle,
+//!   they plan anew, as any navigating unit.
 //! * **After the orders are steered** (stage 1b's preferred velocities overwritten): every
 //!   attached member gets `v = f + 2 · (target − position)` per second, clamped to its speed
 //!   (the steering's speed, else its `max_speed`), `f` the frame's velocity (pace along the
@@ -271,6 +273,9 @@ impl Simulator {
                 continue;
             };
             if mesh.raycast(p, slot, params.radius).clear {
+                // On by its order, which navigation now watches: pushed into a building on
+                // the way, it plans anew.
+                self.navigate_as_planned(id, slot);
                 continue;
             }
             let speed = self.orders.get(&id).and_then(crate::orders::Order::speed);

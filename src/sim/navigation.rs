@@ -834,6 +834,17 @@ impl Simulator {
         Ok(old)
     }
 
+    /// Makes agent `id`'s current order, a straight way to `goal` in plain sight, its
+    /// navigation plan (a record of status `Complete`, planned now): it walks on undisturbed,
+    /// and the replan triggers (no progress for 3 s, an obstacle change across its way) plan
+    /// it anew if it is pushed off or the way closes. Used at the end of a march.
+    pub(super) fn navigate_as_planned(&mut self, id: AgentId, goal: Vec2) {
+        let mut record = NavRecord::new(goal, false, self.tick);
+        record.status = Some(PathStatus::Complete);
+        self.nav.put(id, record);
+        self.nav.drop_legs(id);
+    }
+
     /// Records that the obstacle set changed: the mesh is rebuilt before it is next read, and
     /// the next stage 1a checks the navigating agents' paths.
     pub(super) fn obstacles_changed(&mut self) {

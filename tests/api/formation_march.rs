@@ -689,3 +689,53 @@ fn straggler_report() {
         "{name}: a unit off its slot"
     );
 }
+
+/// After the march, navigation watches the members that walk on by their orders: a member
+/// pushed back from its slot and cut off from it by a wall once the march has ended plans
+/// round the wall, and every unit arrives (before, the member walked on by a plain order into
+/// the wall's face, `Blocked` for good).
+#[test]
+fn after_the_march_a_member_cut_off_from_its_slot_goes_round() {
+    let mut sim = group(16, v(-25, 0), half);
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-60, -40), v(60, -40), v(60, 40), v(-60, 40)]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    sim.apply(&march(v(25, 0), FormationKind::Box)).unwrap();
+    let mut ticks = 0;
+    while sim.formation(1).unwrap().march.is_some() {
+        sim.step().unwrap();
+        ticks += 1;
+        assert!(ticks < 3_000, "the march never ended");
+    }
+    // The members on their way by their orders are navigating units following them.
+    let slots = sim.formation(1).unwrap().slots.clone();
+    for &(id, slot) in &slots {
+        let record = sim.nav_status(id).unwrap().expect("a navigation record");
+        assert_eq!(record.goal(), slot);
+    }
+    // A member pushed 8 back from its slot (moved there), and a wall 8 long across its way,
+    // halfway.
+    let (id, slot) = slots[0];
+    let p = slot - v(8, 0);
+    sim.apply(&Command::SetPosition { id, position: p })
+        .unwrap();
+    let d = slot - p;
+    let (_, dir) = d.length_and_direction().unwrap();
+    let (mid, side) = (p + d * Fx::lit("0.5"), dir.perp() * Fx::from_num(4));
+    let thick = dir * Fx::lit("0.25");
+    let wall = vec![
+        mid - side - thick,
+        mid - side + thick,
+        mid + side + thick,
+        mid + side - thick,
+    ];
+    sim.apply(&Command::AddObstacle {
+        shape: ObstacleShape::Polygon(wall),
+    })
+    .unwrap();
+    let (arrived, _) = run_to_arrival(&mut sim, 3_000);
+    assert!(arrived.is_some(), "{:?}", sim.formation_status(1));
+    assert!((sim.agent_position(id).unwrap() - slot).length() < Fx::ONE);
+}
