@@ -239,6 +239,11 @@ pub struct FormationProgress {
     pub slots: u32,
     /// Units still following their slot order.
     pub attached: u32,
+    /// Attached units whose navigation found no way to their slot
+    /// ([`PathStatus::Unreachable`](crate::navigation::PathStatus::Unreachable)): they go,
+    /// and come to rest, at the reachable point nearest it. Their order still finishes there,
+    /// so a group whose goal is walled off arrives, `Arrived` with this count above zero.
+    pub unreachable: u32,
     /// Attached units whose order is finished.
     pub finished: u32,
 }
@@ -258,6 +263,7 @@ impl FormationProgress {
             status,
             slots,
             attached,
+            unreachable: 0,
             finished,
         }
     }

@@ -11,7 +11,7 @@
 //! and the formation's status is read from its members' orders
 //! ([`FormationStatus`](crate::orders::formation::FormationStatus)).
 
-use super::Simulator;
+use super::{NavRecord, Simulator};
 use crate::agent::AgentId;
 use crate::error::SimError;
 use crate::math::{Fx, Vec2};
@@ -228,20 +228,22 @@ impl Simulator {
     pub fn formation_status(&self, group: u32) -> Option<FormationProgress> {
         let f = self.orders.groups.formation(group)?;
         let orders = self.orders.as_slice();
-        let (mut attached, mut finished) = (0u32, 0u32);
+        let (mut attached, mut finished, mut unreachable) = (0u32, 0u32, 0u32);
         for &(id, slot) in &f.slots {
             if let Some((k, nav_done)) = self.member(id, slot) {
                 attached += 1;
+                unreachable += u32::from(matches!(
+                    self.nav.get(id).and_then(NavRecord::status),
+                    Some(PathStatus::Unreachable { .. })
+                ));
                 // A marching group has not arrived, whatever its members' orders say.
                 finished +=
                     u32::from(f.march.is_none() && nav_done && orders[k].1.status().is_finished());
             }
         }
-        Some(FormationProgress::of_counts(
-            f.slots.len() as u32,
-            attached,
-            finished,
-        ))
+        let mut progress = FormationProgress::of_counts(f.slots.len() as u32, attached, finished);
+        progress.unreachable = unreachable;
+        Some(progress)
     }
 
     /// The formation status changes of the last [`step`](Self::step) (arrived, moving again),

@@ -588,3 +588,43 @@ fn slots_moved_out_of_a_building_stay_apart_and_all_arrive() {
         assert!(ticks < 6_000, "{:?}", sim.formation_status(3));
     }
 }
+
+/// A goal walled off (inside a closed courtyard): the members come to rest at the reachable
+/// points nearest their slots, the group arrives, and its progress counts them as unreachable
+/// (before, nothing told a game that the goal could not be reached).
+#[test]
+fn a_walled_off_goal_arrives_and_says_unreachable() {
+    use lockstep_orca::navigation::NavParams;
+    use lockstep_orca::obstacle::ObstacleShape;
+    let mut sim = army(16);
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![v(-60, -60), v(60, -60), v(60, 60), v(-60, 60)]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    let rect =
+        |x0, y0, x1, y1| ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)]);
+    for wall in [
+        rect(20, -11, 42, -10),
+        rect(20, 10, 42, 11),
+        rect(20, -10, 21, 10),
+        rect(41, -10, 42, 10),
+    ] {
+        sim.add_obstacle(wall).unwrap();
+    }
+    sim.apply(&formation_move(v(31, 0), FormationKind::Box))
+        .unwrap();
+    let mut ticks = 0;
+    while sim.formation_status(3).unwrap().status != FormationStatus::Arrived {
+        sim.step().unwrap();
+        ticks += 1;
+        assert!(ticks < 6_000, "{:?}", sim.formation_status(3));
+    }
+    let p = sim.formation_status(3).unwrap();
+    assert_eq!(p.unreachable, 16, "{p:?}");
+    // Nobody got in.
+    for &id in sim.agent_ids() {
+        let q = sim.agent_position(id).unwrap();
+        assert!(q.x < Fx::from_num(20) || q.x > Fx::from_num(42) || q.y.abs() > Fx::from_num(11));
+    }
+}
