@@ -497,10 +497,8 @@ fn units_removed_mid_march_leave_the_others_to_arrive() {
     );
 }
 
-/// Bad input: a building dropped across the group mid-march: the shared path is planned
-/// again (once: the obstacle stamp changes once), and every unit arrives.
-#[test]
-fn a_building_dropped_across_the_march_replans_and_all_arrive() {
+/// 16 units at (-25, 0) marching in a box to (25, 0), navigation on in a 120 × 80 map.
+fn marching_sixteen() -> Simulator {
     let mut sim = group(16, v(-25, 0), half);
     sim.set_navigation(Some(NavParams {
         boundary: Some(vec![v(-60, -40), v(60, -40), v(60, 40), v(-60, 40)]),
@@ -508,6 +506,14 @@ fn a_building_dropped_across_the_march_replans_and_all_arrive() {
     }))
     .unwrap();
     sim.apply(&march(v(25, 0), FormationKind::Box)).unwrap();
+    sim
+}
+
+/// Bad input: a building dropped across the group mid-march: the shared path is planned
+/// again (once: the obstacle stamp changes once), and every unit arrives.
+#[test]
+fn a_building_dropped_across_the_march_replans_and_all_arrive() {
+    let mut sim = marching_sixteen();
     for _ in 0..60 {
         sim.step().unwrap();
     }
@@ -696,13 +702,7 @@ fn straggler_report() {
 /// the wall's face, `Blocked` for good).
 #[test]
 fn after_the_march_a_member_cut_off_from_its_slot_goes_round() {
-    let mut sim = group(16, v(-25, 0), half);
-    sim.set_navigation(Some(NavParams {
-        boundary: Some(vec![v(-60, -40), v(60, -40), v(60, 40), v(-60, 40)]),
-        ..NavParams::default()
-    }))
-    .unwrap();
-    sim.apply(&march(v(25, 0), FormationKind::Box)).unwrap();
+    let mut sim = marching_sixteen();
     let mut ticks = 0;
     while sim.formation(1).unwrap().march.is_some() {
         sim.step().unwrap();
