@@ -21,6 +21,7 @@ use crate::orders::formation::{
     SPACING_RADII,
 };
 use crate::orders::{Order, Orders};
+use std::collections::HashMap;
 
 // Moving as a group: the shared path, the march stage and its undo.
 #[path = "formation_march.rs"]
@@ -78,6 +79,9 @@ impl Simulator {
             // leaves it stale until stage 1a; the undo puts the old mesh back).
             self.sync_nav_mesh();
         }
+        // The navigation debt before the group's path is planned: a no-op order gives it
+        // back (it changes nothing).
+        let debt = self.nav.debt;
         // Moving together: the group's path first (its end is the layout's centre).
         let path = if o.together {
             self.group_path(&units, o.goal, largest)
@@ -95,11 +99,16 @@ impl Simulator {
         let plan = formation::plan(&units, centre, o.kind, spacing, facing)?;
         let mut slots = plan.slots;
         if navigating && let Some(mesh) = self.nav_mesh.mesh.clone() {
-            let radii = slots
-                .iter()
-                .map(|&(id, _)| self.agent_params(id).map(|p| p.radius))
-                .collect::<Result<Vec<Fx>, SimError>>()?;
-            if walkable_slots(&mesh, &mut slots, &radii, spacing, largest) {
+            // Every slot placed for the largest radius (any unit may get it after
+            // the reassignment), in an order that depends on the layout only (not on which
+            // unit the layout's assignment gave each slot).
+            let radii = vec![largest; slots.len()];
+            let mut canon: Vec<(AgentId, Vec2)> = slots.clone();
+            canon.sort_unstable_by_key(|&(_, p)| (p.x.to_bits(), p.y.to_bits()));
+            if walkable_slots(&mesh, &mut canon, &radii, spacing, largest) {
+                for (k, c) in canon.iter().enumerate() {
+                    slots[k].1 = c.1;
+                }
                 // The units assigned again to the slots where they now are (the layout's
                 // assignment was to the places inside the building).
                 let mut by_id = units.clone();
@@ -124,6 +133,7 @@ impl Simulator {
             // The order the group follows, sent again (a player clicking the same spot, or
             // the spot where it stands): nothing changes, so repeated clicks never restart
             // the move or its march.
+            self.nav.debt = debt;
             return Ok(Replaced {
                 orders: Vec::new(),
                 formation: Some(current.clone()),
@@ -142,14 +152,22 @@ impl Simulator {
             None => None,
         };
         let straight = !navigating || march.is_some();
-        let done = self.give_each(slots.iter().copied(), speed, |sim, id, slot| {
-            if straight {
-                sim.give_order(id, slot, false)
-                    .inspect(|_| sim.nav.forget(id))
-            } else {
-                sim.navigate_to(id, slot)
-            }
-        })?;
+        // Every slot in the domain before any order is given (a refused order changes
+        // nothing: `give_each` puts the orders back, the records are put back here).
+        for &(_, q) in &slots {
+            crate::domain::checked_point(q, "formation slot")?;
+        }
+        let records = self.nav.clone();
+        let done = self
+            .give_each(slots.iter().copied(), speed, |sim, id, slot| {
+                if straight {
+                    sim.give_order(id, slot, false)
+                        .inspect(|_| sim.nav.forget(id))
+                } else {
+                    sim.navigate_to(id, slot)
+                }
+            })
+            .inspect_err(|_| self.nav = records)?;
         let formation = Formation {
             kind: o.kind,
             placed: plan.placed,
@@ -186,6 +204,7 @@ impl Simulator {
         {
             return false;
         }
+        let navigating = self.nav.params.is_some();
         let key = |p: &Vec2| (p.x.to_bits(), p.y.to_bits());
         let mut old: Vec<_> = current.slots.iter().map(|(_, p)| key(p)).collect();
         let mut new: Vec<_> = slots.iter().map(|(_, p)| key(p)).collect();
@@ -205,8 +224,16 @@ impl Simulator {
                         // A navigating unit's goal is its request's (its order leads to where it
                         // waits for its plan until the plan comes).
                         let goal = self.nav.get(id).map_or(order.goal(), |r| r.goal());
-                        goal == slot && order.speed() == speed
+                        goal == slot
+                            && order.speed() == speed
+                            && order.status() != crate::orders::OrderStatus::GivenUp
                     })
+                    // No queued legs (the new order would drop them), and a
+                    // navigating member where the new order would navigate.
+                    && !self.nav.legs.iter().any(|(i, _)| *i == id)
+                    && (!navigating
+                        || current.march.is_some()
+                        || self.nav.get(id).is_some_and(|r| !r.is_straight()))
             })
     }
 
@@ -337,7 +364,10 @@ fn kept_facing(
     spacing: Fx,
 ) -> Option<Vec2> {
     let current = current?;
-    if o.kind == FormationKind::Keep {
+    // The same group of units as the formation's (ascending ids both).
+    let same = current.slots.len() == units.len()
+        && current.slots.iter().zip(units).all(|(s, u)| s.0 == u.0);
+    if o.kind == FormationKind::Keep || !same {
         return None;
     }
     if current.goal == o.goal {
@@ -351,16 +381,18 @@ fn kept_facing(
     (d.length_squared_wide() < crate::math::wide_mul(half, half)).then_some(current.facing)
 }
 
-/// Moves every slot of `slots` that is not walkable for its unit's radius (`radii`, aligned)
-/// to a walkable place (navigation on), keeping the slots apart: the slots already walkable
-/// stay; each other one, ascending id, goes to the nearest walkable point
+/// Moves every slot of `slots` that is not walkable for its radius (`radii`, aligned; the
+/// caller gives every slot the largest radius and the layout's own order) to a walkable place
+/// (navigation on), keeping the slots apart: the slots already walkable stay; each other one,
+/// in order, goes to the nearest walkable point
 /// ([`NavMesh::nearest_walkable`](crate::navigation::NavMesh::nearest_walkable)) when that
 /// lies at least `gap = max(spacing, 2.2 · largest radius)` from every slot placed so far, else
 /// to the first point of the hexagonal rings of side `gap` around it (up to
 /// [`SPREAD_RINGS`] rings, nearest to the layout's slot first, ties in ring order) that is
 /// walkable, that far from the others, and reached from the nearest walkable point in a
 /// straight line clear for the radius; failing that, the same with `gap = 2.2 · largest
-/// radius`; else to the nearest walkable point anyway. Without
+/// radius`; else to the nearest walkable point anyway (only the first [`SPREAD_MAX`] moved
+/// slots get the rings; the others go to their nearest walkable points). Without
 /// this, slots moved out of a building all landed on one line along its face, 0.1 apart, and
 /// their units never came to rest (an army probe: 6 to 12 of 40 units short after 600 s).
 /// Returns whether any slot moved (the caller then assigns the units again).
@@ -374,41 +406,67 @@ fn walkable_slots(
     // Apart as the layout's own slots are; where no such place is near, 2.2 radii apart.
     let tight = largest.saturating_mul(Fx::lit("2.2"));
     let gaps = [spacing.max(tight), tight];
-    let far_enough = |q: Vec2, taken: &[Vec2], gap: Fx| {
-        taken
-            .iter()
-            .all(|&t| (q - t).length_squared_wide() >= crate::math::wide_mul(gap, gap))
+    // The slots placed so far, in a grid of cells `gaps[0]` wide (looked up, never iterated
+    // for its order): a distance test reads the 3 × 3 cells around a point.
+    let cell = gaps[0].to_bits().max(1);
+    let key = |q: Vec2| {
+        (
+            q.x.to_bits().div_euclid(cell),
+            q.y.to_bits().div_euclid(cell),
+        )
+    };
+    let mut taken: HashMap<(i64, i64), Vec<Vec2>> = HashMap::new();
+    let far_enough = |q: Vec2, taken: &HashMap<(i64, i64), Vec<Vec2>>, gap: Fx| {
+        let (cx, cy) = key(q);
+        (-1..=1).all(|dx| {
+            (-1..=1).all(|dy| {
+                taken.get(&(cx + dx, cy + dy)).is_none_or(|c| {
+                    c.iter()
+                        .all(|&t| (q - t).length_squared_wide() >= crate::math::wide_mul(gap, gap))
+                })
+            })
+        })
     };
     let moved: Vec<usize> = (0..slots.len())
         .filter(|&k| !mesh.is_walkable(slots[k].1, radii[k]))
         .collect();
-    let mut any = false;
-    let mut taken: Vec<Vec2> = (0..slots.len())
-        .filter(|k| moved.binary_search(k).is_err())
-        .map(|k| slots[k].1)
-        .collect();
-    for k in moved {
+    for k in (0..slots.len()).filter(|k| moved.binary_search(k).is_err()) {
+        taken.entry(key(slots[k].1)).or_default().push(slots[k].1);
+    }
+    let inside = |q: Vec2| crate::domain::checked_point(q, "formation slot").is_ok();
+    for (n, &k) in moved.iter().enumerate() {
         let (p, r) = (slots[k].1, radii[k]);
-        let Some(w) = mesh.nearest_walkable(p, r) else {
+        let Some(w) = mesh.nearest_walkable(p, r).filter(|&w| inside(w)) else {
             continue;
         };
         let spread = |gap: Fx| {
             if far_enough(w, &taken, gap) {
                 return Some(w);
             }
+            // The ring search for the first SPREAD_MAX moved slots only: a group of
+            // thousands sent into a building costs `nearest_walkable` per slot, not more.
+            if n >= SPREAD_MAX {
+                return None;
+            }
             let mut ring = hex_rings(w, gap, SPREAD_RINGS);
             ring.sort_by_key(|&(i, q)| ((q - p).length_squared_wide(), i));
             ring.iter().map(|&(_, q)| q).find(|&q| {
-                far_enough(q, &taken, gap) && mesh.is_walkable(q, r) && mesh.raycast(w, q, r).clear
+                inside(q)
+                    && far_enough(q, &taken, gap)
+                    && mesh.is_walkable(q, r)
+                    && mesh.raycast(w, q, r).clear
             })
         };
         let place = spread(gaps[0]).or_else(|| spread(gaps[1])).unwrap_or(w);
         slots[k].1 = place;
-        taken.push(place);
-        any = true;
+        taken.entry(key(place)).or_default().push(place);
     }
-    any
+    !moved.is_empty()
 }
+
+/// Moved slots that get the ring search ([`walkable_slots`]); the others go to their nearest
+/// walkable points.
+const SPREAD_MAX: usize = 256;
 
 /// Rings of the hexagonal lattice tried around a slot moved out of a building.
 const SPREAD_RINGS: usize = 4;

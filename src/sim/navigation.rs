@@ -841,6 +841,10 @@ impl Simulator {
     pub(super) fn navigate_as_planned(&mut self, id: AgentId, goal: Vec2) {
         let mut record = NavRecord::new(goal, false, self.tick);
         record.status = Some(PathStatus::Complete);
+        if let (Some(o), Ok(p)) = (self.orders.get(&id), self.agent_position(id)) {
+            record.best = (o.target() - p).length();
+            record.target = o.progress() as u32;
+        }
         self.nav.put(id, record);
         self.nav.drop_legs(id);
     }

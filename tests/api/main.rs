@@ -19,6 +19,7 @@ mod domain_reach;
 mod errors;
 mod formation;
 mod formation_march;
+mod formation_review;
 mod geom;
 mod groups;
 #[cfg(feature = "scenario")]
