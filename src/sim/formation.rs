@@ -115,7 +115,11 @@ impl Simulator {
                 by_id.sort_unstable_by_key(|&(id, _)| id);
                 let positions: Vec<Vec2> = by_id.iter().map(|&(_, p)| p).collect();
                 let targets: Vec<Vec2> = slots.iter().map(|&(_, q)| q).collect();
-                let band = formation::ceil_sqrt(targets.len());
+                // The layout's own bands for the sweep above 64 units.
+                let band = match plan.placed {
+                    FormationKind::Keep => formation::ceil_sqrt(targets.len()),
+                    placed => formation::layout(placed, targets.len(), spacing).1,
+                };
                 let picks = formation::assign(&positions, &targets, plan.facing, band);
                 for (k, pick) in picks.into_iter().enumerate() {
                     slots[k].1 = targets[pick];

@@ -655,3 +655,36 @@ fn r16_repeated_click_with_navigation() {
     );
     assert_eq!(restarts, 0);
 }
+
+/// Above 64 units, the units are assigned again to slots moved out of a building with the
+/// layout's own bands (a line of 100 used bands of 10 and walked up to 4.3 % farther).
+#[test]
+fn r7_line_reassignment_band() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.add_obstacle(rect(-20, -60, 0, 60)).unwrap();
+    sim.set_navigation(Some(nav(150))).unwrap();
+    units(&mut sim, 100, v(30, -40), 5, 3, half);
+    let positions: Vec<Vec2> = sim
+        .agent_ids()
+        .iter()
+        .map(|&id| sim.agent_position(id).unwrap())
+        .collect();
+    sim.apply(&fm(f("1", "0"), FormationKind::Line)).unwrap();
+    let fo = sim.formation(3).unwrap().clone();
+    let targets: Vec<Vec2> = fo.slots.iter().map(|&(_, s)| s).collect();
+    let cost = |to: &[usize]| -> f64 {
+        positions
+            .iter()
+            .zip(to)
+            .map(|(p, &s)| (targets[s] - *p).length().to_num::<f64>())
+            .sum()
+    };
+    let actual: f64 = positions
+        .iter()
+        .zip(&fo.slots)
+        .map(|(p, &(_, s))| (s - *p).length().to_num::<f64>())
+        .sum();
+    let (_, band) = formation::layout(FormationKind::Line, 100, Fx::lit("2.5"));
+    let with_layout_band = cost(&formation::assign(&positions, &targets, fo.facing, band));
+    assert!(actual <= with_layout_band + 1e-6);
+}
