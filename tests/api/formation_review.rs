@@ -601,14 +601,7 @@ fn r14_rejected_formation_leaves_a_record_without_order() {
             .map(|r| &r.error)
             .collect::<Vec<_>>()
     );
-    println!(
-        "agent 0: order {:?}, nav record {:?}",
-        sim.agent_order(AgentId(0)).unwrap().map(|o| o.goal()),
-        sim.nav_status(AgentId(0)).unwrap().map(|r| r.goal())
-    );
-    let restored = Simulator::restore(&sim.snapshot());
-    println!("restore of the snapshot: {:?}", restored.as_ref().err());
-    assert!(restored.is_ok());
+    assert_restores(&sim);
 }
 
 /// S3: the same rejected formation move applied directly: a record without an order.
@@ -621,14 +614,7 @@ fn r15_rejected_apply_snapshot() {
     units(&mut sim, 16, v(e - 34, -4), 4, 2, half);
     let r = sim.apply(&fm(v(e - 9, 0), FormationKind::Box));
     println!("apply: {r:?}");
-    println!(
-        "agent 0: order {:?}, nav record {:?}",
-        sim.agent_order(AgentId(0)).unwrap().map(|o| o.goal()),
-        sim.nav_status(AgentId(0)).unwrap().map(|r| r.goal())
-    );
-    let restored = Simulator::restore(&sim.snapshot());
-    println!("restore of the snapshot: {:?}", restored.as_ref().err());
-    assert!(restored.is_ok());
+    assert_restores(&sim);
 }
 
 /// OK1: the common repeated click with navigation in open ground is a no-op, moving and at rest.
@@ -687,4 +673,16 @@ fn r7_line_reassignment_band() {
     let (_, band) = formation::layout(FormationKind::Line, 100, Fx::lit("2.5"));
     let with_layout_band = cost(&formation::assign(&positions, &targets, fo.facing, band));
     assert!(actual <= with_layout_band + 1e-6);
+}
+
+/// Prints agent 0's order and record, and asserts that the state's snapshot restores.
+fn assert_restores(sim: &Simulator) {
+    println!(
+        "agent 0: order {:?}, nav record {:?}",
+        sim.agent_order(AgentId(0)).unwrap().map(|o| o.goal()),
+        sim.nav_status(AgentId(0)).unwrap().map(|r| r.goal())
+    );
+    let restored = Simulator::restore(&sim.snapshot());
+    println!("restore of the snapshot: {:?}", restored.as_ref().err());
+    assert!(restored.is_ok());
 }
