@@ -2,7 +2,8 @@
 //! added over agents".
 //!
 //! An agent is *covered* by a new obstacle when its disc overlaps it, exactly: its centre
-//! inside a polygon (or on its outline), or an edge closer than its radius. A covered agent
+//! inside a solid (counter-clockwise) polygon or on its outline, or an edge closer than its
+//! radius (for a clockwise room, whose inside is free, only the latter). A covered agent
 //! whose centre stood in the walkable space before the change (the mesh before it: agents
 //! beyond the map's boundary, or already inside an older obstacle, stay) moves to the nearest
 //! of these places that is walkable for its radius on the new mesh and that it reaches from
@@ -10,8 +11,8 @@
 //! wall into the next room):
 //!
 //! 1. per edge of the new obstacle, the point of the edge nearest the agent pushed out by the
-//!    radius (and a margin) along the edge's outward normal (for a polyline, towards the
-//!    agent's side), nearest first (ties by edge);
+//!    radius (and a margin) along the edge's outward normal (for a polyline or a room, towards
+//!    the agent's side), nearest first (ties by edge);
 //! 2. failing those, [`NavMesh::nearest_walkable`](crate::navigation::NavMesh::nearest_walkable).
 //!
 //! Failing both it stays and leaves by its avoidance. Every decision is exact but the pushed
@@ -19,7 +20,9 @@
 //! depends on its position, its radius, the new obstacles and the two meshes only.
 
 use super::Simulator;
-use crate::geom::{Containment, cmp_dist_point_segment, point_in_polygon};
+use crate::geom::{
+    Containment, Orientation, cmp_dist_point_segment, point_in_polygon, polygon_orientation,
+};
 use crate::math::{Fx, Vec2};
 use crate::navigation::NavMesh;
 use crate::obstacle::{ObstacleId, ObstacleShape};
@@ -40,14 +43,13 @@ impl Simulator {
         let Some(mesh) = self.nav_mesh.mesh.clone() else {
             return 0;
         };
-        let shapes: Vec<ObstacleShape> = added
+        let shapes: Vec<NewObstacle> = added
             .iter()
-            .filter_map(|&id| self.obstacles.shape(id).ok().cloned())
+            .filter_map(|&id| self.obstacles.shape(id).ok().map(NewObstacle::of))
             .collect();
         if shapes.is_empty() {
             return 0;
         }
-        let outlines: Vec<Vec<Side>> = shapes.iter().map(outline).collect();
         let mut candidates: Vec<(i128, usize, Vec2)> = Vec::new();
         let mut moves = Vec::new();
         let (ids, positions, params) = (
@@ -57,10 +59,7 @@ impl Simulator {
         );
         for (slot, (&p, a)) in positions.iter().zip(params).enumerate() {
             let r = a.radius;
-            let covering: Vec<usize> = (0..shapes.len())
-                .filter(|&k| covers(&shapes[k], p, r))
-                .collect();
-            if covering.is_empty() {
+            if !shapes.iter().any(|s| s.covers(p, r)) {
                 continue;
             }
             // Only agents that stood in the walkable space before the change.
@@ -70,8 +69,8 @@ impl Simulator {
             }
             let reaches = |q: Vec2| old.is_none_or(|m| m.raycast(p, q, Fx::ZERO).clear);
             candidates.clear();
-            for &k in &covering {
-                pushed_out(&outlines[k], p, r, &mut candidates);
+            for shape in shapes.iter().filter(|s| s.covers(p, r)) {
+                pushed_out(&shape.sides, p, r, &mut candidates);
             }
             // Nearest first (ties by edge), usually the first: picked one by one, not sorted.
             let mut target = None;
@@ -114,20 +113,61 @@ fn edges(shape: &ObstacleShape) -> impl Iterator<Item = (Vec2, Vec2)> + '_ {
     (0..n).map(move |i| (v[i], v[(i + 1) % v.len()]))
 }
 
-/// Whether a disc of radius `r` at `p` overlaps `shape` (exact): its centre inside or on a
-/// polygon, or an edge closer than `r`.
-fn covers(shape: &ObstacleShape, p: Vec2, r: Fx) -> bool {
-    let v = shape.vertices();
-    let (lo, hi) = bounds(v);
-    if p.x < lo.x.saturating_sub(r)
-        || p.x > hi.x.saturating_add(r)
-        || p.y < lo.y.saturating_sub(r)
-        || p.y > hi.y.saturating_add(r)
-    {
-        return false;
+/// A new obstacle as the moves read it: its box, whether it is solid (a counter-clockwise
+/// polygon, RVO2's convention: its inside is blocked), and its edges with their normals.
+struct NewObstacle<'a> {
+    vertices: &'a [Vec2],
+    solid: bool,
+    lo: Vec2,
+    hi: Vec2,
+    sides: Vec<Side>,
+}
+
+impl<'a> NewObstacle<'a> {
+    fn of(shape: &'a ObstacleShape) -> Self {
+        let vertices = shape.vertices();
+        let solid = matches!(shape, ObstacleShape::Polygon(_))
+            && polygon_orientation(vertices) == Orientation::CounterClockwise;
+        let (lo, hi) = bounds(vertices);
+        let sides = edges(shape)
+            .filter_map(|(a, b)| {
+                let (_, dir) = (b - a).length_and_direction()?;
+                // A solid polygon's outside is right of its edges; any other edge (a polyline,
+                // a clockwise room) faces the agent's side.
+                let left = dir.perp();
+                Some(Side {
+                    a,
+                    b,
+                    normal: if solid { -left } else { left },
+                    open: !solid,
+                })
+            })
+            .collect();
+        Self {
+            vertices,
+            solid,
+            lo,
+            hi,
+            sides,
+        }
     }
-    (matches!(shape, ObstacleShape::Polygon(_)) && point_in_polygon(v, p) != Containment::Outside)
-        || edges(shape).any(|(a, b)| cmp_dist_point_segment(a, b, p, r) == Ordering::Less)
+
+    /// Whether a disc of radius `r` at `p` overlaps it (exact): its centre inside or on a solid
+    /// polygon, or an edge closer than `r`.
+    fn covers(&self, p: Vec2, r: Fx) -> bool {
+        if p.x < self.lo.x.saturating_sub(r)
+            || p.x > self.hi.x.saturating_add(r)
+            || p.y < self.lo.y.saturating_sub(r)
+            || p.y > self.hi.y.saturating_add(r)
+        {
+            return false;
+        }
+        (self.solid && point_in_polygon(self.vertices, p) != Containment::Outside)
+            || self
+                .sides
+                .iter()
+                .any(|s| cmp_dist_point_segment(s.a, s.b, p, r) == Ordering::Less)
+    }
 }
 
 /// The box of `points` (not empty: a validated shape).
@@ -141,43 +181,14 @@ fn bounds(points: &[Vec2]) -> (Vec2, Vec2) {
     })
 }
 
-/// One edge of a new obstacle: its ends and its outward unit normal (for a polyline, its left
-/// normal; [`pushed_out`] turns it towards the agent's side).
+/// One edge of a new obstacle: its ends and its outward unit normal (for an edge that is not
+/// a solid polygon's, its left normal; [`pushed_out`] turns it towards the agent's side).
 struct Side {
     a: Vec2,
     b: Vec2,
     normal: Vec2,
-    /// Whether the edge belongs to a polyline (its outside is the agent's side).
+    /// Whether the edge is not a solid polygon's (its outside is the agent's side).
     open: bool,
-}
-
-/// The edges of `shape` with their outward normals (zero-length edges left out).
-fn outline(shape: &ObstacleShape) -> Vec<Side> {
-    let v = shape.vertices();
-    // A polygon's orientation: twice its signed area (positive: counter-clockwise, the inside
-    // on each edge's left).
-    let ccw = matches!(shape, ObstacleShape::Polygon(_)).then(|| {
-        (0..v.len())
-            .map(|i| {
-                let (a, b) = (v[i], v[(i + 1) % v.len()]);
-                i128::from(a.x.to_bits()) * i128::from(b.y.to_bits())
-                    - i128::from(b.x.to_bits()) * i128::from(a.y.to_bits())
-            })
-            .fold(0i128, i128::saturating_add)
-            > 0
-    });
-    edges(shape)
-        .filter_map(|(a, b)| {
-            let (_, dir) = (b - a).length_and_direction()?;
-            let left = dir.perp();
-            Some(Side {
-                a,
-                b,
-                normal: if ccw == Some(true) { -left } else { left },
-                open: ccw.is_none(),
-            })
-        })
-        .collect()
 }
 
 /// Appends, per edge of `outline`, the point of the edge nearest `p` pushed out by `r` and a

@@ -270,3 +270,18 @@ fn a_polyline_across_a_unit_moves_it_to_its_side() {
     assert_eq!(p.y, Fx::from_num(5));
     assert_eq!(sim.agent_position(stuck).unwrap(), v(-5, -5));
 }
+
+/// A clockwise polygon is a room (its inside free, RVO2's convention): a room added around
+/// units leaves those inside alone, and one standing on its wall is pushed to its own side,
+/// inwards.
+#[test]
+fn a_room_added_around_units_moves_only_those_on_its_walls() {
+    let mut sim = world();
+    let inside = sim.add_agent(v(0, 0)).unwrap();
+    let on_wall = sim.add_agent(fv("9.8", "0")).unwrap();
+    let room = ObstacleShape::Polygon(vec![v(-10, -10), v(-10, 10), v(10, 10), v(10, -10)]);
+    sim.add_obstacle(room).unwrap();
+    assert_eq!(sim.agent_position(inside).unwrap(), v(0, 0));
+    let p = sim.agent_position(on_wall).unwrap();
+    assert!(p.x < Fx::lit("9.5") && p.x > Fx::lit("9.49"), "{p:?}");
+}
