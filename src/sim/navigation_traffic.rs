@@ -13,7 +13,7 @@
 //!   it); its progress is measured afresh (its best distance was to its spot: the walk to
 //!   the door counted as no progress and replanned it after 3 s).
 //!
-//! Then three rules of the road:
+//! Then the rules of the road:
 //! - **Keep right** ([`traffic::keep_right`]): an agent going on its path whose next segment
 //!   crosses a lane portal crossed both ways, outside its right lane, gets the nearest point
 //!   of that lane inserted as its next target.
@@ -27,7 +27,21 @@
 //!   ([`YIELD`]): units still on their way pass through those already there, which return
 //!   after. Near a lane portal (and no choke), one pushed more than its radius from its rest
 //!   point gets [`RETURNING`] instead, one above: it walks back through those at rest, which
-//!   give way (between units at rest a quarter radius apart ORCA allowed it a crawl).
+//!   give way (between units at rest a quarter radius apart ORCA allowed it a crawl). A unit
+//!   settled off a goal it shares never walks back (it wants zero velocity wherever it is
+//!   pushed): it never gets [`RETURNING`].
+//! - **The core of a crowd at rest holds**: near a lane portal (not a choke), a unit settled
+//!   on a shared goal within the settle radius of it
+//!   ([`settle_radius`](crate::orders::settle_radius)) keeps its own priority. The units
+//!   still on their way to that goal then share the avoidance with it (ORCA) and stop at the
+//!   crowd's edge, where the arrival rule settles them, instead of walking through units that
+//!   yield without an avoidance line on their side: in a street leading to a full plaza they
+//!   ploughed the crowd together, pairs overlapping by up to a whole diameter, never at rest.
+//!   Units settled beyond that radius (the overflow of a crowd that walls keep from its disc)
+//!   still yield, so a crowd pressing in through a door spreads past it.
+//! - **Passing**: an agent on its way that touches the core of a crowd at rest on another goal
+//!   (discs within `r / 2`) gets [`PASSING`], above the default: that crowd gives way to it,
+//!   as it did when its units yielded.
 //! - **Stop beside the goal** ([`stop_beside`]): away from chokes, an agent arrived on a goal of
 //!   its own (no other order has it; never with [`Steering::rvo2_goals`](crate::orders::Steering::rvo2_goals)),
 //!   within `arrive_within` of it but held back short of it (moving towards it at under half
@@ -63,7 +77,7 @@ use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::traffic::{
     self, Choke, ChokeState, Decision, DoorWait, NO_UNIT, RIGHT_OF_WAY, TrafficParams, Traveller,
 };
-use crate::orders::{Arrival, MAX_PATH_POINTS, Order, OrderStatus};
+use crate::orders::{Arrival, MAX_PATH_POINTS, Order, OrderStatus, settle_radius};
 use crate::util::ByteSink;
 use serde::{Deserialize, Serialize};
 
@@ -93,7 +107,7 @@ pub(crate) struct TrafficState {
 }
 
 /// An agent whose avoidance priority traffic control set: its id, the priority it had, the
-/// level applied ([`RIGHT_OF_WAY`], [`WAITING`], [`YIELD`] or [`RETURNING`]).
+/// level applied ([`RIGHT_OF_WAY`], [`PASSING`], [`WAITING`], [`YIELD`] or [`RETURNING`]).
 pub(crate) type Level = (AgentId, u8, u8);
 
 /// The avoidance priority of a navigating agent at rest at its goal (arrived): the lowest, so
@@ -114,6 +128,15 @@ pub(crate) const WAITING: u8 = 64;
 /// between units at rest a quarter radius apart (the corridor's goal grids took 40 s to
 /// settle after the last arrival).
 pub(crate) const RETURNING: u8 = 1;
+
+/// Not a level: an arrived unit settled off a goal it shares, within the settle radius of it
+/// (the core of the crowd at rest there), which keeps its own priority near a lane portal.
+const SETTLED: u8 = u8::MAX;
+
+/// The avoidance priority of an agent on its way that touches the core of a crowd at rest on
+/// another goal ([`SETTLED`]): above the default (128) and below [`RIGHT_OF_WAY`], so that
+/// crowd gives way to it as it did when it yielded.
+pub(crate) const PASSING: u8 = 160;
 
 fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
     out.put(&v.x.to_bits().to_le_bytes());
@@ -230,7 +253,7 @@ impl TrafficState {
         if self
             .right_of_way
             .iter()
-            .any(|r| ![RIGHT_OF_WAY, YIELD, RETURNING, WAITING].contains(&r.2))
+            .any(|r| ![RIGHT_OF_WAY, PASSING, YIELD, RETURNING, WAITING].contains(&r.2))
         {
             return Err(Err("traffic priority level out of range"));
         }
@@ -388,6 +411,10 @@ impl Simulator {
         );
         let mut right: Vec<(AgentId, u8)> = Vec::with_capacity(n);
         let mut resting: Vec<(AgentId, Vec2, u8)> = Vec::new();
+        // The core of each crowd at rest (position, radius, goal), and the units on their way
+        // (id, position, radius, goal).
+        let mut core: Vec<(Vec2, Fx, Vec2)> = Vec::new();
+        let mut passers: Vec<(AgentId, Vec2, Fx, Vec2)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
             .into_iter()
@@ -403,16 +430,37 @@ impl Simulator {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
             // Arrived: at rest within its radius of its rest point (it yields), or pushed
-            // farther and walking back (it returns, through those at rest).
-            // The order's arrival and target (read once: the arms below replace orders).
+            // farther and walking back to its goal (it returns, through those at rest). A unit
+            // settled off a goal it shares wants zero velocity wherever it is pushed (it never
+            // walks back to its rest point): within the settle radius it holds (`SETTLED`),
+            // beyond it yields. At RETURNING it stood still without avoiding the units at rest
+            // round it, which could not get out of its way in a crowd: the pair stayed
+            // overlapped for good.
+            // The order's arrival, goal and target (read once: the arms below replace orders).
             let (arrival, target) = orders
                 .get_from(&mut at, id)
-                .map(|o| (o.arrival(), o.target()))
+                .map(|o| ((o.arrival(), o.goal()), o.target()))
                 .unzip();
-            let rests = arrival.and_then(|a| {
+            // On its way: it may meet the core of a crowd at rest on another goal, which does
+            // not yield to it (see `SETTLED`).
+            let going_on = arrival.filter(|(a, _)| !a.status.is_finished());
+            let rests = arrival.and_then(|(a, goal)| {
                 (a.status == OrderStatus::Arrived).then(|| {
                     let r = params[slot].radius;
-                    if (position - a.rest).length_squared_wide() <= wide_mul(r, r) {
+                    let n = if a.rest != goal {
+                        orders.sharing(goal)
+                    } else {
+                        0
+                    };
+                    if n >= 2 {
+                        let s = settle_radius(r, n);
+                        if (position - goal).length_squared_wide() <= wide_mul(s, s) {
+                            core.push((position, r, goal));
+                            SETTLED
+                        } else {
+                            YIELD
+                        }
+                    } else if (position - a.rest).length_squared_wide() <= wide_mul(r, r) {
                         YIELD
                     } else {
                         RETURNING
@@ -427,6 +475,8 @@ impl Simulator {
                 right.push((id, RIGHT_OF_WAY));
             } else if matches!(decision, Decision::Wait { .. }) {
                 right.push((id, WAITING));
+            } else if let Some((_, goal)) = going_on.filter(|_| waiter.is_none()) {
+                passers.push((id, position, params[slot].radius, goal));
             }
             match (decision, old) {
                 (Decision::Go, None) => {
@@ -523,12 +573,21 @@ impl Simulator {
         // (walking back with precedence it pushed into the door's queue: the door scenes took
         // 2 to 10 s longer).
         let velocities = agents.velocities();
+        if !passers.is_empty() && !core.is_empty() {
+            core.sort_unstable_by_key(|c| c.0.x.to_bits());
+            let largest = core.iter().map(|c| c.1).max().unwrap_or(Fx::ZERO);
+            for (id, position, r, goal) in passers {
+                if touches_core(&core, largest, position, r, goal) {
+                    right.push((id, PASSING));
+                }
+            }
+        }
         for (id, position, level) in resting {
             if choke_index.near(&rules, position) {
                 right.push((id, YIELD));
                 continue;
             }
-            if lane_index.near(&rules, position) {
+            if level != SETTLED && lane_index.near(&rules, position) {
                 right.push((id, level));
             }
             // Away from chokes, one held back short of a goal of its own stops beside it (units
@@ -556,10 +615,10 @@ impl Simulator {
     }
 
     /// Sets the avoidance priority of the agents `levels` (ascending id: the agent and its
-    /// level, [`RIGHT_OF_WAY`], [`WAITING`], [`YIELD`] or [`RETURNING`]) and gives the others
-    /// that had one their priority back. The priority an agent had is kept in the state until
-    /// it is given back; a priority the game set meanwhile (anything but the level applied) is
-    /// the one kept.
+    /// level, [`RIGHT_OF_WAY`], [`PASSING`], [`WAITING`], [`YIELD`] or [`RETURNING`]) and
+    /// gives the others that had one their priority back. The priority an agent had is kept
+    /// in the state until it is given back; a priority the game set meanwhile (anything but
+    /// the level applied) is the one kept.
     /// Changes are logged for a failed step's undo.
     fn set_levels(&mut self, levels: &[(AgentId, u8)]) {
         let old = std::mem::take(&mut self.nav.traffic.right_of_way);
@@ -608,6 +667,23 @@ impl Simulator {
         self.set_levels(&[]);
         self.nav.traffic = TrafficState::default();
     }
+}
+
+/// Whether a unit at `p` (radius `r`, on its way to `goal`) touches a unit of the core of a
+/// crowd at rest on another goal (their discs within `r / 2`). `core` is sorted by x and none
+/// of its radii is above `largest`.
+fn touches_core(core: &[(Vec2, Fx, Vec2)], largest: Fx, p: Vec2, r: Fx, goal: Vec2) -> bool {
+    let span = r.saturating_add(largest).saturating_add(r / 2);
+    let lo = p.x.saturating_sub(span).to_bits();
+    let hi = p.x.saturating_add(span).to_bits();
+    let first = core.partition_point(|c| c.0.x.to_bits() < lo);
+    core[first..]
+        .iter()
+        .take_while(|c| c.0.x.to_bits() <= hi)
+        .any(|&(q, cr, g)| {
+            let reach = r.saturating_add(cr).saturating_add(r / 2);
+            g != goal && (q - p).length_squared_wide() <= wide_mul(reach, reach)
+        })
 }
 
 /// The arrival state of an order arrived on its goal that stops where it stands, beside its

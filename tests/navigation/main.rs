@@ -8,6 +8,7 @@ mod mesh;
 mod planner;
 mod quality;
 mod rebuild;
+mod settled;
 mod sweep;
 #[cfg(feature = "scenario")]
 mod traffic;
