@@ -421,6 +421,7 @@ pub(crate) fn next_arrival(
 /// Whether a moving unit joins the crowd at rest on its shared goal (`n ≥ 2`): within
 /// `settle(n)` of the goal, in a straight line and along the rest of its path, and touching a
 /// unit at rest on the same goal ahead of it.
+#[inline(always)]
 fn joins_the_crowd(
     input: &ArrivalInput,
     heading: &Heading,
