@@ -39,9 +39,10 @@
 //!   ploughed the crowd together, pairs overlapping by up to a whole diameter, never at rest.
 //!   Units settled beyond that radius (the overflow of a crowd that walls keep from its disc)
 //!   still yield, so a crowd pressing in through a door spreads past it.
-//! - **Passing**: an agent on its way that touches the core of a crowd at rest on another goal
-//!   (discs within `r / 2`) gets [`PASSING`], above the default: that crowd gives way to it,
-//!   as it did when its units yielded.
+//! - **Passing**: an agent on its way that touches a unit of such a core at rest on another
+//!   goal (discs within `r / 2`) gets [`PASSING`], above the default: that crowd gives way to
+//!   it, as it did when its units yielded. Not an agent whose own priority (the game's) is
+//!   that high or higher: it keeps its own.
 //! - **Stop beside the goal** ([`stop_beside`]): away from chokes, an agent arrived on a goal of
 //!   its own (no other order has it; never with [`Steering::rvo2_goals`](crate::orders::Steering::rvo2_goals)),
 //!   within `arrive_within` of it but held back short of it (moving towards it at under half
@@ -129,14 +130,20 @@ pub(crate) const WAITING: u8 = 64;
 /// settle after the last arrival).
 pub(crate) const RETURNING: u8 = 1;
 
-/// Not a level: an arrived unit settled off a goal it shares, within the settle radius of it
-/// (the core of the crowd at rest there), which keeps its own priority near a lane portal.
-const SETTLED: u8 = u8::MAX;
-
 /// The avoidance priority of an agent on its way that touches the core of a crowd at rest on
-/// another goal ([`SETTLED`]): above the default (128) and below [`RIGHT_OF_WAY`], so that
-/// crowd gives way to it as it did when it yielded.
+/// another goal (see the module docs): above the default (128) and below [`RIGHT_OF_WAY`], so
+/// that crowd gives way to it.
 pub(crate) const PASSING: u8 = 160;
+
+/// How an arrived unit rests, for its level near a portal.
+#[derive(Clone, Copy)]
+enum Rest {
+    /// At rest on its goal: [`YIELD`], or [`RETURNING`] when pushed off it.
+    Level(u8),
+    /// Settled off its goal (its rest point elsewhere): in the core of the crowd at rest on a
+    /// shared goal, or yielding (see the module docs).
+    Off { goal: Vec2, rest: Vec2 },
+}
 
 fn put_vec2(out: &mut dyn ByteSink, v: Vec2) {
     out.put(&v.x.to_bits().to_le_bytes());
@@ -410,10 +417,10 @@ impl Simulator {
             traffic::PortalIndex::new(&lanes, Fx::ZERO),
         );
         let mut right: Vec<(AgentId, u8)> = Vec::with_capacity(n);
-        let mut resting: Vec<(AgentId, Vec2, u8)> = Vec::new();
-        // The core of each crowd at rest (position, radius, goal), and the units on their way
-        // (id, position, radius, goal).
-        let mut core: Vec<(Vec2, Fx, Vec2)> = Vec::new();
+        let mut resting: Vec<(AgentId, Vec2, Fx, Rest)> = Vec::new();
+        // The units on their way (id, position, radius, goal), which the core of a crowd at
+        // rest on another goal lets through, but those whose own priority is `PASSING` or
+        // above.
         let mut passers: Vec<(AgentId, Vec2, Fx, Vec2)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
@@ -430,53 +437,42 @@ impl Simulator {
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
             // Arrived: at rest within its radius of its rest point (it yields), or pushed
-            // farther and walking back to its goal (it returns, through those at rest). A unit
-            // settled off a goal it shares wants zero velocity wherever it is pushed (it never
-            // walks back to its rest point): within the settle radius it holds (`SETTLED`),
-            // beyond it yields. At RETURNING it stood still without avoiding the units at rest
-            // round it, which could not get out of its way in a crowd: the pair stayed
-            // overlapped for good.
+            // farther and walking back (it returns, through those at rest); or settled off its
+            // goal (see `Rest::Off`).
             // The order's arrival, goal and target (read once: the arms below replace orders).
             let (arrival, target) = orders
                 .get_from(&mut at, id)
                 .map(|o| ((o.arrival(), o.goal()), o.target()))
                 .unzip();
-            // On its way: it may meet the core of a crowd at rest on another goal, which does
-            // not yield to it (see `SETTLED`).
-            let going_on = arrival.filter(|(a, _)| !a.status.is_finished());
             let rests = arrival.and_then(|(a, goal)| {
                 (a.status == OrderStatus::Arrived).then(|| {
                     let r = params[slot].radius;
-                    let n = if a.rest != goal {
-                        orders.sharing(goal)
-                    } else {
-                        0
-                    };
-                    if n >= 2 {
-                        let s = settle_radius(r, n);
-                        if (position - goal).length_squared_wide() <= wide_mul(s, s) {
-                            core.push((position, r, goal));
-                            SETTLED
-                        } else {
-                            YIELD
-                        }
+                    if a.rest != goal {
+                        Rest::Off { goal, rest: a.rest }
                     } else if (position - a.rest).length_squared_wide() <= wide_mul(r, r) {
-                        YIELD
+                        Rest::Level(YIELD)
                     } else {
-                        RETURNING
+                        Rest::Level(RETURNING)
                     }
                 })
             });
-            if let Some(level) = rests.filter(|_| waiter.is_none()) {
-                resting.push((id, position, level));
+            if let Some(rest) = rests.filter(|_| waiter.is_none()) {
+                resting.push((id, position, params[slot].radius, rest));
             } else if decision == Decision::Go
                 && choke_index.right_of_way(position, params[slot].radius)
             {
                 right.push((id, RIGHT_OF_WAY));
             } else if matches!(decision, Decision::Wait { .. }) {
                 right.push((id, WAITING));
-            } else if let Some((_, goal)) = going_on.filter(|_| waiter.is_none()) {
-                passers.push((id, position, params[slot].radius, goal));
+            } else if let Some((a, goal)) = arrival.filter(|_| waiter.is_none()) {
+                // Its own priority: the one it had before a level, else its current one.
+                let own = state
+                    .right_of_way
+                    .binary_search_by_key(&id, |r| r.0)
+                    .map_or(params[slot].priority, |k| state.right_of_way[k].1);
+                if !a.status.is_finished() && own < PASSING {
+                    passers.push((id, position, params[slot].radius, goal));
+                }
             }
             match (decision, old) {
                 (Decision::Go, None) => {
@@ -540,7 +536,10 @@ impl Simulator {
                 continue;
             };
             let rest = &order.path()[order.progress()..];
-            if rest.len() >= MAX_PATH_POINTS {
+            // Already its next target (set on an earlier tick, not reached yet): it was put in
+            // again every tick, and a unit held short of it carried a path of hundreds of
+            // copies of one point.
+            if rest.len() >= MAX_PATH_POINTS || rest.first() == Some(&p) {
                 continue;
             }
             let mut path = Vec::with_capacity(rest.len() + 1);
@@ -573,22 +572,55 @@ impl Simulator {
         // (walking back with precedence it pushed into the door's queue: the door scenes took
         // 2 to 10 s longer).
         let velocities = agents.velocities();
-        if !passers.is_empty() && !core.is_empty() {
-            core.sort_unstable_by_key(|c| c.0.x.to_bits());
-            let largest = core.iter().map(|c| c.1).max().unwrap_or(Fx::ZERO);
-            for (id, position, r, goal) in passers {
-                if touches_core(&core, largest, position, r, goal) {
+        // The levels of the units at rest (the goal counts read once every order of the tick
+        // is in place, as stage 1b reads them), and the core of each crowd at rest.
+        let mut core: Vec<CoreUnit> = Vec::new();
+        let mut by_choke = Vec::with_capacity(resting.len());
+        for &(id, position, r, rest) in &resting {
+            let near_choke = choke_index.near(&rules, position);
+            by_choke.push(near_choke);
+            if near_choke {
+                right.push((id, YIELD));
+                continue;
+            }
+            if !lane_index.near(&rules, position) {
+                continue;
+            }
+            let level = match rest {
+                Rest::Level(level) => level,
+                Rest::Off { goal, rest } => {
+                    let n = orders.sharing(goal);
+                    if n >= 2 {
+                        // Settled on a shared goal: it never walks back (pushed, it rests where
+                        // it is), so never RETURNING (at 1 it stood without avoiding the units
+                        // at rest round it, which could not get out of its way: the pair stayed
+                        // overlapped for good). Within the settle radius it holds.
+                        let s = settle_radius(r, n);
+                        if (position - goal).length_squared_wide() <= wide_mul(s, s) {
+                            core.push((position, r, goal));
+                            continue;
+                        }
+                        YIELD
+                    } else if (position - rest).length_squared_wide() <= wide_mul(r, r) {
+                        YIELD
+                    } else {
+                        RETURNING
+                    }
+                }
+            };
+            right.push((id, level));
+        }
+        if !core.is_empty() && !passers.is_empty() {
+            let grid = CoreGrid::new(core, &passers);
+            for &(id, position, r, goal) in &passers {
+                if grid.touches(position, r, goal) {
                     right.push((id, PASSING));
                 }
             }
         }
-        for (id, position, level) in resting {
-            if choke_index.near(&rules, position) {
-                right.push((id, YIELD));
+        for (&(id, position, _, _), near_choke) in resting.iter().zip(by_choke) {
+            if near_choke {
                 continue;
-            }
-            if level != SETTLED && lane_index.near(&rules, position) {
-                right.push((id, level));
             }
             // Away from chokes, one held back short of a goal of its own stops beside it (units
             // sharing a goal settle by the arrival rule).
@@ -669,21 +701,52 @@ impl Simulator {
     }
 }
 
-/// Whether a unit at `p` (radius `r`, on its way to `goal`) touches a unit of the core of a
-/// crowd at rest on another goal (their discs within `r / 2`). `core` is sorted by x and none
-/// of its radii is above `largest`.
-fn touches_core(core: &[(Vec2, Fx, Vec2)], largest: Fx, p: Vec2, r: Fx, goal: Vec2) -> bool {
-    let span = r.saturating_add(largest).saturating_add(r / 2);
-    let lo = p.x.saturating_sub(span).to_bits();
-    let hi = p.x.saturating_add(span).to_bits();
-    let first = core.partition_point(|c| c.0.x.to_bits() < lo);
-    core[first..]
-        .iter()
-        .take_while(|c| c.0.x.to_bits() <= hi)
-        .any(|&(q, cr, g)| {
-            let reach = r.saturating_add(cr).saturating_add(r / 2);
-            g != goal && (q - p).length_squared_wide() <= wide_mul(reach, reach)
+/// A unit of the core of a crowd at rest: its position, radius and goal.
+type CoreUnit = (Vec2, Fx, Vec2);
+
+/// The units of the cores of crowds at rest (position, radius, goal), bucketed by square
+/// cells at least as wide as the farthest a unit on its way can be from one it touches: a
+/// unit on its way reads the 3 × 3 cells round its own.
+struct CoreGrid {
+    /// The cell's side as a shift of the coordinates' bits.
+    shift: u32,
+    /// Each unit's cell, then the unit, sorted.
+    cells: Vec<((i64, i64), CoreUnit)>,
+}
+
+impl CoreGrid {
+    fn new(core: Vec<CoreUnit>, passers: &[(AgentId, Vec2, Fx, Vec2)]) -> Self {
+        let rc = core.iter().map(|c| c.1).max().unwrap_or(Fx::ZERO);
+        let rp = passers.iter().map(|p| p.2).max().unwrap_or(Fx::ZERO);
+        // The farthest touch: a passer's radius and half of it, and the core unit's radius.
+        let reach = rp.saturating_add(rp / 2).saturating_add(rc);
+        let bits = reach.to_bits().unsigned_abs().max(1);
+        let shift = (u64::BITS - bits.leading_zeros()).min(62);
+        let mut cells: Vec<((i64, i64), CoreUnit)> = core
+            .into_iter()
+            .map(|c| ((c.0.x.to_bits() >> shift, c.0.y.to_bits() >> shift), c))
+            .collect();
+        // By cell; the order within a cell is never read (`touches` asks whether any
+        // touches).
+        cells.sort_unstable_by_key(|c| c.0);
+        Self { shift, cells }
+    }
+
+    /// Whether a unit on its way at `p` (radius `r`, to `goal`) touches a unit of a core at
+    /// rest on another goal: their discs within `r / 2`.
+    fn touches(&self, p: Vec2, r: Fx, goal: Vec2) -> bool {
+        let (cx, cy) = (p.x.to_bits() >> self.shift, p.y.to_bits() >> self.shift);
+        (cx - 1..=cx + 1).any(|x| {
+            let lo = self.cells.partition_point(|c| c.0 < (x, cy - 1));
+            self.cells[lo..]
+                .iter()
+                .take_while(|c| c.0 <= (x, cy + 1))
+                .any(|&(_, (q, rc, g))| {
+                    let reach = r.saturating_add(r / 2).saturating_add(rc);
+                    g != goal && (q - p).length_squared_wide() <= wide_mul(reach, reach)
+                })
         })
+    }
 }
 
 /// The arrival state of an order arrived on its goal that stops where it stands, beside its
