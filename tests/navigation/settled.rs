@@ -131,13 +131,11 @@ fn a_crowd_sent_through_a_street_into_a_full_plaza_comes_to_rest_apart() {
     assert!(end >= -0.01, "overlapping at rest: gap {end}");
 }
 
-/// A street 3 wide is the only way between the two halves of the map; 30 units sent to its
-/// middle settle in it, filling it. A unit sent through the street afterwards, to a goal
-/// beyond, gets the passing level when it touches the crowd's core and goes through. Sent at
-/// tick 600, it arrives at tick 961 (923 when every unit at rest there yielded); without the
-/// passing level it had not got through at tick 1,800.
-#[test]
-fn a_unit_passes_through_the_core_of_a_crowd_at_rest_on_another_goal() {
+/// A street 3 wide between two buildings to the map's edges, the only way between its halves;
+/// 30 units sent to the street's middle at rest there after 600 ticks; a unit at (-25, 0)
+/// with priority `priority`, then sent to (20, 0), through the street. Returns the simulator,
+/// the crowd and the unit.
+fn street_crowd(priority: u8) -> (Simulator, Vec<AgentId>, AgentId) {
     let buildings = [rect(-6.0, -12.0, 6.0, -1.5), rect(-6.0, 1.5, 6.0, 12.0)];
     let mut sim = world(&buildings, (-30.0, -12.0, 30.0, 12.0));
     let ids = block(&mut sim, 30, (-18.0, 0.0), 6);
@@ -149,6 +147,7 @@ fn a_unit_passes_through_the_core_of_a_crowd_at_rest_on_another_goal() {
         .unwrap();
     }
     let passer = sim.add_agent_with(v(-25.0, 0.0), unit()).unwrap();
+    sim.set_agent_priority(passer, priority).unwrap();
     while sim.tick() < 600 {
         sim.step().unwrap();
     }
@@ -161,6 +160,17 @@ fn a_unit_passes_through_the_core_of_a_crowd_at_rest_on_another_goal() {
         goal: v(20.0, 0.0),
     })
     .unwrap();
+    (sim, ids, passer)
+}
+
+/// A street 3 wide is the only way between the two halves of the map; 30 units sent to its
+/// middle settle in it, filling it. A unit sent through the street afterwards, to a goal
+/// beyond, gets the passing level when it touches the crowd's core and goes through. Sent at
+/// tick 600, it arrives at tick 961 (923 when every unit at rest there yielded); without the
+/// passing level it had not got through at tick 1,800.
+#[test]
+fn a_unit_passes_through_the_core_of_a_crowd_at_rest_on_another_goal() {
+    let (mut sim, ids, passer) = street_crowd(128);
     let (mut passing, mut arrived) = (None, None);
     while sim.tick() < 1_800 && arrived.is_none() {
         sim.step().unwrap();
@@ -188,25 +198,7 @@ fn a_unit_passes_through_the_core_of_a_crowd_at_rest_on_another_goal() {
 /// state) restores to a bit-identical continuation.
 #[test]
 fn a_restore_while_passing_continues_bit_identically() {
-    let buildings = [rect(-6.0, -12.0, 6.0, -1.5), rect(-6.0, 1.5, 6.0, 12.0)];
-    let mut sim = world(&buildings, (-30.0, -12.0, 30.0, 12.0));
-    let ids = block(&mut sim, 30, (-18.0, 0.0), 6);
-    for &id in &ids {
-        sim.apply(&Command::NavigateTo {
-            id,
-            goal: v(0.0, 0.0),
-        })
-        .unwrap();
-    }
-    let passer = sim.add_agent_with(v(-25.0, 0.0), unit()).unwrap();
-    while sim.tick() < 600 {
-        sim.step().unwrap();
-    }
-    sim.apply(&Command::NavigateTo {
-        id: passer,
-        goal: v(20.0, 0.0),
-    })
-    .unwrap();
+    let (mut sim, _, passer) = street_crowd(128);
     while sim.agent_params(passer).unwrap().priority != 160 {
         assert!(sim.tick() < 1_800, "the unit never got the passing level");
         sim.step().unwrap();
@@ -224,26 +216,7 @@ fn a_restore_while_passing_continues_bit_identically() {
 /// rest (review: the passing level replaced a game's 200 by 160 for 59 ticks).
 #[test]
 fn passing_never_lowers_a_priority_the_game_set() {
-    let buildings = [rect(-6.0, -12.0, 6.0, -1.5), rect(-6.0, 1.5, 6.0, 12.0)];
-    let mut sim = world(&buildings, (-30.0, -12.0, 30.0, 12.0));
-    let ids = block(&mut sim, 30, (-18.0, 0.0), 6);
-    for &id in &ids {
-        sim.apply(&Command::NavigateTo {
-            id,
-            goal: v(0.0, 0.0),
-        })
-        .unwrap();
-    }
-    let passer = sim.add_agent_with(v(-25.0, 0.0), unit()).unwrap();
-    sim.set_agent_priority(passer, 200).unwrap();
-    while sim.tick() < 600 {
-        sim.step().unwrap();
-    }
-    sim.apply(&Command::NavigateTo {
-        id: passer,
-        goal: v(20.0, 0.0),
-    })
-    .unwrap();
+    let (mut sim, _, passer) = street_crowd(200);
     while sim.tick() < 1_800 && !finished(&sim, passer) {
         sim.step().unwrap();
         assert_eq!(sim.agent_params(passer).unwrap().priority, 200);
