@@ -464,13 +464,15 @@ impl Simulator {
                 right.push((id, RIGHT_OF_WAY));
             } else if matches!(decision, Decision::Wait { .. }) {
                 right.push((id, WAITING));
-            } else if let Some((a, goal)) = arrival.filter(|_| waiter.is_none()) {
+            } else if let Some((_, goal)) =
+                arrival.filter(|(a, _)| waiter.is_none() && !a.status.is_finished())
+            {
                 // Its own priority: the one it had before a level, else its current one.
                 let own = state
                     .right_of_way
                     .binary_search_by_key(&id, |r| r.0)
                     .map_or(params[slot].priority, |k| state.right_of_way[k].1);
-                if !a.status.is_finished() && own < PASSING {
+                if own < PASSING {
                     passers.push((id, position, params[slot].radius, goal));
                 }
             }
