@@ -171,6 +171,7 @@ fn script(player: usize, frame: i32, units: &[AgentId]) -> (Vec<PlayerOrder>, u8
         goal: Vec2::from_int(x, 0),
         queue: false,
         slowest: true,
+        navigate: false,
     };
     let orders = match frame {
         1 => vec![PlayerOrder::PlaceBuilding {

@@ -33,7 +33,8 @@
 //!    `tick + 1`);
 //! 2. `class`: the world commands first (class 0: [`Command::AddAgent`],
 //!    [`Command::SpawnAgent`], [`Command::AddObstacle`], [`Command::RemoveObstacle`],
-//!    [`Command::SetGroup`], [`Command::GroupMove`], [`Command::FormationMove`]), then every command addressed to an agent
+//!    [`Command::SetGroup`], [`Command::GroupMove`], [`Command::GroupNavigate`],
+//!    [`Command::FormationMove`], [`Command::FormationMarch`]), then every command addressed to an agent
 //!    (class 1);
 //! 3. `agent id`: ascending [`AgentId`] of the addressed agent (0 for the world commands).
 //!
@@ -300,6 +301,25 @@ pub enum Command {
         /// The frame's pace from the slowest member's speed (else the fastest one's).
         slowest: bool,
     },
+    /// Orders every member of a group to `goal` **by planned paths** (a [`Command::GroupMove`]
+    /// that navigates, [`crate::orders::groups`]): [`Command::NavigateTo`] each present
+    /// member, in ascending id, and with `slowest` every order at the slowest member's speed.
+    /// With `queue`, a member that navigates gets a navigated leg instead (its order stays, as
+    /// with a [`Command::QueueMove`]) and a member that does not is given the navigation order.
+    /// Members sent together share one search (one distance field for the goal and radius).
+    /// Without navigation (or without a mesh) each order behaves as [`Command::MoveTo`], as
+    /// `NavigateTo` does. Tag 20; a world command (class 0). Refused and rejected as
+    /// [`Command::GroupMove`]; a rejected one changes nothing for any member.
+    GroupNavigate {
+        /// The group id.
+        group: u32,
+        /// Where to go.
+        goal: Vec2,
+        /// Queue a navigated leg for members that navigate rather than replace their orders.
+        queue: bool,
+        /// Move at the slowest member's speed.
+        slowest: bool,
+    },
 }
 
 impl Command {
@@ -348,6 +368,7 @@ impl Command {
             | Self::RemoveObstacle { .. }
             | Self::SetGroup { .. }
             | Self::GroupMove { .. }
+            | Self::GroupNavigate { .. }
             | Self::FormationMove { .. }
             | Self::FormationMarch { .. } => None,
             Self::SetPrefVelocity { id, .. }
@@ -389,6 +410,7 @@ impl Command {
             Self::GroupMove { .. } => 17,
             Self::FormationMove { .. } => 18,
             Self::FormationMarch { .. } => 19,
+            Self::GroupNavigate { .. } => 20,
         }
     }
 
@@ -437,7 +459,7 @@ impl Command {
             Self::SetGroup { group, members } => {
                 crate::orders::groups::check_group(*group, members.len())
             }
-            Self::GroupMove { group, goal, .. } => {
+            Self::GroupMove { group, goal, .. } | Self::GroupNavigate { group, goal, .. } => {
                 crate::orders::groups::check_group(*group, 0)?;
                 checked_point(*goal, "goal")
             }

@@ -41,6 +41,7 @@
 //! | | tag 17 `GroupMove`: group (`u32`), goal x, y, queue (`u8`), slowest (`u8`) (22 bytes) |
 //! | | tag 18 `FormationMove`: group (`u32`), goal x, y, kind (`u8`, [`FormationKind::canonical_byte`](crate::orders::formation::FormationKind::canonical_byte)), facing (flag byte, x, y, zeros when none), spacing (flag byte and value), slowest (`u8`) (48 bytes) |
 //! | | tag 19 `FormationMarch`: as tag 18 (48 bytes) |
+//! | | tag 20 `GroupNavigate`: as tag 17 (22 bytes) |
 //! | … | **only when some agent has an order, a group exists or the arrival steering is not the default**, the order-lifecycle extension: marker byte 2; `arrive_within`, `give_up_after` ([`Steering`], each a flag byte and the value, 0 when none), `rvo2_goals` (`u8`); then per order, ascending agent id as in the order rows: status (`u8`, [`OrderStatus::canonical_byte`](crate::orders::OrderStatus::canonical_byte)), ticks without progress (`u32`), rest point x, y, order speed (flag byte and value) (30 bytes each); then the group count (`u32`) and per group, ascending group id: id (`u32`), member count k (`u32`), the k member ids (`u32`, ascending) ([`crate::orders::groups`]) |
 //! | … | **only when navigation is in use** (settings set, a navigation record, a debt or a pending path check), the navigation extension: marker byte 3, then the settings: flag byte (0 off, 1 on), and when on a boundary flag byte, boundary point count (`u32`), the points x, y, margin, budget (`u32`), search cap (`u32`); the budget debt (`u32`), the "obstacles changed" flag byte, record count (`u32`), then per navigating agent in ascending id: id (`u32`), goal x, y, plan status byte (`0xFF` none, else [`PathStatus::canonical_byte`](crate::navigation::PathStatus::canonical_byte)), its end point x, y (zeros but for `GoalAdjusted` / `Unreachable`), pending byte, planned tick (`u64`), no-progress ticks (`u16`), best distance, target index (`u32`) (60 bytes); then traffic control (`TrafficState::write_canonical` in `src/sim/navigation_traffic.rs`): only when the traffic settings are not the defaults, marker byte `P` and the settings; only while traffic control holds a choke, keeps a waiter or sets some agent's priority, marker byte `T`, the held chokes and the waiters, then, while a batch is counted, marker byte `B` and the batch counters, then, when some agent's priority is set, marker byte `R` and per agent its id, the priority it had and the level set; then, when the quick-plan cap ([`NavParams::quick_plan_cap`](crate::navigation::NavParams::quick_plan_cap)) is not the default, marker byte `Q` and the cap (`u32`); then, while some agent has queued navigated legs ([`Simulator::nav_legs`](crate::Simulator::nav_legs)), marker byte `L`, the count of agents with legs (`u32`) and per agent in ascending id: id (`u32`), leg count (`u32`), the goals x, y |
 //! | … | **only when some group has a formation move** ([`crate::orders::formation`]), the formation extension: marker byte 4, formation count (`u32`), then per formation, ascending group id: group (`u32`), kind and placed layout (`u8` each), goal x, y, facing x, y, slot count k (`u32`), then k × (agent id (`u32`), slot x, y), ascending id (42 + 20 k bytes); then, **only while some group moves together** ([`crate::orders::formation::march`]), the march extension: marker byte 5, marching formation count (`u32`), then per marching formation, ascending group id: group (`u32`), path point count (`u32`) and the points x, y, pace, spacing, column spacing, zone count (`u32`) and per zone a, b, files (`u32`), member count (`u32`) and per member id (`u32`), slot x, y, rank (`u32`), then the frame: s, held, column and moved (`u8` each), zone (`u32`), waited (`u32`), the obstacle stamp (next obstacle id `u32`, obstacle count `u32`) |
@@ -427,6 +428,12 @@ fn write_pending(p: &PendingCommand, out: &mut impl ByteSink) {
             }
         }
         Command::GroupMove {
+            group,
+            goal,
+            queue,
+            slowest,
+        }
+        | Command::GroupNavigate {
             group,
             goal,
             queue,

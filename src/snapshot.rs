@@ -527,9 +527,13 @@ impl Simulator {
             || order_commands
             || !orders.groups.is_empty();
         let nav = self.nav_state();
-        let nav_commands = commands
-            .iter()
-            .any(|p| matches!(p.command, crate::command::Command::NavigateTo { .. }));
+        let nav_commands = commands.iter().any(|p| {
+            matches!(
+                p.command,
+                crate::command::Command::NavigateTo { .. }
+                    | crate::command::Command::GroupNavigate { .. }
+            )
+        });
         let nav_used = !crate::hash::CanonicalPart::is_default(nav) || nav_commands;
         let formations_used = orders.groups.formations().len() > 0
             || commands.iter().any(|p| {

@@ -1,11 +1,12 @@
 //! [`GroupOrders`], rules for an RTS: the core crate's four wire order slots plus one group
 //! order a frame ([`GroupWire`]): box-select the sender's units into a control group, and move
 //! a control group, in straight lines ([`Command::GroupMove`]) or by planned paths around the
-//! buildings ([`FLAG_NAVIGATE`]: a [`Command::NavigateTo`] per member). One input moves any
+//! buildings ([`FLAG_NAVIGATE`]: one [`Command::GroupNavigate`], a [`Command::NavigateTo`] per
+//! member). One input moves any
 //! number of units in the frame it arrives.
 //!
-//! The groups are the core's ([`Turn::select`], [`Turn::group_move`]): player `p`'s group `g`
-//! is the simulator's group [`sim_group`]`(p, g)`, the same one the core's slot orders name,
+//! The groups are the core's ([`Turn::select`], [`Turn::group_move`], [`Turn::group_navigate`]): player `p`'s group `g`
+//! is the simulator's group [`sim_group`](lockstep_orca::netcode::sim_group)`(p, g)`, the same one the core's slot orders name,
 //! and holds only `p`'s units.
 //!
 //! Everything on the wire is integers (points in 1/1024 units, [`COORD_SHIFT`]), and every
@@ -17,14 +18,13 @@ use bevy_ggrs::ggrs::InputStatus;
 use lockstep_orca::Command;
 use lockstep_orca::domain::MAX_COORD;
 use lockstep_orca::netcode::{
-    COORD_SHIFT, GameRules, MAX_ORDERS, Orders, PlayerOrder, PlayerOrderError, StateWriter, Turn,
-    WireOrder, sim_group,
+    COORD_SHIFT, GameRules, MAX_ORDERS, Orders, PlayerOrderError, StateWriter, Turn, WireOrder,
 };
 use lockstep_orca::{AgentId, Fx, Vec2};
 use serde::{Deserialize, Serialize};
 
 /// Control groups per player on [`GroupWire`] (0–9, as on a keyboard). Player `p`'s group `g`
-/// is the simulator's group [`sim_group`]`(p, g)` (the core's numbering, 64 a player).
+/// is the simulator's group [`sim_group`](lockstep_orca::netcode::sim_group)`(p, g)` (the core's numbering, 64 a player).
 pub const GROUPS_PER_PLAYER: u32 = 10;
 /// The slot index a refused group order is listed with ([`lockstep_orca::netcode::Rejection`]).
 pub const GROUP_SLOT: usize = MAX_ORDERS;
@@ -46,11 +46,11 @@ pub mod group_kind {
 pub const FLAG_QUEUE: u8 = 1;
 /// [`GroupWire::flags`]: move at the slowest member's speed.
 pub const FLAG_SLOWEST: u8 = 2;
-/// [`GroupWire::flags`]: by planned paths around the buildings: each member of the group gets
-/// a [`PlayerOrder::NavigateTo`] (a [`Command::NavigateTo`]; a straight move when the
-/// simulator has no navigation), in ascending id. Not with [`FLAG_QUEUE`] (a planned move
-/// replaces the path). With [`FLAG_SLOWEST`], every member then gets the slowest member's
-/// speed ([`PlayerOrder::SetOrderSpeed`]).
+/// [`GroupWire::flags`]: by planned paths around the buildings: one
+/// [`Command::GroupNavigate`] gives each member of the group a [`Command::NavigateTo`] (a
+/// straight move when the simulator has no navigation), in ascending id. Not with
+/// [`FLAG_QUEUE`] (a planned move replaces the path). With [`FLAG_SLOWEST`], every member at
+/// the slowest member's speed.
 pub const FLAG_NAVIGATE: u8 = 4;
 /// Every flag [`GroupWire::flags`] may hold.
 const FLAGS: u8 = FLAG_QUEUE | FLAG_SLOWEST | FLAG_NAVIGATE;
@@ -230,90 +230,31 @@ impl GroupOrders {
         } else {
             None
         };
-        let selected = match rect {
-            Some((lo, hi)) => {
-                let sim = turn.sim();
-                // The sender's units inside the rectangle, ascending id (the ownership map's
-                // order).
-                let inside: Vec<AgentId> = turn
-                    .units()
-                    .filter(|&(id, owner)| {
-                        owner == player
-                            && sim.agent_position(id).is_ok_and(|p| {
-                                p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y
-                            })
-                    })
-                    .map(|(id, _)| id)
-                    .collect();
-                turn.select(player, w.group, &inside, false)?;
-                Some(inside)
-            }
-            None => None,
-        };
+        if let Some((lo, hi)) = rect {
+            let sim = turn.sim();
+            // The sender's units inside the rectangle, ascending id (the ownership map's
+            // order).
+            let inside: Vec<AgentId> = turn
+                .units()
+                .filter(|&(id, owner)| {
+                    owner == player
+                        && sim
+                            .agent_position(id)
+                            .is_ok_and(|p| p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y)
+                })
+                .map(|(id, _)| id)
+                .collect();
+            turn.select(player, w.group, &inside, false)?;
+        }
         let Some(goal) = goal else {
             return Ok(());
         };
         let slowest = w.flags & FLAG_SLOWEST != 0;
-        if !navigate {
-            return turn.group_move(player, w.group, goal, queue, slowest);
-        }
-        // The group's members as this order leaves them: the selection, else the simulator's.
-        let members = match selected {
-            Some(m) => m,
-            None => {
-                let gid = sim_group(player, w.group).ok_or(PlayerOrderError::BadGroup(w.group))?;
-                let sim = turn.sim();
-                sim.group(gid)
-                    .unwrap_or_default()
-                    .iter()
-                    .copied()
-                    .filter(|&id| turn.owns(player, id))
-                    .collect()
-            }
-        };
-        Self::navigate_members(turn, player, w.group, &members, goal, slowest)
-    }
-
-    /// A planned move of `members` (the sender's units, ascending id) to `goal`: one
-    /// [`PlayerOrder::NavigateTo`] each, then with `slowest` one
-    /// [`PlayerOrder::SetOrderSpeed`] each at the least speed among them.
-    fn navigate_members(
-        turn: &mut Turn<'_>,
-        player: usize,
-        group: u8,
-        members: &[AgentId],
-        goal: Vec2,
-        slowest: bool,
-    ) -> Result<(), PlayerOrderError> {
-        if members.is_empty() {
-            return Err(PlayerOrderError::EmptyGroup(group));
-        }
-        let speed = if slowest {
-            let sim = turn.sim();
-            let steering = sim.steering().speed;
-            members
-                .iter()
-                .filter_map(|&id| sim.agent_params(id).ok())
-                .map(|p| steering.unwrap_or(p.max_speed))
-                .min()
+        if navigate {
+            turn.group_navigate(player, w.group, goal, false, slowest)
         } else {
-            None
-        };
-        for &unit in members {
-            turn.apply(player, PlayerOrder::NavigateTo { unit, goal })?;
+            turn.group_move(player, w.group, goal, queue, slowest)
         }
-        if let Some(speed) = speed {
-            for &unit in members {
-                turn.apply(
-                    player,
-                    PlayerOrder::SetOrderSpeed {
-                        unit,
-                        speed: Some(speed),
-                    },
-                )?;
-            }
-        }
-        Ok(())
     }
 }
 

@@ -94,6 +94,7 @@ pub(crate) fn net_order(kind: u8, unit: u8, x: i16, y: i16, arg: u8) -> PlayerOr
             goal: point,
             queue: arg & 1 != 0,
             slowest: arg & 2 != 0,
+            navigate: arg & 4 != 0,
         },
         _ => PlayerOrder::FormationMove {
             group,

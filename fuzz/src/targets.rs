@@ -420,12 +420,29 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
                 .map(|k| AgentId((u32::from(agent % 12) + k * 3) % 14))
                 .collect(),
         },
-        15 => Command::GroupMove {
-            group: group_id(agent, y),
-            goal: Vec2::from_int(i32::from(x) / 4, i32::from(y) / 4),
-            queue: agent & 0x20 != 0,
-            slowest: agent & 0x10 != 0,
-        },
+        // With bit 0 of `agent`, the navigated group move (tag 20).
+        15 => {
+            let (group, goal) = (
+                group_id(agent, y),
+                Vec2::from_int(i32::from(x) / 4, i32::from(y) / 4),
+            );
+            let (queue, slowest) = (agent & 0x20 != 0, agent & 0x10 != 0);
+            if agent & 1 != 0 {
+                Command::GroupNavigate {
+                    group,
+                    goal,
+                    queue,
+                    slowest,
+                }
+            } else {
+                Command::GroupMove {
+                    group,
+                    goal,
+                    queue,
+                    slowest,
+                }
+            }
+        }
         // Issue 27's formation move (tag 18), or with bit 0 of `agent` the group moving
         // together (tag 19): every layout, the facing `v` when bit 5 of `agent` is set (zero,
         // refused, when x and y are), a spacing of y / 16 when bit 4 is (zero and negative

@@ -12,7 +12,8 @@
 //! an id no unit has, a unit spawned in the same frame) is skipped, the same way on every peer,
 //! and counted in the state ([`NetGame::skipped_group_members`](super::NetGame::skipped_group_members));
 //! the order itself applies to the rest. A group move gives one
-//! [`Command::GroupMove`], however many members: one order moves 1,000 units in its frame; a
+//! [`Command::GroupMove`] (with its `navigate` flag one [`Command::GroupNavigate`]: planned
+//! paths), however many members: one order moves 1,000 units in its frame; a
 //! formation move likewise one [`Command::FormationMove`] (every member to its own slot).
 
 use super::turn::Turn;
@@ -134,6 +135,39 @@ impl Turn<'_> {
         queue: bool,
         slowest: bool,
     ) -> Result<(), PlayerOrderError> {
+        self.group_order(player, group, goal, queue, slowest, false)
+    }
+
+    /// Orders every unit of `player`'s group `group` to `goal` by planned paths: one
+    /// [`Command::GroupNavigate`] (`queue`: a navigated leg for each member that navigates, the
+    /// navigation order for the others; `slowest`: every member at the slowest member's
+    /// speed). Members are checked, dropped and counted as in
+    /// [`group_move`](Self::group_move).
+    ///
+    /// # Errors
+    /// As [`group_move`](Self::group_move). Nothing is queued then.
+    pub fn group_navigate(
+        &mut self,
+        player: usize,
+        group: u8,
+        goal: Vec2,
+        queue: bool,
+        slowest: bool,
+    ) -> Result<(), PlayerOrderError> {
+        self.group_order(player, group, goal, queue, slowest, true)
+    }
+
+    /// [`group_move`](Self::group_move), or with `navigate`
+    /// [`group_navigate`](Self::group_navigate).
+    pub(super) fn group_order(
+        &mut self,
+        player: usize,
+        group: u8,
+        goal: Vec2,
+        queue: bool,
+        slowest: bool,
+        navigate: bool,
+    ) -> Result<(), PlayerOrderError> {
         let gid = sim_group(player, group).ok_or(PlayerOrderError::BadGroup(group))?;
         checked_point(goal, "goal").map_err(|_| PlayerOrderError::OutOfDomain)?;
         let (members, foreign) = self.members_of(player, gid);
@@ -153,11 +187,20 @@ impl Turn<'_> {
             self.path_len.insert(id, len);
         }
         self.groups.insert(gid, members);
-        self.out.push(Command::GroupMove {
-            group: gid,
-            goal,
-            queue,
-            slowest,
+        self.out.push(if navigate {
+            Command::GroupNavigate {
+                group: gid,
+                goal,
+                queue,
+                slowest,
+            }
+        } else {
+            Command::GroupMove {
+                group: gid,
+                goal,
+                queue,
+                slowest,
+            }
         });
         Ok(())
     }

@@ -178,8 +178,9 @@ impl Turn<'_> {
     /// [`Command::NavigateTo`], [`Command::SetOrderSpeed`], [`crate::orders`]); a unit order
     /// needs the sender to own the unit, an order speed a unit with an order. The group orders
     /// ([`select`](Self::select), [`group_move`](Self::group_move),
-    /// [`formation_move`](Self::formation_move)) become [`Command::SetGroup`],
-    /// [`Command::GroupMove`] and [`Command::FormationMove`] on the sender's own groups, holding
+    /// [`group_navigate`](Self::group_navigate), [`formation_move`](Self::formation_move))
+    /// become [`Command::SetGroup`], [`Command::GroupMove`], [`Command::GroupNavigate`] and
+    /// [`Command::FormationMove`] on the sender's own groups, holding
     /// only the sender's units. The catalogue orders
     /// ([`PlayerOrder::SpawnType`], [`PlayerOrder::SetModel`], [`PlayerOrder::PlaceBuilding`])
     /// need a catalogue and are refused here ([`PlayerOrderError::UnknownType`]); a
@@ -220,7 +221,8 @@ impl Turn<'_> {
                 goal,
                 queue,
                 slowest,
-            } => return self.group_move(player, group, goal, queue, slowest),
+                navigate,
+            } => return self.group_order(player, group, goal, queue, slowest, navigate),
             PlayerOrder::FormationMove {
                 group,
                 goal,

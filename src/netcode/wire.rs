@@ -281,16 +281,22 @@ pub enum PlayerOrder {
         mask: u64,
     },
     /// Order every unit of the sender's group `group` to `goal`
-    /// ([`Command::GroupMove`](crate::Command::GroupMove)): one order, however many members.
+    /// ([`Command::GroupMove`](crate::Command::GroupMove), or with `navigate`
+    /// [`Command::GroupNavigate`](crate::Command::GroupNavigate)): one order, however many
+    /// members. On the wire the slot's `unit` field carries the flags: bit 0 `queue`, bit 1
+    /// `slowest`, bit 2 `navigate`.
     GroupMove {
         /// The sender's group index.
         group: u8,
         /// Where to.
         goal: Vec2,
-        /// Append `goal` to the members' paths (a waypoint) rather than replace them.
+        /// Append `goal` to the members' paths (a waypoint, or a navigated leg for a member
+        /// that navigates) rather than replace them.
         queue: bool,
         /// Every member at the slowest member's speed.
         slowest: bool,
+        /// By planned paths ([`Command::GroupNavigate`](crate::Command::GroupNavigate)).
+        navigate: bool,
     },
     /// Order the sender's group `group` into a formation around `goal`
     /// ([`Command::FormationMove`](crate::Command::FormationMove)): one slot per member, one
@@ -326,6 +332,7 @@ pub enum PlayerOrder {
 /// [`PlayerOrder::GroupMove`]'s flag bits in [`WireOrder::unit`].
 const GROUP_QUEUE: u32 = 1;
 const GROUP_SLOWEST: u32 = 2;
+const GROUP_NAVIGATE: u32 = 4;
 
 /// A point on the wire grid: the Q32.32 bits shifted right by [`COORD_SHIFT`] (rounding toward
 /// −∞), or `None` outside the coordinate domain.
@@ -494,13 +501,16 @@ impl PlayerOrder {
                 goal,
                 queue,
                 slowest,
+                navigate,
             } => {
                 check_range(group, 1, false)?;
                 let (x, y) = point(goal)?;
                 WireOrder {
                     kind: kind::GROUP_MOVE,
                     arg: group,
-                    unit: u32::from(queue) * GROUP_QUEUE + u32::from(slowest) * GROUP_SLOWEST,
+                    unit: u32::from(queue) * GROUP_QUEUE
+                        + u32::from(slowest) * GROUP_SLOWEST
+                        + u32::from(navigate) * GROUP_NAVIGATE,
                     x,
                     y,
                 }
@@ -652,13 +662,14 @@ impl WireOrder {
                     mask,
                 }
             }
-            kind::GROUP_MOVE if unit <= GROUP_QUEUE | GROUP_SLOWEST => {
+            kind::GROUP_MOVE if unit <= GROUP_QUEUE | GROUP_SLOWEST | GROUP_NAVIGATE => {
                 check_range(arg, 1, false)?;
                 PlayerOrder::GroupMove {
                     group: arg,
                     goal: point_of_wire(x, y)?,
                     queue: unit & GROUP_QUEUE != 0,
                     slowest: unit & GROUP_SLOWEST != 0,
+                    navigate: unit & GROUP_NAVIGATE != 0,
                 }
             }
             kind::FORMATION_MOVE => {

@@ -15,6 +15,11 @@
 //!   [`Steering::speed`](super::Steering::speed), else each one's `max_speed`), so the group
 //!   keeps together. Rejected (nothing changes) for a group that does not exist or whose
 //!   members are all gone, or when the orders would pass the path-point limits.
+//! * [`Command::GroupNavigate`](crate::Command::GroupNavigate) `{ group, goal, queue, slowest }`
+//!   is the same order by planned paths: [`Command::NavigateTo`](crate::Command::NavigateTo)
+//!   each member (with `queue`, a navigated leg for a member that navigates), so one command
+//!   sends a group round buildings ([`crate::navigation`]); members sent together share one
+//!   search.
 //!
 //! A member removed later stays listed until the group is set again; group orders skip it
 //! (agent ids are never reused). Groups are part of the state: hashed (the order-lifecycle

@@ -82,8 +82,10 @@
 //! the value), slowest (`u8`).
 //!
 //! # Versions
-//! The writer writes version [`REPLAY_VERSION`] (6); the reader reads [`REPLAY_VERSION_MIN`]
-//! (2) to 6. Version 6 is version 5 plus the group march [`Command::FormationMarch`] (tag 19)
+//! The writer writes version [`REPLAY_VERSION`] (7); the reader reads [`REPLAY_VERSION_MIN`]
+//! (2) to 7. Version 7 is version 6 plus the navigated group order [`Command::GroupNavigate`]
+//! (tag 20, its fields as tag 17 `GroupMove`'s; a tag above 19 in an older stream is a
+//! [`ReplayError::Decode`]); a version 6 replay reads and verifies unchanged. Version 6 is version 5 plus the group march [`Command::FormationMarch`] (tag 19)
 //! and begin snapshots of format 9 and later (format 12, the navigated legs, is written only
 //! while legs are queued; the command stream is unchanged, a leg being a `QueueMove`).
 //! Version 5 is version 4 plus the formation move [`Command::FormationMove`] (tag 18;

@@ -18,9 +18,10 @@ pub const REPLAY_MAGIC: [u8; 8] = *b"LSORCARP";
 /// every agent's move order in the checkpoints, and begin frames whose snapshot may be of
 /// format 5 (navigation, the order lifecycle and the groups); version 5 adds the formation
 /// move [`Command::FormationMove`] (tag 18) and begin snapshots of format 7; version 6 adds
-/// [`Command::FormationMarch`] (tag 19) and begin snapshots of format 9. Versions 2 to 5
-/// read unchanged (see the [module docs](super#versions)).
-pub const REPLAY_VERSION: u32 = 6;
+/// [`Command::FormationMarch`] (tag 19) and begin snapshots of format 9; version 7 adds
+/// [`Command::GroupNavigate`] (tag 20). Versions 2 to 6 read unchanged (see the
+/// [module docs](super#versions)).
+pub const REPLAY_VERSION: u32 = 7;
 /// The first replay format version whose checkpoints carry the agents' move orders.
 pub const ORDERS_IN_CHECKPOINTS: u32 = 4;
 /// Oldest replay format version this build reads (version 1 was a single envelope; it is
@@ -34,6 +35,8 @@ const LAST_TAG_V3: u8 = 13;
 const LAST_TAG_V4: u8 = 17;
 /// The largest command tag of replay format version 5 ([`Command::FormationMove`]).
 const LAST_TAG_V5: u8 = 18;
+/// The largest command tag of replay format version 6 ([`Command::FormationMarch`]).
+const LAST_TAG_V6: u8 = 19;
 /// Bytes of the file header: magic and version.
 pub const REPLAY_HEADER_BYTES: usize = 12;
 /// Bytes around every frame's payload: kind (1), payload length (4), checksum (8).

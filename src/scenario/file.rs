@@ -69,8 +69,9 @@
 //! # add_obstacle = { polygon = [[1, 1], [2, 1], [2, 2]] }   # or { polyline = [...] }
 //! # remove_obstacle = 0
 //! # set_group = { group = 1, first = 0, count = 100 }     # or members = [0, 1, 2]
+//! # group_move = { group = 1, goal = [60, 0], navigate = true }  # optional: queue, slowest
 //! # formation_move = { group = 1, goal = [60, 0], formation = "box" }
-//! #   # optional: facing = [1, 0], spacing = 2.5, slowest = true (see "Formations")
+//! #   # optional: facing = [1, 0], spacing = 2.5, slowest = true (see "Groups and formations")
 //!
 //! [navigation]                 # optional: navigation on (see "Navigation")
 //! boundary = [[-50, -50], [50, -50], [50, 50], [-50, 50]]   # optional simple polygon
@@ -102,8 +103,13 @@
 //! [`NavParams`]; navigating agents without it get the defaults. Without `boundary` the
 //! simulator gets the scene's bounding box grown by `margin` ([`Scenario::nav_params`]).
 //!
-//! # Formations
+//! # Groups and formations
 //! `set_group` sets a group's members ([`Command::SetGroup`](crate::command::Command::SetGroup)),
+//! `group_move` sends every member to one goal
+//! ([`Command::GroupMove`](crate::command::Command::GroupMove); with `navigate = true`
+//! [`Command::GroupNavigate`](crate::command::Command::GroupNavigate), by planned paths; `queue`
+//! and `slowest` as the commands' fields, all three default false; a navigated group move
+//! turns navigation on with the default settings when the scene has no `[navigation]` table),
 //! `formation_move` sends it in formation
 //! ([`Command::FormationMove`](crate::command::Command::FormationMove), [`crate::orders::formation`]):
 //! `formation` is `"keep"`, `"line"`, `"box"` (the default), `"column"` or `"spread"`; without
@@ -612,10 +618,17 @@ pub(super) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         &mut routes,
         &mut navigate,
     )?;
-    // Agents that navigate without a [navigation] table get the default settings.
+    // Agents that navigate (or a navigated group move) without a [navigation] table get the
+    // default settings.
+    let group_navigates = events.iter().any(|e| {
+        matches!(
+            e.action,
+            EventAction::Group(crate::command::Command::GroupNavigate { .. })
+        )
+    });
     let navigation = match f.navigation {
         Some(n) => Some(n.params()),
-        None if !navigate.is_empty() => Some(NavParams::default()),
+        None if !navigate.is_empty() || group_navigates => Some(NavParams::default()),
         None => None,
     };
     Ok(Scenario {

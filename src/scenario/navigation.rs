@@ -7,6 +7,7 @@
 //! roadmap policy are the other two ways to find a way; an agent uses one.
 
 use super::{EventAction, Policy, Scenario, ScenarioError, sim_err};
+use crate::command::Command;
 use crate::domain::{self, check_range};
 use crate::math::{Fx, Vec2};
 use crate::navigation::NavParams;
@@ -87,7 +88,8 @@ impl Scenario {
     /// bounding box of the whole scene grown by `margin` on every side (clamped to the
     /// coordinate domain). The scene is every obstacle vertex (those of `add_obstacle` events
     /// too), every agent's start and goal (agents added by events too), every route point and
-    /// every `set_goal` goal. So a navigating agent starts inside the map even where the
+    /// every `set_goal` goal and the goal of every group and formation move. So a navigating
+    /// agent starts inside the map even where the
     /// obstacles alone would give a smaller one (the simulator's own default boundary is the
     /// obstacles' box). The rectangle is counter-clockwise from its lower-left corner.
     #[must_use]
@@ -126,6 +128,12 @@ impl Scenario {
                 EventAction::AddAgent(a) => points.extend([a.start, a.goal]),
                 EventAction::SetGoal { goal, .. } => points.push(*goal),
                 EventAction::AddObstacle(o) => points.extend_from_slice(o.vertices()),
+                EventAction::Group(
+                    Command::GroupMove { goal, .. }
+                    | Command::GroupNavigate { goal, .. }
+                    | Command::FormationMove { goal, .. }
+                    | Command::FormationMarch { goal, .. },
+                ) => points.push(*goal),
                 _ => {}
             }
         }

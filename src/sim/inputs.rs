@@ -206,6 +206,12 @@ impl Simulator {
                 queue,
                 slowest,
             } => self.group_move(group, goal, queue, slowest).map(drop),
+            Command::GroupNavigate {
+                group,
+                goal,
+                queue,
+                slowest,
+            } => self.group_navigate(group, goal, queue, slowest).map(drop),
             Command::FormationMove { .. } | Command::FormationMarch { .. } => {
                 self.formation_move(formation_order(command)).map(drop)
             }
@@ -329,6 +335,18 @@ impl Simulator {
             } => {
                 // The navigation records are put back whole on undo (`nav_before`).
                 for (id, old) in self.group_move(group, goal, queue, slowest)? {
+                    self.inputs.undo.push(Undo::Order(id, old));
+                }
+                return Ok(());
+            }
+            Command::GroupNavigate {
+                group,
+                goal,
+                queue,
+                slowest,
+            } => {
+                // The navigation records are put back whole on undo (`nav_before`).
+                for (id, old) in self.group_navigate(group, goal, queue, slowest)? {
                     self.inputs.undo.push(Undo::Order(id, old));
                 }
                 return Ok(());

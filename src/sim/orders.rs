@@ -231,6 +231,42 @@ impl Simulator {
         queue: bool,
         slowest: bool,
     ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
+        self.group_order(group, goal, queue, slowest, false)
+    }
+
+    /// Orders every present member of `group` to `goal` by planned paths
+    /// ([`Command::GroupNavigate`](crate::Command::GroupNavigate)): [`Command::NavigateTo`](crate::Command::NavigateTo)
+    /// each, ascending id, at the slowest member's speed with `slowest`; with `queue`, a
+    /// navigating member gets a navigated leg instead ([`Simulator::nav_legs`]) and any other
+    /// member the navigation order. Returns the old order of each member whose order changed
+    /// (for the undo).
+    ///
+    /// # Errors
+    /// As [`Simulator::group_move`]. Nothing changes then (orders, navigation records and
+    /// legs are put back).
+    pub fn group_navigate(
+        &mut self,
+        group: u32,
+        goal: Vec2,
+        queue: bool,
+        slowest: bool,
+    ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
+        // `navigate_to` changes the records of the members it reaches before an error: they
+        // are put back whole.
+        let records = self.nav.clone();
+        self.group_order(group, goal, queue, slowest, true)
+            .inspect_err(|_| self.nav = records)
+    }
+
+    /// [`Simulator::group_move`] (`navigate` false) or [`Simulator::group_navigate`].
+    fn group_order(
+        &mut self,
+        group: u32,
+        goal: Vec2,
+        queue: bool,
+        slowest: bool,
+        navigate: bool,
+    ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
         crate::orders::groups::check_group(group, 0)?;
         crate::domain::checked_point(goal, "goal")?;
         let members = self.members_present(group)?;
@@ -239,20 +275,27 @@ impl Simulator {
         } else {
             None
         };
+        // The order given to a member that gets no leg: a navigation order, or a plain one
+        // (which ends its navigation).
+        let give = move |sim: &mut Self, id: AgentId, goal: Vec2| {
+            if navigate {
+                sim.navigate_to(id, goal)
+            } else {
+                sim.give_order(id, goal, queue)
+            }
+        };
         if !queue {
-            let given = self.give_each(
-                members.iter().map(|&id| (id, goal)),
-                speed,
-                |sim, id, goal| sim.give_order(id, goal, false),
-            )?;
-            // A plain order ends navigation.
-            for &id in &members {
-                self.nav.forget(id);
+            let given = self.give_each(members.iter().map(|&id| (id, goal)), speed, give)?;
+            if !navigate {
+                for &id in &members {
+                    self.nav.forget(id);
+                }
             }
             return Ok(given);
         }
         // Queued: a navigating member gets a navigated leg (its order stays, at the group's
-        // speed), the others a waypoint. All or none: the legs are taken back on an error.
+        // speed), the others a waypoint (or the navigation order). All or none: the legs are
+        // taken back on an error.
         let mut plain = Vec::with_capacity(members.len());
         let mut legged = Vec::new();
         let mut result = Ok(());
@@ -278,18 +321,15 @@ impl Simulator {
                 }
             }
         }
-        let given = result.and_then(|()| {
-            self.give_each(
-                plain.iter().map(|&id| (id, goal)),
-                speed,
-                |sim, id, goal| sim.give_order(id, goal, true),
-            )
-        });
+        let given =
+            result.and_then(|()| self.give_each(plain.iter().map(|&id| (id, goal)), speed, give));
         match given {
             Ok(mut given) => {
                 // A plain waypoint ends navigation.
-                for &id in &plain {
-                    self.nav.forget(id);
+                if !navigate {
+                    for &id in &plain {
+                        self.nav.forget(id);
+                    }
                 }
                 // The orders whose speed changed are replaced orders too (for the undo).
                 given.extend(sped.into_iter().map(|(id, old)| (id, Some(old))));

@@ -21,6 +21,7 @@ mod formation;
 mod formation_march;
 mod formation_review;
 mod geom;
+mod group_navigate;
 mod groups;
 #[cfg(feature = "scenario")]
 mod liveness_scenes;

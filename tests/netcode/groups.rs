@@ -52,6 +52,7 @@ fn one_wire_order_moves_a_group_of_1000_units_in_its_frame() {
         goal,
         queue: false,
         slowest: false,
+        navigate: false,
     };
     for order in [select, go] {
         let input = NetInput::from_orders(&[order]).unwrap();
@@ -158,6 +159,7 @@ fn a_group_holds_only_the_senders_units_and_foreign_ids_are_counted() {
         goal,
         queue: false,
         slowest: false,
+        navigate: false,
     };
     both(&mut a, &mut b, &[idle(), confirmed(&[go])]);
     for i in 0..40 {
@@ -173,6 +175,7 @@ fn a_group_holds_only_the_senders_units_and_foreign_ids_are_counted() {
         goal,
         queue: false,
         slowest: false,
+        navigate: false,
     };
     both(&mut a, &mut b, &[confirmed(&[go0]), idle()]);
     assert_eq!(goal_of(&a, AgentId(2)), None);
@@ -224,12 +227,14 @@ fn group_waypoints_slowest_speed_order_speed_and_navigate() {
             goal: p,
             queue: false,
             slowest: true,
+            navigate: false,
         },
         PlayerOrder::GroupMove {
             group: GROUPS_PER_PLAYER - 1,
             goal: q,
             queue: true,
             slowest: false,
+            navigate: false,
         },
     ];
     game.advance(&[confirmed(&orders)]).unwrap();
@@ -286,6 +291,7 @@ fn group_waypoints_slowest_speed_order_speed_and_navigate() {
             goal: p,
             queue: false,
             slowest: false,
+            navigate: false,
         },
     ];
     game.advance(&[confirmed(&frame)]).unwrap();
@@ -352,7 +358,7 @@ fn invalid_group_speed_and_navigate_orders_are_rejected_for_their_reason() {
             PlayerOrderError::Malformed,
         ),
         (
-            wire(kind::GROUP_MOVE, 0, 4, 0, 0),
+            wire(kind::GROUP_MOVE, 0, 8, 0, 0),
             PlayerOrderError::Malformed,
         ),
         (

@@ -168,12 +168,14 @@ fn the_group_navigate_and_speed_kinds_have_their_pinned_bytes() {
             goal: Vec2::from_int(-1, 4),
             queue: true,
             slowest: true,
+            navigate: false,
         },
         PlayerOrder::GroupMove {
             group: 0,
             goal: Vec2::ZERO,
             queue: false,
             slowest: true,
+            navigate: true,
         },
     ])
     .unwrap();
@@ -181,7 +183,7 @@ fn the_group_navigate_and_speed_kinds_have_their_pinned_bytes() {
         "0e 3f d0070000 00100000 00000000", // AddToGroup 63: ids 2000 .. 2000 + 4096
         "0f 01 40000000 05000000 01000080", // AddMaskToGroup 1: ids 64 + {0, 2, 32, 63}
         "10 02 03000000 00fcffff 00100000", // GroupMove 2 to (-1, 4), queued, slowest
-        "10 00 02000000 00000000 00000000", // GroupMove 0 to (0, 0), slowest
+        "10 00 06000000 00000000 00000000", // GroupMove 0 to (0, 0), slowest, navigated
         "00000000 0000000000000000",        // no hash
     ];
     for (input, expected) in [(fourth, fourth_bytes), (fifth, fifth_bytes)] {

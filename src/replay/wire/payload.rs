@@ -203,6 +203,9 @@ pub(super) fn decode_tick(payload: &[u8], tick: u64, version: u32) -> Result<Ste
         if version < 6 && cmd.tag() > LAST_TAG_V5 {
             return Err("a command of replay format version 6 in an older replay");
         }
+        if version < 7 && cmd.tag() > LAST_TAG_V6 {
+            return Err("a command of replay format version 7 in an older replay");
+        }
         c.take(read)?;
         commands.push(cmd);
     }

@@ -1,5 +1,5 @@
 //! The `events` of the scenario file: their TOML forms and how they resolve to the scenario's
-//! events (`add_agent`, `set_goal`, `set_params`, obstacles, groups and formation moves; see
+//! events (`add_agent`, `set_goal`, `set_params`, obstacles, groups, group and formation moves; see
 //! the format in [the parent module](super)).
 
 use super::*;
@@ -29,6 +29,20 @@ pub(super) struct FileFormationMove {
     spacing: Option<Num>,
     slowest: Option<bool>,
     together: Option<bool>,
+}
+
+/// `group_move = { group = 1, goal = [60, 0], navigate = true, queue = false, slowest = true }`
+/// (navigate, queue and slowest optional, default false; `navigate = true` gives a
+/// [`Command::GroupNavigate`](crate::command::Command::GroupNavigate), else a
+/// [`Command::GroupMove`](crate::command::Command::GroupMove)).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileGroupMove {
+    group: u32,
+    goal: Point,
+    navigate: Option<bool>,
+    queue: Option<bool>,
+    slowest: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,6 +107,7 @@ pub(super) struct FileEvent {
     remove_obstacle: Option<u32>,
     set_group: Option<FileSetGroup>,
     formation_move: Option<FileFormationMove>,
+    group_move: Option<FileGroupMove>,
 }
 
 /// Resolves the events: one action each; `set_params` overrides apply to the agent's parameters
@@ -121,13 +136,14 @@ pub(super) fn parse_events(
             + usize::from(e.add_obstacle.is_some())
             + usize::from(e.remove_obstacle.is_some())
             + usize::from(e.set_group.is_some())
-            + usize::from(e.formation_move.is_some());
+            + usize::from(e.formation_move.is_some())
+            + usize::from(e.group_move.is_some());
         if given != 1 {
             return Err(invalid(
                 ctx(),
                 "give exactly one of add_agent, remove_agent, set_goal, set_params, \
                  set_position, set_velocity, set_model, add_obstacle, remove_obstacle, \
-                 set_group, formation_move",
+                 set_group, group_move, formation_move",
             ));
         }
         let action = if let Some(a) = &e.add_agent {
@@ -152,6 +168,8 @@ pub(super) fn parse_events(
             EventAction::Group(set_group(g, &ctx())?)
         } else if let Some(f) = &e.formation_move {
             EventAction::Group(formation_move(f, &ctx())?)
+        } else if let Some(g) = &e.group_move {
+            EventAction::Group(group_move(g))
         } else if let Some(g) = &e.set_goal {
             EventAction::SetGoal {
                 id: AgentId(g.id),
@@ -275,4 +293,27 @@ fn formation_move(
         spacing,
         slowest,
     ))
+}
+
+/// The [`Command::GroupMove`](crate::command::Command::GroupMove) or
+/// [`Command::GroupNavigate`](crate::command::Command::GroupNavigate) of a `group_move` event
+/// (its values are checked with the other group events').
+fn group_move(g: &FileGroupMove) -> crate::command::Command {
+    let (group, goal) = (g.group, point(g.goal));
+    let (queue, slowest) = (g.queue.unwrap_or(false), g.slowest.unwrap_or(false));
+    if g.navigate.unwrap_or(false) {
+        crate::command::Command::GroupNavigate {
+            group,
+            goal,
+            queue,
+            slowest,
+        }
+    } else {
+        crate::command::Command::GroupMove {
+            group,
+            goal,
+            queue,
+            slowest,
+        }
+    }
 }
