@@ -306,7 +306,8 @@ pub enum Command {
     /// member, in ascending id, and with `slowest` every order at the slowest member's speed.
     /// With `queue`, a member that navigates gets a navigated leg instead (its order stays, as
     /// with a [`Command::QueueMove`]) and a member that does not is given the navigation order.
-    /// Members sent together share one search (one distance field for the goal and radius).
+    /// Four or more members of one radius share one search (a distance field for the goal and
+    /// radius, as any navigating agents sent to one goal do).
     /// Without navigation (or without a mesh) each order behaves as [`Command::MoveTo`], as
     /// `NavigateTo` does. Tag 20; a world command (class 0). Refused and rejected as
     /// [`Command::GroupMove`]; a rejected one changes nothing for any member.

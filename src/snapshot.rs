@@ -62,7 +62,8 @@
 //!
 //! **Version 6** ([`SNAPSHOT_VERSION_NAV`]) is written only when navigation is in use (settings
 //! set with [`Simulator::set_navigation`], a navigating agent, a budget debt or a pending path
-//! check) or a [`Command::NavigateTo`](crate::Command::NavigateTo) is pending: version 5's
+//! check) or a [`Command::NavigateTo`](crate::Command::NavigateTo) or
+//! [`Command::GroupNavigate`](crate::Command::GroupNavigate) is pending: version 5's
 //! payload (with empty model, order and group lists when those are not in use), then the navigation state: the
 //! settings as an option of [`NavParams`] (boundary as an option
 //! of a point sequence, margin, budget `u32`, search cap `u32`), the budget debt (`u32`), the

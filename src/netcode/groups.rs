@@ -174,16 +174,22 @@ impl Turn<'_> {
         if members.is_empty() {
             return Err(PlayerOrderError::EmptyGroup(group));
         }
-        if queue
-            && let Some(&full) = members
-                .iter()
-                .find(|&&id| self.path_len_of(id) > MAX_WAYPOINTS)
+        // A queued order appends to a member's path, but a navigated one only to a member
+        // that navigates: any other member's path is replaced by the navigation order.
+        let appends = |t: &Self, id| queue && (!navigate || t.navigates(id));
+        if let Some(&full) = members
+            .iter()
+            .find(|&&id| appends(self, id) && self.path_len_of(id) > MAX_WAYPOINTS)
         {
             return Err(PlayerOrderError::QueueFull(full));
         }
         self.take_members(gid, &members, foreign);
         for &id in &members {
-            let len = if queue { self.path_len_of(id) + 1 } else { 1 };
+            let len = if appends(self, id) {
+                self.path_len_of(id) + 1
+            } else {
+                1
+            };
             self.path_len.insert(id, len);
         }
         self.groups.insert(gid, members);

@@ -299,10 +299,8 @@ impl Turn<'_> {
     /// ([`Simulator::nav_legs`](crate::Simulator::nav_legs), bounded as a path's waypoints).
     pub(super) fn path_len_of(&mut self, id: AgentId) -> usize {
         let sim = self.sim;
+        let navigates = self.navigates(id);
         *self.path_len.entry(id).or_insert_with(|| {
-            let navigates = sim
-                .nav_status(id)
-                .is_ok_and(|r| r.is_some_and(|r| !r.is_straight()));
             match sim.agent_order(id) {
                 Ok(Some(_)) if navigates => 1 + sim.nav_legs(id).map_or(0, <[_]>::len),
                 // The whole path: the simulator bounds it, passed waypoints included.
@@ -310,6 +308,14 @@ impl Turn<'_> {
                 _ => 0,
             }
         })
+    }
+
+    /// Whether unit `id` navigates by a plan at the frame's start (its `QueueMove`s, and a
+    /// queued group move's goal, become navigated legs).
+    pub(super) fn navigates(&self, id: AgentId) -> bool {
+        self.sim
+            .nav_status(id)
+            .is_ok_and(|r| r.is_some_and(|r| !r.is_straight()))
     }
 
     /// Adds a unit owned by `player` at `position` with `params` (and `model`, if given: a

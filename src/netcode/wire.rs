@@ -291,7 +291,8 @@ pub enum PlayerOrder {
         /// Where to.
         goal: Vec2,
         /// Append `goal` to the members' paths (a waypoint, or a navigated leg for a member
-        /// that navigates) rather than replace them.
+        /// that navigates) rather than replace them; with `navigate`, a member that does not
+        /// navigate gets the navigation order instead (its path replaced).
         queue: bool,
         /// Every member at the slowest member's speed.
         slowest: bool,

@@ -17,9 +17,10 @@
 //!   members are all gone, or when the orders would pass the path-point limits.
 //! * [`Command::GroupNavigate`](crate::Command::GroupNavigate) `{ group, goal, queue, slowest }`
 //!   is the same order by planned paths: [`Command::NavigateTo`](crate::Command::NavigateTo)
-//!   each member (with `queue`, a navigated leg for a member that navigates), so one command
-//!   sends a group round buildings ([`crate::navigation`]); members sent together share one
-//!   search.
+//!   each member (with `queue`, a navigated leg for a member that navigates, the navigation
+//!   order, its path replaced, for one that does not), so one command
+//!   sends a group round buildings ([`crate::navigation`]); four or more members of one
+//!   radius share one search.
 //!
 //! A member removed later stays listed until the group is set again; group orders skip it
 //! (agent ids are never reused). Groups are part of the state: hashed (the order-lifecycle

@@ -57,6 +57,18 @@ impl Scenario {
                 ));
             }
         }
+        if matches!(self.policy, Policy::Roadmap { .. })
+            && let Some(k) = self
+                .events
+                .iter()
+                .position(|e| matches!(e.action, EventAction::Group(Command::GroupNavigate { .. })))
+        {
+            return Err(invalid(
+                format!("event #{k}"),
+                "`group_move` with `navigate = true` needs the goal_seeking policy (the roadmap \
+                 policy steers by its own graph)",
+            ));
+        }
         let Some(&last) = self.navigate.last() else {
             return Ok(());
         };

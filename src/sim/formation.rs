@@ -161,7 +161,12 @@ impl Simulator {
         for &(_, q) in &slots {
             crate::domain::checked_point(q, "formation slot")?;
         }
-        let records = self.nav.clone();
+        // The members' records and legs (only theirs: a copy of the whole navigation state cost
+        // more than a tick with many units navigating).
+        let saved: Vec<_> = slots
+            .iter()
+            .map(|&(id, _)| (id, self.nav.saved(id)))
+            .collect();
         let done = self
             .give_each(slots.iter().copied(), speed, |sim, id, slot| {
                 if straight {
@@ -171,7 +176,11 @@ impl Simulator {
                     sim.navigate_to(id, slot)
                 }
             })
-            .inspect_err(|_| self.nav = records)?;
+            .inspect_err(|_| {
+                for (id, s) in saved {
+                    self.nav.put_back(id, s);
+                }
+            })?;
         let formation = Formation {
             kind: o.kind,
             placed: plan.placed,

@@ -63,6 +63,35 @@ impl NavState {
         }
     }
 
+    /// Agent `id`'s record and queued legs, to be put back with [`put_back`](Self::put_back)
+    /// (the undo of a refused order that changes them, for those agents only).
+    pub(in crate::sim) fn saved(&self, id: AgentId) -> (Option<super::NavRecord>, Vec<Vec2>) {
+        (self.get(id).copied(), self.legs(id).to_vec())
+    }
+
+    /// Puts agent `id`'s record and queued legs back as [`saved`](Self::saved) returned them.
+    pub(in crate::sim) fn put_back(
+        &mut self,
+        id: AgentId,
+        (record, legs): (Option<super::NavRecord>, Vec<Vec2>),
+    ) {
+        match record {
+            Some(r) => self.put(id, r),
+            None => {
+                if let Ok(k) = self.find(id) {
+                    self.records.remove(k);
+                }
+            }
+        }
+        self.drop_legs(id);
+        if let Err(k) = self.legs.binary_search_by_key(&id, |(i, _)| *i)
+            && !legs.is_empty()
+        {
+            self.leg_total += legs.len();
+            self.legs.insert(k, (id, legs));
+        }
+    }
+
     /// Takes back the last leg queued for agent `id` (a refused group move's undo).
     pub(in crate::sim) fn unqueue_leg(&mut self, id: AgentId) {
         if let Ok(k) = self.legs.binary_search_by_key(&id, |(i, _)| *i) {

@@ -251,11 +251,22 @@ impl Simulator {
         queue: bool,
         slowest: bool,
     ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
-        // `navigate_to` changes the records of the members it reaches before an error: they
-        // are put back whole.
-        let records = self.nav.clone();
+        // `navigate_to` changes the records and legs of the members it reaches before an
+        // error: the members' are saved first and put back (only theirs: a copy of the whole
+        // navigation state cost more than a tick with many units navigating).
+        crate::orders::groups::check_group(group, 0)?;
+        crate::domain::checked_point(goal, "goal")?;
+        let saved: Vec<_> = self
+            .members_present(group)?
+            .into_iter()
+            .map(|id| (id, self.nav.saved(id)))
+            .collect();
         self.group_order(group, goal, queue, slowest, true)
-            .inspect_err(|_| self.nav = records)
+            .inspect_err(|_| {
+                for (id, s) in saved {
+                    self.nav.put_back(id, s);
+                }
+            })
     }
 
     /// [`Simulator::group_move`] (`navigate` false) or [`Simulator::group_navigate`].

@@ -450,4 +450,9 @@ tick = 0
             "{bad}: {err}"
         );
     }
+    // The roadmap policy steers by its own graph: a navigated group move is refused with it.
+    let roadmap = scene("group_move = { group = 1, goal = [24, 0], navigate = true }")
+        + "\n[policy]\nkind = \"roadmap\"\nroadmap = [[-20, 20], [20, 20]]\n";
+    let err = Scenario::from_toml_str(&roadmap).unwrap_err().to_string();
+    assert!(err.contains("goal_seeking"), "{err}");
 }

@@ -6,8 +6,9 @@
 use super::{both, confirmed, idle};
 use ggrs::{InputStatus, SessionBuilder};
 use lockstep_orca::netcode::{
-    GROUPS_PER_PLAYER, GameRules, INPUT_WIRE_BYTES, MAX_GROUP_SPAN, NetConfig, NetGame, NetInput,
-    PlayerOrder, PlayerOrderError, StateWriter, Turn, WireOrder, kind, sim_group,
+    GROUPS_PER_PLAYER, GameRules, INPUT_WIRE_BYTES, MAX_GROUP_SPAN, MAX_WAYPOINTS, NetConfig,
+    NetGame, NetInput, PlayerOrder, PlayerOrderError, StateWriter, Turn, WireOrder, kind,
+    sim_group,
 };
 use lockstep_orca::{AgentId, AgentParams, Fx, Simulator, SimulatorParams, Vec2};
 
@@ -531,4 +532,64 @@ fn a_games_own_input_selects_and_moves_through_the_turn_on_a_scene() {
     assert_eq!(goal_of(&game, AgentId(2)), Some(goal));
     // Unit 4 (player 0's, not selected) keeps the scene's goal.
     assert_eq!(goal_of(&game, AgentId(4)), Some(Vec2::from_int(15, 1)));
+}
+
+/// A queued navigated group move replaces the path of a member that does not navigate (its
+/// order becomes the navigation order), so the adapter does not count it as appended: a unit
+/// whose plain path is full (1 + `MAX_WAYPOINTS` points) is not refused as `QueueFull`, and
+/// the same queued move without `navigate` (a waypoint appended) still is.
+#[test]
+fn a_queued_navigated_group_move_replaces_a_full_plain_path() {
+    let mut game = army(2, 1);
+    let u = AgentId(0);
+    game.advance(&[confirmed(&[
+        PlayerOrder::SetGroup {
+            group: 0,
+            first: u,
+            count: 1,
+        },
+        PlayerOrder::MoveTo {
+            unit: u,
+            goal: Vec2::from_int(-50, 0),
+        },
+    ])])
+    .unwrap();
+    let mut n = 1;
+    while n < MAX_WAYPOINTS + 1 {
+        let k = (MAX_WAYPOINTS + 1 - n).min(4);
+        let orders: Vec<_> = (0..k)
+            .map(|i| PlayerOrder::QueueMove {
+                unit: u,
+                goal: Vec2::from_int(-50, ((n + i) % 20) as i32),
+            })
+            .collect();
+        game.advance(&[confirmed(&orders)]).unwrap();
+        n += k;
+    }
+    assert!(game.last_rejections().is_empty());
+    let path = |g: &NetGame| g.simulator().agent_order(u).unwrap().unwrap().path().len();
+    assert_eq!(path(&game), MAX_WAYPOINTS + 1);
+    let go = |navigate| PlayerOrder::GroupMove {
+        group: 0,
+        goal: Vec2::from_int(30, 0),
+        queue: true,
+        slowest: false,
+        navigate,
+    };
+    game.advance(&[confirmed(&[go(false)])]).unwrap();
+    assert!(matches!(
+        game.last_rejections().first().map(|r| r.error.clone()),
+        Some(PlayerOrderError::QueueFull(id)) if id == u
+    ));
+    game.advance(&[confirmed(&[go(true)])]).unwrap();
+    assert!(
+        game.last_rejections().is_empty(),
+        "{:?}",
+        game.last_rejections()
+    );
+    assert_eq!(path(&game), 1);
+    assert_eq!(
+        game.simulator().nav_status(u).unwrap().unwrap().goal(),
+        Vec2::from_int(30, 0)
+    );
 }
