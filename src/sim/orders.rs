@@ -231,7 +231,8 @@ impl Simulator {
         queue: bool,
         slowest: bool,
     ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
-        self.group_order(group, goal, queue, slowest, false)
+        let members = self.group_members(group, goal)?;
+        self.group_order(&members, goal, queue, slowest, false)
     }
 
     /// Orders every present member of `group` to `goal` by planned paths
@@ -254,14 +255,9 @@ impl Simulator {
         // `navigate_to` changes the records and legs of the members it reaches before an
         // error: the members' are saved first and put back (only theirs: a copy of the whole
         // navigation state cost more than a tick with many units navigating).
-        crate::orders::groups::check_group(group, 0)?;
-        crate::domain::checked_point(goal, "goal")?;
-        let saved: Vec<_> = self
-            .members_present(group)?
-            .into_iter()
-            .map(|id| (id, self.nav.saved(id)))
-            .collect();
-        self.group_order(group, goal, queue, slowest, true)
+        let members = self.group_members(group, goal)?;
+        let saved: Vec<_> = members.iter().map(|&id| (id, self.nav.saved(id))).collect();
+        self.group_order(&members, goal, queue, slowest, true)
             .inspect_err(|_| {
                 for (id, s) in saved {
                     self.nav.put_back(id, s);
@@ -269,20 +265,28 @@ impl Simulator {
             })
     }
 
-    /// [`Simulator::group_move`] (`navigate` false) or [`Simulator::group_navigate`].
+    /// The present members of `group`, ascending id, for a group order to `goal`.
+    ///
+    /// # Errors
+    /// As [`Simulator::group_move`]: a bad group id or goal, a group without a member present.
+    fn group_members(&self, group: u32, goal: Vec2) -> Result<Vec<AgentId>, SimError> {
+        crate::orders::groups::check_group(group, 0)?;
+        crate::domain::checked_point(goal, "goal")?;
+        self.members_present(group)
+    }
+
+    /// [`Simulator::group_move`] (`navigate` false) or [`Simulator::group_navigate`] of
+    /// `members` (checked by [`group_members`](Self::group_members)).
     fn group_order(
         &mut self,
-        group: u32,
+        members: &[AgentId],
         goal: Vec2,
         queue: bool,
         slowest: bool,
         navigate: bool,
     ) -> Result<Vec<(AgentId, Option<Order>)>, SimError> {
-        crate::orders::groups::check_group(group, 0)?;
-        crate::domain::checked_point(goal, "goal")?;
-        let members = self.members_present(group)?;
         let speed = if slowest {
-            Some(self.slowest_speed(&members)?)
+            Some(self.slowest_speed(members)?)
         } else {
             None
         };
@@ -298,7 +302,7 @@ impl Simulator {
         if !queue {
             let given = self.give_each(members.iter().map(|&id| (id, goal)), speed, give)?;
             if !navigate {
-                for &id in &members {
+                for &id in members {
                     self.nav.forget(id);
                 }
             }
@@ -310,7 +314,7 @@ impl Simulator {
         let mut plain = Vec::with_capacity(members.len());
         let mut legged = Vec::new();
         let mut result = Ok(());
-        for &id in &members {
+        for &id in members {
             match self.queue_leg(id, goal) {
                 Ok(true) => legged.push(id),
                 Ok(false) => plain.push(id),
