@@ -1,0 +1,173 @@
+//! A crowd sent through a narrow door from one side (no counterflow): one `GroupNavigate` sends
+//! a block of units (radius 0.5, max speed 1.5, time horizon 2 s, 1.4 apart) through a door in
+//! a wall 1 thick to
+//! a point 25 beyond it. The test checks that every unit gets through and finishes its order;
+//! `report` prints how well (`cargo test --release --test navigation one_sided::report --
+//! --ignored --nocapture`): the pace through the door, the deepest overlap, the pair-ticks
+//! deeper than 0.25, how far along the wall units waited. docs/navigation.md § "Limits" quotes
+//! it.
+
+// f64 only in the tests' own measures (overlaps, seconds).
+#![allow(clippy::float_arithmetic)]
+
+use lockstep_orca::navigation::NavParams;
+use lockstep_orca::{AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2};
+
+/// What one run measured (seconds of simulated time).
+struct OneSided {
+    /// The first and the last unit past the wall (`x > 1`).
+    first: Option<f64>,
+    last: Option<f64>,
+    /// Every order finished (arrived: at rest at or beside the goal).
+    finished: Option<f64>,
+    /// The deepest overlap of two units, and the pair-ticks deeper than 0.25.
+    deepest: f64,
+    deep_pair_ticks: u64,
+    /// The farthest from the door's axis a unit stood against the wall's near face.
+    along_wall: f64,
+    /// The least distance from a unit's centre to the wall, less its radius.
+    wall: f64,
+}
+
+fn v(x: f64, y: f64) -> Vec2 {
+    Vec2::from_f64(x, y).unwrap()
+}
+
+/// `n` units through a door `w` wide (time step `dt`), run for at most `limit` seconds.
+fn one_sided(n: usize, w: f64, dt: &str, limit: f64) -> OneSided {
+    let mut sim = Simulator::new(SimulatorParams {
+        time_step: Fx::lit(dt),
+        // The door scenes' units: a horizon of 2 s (RVO2's default of 10 s is for open ground).
+        agent_defaults: AgentParams {
+            neighbor_dist: Fx::from_num(10),
+            time_horizon: Fx::from_num(2),
+            time_horizon_obst: Fx::from_num(2),
+            radius: Fx::lit("0.5"),
+            max_speed: Fx::lit("1.5"),
+            ..AgentParams::default()
+        },
+    })
+    .unwrap();
+    let rect = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
+    };
+    sim.add_obstacle(rect(-0.5, -60.0, 0.5, -w / 2.0)).unwrap();
+    sim.add_obstacle(rect(-0.5, w / 2.0, 0.5, 60.0)).unwrap();
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![
+            v(-60.0, -60.0),
+            v(60.0, -60.0),
+            v(60.0, 60.0),
+            v(-60.0, 60.0),
+        ]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    // A block centred on (-25, 0), files along y.
+    let files = (n as f64).sqrt().ceil() as usize;
+    let ranks = n.div_ceil(files);
+    let ids: Vec<_> = (0..n)
+        .map(|k| {
+            let (i, j) = ((k / files) as f64, (k % files) as f64);
+            let x = -25.0 + (i - (ranks - 1) as f64 / 2.0) * 1.4;
+            let y = (j - (files - 1) as f64 / 2.0) * 1.4;
+            sim.add_agent(v(x, y)).unwrap()
+        })
+        .collect();
+    sim.set_group(1, &ids).unwrap();
+    sim.apply(&Command::GroupNavigate {
+        group: 1,
+        goal: v(25.0, 0.0),
+        queue: false,
+        slowest: false,
+    })
+    .unwrap();
+    let dt = Fx::lit(dt).to_num::<f64>();
+    let mut out = OneSided {
+        first: None,
+        last: None,
+        finished: None,
+        deepest: 0.0,
+        deep_pair_ticks: 0,
+        along_wall: 0.0,
+        wall: f64::INFINITY,
+    };
+    while (sim.tick() as f64) * dt < limit {
+        sim.step().unwrap();
+        let t = sim.tick() as f64 * dt;
+        let at: Vec<(f64, f64)> = ids
+            .iter()
+            .map(|&id| sim.agent_position(id).unwrap().to_f64())
+            .collect();
+        let beyond = at.iter().filter(|p| p.0 > 1.0).count();
+        if beyond > 0 && out.first.is_none() {
+            out.first = Some(t);
+        }
+        if beyond == n && out.last.is_none() {
+            out.last = Some(t);
+        }
+        for (i, &(x, y)) in at.iter().enumerate() {
+            // Distance to the wall: the two blocks x in [-0.5, 0.5], |y| >= w / 2.
+            let dx = (x.abs() - 0.5).max(0.0);
+            let dy = (w / 2.0 - y.abs()).max(0.0);
+            out.wall = out.wall.min(dx.hypot(dy) - 0.5);
+            if x < -0.5 && x > -2.0 && y.abs() > w / 2.0 {
+                out.along_wall = out.along_wall.max(y.abs());
+            }
+            for &(x2, y2) in &at[i + 1..] {
+                let overlap = 1.0 - (x - x2).hypot(y - y2);
+                out.deepest = out.deepest.max(overlap);
+                out.deep_pair_ticks += u64::from(overlap > 0.25);
+            }
+        }
+        let done = ids.iter().all(|&id| {
+            sim.agent_order(id)
+                .unwrap()
+                .is_some_and(|o| o.status().is_finished())
+        });
+        if done {
+            out.finished = Some(t);
+            break;
+        }
+    }
+    out
+}
+
+fn secs(t: Option<f64>) -> String {
+    t.map_or("no".into(), |t| format!("{t:.2}"))
+}
+
+/// 100 units through a door 2 wide from one side: all through, every order finished, no
+/// unit nearer the wall than its radius less 0.001.
+#[test]
+fn a_crowd_from_one_side_gets_through_a_narrow_door() {
+    let f = one_sided(100, 2.0, "0.25", 300.0);
+    assert!(f.last.is_some(), "not all through in 300 s");
+    assert!(f.finished.is_some(), "not all finished in 300 s");
+    assert!(f.wall >= -1e-3, "wall clearance {}", f.wall);
+}
+
+#[test]
+#[ignore = "a report, not a check: run it by name with --ignored --nocapture"]
+fn report() {
+    println!(
+        "| units | door | first through (s) | last through (s) | all finished (s) | deepest overlap | \
+         pair-ticks deeper than 0.25 | farthest along the wall | wall clearance |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for w in [1.3, 2.0, 3.0] {
+        for n in [100, 200] {
+            let f = one_sided(n, w, "0.25", 900.0);
+            println!(
+                "| {n} | {w} | {} | {} | {} | {:.3} | {} | {:.1} | {:.4} |",
+                secs(f.first),
+                secs(f.last),
+                secs(f.finished),
+                f.deepest,
+                f.deep_pair_ticks,
+                f.along_wall,
+                f.wall
+            );
+        }
+    }
+}
