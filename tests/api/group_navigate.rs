@@ -357,6 +357,7 @@ fn group_navigate_is_hashed_snapshotted_and_replayed() {
 /// navigation on (no `[navigation]` table here, the default boundary grown to hold the goal)
 /// and sends the group round the wall; without
 /// it a `GroupMove`; a misspelt key or a bad group id is an error naming the event.
+#[cfg(feature = "scenario")]
 #[test]
 fn a_group_move_event_in_a_scene_file_navigates() {
     use lockstep_orca::scenario::{EventAction, RunOptions, Scenario};
