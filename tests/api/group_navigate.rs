@@ -4,37 +4,21 @@
 // Floats measure distances here, never feed the simulation.
 #![allow(clippy::float_arithmetic)]
 
-use lockstep_orca::navigation::{MAX_NAV_LEGS, NavParams, PathStatus};
+use super::nav_legs::{wall_distance, walled};
+use lockstep_orca::navigation::{MAX_NAV_LEGS, PathStatus};
 use lockstep_orca::orders::OrderStatus;
 use lockstep_orca::orders::groups::MAX_GROUPS;
 use lockstep_orca::replay::{self, RecordOptions, ReplayError};
-use lockstep_orca::{
-    AgentId, AgentParams, Command, Fx, ObstacleShape, SimError, Simulator, SimulatorParams, Vec2,
-};
+use lockstep_orca::{AgentId, AgentParams, Command, Fx, SimError, Simulator, Vec2};
 
 fn v(x: i32, y: i32) -> Vec2 {
     Vec2::from_int(x, y)
 }
 
-/// Distance from `p` to the wall `[9, 11] × [-10, 10]`.
-fn wall_distance(p: Vec2) -> f64 {
-    let (x, y) = p.to_f64();
-    let dx = (9.0 - x).max(x - 11.0).max(0.0);
-    let dy = (-10.0 - y).max(y - 10.0).max(0.0);
-    dx.hypot(dy)
-}
-
-/// A wall across `x = 9..11`, `y = -10..10`, navigation on inside `[-100, 100]²`, and twelve
-/// agents (radius 1.5, max speed 2) west of it, 4 apart, in group 3.
+/// [`walled`] (a wall across `x = 9..11`, `y = -10..10`, navigation on inside `[-100, 100]²`)
+/// and twelve agents (radius 1.5, max speed 2) west of it, 4 apart, in group 3.
 fn squad() -> (Simulator, Vec<AgentId>) {
-    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
-    let wall = ObstacleShape::Polygon(vec![v(9, -10), v(11, -10), v(11, 10), v(9, 10)]);
-    sim.add_obstacle(wall).unwrap();
-    sim.set_navigation(Some(NavParams {
-        boundary: Some(vec![v(-100, -100), v(100, -100), v(100, 100), v(-100, 100)]),
-        ..NavParams::default()
-    }))
-    .unwrap();
+    let mut sim = walled();
     let ids: Vec<AgentId> = (0..12)
         .map(|k| {
             sim.add_agent(v(-8 + 4 * (k % 3), -6 + 4 * (k / 3)))

@@ -19,8 +19,8 @@ fn dist(a: Vec2, b: Vec2) -> f64 {
     (a - b).length().to_num::<f64>()
 }
 
-/// Distance from `p` to the wall `[9, 11] × [-10, 10]`.
-fn wall_distance(p: Vec2) -> f64 {
+/// Distance from `p` to the wall `[9, 11] × [-10, 10]` (also `group_navigate.rs`'s).
+pub(crate) fn wall_distance(p: Vec2) -> f64 {
     let (x, y) = p.to_f64();
     let dx = (9.0 - x).max(x - 11.0).max(0.0);
     let dy = (-10.0 - y).max(y - 10.0).max(0.0);
@@ -28,7 +28,7 @@ fn wall_distance(p: Vec2) -> f64 {
 }
 
 /// A wall across `x = 9..11`, `y = -10..10`, navigation on inside `[-100, 100]²`.
-fn walled() -> Simulator {
+pub(crate) fn walled() -> Simulator {
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     let wall = ObstacleShape::Polygon(vec![v(9, -10), v(11, -10), v(11, 10), v(9, 10)]);
     sim.add_obstacle(wall).unwrap();
