@@ -47,6 +47,21 @@
 //! through the door) still waits for it (the simulator resumes it through the portal's
 //! middle).
 //!
+//! The units let through in single file get [`Decision::Through`] (the simulator gives them
+//! the right of way over the waiters, [`GOING`]); a unit already past the portal's line, or
+//! related to no door, gets [`Decision::Go`].
+//!
+//! **Stepping aside.** While a door has anyone approaching or in it, a unit at rest (no path
+//! left) whose disc overlaps the *lane* of one of its mouths (the strip as wide as the mouth,
+//! from its line out to `4 r`: where the units let through close onto its axis) waits too, at
+//! a place of that side's waiting block on the hand of the axis it stands on, handed out after
+//! the waiters' places. It keeps that place while the goal it resumes (its kept path, one
+//! point) lies in such a lane and the door is busy, and goes back once nobody relates to the
+//! door. A centre inside a door's passage or behind a mouth's line is in no lane (a unit sent
+//! into a door stays there and yields). Units entering a mouth had pushed a unit at rest in
+//! front of it into the passage, where its order reopened and it headed back against them
+//! with the right of way.
+//!
 //! Beyond reservations, the rules of the road the simulator applies with these functions:
 //! the unit passing a choke has the **right of way** ([`has_right_of_way`]); units at rest
 //! near a portal yield ([`near_portal`]); and at **lane portals** ([`lanes`]: corridor mouths
@@ -63,6 +78,7 @@ use crate::math::{Fx, Vec2, wide_mul};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
+mod aside;
 mod doors;
 mod lanes;
 mod relation;
@@ -479,6 +495,10 @@ pub struct Traveller<'a> {
 pub enum Decision {
     /// Follow the planned path.
     Go,
+    /// Follow the planned path, let through a choke in single file (see the
+    /// [module docs](self)): the units waiting round its mouth give way to it
+    /// ([`GOING`]).
+    Through,
     /// Wait for the choke at `spot` (the choke's key says which).
     Wait {
         /// The choke waited for.
@@ -677,7 +697,28 @@ pub fn decide_at(
                 waits.push(i);
                 last = Some((c, None));
             }
-            _ => last = Some((c, Some(distance))),
+            _ => {
+                last = Some((c, Some(distance)));
+                out[i] = Decision::Through;
+            }
+        }
+    }
+    // Units at rest in the lane of a busy door's mouth step aside (see `aside`): those with
+    // no path (at rest) by where they stand, those already aside by the goal they resume.
+    // (traveller, door key, the side of the lane's mouth).
+    let mut aside: Vec<(usize, usize, u8)> = Vec::new();
+    if !open.is_empty() {
+        for (i, t) in travellers.iter().enumerate() {
+            let q = match (rel[i], waiting[i], t.path) {
+                (None, None, []) => t.position,
+                (None, Some(_), &[goal]) => goal,
+                _ => continue,
+            };
+            if let Some((c, side)) = open.iter().find_map(|&(c, _, _)| {
+                aside::in_lane(params, doors, c, q, t.radius).map(|s| (c, s))
+            }) {
+                aside.push((i, c, side));
+            }
         }
     }
     // Spots: a waiter keeps its spot while it waits for the same choke on the same hand; the
@@ -717,8 +758,25 @@ pub fn decide_at(
             )),
         }
     }
+    // Units aside keep their places too (before any is handed out), on the hand of the goal
+    // they resume; the others take theirs after the waiters, in order of (block, id).
+    let mut fresh_aside: Vec<(Block, Fx, u32, usize)> = Vec::new();
+    for &(i, c, side) in &aside {
+        let t = &travellers[i];
+        let q = t.path.first().copied().unwrap_or(t.position);
+        let (mouth, face) = doors.mouth(c, side);
+        let key = (c, side, hand_of(&mouth, face, q));
+        match waiting[i] {
+            Some((w, spot)) if w == chokes[c] && hand_of(&mouth, face, spot) == key.2 => {
+                out[i] = Decision::Wait { choke: w, spot };
+                taken.push((spot, t.radius));
+            }
+            _ => fresh_aside.push((key, Fx::ZERO, t.id, i)),
+        }
+    }
     fresh.sort_unstable_by_key(|f| (f.0, f.1, f.2));
-    for (key, _, _, i) in fresh {
+    fresh_aside.sort_unstable_by_key(|f| (f.0, f.2));
+    for (key, _, _, i) in fresh.into_iter().chain(fresh_aside) {
         let t = &travellers[i];
         let choke = chokes[key.0];
         // Beside the mouth of the waiter's end of the door.
@@ -744,8 +802,14 @@ pub fn decide_at(
 /// The avoidance priority of a unit with the right of way at a choke (the highest).
 pub const RIGHT_OF_WAY: u8 = u8::MAX;
 
+/// The avoidance priority of a unit let through a choke in single file ([`Decision::Through`])
+/// until it has the [right of way](has_right_of_way) there: above the default, so the units
+/// waiting round the mouth at their own priority, and those of its side not let through yet,
+/// give way to it; below [`RIGHT_OF_WAY`], so it gives way to the units in the passage.
+pub const GOING: u8 = 192;
+
 /// Whether a unit of `radius` at `position` has the right of way at one of `chokes` when it
-/// goes (its decision is [`Decision::Go`]): its disc is within `radius` of the portal (its
+/// goes (its decision is [`Decision::Go`] or [`Decision::Through`]): its disc is within `radius` of the portal (its
 /// centre nearer than `2 · radius`). The others give way to it in the avoidance: a unit
 /// passing a door slowed by those around the mouth was what held the flow.
 #[must_use]

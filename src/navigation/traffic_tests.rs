@@ -173,8 +173,8 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
         state[0].holder, 1,
         "the nearest approacher's side (east) holds"
     );
-    assert_eq!(d[2], Decision::Go);
-    assert_eq!(d[3], Decision::Go);
+    assert_eq!(d[2], Decision::Through);
+    assert_eq!(d[3], Decision::Through);
     let mut spots = Vec::new();
     for i in [0, 1, 4] {
         let Decision::Wait { spot, .. } = d[i] else {
@@ -232,7 +232,7 @@ fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
         &[None; 2],
     );
     assert_eq!(state[0].holder, 1, "id 0 stands east");
-    assert_eq!(d[0], Decision::Go);
+    assert_eq!(d[0], Decision::Through);
     assert!(matches!(d[1], Decision::Wait { .. }));
     // Unit 0 through and away (its path no longer crosses): the west side takes the door.
     let mut pos2 = pos.clone();
@@ -251,7 +251,7 @@ fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
     );
     assert_eq!(state[0].holder, 0);
     assert_eq!(state[0].since, 5);
-    assert_eq!(d[1], Decision::Go);
+    assert_eq!(d[1], Decision::Through);
 }
 
 #[test]
@@ -271,7 +271,7 @@ fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() 
         &[None; 3],
     );
     assert_eq!(state[0].holder, 1, "unit 0 is still in the door");
-    assert_eq!(d[0], Decision::Go);
+    assert_eq!(d[0], Decision::Through);
     assert!(matches!(d[1], Decision::Wait { .. }), "closing: {:?}", d[1]);
     assert!(matches!(d[2], Decision::Wait { .. }));
     // Unit 0 out: the west side takes over, unit 1 waits.
@@ -290,7 +290,7 @@ fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() 
     );
     assert_eq!(state[0].holder, 0);
     assert!(matches!(d[1], Decision::Wait { .. }));
-    assert_eq!(d[2], Decision::Go);
+    assert_eq!(d[2], Decision::Through);
     // Before the hold time the holder keeps going.
     let d = decide(
         &TrafficParams::DEFAULT,
@@ -302,7 +302,7 @@ fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() 
         &travellers(&s, &pos),
         &[None; 3],
     );
-    assert_eq!(d[2], Decision::Go);
+    assert_eq!(d[2], Decision::Through);
 }
 
 #[test]
@@ -374,7 +374,7 @@ fn a_waypoint_on_the_portals_line_still_counts_as_crossing_it() {
         &travellers(&s, &pos),
         &[None; 2],
     );
-    assert_eq!(d[0], Decision::Go);
+    assert_eq!(d[0], Decision::Through);
     assert!(matches!(d[1], Decision::Wait { .. }), "{:?}", d[1]);
     assert_eq!(state[0].holder, 0);
 }
@@ -400,7 +400,7 @@ fn the_holding_side_queues_in_single_file_within_its_queue() {
         )
     };
     let d = run(&TrafficParams::DEFAULT);
-    assert_eq!(d[0], Decision::Go);
+    assert_eq!(d[0], Decision::Through);
     let Decision::Wait { choke, spot } = d[1] else {
         panic!("{:?}", d[1])
     };
@@ -414,7 +414,7 @@ fn the_holding_side_queues_in_single_file_within_its_queue() {
         queue: Fx::from_num(3),
         ..TrafficParams::DEFAULT
     };
-    assert_eq!(run(&short), [Decision::Go, Decision::Go]);
+    assert_eq!(run(&short), [Decision::Through, Decision::Go]);
 }
 
 #[test]
@@ -435,7 +435,7 @@ fn a_side_closes_once_its_batch_went_in() {
     };
     // No batches: unit 1 follows unit 0 (more than the gap behind it); nothing is counted.
     let (d, st) = run(0);
-    assert_eq!(d[..2], [Decision::Go, Decision::Go]);
+    assert_eq!(d[..2], [Decision::Go, Decision::Through]);
     assert!(matches!(d[2], Decision::Wait { .. }));
     assert_eq!((st.holder, st.passed, st.last), (1, 0, NO_UNIT));
     // Batches of 1: unit 0 is counted, the east side closes and unit 1 waits too; the
@@ -447,7 +447,7 @@ fn a_side_closes_once_its_batch_went_in() {
     assert_eq!((st.holder, st.passed, st.last), (1, 1, 0));
     // Batches of 2: counted, not closed yet.
     let (d, st) = run(2);
-    assert_eq!(d[1], Decision::Go);
+    assert_eq!(d[1], Decision::Through);
     assert_eq!((st.passed, st.last), (1, 0));
 }
 
@@ -589,11 +589,11 @@ fn waiting_places_handed_out_together_are_two_radii_apart() {
         &travellers(&s, &pos),
         &[None, kept, None, None],
     );
-    assert_eq!(d[0], Decision::Go);
+    assert_eq!(d[0], Decision::Through);
     let spots: Vec<Vec2> = (1..4)
         .map(|i| match d[i] {
             Decision::Wait { spot, .. } => spot,
-            Decision::Go => panic!("{i} should wait"),
+            Decision::Go | Decision::Through => panic!("{i} should wait"),
         })
         .collect();
     assert_eq!(spots[0], v(-0.75, 1.5), "the kept spot stays");
@@ -774,7 +774,7 @@ fn both_ends_of_a_thick_door_share_one_reservation() {
     let d = decide_movers(&mesh, &c, &mut state, 0, &as_travellers(&m));
     assert_eq!(state.len(), 1, "{state:?}");
     assert_eq!(state[0].choke, c[0], "the door's key");
-    assert_eq!(d[1], Decision::Go);
+    assert_eq!(d[1], Decision::Through);
     let Decision::Wait { choke, spot } = d[0] else {
         panic!("0 should wait: {d:?}");
     };
@@ -821,7 +821,7 @@ fn a_unit_inside_a_long_passage_holds_the_door() {
     ]);
     let d = decide_movers(&mesh, &c, &mut state, 101, &as_travellers(&m));
     assert_eq!(state[0].holder, 1 - west_side);
-    assert_eq!(d[1], Decision::Go);
+    assert_eq!(d[1], Decision::Through);
 }
 
 #[test]
@@ -883,4 +883,69 @@ fn a_thin_wall_door_is_not_also_a_lane() {
     let wide = thick_door(2.8, 1.0);
     assert!(chokes(&wide, TRAFFIC_RADIUS).is_empty());
     assert!(!lanes(&wide, TRAFFIC_RADIUS).is_empty());
+}
+
+/// A unit at rest (no path left) in the lane in front of a busy door's mouth steps aside to a
+/// place of that side's waiting block, on the hand of the axis it stands on; one at rest out
+/// of the lane stays. Kept aside while the door is busy (by the goal it resumes), it walks
+/// back (goes) once nobody relates to the door. The lane of the mouth units come out of
+/// counts too.
+#[test]
+fn a_unit_at_rest_in_front_of_a_busy_mouth_steps_aside() {
+    let mesh = door(1.3);
+    let chokes = chokes(&mesh, TRAFFIC_RADIUS);
+    let params = TrafficParams::DEFAULT;
+    let door_of = doors(&mesh, &chokes, params.radius);
+    let unit = |id, position, path| Traveller {
+        id,
+        position,
+        radius: TRAFFIC_RADIUS,
+        from: position,
+        path,
+    };
+    // 0 comes from the east, through the door; 1 rests in the east lane (1.5 out of the
+    // door, near its axis), 2 rests beside it (out of the lane), 3 in the west lane.
+    let through = [v(-0.01, 0.0), v(-4.0, 0.0)];
+    let (rest1, rest2, rest3) = (v(1.5, 0.1), v(1.5, 1.4), v(-1.0, -0.3));
+    let t = [
+        unit(0, v(4.0, 0.0), &through[..]),
+        unit(1, rest1, &[]),
+        unit(2, rest2, &[]),
+        unit(3, rest3, &[]),
+    ];
+    let mut state = Vec::new();
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 0, 32, &t, &[None; 4]);
+    assert_eq!(d[0], Decision::Through);
+    assert_eq!(d[2], Decision::Go, "out of the lane: stays");
+    let aside = |d: Decision| match d {
+        Decision::Wait { choke, spot } => (choke, spot),
+        other => panic!("in the lane: {other:?}"),
+    };
+    let (choke, spot) = aside(d[1]);
+    assert_eq!(choke, chokes[0]);
+    let (x, y) = spot.to_f64();
+    assert!(
+        x > 0.0 && y >= 0.65 + 0.8 - 1e-6,
+        "east, north of the axis: {x} {y}"
+    );
+    assert!(mesh.is_walkable(spot, TRAFFIC_RADIUS));
+    let (x, y) = aside(d[3]).1.to_f64();
+    assert!(
+        x < 0.0 && y <= -(0.65 + 0.8) + 1e-6,
+        "west, south of the axis: {x} {y}"
+    );
+    // Aside at its place, its goal kept as its path: it keeps the place while the door is
+    // busy, and goes back once nobody relates to the door.
+    let goal = [rest1];
+    let kept = [None, Some((choke, spot))];
+    let t = [unit(0, v(3.0, 0.0), &through[..]), unit(1, spot, &goal[..])];
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 1, 32, &t, &kept);
+    assert_eq!(d[1], Decision::Wait { choke, spot });
+    let t = [unit(0, v(-9.0, 7.0), &[]), unit(1, spot, &goal[..])];
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 2, 32, &t, &kept);
+    assert_eq!(d[1], Decision::Go);
+    // Nobody on the way: nobody steps aside.
+    let t = [unit(1, rest1, &[]), unit(3, rest3, &[])];
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 3, 32, &t, &[None; 2]);
+    assert_eq!(d, vec![Decision::Go; 2]);
 }

@@ -20,8 +20,17 @@
 //! - **Right of way**: an agent going whose disc is within its radius of a choke
 //!   ([`traffic::has_right_of_way`]) gets the highest avoidance priority
 //!   ([`RIGHT_OF_WAY`]): the others give way to it.
-//! - **Waiting gives way**: an agent waiting for a choke gets [`WAITING`], below the default:
-//!   the unit let through, and those coming out, pass the waiters pressed round the mouth.
+//! - **The unit let through goes first**: an agent let through a choke in single file
+//!   ([`Decision::Through`]) gets [`GOING`] until it has the right of way there: the waiters
+//!   pressed round the mouth and the units of its side not let through yet give way to it. A
+//!   waiter keeps its own priority: below the default ([`WAITING`], until the twenty-second
+//!   session) every unit of its side still on its way walked through the waiters without an
+//!   avoidance line on its side, and a crowd sent through a door from one side piled up in
+//!   the mouth.
+//! - **Step aside**: an agent at rest (arrived) in the lane in front of a door's mouth while
+//!   the door is in use waits beside it, as a waiter, its goal kept as the path it resumes
+//!   once nobody relates to the door ([`traffic::decide_at`], "Stepping aside"): units
+//!   entering the mouth pushed it into the passage, where it headed back against them.
 //! - **Yield at rest**: an agent whose order has arrived, within `20 r` of a choke or a lane
 //!   portal ([`traffic::near_portal`], [`TrafficParams::yield_within`]), gets the lowest
 //!   ([`YIELD`]): units still on their way pass through those already there, which return
@@ -76,7 +85,8 @@ use crate::error::SimError;
 use crate::geom::segments_intersect;
 use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::traffic::{
-    self, Choke, ChokeState, Decision, DoorWait, NO_UNIT, RIGHT_OF_WAY, TrafficParams, Traveller,
+    self, Choke, ChokeState, Decision, DoorWait, GOING, NO_UNIT, RIGHT_OF_WAY, TrafficParams,
+    Traveller,
 };
 use crate::orders::{Arrival, MAX_PATH_POINTS, Order, OrderStatus, settle_radius};
 use crate::util::ByteSink;
@@ -108,7 +118,8 @@ pub(crate) struct TrafficState {
 }
 
 /// An agent whose avoidance priority traffic control set: its id, the priority it had, the
-/// level applied ([`RIGHT_OF_WAY`], [`PASSING`], [`WAITING`], [`YIELD`] or [`RETURNING`]).
+/// level applied ([`RIGHT_OF_WAY`], [`GOING`], [`PASSING`], [`YIELD`] or [`RETURNING`];
+/// [`WAITING`] in a state saved before the twenty-second session).
 pub(crate) type Level = (AgentId, u8, u8);
 
 /// The avoidance priority of a navigating agent at rest at its goal (arrived): the lowest, so
@@ -116,11 +127,14 @@ pub(crate) type Level = (AgentId, u8, u8);
 /// pressing against them.
 pub(crate) const YIELD: u8 = 0;
 
-/// The avoidance priority of a navigating agent waiting for a choke: below those on their way
-/// (the ones let through, those coming out), which it gives way to, and above those at rest
-/// ([`YIELD`], [`RETURNING`]). Waiters pressed round a door's mouth at the priority of the
-/// unit let through held it to a walk: one unit every 1.7 s, where single file takes 0.73 s
-/// (door_counterflow_nav settled at 66.5 s, now 52.25 s).
+/// The avoidance priority a navigating agent waiting for a choke had until the twenty-second
+/// session (still accepted in a restored state, never set now): below those on their way,
+/// which it gave way to. Waiters pressed round a door's mouth at the priority of the unit let
+/// through had held it to a walk (one unit every 1.7 s, where single file takes 0.73 s); but
+/// every unit of the waiters' side still on its way then walked through them without an
+/// avoidance line on its side: a crowd of 200 sent through a door 2 wide from one side piled
+/// up in its mouth, pairs overlapping by up to 0.98 of a diameter. Now a waiter keeps its own
+/// priority and the unit let through gets [`GOING`].
 pub(crate) const WAITING: u8 = 64;
 
 /// The avoidance priority of a navigating agent arrived and pushed more than its radius from
@@ -260,7 +274,7 @@ impl TrafficState {
         if self
             .right_of_way
             .iter()
-            .any(|r| ![RIGHT_OF_WAY, PASSING, YIELD, RETURNING, WAITING].contains(&r.2))
+            .any(|r| ![RIGHT_OF_WAY, GOING, PASSING, YIELD, RETURNING, WAITING].contains(&r.2))
         {
             return Err(Err("traffic priority level out of range"));
         }
@@ -456,33 +470,38 @@ impl Simulator {
                     }
                 })
             });
-            if let Some(rest) = rests.filter(|_| waiter.is_none()) {
-                resting.push((id, position, params[slot].radius, rest));
-            } else if decision == Decision::Go
-                && choke_index.right_of_way(position, params[slot].radius)
-            {
-                right.push((id, RIGHT_OF_WAY));
-            } else if matches!(decision, Decision::Wait { .. }) {
-                right.push((id, WAITING));
-            } else if let Some((_, goal)) =
-                arrival.filter(|(a, _)| waiter.is_none() && !a.status.is_finished())
-            {
-                // Its own priority: the one it had before a level, else its current one.
-                let own = state
+            // A unit at rest stepping aside for a door (see `traffic::decide_at`) waits.
+            let waits = matches!(decision, Decision::Wait { .. });
+            // Its own priority: the one it had before a level, else its current one.
+            let own = || {
+                state
                     .right_of_way
                     .binary_search_by_key(&id, |r| r.0)
-                    .map_or(params[slot].priority, |k| state.right_of_way[k].1);
-                if own < PASSING {
-                    passers.push((id, position, params[slot].radius, goal));
+                    .map_or(params[slot].priority, |k| state.right_of_way[k].1)
+            };
+            let goes = matches!(decision, Decision::Go | Decision::Through);
+            if let Some(rest) = rests.filter(|_| waiter.is_none() && !waits) {
+                resting.push((id, position, params[slot].radius, rest));
+            } else if goes && choke_index.right_of_way(position, params[slot].radius) {
+                right.push((id, RIGHT_OF_WAY));
+            } else if decision == Decision::Through {
+                if own() < GOING {
+                    right.push((id, GOING));
                 }
+            } else if !waits // A waiter keeps its own priority (see `WAITING`).
+                && let Some((_, goal)) =
+                    arrival.filter(|(a, _)| waiter.is_none() && !a.status.is_finished())
+                && own() < PASSING
+            {
+                passers.push((id, position, params[slot].radius, goal));
             }
             match (decision, old) {
-                (Decision::Go, None) => {
+                (Decision::Go | Decision::Through, None) => {
                     if let Some(target) = target {
                         going.push((id, position, target, params[slot].radius));
                     }
                 }
-                (Decision::Go, Some(w)) => {
+                (Decision::Go | Decision::Through, Some(w)) => {
                     let mut path = w.path;
                     // A straight path through the door resumed from a spot beside it would
                     // run into the wall: through the middle of the door's mouth first (the

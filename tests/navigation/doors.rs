@@ -442,12 +442,14 @@ fn advance(sim: &mut Simulator, driver: &lockstep_orca::scenario::Driver, ticks:
     }
 }
 
-/// A unit waiting for the door (its order a single point short of its goal) gives way to
-/// those on their way: its priority is traffic control's waiting level, 64, between the
-/// default and those at rest. A snapshot taken then restores to the same hash and continues
-/// bit-identically; at the end every unit has its own priority, or yields at rest (0).
+/// A unit waiting for the door (its order a single point short of its goal) keeps its own
+/// priority (the default, 128): the units of its side still on their way share the avoidance
+/// with it instead of walking through it. The unit let through in single file goes first:
+/// traffic control's level 192 until it has the right of way (255) in the mouth. A snapshot
+/// taken then restores to the same hash and continues bit-identically; at the end every unit
+/// has its own priority, or yields at rest (0).
 #[test]
-fn waiters_give_way_and_get_their_priority_back() {
+fn waiters_keep_their_priority_and_the_unit_let_through_goes_first() {
     let (mut sim, driver) = load("door_narrow_dt025");
     let waiting = |sim: &Simulator| {
         sim.agent_ids()
@@ -464,17 +466,24 @@ fn waiters_give_way_and_get_their_priority_back() {
     let waiters = waiting(&sim);
     assert!(!waiters.is_empty(), "no one waits at tick 40");
     for &id in &waiters {
-        assert_eq!(sim.agent_params(id).unwrap().priority, 64, "{id:?}");
+        assert_eq!(sim.agent_params(id).unwrap().priority, 128, "{id:?}");
     }
     let bytes = sim.snapshot();
     let mut copy = Simulator::restore(&bytes).unwrap();
     assert_eq!(copy.state_hash(), sim.state_hash());
     assert_eq!(copy.snapshot(), bytes);
+    let mut going = 0;
     for _ in 0..100 {
         advance(&mut sim, &driver, 1);
         advance(&mut copy, &driver, 1);
         assert_eq!(copy.state_hash(), sim.state_hash(), "tick {}", sim.tick());
+        going += sim
+            .agent_ids()
+            .iter()
+            .filter(|&&id| sim.agent_params(id).unwrap().priority == 192)
+            .count();
     }
+    assert!(going > 0, "no unit let through went first");
     while !driver.all_reached(&sim) && sim.tick() < driver.max_ticks() {
         advance(&mut sim, &driver, 1);
     }
