@@ -36,7 +36,8 @@
 //!
 //! A waiting unit gets a **waiting spot** in a block along the wall beside the entrance, on
 //! the hand of the portal's axis it stands on (so it never crosses the mouth, and the units
-//! coming out pass between the two blocks), two files deep, the nearest waiters taking the
+//! coming out pass between the two blocks), two files deep and six ranks long, then growing
+//! outwards by two files at a time, the nearest waiters taking the
 //! free places nearest the portal; a spot is kept while its unit waits. A place is free when
 //! it is at least the two units' radii plus [`spot_margin`] from every spot held or handed
 //! out in the same tick, whatever its block or choke, so no two waiters rest on top of each

@@ -949,3 +949,43 @@ fn a_unit_at_rest_in_front_of_a_busy_mouth_steps_aside() {
     let d = decide_at(&params, &mesh, &door_of, &mut state, 3, 32, &t, &[None; 2]);
     assert_eq!(d, vec![Decision::Go; 2]);
 }
+
+/// The waiting block is six ranks long and grows outwards: places 0 to 11 fill two files of
+/// six ranks along the wall, place 12 starts the next layer two files further out at the
+/// first rank; no place of the first 48 lies farther along the wall than the sixth rank.
+#[test]
+fn the_waiting_block_grows_outwards_after_six_ranks() {
+    let mesh = door(1.3);
+    let c = chokes(&mesh, TRAFFIC_RADIUS)[0];
+    let params = TrafficParams::DEFAULT;
+    // Side 0 is west (left of a → b, upwards); its right hand facing the door is south.
+    let at = |k| {
+        spot(
+            &params,
+            &mesh,
+            &c,
+            (0, false),
+            k,
+            v(-5.0, 0.0),
+            TRAFFIC_RADIUS,
+        )
+        .to_f64()
+    };
+    let (x0, y0) = at(0);
+    let (x12, y12) = at(12);
+    assert!((y12 - y0).abs() < 1e-6, "same rank: {y0} {y12}");
+    assert!(
+        (x0 - x12 - 2.2).abs() < 1e-6,
+        "two files further out: {x0} {x12}"
+    );
+    let (_, y10) = at(10);
+    assert!(
+        (y0 - y10 - 5.0 * 1.1).abs() < 1e-6,
+        "sixth rank: {y0} {y10}"
+    );
+    for k in 0..48 {
+        let (x, y) = at(k);
+        assert!(y >= y10 - 1e-6 && y <= y0 + 1e-6, "{k}: {x} {y}");
+        assert!(x < 0.0 && y < 0.0, "{k}: on its side and hand");
+    }
+}

@@ -6,18 +6,25 @@ use super::{Choke, TrafficParams, half};
 use crate::math::{Fx, Vec2};
 use crate::navigation::NavMesh;
 
-/// Files of the waiting block along the wall.
+/// Files of one layer of the waiting block.
 const BLOCK_FILES: u32 = 2;
+/// Ranks of one layer of the waiting block along the wall: past them the block grows outwards
+/// (another layer of two files), not along the wall.
+const BLOCK_RANKS: u32 = 6;
 
 /// Waiting spot `k` on side `side` of `choke` for a unit of `radius` standing at `position`:
-/// a block along the wall beside the entrance, on the waiter's right facing the portal
-/// (`left`: on its left), [`BLOCK_FILES`] files deep: spot `k` is in file `k % 2` (`1.5 r`
-/// out from the wall, then `2.2 r` further) and rank `k / 2` (the first `w / 2 + 1.6 r`
-/// aside from the portal's axis, then `2.2 r` apart). Units coming out of the portal pass
-/// between the two blocks; units of the side let through slide along the wall into the
-/// portal. A spot where the unit would not be walkable moves out along the normal by `r`, up
-/// to 8 times; failing that this is `position` (the unit waits where it stands). [`decide`](super::decide)
-/// takes the first place (or `position`) free of the spots taken, else `position`.
+/// a block beside the entrance, on the waiter's right facing the portal (`left`: on its
+/// left), in layers of [`BLOCK_FILES`] files by [`BLOCK_RANKS`] ranks: spot `k` is in layer
+/// `l = k / 12`, file `k % 2 + 2 l` (`1.5 r` out from the wall, then `2.2 r` further per file)
+/// and rank `(k % 12) / 2` (the first `w / 2 + 1.6 r` aside from the portal's axis, then
+/// `2.2 r` apart). So a long queue waits in a block about `13 r` along the wall and as deep
+/// as it needs, not along the wall to the map's edge (200 units from one side through a door
+/// 1.3 wide: the farthest waiter 35.0 from the door's axis, 59.5 when the block was two files
+/// deep and as long as the queue). Units coming out of the portal pass between the two
+/// blocks; units of the side let through slide along the wall into the portal. A spot where
+/// the unit would not be walkable moves out along the normal by `r`, up to 8 times; failing
+/// that this is `position` (the unit waits where it stands). [`decide`](super::decide) takes
+/// the first place (or `position`) free of the spots taken, else `position`.
 pub(super) fn spot(
     params: &TrafficParams,
     mesh: &NavMesh,
@@ -32,7 +39,11 @@ pub(super) fn spot(
     let n = choke.normal(side);
     // Facing the door (−n), the right hand is n rotated by +90°.
     let right = if left { -n.perp() } else { n.perp() };
-    let (rank, file) = (k / BLOCK_FILES, k % BLOCK_FILES);
+    let per = BLOCK_FILES * BLOCK_RANKS;
+    let (rank, file) = (
+        (k % per) / BLOCK_FILES,
+        k % BLOCK_FILES + BLOCK_FILES * (k / per),
+    );
     let step = r.saturating_mul(Fx::from_num(11)) / 5;
     let out = r.saturating_mul(Fx::from_num(3)) / 2 + step.saturating_mul(Fx::from_num(file));
     let aside = half(width)
