@@ -52,16 +52,19 @@
 //! the right of way over the waiters, [`GOING`]); a unit already past the portal's line, or
 //! related to no door, gets [`Decision::Go`].
 //!
-//! **Stepping aside.** While a door has anyone approaching or in it, a unit at rest (no path
-//! left) whose disc overlaps the *lane* of one of its mouths (the strip as wide as the mouth,
-//! from its line out to `4 r`: where the units let through close onto its axis) waits too, at
-//! a place of that side's waiting block on the hand of the axis it stands on, handed out after
-//! the waiters' places. It keeps that place while the goal it resumes (its kept path, one
-//! point) lies in such a lane and the door is busy, and goes back once nobody relates to the
-//! door. A centre inside a door's passage or behind a mouth's line is in no lane (a unit sent
-//! into a door stays there and yields). Units entering a mouth had pushed a unit at rest in
-//! front of it into the passage, where its order reopened and it headed back against them
-//! with the right of way.
+//! **Stepping aside.** While a door is busy (anyone approaching it, in it or waiting for
+//! it), a unit at rest (no path left; its rest point given as [`Traveller::from`]) whose disc,
+//! where it stands or at its rest point, overlaps the *lane* of one of the door's mouths (the
+//! strip as wide as the mouth, from its line out to `4 r`: where the units let through close
+//! onto its axis) gets [`Decision::Aside`]: it waits beside the lane, level with its rest
+//! point (at least `1.5 r` out), on the hand of the axis that lies on, else on the other hand,
+//! else farther out or farther aside (16 places), else at a place of the waiting block past
+//! its first rank (the units let through slide along the wall into the mouth from there). It
+//! keeps its place (its kept path one point, on the side of the door its place is on) while
+//! the door is busy, and goes back once it is not. A centre inside a door's passage or behind
+//! a mouth's line is in no lane (a unit sent into a door stays there and yields). Units
+//! entering a mouth had pushed a unit at rest in front of it into the passage, where its
+//! order reopened and it headed back against them with the right of way.
 //!
 //! Beyond reservations, the rules of the road the simulator applies with these functions:
 //! the unit passing a choke has the **right of way** ([`has_right_of_way`]); units at rest
@@ -485,7 +488,8 @@ pub struct Traveller<'a> {
     pub position: Vec2,
     /// Its radius.
     pub radius: Fx,
-    /// The point its current segment started from (the previous waypoint or the order start).
+    /// The point its current segment started from (the previous waypoint or the order start);
+    /// for a unit at rest (no path left), its rest point (see "Stepping aside").
     pub from: Vec2,
     /// The rest of its planned path: its current target first.
     pub path: &'a [Vec2],
@@ -500,6 +504,14 @@ pub enum Decision {
     /// [module docs](self)): the units waiting round its mouth give way to it
     /// ([`GOING`]).
     Through,
+    /// At rest in the lane of a busy door's mouth: wait beside the lane at `spot` (see
+    /// "Stepping aside" in the [module docs](self)), then walk back to the goal.
+    Aside {
+        /// The door stepped aside for (its key choke).
+        choke: Choke,
+        /// Where to wait.
+        spot: Vec2,
+    },
     /// Wait for the choke at `spot` (the choke's key says which).
     Wait {
         /// The choke waited for.
@@ -704,21 +716,46 @@ pub fn decide_at(
             }
         }
     }
-    // Units at rest in the lane of a busy door's mouth step aside (see `aside`): those with
-    // no path (at rest) by where they stand, those already aside by the goal they resume.
-    // (traveller, door key, the side of the lane's mouth).
-    let mut aside: Vec<(usize, usize, u8)> = Vec::new();
-    if !open.is_empty() {
+    // Stepping aside (see `aside`): the doors busy (anyone related to them: in them,
+    // approaching them or waiting for them); the units at rest (their rest point given as
+    // `from`) standing or resting in the lane of one of their mouths; and the units already
+    // aside (a kept path of one point, on the side of the door their place is on) while their
+    // door is busy. (traveller, door key, the side of the lane's mouth, its rest point.)
+    let mut aside: Vec<(usize, usize, u8, Vec2)> = Vec::new();
+    let mut busy: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
+    busy.sort_unstable();
+    busy.dedup();
+    let lanes = aside::Lanes::new(params, doors, &busy);
+    // The side of door `c` whose mouth `p` lies in front of.
+    let front = |c: usize, p: Vec2| {
+        (0..2u8).find(|&s| {
+            let (m, out) = doors.mouth(c, s);
+            m.side(p) == Some(out)
+        })
+    };
+    if !busy.is_empty() {
         for (i, t) in travellers.iter().enumerate() {
-            let q = match (rel[i], waiting[i], t.path) {
-                (None, None, []) => t.position,
-                (None, Some(_), &[goal]) => goal,
-                _ => continue,
-            };
-            if let Some((c, side)) = open.iter().find_map(|&(c, _, _)| {
-                aside::in_lane(params, doors, c, q, t.radius).map(|s| (c, s))
-            }) {
-                aside.push((i, c, side));
+            match (rel[i], waiting[i], t.path) {
+                (None, None, []) => {
+                    if let Some((c, side)) = lanes
+                        .at(t.position, t.radius)
+                        .or_else(|| lanes.at(t.from, t.radius))
+                    {
+                        aside.push((i, c, side, t.from));
+                    }
+                }
+                (None, Some((choke, spot)), &[goal]) => {
+                    let Ok(c) = chokes.binary_search(&choke) else {
+                        continue;
+                    };
+                    if busy.binary_search(&c).is_ok()
+                        && let Some(side) = front(c, spot)
+                        && front(c, goal) == Some(side)
+                    {
+                        aside.push((i, c, side, goal));
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -761,23 +798,23 @@ pub fn decide_at(
     }
     // Units aside keep their places too (before any is handed out), on the hand of the goal
     // they resume; the others take theirs after the waiters, in order of (block, id).
-    let mut fresh_aside: Vec<(Block, Fx, u32, usize)> = Vec::new();
-    for &(i, c, side) in &aside {
+    let mut fresh_aside: Vec<(Block, u32, usize, Vec2)> = Vec::new();
+    for &(i, c, side, q) in &aside {
         let t = &travellers[i];
-        let q = t.path.first().copied().unwrap_or(t.position);
         let (mouth, face) = doors.mouth(c, side);
         let key = (c, side, hand_of(&mouth, face, q));
         match waiting[i] {
-            Some((w, spot)) if w == chokes[c] && hand_of(&mouth, face, spot) == key.2 => {
-                out[i] = Decision::Wait { choke: w, spot };
+            // Its place, on either hand (see `Lanes::beside`).
+            Some((w, spot)) if w == chokes[c] => {
+                out[i] = Decision::Aside { choke: w, spot };
                 taken.push((spot, t.radius));
             }
-            _ => fresh_aside.push((key, Fx::ZERO, t.id, i)),
+            _ => fresh_aside.push((key, t.id, i, q)),
         }
     }
     fresh.sort_unstable_by_key(|f| (f.0, f.1, f.2));
-    fresh_aside.sort_unstable_by_key(|f| (f.0, f.2));
-    for (key, _, _, i) in fresh.into_iter().chain(fresh_aside) {
+    fresh_aside.sort_unstable_by_key(|f| (f.0, f.1));
+    for (key, _, _, i) in fresh {
         let t = &travellers[i];
         let choke = chokes[key.0];
         // Beside the mouth of the waiter's end of the door.
@@ -796,6 +833,33 @@ pub fn decide_at(
             .unwrap_or(t.position);
         taken.push((spot, t.radius));
         out[i] = Decision::Wait { choke, spot };
+    }
+    // A unit stepping aside first tries the place beside the lane level with its goal, then
+    // its block's places.
+    for ((c, side, left), _, i, q) in fresh_aside {
+        let t = &travellers[i];
+        let (mouth, face) = doors.mouth(c, side);
+        let free = |s: Vec2| {
+            taken.iter().all(|&(p, radius)| {
+                let apart = t.radius.saturating_add(radius).saturating_add(margin);
+                (s - p).length_squared_wide() >= wide_mul(apart, apart)
+            })
+        };
+        let spot = lanes
+            .beside(params, (c, side), q, (t.radius, left), margin)
+            .find(|&s| mesh.is_walkable(s, t.radius) && free(s))
+            .or_else(|| {
+                // The block's places beyond its first rank by the mouth.
+                (4..spot_candidates(params, t.radius, taken.len()).saturating_add(4))
+                    .map(|k| spot(params, mesh, &mouth, (face, left), k, t.position, t.radius))
+                    .find(|&s| free(s))
+            })
+            .unwrap_or(t.position);
+        taken.push((spot, t.radius));
+        out[i] = Decision::Aside {
+            choke: chokes[c],
+            spot,
+        };
     }
     out
 }

@@ -593,7 +593,7 @@ fn waiting_places_handed_out_together_are_two_radii_apart() {
     let spots: Vec<Vec2> = (1..4)
         .map(|i| match d[i] {
             Decision::Wait { spot, .. } => spot,
-            Decision::Go | Decision::Through => panic!("{i} should wait"),
+            other => panic!("{i} should wait: {other:?}"),
         })
         .collect();
     assert_eq!(spots[0], v(-0.75, 1.5), "the kept spot stays");
@@ -885,11 +885,13 @@ fn a_thin_wall_door_is_not_also_a_lane() {
     assert!(!lanes(&wide, TRAFFIC_RADIUS).is_empty());
 }
 
-/// A unit at rest (no path left) in the lane in front of a busy door's mouth steps aside to a
-/// place of that side's waiting block, on the hand of the axis it stands on; one at rest out
-/// of the lane stays. Kept aside while the door is busy (by the goal it resumes), it walks
-/// back (goes) once nobody relates to the door. The lane of the mouth units come out of
-/// counts too.
+/// A unit at rest (no path left, its rest point given as `from`) standing or resting in the
+/// lane in front of a busy door's mouth steps aside ([`Decision::Aside`]): beside the lane,
+/// level with its rest point, on the hand of the axis that lies on; one at rest out of the
+/// lane stays. Kept aside while the door is busy, it walks back (goes) once nobody comes
+/// through.
+/// The lane of the mouth units come out of counts too; a unit still beyond the approach
+/// distance does not make the door busy.
 #[test]
 fn a_unit_at_rest_in_front_of_a_busy_mouth_steps_aside() {
     let mesh = door(1.3);
@@ -903,12 +905,12 @@ fn a_unit_at_rest_in_front_of_a_busy_mouth_steps_aside() {
         from: position,
         path,
     };
-    // 0 comes from the east, through the door; 1 rests in the east lane (1.5 out of the
+    // 0 comes from the east, through the door (the door is busy); 1 rests in the east lane (1.5 out of the
     // door, near its axis), 2 rests beside it (out of the lane), 3 in the west lane.
     let through = [v(-0.01, 0.0), v(-4.0, 0.0)];
     let (rest1, rest2, rest3) = (v(1.5, 0.1), v(1.5, 1.4), v(-1.0, -0.3));
     let t = [
-        unit(0, v(4.0, 0.0), &through[..]),
+        unit(0, v(3.0, 0.0), &through[..]),
         unit(1, rest1, &[]),
         unit(2, rest2, &[]),
         unit(3, rest3, &[]),
@@ -918,36 +920,67 @@ fn a_unit_at_rest_in_front_of_a_busy_mouth_steps_aside() {
     assert_eq!(d[0], Decision::Through);
     assert_eq!(d[2], Decision::Go, "out of the lane: stays");
     let aside = |d: Decision| match d {
-        Decision::Wait { choke, spot } => (choke, spot),
+        Decision::Aside { choke, spot } => (choke, spot),
         other => panic!("in the lane: {other:?}"),
     };
     let (choke, spot) = aside(d[1]);
     assert_eq!(choke, chokes[0]);
     let (x, y) = spot.to_f64();
+    assert!((x - 1.5).abs() < 1e-6, "level with its goal: {x}");
     assert!(
-        x > 0.0 && y >= 0.65 + 0.8 - 1e-6,
-        "east, north of the axis: {x} {y}"
+        y >= 0.65 + 0.5 + 0.05 - 1e-6,
+        "north of the axis, clear of the lane: {y}"
     );
     assert!(mesh.is_walkable(spot, TRAFFIC_RADIUS));
     let (x, y) = aside(d[3]).1.to_f64();
     assert!(
-        x < 0.0 && y <= -(0.65 + 0.8) + 1e-6,
+        x < 0.0 && y <= -(0.65 + 0.5),
         "west, south of the axis: {x} {y}"
     );
     // Aside at its place, its goal kept as its path: it keeps the place while the door is
-    // busy, and goes back once nobody relates to the door.
+    // busy, and goes back once nobody comes through.
     let goal = [rest1];
     let kept = [None, Some((choke, spot))];
-    let t = [unit(0, v(3.0, 0.0), &through[..]), unit(1, spot, &goal[..])];
+    let t = [unit(0, v(2.0, 0.0), &through[..]), unit(1, spot, &goal[..])];
     let d = decide_at(&params, &mesh, &door_of, &mut state, 1, 32, &t, &kept);
-    assert_eq!(d[1], Decision::Wait { choke, spot });
+    assert_eq!(d[1], Decision::Aside { choke, spot });
     let t = [unit(0, v(-9.0, 7.0), &[]), unit(1, spot, &goal[..])];
     let d = decide_at(&params, &mesh, &door_of, &mut state, 2, 32, &t, &kept);
     assert_eq!(d[1], Decision::Go);
-    // Nobody on the way: nobody steps aside.
-    let t = [unit(1, rest1, &[]), unit(3, rest3, &[])];
+    // Pushed into the lane from a rest point beside it (its `from`), a unit steps aside too,
+    // level with its rest point; resting in the lane but pushed out of it, too.
+    let pushed = Traveller {
+        from: rest2,
+        ..unit(1, rest1, &[])
+    };
+    let t = [unit(0, v(3.0, 0.0), &through[..]), pushed];
     let d = decide_at(&params, &mesh, &door_of, &mut state, 3, 32, &t, &[None; 2]);
+    let (x, y) = aside(d[1]).1.to_f64();
+    assert!((x - 1.5).abs() < 1e-6 && y > 1.15, "{x} {y}");
+    let out = Traveller {
+        from: rest1,
+        ..unit(1, rest2, &[])
+    };
+    let t = [unit(0, v(3.0, 0.0), &through[..]), out];
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 3, 32, &t, &[None; 2]);
+    assert!(matches!(d[1], Decision::Aside { .. }), "{:?}", d[1]);
+    // Aside, a unit whose kept point lies beyond the door (pushed through it while it
+    // waited) is no longer aside: it goes.
+    let beyond = [v(-1.5, 0.1)];
+    let t = [
+        unit(0, v(3.0, 0.0), &through[..]),
+        unit(1, v(-2.0, 0.5), &beyond[..]),
+    ];
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 3, 32, &t, &kept);
+    assert_eq!(d[1], Decision::Go);
+    // Nobody on the way, or only a waiter at a far place: nobody steps aside.
+    let t = [unit(1, rest1, &[]), unit(3, rest3, &[])];
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 4, 32, &t, &[None; 2]);
     assert_eq!(d, vec![Decision::Go; 2]);
+    // A unit coming from beyond the approach distance (6.65) does not make the door busy yet.
+    let t = [unit(0, v(8.0, 0.0), &through[..]), unit(1, rest1, &[])];
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 5, 32, &t, &[None; 2]);
+    assert_eq!(d[1], Decision::Go);
 }
 
 /// The waiting block is six ranks long and grows outwards: places 0 to 11 fill two files of

@@ -27,10 +27,13 @@
 //!   session) every unit of its side still on its way walked through the waiters without an
 //!   avoidance line on its side, and a crowd sent through a door from one side piled up in
 //!   the mouth.
-//! - **Step aside**: an agent at rest (arrived) in the lane in front of a door's mouth while
-//!   the door is in use waits beside it, as a waiter, its goal kept as the path it resumes
-//!   once nobody relates to the door ([`traffic::decide_at`], "Stepping aside"): units
-//!   entering the mouth pushed it into the passage, where it headed back against them.
+//! - **Step aside** ([`Decision::Aside`]): an agent at rest (arrived) standing or resting in
+//!   the lane in front of a door's mouth while anyone relates to the door waits beside the
+//!   lane, as a waiter, its goal kept as the path it resumes once nobody relates to the door
+//!   ([`traffic::decide_at`], "Stepping aside"): units entering the mouth pushed it into the
+//!   passage, where it headed back against them. Not an agent with a queued leg: it goes
+//!   (back) to its goal, where the leg takes over. A traveller at rest is given its rest point
+//!   as `from`.
 //! - **Yield at rest**: an agent whose order has arrived, within `20 r` of a choke or a lane
 //!   portal ([`traffic::near_portal`], [`TrafficParams::yield_within`]), gets the lowest
 //!   ([`YIELD`]): units still on their way pass through those already there, which return
@@ -314,6 +317,12 @@ impl Simulator {
     /// A waiting agent is on its way: its order stays [`OrderStatus::Moving`] while it waits
     /// (reaching its waiting place is no arrival, and reports no event).
     ///
+    /// An agent at rest that **stepped aside** for a busy door
+    /// ([`Decision::Aside`](crate::navigation::traffic::Decision::Aside)) waits the same way:
+    /// its order is a plain move to its place beside the mouth's lane, its status reads
+    /// `Moving` (the step that stepped it aside reports no event), and once nobody relates to
+    /// the door it walks back to its goal and reports [`OrderStatus::Arrived`] again.
+    ///
     /// # Errors
     /// [`SimError::UnknownAgent`].
     pub fn door_wait(&self, id: AgentId) -> Result<Option<DoorWait>, SimError> {
@@ -394,7 +403,10 @@ impl Simulator {
             let (from, path) = match waiter {
                 Some(w) => (position, &state.waiters[w].path[..]),
                 // At rest (arrived): not travelling, it reserves nothing and is in no door.
-                None if order.arrival().status == OrderStatus::Arrived => (position, &[][..]),
+                // Its `from` is its rest point (what stepping aside looks at).
+                None if order.arrival().status == OrderStatus::Arrived => {
+                    (order.arrival().rest, &[][..])
+                }
                 None => {
                     let next = order.progress();
                     let from = if next == 0 {
@@ -448,6 +460,15 @@ impl Simulator {
         // The arms replace orders of agents that have one: the list's positions stay.
         let mut at = 0;
         for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
+            // A unit with a queued leg never steps aside: it goes (back) to its goal, where its
+            // next leg takes over (a waiter's leg waits for its order to end).
+            let decision = match decision {
+                Decision::Aside { .. } if nav.legs.binary_search_by_key(&id, |l| l.0).is_ok() => {
+                    Decision::Go
+                }
+                Decision::Aside { choke, spot } => Decision::Wait { choke, spot },
+                d => d,
+            };
             let position = positions[slot];
             let old = waiter.and_then(|w| kept[w].take());
             // Arrived: at rest within its radius of its rest point (it yields), or pushed
@@ -520,7 +541,7 @@ impl Simulator {
                         resumed.push(id);
                     }
                 }
-                (Decision::Wait { choke, spot }, old) => {
+                (Decision::Wait { choke, spot } | Decision::Aside { choke, spot }, old) => {
                     let path = match old {
                         Some(w) if w.choke == choke && w.spot == spot => {
                             waiters.push(w);
@@ -668,7 +689,7 @@ impl Simulator {
     }
 
     /// Sets the avoidance priority of the agents `levels` (ascending id: the agent and its
-    /// level, [`RIGHT_OF_WAY`], [`PASSING`], [`WAITING`], [`YIELD`] or [`RETURNING`]) and
+    /// level, [`RIGHT_OF_WAY`], [`GOING`], [`PASSING`], [`YIELD`] or [`RETURNING`]) and
     /// gives the others that had one their priority back. The priority an agent had is kept
     /// in the state until it is given back; a priority the game set meanwhile (anything but
     /// the level applied) is the one kept.

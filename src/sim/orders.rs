@@ -112,7 +112,10 @@ impl Simulator {
     }
 
     /// What happened to orders in the last [`step`](Self::step): every status change
-    /// (arrived, blocked, given up, moving again), ascending agent id. A buffer reused from
+    /// (arrived, blocked, given up, moving again), ascending agent id. One exception: a
+    /// navigating unit at rest that traffic control steps aside for a door reads `Moving`
+    /// without an event; back on its goal it reports `Arrived` again
+    /// ([`door_wait`](Self::door_wait)). A buffer reused from
     /// step to step, with room for one event per order: it allocates only when the number of
     /// orders grows past what it held. Empty after a failed step. Not state: not hashed, snapshotted or restored.
     #[must_use]

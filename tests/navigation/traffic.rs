@@ -771,61 +771,73 @@ fn counterflow_through_a_door_in_a_thick_wall_takes_turns() {
 }
 
 /// A unit at rest at its goal in front of a door's mouth steps aside while the door is in use
-/// and comes back after. In a wall 3 thick, west side first, the west unit sent to (3, 0) rests
-/// 1.5 in front of the east mouth, in the lane the east side's units enter by: it was pushed
-/// ahead of them into the passage, and its order reopened there, heading back against them
-/// with the right of way. Now it waits beside the mouth (a [`door_wait`] of that door) once
-/// arrived, never enters the door again, and ends at rest on its goal. A snapshot taken while
-/// it stands aside continues bit-identically.
+/// and comes back after. In a wall 3 thick the units sent from (∓3, 0) to (±3, 0) rest 1.5 in
+/// front of a mouth, in the lane the other side's units enter by: one was pushed ahead of
+/// them into the passage, and its order reopened there, heading back against them with the
+/// right of way. Now, in both id orders, each waits beside the mouth (a [`door_wait`] of that
+/// door) once arrived, never enters the door again, and ends at rest on its goal. A snapshot
+/// taken while one stands aside continues bit-identically.
 ///
 /// [`door_wait`]: Simulator::door_wait
 #[test]
 fn a_unit_at_rest_in_front_of_a_mouth_steps_aside_and_comes_back() {
     use lockstep_orca::Vec2;
-    let text = door_scene_in("1.3", Some(3.0), "0.25", 20, false, 1600);
-    let s = Scenario::from_toml_str(&text).unwrap();
-    let (mut sim, driver) = s.build().unwrap();
-    let goal = Vec2::from_int(3, 0);
-    let id = *sim
-        .agent_ids()
-        .iter()
-        .find(|&&id| sim.agent_position(id).unwrap() == Vec2::from_int(-3, 0))
-        .unwrap();
-    let options = RunOptions {
-        track_clearance: false,
-        ..RunOptions::default()
-    };
-    let (mut arrived, mut aside, mut entered) = (false, 0u32, 0u32);
-    let mut snapshot: Option<Vec<u8>> = None;
-    let r = driver
-        .run_with(&mut sim, &options, |sim| {
-            let (x, y) = sim.agent_position(id).unwrap().to_f64();
-            arrived |= sim.order_status(id).unwrap() == Some(OrderStatus::Arrived);
-            if !arrived {
-                return;
-            }
-            entered += u32::from(x < 1.5 && y.abs() < 0.65);
-            if sim.door_wait(id).unwrap().is_some() {
-                aside += 1;
-                if aside == 10 {
-                    snapshot = Some(sim.snapshot());
+    for east_first in [false, true] {
+        let text = door_scene_in("1.3", Some(3.0), "0.25", 20, east_first, 1600);
+        let s = Scenario::from_toml_str(&text).unwrap();
+        let (mut sim, driver) = s.build().unwrap();
+        let starts = [Vec2::from_int(-3, 0), Vec2::from_int(3, 0)];
+        let ids = starts.map(|p| {
+            *sim.agent_ids()
+                .iter()
+                .find(|&&id| sim.agent_position(id).unwrap() == p)
+                .unwrap()
+        });
+        let options = RunOptions {
+            track_clearance: false,
+            ..RunOptions::default()
+        };
+        let (mut arrived, mut aside, mut entered) = ([false; 2], [0u32; 2], [0u32; 2]);
+        let mut snapshot: Option<Vec<u8>> = None;
+        let r = driver
+            .run_with(&mut sim, &options, |sim| {
+                for (k, &id) in ids.iter().enumerate() {
+                    let (x, y) = sim.agent_position(id).unwrap().to_f64();
+                    arrived[k] |= sim.order_status(id).unwrap() == Some(OrderStatus::Arrived);
+                    if !arrived[k] {
+                        continue;
+                    }
+                    entered[k] += u32::from(x.abs() < 1.5 && y.abs() < 0.65);
+                    if sim.door_wait(id).unwrap().is_some() {
+                        aside[k] += 1;
+                        if aside[k] == 10 && snapshot.is_none() {
+                            snapshot = Some(sim.snapshot());
+                        }
+                    }
                 }
-            }
-        })
-        .unwrap();
-    println!("aside for {aside} ticks, inside the door after arriving {entered} ticks");
-    assert!(r.all_reached);
-    assert!(aside >= 10, "it never stood aside ({aside} ticks)");
-    assert_eq!(entered, 0, "pushed into the door after arriving");
-    let (x, y) = (sim.agent_position(id).unwrap() - goal).to_f64();
-    assert!(x.hypot(y) <= 0.5, "not back on its goal: {x} {y}");
-    assert_eq!(sim.order_status(id).unwrap(), Some(OrderStatus::Arrived));
-    let mut copy = Simulator::restore(&snapshot.unwrap()).unwrap();
-    assert!(copy.door_wait(id).unwrap().is_some());
-    let again = driver.run_with(&mut copy, &options, |_| {}).unwrap();
-    assert!(again.all_reached);
-    assert_eq!(copy.tick(), sim.tick());
-    assert_eq!(copy.state_hash(), sim.state_hash());
+            })
+            .unwrap();
+        println!(
+            "east first {east_first}: aside for {aside:?} ticks, inside the door after arriving \
+             {entered:?} ticks"
+        );
+        assert!(r.all_reached);
+        assert!(
+            aside.iter().any(|&a| a >= 10),
+            "none stood aside ({aside:?} ticks)"
+        );
+        assert_eq!(entered, [0; 2], "pushed into the door after arriving");
+        for (k, &id) in ids.iter().enumerate() {
+            let (x, y) = (sim.agent_position(id).unwrap() + starts[k]).to_f64();
+            assert!(x.hypot(y) <= 0.5, "not back on its goal: {x} {y}");
+            assert_eq!(sim.order_status(id).unwrap(), Some(OrderStatus::Arrived));
+        }
+        let mut copy = Simulator::restore(&snapshot.unwrap()).unwrap();
+        let again = driver.run_with(&mut copy, &options, |_| {}).unwrap();
+        assert!(again.all_reached);
+        assert_eq!(copy.tick(), sim.tick());
+        assert_eq!(copy.state_hash(), sim.state_hash());
+    }
 }
 
 /// A unit sent into a door comes to rest there: it travels no more, so it reserves nothing,

@@ -31,6 +31,10 @@ pub(super) fn relation(
     t: &Traveller<'_>,
     waits_for: Option<Choke>,
 ) -> Option<Relation> {
+    // At rest (no path left): no choke (its `from` is its goal, not a segment's start).
+    if t.path.is_empty() {
+        return None;
+    }
     let Some(best) = member_relation(params, doors, chokes, widths, t, waits_for) else {
         // Deep in a long passage no choke of its door may be within reach: the door it is in,
         // from the end it came from (its path's next crossing of one of the door's chokes).
