@@ -59,7 +59,9 @@
 //! onto its axis) gets [`Decision::Aside`]: it waits beside the lane, level with its rest
 //! point (at least `1.5 r` out), on the hand of the axis that lies on, else on the other hand,
 //! else farther out or farther aside (16 places), else at a place of the waiting block past
-//! its first rank (the units let through slide along the wall into the mouth from there). It
+//! its first two ranks (the units let through slide along the wall into the mouth from
+//! there); a place must be walkable, free, in no busy door's lane and in sight (a disc of half
+//! the unit's radius reaches it); with none, the unit stays at rest where it is. It
 //! keeps its place (its kept path one point, on the side of the door its place is on) while
 //! the door is busy, and goes back once it is not. A centre inside a door's passage or behind
 //! a mouth's line is in no lane (a unit sent into a door stays there and yields). Units
@@ -533,7 +535,8 @@ pub struct DoorWait {
 /// One tick of traffic control: updates the reservations `state` (held chokes only, ascending
 /// key; records of chokes no longer in `chokes` or with no one near are dropped) and returns
 /// each traveller's decision, in the order given. `waiting` says, per traveller, the choke and
-/// spot it already waits at (kept while it still waits there, so waiters do not wander).
+/// spot it already waits at (kept while it still waits there, on its hand and in front of its
+/// side's mouth, so waiters do not wander; a traveller past its end waits nowhere).
 /// `hold_ticks`: see the [module docs](self).
 #[must_use]
 #[allow(clippy::too_many_arguments)] // the settings, the mesh, the state and the tick's inputs
@@ -568,6 +571,16 @@ pub fn decide_at(
     waiting: &[Option<(Choke, Vec2)>],
 ) -> Vec<Decision> {
     let chokes = doors.chokes();
+    // A traveller without an entry in `waiting` does not wait.
+    let padded: Vec<Option<(Choke, Vec2)>>;
+    let waiting = if waiting.len() == travellers.len() {
+        waiting
+    } else {
+        padded = (0..travellers.len())
+            .map(|i| waiting.get(i).copied().flatten())
+            .collect();
+        &padded[..]
+    };
     // Only doors' key chokes are reserved.
     state.retain(|s| {
         chokes
@@ -720,7 +733,8 @@ pub fn decide_at(
     // approaching them or waiting for them); the units at rest (their rest point given as
     // `from`) standing or resting in the lane of one of their mouths; and the units already
     // aside (a kept path of one point, on the side of the door their place is on) while their
-    // door is busy. (traveller, door key, the side of the lane's mouth, its rest point.)
+    // door is busy. (traveller, door key, the side of the lane's mouth, the point its place
+    // is level with: its rest point; for one already aside, its goal.)
     let mut aside: Vec<(usize, usize, u8, Vec2)> = Vec::new();
     let mut busy: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
     busy.sort_unstable();
@@ -737,6 +751,10 @@ pub fn decide_at(
         for (i, t) in travellers.iter().enumerate() {
             match (rel[i], waiting[i], t.path) {
                 (None, None, []) => {
+                    // Its place is level with its rest point (where it returns), also when
+                    // only where it stands is in the lane: level with where it stood, the
+                    // units pushed in were placed in the door's way again (a door 2 wide:
+                    // both sides inside at once).
                     if let Some((c, side)) = lanes
                         .at(t.position, t.radius)
                         .or_else(|| lanes.at(t.from, t.radius))
@@ -784,7 +802,13 @@ pub fn decide_at(
         let choke = chokes[key.0];
         let (mouth, face) = doors.mouth(key.0, key.1);
         match waiting[i] {
-            Some((c, spot)) if c == choke && hand_of(&mouth, face, spot) == key.2 => {
+            // Kept on its hand and in front of its side's mouth (one pushed through the door
+            // while it waited gets a place on the side it is on now).
+            Some((c, spot))
+                if c == choke
+                    && hand_of(&mouth, face, spot) == key.2
+                    && front(key.0, spot) == Some(key.1) =>
+            {
                 out[i] = Decision::Wait { choke, spot };
                 taken.push((spot, travellers[i].radius));
             }
@@ -796,8 +820,8 @@ pub fn decide_at(
             )),
         }
     }
-    // Units aside keep their places too (before any is handed out), on the hand of the goal
-    // they resume; the others take theirs after the waiters, in order of (block, id).
+    // Units aside keep their places too (before any is handed out), on either hand; the others
+    // take theirs after the waiters, in order of (block, id).
     let mut fresh_aside: Vec<(Block, u32, usize, Vec2)> = Vec::new();
     for &(i, c, side, q) in &aside {
         let t = &travellers[i];
@@ -834,32 +858,36 @@ pub fn decide_at(
         taken.push((spot, t.radius));
         out[i] = Decision::Wait { choke, spot };
     }
-    // A unit stepping aside first tries the place beside the lane level with its goal, then
-    // its block's places.
+    // A unit stepping aside first tries the places beside the lane (level with its point in
+    // the lane), then the block's places past its first two ranks; a place must be walkable,
+    // free, in no busy lane, and in sight of the unit (a disc of half its radius reaches it).
+    // With none, it stays at rest where it is (it yields there, as before stepping aside).
     for ((c, side, left), _, i, q) in fresh_aside {
         let t = &travellers[i];
         let (mouth, face) = doors.mouth(c, side);
-        let free = |s: Vec2| {
+        let usable = |s: Vec2| {
             taken.iter().all(|&(p, radius)| {
                 let apart = t.radius.saturating_add(radius).saturating_add(margin);
                 (s - p).length_squared_wide() >= wide_mul(apart, apart)
-            })
+            }) && lanes.at(s, t.radius).is_none()
+                && mesh.is_walkable(s, t.radius)
+                && mesh.raycast(t.position, s, t.radius / 2).clear
         };
-        let spot = lanes
+        let found = lanes
             .beside(params, (c, side), q, (t.radius, left), margin)
-            .find(|&s| mesh.is_walkable(s, t.radius) && free(s))
+            .find(|&s| usable(s))
             .or_else(|| {
-                // The block's places beyond its first rank by the mouth.
                 (4..spot_candidates(params, t.radius, taken.len()).saturating_add(4))
                     .map(|k| spot(params, mesh, &mouth, (face, left), k, t.position, t.radius))
-                    .find(|&s| free(s))
-            })
-            .unwrap_or(t.position);
-        taken.push((spot, t.radius));
-        out[i] = Decision::Aside {
-            choke: chokes[c],
-            spot,
-        };
+                    .find(|&s| s != t.position && usable(s))
+            });
+        if let Some(spot) = found {
+            taken.push((spot, t.radius));
+            out[i] = Decision::Aside {
+                choke: chokes[c],
+                spot,
+            };
+        }
     }
     out
 }

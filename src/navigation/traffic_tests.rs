@@ -1022,3 +1022,138 @@ fn the_waiting_block_grows_outwards_after_six_ranks() {
         assert!(x < 0.0 && y < 0.0, "{k}: on its side and hand");
     }
 }
+
+/// Where a unit at rest steps aside to, and what it is told when things go wrong (the second
+/// review of the rule): no place behind another wall (in an alcove as wide as the lane it
+/// stays at rest, yielding, instead of pressing towards a place it cannot reach); no place in
+/// another busy door's lane; a unit aside pushed through the door to the other side gets no
+/// place on the far side (it is told where to wait on the side it is on, or to go); and
+/// `waiting` shorter than the travellers, or a rest point far outside the map, panics nowhere.
+#[test]
+fn stepping_aside_never_sends_a_unit_behind_a_wall_or_back_through_the_door() {
+    let params = TrafficParams::DEFAULT;
+    let unit = |id, position, from, path| Traveller {
+        id,
+        position,
+        radius: TRAFFIC_RADIUS,
+        from,
+        path,
+    };
+    let walls = |lines: &[[(f64, f64); 2]]| {
+        let mut set = ObstacleSet::default();
+        for l in lines {
+            set.add(ObstacleShape::Polyline(vec![
+                v(l[0].0, l[0].1),
+                v(l[1].0, l[1].1),
+            ]))
+            .unwrap();
+        }
+        room(&set)
+    };
+    let door_walls = [[(0.0, -8.0), (0.0, -0.65)], [(0.0, 0.65), (0.0, 8.0)]];
+    let rest = v(1.2, 0.3);
+    let east = [v(0.01, 0.0), v(6.0, 0.0)];
+    // An alcove 3.2 wide east of the door: nothing beside the lane is in sight.
+    let alcove = walls(&[
+        door_walls[0],
+        door_walls[1],
+        [(0.0, 1.6), (8.0, 1.6)],
+        [(0.0, -1.6), (8.0, -1.6)],
+    ]);
+    let chokes_a = chokes(&alcove, params.radius);
+    let t = [
+        unit(0, v(-3.0, 0.0), v(-4.0, 0.0), &east[..]),
+        unit(1, rest, rest, &[]),
+    ];
+    let mut state = Vec::new();
+    let d = decide(
+        &params, &alcove, &chokes_a, &mut state, 0, 32, &t, &[None; 2],
+    );
+    if let Decision::Aside { spot, .. } = d[1] {
+        assert!(
+            alcove.raycast(rest, spot, TRAFFIC_RADIUS / 2).clear,
+            "a place out of sight: {:?}",
+            spot.to_f64()
+        );
+    }
+    // Two doors 2.3 apart: with both busy, no place in the other's lane.
+    let two = walls(&[
+        [(0.0, -8.0), (0.0, -0.65)],
+        [(0.0, 0.65), (0.0, 1.65)],
+        [(0.0, 2.95), (0.0, 8.0)],
+    ]);
+    let chokes_2 = chokes(&two, params.radius);
+    let lane_b = [v(0.01, 2.3), v(4.0, 2.3)];
+    let t = [
+        unit(0, v(-3.0, 0.0), v(-4.0, 0.0), &east[..]),
+        unit(1, rest, rest, &[]),
+        unit(2, v(-3.0, 2.3), v(-4.0, 2.3), &lane_b[..]),
+    ];
+    let mut state = Vec::new();
+    let d = decide(&params, &two, &chokes_2, &mut state, 0, 32, &t, &[None; 3]);
+    let Decision::Aside { spot, .. } = d[1] else {
+        panic!("{:?}", d[1]);
+    };
+    let (x, y) = spot.to_f64();
+    assert!(
+        !(x > 0.0 && x < 2.0 && (y - 2.3).abs() < 1.15),
+        "a place in the other door's lane: {x} {y}"
+    );
+    // Aside east, pushed through to the west while the east side holds the door: never told
+    // to wait at its place on the east side.
+    let mesh = door(1.3);
+    let chokes_1 = chokes(&mesh, params.radius);
+    let west = [v(-0.01, 0.0), v(-4.0, 0.0)];
+    let t = [
+        unit(0, v(3.0, 0.0), v(4.0, 0.0), &west[..]),
+        unit(1, rest, rest, &[]),
+    ];
+    let mut state = Vec::new();
+    let d = decide(&params, &mesh, &chokes_1, &mut state, 0, 32, &t, &[None; 2]);
+    let Decision::Aside { choke, spot } = d[1] else {
+        panic!("{:?}", d[1]);
+    };
+    let goal = [rest];
+    for p in [v(-0.8, 0.3), v(-1.0, 1.5)] {
+        let t = [
+            unit(0, v(2.0, 0.0), v(4.0, 0.0), &west[..]),
+            unit(1, p, p, &goal[..]),
+        ];
+        let mut st = state.clone();
+        let d = decide(
+            &params,
+            &mesh,
+            &chokes_1,
+            &mut st,
+            1,
+            32,
+            &t,
+            &[None, Some((choke, spot))],
+        );
+        match d[1] {
+            Decision::Wait { spot: s, .. } | Decision::Aside { spot: s, .. } => {
+                assert!(
+                    s.x < Fx::ZERO,
+                    "told to wait across the door: {:?}",
+                    s.to_f64()
+                );
+            }
+            Decision::Go | Decision::Through => {}
+        }
+    }
+    // Hostile input through the public function: no panic.
+    let t = [
+        unit(0, v(3.0, 0.0), v(4.0, 0.0), &west[..]),
+        unit(1, v(5.0, 5.0), v(5.0, 5.0), &[]),
+    ];
+    let mut state = Vec::new();
+    let d = decide(&params, &mesh, &chokes_1, &mut state, 0, 32, &t, &[None]);
+    assert_eq!(d.len(), 2);
+    let far = Vec2::new(Fx::MAX - Fx::from_num(1), Fx::MIN + Fx::from_num(1));
+    let t = [
+        unit(0, v(3.0, 0.0), v(4.0, 0.0), &west[..]),
+        unit(1, rest, far, &[]),
+    ];
+    let d = decide(&params, &mesh, &chokes_1, &mut state, 1, 32, &t, &[None; 2]);
+    assert_eq!(d.len(), 2);
+}

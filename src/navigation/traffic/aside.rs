@@ -16,6 +16,10 @@ use crate::math::{Fx, Vec2};
 /// diameters, where the units let through in single file close onto the portal's axis.
 const LANE_RADII: i32 = 4;
 
+/// The farthest out of a mouth (in radii of the planned-for unit) a place beside its lane is
+/// level with: a bound for rest points from anywhere (the public [`decide`](super::decide)).
+const FARTHEST_RADII: i32 = 1024;
+
 /// The lanes of the busy doors' mouths, sorted by the least x of their boxes (built once per
 /// tick).
 pub(super) struct Lanes {
@@ -105,8 +109,8 @@ impl Lanes {
 
     /// The places a unit of `radius` resting at `q`, in the lane of door `door`'s mouth on
     /// side `side`, tries to wait at, in order: beside the lane, level with `q` (at least
-    /// `1.5 r` out of the mouth), its disc `margin` clear of the strip, on the hand `left` of
-    /// the axis, then on the other hand; then the same `2.2 r` farther out of the door, up to
+    /// `1.5 r` out of the mouth), its disc `margin` clear of the
+    /// strip, on the hand `left` of the axis, then on the other hand; then the same `2.2 r` farther out of the door, up to
     /// three times; then each of these `2.2 r` farther aside. Never the waiting block's places
     /// by the mouth: the units let through slide along the wall into the mouth from there.
     pub(super) fn beside(
@@ -120,9 +124,16 @@ impl Lanes {
         let l = self.list.iter().find(|l| l.door == door && l.side == side);
         let (mid, n, along, across) = l.map_or_else(Default::default, |l| {
             let n = l.mouth.normal(l.out);
-            let along = (q - l.mouth.mid())
-                .dot(n)
-                .max(params.r(Fx::from_num(3)) / 2);
+            let m = l.mouth.mid();
+            let to = Vec2::new(q.x.saturating_sub(m.x), q.y.saturating_sub(m.y));
+            // Saturating: `q` may come from anywhere through the public `decide`.
+            let along =
+                to.x.saturating_mul(n.x)
+                    .saturating_add(to.y.saturating_mul(n.y))
+                    .clamp(
+                        params.r(Fx::from_num(3)) / 2,
+                        params.r(Fx::from_num(FARTHEST_RADII)),
+                    );
             let across = l
                 .half_width
                 .saturating_add(radius.min(self.depth))
