@@ -62,7 +62,7 @@
 //! its first two ranks (the units let through slide along the wall into the mouth from
 //! there); a place must be walkable, free, in no busy door's lane and in sight (a disc of half
 //! the unit's radius reaches it); with none, the unit stays at rest where it is. It
-//! keeps its place (its kept path one point, on the side of the door its place is on) while
+//! keeps its place (its kept path ending on the side of the door its place is on) while
 //! the door is busy, and goes back once it is not. A centre inside a door's passage or behind
 //! a mouth's line is in no lane (a unit sent into a door stays there and yields). Units
 //! entering a mouth had pushed a unit at rest in front of it into the passage, where its
@@ -732,9 +732,9 @@ pub fn decide_at(
     // Stepping aside (see `aside`): the doors busy (anyone related to them: in them,
     // approaching them or waiting for them); the units at rest (their rest point given as
     // `from`) standing or resting in the lane of one of their mouths; and the units already
-    // aside (a kept path of one point, on the side of the door their place is on) while their
-    // door is busy. (traveller, door key, the side of the lane's mouth, the point its place
-    // is level with: its rest point; for one already aside, its goal.)
+    // aside (a kept path ending on the side of the door their place is on, not crossing it)
+    // while their door is busy. (traveller, door key, the side of the lane's mouth, the point
+    // its place is level with: its rest point; for one already aside, its path's end.)
     let mut aside: Vec<(usize, usize, u8, Vec2)> = Vec::new();
     let mut busy: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
     busy.sort_unstable();
@@ -762,7 +762,7 @@ pub fn decide_at(
                         aside.push((i, c, side, t.from));
                     }
                 }
-                (None, Some((choke, spot)), &[goal]) => {
+                (None, Some((choke, spot)), &[.., goal]) => {
                     let Ok(c) = chokes.binary_search(&choke) else {
                         continue;
                     };

@@ -944,6 +944,11 @@ fn a_unit_at_rest_in_front_of_a_busy_mouth_steps_aside() {
     let t = [unit(0, v(2.0, 0.0), &through[..]), unit(1, spot, &goal[..])];
     let d = decide_at(&params, &mesh, &door_of, &mut state, 1, 32, &t, &kept);
     assert_eq!(d[1], Decision::Aside { choke, spot });
+    // Settled on an earlier leg of its path, it kept more than its goal: aside all the same.
+    let legs = [v(2.5, 0.5), rest1];
+    let t = [unit(0, v(2.0, 0.0), &through[..]), unit(1, spot, &legs[..])];
+    let d = decide_at(&params, &mesh, &door_of, &mut state, 1, 32, &t, &kept);
+    assert_eq!(d[1], Decision::Aside { choke, spot });
     let t = [unit(0, v(-9.0, 7.0), &[]), unit(1, spot, &goal[..])];
     let d = decide_at(&params, &mesh, &door_of, &mut state, 2, 32, &t, &kept);
     assert_eq!(d[1], Decision::Go);
