@@ -1,0 +1,165 @@
+//! Which portals are chokes and lanes, and the portal index.
+
+use super::*;
+
+#[test]
+fn a_door_narrower_than_two_diameters_is_one_choke() {
+    let c = chokes(&door(1.3), TRAFFIC_RADIUS);
+    assert_eq!(c, vec![Choke::new(v(0.0, 0.65), v(0.0, -0.65))]);
+    assert_eq!(c[0].a, v(0.0, -0.65));
+    assert_eq!(chokes(&door(1.5), TRAFFIC_RADIUS).len(), 1);
+    // Up to 2.6 diameters between the tips of polyline walls (the thinnest wall ends): a
+    // choke (eighteenth session; before, lanes from two diameters on). From 2.6: lanes.
+    assert_eq!(chokes(&door(2.0), TRAFFIC_RADIUS).len(), 1);
+    assert_eq!(chokes(&door(2.5), TRAFFIC_RADIUS).len(), 1);
+    assert!(chokes(&door(2.8), TRAFFIC_RADIUS).is_empty());
+    assert!(!lanes(&door(2.8), TRAFFIC_RADIUS).is_empty());
+    assert!(chokes(&door(3.0), TRAFFIC_RADIUS).is_empty());
+    // A 4.5-wide corridor has none.
+    assert!(chokes(&corridor(4.5), TRAFFIC_RADIUS).is_empty());
+    // A 1.3-wide corridor's mouths are chokes.
+    let c = chokes(&corridor(1.3), TRAFFIC_RADIUS);
+    assert!(c.contains(&Choke::new(v(0.0, 0.0), v(0.0, 1.3))), "{c:?}");
+    assert!(c.contains(&Choke::new(v(20.0, 0.0), v(20.0, 1.3))), "{c:?}");
+}
+
+/// Between two and 2.6 diameters a gap is a choke when both its corners end thin walls (a
+/// door in a wall no thicker than a diameter), not between buildings (a street): the door is
+/// reserved, the street is not.
+#[test]
+fn a_door_up_to_2_6_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not() {
+    let c = chokes(&thick_door(2.0, 1.0), TRAFFIC_RADIUS);
+    assert!(
+        c.iter().all(|k| (k.b - k.a).length() >= Fx::from_num(2)),
+        "only the door's portals: {c:?}"
+    );
+    assert!(!c.is_empty(), "a door 2 wide in a wall 1 thick is a choke");
+    assert!(!chokes(&thick_door(2.5, 1.0), TRAFFIC_RADIUS).is_empty());
+    // From 2.6 on (5.2 r): lanes.
+    assert!(chokes(&thick_door(2.8, 1.0), TRAFFIC_RADIUS).is_empty());
+    // Two 4 x 4 buildings 2 apart: a street, no choke.
+    let mut set = ObstacleSet::default();
+    for x in [-5.0, 1.0] {
+        set.add(ObstacleShape::Polygon(vec![
+            v(x, -2.0),
+            v(x + 4.0, -2.0),
+            v(x + 4.0, 2.0),
+            v(x, 2.0),
+        ]))
+        .unwrap();
+    }
+    assert!(chokes(&room(&set), TRAFFIC_RADIUS).is_empty());
+}
+
+#[test]
+fn choke_sides_and_normals() {
+    let c = Choke::new(v(0.0, 0.65), v(0.0, -0.65));
+    // a = (0, -0.65) -> b = (0, 0.65) points up: left is -x.
+    assert_eq!(c.side(v(-1.0, 0.0)), Some(0));
+    assert_eq!(c.side(v(1.0, 0.0)), Some(1));
+    assert_eq!(c.side(v(0.0, 3.0)), None);
+    assert!(c.normal(0).x < Fx::ZERO && c.normal(1).x > Fx::ZERO);
+    assert_eq!(c.mid(), Vec2::ZERO);
+}
+
+/// Random portals (ascending, as `chokes` and `lanes` give them) and points on a 200 × 200
+/// map, from a fixed seed.
+fn random_portals(seed: u64) -> (Vec<Choke>, Vec<Vec2>) {
+    let mut z = seed;
+    let mut next = move |n: u64| {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        crate::util::splitmix64(z) % n
+    };
+    let mut coord = |n: u64| Fx::from_bits(((next(n) as i64) - (n as i64) / 2) << 28);
+    let mut portals: Vec<Choke> = (0..60)
+        .map(|_| {
+            let a = Vec2::new(coord(3200), coord(3200));
+            let b = a + Vec2::new(coord(96), coord(96));
+            Choke::new(a, b)
+        })
+        .collect();
+    portals.sort_unstable();
+    portals.dedup();
+    let points = (0..400)
+        .map(|_| Vec2::new(coord(3600), coord(3600)))
+        .collect();
+    (portals, points)
+}
+
+/// The index's windows hold every portal the plain scans find: `near` equals `near_portal`,
+/// `right_of_way` equals `has_right_of_way`, the lane crossing over the x-range, the y-order or
+/// the grid's cells (short segments) equals the scan of the whole list, and the window of a
+/// reach holds every portal whose middle is within it along x.
+#[test]
+fn the_portal_index_answers_as_the_plain_scans() {
+    let params = TrafficParams::DEFAULT;
+    for seed in 1..6 {
+        let (portals, points) = random_portals(seed);
+        let index = PortalIndex::new(&portals, Fx::ZERO);
+        let more = LaneIndex::new(&portals);
+        let (mut near, mut crossed, mut right, mut crossed_short) = (0, 0, 0, 0);
+        for (i, &p) in points.iter().enumerate() {
+            let plain = near_portal(&params, &portals, p);
+            assert_eq!(index.near(&params, p), plain, "seed {seed}, {p:?}");
+            near += usize::from(plain);
+            let q = points[(i * 7 + 3) % points.len()];
+            let all = lane_crossing_in(&portals, 0..portals.len(), p, q);
+            for y in [None, Some(&more)] {
+                assert_eq!(
+                    lane_crossing(&index, y, p, q),
+                    all,
+                    "seed {seed}, {p:?} -> {q:?}, indexed: {}",
+                    y.is_some()
+                );
+            }
+            // Short segments, read through the grid's cells.
+            let short = |d: Fx| Fx::from_bits(d.to_bits() >> 3);
+            let s = p + Vec2::new(short(q.x - p.x), short(q.y - p.y));
+            let all_short = lane_crossing_in(&portals, 0..portals.len(), p, s);
+            assert_eq!(
+                lane_crossing(&index, Some(&more), p, s),
+                all_short,
+                "seed {seed}, {p:?} -> {s:?}"
+            );
+            crossed_short += usize::from(all_short.is_some());
+            assert_eq!(
+                index.right_of_way(p, Fx::from_num(1)),
+                has_right_of_way(&portals, p, Fx::from_num(1)),
+                "seed {seed}, {p:?}"
+            );
+            right += usize::from(has_right_of_way(&portals, p, Fx::from_num(1)));
+            crossed += usize::from(all.is_some());
+            let reach = Fx::from_num(3);
+            let window = index.x_window(p.x, reach);
+            for (c, portal) in portals.iter().enumerate() {
+                if (portal.mid().x - p.x).abs() <= reach {
+                    assert!(window.contains(&c), "seed {seed}, portal {c}");
+                }
+            }
+        }
+        // Both answers occur (the test would not see a wrong window otherwise).
+        assert!(near > 0 && near < points.len(), "seed {seed}: {near} near");
+        assert!(crossed > 0, "seed {seed}: no crossing");
+        assert!(crossed_short > 0, "seed {seed}: no short crossing");
+        assert!(
+            right > 0 && right < points.len(),
+            "seed {seed}: {right} with right of way"
+        );
+    }
+}
+
+/// The portals of a door 2 wide in a thin wall are chokes (reserved, one file at a time) and
+/// not lanes too (two files keeping right), which the lanes' doc and the chokes' contradicted.
+#[test]
+fn a_thin_wall_door_is_not_also_a_lane() {
+    let mesh = thick_door(2.0, 1.0);
+    let c = chokes(&mesh, TRAFFIC_RADIUS);
+    let l = lanes(&mesh, TRAFFIC_RADIUS);
+    assert_eq!(c.len(), 3, "{c:?}");
+    let both: Vec<_> = c.iter().filter(|k| l.contains(k)).collect();
+    assert!(both.is_empty(), "chokes that are lanes too: {both:?}");
+    // A door 2.8 wide (past DOOR_RADII) is lanes, not chokes.
+    let wide = thick_door(2.8, 1.0);
+    assert!(chokes(&wide, TRAFFIC_RADIUS).is_empty());
+    assert!(!lanes(&wide, TRAFFIC_RADIUS).is_empty());
+}
