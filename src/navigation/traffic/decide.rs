@@ -373,12 +373,7 @@ pub fn decide_at(
         let choke = chokes[key.0];
         // Beside the mouth of the waiter's end of the door.
         let (mouth, face) = doors.mouth(key.0, key.1);
-        let free = |s: Vec2| {
-            taken.iter().all(|&(q, radius)| {
-                let apart = t.radius.saturating_add(radius).saturating_add(margin);
-                (s - q).length_squared_wide() >= wide_mul(apart, apart)
-            })
-        };
+        let free = |s: Vec2| free_of(&taken, s, t.radius, margin);
         // A spot taken rules out the places within its reach: a few of its block's lattice
         // (2.2 r apart), more for units larger than `r`; the loop is bounded.
         let spot = (0..spot_candidates(params, t.radius, taken.len()))
@@ -396,10 +391,8 @@ pub fn decide_at(
         let t = &travellers[i];
         let (mouth, face) = doors.mouth(c, side);
         let usable = |s: Vec2| {
-            taken.iter().all(|&(p, radius)| {
-                let apart = t.radius.saturating_add(radius).saturating_add(margin);
-                (s - p).length_squared_wide() >= wide_mul(apart, apart)
-            }) && lanes.at(s, t.radius).is_none()
+            free_of(&taken, s, t.radius, margin)
+                && lanes.at(s, t.radius).is_none()
                 && mesh.is_walkable(s, t.radius)
                 && mesh.raycast(t.position, s, t.radius / 2).clear
         };
@@ -420,6 +413,15 @@ pub fn decide_at(
         }
     }
     out
+}
+
+/// Whether a place `s` for a unit of `radius` is at least the two radii plus `margin` from
+/// every place `taken` (with its unit's radius).
+fn free_of(taken: &[(Vec2, Fx)], s: Vec2, radius: Fx, margin: Fx) -> bool {
+    taken.iter().all(|&(q, r)| {
+        let apart = radius.saturating_add(r).saturating_add(margin);
+        (s - q).length_squared_wide() >= wide_mul(apart, apart)
+    })
 }
 
 /// The avoidance priority of a unit with the right of way at a choke (the highest).
