@@ -8,6 +8,13 @@
 //! so it depends on the geometry alone, never on triangle or vertex indices. Side 0 is the
 //! left of `a → b`, side 1 the right.
 //!
+//! **Units of several sizes.** The simulator makes the chokes for its largest navigating
+//! radius too ([`chokes_for_sizes`]: the doors between thin wall ends that are doors for the
+//! larger units, not the streets). A unit larger than `traffic_radius` relates to all of
+//! them; a unit no larger relates to those that are chokes for `traffic_radius`, and to a
+//! door for larger units only while a larger unit relates to it that tick (everyone takes
+//! turns there then; otherwise it is no door for them).
+//!
 //! Chokes in series (a door through a wall with thickness: its mouths and the diagonal between
 //! them; a corridor narrower than `4 · traffic_radius`) are **one door** ([`doors()`], see
 //! [`Doors`]): reserved as one under the key of its least choke, with sides carried along its
@@ -117,7 +124,9 @@ pub const BATCH: u32 = 0;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrafficParams {
     /// The radius planned for (`r`): portals narrower than `4 r` are chokes (up to
-    /// [`DOOR_RADII`] `r` between thin wall ends, [`chokes`]).
+    /// [`DOOR_RADII`] `r` between thin wall ends, [`chokes`]). Units larger than `r` also
+    /// take turns in the thin-wall doors too narrow for two of them ([`chokes_for_sizes`],
+    /// made by the simulator for its largest navigating radius).
     pub radius: Fx,
     /// Seconds a side keeps a choke while the other side waits (then it closes).
     pub hold_seconds: u64,
@@ -359,7 +368,45 @@ impl Choke {
 pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
     let narrow = traffic_radius.saturating_mul(Fx::from_num(4));
     let mut out = wall_portals(mesh, Fx::ZERO, narrow);
-    let thin = wide_sq(traffic_radius.saturating_mul(Fx::from_num(2)));
+    let thin_end = thin_ends(mesh, traffic_radius);
+    let door = traffic_radius.saturating_mul(DOOR_RADII);
+    let doors = wall_portals_where(mesh, narrow, door, |p, q| thin_end[p] && thin_end[q]);
+    if !doors.is_empty() {
+        out.extend(doors);
+        out.sort_unstable();
+        out.dedup();
+    }
+    out
+}
+
+/// The chokes for units of `traffic_radius` ([`chokes`]) and, for the larger units of radius
+/// up to `large`, the doors between thin wall ends (as [`chokes`] finds them for `large`: up
+/// to [`DOOR_RADII`] `· large` wide, each corner ending a wall edge at most `2 · large`
+/// long), ascending. Not the streets between buildings (their corners end long faces): the
+/// avoidance lets larger units squeeze past each other there, and taking turns at every
+/// street's mouth knotted the crowds pressing into it (the twenty-third session's sweep:
+/// three more scenes jammed than it freed).
+#[must_use]
+pub fn chokes_for_sizes(mesh: &NavMesh, traffic_radius: Fx, large: Fx) -> Vec<Choke> {
+    let mut out = chokes(mesh, traffic_radius);
+    if large <= traffic_radius {
+        return out;
+    }
+    let thin_end = thin_ends(mesh, large);
+    let door = large.saturating_mul(DOOR_RADII);
+    let doors = wall_portals_where(mesh, Fx::ZERO, door, |p, q| thin_end[p] && thin_end[q]);
+    if !doors.is_empty() {
+        out.extend(doors);
+        out.sort_unstable();
+        out.dedup();
+    }
+    out
+}
+
+/// Per vertex of `mesh`: whether it is a *thin* wall end for units of `radius` (it ends a
+/// wall edge at most `2 · radius` long, or is the tip of a polyline wall).
+fn thin_ends(mesh: &NavMesh, radius: Fx) -> Vec<bool> {
+    let thin = wide_sq(radius.saturating_mul(Fx::from_num(2)));
     let verts = mesh.vertices();
     let mut thin_end = vec![false; verts.len()];
     // Per vertex: the wall edges that end at it, each counted once (from its lower-indexed
@@ -386,14 +433,7 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
     for (end, &w) in thin_end.iter_mut().zip(&walls_at) {
         *end |= w == 1;
     }
-    let door = traffic_radius.saturating_mul(DOOR_RADII);
-    let doors = wall_portals_where(mesh, narrow, door, |p, q| thin_end[p] && thin_end[q]);
-    if !doors.is_empty() {
-        out.extend(doors);
-        out.sort_unstable();
-        out.dedup();
-    }
-    out
+    thin_end
 }
 
 /// How wide, in radii, a gap between two thin wall ends may be and still be a choke (a door):

@@ -443,6 +443,8 @@ pub(crate) struct NavDerived {
 pub(crate) struct TrafficPortals {
     mesh: Arc<NavMesh>,
     radius: Fx,
+    /// The radius the chokes and doors are made for (at least `radius`).
+    big: Fx,
     /// The chokes (ascending), grouped into doors.
     pub doors: Arc<crate::navigation::traffic::Doors>,
     /// The lane portals, ascending.
@@ -490,21 +492,36 @@ impl NavDerived {
     }
 
     /// The chokes and lane portals of the current mesh for `radius` (made on the first call
-    /// after the mesh or the radius changed). `None` without a mesh.
-    pub(crate) fn traffic_portals(&mut self, radius: Fx) -> Option<TrafficPortals> {
+    /// after the mesh or the radii changed). The chokes and doors are made for `big` (the
+    /// largest navigating unit's radius, when above `radius`), each choke marked whether it
+    /// is one for `radius` too ([`Doors::with_light`](crate::navigation::traffic::Doors)); the
+    /// lane portals are made for `radius`. `None` without a mesh.
+    pub(crate) fn traffic_portals(&mut self, radius: Fx, big: Fx) -> Option<TrafficPortals> {
+        use crate::navigation::traffic;
         let mesh = self.mesh.as_ref()?;
+        let big = big.max(radius);
         let fresh = self
             .portals
             .as_ref()
-            .is_some_and(|p| p.radius == radius && Arc::ptr_eq(&p.mesh, mesh));
+            .is_some_and(|p| p.radius == radius && p.big == big && Arc::ptr_eq(&p.mesh, mesh));
         if !fresh {
-            let lanes = crate::navigation::traffic::lanes(mesh, radius);
-            let chokes = crate::navigation::traffic::chokes(mesh, radius);
+            let lanes = traffic::lanes(mesh, radius);
+            let chokes = traffic::chokes_for_sizes(mesh, radius, big);
+            let mut doors = traffic::doors(mesh, &chokes, big);
+            if big > radius {
+                let light = traffic::chokes(mesh, radius);
+                let light = chokes
+                    .iter()
+                    .map(|c| light.binary_search(c).is_ok())
+                    .collect();
+                doors = doors.with_light(light);
+            }
             self.portals = Some(TrafficPortals {
                 mesh: Arc::clone(mesh),
                 radius,
-                doors: Arc::new(crate::navigation::traffic::doors(mesh, &chokes, radius)),
-                lanes_index: Arc::new(crate::navigation::traffic::LaneIndex::new(&lanes)),
+                big,
+                doors: Arc::new(doors),
+                lanes_index: Arc::new(traffic::LaneIndex::new(&lanes)),
                 lanes: lanes.into(),
             });
         }

@@ -354,10 +354,27 @@ impl Simulator {
         let tick = self.tick;
         // Stopping beside a goal is settling short of it: never with RVO2's goal rule.
         let (arrive_within, stop) = (self.steering.arrive_within, !self.steering.rvo2_goals);
+        // The largest navigating unit's radius: the chokes are doors for it too; the units no
+        // larger than the traffic radius pass those that are not doors for them (see
+        // `traffic::Doors` and `relation`).
+        let big = {
+            let (ids, params) = (self.agents.ids(), self.agents.params());
+            let mut slot = 0;
+            let mut big = rules.radius;
+            for (id, r) in &self.nav.records {
+                while slot < ids.len() && ids[slot] < *id {
+                    slot += 1;
+                }
+                if r.status.is_some() && slot < ids.len() && ids[slot] == *id {
+                    big = big.max(params[slot].radius);
+                }
+            }
+            big
+        };
         // The mesh is there (checked above), so are its portals.
         let (doors, lanes, lanes_index) = self
             .nav_mesh
-            .traffic_portals(rules.radius)
+            .traffic_portals(rules.radius, big)
             .map(|p| (p.doors, p.lanes, p.lanes_index))
             .unwrap_or_default();
         let chokes = doors.chokes();
@@ -442,6 +459,25 @@ impl Simulator {
             traffic::PortalIndex::new(chokes, Fx::ZERO),
             traffic::PortalIndex::new(&lanes, Fx::ZERO),
         );
+        // The chokes for units no larger than the traffic radius (all of them, unless some
+        // are doors only for larger units): their right of way and yielding look at these.
+        let all_light = doors.all_light();
+        let light_chokes: Vec<Choke> = if all_light {
+            Vec::new()
+        } else {
+            (0..chokes.len())
+                .filter(|&c| doors.is_light(c))
+                .map(|c| chokes[c])
+                .collect()
+        };
+        let light_index = traffic::PortalIndex::new(&light_chokes, Fx::ZERO);
+        let chokes_for = |radius: Fx| {
+            if radius > rules.radius || all_light {
+                &choke_index
+            } else {
+                &light_index
+            }
+        };
         let mut right: Vec<(AgentId, u8)> = Vec::with_capacity(n);
         let mut resting: Vec<(AgentId, Vec2, Fx, Rest)> = Vec::new();
         // The units on their way (id, position, radius, goal), which the core of a crowd at
@@ -503,7 +539,9 @@ impl Simulator {
             let goes = matches!(decision, Decision::Go | Decision::Through);
             if let Some(rest) = rests.filter(|_| waiter.is_none() && !waits) {
                 resting.push((id, position, params[slot].radius, rest));
-            } else if goes && choke_index.right_of_way(position, params[slot].radius) {
+            } else if goes
+                && chokes_for(params[slot].radius).right_of_way(position, params[slot].radius)
+            {
                 right.push((id, RIGHT_OF_WAY));
             } else if decision == Decision::Through {
                 if own() < GOING {
@@ -619,7 +657,7 @@ impl Simulator {
         let mut core: Vec<CoreUnit> = Vec::new();
         let mut by_choke = Vec::with_capacity(resting.len());
         for &(id, position, r, rest) in &resting {
-            let near_choke = choke_index.near(&rules, position);
+            let near_choke = chokes_for(r).near(&rules, position);
             by_choke.push(near_choke);
             if near_choke {
                 right.push((id, YIELD));

@@ -5,6 +5,7 @@ mod crowds;
 #[cfg(feature = "scenario")]
 mod doors;
 mod mesh;
+mod mixed_sizes;
 mod one_sided;
 mod planner;
 mod quality;

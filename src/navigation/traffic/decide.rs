@@ -122,11 +122,38 @@ pub fn decide_at(
         m.max(params.approach_distance(w).saturating_add(w))
     });
     let index = PortalIndex::new(chokes, reach_max);
-    let rel: Vec<Option<Relation>> = travellers
-        .iter()
-        .zip(waiting)
-        .map(|(t, w)| relation(params, (mesh, doors), &index, &widths, t, w.map(|w| w.0)))
-        .collect();
+    // The units larger than the traffic radius first: the doors that are doors only for
+    // them are doors for everyone while they use them (see `relation`).
+    let relate = |t: &Traveller<'_>, w: &Option<(Choke, Vec2)>, in_use: &[usize]| {
+        relation(
+            params,
+            (mesh, doors),
+            &index,
+            &widths,
+            t,
+            w.map(|w| w.0),
+            in_use,
+        )
+    };
+    let large = |t: &Traveller<'_>| t.radius > params.radius;
+    let mut rel: Vec<Option<Relation>> = vec![None; travellers.len()];
+    let mut in_use = Vec::new();
+    let all_light = doors.all_light();
+    if !all_light {
+        for ((t, w), r) in travellers.iter().zip(waiting).zip(&mut rel) {
+            if large(t) {
+                *r = relate(t, w, &[]);
+                in_use.extend(r.map(|r| r.choke).filter(|&c| !doors.is_light_door(c)));
+            }
+        }
+        in_use.sort_unstable();
+        in_use.dedup();
+    }
+    for ((t, w), r) in travellers.iter().zip(waiting).zip(&mut rel) {
+        if all_light || !large(t) {
+            *r = relate(t, w, &in_use);
+        }
+    }
     // Per choke with anyone near: who approaches / is in it on each side.
     let mut near: Vec<usize> = rel.iter().flatten().map(|r| r.choke).collect();
     near.sort_unstable();

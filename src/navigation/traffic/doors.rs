@@ -47,6 +47,9 @@ pub struct Doors {
     by_x: Vec<(Fx, u32)>,
     /// The widest passage box along x.
     widest: Fx,
+    /// Per choke: whether it is a choke for units of the traffic radius too (see
+    /// [`Doors::with_light`]); empty: every choke is.
+    light: Vec<bool>,
 }
 
 /// A door of more than one choke.
@@ -92,6 +95,37 @@ impl Doors {
     #[must_use]
     pub fn passages(&self) -> usize {
         self.list.len()
+    }
+
+    /// These doors, made for a radius larger than the traffic radius, with `light[c]` telling
+    /// whether choke `c` is a choke for the traffic radius too (the chokes that are not are
+    /// doors only for the larger units: [`relation`](super::relation) lets the units no larger
+    /// than the traffic radius pass them as before). A `light` of another length is ignored.
+    #[must_use]
+    pub(crate) fn with_light(mut self, light: Vec<bool>) -> Self {
+        if light.len() == self.chokes.len() {
+            self.light = light;
+        }
+        self
+    }
+
+    /// Whether choke `c` is a choke for units of the traffic radius (every choke is, unless
+    /// the doors were made for a larger radius: [`with_light`](Self::with_light)).
+    pub(crate) fn is_light(&self, c: usize) -> bool {
+        self.light.get(c).copied().unwrap_or(true)
+    }
+
+    /// Whether all chokes are [light](Self::is_light).
+    pub(crate) fn all_light(&self) -> bool {
+        self.light.iter().all(|&l| l)
+    }
+
+    /// Whether the door keyed by choke `key` has a [light](Self::is_light) choke.
+    pub(crate) fn is_light_door(&self, key: usize) -> bool {
+        match self.members(key) {
+            [] => self.is_light(key),
+            members => members.iter().any(|&c| self.is_light(c as usize)),
+        }
     }
 
     /// The key choke of choke `c`'s door (an index into [`chokes`](Self::chokes)), and the
@@ -209,6 +243,7 @@ pub fn doors(mesh: &NavMesh, chokes: &[Choke], traffic_radius: Fx) -> Doors {
         list: Vec::new(),
         by_x: Vec::new(),
         widest: Fx::ZERO,
+        light: Vec::new(),
     };
     let mut seen = vec![false; tris.len()];
     for start in 0..tris.len() {

@@ -23,6 +23,12 @@ pub(super) struct Relation {
 /// The unit's nearest choke ahead on its path within the approach distance, or the choke it
 /// is in. A unit already waiting for choke `waits_for` keeps its relation to it at any
 /// distance (its block may reach past the approach distance).
+///
+/// A unit no larger than the traffic radius relates only to the doors that are doors for it
+/// ([`Doors::is_light`]) and to those in `in_use` (the keys, ascending, of the doors that
+/// larger units relate to this tick): a door that only larger units need to take turns in is
+/// one for everyone while they use it (the light units flowing through its mouth both ways
+/// knotted with the larger ones taking turns), and no door otherwise.
 pub(super) fn relation(
     params: &TrafficParams,
     (mesh, doors): (&NavMesh, &Doors),
@@ -30,15 +36,23 @@ pub(super) fn relation(
     widths: &[Fx],
     t: &Traveller<'_>,
     waits_for: Option<Choke>,
+    in_use: &[usize],
 ) -> Option<Relation> {
     // At rest (no path left): no choke (its `from` is its goal, not a segment's start).
     if t.path.is_empty() {
         return None;
     }
-    let Some(best) = member_relation(params, doors, chokes, widths, t, waits_for) else {
+    // Whether the unit relates to door `key`'s choke `c`.
+    let light = t.radius <= params.radius;
+    let relates = |c: usize| {
+        !light || doors.is_light(c) || in_use.binary_search(&doors.door_of(c, 0).0).is_ok()
+    };
+    let Some(best) = member_relation(params, doors, chokes, widths, t, waits_for, &relates) else {
         // Deep in a long passage no choke of its door may be within reach: the door it is in,
         // from the end it came from (its path's next crossing of one of the door's chokes).
-        return passage_relation(mesh, doors, t);
+        return passage_relation(mesh, doors, t).filter(|r| {
+            !light || doors.is_light_door(r.choke) || in_use.binary_search(&r.choke).is_ok()
+        });
     };
     // Seen through its door: the door's key and side; a centre inside the door's passage is
     // in it, past its first choke (whatever it overlaps), so it goes on. Counted only as
@@ -100,6 +114,7 @@ fn member_relation(
     widths: &[Fx],
     t: &Traveller<'_>,
     waits_for: Option<Choke>,
+    relates: &dyn Fn(usize) -> bool,
 ) -> Option<Relation> {
     let mut best: Option<Relation> = None;
     // Only the chokes within the farthest reach along x can pass the cheap reject below, and
@@ -124,6 +139,9 @@ fn member_relation(
         .map(|&c| c as usize)
         .filter(move |&c| c >= end);
     for c in before.chain(window).chain(after) {
+        if !relates(c) {
+            continue;
+        }
         let choke = &chokes.list[c];
         let width = widths[c];
         let waits_here = waited.is_some_and(|w| doors.door_of(c, 0).0 == w && doors.is_key(w));
