@@ -380,19 +380,22 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
 }
 
 /// The chokes for units of `traffic_radius` ([`chokes`]) and, for the larger units of radius
-/// up to `large`, the doors between thin wall ends (as [`chokes`] finds them for `large`: up
-/// to [`DOOR_RADII`] `· large` wide, each corner ending a wall edge at most `2 · large`
-/// long), ascending. Not the streets between buildings (their corners end long faces): the
-/// avoidance lets larger units squeeze past each other there, and taking turns at every
-/// street's mouth knotted the crowds pressing into it (the twenty-third session's sweep:
-/// three more scenes jammed than it freed).
+/// up to `large`, the doors between thin wall ends up to [`DOOR_RADII`] `· large` wide
+/// (thin as [`chokes`] tells them for `traffic_radius`: each corner ends a wall edge at most
+/// `2 · traffic_radius` long, or is a polyline's tip), ascending. Not the streets between
+/// buildings (their corners end long faces): the avoidance lets larger units squeeze past
+/// each other there, and taking turns at every street's mouth knotted the crowds pressing
+/// into it (the twenty-third session's sweep: three more scenes jammed than it freed). Nor,
+/// for units much larger than `traffic_radius`, the gaps between buildings no wider than
+/// their diameter (thin for them, not for the walls the traffic radius is made for): units
+/// of radius 1.5 among buildings 2 to 4 wide took turns between them.
 #[must_use]
 pub fn chokes_for_sizes(mesh: &NavMesh, traffic_radius: Fx, large: Fx) -> Vec<Choke> {
     let mut out = chokes(mesh, traffic_radius);
     if large <= traffic_radius {
         return out;
     }
-    let thin_end = thin_ends(mesh, large);
+    let thin_end = thin_ends(mesh, traffic_radius);
     let door = large.saturating_mul(DOOR_RADII);
     let doors = wall_portals_where(mesh, Fx::ZERO, door, |p, q| thin_end[p] && thin_end[q]);
     if !doors.is_empty() {

@@ -51,6 +51,50 @@ fn a_door_up_to_2_6_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not() {
     assert!(chokes(&room(&set), TRAFFIC_RADIUS).is_empty());
 }
 
+/// For units larger than the traffic radius: the thin-wall doors too narrow for two of them
+/// (up to `5.2 R`), never a street between buildings, whatever their size.
+#[test]
+fn larger_units_get_the_thin_wall_doors_too_narrow_for_them_and_no_streets() {
+    let heavy = Fx::lit("0.8");
+    // A door 3 wide in a wall 1 thick: no choke for 0.5 (two files pass), a door for 0.8.
+    let mesh = thick_door(3.0, 1.0);
+    assert!(chokes(&mesh, TRAFFIC_RADIUS).is_empty());
+    let big = chokes_for_sizes(&mesh, TRAFFIC_RADIUS, heavy);
+    assert!(!big.is_empty(), "a door 3 wide is one for units of 0.8");
+    // Its three chokes (the mouths and the diagonal) are one door.
+    let doors = doors(&mesh, &big, heavy);
+    let keys = (0..doors.chokes().len())
+        .filter(|&c| doors.is_key(c))
+        .count();
+    assert_eq!((doors.chokes().len(), keys), (3, 1));
+    // From 5.2 R (4.16) on: none.
+    assert!(chokes_for_sizes(&thick_door(4.3, 1.0), TRAFFIC_RADIUS, heavy).is_empty());
+    // No larger unit: the traffic radius's chokes alone.
+    let light = chokes(&thick_door(2.0, 1.0), TRAFFIC_RADIUS);
+    assert_eq!(
+        chokes_for_sizes(&thick_door(2.0, 1.0), TRAFFIC_RADIUS, TRAFFIC_RADIUS),
+        light
+    );
+    // Two 4 x 4 buildings 2.5 apart (a street) and two 2 x 2 ones 4 apart (thin for units of
+    // 1.5, not for the traffic radius): no choke for any size.
+    for (size, gap, big) in [(4.0, 2.5, heavy), (2.0, 4.0, Fx::lit("1.5"))] {
+        let mut set = ObstacleSet::default();
+        for x in [-size - gap / 2.0, gap / 2.0] {
+            set.add(ObstacleShape::Polygon(vec![
+                v(x, -size / 2.0),
+                v(x + size, -size / 2.0),
+                v(x + size, size / 2.0),
+                v(x, size / 2.0),
+            ]))
+            .unwrap();
+        }
+        assert!(
+            chokes_for_sizes(&room(&set), TRAFFIC_RADIUS, big).is_empty(),
+            "buildings {size} wide, {gap} apart"
+        );
+    }
+}
+
 #[test]
 fn choke_sides_and_normals() {
     let c = Choke::new(v(0.0, 0.65), v(0.0, -0.65));
