@@ -47,7 +47,7 @@ pub(super) fn relation(
     let relates = |c: usize| {
         !light || doors.is_light(c) || in_use.binary_search(&doors.door_of(c, 0).0).is_ok()
     };
-    let Some(best) = member_relation(params, doors, chokes, widths, t, waits_for, &relates) else {
+    let Some(best) = member_relation(params, doors, chokes, widths, t, waits_for, relates) else {
         // Deep in a long passage no choke of its door may be within reach: the door it is in,
         // from the end it came from (its path's next crossing of one of the door's chokes).
         return passage_relation(mesh, doors, t).filter(|r| {
@@ -114,7 +114,7 @@ fn member_relation(
     widths: &[Fx],
     t: &Traveller<'_>,
     waits_for: Option<Choke>,
-    relates: &dyn Fn(usize) -> bool,
+    relates: impl Fn(usize) -> bool,
 ) -> Option<Relation> {
     let mut best: Option<Relation> = None;
     // Only the chokes within the farthest reach along x can pass the cheap reject below, and
