@@ -469,10 +469,11 @@ mod scenes {
     /// The shipped door_counterflow and corridor scenes with their agents navigating: every
     /// agent arrives and settles and the walls hold (their 60 s bar is asserted in
     /// `tests/navigation/doors.rs`; routed they took 341.75 s and 191.75 s). The corridor
-    /// keeps right in two lanes.
+    /// keeps right in two lanes. And units of two sizes through a door 3 wide
+    /// (door_mixed_sizes, twenty-third session: its bar, 60 s, too).
     #[test]
     fn door_counterflow_and_corridor_arrive_and_settle() {
-        for name in ["door_counterflow_nav", "corridor_nav"] {
+        for name in ["door_counterflow_nav", "corridor_nav", "door_mixed_sizes"] {
             let f = measure(name, 1);
             println!("{name}: {f:?}");
             assert_passes(name, &f);
@@ -545,7 +546,7 @@ mod scenes {
     }
 
     /// Every scene file, relative to `fixtures/navigation`.
-    const SCENES: [&str; 11] = [
+    const SCENES: [&str; 12] = [
         "building_drop",
         "rooms_one_route",
         "patrol_legs",
@@ -557,6 +558,7 @@ mod scenes {
         "door_narrow_dt010_reversed",
         "door_narrow_dt025",
         "door_narrow_dt025_reversed",
+        "door_mixed_sizes",
     ];
 
     #[test]
