@@ -382,7 +382,9 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
 /// The chokes for units of `traffic_radius` ([`chokes`]) and, for the larger units of radius
 /// up to `large`, the doors between thin wall ends up to [`DOOR_RADII`] `· large` wide
 /// (thin as [`chokes`] tells them for `traffic_radius`: each corner ends a wall edge at most
-/// `2 · traffic_radius` long, or is a polyline's tip), ascending. Not the streets between
+/// `2 · traffic_radius` long, or is a polyline's tip; and each corner also ends a wall edge
+/// at least as long as such a door is wide: a door in a wall, not a gap between crates),
+/// ascending. Not the streets between
 /// buildings (their corners end long faces): the avoidance lets larger units squeeze past
 /// each other there, and taking turns at every street's mouth knotted the crowds pressing
 /// into it (the twenty-third session's sweep: three more scenes jammed than it freed). Nor,
@@ -391,17 +393,48 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
 /// of radius 1.5 among buildings 2 to 4 wide took turns between them.
 #[must_use]
 pub fn chokes_for_sizes(mesh: &NavMesh, traffic_radius: Fx, large: Fx) -> Vec<Choke> {
-    let mut out = chokes(mesh, traffic_radius);
+    chokes_beside(mesh, chokes(mesh, traffic_radius), traffic_radius, large)
+}
+
+/// [`chokes_for_sizes`] from the chokes for `traffic_radius` (as [`chokes`] gives them).
+pub(crate) fn chokes_beside(
+    mesh: &NavMesh,
+    mut out: Vec<Choke>,
+    traffic_radius: Fx,
+    large: Fx,
+) -> Vec<Choke> {
     if large <= traffic_radius {
         return out;
     }
-    let thin_end = thin_ends(mesh, traffic_radius);
     let door = large.saturating_mul(DOOR_RADII);
-    let doors = wall_portals_where(mesh, Fx::ZERO, door, |p, q| thin_end[p] && thin_end[q]);
+    // A thin end of a wall whose face runs on at least a door's width: a door in a wall, not
+    // a gap between small obstacles (crates, posts, every edge short: among them a larger
+    // unit made every gap a door, and the units of the traffic radius took turns there).
+    let thin_end = thin_ends(mesh, traffic_radius);
+    let long_end = ends_of_walls_at_least(mesh, door);
+    let end = |p: usize| thin_end[p] && long_end[p];
+    let doors = wall_portals_where(mesh, Fx::ZERO, door, |p, q| end(p) && end(q));
     if !doors.is_empty() {
         out.extend(doors);
         out.sort_unstable();
         out.dedup();
+    }
+    out
+}
+
+/// Per vertex of `mesh`: whether it ends a wall edge at least `length` long.
+fn ends_of_walls_at_least(mesh: &NavMesh, length: Fx) -> Vec<bool> {
+    let long = wide_sq(length);
+    let verts = mesh.vertices();
+    let mut out = vec![false; verts.len()];
+    for t in mesh.triangles() {
+        for k in 0..3 {
+            let (a, b) = (t.v[k] as usize, t.v[(k + 1) % 3] as usize);
+            if t.wall[k] && (verts[b] - verts[a]).length_squared_wide() >= long {
+                out[a] = true;
+                out[b] = true;
+            }
+        }
     }
     out
 }

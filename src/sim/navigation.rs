@@ -429,28 +429,46 @@ pub(crate) struct NavDerived {
     work: SearchWork,
     /// Distance fields kept between ticks (a cache: see [`FieldCache`]).
     fields: FieldCache,
-    /// The traffic portals of `mesh` for one traffic radius (a cache: see [`TrafficPortals`]).
-    portals: Option<TrafficPortals>,
+    /// The traffic portals of `mesh` (a cache: see [`TrafficPortals`] and [`PortalCache`]).
+    portals: Option<PortalCache>,
 }
 
-/// The chokes, doors and lane portals of a mesh for a traffic radius
-/// ([`crate::navigation::traffic::chokes`], [`crate::navigation::traffic::doors`],
-/// [`crate::navigation::traffic::lanes`]), kept while
-/// the mesh and the radius stay: a pure function of the two, so it is never state (not hashed,
-/// not snapshotted): a cold cache after a restore makes the same lists. The mesh is held (`Arc::ptr_eq`), so a new mesh is never
-/// taken for the old one.
+/// The chokes, doors and lane portals of a mesh for a traffic radius `r` and the largest
+/// navigating radius `big` ([`crate::navigation::traffic::chokes_for_sizes`],
+/// [`crate::navigation::traffic::doors`], [`crate::navigation::traffic::lanes`]): a pure
+/// function of the mesh and the two radii, so it is never state (not hashed, not
+/// snapshotted): a cold cache after a restore makes the same lists.
 #[derive(Clone, Debug)]
 pub(crate) struct TrafficPortals {
-    mesh: Arc<NavMesh>,
-    radius: Fx,
-    /// The radius the chokes and doors are made for (at least `radius`).
-    big: Fx,
-    /// The chokes (ascending), grouped into doors.
+    /// The chokes (ascending), grouped into doors, each marked whether its door is one for
+    /// `r` ([`crate::navigation::traffic::Doors`]).
     pub doors: Arc<crate::navigation::traffic::Doors>,
     /// The lane portals, ascending.
     pub lanes: Arc<[crate::navigation::traffic::Choke]>,
     /// The lane portals indexed along y and in a grid (for the lane crossings).
     pub lanes_index: Arc<crate::navigation::traffic::LaneIndex>,
+}
+
+/// How many doors lists, each for one largest radius, [`PortalCache`] keeps.
+const DOORS_KEPT: usize = 4;
+
+/// The traffic portals of one mesh and traffic radius `r`, kept while both stay (the mesh is
+/// held, `Arc::ptr_eq`, so a new mesh is never taken for the old one): what depends on `r`
+/// alone (the chokes for `r`, the lanes and their index) once, and the doors of the last
+/// [`DOORS_KEPT`] largest radii asked for. A game changing its largest navigating radius
+/// every tick (a unit's radius or order toggled) rebuilt everything every tick with one
+/// entry; now only the doors, and not for sizes it goes back to. What is kept never changes
+/// an answer: every entry is the pure function of its key.
+#[derive(Clone, Debug)]
+pub(crate) struct PortalCache {
+    mesh: Arc<NavMesh>,
+    radius: Fx,
+    /// The chokes for `radius`, ascending.
+    light: Vec<crate::navigation::traffic::Choke>,
+    lanes: Arc<[crate::navigation::traffic::Choke]>,
+    lanes_index: Arc<crate::navigation::traffic::LaneIndex>,
+    /// (largest radius, its doors), the most recently asked for last.
+    doors: Vec<(Fx, Arc<crate::navigation::traffic::Doors>)>,
 }
 
 impl NavDerived {
@@ -493,9 +511,9 @@ impl NavDerived {
 
     /// The chokes and lane portals of the current mesh for `radius` (made on the first call
     /// after the mesh or the radii changed). The chokes and doors are made for `big` (the
-    /// largest navigating unit's radius, when above `radius`), each choke marked whether it
-    /// is one for `radius` too ([`Doors::with_light`](crate::navigation::traffic::Doors)); the
-    /// lane portals are made for `radius`. `None` without a mesh.
+    /// largest navigating unit's radius, when above `radius`), each door marked whether it
+    /// is one for `radius` too ([`Doors`](crate::navigation::traffic::Doors)); the lane
+    /// portals are made for `radius`. `None` without a mesh.
     pub(crate) fn traffic_portals(&mut self, radius: Fx, big: Fx) -> Option<TrafficPortals> {
         use crate::navigation::traffic;
         let mesh = self.mesh.as_ref()?;
@@ -503,29 +521,48 @@ impl NavDerived {
         let fresh = self
             .portals
             .as_ref()
-            .is_some_and(|p| p.radius == radius && p.big == big && Arc::ptr_eq(&p.mesh, mesh));
+            .is_some_and(|p| p.radius == radius && Arc::ptr_eq(&p.mesh, mesh));
         if !fresh {
             let lanes = traffic::lanes(mesh, radius);
-            let chokes = traffic::chokes_for_sizes(mesh, radius, big);
-            let mut doors = traffic::doors(mesh, &chokes, big);
-            if big > radius {
-                let light = traffic::chokes(mesh, radius);
-                let light = chokes
-                    .iter()
-                    .map(|c| light.binary_search(c).is_ok())
-                    .collect();
-                doors = doors.with_light(light);
-            }
-            self.portals = Some(TrafficPortals {
+            self.portals = Some(PortalCache {
                 mesh: Arc::clone(mesh),
                 radius,
-                big,
-                doors: Arc::new(doors),
+                light: traffic::chokes(mesh, radius),
                 lanes_index: Arc::new(traffic::LaneIndex::new(&lanes)),
                 lanes: lanes.into(),
+                doors: Vec::new(),
             });
         }
-        self.portals.clone()
+        let cache = self.portals.as_mut()?;
+        let doors = match cache.doors.iter().position(|d| d.0 == big) {
+            Some(k) => {
+                let entry = cache.doors.remove(k);
+                cache.doors.push(entry);
+                Arc::clone(&cache.doors[cache.doors.len() - 1].1)
+            }
+            None => {
+                let chokes = traffic::chokes_beside(mesh, cache.light.clone(), radius, big);
+                let mut doors = traffic::doors(mesh, &chokes, big);
+                if big > radius {
+                    let light = chokes
+                        .iter()
+                        .map(|c| cache.light.binary_search(c).is_ok())
+                        .collect();
+                    doors = doors.with_light(light);
+                }
+                let doors = Arc::new(doors);
+                if cache.doors.len() >= DOORS_KEPT {
+                    cache.doors.remove(0);
+                }
+                cache.doors.push((big, Arc::clone(&doors)));
+                doors
+            }
+        };
+        Some(TrafficPortals {
+            doors,
+            lanes: Arc::clone(&cache.lanes),
+            lanes_index: Arc::clone(&cache.lanes_index),
+        })
     }
 
     /// The mesh and staleness without the scratch buffers (what a saved state shares).

@@ -76,7 +76,8 @@
 //! priorities set in snapshot format 8).
 //!
 //! The chokes and lane portals themselves, with their indexes, are derived: a pure function
-//! of the mesh and the traffic radius, made once per mesh and radius and kept beside the mesh
+//! of the mesh, the traffic radius and the largest navigating radius (a served plan's unit,
+//! at rest or not), made once per mesh and radii and kept beside the mesh
 //! (`NavDerived::traffic_portals`), never state. A cold cache after a restore makes the same
 //! lists: `tests/navigation/traffic.rs::a_snapshot_mid_door_continues_bit_identically` steps
 //! a restored copy (cold) beside the original (warm) through a door's traffic.

@@ -196,6 +196,98 @@ fn a_snapshot_while_heavy_units_take_turns_continues_bit_identically() {
     }
 }
 
+/// The largest navigating radius changes while heavy units wait for the door (stopped,
+/// shrunk to the traffic radius, removed; a light unit grown): copies restored just before
+/// and just after the change step on bit-identically beside the original (the doors kept
+/// for the old radius are never state). From the twenty-third session's review.
+#[test]
+fn a_snapshot_across_a_change_of_the_largest_radius_continues_bit_identically() {
+    type Change = fn(&mut Simulator, &[(AgentId, f64, f64)]);
+    let changes: [(&str, Change); 4] = [
+        ("heavy stopped", |sim, units| {
+            for &(id, r, _) in units {
+                if r > 0.5 {
+                    sim.apply(&Command::Stop { id }).unwrap();
+                }
+            }
+        }),
+        ("heavy shrunk", |sim, units| {
+            for &(id, r, _) in units {
+                if r > 0.5 {
+                    sim.set_agent_radius(id, Fx::lit("0.5")).unwrap();
+                }
+            }
+        }),
+        ("heavy removed", |sim, units| {
+            for &(id, r, _) in units {
+                if r > 0.5 {
+                    sim.remove_agent(id).unwrap();
+                }
+            }
+        }),
+        ("light grown", |sim, units| {
+            let id = units.iter().find(|u| u.1 <= 0.5).unwrap().0;
+            sim.set_agent_radius(id, Fx::lit("1.2")).unwrap();
+        }),
+    ];
+    for (what, change) in changes {
+        let (mut sim, units, _) = mixed(false, 0.0);
+        let mut waited = 0;
+        while (waited < 2 || sim.tick() < 150) && sim.tick() < 900 {
+            sim.step().unwrap();
+            waited = units
+                .iter()
+                .filter(|&&(id, _, _)| sim.door_wait(id).unwrap().is_some())
+                .count();
+        }
+        assert!(waited >= 2, "{what}: nobody waits for the door");
+        change(&mut sim, &units);
+        let mut before = Simulator::restore(&sim.snapshot()).unwrap();
+        sim.step().unwrap();
+        before.step().unwrap();
+        let mut after = Simulator::restore(&sim.snapshot()).unwrap();
+        for _ in 0..200 {
+            sim.step().unwrap();
+            before.step().unwrap();
+            after.step().unwrap();
+            assert_eq!(
+                before.state_hash(),
+                sim.state_hash(),
+                "{what}: tick {}",
+                sim.tick()
+            );
+            assert_eq!(
+                after.state_hash(),
+                sim.state_hash(),
+                "{what}: tick {}",
+                sim.tick()
+            );
+        }
+    }
+}
+
+/// Two heavy units' radius toggled between 0.8 and 0.5 in a 7-tick cycle (the doors of both
+/// largest radii kept and reused), beside a copy restored every tick (its cache cold).
+#[test]
+fn a_largest_radius_toggled_every_few_ticks_steps_as_a_cold_copy_does() {
+    let (mut sim, units, _) = mixed(false, 0.0);
+    let heavy: Vec<AgentId> = units.iter().filter(|u| u.1 > 0.5).map(|u| u.0).collect();
+    for t in 0..400u32 {
+        let r = if t % 7 < 3 {
+            Fx::lit("0.8")
+        } else {
+            Fx::lit("0.5")
+        };
+        for &id in &heavy[..2] {
+            sim.set_agent_radius(id, r).unwrap();
+        }
+        let mut copy = Simulator::restore(&sim.snapshot()).unwrap();
+        sim.step().unwrap();
+        copy.step().unwrap();
+        assert_eq!(copy.state_hash(), sim.state_hash(), "tick {}", sim.tick());
+    }
+}
+
 #[test]
 #[ignore = "a report, not a check: run it by name with --ignored --nocapture"]
 fn report() {

@@ -87,7 +87,9 @@ pub fn decide(
 }
 
 /// [`decide`] with the chokes grouped into doors beforehand ([`doors()`](super::doors()), of the same mesh
-/// and [`TrafficParams::radius`]): what a caller keeping the doors beside its mesh calls.
+/// and [`TrafficParams::radius`], or of a larger radius with each door marked whether it is
+/// one for the traffic radius, as the simulator makes them for units of several sizes: see
+/// the [module docs](super)): what a caller keeping the doors beside its mesh calls.
 #[must_use]
 #[allow(clippy::too_many_arguments)] // the settings, the mesh, the state and the tick's inputs
 pub fn decide_at(
@@ -143,7 +145,7 @@ pub fn decide_at(
         for ((t, w), r) in travellers.iter().zip(waiting).zip(&mut rel) {
             if large(t) {
                 *r = relate(t, w, &[]);
-                in_use.extend(r.map(|r| r.choke).filter(|&c| !doors.is_light_door(c)));
+                in_use.extend(r.map(|r| r.choke).filter(|&c| !doors.is_light(c)));
             }
         }
         in_use.sort_unstable();

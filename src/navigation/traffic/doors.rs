@@ -33,7 +33,9 @@ use crate::navigation::{NO_TRIANGLE, NavMesh};
 /// - the units waiting on side `s` wait beside that end's mouth.
 ///
 /// A choke not on such a passage is a door by itself, as before. The doors are a pure
-/// function of the mesh and the traffic radius, derived with the chokes (never state).
+/// function of the mesh and the radius the chokes are made for (the traffic radius, or the
+/// largest navigating radius: [`chokes_for_sizes`](super::chokes_for_sizes)), derived with
+/// the chokes (never state).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Doors {
     /// The chokes, ascending.
@@ -98,35 +100,41 @@ impl Doors {
     }
 
     /// These doors, made for a radius larger than the traffic radius, with `light[c]` telling
-    /// whether choke `c` is a choke for the traffic radius too (the chokes that are not are
-    /// doors only for the larger units: [`relation`](super::relation) lets the units no larger
-    /// than the traffic radius pass them as before). A `light` of another length is ignored.
+    /// whether choke `c` is a choke for the traffic radius too. A door with such a choke is a
+    /// *light* door, every choke of it light ([`is_light`](Self::is_light)); the others are
+    /// doors only for the larger units ([`relation`](super::relation) lets the units no larger
+    /// than the traffic radius pass them while no larger unit uses them). A `light` of another
+    /// length is ignored.
     #[must_use]
-    pub(crate) fn with_light(mut self, light: Vec<bool>) -> Self {
+    pub(crate) fn with_light(mut self, mut light: Vec<bool>) -> Self {
+        if light.len() != self.chokes.len() {
+            return self;
+        }
+        // A door is light as a whole: a unit no larger than the traffic radius relates to it
+        // through any of its chokes, as a larger unit does.
+        for d in &self.list {
+            if d.members.iter().any(|&c| light[c as usize]) {
+                for &c in &d.members {
+                    light[c as usize] = true;
+                }
+            }
+        }
         // All light: kept empty (the same answers, read without a look-up).
-        if light.len() == self.chokes.len() && !light.iter().all(|&l| l) {
+        if !light.iter().all(|&l| l) {
             self.light = light;
         }
         self
     }
 
-    /// Whether choke `c` is a choke for units of the traffic radius (every choke is, unless
-    /// the doors were made for a larger radius: [`with_light`](Self::with_light)).
+    /// Whether choke `c`'s door is a door for units of the traffic radius (every door is,
+    /// unless the doors were made for a larger radius: [`with_light`](Self::with_light)).
     pub(crate) fn is_light(&self, c: usize) -> bool {
         self.light.get(c).copied().unwrap_or(true)
     }
 
-    /// Whether all chokes are [light](Self::is_light).
+    /// Whether all doors are [light](Self::is_light).
     pub(crate) fn all_light(&self) -> bool {
         self.light.iter().all(|&l| l)
-    }
-
-    /// Whether the door keyed by choke `key` has a [light](Self::is_light) choke.
-    pub(crate) fn is_light_door(&self, key: usize) -> bool {
-        match self.members(key) {
-            [] => self.is_light(key),
-            members => members.iter().any(|&c| self.is_light(c as usize)),
-        }
     }
 
     /// The key choke of choke `c`'s door (an index into [`chokes`](Self::chokes)), and the
@@ -210,7 +218,8 @@ impl Doors {
 }
 
 /// The chokes of `mesh` (ascending, as [`chokes`](super::chokes) gives them for
-/// `traffic_radius`) grouped into doors (see [`Doors`]).
+/// `traffic_radius`, or [`chokes_for_sizes`](super::chokes_for_sizes) for a larger radius,
+/// given here as `traffic_radius`) grouped into doors (see [`Doors`]).
 #[must_use]
 pub fn doors(mesh: &NavMesh, chokes: &[Choke], traffic_radius: Fx) -> Doors {
     // Passages as wide as the widest chokes (thin-wall doors up to `DOOR_RADII` radii): a

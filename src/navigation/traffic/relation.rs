@@ -42,7 +42,7 @@ pub(super) fn relation(
     if t.path.is_empty() {
         return None;
     }
-    // Whether the unit relates to door `key`'s choke `c`.
+    // Whether the unit relates to choke `c` (through its door; a key is its own door's).
     let light = t.radius <= params.radius;
     let relates = |c: usize| {
         !light || doors.is_light(c) || in_use.binary_search(&doors.door_of(c, 0).0).is_ok()
@@ -50,9 +50,7 @@ pub(super) fn relation(
     let Some(best) = member_relation(params, doors, chokes, widths, t, waits_for, relates) else {
         // Deep in a long passage no choke of its door may be within reach: the door it is in,
         // from the end it came from (its path's next crossing of one of the door's chokes).
-        return passage_relation(mesh, doors, t).filter(|r| {
-            !light || doors.is_light_door(r.choke) || in_use.binary_search(&r.choke).is_ok()
-        });
+        return passage_relation(mesh, doors, t).filter(|r| relates(r.choke));
     };
     // Seen through its door: the door's key and side; a centre inside the door's passage is
     // in it, past its first choke (whatever it overlaps), so it goes on. Counted only as

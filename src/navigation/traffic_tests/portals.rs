@@ -75,9 +75,15 @@ fn larger_units_get_the_thin_wall_doors_too_narrow_for_them_and_no_streets() {
         chokes_for_sizes(&thick_door(2.0, 1.0), TRAFFIC_RADIUS, TRAFFIC_RADIUS),
         light
     );
-    // Two 4 x 4 buildings 2.5 apart (a street) and two 2 x 2 ones 4 apart (thin for units of
-    // 1.5, not for the traffic radius): no choke for any size.
-    for (size, gap, big) in [(4.0, 2.5, heavy), (2.0, 4.0, Fx::lit("1.5"))] {
+    // Two 4 x 4 buildings 2.5 apart (a street), two 2 x 2 ones 4 apart (thin for units of
+    // 1.5, not for the traffic radius) and two 1 x 1 crates 3 apart (thin for the traffic
+    // radius, but no wall runs on from them: among crates a larger unit made every gap a
+    // door, the review of the twenty-third session): no choke for the larger size.
+    for (size, gap, big) in [
+        (4.0, 2.5, heavy),
+        (2.0, 4.0, Fx::lit("1.5")),
+        (1.0, 3.0, heavy),
+    ] {
         let mut set = ObstacleSet::default();
         for x in [-size - gap / 2.0, gap / 2.0] {
             set.add(ObstacleShape::Polygon(vec![
