@@ -13,10 +13,7 @@
 // f64 only in the tests' own measures (overlaps, seconds).
 #![allow(clippy::float_arithmetic)]
 
-use lockstep_orca::navigation::NavParams;
-use lockstep_orca::{
-    AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
-};
+use lockstep_orca::{AgentId, Command, Fx, Simulator, Vec2};
 
 fn v(x: f64, y: f64) -> Vec2 {
     Vec2::from_f64(x, y).unwrap()
@@ -37,33 +34,7 @@ struct Mixed {
 /// The scene, `reversed`: the ids of the two sides swapped; run for at most `limit` seconds.
 fn mixed(reversed: bool, limit: f64) -> (Simulator, Vec<(AgentId, f64, f64)>, Mixed) {
     let w = 3.0;
-    let mut sim = Simulator::new(SimulatorParams {
-        time_step: Fx::lit("0.1"),
-        agent_defaults: AgentParams {
-            neighbor_dist: Fx::from_num(10),
-            time_horizon: Fx::from_num(2),
-            time_horizon_obst: Fx::from_num(2),
-            radius: Fx::lit("0.5"),
-            max_speed: Fx::lit("1.5"),
-            ..AgentParams::default()
-        },
-    })
-    .unwrap();
-    let rect = |x0: f64, y0: f64, x1: f64, y1: f64| {
-        ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
-    };
-    sim.add_obstacle(rect(-0.5, -30.0, 0.5, -w / 2.0)).unwrap();
-    sim.add_obstacle(rect(-0.5, w / 2.0, 0.5, 30.0)).unwrap();
-    sim.set_navigation(Some(NavParams {
-        boundary: Some(vec![
-            v(-30.0, -30.0),
-            v(30.0, -30.0),
-            v(30.0, 30.0),
-            v(-30.0, 30.0),
-        ]),
-        ..NavParams::default()
-    }))
-    .unwrap();
+    let mut sim = super::door_in_wall("0.1", w, 30.0);
     // Per side a block of 4 ranks by 4 files, 2 apart, heavy and light files alternating.
     let mut units = Vec::new();
     let sides: [f64; 2] = if reversed { [1.0, -1.0] } else { [-1.0, 1.0] };

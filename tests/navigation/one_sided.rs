@@ -10,8 +10,7 @@
 // f64 only in the tests' own measures (overlaps, seconds).
 #![allow(clippy::float_arithmetic)]
 
-use lockstep_orca::navigation::NavParams;
-use lockstep_orca::{AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2};
+use lockstep_orca::{Command, Fx, Vec2};
 
 /// What one run measured (seconds of simulated time).
 struct OneSided {
@@ -35,34 +34,7 @@ fn v(x: f64, y: f64) -> Vec2 {
 
 /// `n` units through a door `w` wide (time step `dt`), run for at most `limit` seconds.
 fn one_sided(n: usize, w: f64, dt: &str, limit: f64) -> OneSided {
-    let mut sim = Simulator::new(SimulatorParams {
-        time_step: Fx::lit(dt),
-        // The door scenes' units: a horizon of 2 s (RVO2's default of 10 s is for open ground).
-        agent_defaults: AgentParams {
-            neighbor_dist: Fx::from_num(10),
-            time_horizon: Fx::from_num(2),
-            time_horizon_obst: Fx::from_num(2),
-            radius: Fx::lit("0.5"),
-            max_speed: Fx::lit("1.5"),
-            ..AgentParams::default()
-        },
-    })
-    .unwrap();
-    let rect = |x0: f64, y0: f64, x1: f64, y1: f64| {
-        ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
-    };
-    sim.add_obstacle(rect(-0.5, -60.0, 0.5, -w / 2.0)).unwrap();
-    sim.add_obstacle(rect(-0.5, w / 2.0, 0.5, 60.0)).unwrap();
-    sim.set_navigation(Some(NavParams {
-        boundary: Some(vec![
-            v(-60.0, -60.0),
-            v(60.0, -60.0),
-            v(60.0, 60.0),
-            v(-60.0, 60.0),
-        ]),
-        ..NavParams::default()
-    }))
-    .unwrap();
+    let mut sim = super::door_in_wall(dt, w, 60.0);
     // A block centred on (-25, 0), files along y.
     let files = (n as f64).sqrt().ceil() as usize;
     let ranks = n.div_ceil(files);
