@@ -126,7 +126,8 @@ pub struct TrafficParams {
     /// The radius planned for (`r`): portals narrower than `4 r` are chokes (up to
     /// [`DOOR_RADII`] `r` between thin wall ends, [`chokes`]). Units larger than `r` also
     /// take turns in the thin-wall doors too narrow for two of them ([`chokes_for_sizes`],
-    /// made by the simulator for its largest navigating radius).
+    /// made by the simulator for its largest navigating radius); smaller units are treated
+    /// as units of `r`. Set it to the radius of a game's common units.
     pub radius: Fx,
     /// Seconds a side keeps a choke while the other side waits (then it closes).
     pub hold_seconds: u64,
