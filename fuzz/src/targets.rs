@@ -344,10 +344,16 @@ fn command(kind: u8, agent: u8, x: i8, y: i8) -> Command {
         Fx::from_num(i32::from(y)) / 16,
     );
     match kind % 17 {
+        // Of two sizes (bit 5 of `agent`): units larger than the traffic radius get doors of
+        // their own (navigation's traffic control for units of several sizes).
         0 => Command::AddAgent {
             position: field_point(x, y),
             params: AgentParams {
-                radius: Fx::lit("0.5"),
+                radius: if agent & 0x20 != 0 {
+                    Fx::lit("0.8")
+                } else {
+                    Fx::lit("0.5")
+                },
                 max_speed: Fx::from_num(1 + i32::from(agent % 4)),
                 ..AgentParams::default()
             },
