@@ -49,8 +49,8 @@ pub struct Doors {
     by_x: Vec<(Fx, u32)>,
     /// The widest passage box along x.
     widest: Fx,
-    /// Per choke: whether it is a choke for units of the traffic radius too (see
-    /// [`Doors::with_light`]); empty: every choke is.
+    /// Per choke: whether its door is a door for units of the traffic radius too (see
+    /// [`Doors::with_light`]); empty: every door is.
     light: Vec<bool>,
 }
 
