@@ -383,9 +383,9 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
 /// The chokes for units of `traffic_radius` ([`chokes`]) and, for the larger units of radius
 /// up to `large`, the doors between thin wall ends up to [`DOOR_RADII`] `· large` wide
 /// (thin as [`chokes`] tells them for `traffic_radius`: each corner ends a wall edge at most
-/// `2 · traffic_radius` long, or is a polyline's tip; and each corner also ends a wall edge
-/// at least as long as such a door is wide: a door in a wall, not a gap between crates),
-/// ascending. Not the streets between
+/// `2 · traffic_radius` long, or is a polyline's tip; and from each corner the walls reach,
+/// along their edges, a vertex at least the door's width away: a door in a wall, not a gap
+/// between crates), ascending. Not the streets between
 /// buildings (their corners end long faces): the avoidance lets larger units squeeze past
 /// each other there, and taking turns at every street's mouth knotted the crowds pressing
 /// into it (the twenty-third session's sweep: three more scenes jammed than it freed). Nor,
@@ -408,13 +408,20 @@ pub(crate) fn chokes_beside(
         return out;
     }
     let door = large.saturating_mul(DOOR_RADII);
-    // A thin end of a wall whose face runs on at least a door's width: a door in a wall, not
-    // a gap between small obstacles (crates, posts, every edge short: among them a larger
-    // unit made every gap a door, and the units of the traffic radius took turns there).
+    // Thin wall ends whose walls reach at least the door's width away: a door in a wall, not
+    // a gap between small obstacles (crates, posts: among them a larger unit made every gap
+    // a door, and the units of the traffic radius took turns there). Reached along the wall
+    // edges, through the vertices they share: the mesh splits a wall's face wherever another
+    // wall, a piece of the same wall or the boundary touches it, so one edge's length says
+    // nothing (the review of the twenty-third session: a wall drawn in two pieces, rooms,
+    // door posts lost their doors that way).
     let thin_end = thin_ends(mesh, traffic_radius);
-    let long_end = ends_of_walls_at_least(mesh, door);
-    let end = |p: usize| thin_end[p] && long_end[p];
-    let doors = wall_portals_where(mesh, Fx::ZERO, door, |p, q| end(p) && end(q));
+    let walls = WallGraph::new(mesh);
+    let verts = mesh.vertices();
+    let doors = wall_portals_where(mesh, Fx::ZERO, door, |p, q| {
+        let width = (verts[q] - verts[p]).length_squared_wide();
+        thin_end[p] && thin_end[q] && walls.reaches(p, width) && walls.reaches(q, width)
+    });
     if !doors.is_empty() {
         out.extend(doors);
         out.sort_unstable();
@@ -423,21 +430,79 @@ pub(crate) fn chokes_beside(
     out
 }
 
-/// Per vertex of `mesh`: whether it ends a wall edge at least `length` long.
-fn ends_of_walls_at_least(mesh: &NavMesh, length: Fx) -> Vec<bool> {
-    let long = wide_sq(length);
-    let verts = mesh.vertices();
-    let mut out = vec![false; verts.len()];
-    for t in mesh.triangles() {
-        for k in 0..3 {
-            let (a, b) = (t.v[k] as usize, t.v[(k + 1) % 3] as usize);
-            if t.wall[k] && (verts[b] - verts[a]).length_squared_wide() >= long {
-                out[a] = true;
-                out[b] = true;
+/// The wall edges of a mesh as a graph on its vertices (each vertex's neighbours along wall
+/// edges, ascending), for [`WallGraph::reaches`].
+struct WallGraph<'a> {
+    verts: &'a [Vec2],
+    /// Per vertex: the range of its neighbours in `next`.
+    start: Vec<u32>,
+    next: Vec<u32>,
+}
+
+impl<'a> WallGraph<'a> {
+    /// How many vertices [`reaches`](Self::reaches) visits at most before it answers yes.
+    const VISITS: usize = 64;
+
+    fn new(mesh: &'a NavMesh) -> Self {
+        let verts = mesh.vertices();
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        for t in mesh.triangles() {
+            for k in 0..3 {
+                if t.wall[k] {
+                    let (a, b) = (t.v[k], t.v[(k + 1) % 3]);
+                    edges.push((a, b));
+                    edges.push((b, a));
+                }
             }
         }
+        edges.sort_unstable();
+        edges.dedup();
+        let mut start = vec![0u32; verts.len() + 1];
+        for &(a, _) in &edges {
+            if let Some(s) = start.get_mut(a as usize + 1) {
+                *s = s.saturating_add(1);
+            }
+        }
+        for i in 1..start.len() {
+            start[i] = start[i].saturating_add(start[i - 1]);
+        }
+        Self {
+            verts,
+            start,
+            next: edges.into_iter().map(|e| e.1).collect(),
+        }
     }
-    out
+
+    /// Whether the walls at vertex `from` reach a vertex whose squared distance from it is at
+    /// least `dist_sq`, walking wall edges through the vertices they share (a depth-first
+    /// walk in ascending order). Past [`VISITS`](Self::VISITS) vertices it answers yes: a wall
+    /// that big is no small obstacle.
+    fn reaches(&self, from: usize, dist_sq: i128) -> bool {
+        let Some(&origin) = self.verts.get(from) else {
+            return false;
+        };
+        let mut seen: Vec<u32> = vec![from as u32];
+        let mut stack: Vec<u32> = vec![from as u32];
+        while let Some(v) = stack.pop() {
+            let (a, b) = (
+                self.start[v as usize] as usize,
+                self.start[v as usize + 1] as usize,
+            );
+            for &n in &self.next[a..b] {
+                if seen.contains(&n) {
+                    continue;
+                }
+                if (self.verts[n as usize] - origin).length_squared_wide() >= dist_sq
+                    || seen.len() >= Self::VISITS
+                {
+                    return true;
+                }
+                seen.push(n);
+                stack.push(n);
+            }
+        }
+        false
+    }
 }
 
 /// Per vertex of `mesh`: whether it is a *thin* wall end for units of `radius` (it ends a

@@ -101,6 +101,106 @@ fn larger_units_get_the_thin_wall_doors_too_narrow_for_them_and_no_streets() {
     }
 }
 
+/// The larger units' doors need walls that reach the door's width away, walked along their
+/// edges: walls drawn in pieces, touched by other walls or the boundary, split into short
+/// edges, chamfered or with door posts keep every door the thin ends alone give; crates do
+/// not. (The second review of the twenty-third session: with "one wall edge at least
+/// `5.2 R` long" every case below but the first lost its doors.)
+#[test]
+fn the_larger_units_doors_are_doors_in_walls_however_the_walls_are_drawn() {
+    let heavy = Fx::lit("0.8");
+    let rect = |set: &mut ObstacleSet, x0: f64, y0: f64, x1: f64, y1: f64| {
+        set.add(ObstacleShape::Polygon(vec![
+            v(x0, y0),
+            v(x1, y0),
+            v(x1, y1),
+            v(x0, y1),
+        ]))
+        .unwrap();
+    };
+    // The doors the thin ends alone give (no reach asked), less the traffic radius's.
+    let extra = |mesh: &NavMesh, reach: bool| {
+        let light = chokes(mesh, TRAFFIC_RADIUS);
+        let mut d = if reach {
+            chokes_for_sizes(mesh, TRAFFIC_RADIUS, heavy)
+        } else {
+            let thin = thin_ends(mesh, TRAFFIC_RADIUS);
+            let limit = heavy.saturating_mul(DOOR_RADII);
+            wall_portals_where(mesh, Fx::ZERO, limit, |p, q| thin[p] && thin[q])
+        };
+        d.retain(|c| light.binary_search(c).is_err());
+        d
+    };
+    let mut walls: Vec<(&str, ObstacleSet)> = Vec::new();
+    let mut set = ObstacleSet::default();
+    rect(&mut set, -0.5, -8.0, 0.5, -1.5);
+    rect(&mut set, -0.5, 1.5, 0.5, 8.0);
+    walls.push(("a wall 1 thick", set.clone()));
+    set.add(ObstacleShape::Polyline(vec![v(0.5, -3.5), v(4.0, -3.5)]))
+        .unwrap();
+    set.add(ObstacleShape::Polyline(vec![v(-0.5, -3.5), v(-4.0, -3.5)]))
+        .unwrap();
+    walls.push(("stub walls touching its faces 2 from the door", set));
+    let mut set = ObstacleSet::default();
+    rect(&mut set, -0.5, -8.0, 0.5, -4.5);
+    rect(&mut set, -0.5, -4.5, 0.5, -1.5);
+    rect(&mut set, -0.5, 1.5, 0.5, 8.0);
+    walls.push(("drawn in two pieces", set));
+    let mut set = ObstacleSet::default();
+    for s in [-1.0, 1.0] {
+        set.add(ObstacleShape::Polyline(vec![
+            v(0.0, 8.0 * s),
+            v(0.0, 6.0 * s),
+            v(0.0, 4.0 * s),
+            v(0.0, 1.5 * s),
+        ]))
+        .unwrap();
+    }
+    walls.push(("a polyline with vertices every 2", set));
+    let mut set = ObstacleSet::default();
+    rect(&mut set, -0.5, -8.0, 0.5, -4.5);
+    rect(&mut set, -0.5, -1.5, 0.5, 1.5);
+    rect(&mut set, -0.5, 4.5, 0.5, 8.0);
+    walls.push(("two doors, pieces 3.5, 3 and 3.5 long", set));
+    let mut set = ObstacleSet::default();
+    rect(&mut set, -0.5, -8.0, 0.5, 3.0);
+    rect(&mut set, -0.5, 6.0, 0.5, 8.0);
+    walls.push(("a piece 2 long to the boundary", set));
+    let mut set = ObstacleSet::default();
+    set.add(ObstacleShape::Polygon(vec![
+        v(-0.5, -8.0),
+        v(0.5, -8.0),
+        v(0.5, -1.6),
+        v(0.4, -1.5),
+        v(-0.4, -1.5),
+        v(-0.5, -1.6),
+    ]))
+    .unwrap();
+    set.add(ObstacleShape::Polygon(vec![
+        v(-0.5, 1.6),
+        v(-0.4, 1.5),
+        v(0.4, 1.5),
+        v(0.5, 1.6),
+        v(0.5, 8.0),
+        v(-0.5, 8.0),
+    ]))
+    .unwrap();
+    walls.push(("corners chamfered 0.1", set));
+    for (what, set) in &walls {
+        let mesh = room(set);
+        let given = extra(&mesh, false);
+        assert!(!given.is_empty(), "{what}: no door for 0.8 at all");
+        assert_eq!(extra(&mesh, true), given, "{what}");
+    }
+    // Crates 1 x 1, 3 apart: thin ends, no wall.
+    let mut set = ObstacleSet::default();
+    rect(&mut set, -2.5, -0.5, -1.5, 0.5);
+    rect(&mut set, 1.5, -0.5, 2.5, 0.5);
+    let mesh = room(&set);
+    assert!(!extra(&mesh, false).is_empty());
+    assert!(extra(&mesh, true).is_empty(), "crates");
+}
+
 #[test]
 fn choke_sides_and_normals() {
     let c = Choke::new(v(0.0, 0.65), v(0.0, -0.65));
