@@ -52,16 +52,7 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
     // A waiter standing in the mouth still gets a place beside it, on walkable ground.
     let (s, pos) = door_scene(&[(-0.7, 0.2), (1.0, 0.0)]);
     let mut state = vec![ChokeState::new(s.chokes[0], 1, 0)];
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut state,
-        1,
-        32,
-        &travellers(&s, &pos),
-        &[None; 2],
-    );
+    let d = decide_default(&s, &pos, &mut state, 1, &[None; 2]);
     let Decision::Wait { spot, .. } = d[0] else {
         panic!("{:?}", d[0])
     };
@@ -78,16 +69,7 @@ fn one_side_goes_and_the_other_waits_beside_the_entrance() {
 fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
     let (s, pos) = door_scene(&[(2.0, 0.0), (-2.0, 0.0)]);
     let mut state = Vec::new();
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut state,
-        0,
-        32,
-        &travellers(&s, &pos),
-        &[None; 2],
-    );
+    let d = decide_default(&s, &pos, &mut state, 0, &[None; 2]);
     assert_eq!(state[0].holder, 1, "id 0 stands east");
     assert_eq!(d[0], Decision::Through);
     assert!(matches!(d[1], Decision::Wait { .. }));
@@ -96,16 +78,7 @@ fn ties_go_to_the_lowest_id_and_the_holder_releases_when_its_side_is_done() {
     pos2[0] = v(-4.0, 0.0);
     let mut s2 = s;
     s2.paths[0] = [v(-5.0, 0.0), v(-6.0, 0.0)];
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s2.mesh,
-        &s2.chokes,
-        &mut state,
-        5,
-        32,
-        &travellers(&s2, &pos2),
-        &[None; 2],
-    );
+    let d = decide_default(&s2, &pos2, &mut state, 5, &[None; 2]);
     assert_eq!(state[0].holder, 0);
     assert_eq!(state[0].since, 5);
     assert_eq!(d[1], Decision::Through);
@@ -135,30 +108,12 @@ fn the_holder_closes_after_the_hold_time_and_never_switches_with_units_inside() 
     let (s, pos) = door_scene(&[(-3.0, 5.0), (2.0, 0.0), (-2.0, 0.0)]);
     let mut s = s;
     s.paths[0] = [v(-3.0, 6.0), v(-3.0, 7.0)];
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut state,
-        101,
-        32,
-        &travellers(&s, &pos),
-        &[None; 3],
-    );
+    let d = decide_default(&s, &pos, &mut state, 101, &[None; 3]);
     assert_eq!(state[0].holder, 0);
     assert!(matches!(d[1], Decision::Wait { .. }));
     assert_eq!(d[2], Decision::Through);
     // Before the hold time the holder keeps going.
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut state,
-        110,
-        32,
-        &travellers(&s, &pos),
-        &[None; 3],
-    );
+    let d = decide_default(&s, &pos, &mut state, 110, &[None; 3]);
     assert_eq!(d[2], Decision::Through);
 }
 
@@ -167,16 +122,7 @@ fn a_waiter_keeps_its_spot_and_no_one_near_frees_the_door() {
     let (s, pos) = door_scene(&[(2.0, 0.0), (-2.5, 1.0)]);
     let mut state = Vec::new();
     let kept = Some((s.chokes[0], v(-2.4, 1.1)));
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut state,
-        0,
-        32,
-        &travellers(&s, &pos),
-        &[None, kept],
-    );
+    let d = decide_default(&s, &pos, &mut state, 0, &[None, kept]);
     assert_eq!(
         d[1],
         Decision::Wait {
@@ -186,16 +132,7 @@ fn a_waiter_keeps_its_spot_and_no_one_near_frees_the_door() {
     );
     // Far away: no relation, the reservation is dropped.
     let far = [v(-9.0, 7.0), v(9.0, 7.0)];
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut state,
-        1,
-        32,
-        &travellers(&s, &far),
-        &[None; 2],
-    );
+    let d = decide_default(&s, &far, &mut state, 1, &[None; 2]);
     assert_eq!(d, vec![Decision::Go; 2]);
     assert!(state.is_empty());
 }
@@ -208,16 +145,7 @@ fn a_waypoint_on_the_portals_line_still_counts_as_crossing_it() {
     let (mut s, pos) = door_scene(&[(-2.0, 0.0), (1.5, 0.3)]);
     s.paths[1] = [v(0.0, 0.1), v(-3.0, 0.0)];
     let mut state = vec![ChokeState::new(s.chokes[0], 0, 0)];
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut state,
-        1,
-        32,
-        &travellers(&s, &pos),
-        &[None; 2],
-    );
+    let d = decide_default(&s, &pos, &mut state, 1, &[None; 2]);
     assert_eq!(d[0], Decision::Through);
     assert!(matches!(d[1], Decision::Wait { .. }), "{:?}", d[1]);
     assert_eq!(state[0].holder, 0);
@@ -306,16 +234,7 @@ fn waiting_places_handed_out_together_are_two_radii_apart() {
     let (s, pos) = door_scene(&[(2.0, 0.0), (-2.5, 1.0), (-3.0, 1.5), (-3.5, 2.0)]);
     let mut state = Vec::new();
     let kept = Some((s.chokes[0], v(-0.75, 1.5)));
-    let d = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut state,
-        0,
-        32,
-        &travellers(&s, &pos),
-        &[None, kept, None, None],
-    );
+    let d = decide_default(&s, &pos, &mut state, 0, &[None, kept, None, None]);
     assert_eq!(d[0], Decision::Through);
     let spots: Vec<Vec2> = (1..4)
         .map(|i| match d[i] {
@@ -347,15 +266,6 @@ fn waiting_places_handed_out_together_are_two_radii_apart() {
     assert!(spot_margin(&TrafficParams::DEFAULT) > Fx::lit("0.0499"));
     // Deterministic: the same inputs give the same places.
     let mut again = Vec::new();
-    let d2 = decide(
-        &TrafficParams::DEFAULT,
-        &s.mesh,
-        &s.chokes,
-        &mut again,
-        0,
-        32,
-        &travellers(&s, &pos),
-        &[None, kept, None, None],
-    );
+    let d2 = decide_default(&s, &pos, &mut again, 0, &[None, kept, None, None]);
     assert_eq!(d, d2);
 }

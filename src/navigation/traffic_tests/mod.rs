@@ -92,6 +92,27 @@ fn travellers<'a>(s: &'a Scene, positions: &[Vec2]) -> Vec<Traveller<'a>> {
         .collect()
 }
 
+/// One tick of [`decide`] on scene `s` with the default settings and a hold of 32 ticks: the
+/// travellers standing at `pos`, waiting as `waiting` says.
+fn decide_default(
+    s: &Scene,
+    pos: &[Vec2],
+    state: &mut Vec<ChokeState>,
+    tick: u64,
+    waiting: &[Option<(Choke, Vec2)>],
+) -> Vec<Decision> {
+    decide(
+        &TrafficParams::DEFAULT,
+        &s.mesh,
+        &s.chokes,
+        state,
+        tick,
+        32,
+        &travellers(s, pos),
+        waiting,
+    )
+}
+
 #[test]
 fn the_defaults_are_the_documented_values() {
     let p = TrafficParams::default();
