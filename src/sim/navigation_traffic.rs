@@ -461,17 +461,11 @@ impl Simulator {
             traffic::PortalIndex::new(&lanes, Fx::ZERO),
         );
         // The chokes for units no larger than the traffic radius (all of them, unless some
-        // are doors only for larger units): their right of way and yielding look at these.
+        // are doors only for larger units): their right of way and yielding look at these
+        // (kept with the doors, never made per tick).
         let all_light = doors.all_light();
-        let light_chokes: Vec<Choke> = if all_light {
-            Vec::new()
-        } else {
-            (0..chokes.len())
-                .filter(|&c| doors.is_light(c))
-                .map(|c| chokes[c])
-                .collect()
-        };
-        let light_index = traffic::PortalIndex::new(&light_chokes, Fx::ZERO);
+        let light_index =
+            traffic::PortalIndex::new(if all_light { &[] } else { doors.light_chokes() }, Fx::ZERO);
         let chokes_for = |radius: Fx| {
             if radius > rules.radius || all_light {
                 &choke_index

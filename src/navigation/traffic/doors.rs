@@ -52,6 +52,8 @@ pub struct Doors {
     /// Per choke: whether its door is a door for units of the traffic radius too (see
     /// [`Doors::with_light`]); empty: every door is.
     light: Vec<bool>,
+    /// The chokes whose doors are light, ascending (with `light` empty: not used).
+    light_chokes: Vec<Choke>,
 }
 
 /// A door of more than one choke.
@@ -121,9 +123,23 @@ impl Doors {
         }
         // All light: kept empty (the same answers, read without a look-up).
         if !light.iter().all(|&l| l) {
+            self.light_chokes = (self.chokes.iter().zip(&light))
+                .filter(|(_, l)| **l)
+                .map(|(c, _)| *c)
+                .collect();
             self.light = light;
         }
         self
+    }
+
+    /// The chokes whose doors are [light](Self::is_light), ascending: what the units no
+    /// larger than the traffic radius look at for their right of way and their yielding.
+    pub(crate) fn light_chokes(&self) -> &[Choke] {
+        if self.light.is_empty() {
+            &self.chokes
+        } else {
+            &self.light_chokes
+        }
     }
 
     /// Whether choke `c`'s door is a door for units of the traffic radius (every door is,
@@ -134,7 +150,8 @@ impl Doors {
 
     /// Whether all doors are [light](Self::is_light).
     pub(crate) fn all_light(&self) -> bool {
-        self.light.iter().all(|&l| l)
+        // `with_light` keeps no flags when every door is light.
+        self.light.is_empty()
     }
 
     /// The key choke of choke `c`'s door (an index into [`chokes`](Self::chokes)), and the
@@ -254,6 +271,7 @@ pub fn doors(mesh: &NavMesh, chokes: &[Choke], traffic_radius: Fx) -> Doors {
         by_x: Vec::new(),
         widest: Fx::ZERO,
         light: Vec::new(),
+        light_chokes: Vec::new(),
     };
     let mut seen = vec![false; tris.len()];
     for start in 0..tris.len() {
