@@ -86,19 +86,7 @@ impl Simulator {
             // A finished order (arrived: at rest at its goal or settled next to it; given
             // up) rests: it is never stuck, and a replan would set it moving again.
             let finished = order.status().is_finished();
-            if finished
-                && next as u32 == r.target
-                && crate::orders::resting(&order.arrival(), order.goal())
-            {
-                // Settled short of its goal (or given up): no count, and the best distance is
-                // kept, so a unit pushed on again, over and over (at the edge of a crowd), must
-                // still beat it to count as progress.
-                r.no_progress = 0;
-            } else if finished
-                || at_end
-                || next as u32 != r.target
-                || r.best.saturating_sub(d) >= step
-            {
+            if finished || at_end || next as u32 != r.target || r.best.saturating_sub(d) >= step {
                 r.best = d;
                 r.target = next as u32;
                 r.no_progress = 0;

@@ -19,13 +19,9 @@ mod scenes;
 /// meet it (at time step 0.1 their crowds churned: a unit pushed out of the settle disc walked
 /// back through it and pushed another out); 77 and 209 (doors 2 wide, 50 to 60 units a side)
 /// since a door up to 2.6 diameters in a thin wall is a choke. Eighteenth: 121 (doors 2 wide
-/// in thin walls) since the three chokes of such a door are one door. Twenty-fourth: 593 (a wall
-/// with doors) since a unit keeps its best distance while at rest: three units settled at the
-/// edge of the crowd on their goal and pushed on again and again had each rest reset it, so,
-/// pressing into a building between them and the goal, they never counted as stuck and never
-/// replanned; 496 (open ground) finishes too.
-const SEEDS: [u64; 24] = [
-    0, 1, 2, 3, 4, 5, 6, 7, 17, 18, 21, 23, 25, 40, 44, 74, 77, 78, 121, 139, 149, 209, 496, 593,
+/// in thin walls) since the three chokes of such a door are one door.
+const SEEDS: [u64; 22] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 17, 18, 21, 23, 25, 40, 44, 74, 77, 78, 121, 139, 149, 209,
 ];
 
 #[test]
