@@ -862,16 +862,20 @@ fn stop_beside(
         })
 }
 
-/// The path of a waiter let through a door narrower than `3 r` (a quarter radius or less to
-/// spare on either side): from its place to a point `1.5 r` out on the axis of the door's
-/// mouth on its side (when a disc of half its radius reaches it), through the middle of each
-/// mouth, to a point `2 r` out beyond the far mouth (when it reaches it too), then on along
-/// its kept path from the first point beyond the far mouth and more than `w / 2 + 3 r` from
-/// either mouth. Its kept path rounds a corner of the door at `r` and a hair: from a place
-/// beside the entrance the line to it passes that corner closer than `r`, and ORCA's
+/// The path of a waiter let through a door whose mouth is narrower than `3 r` (less than
+/// half a radius to spare on either side): from its place to a point `1.5 r` out on the axis
+/// of the door's mouth on its side (when a disc of half its radius reaches it), through the
+/// middle of each mouth, to a point `2 r` out beyond the far one (when it is walkable for the
+/// unit and reached from the far mouth's middle), then on along its kept path from the first
+/// of its first 8 points that lies beyond the far mouth and more than `w / 2 + 3 r` from
+/// either mouth's middle. Its kept path rounds a corner of the door at `r` and a hair: from a
+/// place beside the entrance the line to it passes that corner closer than `r`, and ORCA's
 /// obstacle lines held the unit to a crawl until it was lined up (a door 1.3 wide passed 0.5
-/// units a second). `None` (the path as before): a wider door, a passage whose mouths do not
-/// see each other, or a kept path that does not go through within its first 8 points.
+/// units a second). `None` (the path as before): a mouth `3 r` wide or more (a slanted
+/// passage's mouths are wider than the passage), a unit in front of neither mouth, mouths
+/// that do not see each other, no such point among the first 8 (a goal just past the door),
+/// a way on from the last point put in that is not clear for the unit (the points dropped may
+/// have rounded an obstacle just past the door), or a path longer than `MAX_PATH_POINTS`.
 fn through_narrow_door(
     mesh: &crate::navigation::NavMesh,
     doors: &traffic::Doors,
@@ -912,8 +916,14 @@ fn through_narrow_door(
         out.push(far.mid());
     }
     let beyond = far.mid() + far.normal(far_out) * r.saturating_mul_int(2);
-    if mesh.raycast(far.mid(), beyond, r / 2).clear {
+    if mesh.is_walkable(beyond, r) && mesh.raycast(far.mid(), beyond, r / 2).clear {
         out.push(beyond);
+    }
+    // The points dropped may have rounded an obstacle just past the door: the way on must
+    // be clear for the unit from the last point put in.
+    let last = out.last().copied().unwrap_or(position);
+    if !mesh.raycast(last, path[k], r).clear {
+        return None;
     }
     out.extend_from_slice(&path[k..]);
     (out.len() <= MAX_PATH_POINTS).then_some(out)

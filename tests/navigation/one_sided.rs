@@ -157,3 +157,51 @@ fn report() {
         }
     }
 }
+
+/// The units let through a narrow door with a slab just past it (the slab's near face 1.4 from
+/// the door's far mouth): the points dropped from a path going in along the door's axis may
+/// have rounded the slab, so the way on from the last point put in must be clear. Every
+/// segment of every unit's remaining path stays clear of walls for a disc of half its radius,
+/// every tick (a review found a path through the slab).
+#[test]
+fn a_path_in_along_a_door_s_axis_never_cuts_through_an_obstacle_just_past_it() {
+    use lockstep_orca::ObstacleShape;
+    let mut sim = super::door_in_wall("0.25", 1.3, 40.0);
+    let rect = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
+    };
+    sim.add_obstacle(rect(1.9, -0.3, 4.0, 5.0)).unwrap();
+    let ids: Vec<_> = (0..20)
+        .map(|k| {
+            let (i, j) = ((k / 5) as f64, (k % 5) as f64);
+            sim.add_agent(v(-12.0 - i * 1.4, (j - 2.0) * 1.4)).unwrap()
+        })
+        .collect();
+    for &id in &ids {
+        sim.apply(&Command::NavigateTo {
+            id,
+            goal: v(14.0, 0.0),
+        })
+        .unwrap();
+    }
+    let half = Fx::lit("0.25");
+    for _ in 0..400 {
+        sim.step().unwrap();
+        for &id in &ids {
+            let Some(order) = sim.agent_order(id).unwrap() else {
+                continue;
+            };
+            let rest = &order.path()[order.progress()..];
+            for s in rest.windows(2) {
+                let hit = sim.nav_raycast(s[0], s[1], half).unwrap();
+                assert!(
+                    hit.clear,
+                    "tick {}: {id:?}'s path {:?} → {:?} is not clear",
+                    sim.tick(),
+                    s[0].to_f64(),
+                    s[1].to_f64()
+                );
+            }
+        }
+    }
+}
