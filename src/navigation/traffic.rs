@@ -55,6 +55,21 @@
 //! through the door) still waits for it (the simulator resumes it through the portal's
 //! middle).
 //!
+//! **The axis queue** (twenty-fifth session). At a door whose mouth is narrower than `3 r`,
+//! while one side holds it, is not closing, and the other side has no one approaching, the
+//! holder's waiters of the traffic radius or smaller wait in single file on the axis of their
+//! mouth instead of in the blocks: up to six places, the first `2.5 r` out from the mouth's
+//! middle and then `2.8 r` apart, each walkable, in sight of the mouth's middle for `r`, and
+//! clear of every unit at rest (where it stands and its rest point, the two radii plus
+//! [`spot_margin`] apart); the queue ends before the first place that is not. Those already
+//! on an axis place move up in order of (path length, id) as the head goes, then the other
+//! waiters of the side fill the free places in the same order; the rest wait in the blocks.
+//! Once the other side approaches, an axis place is no longer kept: its waiter goes to a
+//! block, off the way out of the door. A unit let through from a block beside such a door
+//! came in from the side, and ORCA's obstacle lines held it to a crawl until it was lined
+//! up with the door (with its current velocity pointing at a corner they can leave it no
+//! velocity at all, as in C++ RVO2); from the axis it walks straight in.
+//!
 //! The units let through in single file get [`Decision::Through`] (the simulator gives them
 //! the right of way over the waiters, [`GOING`]); a unit already past the portal's line, or
 //! related to no door, gets [`Decision::Go`].

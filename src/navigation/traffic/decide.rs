@@ -5,7 +5,7 @@
 use super::aside;
 use super::doors::Doors;
 use super::relation::{Relation, relation};
-use super::spots::{Block, hand_of, spot, spot_candidates, spot_margin};
+use super::spots::{Block, axis_places, hand_of, on_axis, spot, spot_candidates, spot_margin};
 use super::{Choke, ChokeState, PortalIndex, TrafficParams, half};
 use crate::geom::cmp_dist_point_segment;
 use crate::math::{Fx, Vec2, wide_mul};
@@ -168,6 +168,8 @@ pub fn decide_at(
     });
     // (choke index, open side or None: both closed) for the decisions.
     let mut open: Vec<(usize, Option<u8>, bool)> = Vec::with_capacity(near.len());
+    // Per entry of `open`: whether the side not holding has no one approaching.
+    let mut alone: Vec<bool> = Vec::with_capacity(near.len());
     // Whether the holder of `h` closes: the other side approaches, and the hold time is up
     // or the batch went in.
     let closes = |h: &ChokeState, approach: &[bool; 2]| {
@@ -233,6 +235,7 @@ pub fn decide_at(
         }
         let closing = next.is_some_and(|h| closes(&h, &approach));
         open.push((c, next.map(|h| h.holder), closing));
+        alone.push(next.is_some_and(|h| !approach[usize::from(1 - h.holder)]));
     }
     // The holding side goes in single file (see the module docs); everyone else related to
     // a choke, and the holding side's units not let through yet, waits at a spot.
@@ -356,7 +359,19 @@ pub fn decide_at(
     // (spot, the radius of its unit).
     let mut taken: Vec<(Vec2, Fx)> = Vec::new();
     let mut fresh: Vec<(Block, Fx, u32, usize)> = Vec::new();
+    let in_axis = axis_queues(
+        params,
+        mesh,
+        doors,
+        (&open, &alone),
+        (travellers, &rel),
+        (waiting, &waits),
+        (&mut out, &mut taken),
+    );
     for &i in &waits {
+        if in_axis[i] {
+            continue;
+        }
         let key = hand(i);
         let choke = chokes[key.0];
         let (mouth, face) = doors.mouth(key.0, key.1);
@@ -366,7 +381,8 @@ pub fn decide_at(
             Some((c, spot))
                 if c == choke
                     && hand_of(&mouth, face, spot) == key.2
-                    && front(key.0, spot) == Some(key.1) =>
+                    && front(key.0, spot) == Some(key.1)
+                    && !on_axis(params, (&mouth, face), spot) =>
             {
                 out[i] = Decision::Wait { choke, spot };
                 taken.push((spot, travellers[i].radius));
@@ -442,6 +458,83 @@ pub fn decide_at(
         }
     }
     out
+}
+
+/// The axis queues (see the [module docs](super)): for each door whose mouth is narrower than
+/// `3 r`, held by one side while the other has no one approaching and the holder is not
+/// closing, its waiters of the traffic
+/// radius or smaller wait on the axis of the holder's mouth ([`axis_places`]), nearest the
+/// door first: those already on an axis place move up in order of (path length, id), then the
+/// others of the side fill the free places in the same order. Sets their decisions, adds
+/// their places to `taken`, and says per traveller whether it waits on an axis place.
+#[allow(clippy::type_complexity)] // the tick's inputs and outputs, as in `decide_at`
+fn axis_queues(
+    params: &TrafficParams,
+    mesh: &NavMesh,
+    doors: &Doors,
+    (open, alone): (&[(usize, Option<u8>, bool)], &[bool]),
+    (travellers, rel): (&[Traveller<'_>], &[Option<Relation>]),
+    (waiting, waits): (&[Option<(Choke, Vec2)>], &[usize]),
+    (out, taken): (&mut [Decision], &mut Vec<(Vec2, Fx)>),
+) -> Vec<bool> {
+    let mut in_axis = vec![false; travellers.len()];
+    let queues: Vec<(usize, u8)> = open
+        .iter()
+        .zip(alone)
+        .filter(|(o, a)| **a && !o.2)
+        .filter_map(|(o, _)| o.1.map(|h| (o.0, h)))
+        .collect();
+    if queues.is_empty() {
+        return in_axis;
+    }
+    // The units at rest (no relation, not waiting, no path left): where they stand and their
+    // rest points.
+    let resting: Vec<(Vec2, Fx)> = travellers
+        .iter()
+        .zip(rel)
+        .zip(waiting)
+        .filter(|((t, r), w)| r.is_none() && w.is_none() && t.path.is_empty())
+        .flat_map(|((t, _), _)| [(t.position, t.radius), (t.from, t.radius)])
+        .collect();
+    let chokes = doors.chokes();
+    for (c, h) in queues {
+        let (mouth, face) = doors.mouth(c, h);
+        // Only a door whose mouth is narrower than `3 r`: one a unit goes in along the axis
+        // of (`sim::navigation_traffic`), where ORCA's obstacle lines hold a unit coming in
+        // from the side to a crawl until it is lined up. (At every door the queue also sped
+        // doors 2 wide, but moved crowds near the goal by chance into churning: sweep seed 17.)
+        if (mouth.b - mouth.a).length() >= params.radius.saturating_mul_int(3) {
+            continue;
+        }
+        // (already on an axis place, path length, id, traveller)
+        let mut queue: Vec<(bool, Fx, u32, usize)> = waits
+            .iter()
+            .filter_map(|&i| {
+                let r = rel[i].filter(|r| r.choke == c && r.side == h)?;
+                let t = &travellers[i];
+                (t.radius <= params.radius).then(|| {
+                    let on = waiting[i].is_some_and(|(ch, sp)| {
+                        ch == chokes[c] && on_axis(params, (&mouth, face), sp)
+                    });
+                    (!on, r.distance, t.id, i)
+                })
+            })
+            .collect();
+        if queue.is_empty() {
+            continue;
+        }
+        let places = axis_places(params, mesh, (&mouth, face), &resting);
+        queue.sort_unstable();
+        for (&(_, _, _, i), &spot) in queue.iter().zip(&places) {
+            out[i] = Decision::Wait {
+                choke: chokes[c],
+                spot,
+            };
+            taken.push((spot, travellers[i].radius));
+            in_axis[i] = true;
+        }
+    }
+    in_axis
 }
 
 /// Whether a place `s` for a unit of `radius` is at least the two radii plus `margin` from

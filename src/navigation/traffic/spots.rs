@@ -59,6 +59,56 @@ pub(super) fn spot(
     position
 }
 
+/// Places of the axis queue ([`axis_places`]): while one side holds a door and the other has
+/// no one approaching it, the holder's waiters nearest the door wait in single file on the
+/// axis of its mouth instead of in the blocks beside it.
+pub(super) const AXIS_PLACES: u32 = 6;
+/// The first place of the axis queue from the mouth's middle, and the step between places,
+/// in tenths of `r`: `2.5 r` (a unit going in through the mouth is `2 r` clear of it) and
+/// `2.8 r` (units in a file `2.6 r` to `3.2 r` apart went through a door 1.3 wide one every
+/// 0.75 to 1.0 s; packed `2.2 r` apart, one every 1 to 3.5 s).
+const AXIS_FIRST: i64 = 25;
+const AXIS_STEP: i64 = 28;
+
+/// The places of the axis queue in front of `mouth` on its side `face` (its normal points out
+/// of the door there) for units of the traffic radius `r`, nearest the mouth first: at most
+/// [`AXIS_PLACES`], ending before the first one not walkable for `r`, not in sight of the
+/// mouth's middle for `r` (a disc of `r` reaches it in a straight line), or whose disc would
+/// meet the disc of a unit at rest (`resting`: its point and radius, with [`spot_margin`]
+/// between them).
+pub(super) fn axis_places(
+    params: &TrafficParams,
+    mesh: &NavMesh,
+    (mouth, face): (&Choke, u8),
+    resting: &[(Vec2, Fx)],
+) -> Vec<Vec2> {
+    let r = params.radius;
+    let n = mouth.normal(face);
+    let margin = spot_margin(params);
+    let mut out = Vec::new();
+    for j in 0..i64::from(AXIS_PLACES) {
+        let q = mouth.mid() + n * (r.saturating_mul_int(AXIS_FIRST + AXIS_STEP * j) / 10);
+        let clear = resting.iter().all(|&(p, pr)| {
+            let apart = r.saturating_add(pr).saturating_add(margin);
+            (q - p).length_squared_wide() >= crate::math::wide_mul(apart, apart)
+        });
+        if !clear || !mesh.is_walkable(q, r) || !mesh.raycast(mouth.mid(), q, r).clear {
+            break;
+        }
+        out.push(q);
+    }
+    out
+}
+
+/// Whether `spot` is a place of an axis queue in front of `mouth` on side `face`: in front of
+/// it and within `r / 4` of its axis. A block's places lie at least `w / 2 + 1.6 r` aside
+/// ([`spot`]), so this tells them apart without the mesh.
+pub(super) fn on_axis(params: &TrafficParams, (mouth, face): (&Choke, u8), spot: Vec2) -> bool {
+    let d = spot - mouth.mid();
+    let n = mouth.normal(face);
+    d.dot(n) > Fx::ZERO && d.dot(n.perp()).abs() <= params.radius / 4
+}
+
 /// The least room between two waiters' discs at their spots ([`decide`](super::decide)): a tenth of the
 /// radius planned for (0.05 with the default radius), so spots handed out at the same time
 /// are at least the two units' radii plus this apart.

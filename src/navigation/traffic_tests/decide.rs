@@ -154,13 +154,15 @@ fn a_waypoint_on_the_portals_line_still_counts_as_crossing_it() {
 #[test]
 fn the_holding_side_queues_in_single_file_within_its_queue() {
     // Both west, 0.5 apart in path length, 2.7 and 3.2 from the door (within w/2 + 6 r =
-    // 3.65): the first goes, the second waits at the first place of its block beside the
-    // entrance (out of the way of the one going). With a queue of 3 r (2.15) both are
-    // outside it and both go.
-    let (s, pos) = door_scene(&[(-2.7, 0.0), (-3.2, 0.0)]);
-    let run = |p: &TrafficParams| {
+    // 3.65): the first goes, the second waits. With no one approaching from the east it waits
+    // on the axis of the west mouth, at the first place of its axis queue (2.5 r out); with a
+    // unit approaching from the east (farther, so the west takes the door), at the first
+    // place of its block beside the entrance (out of the way of the units coming out). With
+    // a queue of 3 r (2.15) both are outside it and both go.
+    let run = |units: &[(f64, f64)], p: &TrafficParams| {
+        let (s, pos) = door_scene(units);
         let mut state = Vec::new();
-        decide(
+        let d = decide(
             p,
             &s.mesh,
             &s.chokes,
@@ -168,16 +170,27 @@ fn the_holding_side_queues_in_single_file_within_its_queue() {
             0,
             32,
             &travellers(&s, &pos),
-            &[None; 2],
-        )
+            &vec![None; units.len()],
+        );
+        (d, s.chokes[0])
     };
-    let d = run(&TrafficParams::DEFAULT);
+    let wait_at = |d: Decision, door: Choke| {
+        let Decision::Wait { choke, spot } = d else {
+            panic!("{d:?}")
+        };
+        assert_eq!(choke, door);
+        spot.to_f64()
+    };
+    let (d, door) = run(&[(-2.7, 0.0), (-3.2, 0.0)], &TrafficParams::DEFAULT);
     assert_eq!(d[0], Decision::Through);
-    let Decision::Wait { choke, spot } = d[1] else {
-        panic!("{:?}", d[1])
-    };
-    assert_eq!(choke, s.chokes[0]);
-    let (x, y) = spot.to_f64();
+    let (x, y) = wait_at(d[1], door);
+    assert!((x + 1.25).abs() < 1e-6 && y.abs() < 1e-6, "{x} {y}");
+    let (d, door) = run(
+        &[(-2.7, 0.0), (-3.2, 0.0), (3.5, 0.0)],
+        &TrafficParams::DEFAULT,
+    );
+    assert_eq!(d[0], Decision::Through);
+    let (x, y) = wait_at(d[1], door);
     assert!(
         (x + 0.75).abs() < 1e-6 && (y.abs() - 1.45).abs() < 1e-6,
         "{x} {y}"
@@ -186,7 +199,74 @@ fn the_holding_side_queues_in_single_file_within_its_queue() {
         queue: Fx::from_num(3),
         ..TrafficParams::DEFAULT
     };
-    assert_eq!(run(&short), [Decision::Through, Decision::Go]);
+    let (d, _) = run(&[(-2.7, 0.0), (-3.2, 0.0)], &short);
+    assert_eq!(d, [Decision::Through, Decision::Go]);
+}
+
+/// The axis queue moves up: a waiter held on the third place of the west mouth's axis queue,
+/// the only one, is sent to the first; a unit at rest on the axis 3 from the door cuts the queue
+/// short before it (no place within its reach), so a second waiter beyond gets a block place;
+/// once a unit approaches from the east the waiter on the axis is sent to a block place (the
+/// axis is the way out of the door) and never kept there.
+#[test]
+fn the_axis_queue_moves_up_stops_short_of_units_at_rest_and_clears_for_the_other_side() {
+    let (s, _) = door_scene(&[(-2.7, 0.0)]);
+    let door = s.chokes[0];
+    let third = v(-0.5 * (2.5 + 2.0 * 2.8), 0.0);
+    let mut state = Vec::new();
+    // Unit 0 goes; unit 1, a waiter given the third axis place, is held (within the gap
+    // behind unit 0) and, alone on the axis, moves up to the first place.
+    let (s, pos) = door_scene(&[(-1.5, 0.0), (-2.2, 0.3)]);
+    let d = decide_default(&s, &pos, &mut state, 0, &[None, Some((door, third))]);
+    assert_eq!(d[0], Decision::Through);
+    assert_eq!(
+        d[1],
+        Decision::Wait {
+            choke: door,
+            spot: v(-1.25, 0.0)
+        }
+    );
+    // Held at the door since tick 0; unit 0 goes, units 1 and 2 wait, unit 3 rests on the
+    // axis 3 from the door (its path done): the queue ends before the second place (2.65
+    // out, within 1.05 of the rest point), so unit 2 gets a block place.
+    let (mut s, pos) = door_scene(&[(-2.0, 0.0), (-2.6, 0.4), (-3.3, -0.7), (-3.0, 0.0)]);
+    s.paths[3] = [v(-3.0, 0.0), v(-3.0, 0.0)];
+    let mut t = travellers(&s, &pos);
+    t[3].path = &[];
+    let mut state = Vec::new();
+    let d = decide(
+        &TrafficParams::DEFAULT,
+        &s.mesh,
+        &s.chokes,
+        &mut state,
+        0,
+        32,
+        &t,
+        &[None; 4],
+    );
+    assert_eq!(d[0], Decision::Through);
+    assert_eq!(
+        d[1],
+        Decision::Wait {
+            choke: door,
+            spot: v(-1.25, 0.0)
+        }
+    );
+    let Decision::Wait { spot, .. } = d[2] else {
+        panic!("{:?}", d[2])
+    };
+    assert!(spot.to_f64().1.abs() > 1.0, "{:?}", spot.to_f64());
+    assert_eq!(d[3], Decision::Go);
+    // The east approaches: the waiter on the axis goes to a block place.
+    let (s, pos) = door_scene(&[(-1.5, 0.0), (-2.2, 0.3), (4.5, 0.0)]);
+    let mut state = vec![ChokeState::new(door, 0, 0)];
+    let on_axis = Some((door, v(-1.25, 0.0)));
+    let d = decide_default(&s, &pos, &mut state, 1, &[None, on_axis, None]);
+    assert_eq!(d[0], Decision::Through);
+    let Decision::Wait { spot, .. } = d[1] else {
+        panic!("{:?}", d[1])
+    };
+    assert!(spot.to_f64().1.abs() > 1.0, "{:?}", spot.to_f64());
 }
 
 #[test]
