@@ -32,10 +32,9 @@ fn v(x: f64, y: f64) -> Vec2 {
     Vec2::from_f64(x, y).unwrap()
 }
 
-/// `n` units through a door `w` wide (time step `dt`), run for at most `limit` seconds.
-fn one_sided(n: usize, w: f64, dt: &str, limit: f64) -> OneSided {
-    let mut sim = super::door_in_wall(dt, w, 60.0);
-    // A block centred on (-25, 0), files along y.
+/// `n` units in a block centred on (−25, 0) (files along `y`, 1.4 apart), sent by one
+/// `GroupNavigate` to (25, 0).
+fn send_block(sim: &mut lockstep_orca::Simulator, n: usize) -> Vec<lockstep_orca::AgentId> {
     let files = (n as f64).sqrt().ceil() as usize;
     let ranks = n.div_ceil(files);
     let ids: Vec<_> = (0..n)
@@ -54,6 +53,13 @@ fn one_sided(n: usize, w: f64, dt: &str, limit: f64) -> OneSided {
         slowest: false,
     })
     .unwrap();
+    ids
+}
+
+/// `n` units through a door `w` wide (time step `dt`), run for at most `limit` seconds.
+fn one_sided(n: usize, w: f64, dt: &str, limit: f64) -> OneSided {
+    let mut sim = super::door_in_wall(dt, w, 60.0);
+    let ids = send_block(&mut sim, n);
     let dt = Fx::lit(dt).to_num::<f64>();
     let mut out = OneSided {
         first: None,
@@ -215,23 +221,7 @@ fn a_path_in_along_a_door_s_axis_never_cuts_through_an_obstacle_just_past_it() {
 #[test]
 fn the_waiters_of_a_door_barely_wider_than_one_queue_on_its_axis() {
     let mut sim = super::door_in_wall("0.1", 1.3, 60.0);
-    let files = 8usize;
-    let ids: Vec<_> = (0..60)
-        .map(|k| {
-            let (i, j) = ((k / files) as f64, (k % files) as f64);
-            let x = -25.0 + (i - 3.5) * 1.4;
-            let y = (j - (files - 1) as f64 / 2.0) * 1.4;
-            sim.add_agent(v(x, y)).unwrap()
-        })
-        .collect();
-    sim.set_group(1, &ids).unwrap();
-    sim.apply(&Command::GroupNavigate {
-        group: 1,
-        goal: v(25.0, 0.0),
-        queue: false,
-        slowest: false,
-    })
-    .unwrap();
+    let ids = send_block(&mut sim, 60);
     let (mut most_on_axis, mut last) = (0, None);
     // A copy restored while the queue stands continues bit-identically (the places are
     // derived from the state: the mesh, the waiters and the units at rest).
