@@ -59,9 +59,13 @@
 //! while one side holds it, is not closing, and the other side has no one approaching, the
 //! holder's waiters of the traffic radius or smaller wait in single file on the axis of their
 //! mouth instead of in the blocks: up to six places, the first `2.5 r` out from the mouth's
-//! middle and then `2.8 r` apart, each walkable, in sight of the mouth's middle for `r`, and
-//! clear of every unit at rest (where it stands and its rest point, the two radii plus
-//! [`spot_margin`] apart); the queue ends before the first place that is not. Those already
+//! middle and then `2.8 r` apart, each walkable, in sight of the mouth's middle for `r`, its
+//! way from there no closer than `r` to another door's portals (a door facing this one across
+//! a corridor ends the queue), and clear of every navigating unit at rest (where it stands
+//! and its rest point; the rest point of one stepping aside) and of every spot already
+//! handed out (the two radii plus [`spot_margin`] apart); the queue ends before the first
+//! place that is not. Its waiters take their places after the other waiters' kept spots;
+//! those the queue has no place for keep or take places in the blocks. Those already
 //! on an axis place move up in order of (path length, id) as the head goes, then the other
 //! waiters of the side fill the free places in the same order; the rest wait in the blocks.
 //! Once the other side approaches, an axis place is no longer kept: its waiter goes to a

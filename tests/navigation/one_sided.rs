@@ -257,3 +257,53 @@ fn the_waiters_of_a_door_barely_wider_than_one_queue_on_its_axis() {
     let last = last.expect("all through in 200 s");
     assert!(last <= 88.0, "the last through at {last:.1} s");
 }
+
+/// Two doors 1.3 wide facing each other across a corridor 4 wide (walls 1 thick at `x` in
+/// [−0.5, 0.5] and [4.5, 5.5]); 24 units in the corridor go east through the second. Its axis
+/// queue runs west along the corridor and must end before the first door: no waiter is given
+/// a place whose way from the mouth passes within a radius of the first door's portals (a
+/// review found places inside the first door's passage and in the room beyond it).
+#[test]
+fn an_axis_queue_ends_before_a_door_facing_it() {
+    use lockstep_orca::ObstacleShape;
+    let mut sim = super::door_in_wall("0.25", 1.3, 40.0);
+    let rect = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
+    };
+    sim.add_obstacle(rect(4.5, -40.0, 5.5, -0.65)).unwrap();
+    sim.add_obstacle(rect(4.5, 0.65, 5.5, 40.0)).unwrap();
+    let ids: Vec<_> = (0..24)
+        .map(|k| {
+            let (i, j) = ((k % 2) as f64, (k / 2) as f64);
+            sim.add_agent(v(1.8 + 1.4 * i, 3.0 + 1.4 * j)).unwrap()
+        })
+        .collect();
+    sim.set_group(1, &ids).unwrap();
+    sim.apply(&Command::GroupNavigate {
+        group: 1,
+        goal: v(25.0, 0.0),
+        queue: false,
+        slowest: false,
+    })
+    .unwrap();
+    let mut on_axis = 0;
+    for _ in 0..800 {
+        sim.step().unwrap();
+        for &id in &ids {
+            if let Some(w) = sim.door_wait(id).unwrap() {
+                let (x, y) = w.spot.to_f64();
+                if y.abs() < 1e-6 {
+                    on_axis += 1;
+                    assert!(x > 1.0, "an axis place at x = {x}, by the first door");
+                }
+            }
+        }
+    }
+    assert!(on_axis > 0, "no axis queue formed");
+    for &id in &ids {
+        assert!(
+            sim.agent_position(id).unwrap().x > Fx::from_num(5),
+            "not through"
+        );
+    }
+}

@@ -359,40 +359,55 @@ pub fn decide_at(
     // (spot, the radius of its unit).
     let mut taken: Vec<(Vec2, Fx)> = Vec::new();
     let mut fresh: Vec<(Block, Fx, u32, usize)> = Vec::new();
-    let in_axis = axis_queues(
+    // The axis queues' waiters take their places after the kept spots of the others, so the
+    // places are checked free of them (see `axis_queues`).
+    let queues = axis_queues(
         params,
-        mesh,
         doors,
         (&open, &alone),
         (travellers, &rel),
         (waiting, &waits),
-        (&mut out, &mut taken),
     );
+    let mut in_axis = vec![false; travellers.len()];
+    for q in &queues {
+        for &(_, _, _, i) in &q.2 {
+            in_axis[i] = true;
+        }
+    }
+    // The spot waiter `i` keeps: on its hand and in front of its side's mouth (one pushed
+    // through the door while it waited gets a place on the side it is on now), never a place
+    // of an axis queue.
+    let kept_spot = |i: usize| {
+        let key = hand(i);
+        let choke = chokes[key.0];
+        let (mouth, face) = doors.mouth(key.0, key.1);
+        waiting[i]
+            .filter(|&(c, spot)| {
+                c == choke
+                    && hand_of(&mouth, face, spot) == key.2
+                    && front(key.0, spot) == Some(key.1)
+                    && !on_axis(params, (&mouth, face), spot)
+            })
+            .map(|(_, spot)| (choke, spot))
+    };
+    let fresh_entry = |i: usize| {
+        (
+            hand(i),
+            rel[i].map_or(Fx::ZERO, |r| r.distance),
+            travellers[i].id,
+            i,
+        )
+    };
     for &i in &waits {
         if in_axis[i] {
             continue;
         }
-        let key = hand(i);
-        let choke = chokes[key.0];
-        let (mouth, face) = doors.mouth(key.0, key.1);
-        match waiting[i] {
-            // Kept on its hand and in front of its side's mouth (one pushed through the door
-            // while it waited gets a place on the side it is on now).
-            Some((c, spot))
-                if c == choke
-                    && hand_of(&mouth, face, spot) == key.2
-                    && front(key.0, spot) == Some(key.1)
-                    && !on_axis(params, (&mouth, face), spot) =>
-            {
+        match kept_spot(i) {
+            Some((choke, spot)) => {
                 out[i] = Decision::Wait { choke, spot };
                 taken.push((spot, travellers[i].radius));
             }
-            _ => fresh.push((
-                key,
-                rel[i].map_or(Fx::ZERO, |r| r.distance),
-                travellers[i].id,
-                i,
-            )),
+            None => fresh.push(fresh_entry(i)),
         }
     }
     // Units aside keep their places too (before any is handed out), on either hand; the others
@@ -409,6 +424,23 @@ pub fn decide_at(
                 taken.push((spot, t.radius));
             }
             _ => fresh_aside.push((key, t.id, i, q)),
+        }
+    }
+    for i in place_axis_queues(
+        params,
+        mesh,
+        doors,
+        &queues,
+        travellers,
+        (&mut out, &mut taken),
+    ) {
+        // No place left on the axis: its place in the blocks, kept or new.
+        match kept_spot(i) {
+            Some((choke, spot)) => {
+                out[i] = Decision::Wait { choke, spot };
+                taken.push((spot, travellers[i].radius));
+            }
+            None => fresh.push(fresh_entry(i)),
         }
     }
     fresh.sort_unstable_by_key(|f| (f.0, f.1, f.2));
@@ -460,44 +492,29 @@ pub fn decide_at(
     out
 }
 
+/// One axis queue: the door's key choke, the holding side, and its waiters in queue order:
+/// (not already on an axis place, path length, id, traveller).
+type AxisQueue = (usize, u8, Vec<(bool, Fx, u32, usize)>);
+
 /// The axis queues (see the [module docs](super)): for each door whose mouth is narrower than
 /// `3 r`, held by one side while the other has no one approaching and the holder is not
-/// closing, its waiters of the traffic
-/// radius or smaller wait on the axis of the holder's mouth ([`axis_places`]), nearest the
-/// door first: those already on an axis place move up in order of (path length, id), then the
-/// others of the side fill the free places in the same order. Sets their decisions, adds
-/// their places to `taken`, and says per traveller whether it waits on an axis place.
-#[allow(clippy::type_complexity)] // the tick's inputs and outputs, as in `decide_at`
+/// closing, its waiters of the traffic radius or smaller, in queue order: those already on
+/// an axis place first, in order of (path length, id), then the others of the side in the
+/// same order. Their places are handed out by [`place_axis_queues`].
+#[allow(clippy::type_complexity)] // the tick's inputs, as in `decide_at`
 fn axis_queues(
     params: &TrafficParams,
-    mesh: &NavMesh,
     doors: &Doors,
     (open, alone): (&[(usize, Option<u8>, bool)], &[bool]),
     (travellers, rel): (&[Traveller<'_>], &[Option<Relation>]),
     (waiting, waits): (&[Option<(Choke, Vec2)>], &[usize]),
-    (out, taken): (&mut [Decision], &mut Vec<(Vec2, Fx)>),
-) -> Vec<bool> {
-    let mut in_axis = vec![false; travellers.len()];
-    let queues: Vec<(usize, u8)> = open
-        .iter()
-        .zip(alone)
-        .filter(|(o, a)| **a && !o.2)
-        .filter_map(|(o, _)| o.1.map(|h| (o.0, h)))
-        .collect();
-    if queues.is_empty() {
-        return in_axis;
-    }
-    // The units at rest (no relation, not waiting, no path left): where they stand and their
-    // rest points.
-    let resting: Vec<(Vec2, Fx)> = travellers
-        .iter()
-        .zip(rel)
-        .zip(waiting)
-        .filter(|((t, r), w)| r.is_none() && w.is_none() && t.path.is_empty())
-        .flat_map(|((t, _), _)| [(t.position, t.radius), (t.from, t.radius)])
-        .collect();
+) -> Vec<AxisQueue> {
     let chokes = doors.chokes();
-    for (c, h) in queues {
+    let mut queues = Vec::new();
+    for (o, _) in open.iter().zip(alone).filter(|(o, a)| **a && !o.2) {
+        let (Some(h), c) = (o.1, o.0) else {
+            continue;
+        };
         let (mouth, face) = doors.mouth(c, h);
         // Only a door whose mouth is narrower than `3 r`: one a unit goes in along the axis
         // of (`sim::navigation_traffic`), where ORCA's obstacle lines hold a unit coming in
@@ -506,7 +523,6 @@ fn axis_queues(
         if (mouth.b - mouth.a).length() >= params.radius.saturating_mul_int(3) {
             continue;
         }
-        // (already on an axis place, path length, id, traveller)
         let mut queue: Vec<(bool, Fx, u32, usize)> = waits
             .iter()
             .filter_map(|&i| {
@@ -520,21 +536,74 @@ fn axis_queues(
                 })
             })
             .collect();
-        if queue.is_empty() {
-            continue;
-        }
-        let places = axis_places(params, mesh, (&mouth, face), &resting);
-        queue.sort_unstable();
-        for (&(_, _, _, i), &spot) in queue.iter().zip(&places) {
-            out[i] = Decision::Wait {
-                choke: chokes[c],
-                spot,
-            };
-            taken.push((spot, travellers[i].radius));
-            in_axis[i] = true;
+        if !queue.is_empty() {
+            queue.sort_unstable();
+            queues.push((c, h, queue));
         }
     }
-    in_axis
+    queues
+}
+
+/// Hands out the places of the axis `queues` ([`axis_places`]) in queue order, each place
+/// free of the spots `taken` so far (the others' kept spots, the queues before): sets the
+/// waiters' decisions, adds their places to `taken`, and returns the waiters left without a
+/// place (the queue ended before them), in queue order.
+fn place_axis_queues(
+    params: &TrafficParams,
+    mesh: &NavMesh,
+    doors: &Doors,
+    queues: &[AxisQueue],
+    travellers: &[Traveller<'_>],
+    (out, taken): (&mut [Decision], &mut Vec<(Vec2, Fx)>),
+) -> Vec<usize> {
+    let mut left = Vec::new();
+    if queues.is_empty() {
+        return left;
+    }
+    // The navigating units at rest (no path left, not waiting): where they stand and their
+    // rest points; and the rest points of those stepping aside (their kept paths' ends),
+    // where they walk back to.
+    let mut resting: Vec<(Vec2, Fx)> = Vec::new();
+    for (t, d) in travellers.iter().zip(out.iter()) {
+        match d {
+            Decision::Go if t.path.is_empty() => {
+                resting.extend([(t.position, t.radius), (t.from, t.radius)]);
+            }
+            Decision::Aside { .. } => {
+                resting.push((t.path.last().copied().unwrap_or(t.from), t.radius))
+            }
+            _ => {}
+        }
+    }
+    for (c, h, queue) in queues {
+        let (mouth, face) = doors.mouth(*c, *h);
+        let places = axis_places(
+            params,
+            (mesh, doors),
+            (*c, &mouth, face),
+            (
+                &resting,
+                if std::env::var_os("NOTAKEN").is_some() {
+                    &[]
+                } else {
+                    taken
+                },
+            ),
+        );
+        for (k, &(_, _, _, i)) in queue.iter().enumerate() {
+            match places.get(k) {
+                Some(&spot) => {
+                    out[i] = Decision::Wait {
+                        choke: doors.chokes()[*c],
+                        spot,
+                    };
+                    taken.push((spot, travellers[i].radius));
+                }
+                _ => left.push(i),
+            }
+        }
+    }
+    left
 }
 
 /// Whether a place `s` for a unit of `radius` is at least the two radii plus `margin` from

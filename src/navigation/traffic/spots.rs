@@ -3,6 +3,7 @@
 //! Part of [`decide_at`](super::decide_at).
 
 use super::{Choke, TrafficParams, half};
+use crate::geom::cmp_dist_segment_segment;
 use crate::math::{Fx, Vec2};
 use crate::navigation::NavMesh;
 
@@ -70,17 +71,22 @@ pub(super) const AXIS_PLACES: u32 = 6;
 const AXIS_FIRST: i64 = 25;
 const AXIS_STEP: i64 = 28;
 
-/// The places of the axis queue in front of `mouth` on its side `face` (its normal points out
-/// of the door there) for units of the traffic radius `r`, nearest the mouth first: at most
-/// [`AXIS_PLACES`], ending before the first one not walkable for `r`, not in sight of the
-/// mouth's middle for `r` (a disc of `r` reaches it in a straight line), or whose disc would
-/// meet the disc of a unit at rest (`resting`: its point and radius, with [`spot_margin`]
-/// between them).
+/// A point and a radius: a unit's disc, or a spot and its unit's radius.
+pub(super) type Disc = (Vec2, Fx);
+
+/// The places of the axis queue of door `key` (its key choke) in front of `mouth` on its side
+/// `face` (its normal points out of the door there) for units of the traffic radius `r`,
+/// nearest the mouth first: at most [`AXIS_PLACES`], ending before the first one that is not
+/// walkable for `r`, not in sight of the mouth's middle for `r` (a disc of `r` reaches it in
+/// a straight line), whose way from the mouth's middle passes within `r` of another door's
+/// portal (a second door facing this one: the queue would run into it and the room beyond),
+/// or whose disc would meet the disc of a unit at rest (`resting`: its point and radius) or of
+/// a spot already handed out (`taken`), with [`spot_margin`] between them.
 pub(super) fn axis_places(
     params: &TrafficParams,
-    mesh: &NavMesh,
-    (mouth, face): (&Choke, u8),
-    resting: &[(Vec2, Fx)],
+    (mesh, doors): (&NavMesh, &super::Doors),
+    (key, mouth, face): (usize, &Choke, u8),
+    (resting, taken): (&[Disc], &[Disc]),
 ) -> Vec<Vec2> {
     let r = params.radius;
     let n = mouth.normal(face);
@@ -88,11 +94,28 @@ pub(super) fn axis_places(
     let mut out = Vec::new();
     for j in 0..i64::from(AXIS_PLACES) {
         let q = mouth.mid() + n * (r.saturating_mul_int(AXIS_FIRST + AXIS_STEP * j) / 10);
-        let clear = resting.iter().all(|&(p, pr)| {
+        let clear = resting.iter().chain(taken).all(|&(p, pr)| {
             let apart = r.saturating_add(pr).saturating_add(margin);
             (q - p).length_squared_wide() >= crate::math::wide_mul(apart, apart)
         });
-        if !clear || !mesh.is_walkable(q, r) || !mesh.raycast(mouth.mid(), q, r).clear {
+        let other_door = || {
+            let m = mouth.mid();
+            let (x0, x1) = (m.x.min(q.x) - r, m.x.max(q.x) + r);
+            let (y0, y1) = (m.y.min(q.y) - r, m.y.max(q.y) + r);
+            doors.chokes().iter().enumerate().any(|(k, ch)| {
+                ch.a.x.max(ch.b.x) >= x0
+                    && ch.a.x.min(ch.b.x) <= x1
+                    && ch.a.y.max(ch.b.y) >= y0
+                    && ch.a.y.min(ch.b.y) <= y1
+                    && doors.door_of(k, 0).0 != key
+                    && cmp_dist_segment_segment(m, q, ch.a, ch.b, r).is_lt()
+            })
+        };
+        if !clear
+            || !mesh.is_walkable(q, r)
+            || !mesh.raycast(mouth.mid(), q, r).clear
+            || other_door()
+        {
             break;
         }
         out.push(q);
