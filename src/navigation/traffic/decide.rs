@@ -5,7 +5,9 @@
 use super::aside;
 use super::doors::Doors;
 use super::relation::{Relation, relation};
-use super::spots::{Block, axis_places, hand_of, on_axis, spot, spot_candidates, spot_margin};
+use super::spots::{
+    Block, Disc, axis_places, hand_of, on_axis, spot, spot_candidates, spot_margin,
+};
 use super::{Choke, ChokeState, PortalIndex, TrafficParams, half};
 use crate::geom::cmp_dist_point_segment;
 use crate::math::{Fx, Vec2, wide_mul};
@@ -426,22 +428,17 @@ pub fn decide_at(
             _ => fresh_aside.push((key, t.id, i, q)),
         }
     }
+    // The waiters of the axis queues: a place on the axis, else their kept spot in the
+    // blocks, else a fresh one.
     for i in place_axis_queues(
         params,
-        mesh,
-        doors,
+        (mesh, doors),
         &queues,
         travellers,
+        kept_spot,
         (&mut out, &mut taken),
     ) {
-        // No place left on the axis: its place in the blocks, kept or new.
-        match kept_spot(i) {
-            Some((choke, spot)) => {
-                out[i] = Decision::Wait { choke, spot };
-                taken.push((spot, travellers[i].radius));
-            }
-            None => fresh.push(fresh_entry(i)),
-        }
+        fresh.push(fresh_entry(i));
     }
     fresh.sort_unstable_by_key(|f| (f.0, f.1, f.2));
     fresh_aside.sort_unstable_by_key(|f| (f.0, f.1));
@@ -545,16 +542,19 @@ fn axis_queues(
 }
 
 /// Hands out the places of the axis `queues` ([`axis_places`]) in queue order, each place
-/// free of the spots `taken` so far (the others' kept spots, the queues before): sets the
-/// waiters' decisions, adds their places to `taken`, and returns the waiters left without a
-/// place (the queue ended before them), in queue order.
+/// free of the spots `taken` (the others' kept spots, the queues before), in two passes: the
+/// first finds how many places each queue could have and gives the waiters beyond them their
+/// kept spots in the blocks (`keep`, added to `taken`), so that no queue is placed on a spot
+/// kept after it; the second hands the places out against all of these. Sets the waiters'
+/// decisions, adds their spots to `taken`, and returns the waiters left without any spot
+/// (to be given a fresh place in the blocks), in queue order.
 fn place_axis_queues(
     params: &TrafficParams,
-    mesh: &NavMesh,
-    doors: &Doors,
+    (mesh, doors): (&NavMesh, &Doors),
     queues: &[AxisQueue],
     travellers: &[Traveller<'_>],
-    (out, taken): (&mut [Decision], &mut Vec<(Vec2, Fx)>),
+    keep: impl Fn(usize) -> Option<(Choke, Vec2)>,
+    (out, taken): (&mut [Decision], &mut Vec<Disc>),
 ) -> Vec<usize> {
     let mut left = Vec::new();
     if queues.is_empty() {
@@ -563,44 +563,50 @@ fn place_axis_queues(
     // The navigating units at rest (no path left, not waiting): where they stand and their
     // rest points; and the rest points of those stepping aside (their kept paths' ends),
     // where they walk back to.
-    let mut resting: Vec<(Vec2, Fx)> = Vec::new();
+    let mut resting: Vec<Disc> = Vec::new();
     for (t, d) in travellers.iter().zip(out.iter()) {
         match d {
             Decision::Go if t.path.is_empty() => {
                 resting.extend([(t.position, t.radius), (t.from, t.radius)]);
             }
             Decision::Aside { .. } => {
-                resting.push((t.path.last().copied().unwrap_or(t.from), t.radius))
+                resting.push((t.path.last().copied().unwrap_or(t.from), t.radius));
             }
             _ => {}
         }
     }
-    for (c, h, queue) in queues {
-        let (mouth, face) = doors.mouth(*c, *h);
-        let places = axis_places(
-            params,
-            (mesh, doors),
-            (*c, &mouth, face),
-            (
-                &resting,
-                if std::env::var_os("NOTAKEN").is_some() {
-                    &[]
-                } else {
-                    taken
-                },
-            ),
-        );
-        for (k, &(_, _, _, i)) in queue.iter().enumerate() {
-            match places.get(k) {
-                Some(&spot) => {
-                    out[i] = Decision::Wait {
-                        choke: doors.chokes()[*c],
-                        spot,
-                    };
+    // Waiter `i` waits at `spot` (a place on the axis), else at its kept spot, else it is
+    // left for a fresh one.
+    let place_or_keep =
+        |i: usize,
+         spot: Option<(Choke, Vec2)>,
+         (out, taken, left): (&mut [Decision], &mut Vec<Disc>, &mut Vec<usize>)| {
+            match spot.or_else(|| keep(i)) {
+                Some((choke, spot)) => {
+                    out[i] = Decision::Wait { choke, spot };
                     taken.push((spot, travellers[i].radius));
                 }
-                _ => left.push(i),
+                None => left.push(i),
             }
+        };
+    // First pass: the waiters beyond each queue's places keep their spots.
+    let mut room = Vec::with_capacity(queues.len());
+    for (c, h, queue) in queues {
+        let (mouth, face) = doors.mouth(*c, *h);
+        let n = axis_places(params, (mesh, doors), (*c, &mouth, face), (&resting, taken)).len();
+        room.push(n);
+        for &(_, _, _, i) in queue.iter().skip(n) {
+            place_or_keep(i, None, (&mut *out, &mut *taken, &mut left));
+        }
+    }
+    // Second pass: the places, against every spot kept.
+    for ((c, h, queue), n) in queues.iter().zip(room) {
+        let (mouth, face) = doors.mouth(*c, *h);
+        let places = axis_places(params, (mesh, doors), (*c, &mouth, face), (&resting, taken));
+        let choke = doors.chokes()[*c];
+        for (k, &(_, _, _, i)) in queue.iter().take(n).enumerate() {
+            let spot = places.get(k).map(|&spot| (choke, spot));
+            place_or_keep(i, spot, (&mut *out, &mut *taken, &mut left));
         }
     }
     left
