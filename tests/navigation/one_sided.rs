@@ -307,3 +307,64 @@ fn an_axis_queue_ends_before_a_door_facing_it() {
         );
     }
 }
+
+/// Two doors 1.3 wide in one wall, 3.65 apart (`y` = 0 and 3.65), and 80 units from the west
+/// sent between them: the waiters' spots of the two doors (the axis queue of one, the blocks
+/// of the other) are never closer than the two radii (a review found them 0.3 apart when
+/// the queues were placed before the spots kept after them).
+#[test]
+fn the_spots_of_two_doors_side_by_side_stay_apart() {
+    use lockstep_orca::ObstacleShape;
+    let gap = 3.65;
+    let mut sim = super::door_in_wall("0.25", 1.3, 40.0);
+    // Split the upper wall block to open a second door at y = gap.
+    let rect = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
+    };
+    let upper = sim
+        .obstacles()
+        .iter()
+        .find(|(_, o)| o.vertices().iter().any(|p| p.y > Fx::from_num(30)))
+        .map(|(id, _)| id)
+        .unwrap();
+    sim.remove_obstacle(upper).unwrap();
+    sim.add_obstacle(rect(-0.5, 0.65, 0.5, gap - 0.65)).unwrap();
+    sim.add_obstacle(rect(-0.5, gap + 0.65, 0.5, 40.0)).unwrap();
+    let ids: Vec<_> = (0..80)
+        .map(|k| {
+            let (i, j) = ((k / 9) as f64, (k % 9) as f64);
+            sim.add_agent(v(-20.0 + 1.4 * i, gap / 2.0 + 1.4 * (j - 4.0)))
+                .unwrap()
+        })
+        .collect();
+    sim.set_group(1, &ids).unwrap();
+    sim.apply(&Command::GroupNavigate {
+        group: 1,
+        goal: v(20.0, gap / 2.0),
+        queue: false,
+        slowest: false,
+    })
+    .unwrap();
+    let mut on_axis = 0;
+    for _ in 0..1_000 {
+        sim.step().unwrap();
+        let spots: Vec<(f64, f64)> = ids
+            .iter()
+            .filter_map(|&id| sim.door_wait(id).unwrap().map(|w| w.spot.to_f64()))
+            .collect();
+        on_axis += spots
+            .iter()
+            .filter(|s| s.1.abs() < 1e-6 || (s.1 - gap).abs() < 1e-6)
+            .count();
+        for (k, a) in spots.iter().enumerate() {
+            for b in &spots[k + 1..] {
+                let d = (a.0 - b.0).hypot(a.1 - b.1);
+                assert!(d >= 1.0, "spots {a:?} and {b:?} {d:.3} apart");
+            }
+        }
+    }
+    assert!(on_axis > 0, "no axis queue formed");
+    for &id in &ids {
+        assert!(sim.agent_position(id).unwrap().x > Fx::ONE, "not through");
+    }
+}
