@@ -32,6 +32,18 @@ fn v(x: f64, y: f64) -> Vec2 {
     Vec2::from_f64(x, y).unwrap()
 }
 
+/// Units `ids` made group 1 and sent by one `GroupNavigate` to `goal`.
+fn send_group(sim: &mut lockstep_orca::Simulator, ids: &[lockstep_orca::AgentId], goal: Vec2) {
+    sim.set_group(1, ids).unwrap();
+    sim.apply(&Command::GroupNavigate {
+        group: 1,
+        goal,
+        queue: false,
+        slowest: false,
+    })
+    .unwrap();
+}
+
 /// `n` units in a block centred on (−25, 0) (files along `y`, 1.4 apart), sent by one
 /// `GroupNavigate` to (25, 0).
 fn send_block(sim: &mut lockstep_orca::Simulator, n: usize) -> Vec<lockstep_orca::AgentId> {
@@ -45,14 +57,7 @@ fn send_block(sim: &mut lockstep_orca::Simulator, n: usize) -> Vec<lockstep_orca
             sim.add_agent(v(x, y)).unwrap()
         })
         .collect();
-    sim.set_group(1, &ids).unwrap();
-    sim.apply(&Command::GroupNavigate {
-        group: 1,
-        goal: v(25.0, 0.0),
-        queue: false,
-        slowest: false,
-    })
-    .unwrap();
+    send_group(sim, &ids, v(25.0, 0.0));
     ids
 }
 
@@ -278,14 +283,7 @@ fn an_axis_queue_ends_before_a_door_facing_it() {
             sim.add_agent(v(1.8 + 1.4 * i, 3.0 + 1.4 * j)).unwrap()
         })
         .collect();
-    sim.set_group(1, &ids).unwrap();
-    sim.apply(&Command::GroupNavigate {
-        group: 1,
-        goal: v(25.0, 0.0),
-        queue: false,
-        slowest: false,
-    })
-    .unwrap();
+    send_group(&mut sim, &ids, v(25.0, 0.0));
     let mut on_axis = 0;
     for _ in 0..800 {
         sim.step().unwrap();
@@ -337,14 +335,7 @@ fn the_spots_of_two_doors_side_by_side_stay_apart() {
                 .unwrap()
         })
         .collect();
-    sim.set_group(1, &ids).unwrap();
-    sim.apply(&Command::GroupNavigate {
-        group: 1,
-        goal: v(20.0, gap / 2.0),
-        queue: false,
-        slowest: false,
-    })
-    .unwrap();
+    send_group(&mut sim, &ids, v(20.0, gap / 2.0));
     let mut on_axis = 0;
     for _ in 0..1_000 {
         sim.step().unwrap();
