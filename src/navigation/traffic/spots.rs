@@ -60,8 +60,8 @@ pub(super) fn spot(
     position
 }
 
-/// Places of the axis queue ([`axis_places`]): while one side holds a door and the other has
-/// no one approaching it, the holder's waiters nearest the door wait in single file on the
+/// Places of the axis queue ([`axis_places`]): while one side holds a door narrower than
+/// `3 r` and the other has no one approaching it, the holder's waiters nearest the door wait in single file on the
 /// axis of its mouth instead of in the blocks beside it.
 pub(super) const AXIS_PLACES: u32 = 6;
 /// The first place of the axis queue from the mouth's middle, and the step between places,
@@ -100,8 +100,14 @@ pub(super) fn axis_places(
         });
         let other_door = || {
             let m = mouth.mid();
-            let (x0, x1) = (m.x.min(q.x) - r, m.x.max(q.x) + r);
-            let (y0, y1) = (m.y.min(q.y) - r, m.y.max(q.y) + r);
+            let (x0, x1) = (
+                m.x.min(q.x).saturating_sub(r),
+                m.x.max(q.x).saturating_add(r),
+            );
+            let (y0, y1) = (
+                m.y.min(q.y).saturating_sub(r),
+                m.y.max(q.y).saturating_add(r),
+            );
             doors.chokes().iter().enumerate().any(|(k, ch)| {
                 ch.a.x.max(ch.b.x) >= x0
                     && ch.a.x.min(ch.b.x) <= x1
