@@ -39,7 +39,8 @@
 //! [`Simulator::order_status`](crate::Simulator::order_status); each step lists its changes
 //! in [`Simulator::order_events`](crate::Simulator::order_events). A unit that reaches its goal
 //! (within [`Steering::arrive_within`]) rests there; units sent to one point settle around it
-//! (within `settle(n)`, [`settle_radius`]) instead of pushing for ever; a pushed unit walks
+//! (within `settle(n)`, [`settle_radius`], and rest within [`settled_reach`]) instead of
+//! pushing for ever; a pushed unit walks
 //! back or settles next to its goal; with [`Steering::give_up_after`] a unit without progress
 //! gives up. The rules are in [`arrival`] (and docs/orders.md). An order
 //! may have its own speed ([`Command::SetOrderSpeed`](crate::Command::SetOrderSpeed)), and
@@ -74,6 +75,7 @@ pub mod formation;
 pub mod groups;
 pub use arrival::{
     Arrival, BLOCKED_AFTER, OrderEvent, OrderEventKind, OrderStatus, SETTLE_AFTER, settle_radius,
+    settled_reach,
 };
 pub(crate) use arrival::{ArrivalInput, Crowd, next_arrival, resting, ticks_for};
 

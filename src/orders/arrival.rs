@@ -59,18 +59,25 @@
 //!   1a of the [tick](crate::tick)) may stop an order arrived on its goal, held back within
 //!   `arrive_within` of it, where it stands: its rest point becomes that place, so it wants
 //!   zero velocity. Such an order stays arrived while it is within `arrive_within` of its goal
-//!   (or `settle(n)`, its goal shared); alone with its goal and pushed farther, but not beyond
+//!   (or `settle(n) + r / 2`, its goal shared); alone with its goal and pushed farther, but not beyond
 //!   `3r`, its rest point is its goal again and it walks back by the goal rule.
 //! * **Pushed.** An order arrived on its goal and pushed off it (beyond `arrive_within`) walks
 //!   back by the goal rule; after [`SETTLE_AFTER`] without progress, its goal shared (and
 //!   taken by another unit), it rests where it is; pushed more than `3r` from its goal it is
-//!   `Moving` again. A settled order (rest ≠ goal) pushed out of `settle(n)` is `Moving` again,
-//!   towards its goal (it arrives again there, or settles next to it); pushed more than `3r`
-//!   from its rest point but still within `settle(n)`, it rests where it is now. One settled
-//!   against the crowd (its rest point beyond `settle(n)`) does the same within twice
-//!   `settle(n)` while walls lie within `settle(n)` of the goal. So a settled unit never rests farther than `settle(n)` from its goal, or
-//!   twice that where walls crowd the goal. A given-up order pushed more than `3r` rests where
-//!   it is.
+//!   `Moving` again. A settled order (rest ≠ goal) pushed out of `settle(n) + r / 2`
+//!   ([`settled_reach`]) is `Moving` again, towards its goal (it arrives again there, or
+//!   settles next to it); pushed more than `3r` from its rest point but still within that
+//!   reach, it rests where it is now. The half radius beyond the disc it settled in is a margin
+//!   against flipping: with none (until the twenty-sixth session), a unit at the crowd's edge
+//!   pushed just out of `settle(n)` was `Moving` again, walked back in, joined the crowd, was
+//!   pushed out again, every few ticks (sweep seed 17: a crowd of 116 churned for minutes;
+//!   in other scenes two units at a crowd's edge flipped for minutes and never finished). A
+//!   margin of `3r` did as well in the sweep but let crowds rest well beyond their discs (the
+//!   RVO2 Blocks scene then left two units outside its bound). One settled against the crowd
+//!   (its rest point beyond `settle(n)`) does the same within twice `settle(n)` while walls
+//!   lie within `settle(n)` of the goal. So a settled unit never rests farther than
+//!   `settle(n) + r / 2` from its goal, or twice `settle(n)` where walls crowd the goal. A
+//!   given-up order pushed more than `3r` rests where it is.
 //!
 //! Why `1.5 · √n` rather than the denser `1.1 · √n` of hexagonal packing: ORCA's crowds pack
 //! looser (80 units of radius 1.5 sent to one point spread to 17.4 from it, beyond
@@ -217,10 +224,22 @@ pub fn settle_radius(radius: Fx, n: u32) -> Fx {
     radius.saturating_mul(factor)
 }
 
-/// Whether a unit at `p` without progress settles: its goal is shared (`n ≥ 2`; a unit alone
-/// with its goal keeps heading for it, as in RVO2) and it is within `settle(n)` of it.
-fn settles(p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
-    n >= 2 && within(p, goal, settle_radius(radius, n))
+/// Whether a unit settled short of its shared goal (`n ≥ 2`) stays settled at `p`: within
+/// `settle(n) + r / 2` of it ([`settled_reach`]). It settled within `settle(n)`; the margin
+/// keeps the units at the crowd's edge, pushed a little out of the disc by their neighbours,
+/// from flipping between `Moving` and `Arrived` every few ticks (each flip set the unit walking
+/// back into the crowd at full priority, which pushed the next one out).
+fn stays_settled(p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
+    n >= 2 && within(p, goal, settled_reach(radius, n))
+}
+
+/// How far from its shared goal (`n` orders share it) a unit settled short of it stays
+/// settled: `settle(n) + r / 2`, saturating. The half radius is the margin against flipping
+/// (see the [module docs](self), "Pushed"); no settled unit rests farther from its goal,
+/// unless walls crowd the goal (twice `settle(n)`).
+#[must_use]
+pub fn settled_reach(radius: Fx, n: u32) -> Fx {
+    settle_radius(radius, n).saturating_add(radius / 2)
 }
 
 /// What the rule against the crowd asks of the simulator about one order's shared goal
@@ -302,11 +321,11 @@ pub(crate) fn next_arrival(
     match old.status {
         OrderStatus::Arrived => {
             if old.rest != goal {
-                // Settled: rests within settle(n) of its goal, or (stopped beside it by
+                // Settled: rests within settle(n) + r / 2 of its goal, or (stopped beside it by
                 // traffic control) within `arrive_within`; else walks back.
                 let n = n();
                 let stays = within(p, goal, input.arrive_within)
-                    || settles(p, goal, input.radius, n)
+                    || stays_settled(p, goal, input.radius, n)
                     || settled_far(old.rest, p, goal, input.radius, n, crowd);
                 return if !stays {
                     if n < 2 && within(p, goal, pushed()) {
@@ -656,6 +675,47 @@ mod tests {
         assert_eq!(step(Arrival::default(), &moving, 1).no_progress, 0);
     }
 
+    /// A unit settled short of its shared goal stays settled when pushed a little out of the
+    /// disc it settled in: within `settle(n) + r / 2` it rests (where it settled, or where it
+    /// is pushed to when that is more than `3r` away), beyond it it is `Moving` again (before
+    /// the twenty-sixth session it was `Moving` as soon as it left `settle(n)`, and units at a
+    /// crowd's edge flipped every few ticks).
+    #[test]
+    fn a_settled_unit_pushed_just_out_of_the_disc_stays_settled() {
+        let goal = Vec2::ZERO;
+        // settle(2) = 1 + 1.5 · √2 ≈ 3.121 for radius 1; with the margin, 3.621.
+        assert_eq!(
+            settled_reach(Fx::ONE, 2),
+            settle_radius(Fx::ONE, 2) + Fx::lit("0.5")
+        );
+        let step = |rest: Vec2, at: Vec2| {
+            let input = ArrivalInput {
+                position: at,
+                ..still(0, (2, 3, 5))
+            };
+            next_arrival(
+                arrived(rest),
+                &input,
+                &Heading::new(input.position, goal),
+                &[],
+                goal,
+                || 2,
+                &OPEN,
+            )
+        };
+        let p = |x: &str, y: &str| Vec2::new(Fx::from_str(x).unwrap(), Fx::from_str(y).unwrap());
+        let rest = p("3", "0");
+        // Pushed to 3.5 (out of settle(2), within the margin, within 3r of its rest point).
+        let a = step(rest, p("3.5", "0"));
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, rest));
+        // Pushed to 3.7: beyond settle(2) + r / 2, moving again.
+        assert_eq!(step(rest, p("3.7", "0")).status, OrderStatus::Moving);
+        // Settled at (0, −3), pushed to (0, 3.5): more than 3r from its rest point, within the
+        // margin, it rests where it is now.
+        let a = step(p("0", "-3"), p("0", "3.5"));
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, p("0", "3.5")));
+    }
+
     /// A unit short of a shared goal on an earlier leg of its path settles when the rest of
     /// its path is within `settle(n)`, and not when its path is longer (the goal behind a wall,
     /// near in a straight line only).
@@ -743,7 +803,9 @@ mod tests {
             (OrderStatus::Arrived, at(2).position)
         );
         assert_eq!(step(a, &at(9), false), Arrival::default());
-        // The walls gone (or the goal no longer crowded): it walks back into settle(4).
+        // The walls gone (or the goal no longer crowded): beyond settle(4) + r / 2 = 4.5 (the
+        // margin against flipping) it walks back into settle(4).
+        assert_eq!(with(a, &at(5), &OPEN), Arrival::default());
         assert_eq!(with(a, &at(7), &OPEN), Arrival::default());
     }
 

@@ -19,7 +19,8 @@
 //! Then the rules of the road:
 //! - **Keep right** ([`traffic::keep_right`]): an agent going on its path whose next segment
 //!   crosses a lane portal crossed both ways, outside its right lane, gets the nearest point
-//!   of that lane inserted as its next target.
+//!   of that lane inserted as its next target (not when it is its next target already, nor
+//!   when its order has already passed it).
 //! - **Right of way**: an agent going whose disc is within its radius of a choke
 //!   ([`traffic::has_right_of_way`]) gets the highest avoidance priority
 //!   ([`RIGHT_OF_WAY`]): the others give way to it.
@@ -418,6 +419,14 @@ impl Simulator {
             // again every tick, and a unit held short of it carried a path of hundreds of
             // copies of one point.
             if rest.len() >= MAX_PATH_POINTS || rest.first() == Some(&p) {
+                continue;
+            }
+            // A lane point the order already passed (reached within the waypoint tolerance)
+            // is not put in again: a unit held within the tolerance of it, but not across the
+            // portal, had it put back every other tick and walked back and forth for good,
+            // its order restarted each time, so it never read `Blocked` (sweep seeds 135, 150,
+            // 368, 475).
+            if order.path()[..order.progress()].contains(&p) {
                 continue;
             }
             let mut path = Vec::with_capacity(rest.len() + 1);
