@@ -73,9 +73,11 @@
 //!   pushed out again, every few ticks (sweep seed 17: a crowd of 116 churned for minutes;
 //!   in other scenes two units at a crowd's edge flipped for minutes and never finished). A
 //!   margin of `3r` did as well in the sweep but let crowds rest well beyond their discs (the
-//!   RVO2 Blocks scene then left two units outside its bound). One settled against the crowd
-//!   (its rest point beyond `settle(n)`) does the same within twice `settle(n)` while walls
-//!   lie within `settle(n)` of the goal. So a settled unit never rests farther than
+//!   RVO2 Blocks scene then left two units outside its bound). One whose rest point lies
+//!   beyond `settle(n)` (settled against the crowd; or pushed more than `3r` within the
+//!   margin, which re-rests it there, touching a crowd or not) does the same within twice
+//!   `settle(n)` while walls lie within `settle(n)` of the goal (and the goal is in its
+//!   sight beyond the disc). So a settled unit never rests farther than
 //!   `settle(n) + r / 2` from its goal, or twice `settle(n)` where walls crowd the goal. A
 //!   given-up order pushed more than `3r` rests where it is.
 //!
