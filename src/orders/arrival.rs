@@ -59,8 +59,8 @@
 //!   1a of the [tick](crate::tick)) may stop an order arrived on its goal, held back within
 //!   `arrive_within` of it, where it stands: its rest point becomes that place, so it wants
 //!   zero velocity. Such an order stays arrived while it is within `arrive_within` of its goal
-//!   (or `settle(n) + r / 2`, its goal shared); alone with its goal and pushed farther, but not beyond
-//!   `3r`, its rest point is its goal again and it walks back by the goal rule.
+//!   (or `settle(n) + r / 2`, its goal shared); alone with its goal and pushed farther, but
+//!   not beyond `3r`, its rest point is its goal again and it walks back by the goal rule.
 //! * **Pushed.** An order arrived on its goal and pushed off it (beyond `arrive_within`) walks
 //!   back by the goal rule; after [`SETTLE_AFTER`] without progress, its goal shared (and
 //!   taken by another unit), it rests where it is; pushed more than `3r` from its goal it is

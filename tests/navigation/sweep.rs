@@ -20,10 +20,10 @@ mod scenes;
 /// back through it and pushed another out); 77 and 209 (doors 2 wide, 50 to 60 units a side)
 /// since a door up to 2.6 diameters in a thin wall is a choke. Eighteenth: 121 (doors 2 wide
 /// in thin walls) since the three chokes of such a door are one door. Twenty-sixth: 135 and
-/// 203 (dense streets) finish since keeping right no longer puts back a lane point already passed (a
-/// unit held at a lane portal walked to the point and back for good), 280 and 496 (open
-/// ground) with that and the margin against flipping at a crowd's edge (two units at the
-/// edge of the crowd at their goal flipped between `Moving` and `Arrived` for minutes).
+/// 203 (dense streets) finish since keeping right no longer puts back a lane point already
+/// passed (a unit held at a lane portal walked to the point and back for good), 280 and 496
+/// (open ground) with that and the margin against flipping at a crowd's edge (two units at
+/// the edge of the crowd at their goal flipped between `Moving` and `Arrived` for minutes).
 const SEEDS: [u64; 26] = [
     0, 1, 2, 3, 4, 5, 6, 7, 17, 18, 21, 23, 25, 40, 44, 74, 77, 78, 121, 135, 139, 149, 203, 209,
     280, 496,
