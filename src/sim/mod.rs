@@ -88,6 +88,9 @@ pub struct Simulator {
     /// rejected commands: not state.
     inputs: InputLog,
     work: Workspace,
+    /// Each slot's cap on its obstacle time horizon this step (empty: none), derived from the
+    /// traffic levels after stage 1a ([`Simulator::obstacle_horizon_caps`]): not state.
+    obstacle_caps: Vec<Fx>,
 }
 
 /// Everything a restored simulator is made of (checked by the caller, [`crate::snapshot`]).
@@ -131,6 +134,7 @@ impl Simulator {
             nav_mesh: NavDerived::default(),
             inputs: InputLog::default(),
             work: Workspace::default(),
+            obstacle_caps: Vec::new(),
         })
     }
 
@@ -153,6 +157,7 @@ impl Simulator {
             nav_mesh,
             inputs: InputLog::default(),
             work: Workspace::default(),
+            obstacle_caps: Vec::new(),
         };
         // The boundary's walls, derived from the settings as `set_navigation` derives them.
         sim.sync_walls();
@@ -178,10 +183,12 @@ impl Simulator {
     /// commands queued for this tick ([`crate::command`]), plan the pending navigation
     /// requests within the budget ([`set_navigation`](Self::set_navigation)), move the
     /// formation marches' frames ([`crate::orders::formation::march`]), steer the agents
-    /// that have an order ([`crate::orders`]) and the marching members, rebuild the obstacle tree if the
-    /// obstacle set changed, build the agent kd-tree, find each agent's neighbours, solve each
-    /// pair once, build each agent's ORCA lines and solve its LP, integrate, then commit the
-    /// inputs. [`step_stats`](Self::step_stats) reports what the stages did.
+    /// that have an order ([`crate::orders`]) and the marching members, rebuild the obstacle
+    /// tree if the obstacle set changed, cap the obstacle time horizon of the units going
+    /// through a door (traffic control, [`crate::navigation::traffic`]), build the agent
+    /// kd-tree, find each agent's neighbours, solve each pair once, build each agent's ORCA
+    /// lines and solve its LP, integrate, then commit the inputs.
+    /// [`step_stats`](Self::step_stats) reports what the stages did.
     ///
     /// # Errors
     /// [`SimError::AgentLeftDomain`] if an agent would leave the coordinate domain, or
@@ -210,12 +217,13 @@ impl Simulator {
         self.build_obstacles();
         clock.lap(&mut times.obstacles);
         self.work.stats.agents = self.agents.len() as u64;
+        self.obstacle_horizon_caps();
         let pre = Pre::new(
             &self.agents,
             &self.obstacles,
-            self.time_step,
-            self.tick,
+            (self.time_step, self.tick),
             self.liveness,
+            &self.obstacle_caps,
         );
         self.work.build_agent_tree(pre);
         clock.lap(&mut times.tree);
@@ -573,7 +581,10 @@ impl Simulator {
         self.update_params(id, |p| p.time_horizon = t)
     }
 
-    /// Sets an agent's time horizon (obstacles).
+    /// Sets an agent's time horizon (obstacles). While navigation's traffic control lets the
+    /// agent through a door, the horizon in use for that step is capped (1 s, 0.5 s with the
+    /// right of way, at least two time steps); this parameter stays as set (see
+    /// [`AgentParams::time_horizon_obst`]).
     ///
     /// # Errors
     /// As [`set_agent_params`](Self::set_agent_params).

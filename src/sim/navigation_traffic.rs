@@ -31,6 +31,17 @@
 //!   session) every unit of its side still on its way walked through the waiters without an
 //!   avoidance line on its side, and a crowd sent through a door from one side piled up in
 //!   the mouth.
+//! - **A short look at a door's walls** (twenty-seventh session): for the step, an agent with
+//!   [`RIGHT_OF_WAY`] looks at most [`RIGHT_OF_WAY_HORIZON`] (0.5 s) ahead at obstacles and
+//!   one with [`GOING`] at most [`GOING_HORIZON`] (1 s), each at least two time steps and
+//!   never more than its own `time_horizon_obst` ([`Simulator::obstacle_horizon_caps`]; the
+//!   ORCA stage reads the caps, the agent's parameters stay as the game set them). RVO2
+//!   chooses an obstacle's line by the agent's current velocity: a unit let through from a
+//!   place beside the entrance reaches the door's axis moving along the wall, and with 0.15 to
+//!   spare at the jambs (a door 1.3 wide, radius 0.5) a horizon of 2 s held its speed towards
+//!   the door to 0.1 to 0.5 u/s for 3 to 4 ticks until it had turned (RVO2's default of 10 s,
+//!   far longer). A horizon of at least one time step still keeps it out of the walls. A
+//!   unit whose own priority already reaches the level gets none, and so no cap.
 //! - **Step aside** ([`Decision::Aside`]): an agent at rest (arrived) standing or resting in
 //!   the lane in front of a door's mouth while anyone relates to the door waits beside the
 //!   lane, as a waiter, its goal kept as the path it resumes once nobody relates to the door
@@ -68,6 +79,9 @@
 //!   farther). In a grid of goals a quarter radius apart, units centring on their exact points
 //!   pushed each other at 0.1 to 0.5 u/s for minutes (the corridor's last 20 s); near a door
 //!   the units stay on the goal rule (stopped where pushed, they stood in the door's way).
+//!
+//! The caps on the obstacle horizon are derived from the levels in the state at every step,
+//! after this stage, and are never state themselves.
 //!
 //! The priority an agent had is kept in the state and given back when the rule no longer
 //! applies (or traffic control ends); a priority the game sets meanwhile is the one given
@@ -126,6 +140,14 @@ pub(crate) const RETURNING: u8 = 1;
 /// another goal (see the module docs): above the default (128) and below [`RIGHT_OF_WAY`], so
 /// that crowd gives way to it.
 pub(crate) const PASSING: u8 = 160;
+
+/// The obstacle time horizon (seconds) of a unit with the right of way at a door
+/// ([`RIGHT_OF_WAY`]), when its own is longer: see [`Simulator::obstacle_horizon_caps`].
+pub(crate) const RIGHT_OF_WAY_HORIZON: Fx = Fx::from_bits(1 << 31);
+
+/// The obstacle time horizon (seconds) of a unit let through a door ([`GOING`]), when its own
+/// is longer: see [`Simulator::obstacle_horizon_caps`].
+pub(crate) const GOING_HORIZON: Fx = Fx::from_bits(1 << 32);
 
 /// How an arrived unit rests, for its level near a portal.
 #[derive(Clone, Copy)]
@@ -567,6 +589,31 @@ impl Simulator {
         self.nav.traffic.right_of_way = new;
     }
 
+    /// Fills [`Simulator::obstacle_caps`] for this step from the traffic levels set in stage
+    /// 1a: a unit with the right of way at a door looks [`RIGHT_OF_WAY_HORIZON`] ahead against
+    /// obstacles, a unit let through one [`GOING_HORIZON`], each at least two time steps and
+    /// never more than its own; every other slot keeps its own (no caps at all when no unit
+    /// has either level). Derived from the state (the levels are in it), never state.
+    pub(crate) fn obstacle_horizon_caps(&mut self) {
+        self.obstacle_caps.clear();
+        let levels = &self.nav.traffic.right_of_way;
+        if !levels.iter().any(|l| l.2 == RIGHT_OF_WAY || l.2 == GOING) {
+            return;
+        }
+        let floor = self.time_step.saturating_mul_int(2);
+        self.obstacle_caps.resize(self.agents.len(), Fx::MAX);
+        for &(id, _, level) in levels {
+            let cap = match level {
+                RIGHT_OF_WAY => RIGHT_OF_WAY_HORIZON,
+                GOING => GOING_HORIZON,
+                _ => continue,
+            };
+            if let Some(slot) = self.agents.slot(id) {
+                self.obstacle_caps[slot] = cap.max(floor);
+            }
+        }
+    }
+
     /// Sets agent `id`'s priority to `f(current)` when that is `Some`, logging the change.
     fn set_priority_logged(&mut self, id: AgentId, f: impl FnOnce(u8) -> Option<u8>) {
         let Some(slot) = self.agents.slot(id) else {
@@ -766,5 +813,41 @@ mod tests {
         assert!(stop(&order, p, Vec2::ZERO).is_none());
         order.set_arrival(Arrival::default());
         assert!(stop(&order, p, Vec2::ZERO).is_none());
+    }
+
+    /// The caps on the obstacle horizon follow the levels in the state: 0.5 s with the right
+    /// of way, 1 s let through, nothing for the other levels and no caps at all without
+    /// either; never below two time steps.
+    #[test]
+    fn obstacle_horizon_caps_follow_the_levels() {
+        use crate::SimulatorParams;
+        let mut sim = Simulator::new(SimulatorParams {
+            time_step: Fx::lit("0.25"),
+            ..SimulatorParams::default()
+        })
+        .unwrap();
+        let ids: Vec<AgentId> = (0..4)
+            .map(|k| sim.add_agent(Vec2::from_int(k * 10, 0)).unwrap())
+            .collect();
+        sim.nav.traffic.right_of_way = vec![(ids[1], 128, PASSING), (ids[3], 128, YIELD)];
+        sim.obstacle_horizon_caps();
+        assert!(sim.obstacle_caps.is_empty());
+        sim.nav.traffic.right_of_way = vec![
+            (ids[0], 128, RIGHT_OF_WAY),
+            (ids[1], 128, GOING),
+            (ids[3], 128, YIELD),
+        ];
+        sim.obstacle_horizon_caps();
+        let caps_of = |sim: &Simulator| -> Vec<Fx> {
+            ids.iter()
+                .map(|&id| sim.obstacle_caps[sim.agents.slot(id).unwrap()])
+                .collect()
+        };
+        assert_eq!(caps_of(&sim), [Fx::lit("0.5"), Fx::ONE, Fx::MAX, Fx::MAX]);
+        // At a time step of 0.75 s both are 1.5 s: two time steps.
+        sim.time_step = Fx::lit("0.75");
+        sim.obstacle_horizon_caps();
+        let caps = caps_of(&sim);
+        assert_eq!(caps, [Fx::lit("1.5"), Fx::lit("1.5"), Fx::MAX, Fx::MAX]);
     }
 }

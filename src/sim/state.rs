@@ -165,6 +165,7 @@ impl Simulator {
             nav_mesh: state.nav_mesh.shared(),
             inputs: super::inputs::InputLog::default(),
             work: crate::tick::Workspace::default(),
+            obstacle_caps: Vec::new(),
         }
     }
 }

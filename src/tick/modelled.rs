@@ -78,7 +78,8 @@ impl SlotWork {
         let support = m.support_velocity.max_abs_component();
         let body = m.body(p.radius);
         let world_speed = m.effective_max_speed(p.max_speed) + support + support;
-        let obstacle = self.obstacle_lines(pre, &me, (body, world_speed, p.time_horizon_obst), out);
+        let horizon = pre.obstacle_horizon(slot, p.time_horizon_obst);
+        let obstacle = self.obstacle_lines(pre, &me, (body, world_speed, horizon), out);
         let params = pre.agents.params();
         let mut k = lists[slot >> CHUNK_SHIFT].pair_start[slot & (CHUNK - 1)] as usize;
         for &o in neighbors {

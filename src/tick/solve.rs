@@ -261,7 +261,11 @@ impl SlotWork {
     ) -> usize {
         let me = pre.rvo2_state(slot);
         let p = &pre.view.params[slot];
-        let limits = (p.radius, p.max_speed, p.time_horizon_obst);
+        let limits = (
+            p.radius,
+            p.max_speed,
+            pre.obstacle_horizon(slot, p.time_horizon_obst),
+        );
         if pre.halved {
             // Without obstacles `out` keeps the last slot's lines, to be overwritten: resizing
             // it then fills only the lines it grows by.

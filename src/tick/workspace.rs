@@ -124,6 +124,9 @@ pub(crate) struct Pre<'a> {
     /// Every agent has the same time horizon (from stage 6 on, false before): every pair the
     /// lower id solved is reusable by the higher one (when listed), without comparing the two.
     pub(super) uniform_horizon: bool,
+    /// Each slot's cap on its obstacle time horizon (empty: none): traffic control's, for the
+    /// units going through a door (see `sim/navigation_traffic.rs`).
+    pub(super) obstacle_caps: &'a [Fx],
 }
 
 /// The agents' per-slot arrays, each sliced to the agent count `n`. Built where it is used
@@ -159,9 +162,9 @@ impl<'a> Pre<'a> {
     pub(crate) fn new(
         agents: &'a Agents,
         obstacles: &'a ObstacleSet,
-        time_step: Fx,
-        tick: u64,
+        (time_step, tick): (Fx, u64),
         liveness: Liveness,
+        obstacle_caps: &'a [Fx],
     ) -> Self {
         Self {
             agents,
@@ -173,6 +176,17 @@ impl<'a> Pre<'a> {
             // Found by stage 4 (`Workspace::halved` and `uniform_horizon`), for the stages after it.
             halved: false,
             uniform_horizon: false,
+            obstacle_caps,
+        }
+    }
+
+    /// The obstacle time horizon of `slot`, whose own is `own`: capped by
+    /// [`obstacle_caps`](Self::obstacle_caps) when it has one.
+    #[inline(always)]
+    pub(super) fn obstacle_horizon(&self, slot: usize, own: Fx) -> Fx {
+        match self.obstacle_caps.get(slot) {
+            Some(&cap) => own.min(cap),
+            None => own,
         }
     }
 

@@ -63,8 +63,17 @@ fn send_block(sim: &mut lockstep_orca::Simulator, n: usize) -> Vec<lockstep_orca
 
 /// `n` units through a door `w` wide (time step `dt`), run for at most `limit` seconds.
 fn one_sided(n: usize, w: f64, dt: &str, limit: f64) -> OneSided {
+    one_sided_looking(n, w, dt, limit, "2")
+}
+
+/// [`one_sided`] with every unit's obstacle time horizon `horizon` seconds (2 there).
+fn one_sided_looking(n: usize, w: f64, dt: &str, limit: f64, horizon: &str) -> OneSided {
     let mut sim = super::door_in_wall(dt, w, 60.0);
     let ids = send_block(&mut sim, n);
+    for &id in &ids {
+        sim.set_agent_time_horizon_obst(id, Fx::lit(horizon))
+            .unwrap();
+    }
     let dt = Fx::lit(dt).to_num::<f64>();
     let mut out = OneSided {
         first: None,
@@ -137,11 +146,37 @@ fn a_crowd_from_one_side_gets_through_a_narrow_door() {
 /// lines until lined up), and every order finishes.
 #[test]
 fn the_units_let_through_a_door_barely_wider_than_one_go_in_along_its_axis() {
-    let f = one_sided(60, 1.3, "0.1", 200.0);
-    let last = f.last.expect("all through in 200 s");
-    assert!(last <= 100.0, "the last through at {last:.1} s");
-    assert!(f.finished.is_some(), "not all finished in 200 s");
+    through_within(&one_sided(60, 1.3, "0.1", 200.0), 100.0);
+}
+
+/// Every unit of `f` through within `bound` seconds, every order finished, no unit nearer
+/// the wall than its radius less 0.001.
+fn through_within(f: &OneSided, bound: f64) {
+    let last = f.last.expect("all through within the run");
+    println!("last through {last:.2} s, finished {}", secs(f.finished));
+    assert!(last <= bound, "the last through at {last:.1} s");
+    assert!(f.finished.is_some(), "not all finished within the run");
     assert!(f.wall >= -1e-3, "wall clearance {}", f.wall);
+}
+
+/// 100 units through a door 1.3 wide, time step 0.25: a unit let through the door and one
+/// with the right of way in it look at most 1 s and 0.5 s ahead at walls (traffic control's
+/// cap on their obstacle time horizon), so the one coming in from beside the entrance turns
+/// in at speed: the last is through within 130 s (110.5 s; 161.5 s without the cap, every
+/// unit looking 2 s ahead), and every order finishes.
+#[test]
+fn the_units_going_through_a_door_look_a_second_ahead_at_its_walls() {
+    through_within(&one_sided(100, 1.3, "0.25", 400.0), 130.0);
+}
+
+/// The same with RVO2's long obstacle time horizon (10 s, [`AgentParams::default`]'s) and 60
+/// units: the cap matters most there: the last is through within 100 s (71.5 s; 229.25 s
+/// without it).
+///
+/// [`AgentParams::default`]: lockstep_orca::AgentParams
+#[test]
+fn the_cap_holds_for_units_looking_ten_seconds_ahead() {
+    through_within(&one_sided_looking(60, 1.3, "0.25", 600.0, "10"), 100.0);
 }
 
 #[test]
