@@ -143,11 +143,11 @@ pub(crate) const PASSING: u8 = 160;
 
 /// The obstacle time horizon (seconds) of a unit with the right of way at a door
 /// ([`RIGHT_OF_WAY`]), when its own is longer: see [`Simulator::obstacle_horizon_caps`].
-pub(crate) const RIGHT_OF_WAY_HORIZON: Fx = Fx::from_bits(1 << 31);
+pub(crate) const RIGHT_OF_WAY_HORIZON: Fx = Fx::lit("0.5");
 
 /// The obstacle time horizon (seconds) of a unit let through a door ([`GOING`]), when its own
 /// is longer: see [`Simulator::obstacle_horizon_caps`].
-pub(crate) const GOING_HORIZON: Fx = Fx::from_bits(1 << 32);
+pub(crate) const GOING_HORIZON: Fx = Fx::ONE;
 
 /// How an arrived unit rests, for its level near a portal.
 #[derive(Clone, Copy)]
