@@ -591,7 +591,12 @@ impl NavMesh {
     /// along; the middle of a long portal may then be far from the goal, farther than the
     /// start: a unit sent to an unreachable goal walked away from it.)
     fn portal_end(&self, q: &Query, n: &Node) -> Option<Vec2> {
-        let (a, b) = self.edge(n.tri, n.entry as usize);
+        let v = self.tris[n.tri as usize].v;
+        let (ia, ib) = (v[n.entry as usize], v[(n.entry as usize + 1) % 3]);
+        // The portal the same way round whichever side it was entered from (the lesser vertex
+        // index first), so that its end is the same.
+        let (ia, ib) = (ia.min(ib), ia.max(ib));
+        let (a, b) = (self.verts[ia as usize], self.verts[ib as usize]);
         let (a, b) = funnel::shrink(a, b, q.radius);
         let walkable = |p: Vec2| self.is_walkable_from(p, q.radius, n.tri);
         let near = nearest_on_segment(a, b, q.goal);
@@ -643,32 +648,53 @@ impl NavMesh {
             })
     }
 
-    /// Where an unreachable or capped path ends: of the explored states, the entries nearest
-    /// the goal (least `h`, ties on node index), at most [`FALLBACK_TRIES`] of them, each
-    /// giving its [`portal_end`](Self::portal_end). The
-    /// start itself competes with `h = dist(start, goal)` (node [`ROOT`]).
+    /// Where an unreachable or capped path ends: of the explored entry portals nearer the goal
+    /// than the start, the [`portal_end`](Self::portal_end) nearest the goal (ties: the least
+    /// `h`, then the portal's vertex pair), found by branch and bound: portals in the order of
+    /// `h` (the goal's distance to the portal, a bound on its end's), each portal once
+    /// whichever way it was crossed, until `h` reaches the best end's distance or
+    /// [`FALLBACK_TRIES`] portals gave none; the start itself stays the end when none is
+    /// found (node [`ROOT`]).
+    ///
+    /// The end depends only on the portals explored, never on the order the search met them
+    /// in: units sent from anywhere in one region to a goal they cannot reach get one end
+    /// (before, the first of several portals at the same distance won, so units from
+    /// different starts rested at different points and none of them could settle with the
+    /// others: sweep seed 1009).
     fn fallback_end(&self, q: &Query, w: &SearchWork) -> (u32, Vec2) {
-        let mut tried_below: Option<(u64, u32)> = None;
-        for _ in 0..FALLBACK_TRIES {
-            let next = w
-                .nodes
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.h, i as u32))
-                .filter(|&key| tried_below.is_none_or(|t| key > t))
-                .min();
-            let Some((h, idx)) = next else {
-                break;
-            };
-            if h >= q.start_goal {
+        let mut portals: Vec<(u64, u64, u32)> = w
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.h < q.start_goal)
+            .map(|(i, n)| (n.h, self.portal_key(n), i as u32))
+            .collect();
+        portals.sort_unstable();
+        portals.dedup_by_key(|&mut (_, key, _)| key);
+        let mut best: Option<(i128, u32, Vec2)> = None;
+        for (tries, &(h, _, idx)) in portals.iter().enumerate() {
+            let h_sq = i128::from(h).saturating_mul(i128::from(h));
+            if best.is_some_and(|(d, _, _)| h_sq >= d)
+                || (best.is_none() && tries >= FALLBACK_TRIES)
+            {
                 break;
             }
-            tried_below = Some((h, idx));
             if let Some(p) = self.portal_end(q, &w.nodes[idx as usize]) {
-                return (idx, p);
+                let d = (p - q.goal).length_squared_wide();
+                if best.is_none_or(|(b, _, _)| d < b) {
+                    best = Some((d, idx, p));
+                }
             }
         }
-        (ROOT, q.start)
+        best.map_or((ROOT, q.start), |(_, idx, p)| (idx, p))
+    }
+
+    /// A portal's key, the same whichever way it is crossed: its vertex pair, the lesser
+    /// index first.
+    fn portal_key(&self, n: &Node) -> u64 {
+        let v = self.tris[n.tri as usize].v;
+        let (a, b) = (v[n.entry as usize], v[(n.entry as usize + 1) % 3]);
+        (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
     }
 }
 

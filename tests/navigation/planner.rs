@@ -554,3 +554,45 @@ fn quick_first_plans_can_be_turned_off() {
         assert!(e.to_string().contains("quick_plan_cap"), "{e}");
     }
 }
+
+#[test]
+fn units_sent_to_one_unreachable_goal_from_anywhere_get_one_end() {
+    // A wall across the room with a door too narrow for the radius (sweep seed 1009's map,
+    // moved into the room): every start on the near side gets the same end, so that units
+    // sent together rest together (several portals of the wall's corner lie at the same
+    // distance from the goal; the first one the search met used to win).
+    let r = 0.8;
+    let mut obstacles = gap_map(1.3);
+    obstacles.push(rect(60.0, 75.0, 64.0, 78.0));
+    obstacles.push(rect(62.0, 40.0, 66.0, 45.0));
+    let mesh = build_mesh(&obstacles);
+    let goal = (20.0, 98.0);
+    let mut ends = std::collections::BTreeSet::new();
+    let mut starts = 0;
+    for i in 0..12 {
+        for j in 0..12 {
+            let s = (54.0 + 3.5 * f64::from(i), 3.0 + 8.0 * f64::from(j));
+            if !mesh.is_walkable(fx(s), Fx::from_num(r)) {
+                continue;
+            }
+            starts += 1;
+            let path = plan(&mesh, &request(s, goal, r, 100_000));
+            let PathStatus::Unreachable { to } = path.status else {
+                panic!("from {s:?}: {path:?}");
+            };
+            assert_eq!(path.points.last(), Some(&to));
+            ends.insert((to.x.to_bits(), to.y.to_bits()));
+        }
+    }
+    assert!(starts > 100, "{starts} starts");
+    assert_eq!(ends.len(), 1, "ends: {ends:?}");
+    let (x, y) = ends.first().copied().unwrap();
+    let to = Vec2::new(Fx::from_bits(x), Fx::from_bits(y));
+    assert!(mesh.is_walkable(to, Fx::from_num(r)));
+    // On this side, near the wall's top corner (the side's nearest point to the goal).
+    let to = fl(to);
+    assert!(
+        to.0 > 52.0 && (to.0 - 52.0).hypot(to.1 - SIDE) < 5.0,
+        "{to:?}"
+    );
+}
