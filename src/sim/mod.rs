@@ -91,6 +91,10 @@ pub struct Simulator {
     /// Each slot's cap on its obstacle time horizon this step (empty: none), derived from the
     /// traffic levels after stage 1a ([`Simulator::obstacle_horizon_caps`]): not state.
     obstacle_caps: Vec<Fx>,
+    /// The agents on their way near a lane portal this step (ascending id), found by traffic
+    /// control in stage 1a for [`Simulator::obstacle_horizon_caps`], which empties it: not
+    /// state.
+    near_lanes: Vec<AgentId>,
 }
 
 /// Everything a restored simulator is made of (checked by the caller, [`crate::snapshot`]).
@@ -135,6 +139,7 @@ impl Simulator {
             inputs: InputLog::default(),
             work: Workspace::default(),
             obstacle_caps: Vec::new(),
+            near_lanes: Vec::new(),
         })
     }
 
@@ -158,6 +163,7 @@ impl Simulator {
             inputs: InputLog::default(),
             work: Workspace::default(),
             obstacle_caps: Vec::new(),
+            near_lanes: Vec::new(),
         };
         // The boundary's walls, derived from the settings as `set_navigation` derives them.
         sim.sync_walls();
@@ -205,6 +211,7 @@ impl Simulator {
         let mut clock = StageClock::start(self.work.timing);
         self.apply_inputs();
         clock.lap(&mut times.inputs);
+        self.near_lanes.clear();
         self.navigate();
         clock.lap(&mut times.navigate);
         // Formation marches (sim/formation_march.rs): the frames move, then the members are

@@ -166,6 +166,7 @@ impl Simulator {
             inputs: super::inputs::InputLog::default(),
             work: crate::tick::Workspace::default(),
             obstacle_caps: Vec::new(),
+            near_lanes: Vec::new(),
         }
     }
 }
