@@ -191,7 +191,8 @@ impl Simulator {
     /// formation marches' frames ([`crate::orders::formation::march`]), steer the agents
     /// that have an order ([`crate::orders`]) and the marching members, rebuild the obstacle
     /// tree if the obstacle set changed, cap the obstacle time horizon of the units going
-    /// through a door (traffic control, [`crate::navigation::traffic`]), build the agent
+    /// through a door or on their way near a lane portal (traffic control,
+    /// [`crate::navigation::traffic`]), build the agent
     /// kd-tree, find each agent's neighbours, solve each pair once, build each agent's ORCA
     /// lines and solve its LP, integrate, then commit the inputs.
     /// [`step_stats`](Self::step_stats) reports what the stages did.

@@ -43,7 +43,8 @@
 //!   far longer). A horizon of at least one time step still keeps it out of the walls. A
 //!   unit whose own priority already reaches the level gets none, and so no cap.
 //! - **A short look near a lane portal** (twenty-eighth session): for the step, an agent
-//!   going on its path within [`LANE_HORIZON_REACH`] radii of a lane portal's middle looks at
+//!   on its way (its order not finished, not waiting for a door) within
+//!   [`LANE_HORIZON_REACH`] radii of a lane portal's middle looks at
 //!   most [`LANE_HORIZON`] (2 s) ahead at obstacles, at least two time steps and never more
 //!   than its own (a door's lower cap wins). With RVO2's default of 10 s, the front of a crowd
 //!   braked for the jambs from far off and packed the mouth: 100 units through a gap 3 wide
@@ -158,11 +159,11 @@ pub(crate) const GOING_HORIZON: Fx = Fx::ONE;
 /// The obstacle time horizon (seconds) of a unit on its way near a lane portal (within
 /// [`LANE_HORIZON_REACH`] radii of its middle), when its own is longer: see
 /// [`Simulator::obstacle_horizon_caps`].
-pub(crate) const LANE_HORIZON: Fx = Fx::from_bits(2 << 32);
+pub(crate) const LANE_HORIZON: Fx = Fx::lit("2");
 
 /// How near (in traffic radii) to a lane portal's middle a unit on its way looks at most
 /// [`LANE_HORIZON`] ahead at obstacles.
-pub(crate) const LANE_HORIZON_REACH: Fx = Fx::from_bits(12 << 32);
+pub(crate) const LANE_HORIZON_REACH: Fx = Fx::lit("12");
 
 /// How an arrived unit rests, for its level near a portal.
 #[derive(Clone, Copy)]
@@ -320,8 +321,12 @@ impl Simulator {
             .into_iter()
             .map(Some)
             .collect::<Vec<_>>();
-        // Units going on their paths (not waiters resuming), for keeping right.
+        // Units going on their paths (not waiters resuming; also units at rest whose order
+        // has a target), for keeping right.
         let mut going = Vec::with_capacity(n);
+        // Of those, the ones whose order is not finished (on their way), for the cap on the
+        // obstacle horizon near lane portals.
+        let mut on_way = Vec::with_capacity(n);
         // Waiters resuming their paths (their progress is measured afresh).
         let mut resumed = Vec::new();
         // The arms replace orders of agents that have one: the list's positions stay.
@@ -389,6 +394,9 @@ impl Simulator {
                 (Decision::Go | Decision::Through, None) => {
                     if let Some(target) = target {
                         going.push((id, position, target, params[slot].radius));
+                        if arrival.is_some_and(|(a, _)| !a.status.is_finished()) {
+                            on_way.push((id, position));
+                        }
                     }
                 }
                 (Decision::Go | Decision::Through, Some(w)) => {
@@ -444,16 +452,16 @@ impl Simulator {
             }
         }
         // Units on their way near a lane portal look less far ahead at its walls (see
-        // `obstacle_horizon_caps`): in ascending id, as `going` is.
+        // `obstacle_horizon_caps`): in ascending id, as `on_way` is.
         let lane_rules = TrafficParams {
             yield_within: LANE_HORIZON_REACH,
             ..rules
         };
         near_lanes.extend(
-            going
+            on_way
                 .iter()
-                .filter(|g| lane_index.near(&lane_rules, g.1))
-                .map(|g| g.0),
+                .filter(|u| lane_index.near(&lane_rules, u.1))
+                .map(|u| u.0),
         );
         // Keep right at lane portals crossed both ways: the lane point becomes the next target.
         let units: Vec<_> = going.iter().map(|g| (g.1, g.2, g.3)).collect();
@@ -888,7 +896,8 @@ mod tests {
         sim.obstacle_horizon_caps();
         let caps = caps_of(&sim);
         assert_eq!(caps, [Fx::lit("1.5"), Fx::lit("1.5"), Fx::MAX, Fx::MAX]);
-        // Near a lane portal: 2 s, the door levels' caps where lower; the list is emptied.
+        // Near a lane portal: 2 s, a door level's cap for a unit with one (never above 2 s);
+        // the list is emptied.
         sim.time_step = Fx::lit("0.25");
         sim.near_lanes = vec![ids[0], ids[2]];
         sim.obstacle_horizon_caps();
@@ -902,7 +911,80 @@ mod tests {
         sim.near_lanes = vec![ids[3]];
         sim.obstacle_horizon_caps();
         assert_eq!(caps_of(&sim), [Fx::MAX, Fx::MAX, Fx::MAX, Fx::from_num(2)]);
+        // At a time step of 1.5 s the lane cap is 3 s: two time steps.
+        sim.time_step = Fx::lit("1.5");
+        sim.near_lanes = vec![ids[3]];
+        sim.obstacle_horizon_caps();
+        assert_eq!(caps_of(&sim), [Fx::MAX, Fx::MAX, Fx::MAX, Fx::from_num(3)]);
         sim.obstacle_horizon_caps();
         assert!(sim.obstacle_caps.is_empty());
+    }
+
+    /// Traffic control lists the units on their way within `12 r` of a lane portal's middle
+    /// (a gap 3 wide), not a unit at rest there nor one on its way farther off: after a step
+    /// the first looks 2 s ahead at obstacles, the others their own 10 s.
+    #[test]
+    fn only_units_on_their_way_near_a_lane_portal_are_capped() {
+        use crate::navigation::NavParams;
+        use crate::{AgentParams, Command, ObstacleShape, SimulatorParams};
+        // RVO2's default horizons of 10 s, units of radius 0.5.
+        let mut sim = Simulator::new(SimulatorParams {
+            time_step: Fx::lit("0.25"),
+            agent_defaults: AgentParams {
+                radius: Fx::lit("0.5"),
+                max_speed: Fx::lit("1.5"),
+                ..AgentParams::default()
+            },
+        })
+        .unwrap();
+        let v = |x: i32, y: i32| Vec2::from_int(x, y);
+        let h = Fx::lit("1.5");
+        let rect = |x0: Fx, y0: Fx, x1: Fx, y1: Fx| {
+            ObstacleShape::Polygon(vec![
+                Vec2::new(x0, y0),
+                Vec2::new(x1, y0),
+                Vec2::new(x1, y1),
+                Vec2::new(x0, y1),
+            ])
+        };
+        let (half, wall) = (Fx::from_num(20), Fx::lit("0.5"));
+        sim.add_obstacle(rect(-wall, -half, wall, -h)).unwrap();
+        sim.add_obstacle(rect(-wall, h, wall, half)).unwrap();
+        sim.set_navigation(Some(NavParams {
+            boundary: Some(vec![v(-20, -20), v(20, -20), v(20, 20), v(-20, 20)]),
+            ..NavParams::default()
+        }))
+        .unwrap();
+        let resting = sim.add_agent(v(-3, 3)).unwrap();
+        let going = sim.add_agent(v(-4, -1)).unwrap();
+        let far = sim.add_agent(v(-12, 12)).unwrap();
+        for (id, goal) in [(resting, v(-3, 3)), (going, v(10, 0)), (far, v(-12, 16))] {
+            sim.apply(&Command::NavigateTo { id, goal }).unwrap();
+        }
+        let mut seen = 0;
+        for _ in 0..8 {
+            // At rest before the step (its order finished), and the unit going still short of
+            // the gap.
+            let at_rest = sim
+                .agent_order(resting)
+                .unwrap()
+                .is_some_and(|o| o.status().is_finished());
+            let short = sim.agent_position(going).unwrap().x < Fx::from_num(-1);
+            sim.step().unwrap();
+            assert!(sim.near_lanes.is_empty());
+            let cap = |id| {
+                sim.agents
+                    .slot(id)
+                    .and_then(|k| sim.obstacle_caps.get(k).copied())
+                    .unwrap_or(Fx::MAX)
+            };
+            if at_rest && short {
+                assert_eq!(cap(going), Fx::from_num(2));
+                assert_eq!(cap(resting), Fx::MAX);
+                assert_eq!(cap(far), Fx::MAX);
+                seen += 1;
+            }
+        }
+        assert!(seen >= 2, "checked on {seen} ticks");
     }
 }

@@ -125,7 +125,8 @@ pub(crate) struct Pre<'a> {
     /// lower id solved is reusable by the higher one (when listed), without comparing the two.
     pub(super) uniform_horizon: bool,
     /// Each slot's cap on its obstacle time horizon (empty: none): traffic control's, for the
-    /// units going through a door (see `sim/navigation_traffic.rs`).
+    /// units going through a door or on their way near a lane portal (see
+    /// `sim/navigation_traffic.rs`).
     pub(super) obstacle_caps: &'a [Fx],
 }
 
