@@ -24,9 +24,12 @@ mod scenes;
 /// passed (a unit held at a lane portal walked to the point and back for good), 280 and 496
 /// (open ground) with that and the margin against flipping at a crowd's edge (two units at
 /// the edge of the crowd at their goal flipped between `Moving` and `Arrived` for minutes).
-const SEEDS: [u64; 26] = [
+/// Twenty-eighth: 1009 (a wall whose doors are too narrow for the heavy units, from the
+/// fresh range 816 to 1015) since units sent to one unreachable goal get one end whatever
+/// their start (one of them stood `Blocked` beside the others' end for 130 s).
+const SEEDS: [u64; 27] = [
     0, 1, 2, 3, 4, 5, 6, 7, 17, 18, 21, 23, 25, 40, 44, 74, 77, 78, 121, 135, 139, 149, 203, 209,
-    280, 496,
+    280, 496, 1009,
 ];
 
 #[test]
