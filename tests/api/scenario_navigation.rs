@@ -470,10 +470,17 @@ mod scenes {
     /// agent arrives and settles and the walls hold (their 60 s bar is asserted in
     /// `tests/navigation/doors.rs`; routed they took 341.75 s and 191.75 s). The corridor
     /// keeps right in two lanes. And units of two sizes through a door 3 wide
-    /// (door_mixed_sizes, twenty-third session: its bar, 60 s, too).
+    /// (door_mixed_sizes, twenty-third session: its bar, 60 s, too). And counterflow through a
+    /// gap 3 wide with RVO2's default horizons (gap_default_horizons, twenty-eighth session:
+    /// its bar, 130 s, in `tests/navigation/doors.rs`).
     #[test]
     fn door_counterflow_and_corridor_arrive_and_settle() {
-        for name in ["door_counterflow_nav", "corridor_nav", "door_mixed_sizes"] {
+        for name in [
+            "door_counterflow_nav",
+            "corridor_nav",
+            "door_mixed_sizes",
+            "gap_default_horizons",
+        ] {
             let f = measure(name, 1);
             println!("{name}: {f:?}");
             assert_passes(name, &f);
@@ -546,7 +553,7 @@ mod scenes {
     }
 
     /// Every scene file, relative to `fixtures/navigation`.
-    const SCENES: [&str; 12] = [
+    const SCENES: [&str; 13] = [
         "building_drop",
         "rooms_one_route",
         "patrol_legs",
@@ -559,6 +566,7 @@ mod scenes {
         "door_narrow_dt025",
         "door_narrow_dt025_reversed",
         "door_mixed_sizes",
+        "gap_default_horizons",
     ];
 
     #[test]
