@@ -47,8 +47,13 @@ const GREEDY_DIVISOR: u64 = 50;
 /// layer may not import `orders`).
 pub(crate) const MAX_PATH_POINTS: usize = 1_024;
 
-/// How many explored states are tried as the end of an unreachable or capped path.
+/// How many explored portals are tried as the end of an unreachable or capped path before
+/// one gives an end ([`NavMesh::fallback_end`]).
 const FALLBACK_TRIES: usize = 8;
+
+/// How many explored portals are tried in all for that end (the branch and bound's bound on
+/// its work: each try is one [`NavMesh::portal_end`], up to `3 · END_STEPS` walkability tests).
+const FALLBACK_MAX_TRIES: usize = 32;
 
 /// Halvings of the bisection for a walkable end beside a portal's point nearest the goal
 /// ([`NavMesh::portal_end`]), each one walkability test: the point found is within 2⁻²⁴ of
@@ -652,9 +657,9 @@ impl NavMesh {
     /// than the start, the [`portal_end`](Self::portal_end) nearest the goal (ties: the least
     /// `h`, then the portal's vertex pair), found by branch and bound: portals in the order of
     /// `h` (the goal's distance to the portal, a bound on its end's), each portal once
-    /// whichever way it was crossed, until `h` reaches the best end's distance or
-    /// [`FALLBACK_TRIES`] portals gave none; the start itself stays the end when none is
-    /// found (node [`ROOT`]).
+    /// whichever way it was crossed, until `h` reaches the best end's distance,
+    /// [`FALLBACK_TRIES`] portals gave none or [`FALLBACK_MAX_TRIES`] were tried; the start
+    /// itself stays the end when none is found (node [`ROOT`]).
     ///
     /// The end depends only on the portals explored, never on the order the search met them
     /// in: units sent from anywhere in one region to a goal they cannot reach get one end
@@ -676,6 +681,7 @@ impl NavMesh {
             let h_sq = i128::from(h).saturating_mul(i128::from(h));
             if best.is_some_and(|(d, _, _)| h_sq >= d)
                 || (best.is_none() && tries >= FALLBACK_TRIES)
+                || tries >= FALLBACK_MAX_TRIES
             {
                 break;
             }
