@@ -55,6 +55,14 @@ const FALLBACK_TRIES: usize = 8;
 /// its work: each try is one [`NavMesh::portal_end`], up to `3 · END_STEPS` walkability tests).
 const FALLBACK_MAX_TRIES: usize = 32;
 
+/// How many explored nodes (the least by `h`, then portal, then index) the end of an
+/// unreachable or capped path is chosen from: a portal is entered by at most 10 nodes (each
+/// way, one per expansion of the triangle before it, [`K_EXPANSIONS`] through each of its two
+/// other edges, and one from the start), so these hold at least [`FALLBACK_MAX_TRIES`]
+/// portals, and only they are sorted (an exhaustive search on a large map explores tens of
+/// thousands).
+const FALLBACK_NODES: usize = 10 * FALLBACK_MAX_TRIES;
+
 /// Halvings of the bisection for a walkable end beside a portal's point nearest the goal
 /// ([`NavMesh::portal_end`]), each one walkability test: the point found is within 2⁻²⁴ of
 /// the distance to the portal's end from the first walkable point that way.
@@ -116,6 +124,9 @@ pub struct SearchWork {
     /// The node whose corridor was pulled last ([`ROOT`]: none this search): its portals are in
     /// `portals` and `funnel.shrunk`, its corners in `funnel.corners`.
     pulled: u32,
+    /// The explored portals an unreachable or capped path's end is chosen from
+    /// ([`NavMesh::fallback_end`]): `(h, portal key, node)`.
+    fallback: Vec<(u64, u64, u32)>,
 }
 
 impl SearchWork {
@@ -656,24 +667,34 @@ impl NavMesh {
     /// Where an unreachable or capped path ends: of the explored entry portals nearer the goal
     /// than the start, the [`portal_end`](Self::portal_end) nearest the goal (ties: the least
     /// `h`, then the portal's vertex pair), found by branch and bound: portals in the order of
-    /// `h` (the goal's distance to the portal, a bound on its end's), each portal once
-    /// whichever way it was crossed, until `h` reaches the best end's distance,
-    /// [`FALLBACK_TRIES`] portals gave none or [`FALLBACK_MAX_TRIES`] were tried; the start
-    /// itself stays the end when none is found (node [`ROOT`]).
+    /// `h` (the goal's distance to the portal, a bound on its end's up to rounding), each
+    /// portal once whichever way it was crossed, until `h` reaches the best end's distance,
+    /// [`FALLBACK_TRIES`] portals gave none or [`FALLBACK_MAX_TRIES`] were tried (of the
+    /// [`FALLBACK_NODES`] least nodes); the start itself stays the end when none is found
+    /// (node [`ROOT`]).
     ///
-    /// The end depends only on the portals explored, never on the order the search met them
-    /// in: units sent from anywhere in one region to a goal they cannot reach get one end
-    /// (before, the first of several portals at the same distance won, so units from
-    /// different starts rested at different points and none of them could settle with the
-    /// others: sweep seed 1009).
-    fn fallback_end(&self, q: &Query, w: &SearchWork) -> (u32, Vec2) {
-        let mut portals: Vec<(u64, u64, u32)> = w
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.h < q.start_goal)
-            .map(|(i, n)| (n.h, self.portal_key(n), i as u32))
-            .collect();
+    /// The end depends only on the mesh, the query and the explored portals nearer the goal
+    /// than the start, never on the order the search met them in: starts that explore the
+    /// same portals, all farther from the goal than them, get one end; a unit nearer the goal
+    /// than every such portal stays where it is. (Before, the first of several portals at the
+    /// same distance won, so units sent together from different starts rested at different
+    /// points and one could neither reach its end nor settle with the others: sweep seed
+    /// 1009.)
+    fn fallback_end(&self, q: &Query, w: &mut SearchWork) -> (u32, Vec2) {
+        let mut portals = std::mem::take(&mut w.fallback);
+        portals.clear();
+        portals.extend(
+            w.nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.h < q.start_goal)
+                .map(|(i, n)| (n.h, self.portal_key(n), i as u32)),
+        );
+        // The least `FALLBACK_NODES` (a total order: the node index is unique), then sorted.
+        if portals.len() > FALLBACK_NODES {
+            portals.select_nth_unstable(FALLBACK_NODES);
+            portals.truncate(FALLBACK_NODES);
+        }
         portals.sort_unstable();
         portals.dedup_by_key(|&mut (_, key, _)| key);
         let mut best: Option<(i128, u32, Vec2)> = None;
@@ -692,6 +713,7 @@ impl NavMesh {
                 }
             }
         }
+        w.fallback = portals;
         best.map_or((ROOT, q.start), |(_, idx, p)| (idx, p))
     }
 
