@@ -228,3 +228,33 @@ fn synctest_on_building_drop_with_navigated_group_orders() {
     });
     assert!(past.count() > 0);
 }
+
+/// `gap_default_horizons` (twenty-eighth session): 16 units a side through a gap 3 wide with
+/// RVO2's default horizons, where traffic control caps the obstacle horizon of the units on
+/// their way near the gap, found again from the state at every step. Player 0 sends two of
+/// its units (even ids) of the east side back east, player 1 two of its units (odd ids) of
+/// the west side to another point beyond the gap, while the crowd is in the gap; every
+/// rollback re-simulates it bit-identically.
+#[test]
+fn synctest_on_the_gap_with_default_horizons() {
+    let east = Vec2::from_int(11, 6);
+    let west = Vec2::from_int(-11, -6);
+    let game = synctest_scene(
+        "fixtures/navigation/gap_default_horizons.toml",
+        200,
+        |f, p| match (f, p) {
+            (20, 0) => navigate([16, 18], east),
+            (24, 1) => navigate([1, 3], west),
+            _ => Vec::new(),
+        },
+    );
+    assert_eq!(game.rejected_orders(), 0, "{:?}", game.last_rejections());
+    navigating(&game, &[16, 18], east);
+    navigating(&game, &[1, 3], west);
+    // The crowd crossed while the rollbacks ran: west-side units (ids 4 to 15) are east of
+    // the wall.
+    let through = (4..16)
+        .filter(|&u| game.simulator().agent_position(AgentId(u)).unwrap().x > Fx::ONE)
+        .count();
+    assert!(through >= 2, "{through} through by frame 200");
+}
