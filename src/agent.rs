@@ -28,8 +28,9 @@ pub struct AgentParams {
     pub time_horizon: Fx,
     /// Seconds ahead for which velocities are safe with respect to obstacles. Default 10.
     /// Navigation's traffic control caps the horizon in use, for a step, for an agent it lets
-    /// through a door: at most 1 s, 0.5 s with the right of way, never below two time steps
-    /// (docs/navigation.md § "Doors (traffic control)"). This field keeps the value set.
+    /// through a door (at most 1 s, 0.5 s with the right of way) and for an agent on its way
+    /// near a lane portal (at most 2 s), never below two time steps (docs/navigation.md §
+    /// "Doors (traffic control)"). This field keeps the value set.
     pub time_horizon_obst: Fx,
     /// Agent disc radius in world units. Default 1.5.
     pub radius: Fx,

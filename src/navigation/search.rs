@@ -607,11 +607,9 @@ impl NavMesh {
     /// along; the middle of a long portal may then be far from the goal, farther than the
     /// start: a unit sent to an unreachable goal walked away from it.)
     fn portal_end(&self, q: &Query, n: &Node) -> Option<Vec2> {
-        let v = self.tris[n.tri as usize].v;
-        let (ia, ib) = (v[n.entry as usize], v[(n.entry as usize + 1) % 3]);
-        // The portal the same way round whichever side it was entered from (the lesser vertex
-        // index first), so that its end is the same.
-        let (ia, ib) = (ia.min(ib), ia.max(ib));
+        // The portal the same way round whichever side it was entered from, so that its end
+        // is the same.
+        let (ia, ib) = self.portal_corners(n);
         let (a, b) = (self.verts[ia as usize], self.verts[ib as usize]);
         let (a, b) = funnel::shrink(a, b, q.radius);
         let walkable = |p: Vec2| self.is_walkable_from(p, q.radius, n.tri);
@@ -717,12 +715,19 @@ impl NavMesh {
         best.map_or((ROOT, q.start), |(_, idx, p)| (idx, p))
     }
 
-    /// A portal's key, the same whichever way it is crossed: its vertex pair, the lesser
-    /// index first.
-    fn portal_key(&self, n: &Node) -> u64 {
+    /// Node `n`'s entry portal as its two vertex indices, the lesser first: the same whichever
+    /// way the portal is crossed.
+    fn portal_corners(&self, n: &Node) -> (u32, u32) {
         let v = self.tris[n.tri as usize].v;
         let (a, b) = (v[n.entry as usize], v[(n.entry as usize + 1) % 3]);
-        (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
+        (a.min(b), a.max(b))
+    }
+
+    /// A portal's key, the same whichever way it is crossed: its
+    /// [`portal_corners`](Self::portal_corners) in one number.
+    fn portal_key(&self, n: &Node) -> u64 {
+        let (a, b) = self.portal_corners(n);
+        (u64::from(a) << 32) | u64::from(b)
     }
 }
 

@@ -590,8 +590,9 @@ impl Simulator {
     }
 
     /// Sets an agent's time horizon (obstacles). While navigation's traffic control lets the
-    /// agent through a door, the horizon in use for that step is capped (1 s, 0.5 s with the
-    /// right of way, at least two time steps); this parameter stays as set (see
+    /// agent through a door, or the agent is on its way near a lane portal, the horizon in use
+    /// for that step is capped (1 s, 0.5 s with the right of way, 2 s near a lane portal, at
+    /// least two time steps); this parameter stays as set (see
     /// [`AgentParams::time_horizon_obst`]).
     ///
     /// # Errors
