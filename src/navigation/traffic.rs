@@ -28,7 +28,9 @@
 //! or whose centre is inside its door's passage, is *in* it; a unit with no path left (at rest
 //! at its goal) relates to no choke. The reservation ([`ChokeState`]) of a choke belongs to one side at a time:
 //! - with no holder, the side of the nearest approacher (path length, then id) takes it;
-//! - approachers on the holder's side go, in single file: within the queue
+//! - approachers on the holder's side go, in single file (at a door at least
+//!   [`TWO_ABREAST_RADII`] radii wide, two abreast: only the nearest is let through, the
+//!   others go on, none is held): within the queue
 //!   ([`TrafficParams::queue`]; a waiter at any distance) the units go in single file: a
 //!   waiter goes only [`TrafficParams::gap`] of path length behind the one let through
 //!   before it (a unit already going, `2 r`), and once one is held all behind it are held,
@@ -390,7 +392,18 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
     let mut out = wall_portals(mesh, Fx::ZERO, narrow);
     let thin_end = thin_ends(mesh, traffic_radius);
     let door = traffic_radius.saturating_mul(DOOR_RADII);
-    let doors = wall_portals_where(mesh, narrow, door, |p, q| thin_end[p] && thin_end[q]);
+    // From `TWO_ABREAST_RADII` on, walls must run on from both corners (as for the larger
+    // units' doors, [`chokes_beside`]): a door in a wall, not a gap between crates.
+    let abreast = traffic_radius.saturating_mul(TWO_ABREAST_RADII);
+    let abreast_sq = crate::math::wide_mul(abreast, abreast);
+    let walls = WallGraph::new(mesh);
+    let verts = mesh.vertices();
+    let doors = wall_portals_where(mesh, narrow, door, |p, q| {
+        let width = (verts[q] - verts[p]).length_squared_wide();
+        thin_end[p]
+            && thin_end[q]
+            && (width < abreast_sq || (walls.reaches(p, width) && walls.reaches(q, width)))
+    });
     if !doors.is_empty() {
         out.extend(doors);
         out.sort_unstable();
@@ -558,14 +571,26 @@ fn thin_ends(mesh: &NavMesh, radius: Fx) -> Vec<bool> {
 }
 
 /// How wide, in radii, a gap between two thin wall ends may be and still be a choke (a door):
-/// 5.2, the width where [`keep_right`]'s two lanes begin to pass (`2.6` diameters).
-pub const DOOR_RADII: Fx = Fx::lit("5.2");
+/// 6.2 (`3.1` diameters; a gap 3 wide for radius 0.5). From [`TWO_ABREAST_RADII`] on such a
+/// door is held by one side at a time but not crossed in single file. Until the
+/// twenty-ninth session it was 5.2 and a gap 3 wide in a wall was two lanes ([`keep_right`]):
+/// the two crowds of a counterflow met in it and jammed (16 units a side with RVO2's default
+/// horizons took 111.75 s to arrive, 41.00 s now).
+pub const DOOR_RADII: Fx = Fx::lit("6.2");
+
+/// From how wide, in radii, a door (a choke at least this wide: a door between thin wall
+/// ends, up to [`DOOR_RADII`]) lets its holder's units go two abreast: 5.2 (`2.6` diameters,
+/// where two files begin to pass). Its holding side is not held in single file: its unit
+/// nearest the door is let through ([`Decision::Through`], the right of way over the
+/// waiters), the others go on along their paths ([`Decision::Go`]); the other side waits as
+/// at every door.
+pub const TWO_ABREAST_RADII: Fx = Fx::lit("5.2");
 
 /// The lane portals of `mesh` for units of `traffic_radius`, ascending: every open edge
 /// between two walkable triangles whose corners both end a wall edge, from `4 ·
 /// traffic_radius` (two diameters: two files pass) to less than `12 · traffic_radius` long
 /// (a corridor's mouth, a wide gap between buildings), but the [`chokes`] (a door up to
-/// [`DOOR_RADII`] radii between thin wall ends is reserved, one file at a time, not two
+/// [`DOOR_RADII`] radii between thin wall ends is reserved, one side at a time, not two
 /// lanes). See [`keep_right`].
 #[must_use]
 pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {

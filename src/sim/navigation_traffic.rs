@@ -921,7 +921,7 @@ mod tests {
     }
 
     /// Traffic control lists the units on their way within `12 r` of a lane portal's middle
-    /// (a gap 3 wide), not a unit at rest there nor one on its way farther off: after a step
+    /// (a gap 4 wide), not a unit at rest there nor one on its way farther off: after a step
     /// the first looks 2 s ahead at obstacles, the others their own 10 s.
     #[test]
     fn only_units_on_their_way_near_a_lane_portal_are_capped() {
@@ -938,7 +938,7 @@ mod tests {
         })
         .unwrap();
         let v = |x: i32, y: i32| Vec2::from_int(x, y);
-        let h = Fx::lit("1.5");
+        let h = Fx::from_num(2);
         let rect = |x0: Fx, y0: Fx, x1: Fx, y1: Fx| {
             ObstacleShape::Polygon(vec![
                 Vec2::new(x0, y0),

@@ -471,8 +471,9 @@ mod scenes {
     /// `tests/navigation/doors.rs`; routed they took 341.75 s and 191.75 s). The corridor
     /// keeps right in two lanes. And units of two sizes through a door 3 wide
     /// (door_mixed_sizes, twenty-third session: its bar, 60 s, too). And counterflow through a
-    /// gap 3 wide with RVO2's default horizons (gap_default_horizons, twenty-eighth session:
-    /// its bar, 130 s, in `tests/navigation/doors.rs`).
+    /// gap 3 wide with RVO2's default horizons (gap_default_horizons, twenty-eighth session,
+    /// a door crossed two abreast since the twenty-ninth: its bar, 60 s, in
+    /// `tests/navigation/doors.rs`).
     #[test]
     fn door_counterflow_and_corridor_arrive_and_settle() {
         for name in [

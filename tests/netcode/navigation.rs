@@ -230,8 +230,10 @@ fn synctest_on_building_drop_with_navigated_group_orders() {
 }
 
 /// `gap_default_horizons` (twenty-eighth session): 16 units a side through a gap 3 wide with
-/// RVO2's default horizons, where traffic control caps the obstacle horizon of the units on
-/// their way near the gap, found again from the state at every step. Player 0 sends two of
+/// RVO2's default horizons. Since the twenty-ninth session the gap is a door crossed two
+/// abreast: traffic control reserves it for one side at a time (state in the snapshot) and
+/// caps the obstacle horizon of the units going through (found again from the state at every
+/// step; before, the cap near lane portals). Player 0 sends two of
 /// its units (even ids) of the east side back east, player 1 two of its units (odd ids) of
 /// the west side to another point beyond the gap, while the crowd is in the gap; every
 /// rollback re-simulates it bit-identically.

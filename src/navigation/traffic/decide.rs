@@ -273,10 +273,21 @@ pub fn decide_at(
     file.sort_unstable_by_key(|f| (f.0, f.1, f.2));
     let gap = params.r(params.gap);
     let close = params.r(Fx::from_num(2));
+    let abreast = params.r(super::TWO_ABREAST_RADII);
     // (choke, the distance of the unit let through last, None once one was held).
     let mut last: Option<(usize, Option<Fx>)> = None;
     for (c, distance, _, i) in file {
         let width = (chokes[c].b - chokes[c].a).length();
+        if width >= abreast {
+            // Two abreast (a door between thin wall ends wider than `TWO_ABREAST_RADII`
+            // radii): the nearest unit of the holder is let through, the others go on, none
+            // held (in single file a gap 3 wide passed one unit where two fit).
+            if last.is_none_or(|l| l.0 != c) {
+                out[i] = Decision::Through;
+                last = Some((c, Some(distance)));
+            }
+            continue;
+        }
         let waiter = waiting[i].is_some_and(|w| w.0 == chokes[c]);
         let near = waiter || distance <= half(width) + params.r(params.queue);
         let ahead = last.filter(|l| l.0 == c).map(|l| l.1);

@@ -59,9 +59,9 @@ fn a_door_through_a_thick_wall_is_one_door() {
     ] {
         assert_eq!(dc.door_of(cc.binary_search(&mouth).unwrap(), 0).0, k);
     }
-    // From 2.6 diameters (`5.2 r`) on a door has lanes, no choke (one 2 wide in a wall 1
-    // thick is a choke: `a_door_up_to_2_6_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not`).
-    let wide = thick_door(2.8, 1.0);
+    // From 3.1 diameters (`6.2 r`) on a door has lanes, no choke (one 2 wide in a wall 1
+    // thick is a choke: `a_door_up_to_3_1_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not`).
+    let wide = thick_door(3.2, 1.0);
     assert!(chokes(&wide, TRAFFIC_RADIUS).is_empty());
     // Pure: the same mesh gives the same doors.
     assert_eq!(d, doors(&mesh, &c, TRAFFIC_RADIUS));

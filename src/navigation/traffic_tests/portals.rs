@@ -8,13 +8,15 @@ fn a_door_narrower_than_two_diameters_is_one_choke() {
     assert_eq!(c, vec![Choke::new(v(0.0, 0.65), v(0.0, -0.65))]);
     assert_eq!(c[0].a, v(0.0, -0.65));
     assert_eq!(chokes(&door(1.5), TRAFFIC_RADIUS).len(), 1);
-    // Up to 2.6 diameters between the tips of polyline walls (the thinnest wall ends): a
-    // choke (eighteenth session; before, lanes from two diameters on). From 2.6: lanes.
+    // Up to 3.1 diameters between the tips of polyline walls (the thinnest wall ends): a
+    // choke (eighteenth session, up to 2.6; twenty-ninth, 3.1; before, lanes from two
+    // diameters on). From 3.1: lanes.
     assert_eq!(chokes(&door(2.0), TRAFFIC_RADIUS).len(), 1);
     assert_eq!(chokes(&door(2.5), TRAFFIC_RADIUS).len(), 1);
-    assert!(chokes(&door(2.8), TRAFFIC_RADIUS).is_empty());
-    assert!(!lanes(&door(2.8), TRAFFIC_RADIUS).is_empty());
-    assert!(chokes(&door(3.0), TRAFFIC_RADIUS).is_empty());
+    assert_eq!(chokes(&door(2.8), TRAFFIC_RADIUS).len(), 1);
+    assert_eq!(chokes(&door(3.0), TRAFFIC_RADIUS).len(), 1);
+    assert!(chokes(&door(3.2), TRAFFIC_RADIUS).is_empty());
+    assert!(!lanes(&door(3.2), TRAFFIC_RADIUS).is_empty());
     // A 4.5-wide corridor has none.
     assert!(chokes(&corridor(4.5), TRAFFIC_RADIUS).is_empty());
     // A 1.3-wide corridor's mouths are chokes.
@@ -23,11 +25,12 @@ fn a_door_narrower_than_two_diameters_is_one_choke() {
     assert!(c.contains(&Choke::new(v(20.0, 0.0), v(20.0, 1.3))), "{c:?}");
 }
 
-/// Between two and 2.6 diameters a gap is a choke when both its corners end thin walls (a
+/// Between two and 3.1 diameters a gap is a choke when both its corners end thin walls (a
 /// door in a wall no thicker than a diameter), not between buildings (a street): the door is
-/// reserved, the street is not.
+/// reserved, the street is not. From 2.6 diameters the walls must run on from the corners:
+/// not a gap between crates.
 #[test]
-fn a_door_up_to_2_6_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not() {
+fn a_door_up_to_3_1_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not() {
     let c = chokes(&thick_door(2.0, 1.0), TRAFFIC_RADIUS);
     assert!(
         c.iter().all(|k| (k.b - k.a).length() >= Fx::from_num(2)),
@@ -35,8 +38,27 @@ fn a_door_up_to_2_6_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not() {
     );
     assert!(!c.is_empty(), "a door 2 wide in a wall 1 thick is a choke");
     assert!(!chokes(&thick_door(2.5, 1.0), TRAFFIC_RADIUS).is_empty());
-    // From 2.6 on (5.2 r): lanes.
-    assert!(chokes(&thick_door(2.8, 1.0), TRAFFIC_RADIUS).is_empty());
+    assert!(!chokes(&thick_door(3.0, 1.0), TRAFFIC_RADIUS).is_empty());
+    // From 3.1 on (6.2 r): lanes.
+    assert!(chokes(&thick_door(3.2, 1.0), TRAFFIC_RADIUS).is_empty());
+    // Two 1 x 1 crates 2.5 apart: a choke (thin ends); 3 apart: none (no wall runs on).
+    for (gap, choke) in [(2.5, true), (3.0, false)] {
+        let mut set = ObstacleSet::default();
+        for x in [-1.0 - gap / 2.0, gap / 2.0] {
+            set.add(ObstacleShape::Polygon(vec![
+                v(x, -0.5),
+                v(x + 1.0, -0.5),
+                v(x + 1.0, 0.5),
+                v(x, 0.5),
+            ]))
+            .unwrap();
+        }
+        assert_eq!(
+            !chokes(&room(&set), TRAFFIC_RADIUS).is_empty(),
+            choke,
+            "crates {gap} apart"
+        );
+    }
     // Two 4 x 4 buildings 2 apart: a street, no choke.
     let mut set = ObstacleSet::default();
     for x in [-5.0, 1.0] {
@@ -52,23 +74,23 @@ fn a_door_up_to_2_6_diameters_in_a_thin_wall_is_a_choke_and_a_street_is_not() {
 }
 
 /// For units larger than the traffic radius: the thin-wall doors too narrow for two of them
-/// (up to `5.2 R`), never a street between buildings, whatever their size.
+/// (up to `6.2 R`), never a street between buildings, whatever their size.
 #[test]
 fn larger_units_get_the_thin_wall_doors_too_narrow_for_them_and_no_streets() {
     let heavy = Fx::lit("0.8");
-    // A door 3 wide in a wall 1 thick: no choke for 0.5 (two files pass), a door for 0.8.
-    let mesh = thick_door(3.0, 1.0);
+    // A door 4 wide in a wall 1 thick: no choke for 0.5 (two files pass), a door for 0.8.
+    let mesh = thick_door(4.0, 1.0);
     assert!(chokes(&mesh, TRAFFIC_RADIUS).is_empty());
     let big = chokes_for_sizes(&mesh, TRAFFIC_RADIUS, heavy);
-    assert!(!big.is_empty(), "a door 3 wide is one for units of 0.8");
+    assert!(!big.is_empty(), "a door 4 wide is one for units of 0.8");
     // Its three chokes (the mouths and the diagonal) are one door.
     let doors = doors(&mesh, &big, heavy);
     let keys = (0..doors.chokes().len())
         .filter(|&c| doors.is_key(c))
         .count();
     assert_eq!((doors.chokes().len(), keys), (3, 1));
-    // From 5.2 R (4.16) on: none.
-    assert!(chokes_for_sizes(&thick_door(4.3, 1.0), TRAFFIC_RADIUS, heavy).is_empty());
+    // From 6.2 R (4.96) on: none.
+    assert!(chokes_for_sizes(&thick_door(5.0, 1.0), TRAFFIC_RADIUS, heavy).is_empty());
     // No larger unit: the traffic radius's chokes alone.
     let light = chokes(&thick_door(2.0, 1.0), TRAFFIC_RADIUS);
     assert_eq!(
@@ -133,18 +155,19 @@ fn the_larger_units_doors_are_doors_in_walls_however_the_walls_are_drawn() {
     };
     let mut walls: Vec<(&str, ObstacleSet)> = Vec::new();
     let mut set = ObstacleSet::default();
-    rect(&mut set, -0.5, -8.0, 0.5, -1.5);
-    rect(&mut set, -0.5, 1.5, 0.5, 8.0);
+    // Doors 4 wide: a door for units of 0.8, lanes for the traffic radius.
+    rect(&mut set, -0.5, -8.0, 0.5, -2.0);
+    rect(&mut set, -0.5, 2.0, 0.5, 8.0);
     walls.push(("a wall 1 thick", set.clone()));
-    set.add(ObstacleShape::Polyline(vec![v(0.5, -3.5), v(4.0, -3.5)]))
+    set.add(ObstacleShape::Polyline(vec![v(0.5, -4.0), v(4.0, -4.0)]))
         .unwrap();
-    set.add(ObstacleShape::Polyline(vec![v(-0.5, -3.5), v(-4.0, -3.5)]))
+    set.add(ObstacleShape::Polyline(vec![v(-0.5, -4.0), v(-4.0, -4.0)]))
         .unwrap();
     walls.push(("stub walls touching its faces 2 from the door", set));
     let mut set = ObstacleSet::default();
-    rect(&mut set, -0.5, -8.0, 0.5, -4.5);
-    rect(&mut set, -0.5, -4.5, 0.5, -1.5);
-    rect(&mut set, -0.5, 1.5, 0.5, 8.0);
+    rect(&mut set, -0.5, -8.0, 0.5, -5.0);
+    rect(&mut set, -0.5, -5.0, 0.5, -2.0);
+    rect(&mut set, -0.5, 2.0, 0.5, 8.0);
     walls.push(("drawn in two pieces", set));
     let mut set = ObstacleSet::default();
     for s in [-1.0, 1.0] {
@@ -152,35 +175,35 @@ fn the_larger_units_doors_are_doors_in_walls_however_the_walls_are_drawn() {
             v(0.0, 8.0 * s),
             v(0.0, 6.0 * s),
             v(0.0, 4.0 * s),
-            v(0.0, 1.5 * s),
+            v(0.0, 2.0 * s),
         ]))
         .unwrap();
     }
     walls.push(("a polyline with vertices every 2", set));
     let mut set = ObstacleSet::default();
-    rect(&mut set, -0.5, -8.0, 0.5, -4.5);
-    rect(&mut set, -0.5, -1.5, 0.5, 1.5);
-    rect(&mut set, -0.5, 4.5, 0.5, 8.0);
-    walls.push(("two doors, pieces 3.5, 3 and 3.5 long", set));
+    rect(&mut set, -0.5, -8.0, 0.5, -6.0);
+    rect(&mut set, -0.5, -2.0, 0.5, 2.0);
+    rect(&mut set, -0.5, 6.0, 0.5, 8.0);
+    walls.push(("two doors, pieces 2, 4 and 2 long", set));
     let mut set = ObstacleSet::default();
-    rect(&mut set, -0.5, -8.0, 0.5, 3.0);
+    rect(&mut set, -0.5, -8.0, 0.5, 2.0);
     rect(&mut set, -0.5, 6.0, 0.5, 8.0);
     walls.push(("a piece 2 long to the boundary", set));
     let mut set = ObstacleSet::default();
     set.add(ObstacleShape::Polygon(vec![
         v(-0.5, -8.0),
         v(0.5, -8.0),
-        v(0.5, -1.6),
-        v(0.4, -1.5),
-        v(-0.4, -1.5),
-        v(-0.5, -1.6),
+        v(0.5, -2.1),
+        v(0.4, -2.0),
+        v(-0.4, -2.0),
+        v(-0.5, -2.1),
     ]))
     .unwrap();
     set.add(ObstacleShape::Polygon(vec![
-        v(-0.5, 1.6),
-        v(-0.4, 1.5),
-        v(0.4, 1.5),
-        v(0.5, 1.6),
+        v(-0.5, 2.1),
+        v(-0.4, 2.0),
+        v(0.4, 2.0),
+        v(0.5, 2.1),
         v(0.5, 8.0),
         v(-0.5, 8.0),
     ]))
@@ -192,10 +215,10 @@ fn the_larger_units_doors_are_doors_in_walls_however_the_walls_are_drawn() {
         assert!(!given.is_empty(), "{what}: no door for 0.8 at all");
         assert_eq!(extra(&mesh, true), given, "{what}");
     }
-    // Crates 1 x 1, 3 apart: thin ends, no wall.
+    // Crates 1 x 1, 4 apart: thin ends, no wall.
     let mut set = ObstacleSet::default();
-    rect(&mut set, -2.5, -0.5, -1.5, 0.5);
-    rect(&mut set, 1.5, -0.5, 2.5, 0.5);
+    rect(&mut set, -3.0, -0.5, -2.0, 0.5);
+    rect(&mut set, 2.0, -0.5, 3.0, 0.5);
     let mesh = room(&set);
     assert!(!extra(&mesh, false).is_empty());
     assert!(extra(&mesh, true).is_empty(), "crates");
@@ -308,8 +331,8 @@ fn a_thin_wall_door_is_not_also_a_lane() {
     assert_eq!(c.len(), 3, "{c:?}");
     let both: Vec<_> = c.iter().filter(|k| l.contains(k)).collect();
     assert!(both.is_empty(), "chokes that are lanes too: {both:?}");
-    // A door 2.8 wide (past DOOR_RADII) is lanes, not chokes.
-    let wide = thick_door(2.8, 1.0);
+    // A door 3.2 wide (past DOOR_RADII) is lanes, not chokes.
+    let wide = thick_door(3.2, 1.0);
     assert!(chokes(&wide, TRAFFIC_RADIUS).is_empty());
     assert!(!lanes(&wide, TRAFFIC_RADIUS).is_empty());
 }
