@@ -575,7 +575,7 @@ fn thin_ends(mesh: &NavMesh, radius: Fx) -> Vec<bool> {
 /// door is held by one side at a time but not crossed in single file. Until the
 /// twenty-ninth session it was 5.2 and a gap 3 wide in a wall was two lanes ([`keep_right`]):
 /// the two crowds of a counterflow met in it and jammed (16 units a side with RVO2's default
-/// horizons took 111.75 s to arrive, 41.00 s now).
+/// horizons took 111.75 s to arrive, 43.50 s now).
 pub const DOOR_RADII: Fx = Fx::lit("6.2");
 
 /// From how wide, in radii, a door (a choke at least this wide: a door between thin wall
