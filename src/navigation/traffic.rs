@@ -472,7 +472,7 @@ struct WallGraph<'a> {
 }
 
 impl<'a> WallGraph<'a> {
-    /// How many vertices [`reaches`](Self::reaches) visits at most before it answers yes.
+    /// How many vertices [`reaches`](Self::reaches) visits at most (then it answers no).
     const VISITS: usize = 64;
 
     fn new(mesh: &'a NavMesh) -> Self {
@@ -507,8 +507,10 @@ impl<'a> WallGraph<'a> {
 
     /// Whether the walls at vertex `from` reach a vertex whose squared distance from it is at
     /// least `dist_sq`, walking wall edges through the vertices they share (a depth-first
-    /// walk in ascending order). Past [`VISITS`](Self::VISITS) vertices it answers yes: a wall
-    /// that big is no small obstacle.
+    /// walk in ascending order). Past [`VISITS`](Self::VISITS) vertices, all nearer than that,
+    /// it answers no: so many wall vertices so close together are a small obstacle drawn
+    /// finely (a round pillar as an 80-gon), not a wall running on. (Until the twenty-ninth
+    /// session it answered yes, and two such pillars 2.8 apart made a door; a review found it.)
     fn reaches(&self, from: usize, dist_sq: i128) -> bool {
         let Some(&origin) = self.verts.get(from) else {
             return false;
@@ -524,10 +526,11 @@ impl<'a> WallGraph<'a> {
                 if seen.contains(&n) {
                     continue;
                 }
-                if (self.verts[n as usize] - origin).length_squared_wide() >= dist_sq
-                    || seen.len() >= Self::VISITS
-                {
+                if (self.verts[n as usize] - origin).length_squared_wide() >= dist_sq {
                     return true;
+                }
+                if seen.len() >= Self::VISITS {
+                    return false;
                 }
                 seen.push(n);
                 stack.push(n);
@@ -575,23 +578,44 @@ fn thin_ends(mesh: &NavMesh, radius: Fx) -> Vec<bool> {
 /// door is held by one side at a time but not crossed in single file. Until the
 /// twenty-ninth session it was 5.2 and a gap 3 wide in a wall was two lanes ([`keep_right`]):
 /// the two crowds of a counterflow met in it and jammed (16 units a side with RVO2's default
-/// horizons took 111.75 s to arrive, 43.50 s now).
+/// horizons took 111.75 s to arrive, 45.75 s now).
 pub const DOOR_RADII: Fx = Fx::lit("6.2");
 
-/// From how wide, in radii, a door (a choke at least this wide: a door between thin wall
-/// ends, up to [`DOOR_RADII`]) lets its holder's units go two abreast: 5.2 (`2.6` diameters,
-/// where two files begin to pass). Its holding side is not held in single file: its unit
+/// From how wide, in radii, a door (its narrowest choke at least this wide: a door between
+/// thin wall ends, up to [`DOOR_RADII`]) lets its holder's units go two abreast: 5.2 (`2.6`
+/// diameters, where two files begin to pass). Its holding side is not held in single file: its unit
 /// nearest the door is let through ([`Decision::Through`], the right of way over the
 /// waiters), the others go on along their paths ([`Decision::Go`]); the other side waits as
 /// at every door.
 pub const TWO_ABREAST_RADII: Fx = Fx::lit("5.2");
+
+/// The portals near which units on their way look at most 2 s ahead at walls, ascending:
+/// the `lanes` (as [`lanes`] gives them) and the `chokes` (as [`chokes`] gives them for
+/// `traffic_radius`) at least [`TWO_ABREAST_RADII`] radii wide, those of the doors crossed two
+/// abreast (a choke of a door whose other chokes are narrower is listed too: near a door
+/// splayed from 2.4 to 2.8 wide the units going on look 2 s ahead, though the door is crossed
+/// in single file).
+/// A unit let through such a door looks less far still (the doors' caps); the others going on
+/// behind it with RVO2's default 10 s braked for the jambs from far off and packed the mouth
+/// (100 to 160 units from one side through doors 2.8 and 3 wide: 555 pair-ticks deeper than a
+/// quarter of a diameter without this, 101 with it).
+#[must_use]
+pub fn short_look_portals(lanes: &[Choke], chokes: &[Choke], traffic_radius: Fx) -> Vec<Choke> {
+    let abreast = traffic_radius.saturating_mul(TWO_ABREAST_RADII);
+    let mut out: Vec<Choke> = lanes.to_vec();
+    out.extend(chokes.iter().filter(|c| (c.b - c.a).length() >= abreast));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
 
 /// The lane portals of `mesh` for units of `traffic_radius`, ascending: every open edge
 /// between two walkable triangles whose corners both end a wall edge, from `4 ·
 /// traffic_radius` (two diameters: two files pass) to less than `12 · traffic_radius` long
 /// (a corridor's mouth, a wide gap between buildings), but the [`chokes`] (a door up to
 /// [`DOOR_RADII`] radii between thin wall ends is reserved, one side at a time, not two
-/// lanes). See [`keep_right`].
+/// lanes) and the portals between two choke corners no longer than a thin-wall door's
+/// diagonal (inside a door through a wall with thickness). See [`keep_right`].
 #[must_use]
 pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
     let mut out = wall_portals(
@@ -600,7 +624,24 @@ pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
         traffic_radius.saturating_mul(Fx::from_num(12)),
     );
     let chokes = chokes(mesh, traffic_radius);
-    out.retain(|c| chokes.binary_search(c).is_err());
+    // Nor a portal between two corners of chokes no longer than the diagonal of a thin-wall
+    // door (`DOOR_RADII` radii wide through a wall `2 r` thick): the diagonal inside a door
+    // through a wall with thickness. In a wall 1 thick a door 3 wide has mouths of 3, chokes,
+    // and a diagonal of 3.16; as a lane, keep right steered the units going through the door
+    // to one side (a review of the twenty-ninth session found it).
+    let mut corners: Vec<Vec2> = chokes.iter().flat_map(|c| [c.a, c.b]).collect();
+    corners.sort_unstable_by_key(|&p| key(p));
+    corners.dedup();
+    let corner = |p: Vec2| corners.binary_search_by_key(&key(p), |&q| key(q)).is_ok();
+    let (door, thick) = (
+        traffic_radius.saturating_mul(DOOR_RADII),
+        traffic_radius.saturating_mul(Fx::from_num(2)),
+    );
+    let diagonal = wide_sq(door).saturating_add(wide_sq(thick));
+    out.retain(|c| {
+        chokes.binary_search(c).is_err()
+            && !(corner(c.a) && corner(c.b) && (c.b - c.a).length_squared_wide() <= diagonal)
+    });
     out
 }
 

@@ -38,6 +38,9 @@ pub(crate) struct TrafficPortals {
     pub lanes: Arc<[crate::navigation::traffic::Choke]>,
     /// The lane portals indexed along y and in a grid (for the lane crossings).
     pub lanes_index: Arc<crate::navigation::traffic::LaneIndex>,
+    /// The lane portals and the doors crossed two abreast, ascending: near them units on
+    /// their way look at most 2 s ahead at walls ([`crate::navigation::traffic::short_look_portals`]).
+    pub short_look: Arc<[crate::navigation::traffic::Choke]>,
 }
 
 /// How many doors lists, each for one largest radius, [`PortalCache`] keeps.
@@ -58,6 +61,7 @@ pub(crate) struct PortalCache {
     light: Vec<crate::navigation::traffic::Choke>,
     lanes: Arc<[crate::navigation::traffic::Choke]>,
     lanes_index: Arc<crate::navigation::traffic::LaneIndex>,
+    short_look: Arc<[crate::navigation::traffic::Choke]>,
     /// (largest radius, its doors), the most recently asked for last.
     doors: Vec<(Fx, Arc<crate::navigation::traffic::Doors>)>,
 }
@@ -115,10 +119,12 @@ impl NavDerived {
             .is_some_and(|p| p.radius == radius && Arc::ptr_eq(&p.mesh, mesh));
         if !fresh {
             let lanes = traffic::lanes(mesh, radius);
+            let light = traffic::chokes(mesh, radius);
             self.portals = Some(PortalCache {
                 mesh: Arc::clone(mesh),
                 radius,
-                light: traffic::chokes(mesh, radius),
+                short_look: traffic::short_look_portals(&lanes, &light, radius).into(),
+                light,
                 lanes_index: Arc::new(traffic::LaneIndex::new(&lanes)),
                 lanes: lanes.into(),
                 doors: Vec::new(),
@@ -153,6 +159,7 @@ impl NavDerived {
             doors,
             lanes: Arc::clone(&cache.lanes),
             lanes_index: Arc::clone(&cache.lanes_index),
+            short_look: Arc::clone(&cache.short_look),
         })
     }
 

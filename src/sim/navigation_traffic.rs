@@ -209,10 +209,10 @@ impl Simulator {
             big
         };
         // The mesh is there (checked above), so are its portals.
-        let (doors, lanes, lanes_index) = self
+        let (doors, lanes, lanes_index, short_look) = self
             .nav_mesh
             .traffic_portals(rules.radius, big)
-            .map(|p| (p.doors, p.lanes, p.lanes_index))
+            .map(|p| (p.doors, p.lanes, p.lanes_index, p.short_look))
             .unwrap_or_default();
         let chokes = doors.chokes();
         let Self {
@@ -451,16 +451,17 @@ impl Simulator {
                 }
             }
         }
-        // Units on their way near a lane portal look less far ahead at its walls (see
-        // `obstacle_horizon_caps`): in ascending id, as `on_way` is.
+        // Units on their way near a lane portal or a door crossed two abreast look less far
+        // ahead at its walls (see `obstacle_horizon_caps`): in ascending id, as `on_way` is.
         let lane_rules = TrafficParams {
             yield_within: LANE_HORIZON_REACH,
             ..rules
         };
+        let short_index = traffic::PortalIndex::new(&short_look, Fx::ZERO);
         near_lanes.extend(
             on_way
                 .iter()
-                .filter(|u| lane_index.near(&lane_rules, u.1))
+                .filter(|u| short_index.near(&lane_rules, u.1))
                 .map(|u| u.0),
         );
         // Keep right at lane portals crossed both ways: the lane point becomes the next target.
@@ -628,7 +629,8 @@ impl Simulator {
     /// Fills [`Simulator::obstacle_caps`] for this step from the traffic levels set in stage
     /// 1a: a unit with the right of way at a door looks [`RIGHT_OF_WAY_HORIZON`] ahead against
     /// obstacles, a unit let through one [`GOING_HORIZON`], a unit on its way near a lane
-    /// portal (listed in [`Simulator::near_lanes`] by traffic control this step, emptied here)
+    /// portal or a door crossed two abreast (`traffic::short_look_portals`; listed in
+    /// [`Simulator::near_lanes`] by traffic control this step, emptied here)
     /// [`LANE_HORIZON`], the least where several apply, each at least two time steps and never
     /// more than its own; every other slot keeps its own (no caps at all when no unit has
     /// either level or is near a lane portal). Derived from the state (the levels are in it,

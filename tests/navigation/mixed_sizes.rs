@@ -1,13 +1,13 @@
-//! Units of two sizes through one door: counterflow through a door 3 wide in a wall 1 thick,
+//! Units of two sizes through one door: counterflow through a door 3.15 wide in a wall 1 thick,
 //! each side 8 heavy units (radius 0.8) and 8 light ones (radius 0.5, the traffic radius),
 //! every unit navigating to its mirror image beyond the wall. The door is wide enough for two
-//! light units to pass each other (3 ≥ 4 · 0.5) but not for two heavy ones (4 · 0.8 = 3.2):
-//! before the twenty-third session the heavy units of the two sides met in it head-on and
-//! stayed jammed for good (sweep seed 633). Then the chokes were made for the largest
-//! navigating radius too, and the units no larger than the traffic radius pass the doors that
-//! are doors only for the larger ones (`traffic::Doors`; a door 4 wide here). Since the
-//! twenty-ninth session a door 3 wide in a thin wall is a door for the traffic radius too
-//! (`traffic::DOOR_RADII`), held by one side at a time and crossed two abreast.
+//! light units to pass each other (two lanes: wider than 6.2 · 0.5 = 3.1, `traffic::DOOR_RADII`)
+//! but not for two heavy ones (4 · 0.8 = 3.2): before the twenty-third session the heavy units
+//! of the two sides met in it head-on and stayed jammed for good (sweep seed 633). Now the
+//! chokes are made for the largest navigating radius too, and the units no larger than the
+//! traffic radius pass the doors that are doors only for the larger ones (`traffic::Doors`).
+//! Until the twenty-ninth session this door was 3 wide, which is a door for the traffic radius
+//! too since then (crossed two abreast): the shipped `door_mixed_sizes` is that door.
 //!
 //! `report` prints how well (`cargo test --release --test navigation mixed_sizes::report --
 //! --ignored --nocapture`); docs/navigation.md § "Doors for units of several sizes" quotes it.
@@ -35,15 +35,7 @@ struct Mixed {
 
 /// The scene, `reversed`: the ids of the two sides swapped; run for at most `limit` seconds.
 fn mixed(reversed: bool, limit: f64) -> (Simulator, Vec<(AgentId, f64, f64)>, Mixed) {
-    mixed_through(3.0, reversed, limit)
-}
-
-/// [`mixed`] through a door `w` wide.
-fn mixed_through(
-    w: f64,
-    reversed: bool,
-    limit: f64,
-) -> (Simulator, Vec<(AgentId, f64, f64)>, Mixed) {
+    let w = 3.15;
     let mut sim = super::door_in_wall("0.1", w, 30.0);
     // Per side a block of 4 ranks by 4 files, 2 apart, heavy and light files alternating.
     let mut units = Vec::new();
@@ -123,8 +115,7 @@ fn heavy_and_light_units_counterflow_through_a_door_wide_enough_only_for_light_o
 /// turns with them: the test above).
 #[test]
 fn light_units_pass_a_door_for_heavy_units_freely_while_no_heavy_unit_uses_it() {
-    // A door 4 wide: a door for radius 0.8 (up to 6.2 R = 4.96), lanes for 0.5 (from 3.1).
-    let (mut sim, units, _) = mixed_through(4.0, false, 0.0);
+    let (mut sim, units, _) = mixed(false, 0.0);
     // The heavy units go nowhere near the door: each to a point 4 farther from the wall.
     for &(id, r, s) in &units {
         if r > 0.5 {

@@ -197,6 +197,23 @@ fn units_looking_ten_seconds_ahead_look_two_at_a_lane_portal_s_walls() {
     );
 }
 
+/// 160 units looking 10 s ahead at walls through a door 2.8 wide in a wall 1 thick (a door
+/// crossed two abreast, `traffic::TWO_ABREAST_RADII`), time step 0.25: the units going on
+/// behind the one let through look at most 2 s ahead at its walls, as near a lane portal
+/// (`traffic::short_look_portals`), so they pack its mouth less: at most 400 pair-ticks
+/// deeper than a quarter (203; 1,751 without the short look), the last through within 140 s
+/// (121.0 s; 161.25 s without).
+#[test]
+fn units_looking_ten_seconds_ahead_look_two_at_a_door_crossed_two_abreast() {
+    let f = one_sided_looking(160, 2.8, "0.25", 600.0, "10");
+    through_within(&f, 140.0);
+    assert!(
+        f.deep_pair_ticks <= 400,
+        "{} pair-ticks deeper than 0.25",
+        f.deep_pair_ticks
+    );
+}
+
 /// A snapshot taken while units looking 10 s ahead crowd a lane portal (a gap 4 wide) restores to the same
 /// hash and continues bit-identically, and so does the state loaded into a simulator that ran
 /// on (the units near the portal, whose obstacle horizon traffic control caps, are found

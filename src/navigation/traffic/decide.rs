@@ -274,11 +274,21 @@ pub fn decide_at(
     let gap = params.r(params.gap);
     let close = params.r(Fx::from_num(2));
     let abreast = params.r(super::TWO_ABREAST_RADII);
+    // Per key choke: the narrowest choke of its door (the key is the least in raw-bit order,
+    // which says nothing of its width: a door splayed one way would go two abreast and its
+    // mirror image in single file).
+    let mut narrowest = widths.clone();
+    for (c, &w) in widths.iter().enumerate() {
+        let key = doors.door_of(c, 0).0;
+        if let Some(n) = narrowest.get_mut(key) {
+            *n = (*n).min(w);
+        }
+    }
     // (choke, the distance of the unit let through last, None once one was held).
     let mut last: Option<(usize, Option<Fx>)> = None;
     for (c, distance, _, i) in file {
         let width = (chokes[c].b - chokes[c].a).length();
-        if width >= abreast {
+        if narrowest.get(c).is_some_and(|&n| n >= abreast) {
             // Two abreast (a door between thin wall ends wider than `TWO_ABREAST_RADII`
             // radii): the nearest unit of the holder is let through, the others go on, none
             // held (in single file a gap 3 wide passed one unit where two fit).

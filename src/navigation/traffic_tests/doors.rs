@@ -215,3 +215,76 @@ fn a_thin_wall_door_2_wide_is_one_door() {
     assert_eq!(d.passages(), 1, "keys {keys:?}");
     assert!(keys.iter().all(|&k| k == keys[0]), "keys {keys:?}");
 }
+
+/// Whether a door goes two abreast is told by its narrowest choke, whichever way the map
+/// faces: a door splayed through a wall 0.8 thick, one mouth 2.4 wide and the other 2.8,
+/// holds its holder in single file both ways round (its key choke, the least in raw-bit
+/// order, is the narrow mouth one way and the wide one the other: by the key alone the
+/// mirror image went two abreast, a review of the twenty-ninth session). A door 2.8 wide at
+/// both mouths goes two abreast: one unit let through, the others going on, none waiting.
+#[test]
+fn a_door_goes_two_abreast_by_its_narrowest_choke_whichever_way_it_faces() {
+    let splayed = |west: f64, east: f64| {
+        let (w, e) = (west / 2.0, east / 2.0);
+        let mut set = ObstacleSet::default();
+        set.add(ObstacleShape::Polygon(vec![
+            v(-0.4, w),
+            v(0.4, e),
+            v(0.4, 8.0),
+            v(-0.4, 8.0),
+        ]))
+        .unwrap();
+        set.add(ObstacleShape::Polygon(vec![
+            v(-0.4, -8.0),
+            v(0.4, -8.0),
+            v(0.4, -e),
+            v(-0.4, -w),
+        ]))
+        .unwrap();
+        room(&set)
+    };
+    // Three units west of the door going east, the nearest 2 from it.
+    let m = movers(&[
+        (v(-2.0, 0.0), v(-2.0, 0.0), v(4.0, 0.0)),
+        (v(-2.8, 0.3), v(-2.8, 0.3), v(4.0, 0.0)),
+        (v(-3.6, -0.3), v(-3.6, -0.3), v(4.0, 0.0)),
+    ]);
+    for (west, east, abreast) in [(2.4, 2.8, false), (2.8, 2.4, false), (2.8, 2.8, true)] {
+        let mesh = splayed(west, east);
+        let c = chokes(&mesh, TRAFFIC_RADIUS);
+        assert!(!c.is_empty(), "{west} | {east}: no choke");
+        let mut state = Vec::new();
+        let d = decide_movers(&mesh, &c, &mut state, 0, &as_travellers(&m));
+        let through = d.iter().filter(|d| **d == Decision::Through).count();
+        let waiting = d
+            .iter()
+            .filter(|d| matches!(d, Decision::Wait { .. }))
+            .count();
+        assert_eq!(through, 1, "{west} | {east}: {d:?}");
+        if abreast {
+            assert_eq!(d[1..], [Decision::Go, Decision::Go], "{west} | {east}");
+        } else {
+            assert!(waiting >= 1, "{west} | {east}: single file, {d:?}");
+        }
+    }
+}
+
+/// The diagonal inside a door 3 wide through a wall 1 thick (3.16, past `DOOR_RADII` radii
+/// while its mouths are chokes) is no lane portal: keep right would steer the units going
+/// through the door to one side of it (a review of the twenty-ninth session).
+#[test]
+fn the_diagonal_inside_a_door_through_a_thick_wall_is_no_lane() {
+    let mesh = thick_door(3.0, 1.0);
+    let c = chokes(&mesh, TRAFFIC_RADIUS);
+    assert!(
+        c.iter().all(|k| (k.b - k.a).length() <= Fx::lit("3.1")),
+        "{c:?}"
+    );
+    let l = lanes(&mesh, TRAFFIC_RADIUS);
+    let corner = |p: Vec2| c.iter().any(|k| k.a == p || k.b == p);
+    let inside: Vec<_> = l.iter().filter(|k| corner(k.a) && corner(k.b)).collect();
+    assert!(inside.is_empty(), "lanes inside the door: {inside:?}");
+    // Through a wall 2 thick the diagonal (3.6) is longer than a thin-wall door's: a lane
+    // portal as before (the door is none: its ends are no thin walls).
+    assert!(chokes(&thick_door(3.0, 2.0), TRAFFIC_RADIUS).is_empty());
+}

@@ -123,6 +123,34 @@ fn larger_units_get_the_thin_wall_doors_too_narrow_for_them_and_no_streets() {
     }
 }
 
+/// Two round pillars drawn finely (80-gons of radius 1 and 0.6) 2.8 and 3 apart are no door
+/// for the traffic radius: their walls never reach the gap's width away, however many
+/// vertices are walked (until the twenty-ninth session's review the walk answered yes past
+/// 64 vertices, and 17 to 29 chokes lay between them).
+#[test]
+fn finely_drawn_round_pillars_are_no_door() {
+    for radius in [1.0, 0.6] {
+        for gap in [2.8, 3.0] {
+            let mut set = ObstacleSet::default();
+            for s in [-1.0, 1.0] {
+                let cx = s * (gap / 2.0 + radius);
+                let ring: Vec<Vec2> = (0..80)
+                    .map(|k| {
+                        let a = f64::from(k) * std::f64::consts::TAU / 80.0;
+                        v(cx + radius * a.cos(), radius * a.sin())
+                    })
+                    .collect();
+                set.add(ObstacleShape::Polygon(ring)).unwrap();
+            }
+            let mesh = room(&set);
+            assert!(
+                chokes(&mesh, TRAFFIC_RADIUS).is_empty(),
+                "pillars of {radius}, {gap} apart"
+            );
+        }
+    }
+}
+
 /// The larger units' doors need walls that reach the door's width away, walked along their
 /// edges: walls drawn in pieces, touched by other walls or the boundary, split into short
 /// edges, chamfered or with door posts keep every door the thin ends alone give; crates do
