@@ -473,7 +473,7 @@ struct WallGraph<'a> {
 
 impl<'a> WallGraph<'a> {
     /// How many vertices [`reaches`](Self::reaches) visits at most (then it answers no).
-    const VISITS: usize = 64;
+    const VISITS: usize = 256;
 
     fn new(mesh: &'a NavMesh) -> Self {
         let verts = mesh.vertices();
@@ -507,14 +507,16 @@ impl<'a> WallGraph<'a> {
 
     /// Whether the walls at vertex `from` reach a vertex whose squared distance from it is at
     /// least `dist_sq`, walking wall edges through the vertices they share (a depth-first
-    /// walk in ascending order). Past [`VISITS`](Self::VISITS) vertices, all nearer than that,
-    /// it answers no: so many wall vertices so close together are a small obstacle drawn
-    /// finely (a round pillar as an 80-gon), not a wall running on. (Until the twenty-ninth
-    /// session it answered yes, and two such pillars 2.8 apart made a door; a review found it.)
+    /// walk, the last neighbour first). Past [`VISITS`](Self::VISITS) vertices, all nearer
+    /// than that, it answers no: a wall drawn with a vertex every `width / 256` or closer
+    /// loses its door. (Until the twenty-ninth session it answered yes past 64 vertices, and
+    /// two round pillars drawn as 80-gons 2.8 apart made a door; a review found it. A pillar
+    /// drawn with more vertices is walked round whole, and answers no.)
     fn reaches(&self, from: usize, dist_sq: i128) -> bool {
         let Some(&origin) = self.verts.get(from) else {
             return false;
         };
+        // Sorted, so a long walk costs `VISITS · log VISITS`, not `VISITS²`.
         let mut seen: Vec<u32> = vec![from as u32];
         let mut stack: Vec<u32> = vec![from as u32];
         while let Some(v) = stack.pop() {
@@ -523,16 +525,16 @@ impl<'a> WallGraph<'a> {
                 self.start[v as usize + 1] as usize,
             );
             for &n in &self.next[a..b] {
-                if seen.contains(&n) {
+                let Err(at) = seen.binary_search(&n) else {
                     continue;
-                }
+                };
                 if (self.verts[n as usize] - origin).length_squared_wide() >= dist_sq {
                     return true;
                 }
                 if seen.len() >= Self::VISITS {
                     return false;
                 }
-                seen.push(n);
+                seen.insert(at, n);
                 stack.push(n);
             }
         }
@@ -581,9 +583,10 @@ fn thin_ends(mesh: &NavMesh, radius: Fx) -> Vec<bool> {
 /// horizons took 111.75 s to arrive, 45.75 s now).
 pub const DOOR_RADII: Fx = Fx::lit("6.2");
 
-/// From how wide, in radii, a door (its narrowest choke at least this wide: a door between
-/// thin wall ends, up to [`DOOR_RADII`]) lets its holder's units go two abreast: 5.2 (`2.6`
-/// diameters, where two files begin to pass). Its holding side is not held in single file: its unit
+/// From how wide, in radii of the largest unit in its holder's file (at least the traffic
+/// radius), a door (its narrowest choke at least this wide: a door between thin wall ends,
+/// up to [`DOOR_RADII`]) lets its holder's units go two abreast: 5.2 (`2.6` diameters, where
+/// two files begin to pass). Its holding side is not held in single file: its unit
 /// nearest the door is let through ([`Decision::Through`], the right of way over the
 /// waiters), the others go on along their paths ([`Decision::Go`]); the other side waits as
 /// at every door.
@@ -614,8 +617,8 @@ pub fn short_look_portals(lanes: &[Choke], chokes: &[Choke], traffic_radius: Fx)
 /// traffic_radius` (two diameters: two files pass) to less than `12 · traffic_radius` long
 /// (a corridor's mouth, a wide gap between buildings), but the [`chokes`] (a door up to
 /// [`DOOR_RADII`] radii between thin wall ends is reserved, one side at a time, not two
-/// lanes) and the portals between two choke corners no longer than a thin-wall door's
-/// diagonal (inside a door through a wall with thickness). See [`keep_right`].
+/// lanes) and the portals inside such a door through a wall with thickness (an edge of a
+/// triangle whose other edges are a choke and a thin wall edge). See [`keep_right`].
 #[must_use]
 pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
     let mut out = wall_portals(
@@ -624,24 +627,31 @@ pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
         traffic_radius.saturating_mul(Fx::from_num(12)),
     );
     let chokes = chokes(mesh, traffic_radius);
-    // Nor a portal between two corners of chokes no longer than the diagonal of a thin-wall
-    // door (`DOOR_RADII` radii wide through a wall `2 r` thick): the diagonal inside a door
-    // through a wall with thickness. In a wall 1 thick a door 3 wide has mouths of 3, chokes,
-    // and a diagonal of 3.16; as a lane, keep right steered the units going through the door
-    // to one side (a review of the twenty-ninth session found it).
-    let mut corners: Vec<Vec2> = chokes.iter().flat_map(|c| [c.a, c.b]).collect();
-    corners.sort_unstable_by_key(|&p| key(p));
-    corners.dedup();
-    let corner = |p: Vec2| corners.binary_search_by_key(&key(p), |&q| key(q)).is_ok();
-    let (door, thick) = (
-        traffic_radius.saturating_mul(DOOR_RADII),
-        traffic_radius.saturating_mul(Fx::from_num(2)),
-    );
-    let diagonal = wide_sq(door).saturating_add(wide_sq(thick));
-    out.retain(|c| {
-        chokes.binary_search(c).is_err()
-            && !(corner(c.a) && corner(c.b) && (c.b - c.a).length_squared_wide() <= diagonal)
-    });
+    // Nor a portal inside a door through a wall with thickness: an edge of a walkable triangle
+    // whose other two edges are a choke and a thin wall edge (at most `2 r`: the wall's end
+    // face). In a wall 1 thick a door 3 wide has mouths of 3, chokes, and a diagonal of 3.16
+    // between them; as a lane, keep right steered the units going through the door to one
+    // side (a review of the twenty-ninth session found it).
+    let verts = mesh.vertices();
+    let thin = wide_sq(traffic_radius.saturating_mul(Fx::from_num(2)));
+    let mut inside: Vec<Choke> = Vec::new();
+    for t in mesh.triangles().iter().filter(|t| t.walkable) {
+        let corner = |k: usize| verts[t.v[k % 3] as usize];
+        let edge = |k: usize| Choke::new(corner(k), corner(k + 1));
+        for w in 0..3 {
+            let (p, q) = (corner(w), corner(w + 1));
+            if !t.wall[w] || (q - p).length_squared_wide() > thin {
+                continue;
+            }
+            for (c, other) in [(w + 1, w + 2), (w + 2, w + 1)] {
+                if !t.wall[c % 3] && chokes.binary_search(&edge(c)).is_ok() {
+                    inside.push(edge(other));
+                }
+            }
+        }
+    }
+    inside.sort_unstable();
+    out.retain(|c| chokes.binary_search(c).is_err() && inside.binary_search(c).is_err());
     out
 }
 

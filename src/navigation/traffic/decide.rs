@@ -273,7 +273,6 @@ pub fn decide_at(
     file.sort_unstable_by_key(|f| (f.0, f.1, f.2));
     let gap = params.r(params.gap);
     let close = params.r(Fx::from_num(2));
-    let abreast = params.r(super::TWO_ABREAST_RADII);
     // Per key choke: the narrowest choke of its door (the key is the least in raw-bit order,
     // which says nothing of its width: a door splayed one way would go two abreast and its
     // mirror image in single file).
@@ -284,14 +283,26 @@ pub fn decide_at(
             *n = (*n).min(w);
         }
     }
+    // Per key choke: the largest radius in its holder's file, at least the traffic radius
+    // (two abreast only where two of the largest fit: two units of 0.8 need 3.2).
+    let mut largest = vec![params.radius; chokes.len()];
+    for &(c, _, _, i) in &file {
+        if let (Some(l), Some(t)) = (largest.get_mut(c), travellers.get(i)) {
+            *l = (*l).max(t.radius);
+        }
+    }
     // (choke, the distance of the unit let through last, None once one was held).
     let mut last: Option<(usize, Option<Fx>)> = None;
     for (c, distance, _, i) in file {
         let width = (chokes[c].b - chokes[c].a).length();
-        if narrowest.get(c).is_some_and(|&n| n >= abreast) {
-            // Two abreast (a door between thin wall ends wider than `TWO_ABREAST_RADII`
-            // radii): the nearest unit of the holder is let through, the others go on, none
-            // held (in single file a gap 3 wide passed one unit where two fit).
+        let abreast = largest
+            .get(c)
+            .map(|&l| l.saturating_mul(super::TWO_ABREAST_RADII));
+        if narrowest.get(c).zip(abreast).is_some_and(|(&n, a)| n >= a) {
+            // Two abreast (a door between thin wall ends at least `TWO_ABREAST_RADII` radii
+            // of its largest unit wide): the nearest unit of the holder is let through, the
+            // others go on, none held (in single file a gap 3 wide passed one unit where two
+            // fit).
             if last.is_none_or(|l| l.0 != c) {
                 out[i] = Decision::Through;
                 last = Some((c, Some(distance)));

@@ -149,6 +149,20 @@ fn finely_drawn_round_pillars_are_no_door() {
             );
         }
     }
+    // A wall drawn finely (a polyline with a vertex every 0.04, 75 within 3 of the door's
+    // corner) keeps its door 2.8 wide (a review: walked 64 vertices, it had lost it).
+    let mut set = ObstacleSet::default();
+    for s in [-1.0, 1.0] {
+        let line: Vec<Vec2> = (0..=150)
+            .map(|k| v(0.0, s * (1.4 + 0.04 * f64::from(k))))
+            .collect();
+        set.add(ObstacleShape::Polyline(line)).unwrap();
+    }
+    assert_eq!(
+        chokes(&room(&set), TRAFFIC_RADIUS).len(),
+        1,
+        "a finely drawn wall"
+    );
 }
 
 /// The larger units' doors need walls that reach the door's width away, walked along their
