@@ -595,9 +595,9 @@ pub const TWO_ABREAST_RADII: Fx = Fx::lit("5.2");
 /// The portals near which units on their way look at most 2 s ahead at walls, ascending:
 /// the `lanes` (as [`lanes`] gives them) and the `chokes` (as [`chokes`] gives them for
 /// `traffic_radius`) at least [`TWO_ABREAST_RADII`] radii wide, those of the doors crossed two
-/// abreast (a choke of a door whose other chokes are narrower is listed too: near a door
-/// splayed from 2.4 to 2.8 wide the units going on look 2 s ahead, though the door is crossed
-/// in single file).
+/// abreast by units of the traffic radius (listed whatever the units in the file, and a choke
+/// of a door whose other chokes are narrower too: near a door splayed from 2.4 to 2.8 wide the
+/// units going on look 2 s ahead, though the door is crossed in single file).
 /// A unit let through such a door looks less far still (the doors' caps); the others going on
 /// behind it with RVO2's default 10 s braked for the jambs from far off and packed the mouth
 /// (100 to 160 units from one side through doors 2.8 and 3 wide: 555 pair-ticks deeper than a

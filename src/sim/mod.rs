@@ -91,10 +91,9 @@ pub struct Simulator {
     /// Each slot's cap on its obstacle time horizon this step (empty: none), derived from the
     /// traffic levels after stage 1a ([`Simulator::obstacle_horizon_caps`]): not state.
     obstacle_caps: Vec<Fx>,
-    /// The agents on their way near a lane portal or a door crossed two abreast this step
-    /// (ascending id), found by traffic
-    /// control in stage 1a for [`Simulator::obstacle_horizon_caps`], which empties it: not
-    /// state.
+    /// The agents on their way near a lane portal or a choke at least `5.2 r` wide this step
+    /// (ascending id, `navigation::traffic::short_look_portals`), found by traffic control in
+    /// stage 1a for [`Simulator::obstacle_horizon_caps`], which empties it: not state.
     near_lanes: Vec<AgentId>,
 }
 

@@ -38,8 +38,9 @@ pub(crate) struct TrafficPortals {
     pub lanes: Arc<[crate::navigation::traffic::Choke]>,
     /// The lane portals indexed along y and in a grid (for the lane crossings).
     pub lanes_index: Arc<crate::navigation::traffic::LaneIndex>,
-    /// The lane portals and the doors crossed two abreast, ascending: near them units on
-    /// their way look at most 2 s ahead at walls ([`crate::navigation::traffic::short_look_portals`]).
+    /// The lane portals and the chokes at least `5.2 r` wide (doors crossed two abreast by
+    /// units of the traffic radius), ascending: near them units on their way look at most 2 s
+    /// ahead at walls ([`crate::navigation::traffic::short_look_portals`]).
     pub short_look: Arc<[crate::navigation::traffic::Choke]>,
 }
 
