@@ -396,13 +396,17 @@ pub fn chokes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
     // units' doors, [`chokes_beside`]): a door in a wall, not a gap between crates.
     let abreast = traffic_radius.saturating_mul(TWO_ABREAST_RADII);
     let abreast_sq = crate::math::wide_mul(abreast, abreast);
-    let walls = WallGraph::new(mesh);
+    // Made only when a gap asks for it (most meshes have no thin-wall gap that wide).
+    let walls = std::cell::OnceCell::new();
     let verts = mesh.vertices();
     let doors = wall_portals_where(mesh, narrow, door, |p, q| {
         let width = (verts[q] - verts[p]).length_squared_wide();
         thin_end[p]
             && thin_end[q]
-            && (width < abreast_sq || (walls.reaches(p, width) && walls.reaches(q, width)))
+            && (width < abreast_sq || {
+                let walls = walls.get_or_init(|| WallGraph::new(mesh));
+                walls.reaches(p, width) && walls.reaches(q, width)
+            })
     });
     if !doors.is_empty() {
         out.extend(doors);
@@ -621,12 +625,16 @@ pub fn short_look_portals(lanes: &[Choke], chokes: &[Choke], traffic_radius: Fx)
 /// triangle whose other edges are a choke and a thin wall edge). See [`keep_right`].
 #[must_use]
 pub fn lanes(mesh: &NavMesh, traffic_radius: Fx) -> Vec<Choke> {
+    lanes_beside(mesh, &chokes(mesh, traffic_radius), traffic_radius)
+}
+
+/// [`lanes`] from the chokes for `traffic_radius` (as [`chokes`] gives them).
+pub(crate) fn lanes_beside(mesh: &NavMesh, chokes: &[Choke], traffic_radius: Fx) -> Vec<Choke> {
     let mut out = wall_portals(
         mesh,
         traffic_radius.saturating_mul(Fx::from_num(4)),
         traffic_radius.saturating_mul(Fx::from_num(12)),
     );
-    let chokes = chokes(mesh, traffic_radius);
     // Nor a portal inside a door through a wall with thickness: an edge of a walkable triangle
     // whose other two edges are a choke and a thin wall edge (at most `2 r`: the wall's end
     // face). In a wall 1 thick a door 3 wide has mouths of 3, chokes, and a diagonal of 3.16

@@ -119,8 +119,8 @@ impl NavDerived {
             .as_ref()
             .is_some_and(|p| p.radius == radius && Arc::ptr_eq(&p.mesh, mesh));
         if !fresh {
-            let lanes = traffic::lanes(mesh, radius);
             let light = traffic::chokes(mesh, radius);
+            let lanes = traffic::lanes_beside(mesh, &light, radius);
             self.portals = Some(PortalCache {
                 mesh: Arc::clone(mesh),
                 radius,
