@@ -42,6 +42,21 @@
 //!   crowd). A navigating
 //!   unit on a partial plan counts as alone with its goal (the window's end): it never
 //!   settles short of it.
+//! * **Behind a unit at rest.** Two units whose goals lie in one passage too narrow to pass in,
+//!   each beyond the other, swapped places for ever: the one on its way shoved the one at rest
+//!   ahead of it on past its own goal, arrived, and was shoved back past the other's goal in
+//!   turn (twenty-sixth session, sweep seed 779; each phase made progress, so neither was ever
+//!   `Blocked`). So a moving order on the last leg to its goal that touches (discs within
+//!   `r / 2`) a unit at rest on a goal of its own (an arrived order alone with its goal,
+//!   resting within a radius of it, which walks back when pushed off) lying ahead of it and
+//!   short of its goal arrives where it stands when the two cannot pass: no segment
+//!   `2 (r + r') · 17/16` long across the way (square to the line from the unit to its goal)
+//!   through the other unit's centre, nor through the goal, is clear of walls (three placings
+//!   each: with the point a radius from either end, and centred). It rests there (wanting zero
+//!   velocity) while the same holds with the discs within `r`; once it does not (the unit at
+//!   rest left), it is `Moving` again, or walks back to its goal by the rule for units stopped
+//!   beside it. In open ground, or where the goal leaves room to pass, nothing changes: the
+//!   one at rest gives way and walks back. Never with RVO2's goal rule.
 //! * **Blocked.** A moving order without progress for [`BLOCKED_AFTER`] is `Blocked` (a
 //!   status and an event; it keeps going). Progress makes it `Moving` again.
 //! * **Waiting for a door.** While traffic control holds a navigating unit at a door's waiting
@@ -255,6 +270,12 @@ pub(crate) trait Crowd {
     /// farther than `d` from the goal: no wall beyond the crowd's disc of radius `d` stands
     /// between them (the unit is on the goal's side of the walls that keep the crowd out).
     fn sees_goal(&self, d: Fx) -> bool;
+    /// Whether the unit, on the last leg to its goal, stands behind a unit at rest on a goal of
+    /// its own (another goal) in a passage too narrow for the two to pass: their discs within `gap` of each
+    /// other, the other's centre ahead of the unit and short of its goal, and no room for both
+    /// side by side across the way, neither where the other stands nor at the goal (see the
+    /// [module docs](self), "Behind a unit at rest").
+    fn behind(&self, gap: Fx) -> bool;
 }
 
 /// Whether an order settled at `rest` farther than `settle(n)` from its goal (against the
@@ -328,7 +349,8 @@ pub(crate) fn next_arrival(
                 let n = n();
                 let stays = within(p, goal, input.arrive_within)
                     || stays_settled(p, goal, input.radius, n)
-                    || settled_far(old.rest, p, goal, input.radius, n, crowd);
+                    || settled_far(old.rest, p, goal, input.radius, n, crowd)
+                    || (to_goal && crowd.behind(input.radius));
                 return if !stays {
                     if n < 2 && within(p, goal, pushed()) {
                         // Stopped beside its goal alone with it, and pushed off: walks back.
@@ -399,6 +421,11 @@ pub(crate) fn next_arrival(
             }
             if joins_the_crowd(input, heading, after, goal, &n, crowd) {
                 // Joins the crowd at rest on its goal where it meets it (see the module docs).
+                return arrived(p);
+            }
+            if to_goal && crowd.behind(input.radius / 2) {
+                // Stops behind a unit at rest in its way where the two cannot pass (see the
+                // module docs): shoving it on past the goal only swaps them, for ever.
                 return arrived(p);
             }
             if no_progress >= input.settle_ticks {
@@ -492,6 +519,9 @@ mod tests {
         }
         fn sees_goal(&self, _: Fx) -> bool {
             true
+        }
+        fn behind(&self, _: Fx) -> bool {
+            false
         }
     }
 

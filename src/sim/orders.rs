@@ -68,6 +68,12 @@ impl Simulator {
             shared_goals,
             (ids, positions, params),
         );
+        let resting_radius = if steering.rvo2_goals {
+            inputs.resting.clear();
+            Fx::ZERO
+        } else {
+            collect_resting(&mut inputs.resting, list, shared, (ids, positions, params))
+        };
         let state = SteerState {
             ids,
             positions,
@@ -77,6 +83,8 @@ impl Simulator {
             tick: *tick,
             at_rest: &inputs.at_rest,
             at_rest_radius,
+            resting: &inputs.resting,
+            resting_radius,
             obstacles,
             waiters: &nav.traffic.waiters,
             nav_records: &nav.records,
@@ -465,6 +473,10 @@ struct SteerState<'a> {
     /// them.
     at_rest: &'a [AtRest],
     at_rest_radius: Fx,
+    /// Every arrived order's unit ([`collect_resting`], by x), and the largest radius among
+    /// them: the units at rest a unit on its way may stop behind.
+    resting: &'a [AtRest],
+    resting_radius: Fx,
     /// The obstacles (their tree built): walls near shared goals.
     obstacles: &'a ObstacleSet,
     /// The navigation records (ascending id): a partial plan's end is not a goal to settle at.
@@ -669,6 +681,15 @@ impl Crowd for GoalCrowd<'_, '_> {
             .query_visibility(self.position, edge, Fx::ZERO)
     }
 
+    fn behind(&self, gap: Fx) -> bool {
+        behind_at_rest(
+            (self.state.resting, self.state.resting_radius),
+            self.state.obstacles,
+            (self.goal, self.position, self.radius),
+            gap,
+        )
+    }
+
     fn touching(&self) -> bool {
         touches_at_rest(
             (self.state.at_rest, self.state.at_rest_radius),
@@ -759,5 +780,101 @@ fn touches_at_rest(
             let d = a.position - p;
             let reach = r.saturating_add(a.radius).saturating_add(r / 2);
             d.length_squared_wide() <= wide_mul(reach, reach) && d.dot_wide(ahead) > 0
+        })
+}
+
+/// Fills `out` with the units of the orders at rest on a goal of their own (arrived, alone
+/// with their goal, resting within a radius of it: pushed off, each walks back), their goal,
+/// position and radius, sorted by the position's x, from the state at the start of stage 1b,
+/// when some order is on its way or at rest short of its goal (the only ones that may stop
+/// behind such a unit, or stay stopped); else leaves it empty. Returns the largest radius in
+/// the list.
+fn collect_resting(
+    out: &mut Vec<AtRest>,
+    orders: &[(AgentId, Order)],
+    shared: &[u32],
+    (ids, positions, params): (&[AgentId], &[Vec2], &[AgentParams]),
+) -> Fx {
+    out.clear();
+    let arrived = |o: &Order| o.status() == OrderStatus::Arrived;
+    // Asked by orders on their way, and by those at rest short of their goals (which stay
+    // so while such a unit stands in their way).
+    let asks = |o: &Order| !arrived(o) || o.arrival().rest != o.goal();
+    if !orders.iter().any(|(_, o)| asks(o)) || !orders.iter().any(|(_, o)| arrived(o)) {
+        return Fx::ZERO;
+    }
+    out.reserve(orders.len());
+    let (mut slot, mut largest) = (0, Fx::ZERO);
+    for ((id, order), &n) in orders.iter().zip(shared) {
+        while slot < ids.len() && ids[slot] < *id {
+            slot += 1;
+        }
+        if n < 2 && arrived(order) && ids.get(slot) == Some(id) {
+            let radius = params[slot].radius;
+            let off = order.arrival().rest - order.goal();
+            if off.length_squared_wide() > wide_mul(radius, radius) {
+                continue;
+            }
+            largest = largest.max(radius);
+            out.push(AtRest {
+                goal: order.goal(),
+                position: positions[slot],
+                radius,
+            });
+        }
+    }
+    // The order among equal x is never read: `behind_at_rest` asks whether any entry is in
+    // the way.
+    out.sort_unstable_by_key(|a| a.position.x.to_bits());
+    largest
+}
+
+/// Whether a unit at `p` (radius `r`) on the last leg to `goal` stands behind a unit at rest
+/// on another goal in a passage too narrow for the two to pass ([`Crowd::behind`]): their
+/// discs within `gap`, the other's centre ahead of `p` and short of the goal, and no room to
+/// pass across the way ([`room_to_pass`]) either at the other's centre or at the goal.
+/// `resting` is sorted by x, none of its radii above the one given with it.
+fn behind_at_rest(
+    (resting, largest): (&[AtRest], Fx),
+    obstacles: &ObstacleSet,
+    (goal, p, r): (Vec2, Vec2, Fx),
+    gap: Fx,
+) -> bool {
+    let way = goal - p;
+    let span = r.saturating_add(largest).saturating_add(gap);
+    let (lo, hi) = (p.x.saturating_sub(span), p.x.saturating_add(span));
+    let first = resting.partition_point(|a| a.position.x < lo);
+    resting[first..]
+        .iter()
+        .take_while(|a| a.position.x <= hi)
+        .any(|a| {
+            let d = a.position - p;
+            let reach = r.saturating_add(a.radius).saturating_add(gap);
+            a.goal != goal
+                && d.length_squared_wide() <= wide_mul(reach, reach)
+                && d.dot_wide(way) > 0
+                && (goal - a.position).dot_wide(way) > 0
+                && {
+                    let both = r.saturating_add(a.radius);
+                    !room_to_pass(obstacles, a.position, way, both, a.radius)
+                        && !room_to_pass(obstacles, goal, way, both, r)
+                }
+        })
+}
+
+/// Whether two units whose radii sum to `both` fit side by side across the way `way` at `q`:
+/// a segment `2 · both · 17/16` long, square to `way`, through `q` is clear of walls, with `q`
+/// `r` from either end or at its middle (`r`: the radius of the unit at `q`).
+fn room_to_pass(obstacles: &ObstacleSet, q: Vec2, way: Vec2, both: Fx, r: Fx) -> bool {
+    let Some(across) = way.perp().try_normalize() else {
+        return true;
+    };
+    let width = both.saturating_mul_int(2).saturating_add(both / 8);
+    [r, width / 2, width.saturating_sub(r)]
+        .into_iter()
+        .any(|a| {
+            let from = q - across * a;
+            let to = q + across * width.saturating_sub(a);
+            obstacles.query_visibility(from, to, Fx::ZERO)
         })
 }

@@ -6,6 +6,7 @@ mod crowds;
 mod doors;
 mod mesh;
 mod mixed_sizes;
+mod narrow;
 mod one_sided;
 mod planner;
 mod quality;

@@ -1,0 +1,173 @@
+//! Navigation: two units whose goals lie in one street too narrow to pass in, each beyond the
+//! other (the rule "Behind a unit at rest" of `lockstep_orca::orders::arrival`). Before it, the
+//! one on its way shoved the one at rest on past its own goal, arrived, and was shoved back past
+//! the other's goal in turn, for ever (sweep seed 779).
+
+// f64 measures the results (distances, speeds).
+#![allow(clippy::float_arithmetic)]
+
+use lockstep_orca::navigation::NavParams;
+use lockstep_orca::orders::{OrderEventKind, OrderStatus};
+use lockstep_orca::{
+    AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
+};
+
+fn v(x: f64, y: f64) -> Vec2 {
+    Vec2::from_f64(x, y).unwrap()
+}
+
+fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> ObstacleShape {
+    ObstacleShape::Polygon(vec![v(x0, y0), v(x1, y0), v(x1, y1), v(x0, y1)])
+}
+
+/// Units of radius 0.5 and speed 1.5 with 2 s horizons.
+fn unit() -> AgentParams {
+    AgentParams {
+        neighbor_dist: Fx::from_num(10),
+        max_neighbors: 10,
+        time_horizon: Fx::from_num(2),
+        time_horizon_obst: Fx::from_num(2),
+        radius: Fx::lit("0.5"),
+        max_speed: Fx::lit("1.5"),
+        ..AgentParams::default()
+    }
+}
+
+/// What became of the two units after 240 s.
+struct Outcome {
+    /// The last tick at which either order's status changed.
+    last_event: u64,
+    /// Each unit's status and distance from its goal at the end.
+    end: [(Option<OrderStatus>, f64); 2],
+    /// The faster of the two at the end.
+    speed: f64,
+    /// The deepest either centre went into a building (negative: inside by that much).
+    wall: f64,
+}
+
+/// A street `width` wide along y (two buildings from y = -10 to 10, beside it open ground):
+/// unit A, sent to (0, 0) from (0, 1), arrives first; unit B, from (0, 14), is sent at 5 s to
+/// (0, -2.2), beyond A in the street. With `navigate`, planned orders in a bounded map; else
+/// plain moves.
+fn street(width: f64, navigate: bool, dt: &str) -> Outcome {
+    let mut sim = Simulator::new(SimulatorParams {
+        time_step: Fx::lit(dt),
+        agent_defaults: unit(),
+    })
+    .unwrap();
+    let h = width / 2.0;
+    let buildings = [rect(-6.0, -10.0, -h, 10.0), rect(h, -10.0, 6.0, 10.0)];
+    for b in &buildings {
+        sim.add_obstacle(b.clone()).unwrap();
+    }
+    if navigate {
+        sim.set_navigation(Some(NavParams {
+            boundary: Some(vec![
+                v(-12.0, -16.0),
+                v(12.0, -16.0),
+                v(12.0, 20.0),
+                v(-12.0, 20.0),
+            ]),
+            ..NavParams::default()
+        }))
+        .unwrap();
+    }
+    let a = sim.add_agent_with(v(0.0, 1.0), unit()).unwrap();
+    let b = sim.add_agent_with(v(0.0, 14.0), unit()).unwrap();
+    let order = |id: AgentId, goal: Vec2| {
+        if navigate {
+            Command::NavigateTo { id, goal }
+        } else {
+            Command::MoveTo { id, goal }
+        }
+    };
+    let goals = [v(0.0, 0.0), v(0.0, -2.2)];
+    sim.apply(&order(a, goals[0])).unwrap();
+    let dt_s = sim.time_step().to_num::<f64>();
+    let (mut last_event, mut wall) = (0, f64::MAX);
+    while (sim.tick() as f64) * dt_s < 240.0 {
+        if (sim.tick() as f64) * dt_s >= 5.0 && sim.agent_order(b).unwrap().is_none() {
+            sim.apply(&order(b, goals[1])).unwrap();
+        }
+        sim.step().unwrap();
+        if sim
+            .order_events()
+            .iter()
+            .any(|e| e.kind != OrderEventKind::Blocked)
+        {
+            last_event = sim.tick();
+        }
+        for id in [a, b] {
+            let (x, _) = sim.agent_position(id).unwrap().to_f64();
+            wall = wall.min(h - x.abs());
+        }
+    }
+    let end = [a, b].map(|id| {
+        let (x, y) = sim.agent_position(id).unwrap().to_f64();
+        let g = goals[usize::from(id == b)].to_f64();
+        (sim.order_status(id).unwrap(), (x - g.0).hypot(y - g.1))
+    });
+    let speed = [a, b]
+        .map(|id| {
+            let (x, y) = sim.agent_velocity(id).unwrap().to_f64();
+            x.hypot(y)
+        })
+        .into_iter()
+        .fold(0.0, f64::max);
+    Outcome {
+        last_event,
+        end,
+        speed,
+        wall,
+    }
+}
+
+fn check_narrow(navigate: bool, dt: &str) {
+    let o = street(2.0, navigate, dt);
+    let dt_s: f64 = dt.parse().unwrap();
+    let last = o.last_event as f64 * dt_s;
+    println!(
+        "street 2 wide, navigate {navigate}, dt {dt}: last status change at {last:.1} s, end {:?}, speed {:.4}, wall {:.4}",
+        o.end, o.speed, o.wall
+    );
+    assert!(
+        o.end.iter().all(|e| e.0 == Some(OrderStatus::Arrived)),
+        "not both arrived: {:?}",
+        o.end
+    );
+    assert!(last <= 90.0, "still swapping: a status change at {last} s");
+    assert!(o.speed < 0.01, "not at rest: {}", o.speed);
+    // One rests on its goal; the other stopped short of its own, behind it.
+    assert!(o.end.iter().any(|e| e.1 <= 0.5), "{:?}", o.end);
+    assert!(o.end.iter().any(|e| e.1 > 1.0), "{:?}", o.end);
+    assert!(o.wall >= 0.5 - 0.001, "into a wall: {}", o.wall);
+}
+
+#[test]
+fn two_units_whose_goals_lie_in_a_street_too_narrow_to_pass_come_to_rest() {
+    for navigate in [true, false] {
+        for dt in ["0.1", "0.25"] {
+            check_narrow(navigate, dt);
+        }
+    }
+}
+
+/// Where the street leaves room to pass (4 wide), nothing stops short: each rests on its goal.
+#[test]
+fn in_a_street_wide_enough_to_pass_both_rest_on_their_goals() {
+    for navigate in [true, false] {
+        let o = street(4.0, navigate, "0.1");
+        println!(
+            "street 4 wide, navigate {navigate}: end {:?}, speed {:.4}",
+            o.end, o.speed
+        );
+        assert!(
+            o.end
+                .iter()
+                .all(|e| e.0 == Some(OrderStatus::Arrived) && e.1 <= 0.5),
+            "{:?}",
+            o.end
+        );
+        assert!(o.speed < 0.01, "not at rest: {}", o.speed);
+    }
+}
