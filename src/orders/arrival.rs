@@ -49,14 +49,17 @@
 //!   `Blocked`). So a moving order on the last leg to its goal that touches (discs within
 //!   `r / 2`) a unit at rest on a goal of its own (an arrived order alone with its goal,
 //!   resting within a radius of it, which walks back when pushed off) lying ahead of it and
-//!   short of its goal arrives where it stands when the two cannot pass: no segment
-//!   `2 (r + r') · 17/16` long across the way (square to the line from the unit to its goal)
-//!   through the other unit's centre, nor through the goal, is clear of walls (three placings
-//!   each: with the point a radius from either end, and centred). It rests there (wanting zero
-//!   velocity) while the same holds with the discs within `r`; once it does not (the unit at
-//!   rest left), it is `Moving` again, or walks back to its goal by the rule for units stopped
-//!   beside it. In open ground, or where the goal leaves room to pass, nothing changes: the
-//!   one at rest gives way and walks back. Never with RVO2's goal rule.
+//!   short of its goal arrives where it stands when the two cannot pass anywhere from the other
+//!   unit to the goal: no segment `2 (r + r') · 17/16` long across the way (square to the line
+//!   from the unit to its goal) is clear of walls through the other unit's centre, through the
+//!   goal, nor through points at most `r` apart between them (three placings each: with the
+//!   point a radius from either end, and centred; a goal more than `64 r` beyond the other
+//!   unit counts as room). Alone with its goal, it rests there (wanting zero velocity) while
+//!   the same holds with the discs within `r`; once it does not (the unit at rest left), it is
+//!   `Moving` again, or walks back to its goal by the rule for units stopped beside it. In
+//!   open ground, or where any point of that stretch leaves room to pass, nothing changes: the
+//!   one at rest gives way and walks back. Never with RVO2's goal rule, nor short of the end
+//!   of a partial plan (a window of the way, no goal).
 //! * **Blocked.** A moving order without progress for [`BLOCKED_AFTER`] is `Blocked` (a
 //!   status and an event; it keeps going). Progress makes it `Moving` again.
 //! * **Waiting for a door.** While traffic control holds a navigating unit at a door's waiting
@@ -350,7 +353,7 @@ pub(crate) fn next_arrival(
                 let stays = within(p, goal, input.arrive_within)
                     || stays_settled(p, goal, input.radius, n)
                     || settled_far(old.rest, p, goal, input.radius, n, crowd)
-                    || (to_goal && crowd.behind(input.radius));
+                    || (to_goal && n < 2 && crowd.behind(input.radius));
                 return if !stays {
                     if n < 2 && within(p, goal, pushed()) {
                         // Stopped beside its goal alone with it, and pushed off: walks back.

@@ -53,8 +53,8 @@ pub(super) struct InputLog {
     /// Stage 1b's orders at rest on shared goals, as the tick found them (a reused buffer,
     /// rebuilt from the state when some order may need it).
     pub(super) at_rest: Vec<super::orders::AtRest>,
-    /// Stage 1b's arrived orders on any goal, by x, as the tick found them (a reused buffer,
-    /// rebuilt from the state when some order may stop behind one).
+    /// Stage 1b's orders at rest on goals of their own, by x, as the tick found them (a
+    /// reused buffer, rebuilt from the state when some order may stop behind one).
     pub(super) resting: Vec<super::orders::AtRest>,
 
     /// The navigation state before the current step (stages 1 and 1a change it).

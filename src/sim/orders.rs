@@ -473,8 +473,8 @@ struct SteerState<'a> {
     /// them.
     at_rest: &'a [AtRest],
     at_rest_radius: Fx,
-    /// Every arrived order's unit ([`collect_resting`], by x), and the largest radius among
-    /// them: the units at rest a unit on its way may stop behind.
+    /// The units of the orders at rest on goals of their own ([`collect_resting`], by x), and
+    /// the largest radius among them: the units at rest a unit on its way may stop behind.
     resting: &'a [AtRest],
     resting_radius: Fx,
     /// The obstacles (their tree built): walls near shared goals.
@@ -604,6 +604,7 @@ fn plan_order(
     } else {
         let crowd = GoalCrowd {
             state,
+            id,
             goal,
             position,
             radius: params.radius,
@@ -655,6 +656,7 @@ pub(super) struct AtRest {
 /// the state: the obstacle tree and the orders at rest.
 struct GoalCrowd<'a, 'b> {
     state: &'b SteerState<'a>,
+    id: AgentId,
     goal: Vec2,
     position: Vec2,
     radius: Fx,
@@ -682,12 +684,23 @@ impl Crowd for GoalCrowd<'_, '_> {
     }
 
     fn behind(&self, gap: Fx) -> bool {
-        behind_at_rest(
-            (self.state.resting, self.state.resting_radius),
-            self.state.obstacles,
-            (self.goal, self.position, self.radius),
-            gap,
-        )
+        // Not short of the end of a window of the way (a partial plan), which is no goal.
+        let records = self.state.nav_records;
+        let window = records
+            .binary_search_by_key(&self.id, |r| r.0)
+            .is_ok_and(|k| {
+                matches!(
+                    records[k].1.status(),
+                    Some(PathStatus::Partial | PathStatus::NoStart)
+                )
+            });
+        !window
+            && behind_at_rest(
+                (self.state.resting, self.state.resting_radius),
+                self.state.obstacles,
+                (self.goal, self.position, self.radius),
+                gap,
+            )
     }
 
     fn touching(&self) -> bool {
@@ -786,9 +799,11 @@ fn touches_at_rest(
 /// Fills `out` with the units of the orders at rest on a goal of their own (arrived, alone
 /// with their goal, resting within a radius of it: pushed off, each walks back), their goal,
 /// position and radius, sorted by the position's x, from the state at the start of stage 1b,
-/// when some order is on its way or at rest short of its goal (the only ones that may stop
-/// behind such a unit, or stay stopped); else leaves it empty. Returns the largest radius in
-/// the list.
+/// when some order is on its way, or alone with its goal and at rest short of it (the only
+/// ones that may stop behind such a unit, or stay stopped); else leaves it empty. Returns the
+/// largest radius in the list. Each unit on its way scans the entries within its reach in x
+/// (all of them when the units at rest stand in one column along y: rare, as they rest on
+/// goals of their own).
 fn collect_resting(
     out: &mut Vec<AtRest>,
     orders: &[(AgentId, Order)],
@@ -797,10 +812,12 @@ fn collect_resting(
 ) -> Fx {
     out.clear();
     let arrived = |o: &Order| o.status() == OrderStatus::Arrived;
-    // Asked by orders on their way, and by those at rest short of their goals (which stay
-    // so while such a unit stands in their way).
-    let asks = |o: &Order| !arrived(o) || o.arrival().rest != o.goal();
-    if !orders.iter().any(|(_, o)| asks(o)) || !orders.iter().any(|(_, o)| arrived(o)) {
+    // Asked by orders on their way, and by those alone with their goal at rest short of it
+    // (which stay so while such a unit stands in their way).
+    let asks = |o: &Order, n: u32| !arrived(o) || (n < 2 && o.arrival().rest != o.goal());
+    if !orders.iter().zip(shared).any(|((_, o), &n)| asks(o, n))
+        || !orders.iter().any(|(_, o)| arrived(o))
+    {
         return Fx::ZERO;
     }
     out.reserve(orders.len());
@@ -832,8 +849,9 @@ fn collect_resting(
 /// Whether a unit at `p` (radius `r`) on the last leg to `goal` stands behind a unit at rest
 /// on another goal in a passage too narrow for the two to pass ([`Crowd::behind`]): their
 /// discs within `gap`, the other's centre ahead of `p` and short of the goal, and no room to
-/// pass across the way ([`room_to_pass`]) either at the other's centre or at the goal.
-/// `resting` is sorted by x, none of its radii above the one given with it.
+/// pass across the way ([`room_to_pass`]) anywhere from the other's centre to the goal
+/// ([`no_room_on`]). `resting` is sorted by x, none of its radii above the one given with
+/// it.
 fn behind_at_rest(
     (resting, largest): (&[AtRest], Fx),
     obstacles: &ObstacleSet,
@@ -854,12 +872,46 @@ fn behind_at_rest(
                 && d.length_squared_wide() <= wide_mul(reach, reach)
                 && d.dot_wide(way) > 0
                 && (goal - a.position).dot_wide(way) > 0
-                && {
-                    let both = r.saturating_add(a.radius);
-                    !room_to_pass(obstacles, a.position, way, both, a.radius)
-                        && !room_to_pass(obstacles, goal, way, both, r)
-                }
+                && no_room_on(obstacles, (a.position, goal), way, (r, a.radius))
         })
+}
+
+/// The most points [`no_room_on`] tries along a stretch: beyond `64 r` a unit never stops
+/// behind another (the goal is too far past it to say the way is narrow all along).
+const STRETCH_POINTS: i64 = 64;
+
+/// Whether two units (radii `r` of the one on its way and `r_at` of the one at rest at
+/// `from`) find no room to pass side by side ([`room_to_pass`], across `way`) anywhere on the
+/// stretch from `from` to `to`: at `from`, at `to`, and at points at most `r` apart between
+/// them (at most [`STRETCH_POINTS`]; a longer stretch counts as room). Without the points
+/// between, a unit at rest in one narrow street stopped one bound for a goal in another
+/// narrow street beyond open ground, 17 from it, for good (the thirtieth session's
+/// review).
+fn no_room_on(
+    obstacles: &ObstacleSet,
+    (from, to): (Vec2, Vec2),
+    way: Vec2,
+    (r, r_at): (Fx, Fx),
+) -> bool {
+    let both = r.saturating_add(r_at);
+    if room_to_pass(obstacles, from, way, both, r_at) || room_to_pass(obstacles, to, way, both, r) {
+        return false;
+    }
+    let stretch = to - from;
+    let len = stretch.length();
+    let step = r.max(Fx::from_bits(1));
+    // The parts of at most `r`: `ceil(len / r)`, saturating.
+    let parts = len
+        .checked_div(step)
+        .map_or(i64::MAX, |q| q.ceil().to_num::<i64>().max(1));
+    if parts > STRETCH_POINTS {
+        return false;
+    }
+    let n = Fx::from_num(parts);
+    (1..parts).all(|k| {
+        let q = from + stretch * (Fx::from_num(k) / n);
+        !room_to_pass(obstacles, q, way, both, r)
+    })
 }
 
 /// Whether two units whose radii sum to `both` fit side by side across the way `way` at `q`:

@@ -33,47 +33,54 @@ fn unit() -> AgentParams {
     }
 }
 
-/// What became of the two units after 240 s.
+/// What became of the units at the end of a run.
 struct Outcome {
-    /// The last tick at which either order's status changed.
+    /// The last tick at which an order's status changed (but to `Blocked`).
     last_event: u64,
     /// Each unit's status and distance from its goal at the end.
-    end: [(Option<OrderStatus>, f64); 2],
-    /// The faster of the two at the end.
+    end: Vec<(Option<OrderStatus>, f64)>,
+    /// The fastest unit's speed at the end.
     speed: f64,
-    /// The deepest either centre went into a building (negative: inside by that much).
+    /// The deepest a disc went into a building (negative: inside by that much).
     wall: f64,
 }
 
-/// A street `width` wide along y (two buildings from y = -10 to 10, beside it open ground):
-/// unit A, sent to (0, 0) from (0, 1), arrives first; unit B, from (0, 14), is sent at 5 s to
-/// (0, -2.2), beyond A in the street. With `navigate`, planned orders in a bounded map; else
-/// plain moves.
-fn street(width: f64, navigate: bool, dt: &str) -> Outcome {
+/// One unit of a scene: where it starts, its goal, and when (seconds) it gets its order.
+type Unit = ((f64, f64), (f64, f64), f64);
+
+/// Runs `units` among `buildings` (boxes `(x0, y0, x1, y1)`) for `seconds`: with `navigate`,
+/// planned orders in a bounded map; else plain moves.
+fn run(
+    buildings: &[(f64, f64, f64, f64)],
+    units: &[Unit],
+    navigate: bool,
+    dt: &str,
+    seconds: f64,
+) -> Outcome {
     let mut sim = Simulator::new(SimulatorParams {
         time_step: Fx::lit(dt),
         agent_defaults: unit(),
     })
     .unwrap();
-    let h = width / 2.0;
-    let buildings = [rect(-6.0, -10.0, -h, 10.0), rect(h, -10.0, 6.0, 10.0)];
-    for b in &buildings {
-        sim.add_obstacle(b.clone()).unwrap();
+    for &(x0, y0, x1, y1) in buildings {
+        sim.add_obstacle(rect(x0, y0, x1, y1)).unwrap();
     }
     if navigate {
         sim.set_navigation(Some(NavParams {
             boundary: Some(vec![
-                v(-12.0, -16.0),
-                v(12.0, -16.0),
-                v(12.0, 20.0),
-                v(-12.0, 20.0),
+                v(-12.0, -24.0),
+                v(12.0, -24.0),
+                v(12.0, 24.0),
+                v(-12.0, 24.0),
             ]),
             ..NavParams::default()
         }))
         .unwrap();
     }
-    let a = sim.add_agent_with(v(0.0, 1.0), unit()).unwrap();
-    let b = sim.add_agent_with(v(0.0, 14.0), unit()).unwrap();
+    let ids: Vec<AgentId> = units
+        .iter()
+        .map(|&((x, y), _, _)| sim.add_agent_with(v(x, y), unit()).unwrap())
+        .collect();
     let order = |id: AgentId, goal: Vec2| {
         if navigate {
             Command::NavigateTo { id, goal }
@@ -81,13 +88,13 @@ fn street(width: f64, navigate: bool, dt: &str) -> Outcome {
             Command::MoveTo { id, goal }
         }
     };
-    let goals = [v(0.0, 0.0), v(0.0, -2.2)];
-    sim.apply(&order(a, goals[0])).unwrap();
     let dt_s = sim.time_step().to_num::<f64>();
     let (mut last_event, mut wall) = (0, f64::MAX);
-    while (sim.tick() as f64) * dt_s < 240.0 {
-        if (sim.tick() as f64) * dt_s >= 5.0 && sim.agent_order(b).unwrap().is_none() {
-            sim.apply(&order(b, goals[1])).unwrap();
+    while (sim.tick() as f64) * dt_s < seconds {
+        for (&id, &(_, (gx, gy), at)) in ids.iter().zip(units) {
+            if (sim.tick() as f64) * dt_s >= at && sim.agent_order(id).unwrap().is_none() {
+                sim.apply(&order(id, v(gx, gy))).unwrap();
+            }
         }
         sim.step().unwrap();
         if sim
@@ -97,22 +104,29 @@ fn street(width: f64, navigate: bool, dt: &str) -> Outcome {
         {
             last_event = sim.tick();
         }
-        for id in [a, b] {
-            let (x, _) = sim.agent_position(id).unwrap().to_f64();
-            wall = wall.min(h - x.abs());
+        for &id in &ids {
+            let (x, y) = sim.agent_position(id).unwrap().to_f64();
+            for &(x0, y0, x1, y1) in buildings {
+                let dx = (x0 - x).max(x - x1).max(0.0);
+                let dy = (y0 - y).max(y - y1).max(0.0);
+                wall = wall.min(dx.hypot(dy) - 0.5);
+            }
         }
     }
-    let end = [a, b].map(|id| {
-        let (x, y) = sim.agent_position(id).unwrap().to_f64();
-        let g = goals[usize::from(id == b)].to_f64();
-        (sim.order_status(id).unwrap(), (x - g.0).hypot(y - g.1))
-    });
-    let speed = [a, b]
-        .map(|id| {
+    let end = ids
+        .iter()
+        .zip(units)
+        .map(|(&id, &(_, (gx, gy), _))| {
+            let (x, y) = sim.agent_position(id).unwrap().to_f64();
+            (sim.order_status(id).unwrap(), (x - gx).hypot(y - gy))
+        })
+        .collect();
+    let speed = ids
+        .iter()
+        .map(|&id| {
             let (x, y) = sim.agent_velocity(id).unwrap().to_f64();
             x.hypot(y)
         })
-        .into_iter()
         .fold(0.0, f64::max);
     Outcome {
         last_event,
@@ -120,6 +134,23 @@ fn street(width: f64, navigate: bool, dt: &str) -> Outcome {
         speed,
         wall,
     }
+}
+
+/// A street `width` wide along y (two buildings from y = -10 to 10, beside it open ground):
+/// unit A, sent to (0, 0) from (0, 1), arrives first; unit B, from (0, 14), is sent at 5 s to
+/// (0, -2.2), beyond A in the street.
+fn street(width: f64, navigate: bool, dt: &str) -> Outcome {
+    let h = width / 2.0;
+    run(
+        &[(-6.0, -10.0, -h, 10.0), (h, -10.0, 6.0, 10.0)],
+        &[
+            ((0.0, 1.0), (0.0, 0.0), 0.0),
+            ((0.0, 14.0), (0.0, -2.2), 5.0),
+        ],
+        navigate,
+        dt,
+        240.0,
+    )
 }
 
 fn check_narrow(navigate: bool, dt: &str) {
@@ -132,7 +163,7 @@ fn check_narrow(navigate: bool, dt: &str) {
     );
     assert!(
         o.end.iter().all(|e| e.0 == Some(OrderStatus::Arrived)),
-        "not both arrived: {:?}",
+        "not all arrived: {:?}",
         o.end
     );
     assert!(last <= 90.0, "still swapping: a status change at {last} s");
@@ -140,7 +171,7 @@ fn check_narrow(navigate: bool, dt: &str) {
     // One rests on its goal; the other stopped short of its own, behind it.
     assert!(o.end.iter().any(|e| e.1 <= 0.5), "{:?}", o.end);
     assert!(o.end.iter().any(|e| e.1 > 1.0), "{:?}", o.end);
-    assert!(o.wall >= 0.5 - 0.001, "into a wall: {}", o.wall);
+    assert!(o.wall >= -0.001, "into a wall: {}", o.wall);
 }
 
 #[test]
@@ -169,5 +200,73 @@ fn in_a_street_wide_enough_to_pass_both_rest_on_their_goals() {
             o.end
         );
         assert!(o.speed < 0.01, "not at rest: {}", o.speed);
+    }
+}
+
+/// A unit at rest in one street 2 wide and a unit sent through it to a goal in another street
+/// 2 wide, beyond open ground 8 across: there is room to pass on the way, so the unit at rest
+/// gives way there and walks back, and both rest on their goals. Checked only at the unit at
+/// rest and at the goal (the first version of the rule), the unit on its way stopped behind
+/// the other, 16.9 from its goal, for good (found by a review).
+#[test]
+fn room_to_pass_on_the_way_lets_both_reach_their_goals() {
+    let buildings = [
+        (-8.0, -4.0, -1.0, 4.0),
+        (1.0, -4.0, 8.0, 4.0),
+        (-8.0, -20.0, -1.0, -12.0),
+        (1.0, -20.0, 8.0, -12.0),
+    ];
+    let units = [
+        ((0.0, 1.0), (0.0, 0.0), 0.0),
+        ((0.0, 14.0), (0.0, -16.0), 5.0),
+    ];
+    for navigate in [true, false] {
+        let o = run(&buildings, &units, navigate, "0.1", 120.0);
+        println!(
+            "two streets, navigate {navigate}: end {:?}, speed {:.4}, wall {:.4}",
+            o.end, o.speed, o.wall
+        );
+        assert!(
+            o.end
+                .iter()
+                .all(|e| e.0 == Some(OrderStatus::Arrived) && e.1 <= 0.5),
+            "{:?}",
+            o.end
+        );
+        assert!(o.wall >= -0.001, "into a wall: {}", o.wall);
+    }
+}
+
+/// Three units whose goals lie in one street 2 wide, each sent from the north past the ones
+/// before: all come to rest (with the rule off, they swap places for good).
+#[test]
+fn three_units_in_a_street_too_narrow_to_pass_come_to_rest() {
+    let units = [
+        ((0.0, 1.0), (0.0, 0.0), 0.0),
+        ((0.0, 14.0), (0.0, -2.2), 5.0),
+        ((0.0, 18.0), (0.0, -4.4), 8.0),
+    ];
+    for navigate in [true, false] {
+        let o = run(
+            &[(-6.0, -10.0, -1.0, 10.0), (1.0, -10.0, 6.0, 10.0)],
+            &units,
+            navigate,
+            "0.1",
+            240.0,
+        );
+        let last = o.last_event as f64 * 0.1;
+        println!(
+            "three in a street, navigate {navigate}: last status change at {last:.1} s, end {:?}, \
+             speed {:.4}, wall {:.4}",
+            o.end, o.speed, o.wall
+        );
+        assert!(
+            o.end.iter().all(|e| e.0 == Some(OrderStatus::Arrived)),
+            "{:?}",
+            o.end
+        );
+        assert!(last <= 120.0, "still swapping: a status change at {last} s");
+        assert!(o.speed < 0.01, "not at rest: {}", o.speed);
+        assert!(o.wall >= -0.001, "into a wall: {}", o.wall);
     }
 }
