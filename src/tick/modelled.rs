@@ -92,7 +92,13 @@ impl SlotWork {
                 continue;
             }
             let share = if models[o].avoids(m) {
-                Share::of(p.priority, params[o].priority)
+                let other = pre.state(o);
+                Share::of_pair(
+                    p.priority,
+                    params[o].priority,
+                    other.position - me.position,
+                    me.radius + other.radius,
+                )
             } else {
                 Share::All
             };

@@ -31,6 +31,7 @@ mod obstacles_api;
 mod orders;
 #[cfg(feature = "cli")]
 mod pictures;
+mod priorities;
 #[cfg(feature = "scenario")]
 mod routes;
 #[cfg(feature = "scenario")]
