@@ -39,11 +39,8 @@ pub struct AgentParams {
     /// Avoidance priority, 0 ..= 255, default [`DEFAULT_PRIORITY`] (128). Between two agents of
     /// equal priority the avoidance is shared half and half (RVO2). Otherwise the agent of
     /// lower priority takes all of it and the other none: the higher one does not avoid the
-    /// lower one at all (no ORCA line), it is a moving obstacle to it; but while their discs
-    /// overlap by more than 3/8 of the sum of their radii they share it half and half again
-    /// ([`crate::orca::lines::Share::of_pair`]), so the higher one never walks deep through a
-    /// lower one that cannot get out of its way. It also decides the right of way when a jam
-    /// is resolved ([`crate::liveness`]): the lower priority yields, ties by the higher id.
+    /// lower one at all (no ORCA line), it is a moving obstacle to it. It also decides the right of way when a jam is resolved
+    /// ([`crate::liveness`]): the lower priority yields, ties by the higher id.
     pub priority: u8,
 }
 

@@ -276,10 +276,6 @@ pub enum Share {
     None,
 }
 
-/// How deep, as a fraction of the sum of their radii, two discs of different priorities may
-/// overlap before they share the avoidance half and half ([`Share::of_pair`]): 3/8.
-pub const DEEP_OVERLAP: Fx = Fx::lit("0.375");
-
 impl Share {
     /// The share of an agent of priority `mine` against one of priority `theirs`.
     #[must_use]
@@ -289,28 +285,6 @@ impl Share {
             std::cmp::Ordering::Equal => Self::Half,
             std::cmp::Ordering::Less => Self::All,
             std::cmp::Ordering::Greater => Self::None,
-        }
-    }
-
-    /// [`of`](Self::of) for a pair whose centres lie `offset` apart and whose radii sum to
-    /// `radii`: [`Half`](Self::Half) whatever the priorities while the discs overlap by more
-    /// than [`DEEP_OVERLAP`] of `radii` (the centres closer than `radii · 5/8`). The agent of
-    /// higher priority then avoids the other too, so it never walks deep through one that
-    /// cannot get out of its way (boxed in by walls or other agents): in the navigation sweep
-    /// units passing through units at rest pressed against a wall went up to 1.5 into them
-    /// (two discs of radius 0.8, centres 0.1 apart).
-    #[must_use]
-    #[inline]
-    pub fn of_pair(mine: u8, theirs: u8, offset: Vec2, radii: Fx) -> Self {
-        let share = Self::of(mine, theirs);
-        if share == Self::Half {
-            return share;
-        }
-        let near = radii.saturating_sub(radii.saturating_mul(DEEP_OVERLAP));
-        if offset.length_squared_wide() < crate::math::wide_mul(near, near) {
-            Self::Half
-        } else {
-            share
         }
     }
 }

@@ -92,13 +92,7 @@ impl SlotWork {
                 continue;
             }
             let share = if models[o].avoids(m) {
-                let other = pre.state(o);
-                Share::of_pair(
-                    p.priority,
-                    params[o].priority,
-                    other.position - me.position,
-                    me.radius + other.radius,
-                )
+                Share::of(p.priority, params[o].priority)
             } else {
                 Share::All
             };

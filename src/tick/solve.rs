@@ -313,14 +313,8 @@ impl SlotWork {
         for &o in neighbors {
             let o = o as usize;
             let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
-            let share = Share::of_pair(
-                p.priority,
-                params[o].priority,
-                pre.view.positions[o] - me.position,
-                p.radius + params[o].radius,
-            );
-            // A neighbour of lower priority gets out of this agent's way: no line (unless they
-            // overlap deeply).
+            let share = Share::of(p.priority, params[o].priority);
+            // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
                 out.push(pair.line(me.velocity, share, slot < o));
             }

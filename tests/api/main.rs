@@ -31,7 +31,6 @@ mod obstacles_api;
 mod orders;
 #[cfg(feature = "cli")]
 mod pictures;
-mod priorities;
 #[cfg(feature = "scenario")]
 mod routes;
 #[cfg(feature = "scenario")]

@@ -166,12 +166,7 @@ fn oracle_velocity(
         }
         let share = match (wrong, mo.avoids(&m)) {
             (true, _) => Share::Half,
-            (false, true) => Share::of_pair(
-                p.priority,
-                sim.agent_params(o).unwrap().priority,
-                other.position - me.position,
-                me.radius + other.radius,
-            ),
+            (false, true) => Share::of(p.priority, sim.agent_params(o).unwrap().priority),
             (false, false) => Share::All,
         };
         if count {

@@ -433,7 +433,7 @@ fn the_shipped_scenes_navigating_settle_within_60_s() {
 /// 16 units a side through a gap 3 wide in a wall 1 thick with RVO2's default horizons (10 s):
 /// the gap is a door held by one side at a time and crossed two abreast
 /// (`traffic::DOOR_RADII`, `TWO_ABREAST_RADII`), so all are through and settled within 60 s
-/// (49.00 s; as two lanes with the cap near lane portals 113.5 s, before it 183.75 s), with
+/// (49.25 s; as two lanes with the cap near lane portals 113.5 s, before it 183.75 s), with
 /// the walls held.
 #[test]
 fn counterflow_with_rvo2_default_horizons_settles_within_its_bar() {
