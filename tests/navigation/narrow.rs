@@ -153,25 +153,34 @@ fn street(width: f64, navigate: bool, dt: &str) -> Outcome {
     )
 }
 
-fn check_narrow(navigate: bool, dt: &str) {
-    let o = street(2.0, navigate, dt);
-    let dt_s: f64 = dt.parse().unwrap();
-    let last = o.last_event as f64 * dt_s;
-    println!(
-        "street 2 wide, navigate {navigate}, dt {dt}: last status change at {last:.1} s, end {:?}, speed {:.4}, wall {:.4}",
-        o.end, o.speed, o.wall
-    );
+/// Asserts that every unit of `o` arrived, none changed status after `by` seconds (at time
+/// step `dt`), all are at rest and none went into a wall.
+fn assert_at_rest(o: &Outcome, dt: f64, by: f64) {
+    let last = o.last_event as f64 * dt;
     assert!(
         o.end.iter().all(|e| e.0 == Some(OrderStatus::Arrived)),
         "not all arrived: {:?}",
         o.end
     );
-    assert!(last <= 90.0, "still swapping: a status change at {last} s");
+    assert!(last <= by, "still swapping: a status change at {last} s");
     assert!(o.speed < 0.01, "not at rest: {}", o.speed);
+    assert!(o.wall >= -0.001, "into a wall: {}", o.wall);
+}
+
+fn check_narrow(navigate: bool, dt: &str) {
+    let o = street(2.0, navigate, dt);
+    println!(
+        "street 2 wide, navigate {navigate}, dt {dt}: last status change at {:.1} s, end {:?}, \
+         speed {:.4}, wall {:.4}",
+        o.last_event as f64 * dt.parse::<f64>().unwrap(),
+        o.end,
+        o.speed,
+        o.wall
+    );
+    assert_at_rest(&o, dt.parse().unwrap(), 90.0);
     // One rests on its goal; the other stopped short of its own, behind it.
     assert!(o.end.iter().any(|e| e.1 <= 0.5), "{:?}", o.end);
     assert!(o.end.iter().any(|e| e.1 > 1.0), "{:?}", o.end);
-    assert!(o.wall >= -0.001, "into a wall: {}", o.wall);
 }
 
 #[test]
@@ -254,19 +263,14 @@ fn three_units_in_a_street_too_narrow_to_pass_come_to_rest() {
             "0.1",
             240.0,
         );
-        let last = o.last_event as f64 * 0.1;
         println!(
-            "three in a street, navigate {navigate}: last status change at {last:.1} s, end {:?}, \
+            "three in a street, navigate {navigate}: last status change at {:.1} s, end {:?}, \
              speed {:.4}, wall {:.4}",
-            o.end, o.speed, o.wall
+            o.last_event as f64 * 0.1,
+            o.end,
+            o.speed,
+            o.wall
         );
-        assert!(
-            o.end.iter().all(|e| e.0 == Some(OrderStatus::Arrived)),
-            "{:?}",
-            o.end
-        );
-        assert!(last <= 120.0, "still swapping: a status change at {last} s");
-        assert!(o.speed < 0.01, "not at rest: {}", o.speed);
-        assert!(o.wall >= -0.001, "into a wall: {}", o.wall);
+        assert_at_rest(&o, 0.1, 120.0);
     }
 }
