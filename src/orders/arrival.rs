@@ -274,10 +274,10 @@ pub(crate) trait Crowd {
     /// between them (the unit is on the goal's side of the walls that keep the crowd out).
     fn sees_goal(&self, d: Fx) -> bool;
     /// Whether the unit, on the last leg to its goal, stands behind a unit at rest on a goal of
-    /// its own (another goal) in a passage too narrow for the two to pass: their discs within `gap` of each
-    /// other, the other's centre ahead of the unit and short of its goal, and no room for both
-    /// side by side across the way, neither where the other stands nor at the goal (see the
-    /// [module docs](self), "Behind a unit at rest").
+    /// its own (another goal) in a passage too narrow for the two to pass: their discs within
+    /// `gap` of each other, the other's centre ahead of the unit and short of its goal, and no
+    /// room for both side by side across the way anywhere from the other to the goal (see the
+    /// [module docs](self), "Behind a unit at rest"). Never short of a partial plan's end.
     fn behind(&self, gap: Fx) -> bool;
 }
 

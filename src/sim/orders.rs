@@ -900,10 +900,11 @@ fn no_room_on(
     let stretch = to - from;
     let len = stretch.length();
     let step = r.max(Fx::from_bits(1));
-    // The parts of at most `r`: `ceil(len / r)`, saturating.
+    // The parts of at most `r`: `ceil(len / r)`, saturating (never a panic on overflow).
     let parts = len
         .checked_div(step)
-        .map_or(i64::MAX, |q| q.ceil().to_num::<i64>().max(1));
+        .and_then(|q| q.checked_ceil())
+        .map_or(i64::MAX, |q| q.to_num::<i64>().max(1));
     if parts > STRETCH_POINTS {
         return false;
     }
