@@ -52,10 +52,10 @@ pub(super) struct InputLog {
     pub(super) steered: Vec<super::orders::OrderStep>,
     /// Stage 1b's orders at rest on shared goals, as the tick found them (a reused buffer,
     /// rebuilt from the state when some order may need it).
-    pub(super) at_rest: Vec<super::orders::AtRest>,
+    pub(super) at_rest: Vec<super::orders_at_rest::AtRest>,
     /// Stage 1b's orders at rest on goals of their own, by x, as the tick found them (a
     /// reused buffer, rebuilt from the state when some order may stop behind one).
-    pub(super) resting: Vec<super::orders::AtRest>,
+    pub(super) resting: Vec<super::orders_at_rest::AtRest>,
 
     /// The navigation state before the current step (stages 1 and 1a change it).
     nav_before: NavState,

@@ -5,6 +5,7 @@ mod formation;
 mod inputs;
 mod navigation;
 mod orders;
+mod orders_at_rest;
 mod state;
 
 pub use navigation::NavRecord;

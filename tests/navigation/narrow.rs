@@ -167,6 +167,17 @@ fn assert_at_rest(o: &Outcome, dt: f64, by: f64) {
     assert!(o.wall >= -0.001, "into a wall: {}", o.wall);
 }
 
+/// Asserts that every unit of `o` arrived on its goal (within its radius, 0.5).
+fn assert_all_on_goals(o: &Outcome) {
+    assert!(
+        o.end
+            .iter()
+            .all(|e| e.0 == Some(OrderStatus::Arrived) && e.1 <= 0.5),
+        "not all on their goals: {:?}",
+        o.end
+    );
+}
+
 fn check_narrow(navigate: bool, dt: &str) {
     let o = street(2.0, navigate, dt);
     println!(
@@ -201,13 +212,7 @@ fn in_a_street_wide_enough_to_pass_both_rest_on_their_goals() {
             "street 4 wide, navigate {navigate}: end {:?}, speed {:.4}",
             o.end, o.speed
         );
-        assert!(
-            o.end
-                .iter()
-                .all(|e| e.0 == Some(OrderStatus::Arrived) && e.1 <= 0.5),
-            "{:?}",
-            o.end
-        );
+        assert_all_on_goals(&o);
         assert!(o.speed < 0.01, "not at rest: {}", o.speed);
     }
 }
@@ -235,13 +240,7 @@ fn room_to_pass_on_the_way_lets_both_reach_their_goals() {
             "two streets, navigate {navigate}: end {:?}, speed {:.4}, wall {:.4}",
             o.end, o.speed, o.wall
         );
-        assert!(
-            o.end
-                .iter()
-                .all(|e| e.0 == Some(OrderStatus::Arrived) && e.1 <= 0.5),
-            "{:?}",
-            o.end
-        );
+        assert_all_on_goals(&o);
         assert!(o.wall >= -0.001, "into a wall: {}", o.wall);
     }
 }
