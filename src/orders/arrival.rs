@@ -240,7 +240,7 @@ pub(crate) fn ticks_for(seconds: Fx, dt: Fx) -> u32 {
 #[must_use]
 pub fn settle_radius(radius: Fx, n: u32) -> Fx {
     let root = sqrt(Fx::saturating_from_num(n));
-    let factor = Fx::ONE.saturating_add(Fx::lit("1.5").saturating_mul(root));
+    let factor = Fx::ONE.saturating_add(const { Fx::lit("1.5") }.saturating_mul(root));
     radius.saturating_mul(factor)
 }
 

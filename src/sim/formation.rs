@@ -417,7 +417,7 @@ fn walkable_slots(
     largest: Fx,
 ) -> bool {
     // Apart as the layout's own slots are; where no such place is near, 2.2 radii apart.
-    let tight = largest.saturating_mul(Fx::lit("2.2"));
+    let tight = largest.saturating_mul(const { Fx::lit("2.2") });
     let gaps = [spacing.max(tight), tight];
     // The slots placed so far, in a grid of cells `gaps[0]` wide (looked up, never iterated
     // for its order): a distance test reads the 3 × 3 cells around a point.
@@ -487,8 +487,8 @@ const SPREAD_RINGS: usize = 4;
 /// The points of the first `rings` rings of the hexagonal lattice of side `side` around `c`
 /// (6, 12, 18, … points), each with its index in that order.
 fn hex_rings(c: Vec2, side: Fx, rings: usize) -> Vec<(usize, Vec2)> {
-    let h = Fx::lit("0.8660254037844386");
-    let half = Fx::lit("0.5");
+    let h = const { Fx::lit("0.8660254037844386") };
+    let half = const { Fx::lit("0.5") };
     // The six lattice directions, counter-clockwise from +x.
     let dirs = [
         Vec2::new(Fx::ONE, Fx::ZERO),

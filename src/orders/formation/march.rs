@@ -206,7 +206,7 @@ pub fn zones(
     let total = length(path);
     let step = (spacing / 2)
         .max(total / Fx::from_num(MAX_ZONE_SAMPLES as i32))
-        .max(Fx::lit("0.01"));
+        .max(const { Fx::lit("0.01") });
     let mut out: Vec<(Fx, Fx, Fx)> = Vec::new();
     let mut s = Fx::ZERO;
     loop {
