@@ -281,6 +281,21 @@ impl Vec2 {
     pub fn to_f64(self) -> (f64, f64) {
         (self.x.to_num(), self.y.to_num())
     }
+
+    /// Converts from `f32` components (an engine's, e.g. Bevy's), rounding to nearest: each is
+    /// widened to `f64` exactly, then as [`from_f64`](Self::from_f64). **User I/O only.**
+    /// Returns `None` for non-finite or out-of-range input.
+    #[must_use]
+    pub fn from_f32(x: f32, y: f32) -> Option<Self> {
+        Self::from_f64(f64::from(x), f64::from(y))
+    }
+
+    /// Converts to `f32` components, rounding to nearest (24 bits of mantissa: exact only for
+    /// coarse values; for drawing, not for state). **User I/O only.**
+    #[must_use]
+    pub fn to_f32(self) -> (f32, f32) {
+        (self.x.to_num(), self.y.to_num())
+    }
 }
 
 impl Add for Vec2 {
@@ -400,6 +415,27 @@ mod tests {
 
     fn fx(v: f64) -> Fx {
         fx_from_f64(v).unwrap()
+    }
+
+    /// `f32` input is checked as `f64` input is (NaN, infinities and values past the scalar's
+    /// range are refused, never wrapped), and converts back to the nearest `f32`.
+    #[test]
+    fn f32_conversions_refuse_what_f64_ones_refuse() {
+        assert_eq!(
+            Vec2::from_f32(0.5, -1.25),
+            Some(Vec2::new(Fx::lit("0.5"), Fx::lit("-1.25")))
+        );
+        assert_eq!(Vec2::from_f32(f32::NAN, 0.0), None);
+        assert_eq!(Vec2::from_f32(0.0, f32::INFINITY), None);
+        // 2^31 and beyond is past Q32.32's range; f32::MAX too.
+        assert_eq!(Vec2::from_f32(2_147_483_648.0, 0.0), None);
+        assert_eq!(Vec2::from_f32(f32::MAX, 0.0), None);
+        assert_eq!(
+            Vec2::new(Fx::lit("0.5"), Fx::lit("-3")).to_f32(),
+            (0.5, -3.0)
+        );
+        let third = Vec2::new(Fx::ONE / 3, Fx::ZERO).to_f32().0;
+        assert_eq!(third, 1.0f32 / 3.0);
     }
 
     /// The fast `length_and_direction` (specialised root, 64-bit reciprocal) against its
