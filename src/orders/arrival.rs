@@ -95,9 +95,15 @@
 //!   beyond `settle(n)` (settled against the crowd; or pushed more than `3r` within the
 //!   margin, which re-rests it there, touching a crowd or not) does the same within twice
 //!   `settle(n)` while walls lie within `settle(n)` of the goal (and the goal is in its
-//!   sight beyond the disc). So a settled unit never rests farther than
-//!   `settle(n) + r / 2` from its goal, or twice `settle(n)` where walls crowd the goal. A
-//!   given-up order pushed more than `3r` rests where it is.
+//!   sight beyond the disc). A settled unit pushed out of `settle(n) + r / 2` where walls
+//!   crowd the goal also stays settled while it touches a unit at rest on the same goal
+//!   ahead of it (**at the crowd's edge**; within twice `settle(n)`, the goal in its sight
+//!   beyond the disc): the crowd itself pushed it out, and walking back in only pushed the
+//!   next one out (sweep seeds 17 and 37: crowds of 116 and 78 by the map's edge still
+//!   churned a minute after every unit had finished, until the thirty-first session). So a
+//!   settled unit never rests farther than `settle(n) + r / 2` from its goal, or twice
+//!   `settle(n)` where walls crowd the goal. A given-up order pushed more than `3r` rests
+//!   where it is.
 //!
 //! Why `1.5 · √n` rather than the denser `1.1 · √n` of hexagonal packing: ORCA's crowds pack
 //! looser (80 units of radius 1.5 sent to one point spread to 17.4 from it, beyond
@@ -294,6 +300,19 @@ fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl
     }
 }
 
+/// Whether a settled order pushed out of [`settled_reach`] stays settled at `p`: within twice
+/// `settle(n)` of its shared goal and touching a unit at rest on the same goal ahead of it (at
+/// the crowd's edge, pushed out by the crowd itself).
+fn at_the_crowds_edge(p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl Crowd) -> bool {
+    n >= 2 && {
+        let s = settle_radius(radius, n);
+        within(p, goal, s.saturating_mul_int(2))
+            && crowd.walled(s)
+            && crowd.touching()
+            && crowd.sees_goal(s)
+    }
+}
+
 /// Whether the rest of a path — from the agent to the target of `heading`, then through
 /// `after` — is at most `reach` long (each leg's length rounded down, summed saturating).
 fn path_within(heading: &Heading, after: &[Vec2], reach: Fx) -> bool {
@@ -353,6 +372,7 @@ pub(crate) fn next_arrival(
                 let stays = within(p, goal, input.arrive_within)
                     || stays_settled(p, goal, input.radius, n)
                     || settled_far(old.rest, p, goal, input.radius, n, crowd)
+                    || at_the_crowds_edge(p, goal, input.radius, n, crowd)
                     || (to_goal && n < 2 && crowd.behind(input.radius));
                 return if !stays {
                     if n < 2 && within(p, goal, pushed()) {

@@ -63,7 +63,15 @@
 //!   point gets [`RETURNING`] instead, one above: it walks back through those at rest, which
 //!   give way (between units at rest a quarter radius apart ORCA allowed it a crawl). A unit
 //!   settled off a goal it shares never walks back (it wants zero velocity wherever it is
-//!   pushed): it never gets [`RETURNING`].
+//!   pushed): it never gets [`RETURNING`]. It yields only **within reach of a unit not at
+//!   rest** (on its way, waiting, let through, or walking back: that unit's radius and the
+//!   distance it covers at full speed in its time horizon, and the resting unit's radius,
+//!   [`MoverGrid`]); with none in reach it keeps its own priority, so units at rest share
+//!   their avoidance. Until the thirty-first session it yielded to every unit, so one pinned
+//!   between a wall and units at rest that held their priority (a crowd's core) could not get
+//!   out of an overlap, and none of them moved: a minute after every unit had finished, 33 of
+//!   the navigation sweep's 500 scenes 16 to 515 had a pair overlapping by more than 0.1 (up
+//!   to 0.92), now 4.
 //! - **The core of a crowd at rest holds**: near a lane portal (not a choke), a unit settled
 //!   on a shared goal within the settle radius of it
 //!   ([`settle_radius`](crate::orders::settle_radius)) keeps its own priority. The units
@@ -113,7 +121,7 @@ mod state;
 pub(crate) use state::{Level, TrafficState, Waiter};
 
 use super::{Simulator, planned_order, ticks};
-use crate::agent::AgentId;
+use crate::agent::{AgentId, AgentParams};
 use crate::geom::segments_intersect;
 use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::traffic::{
@@ -316,6 +324,10 @@ impl Simulator {
         // rest on another goal lets through, but those whose own priority is `PASSING` or
         // above.
         let mut passers: Vec<(AgentId, Vec2, Fx, Vec2)> = Vec::new();
+        // The units not at rest (on their way, waiting, let through, or walking back to their
+        // rest points) and how far each reaches (see `MoverGrid`): units at rest near a portal
+        // yield only within reach of one.
+        let mut movers: Vec<(Vec2, Fx)> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
             .into_iter()
@@ -373,7 +385,11 @@ impl Simulator {
                     .map_or(params[slot].priority, |k| state.right_of_way[k].1)
             };
             let goes = matches!(decision, Decision::Go | Decision::Through);
-            if let Some(rest) = rests.filter(|_| waiter.is_none() && !waits) {
+            let resting_now = rests.filter(|_| waiter.is_none() && !waits);
+            if !matches!(resting_now, Some(Rest::Level(YIELD) | Rest::Off { .. })) {
+                movers.push((position, MoverGrid::reach(&params[slot])));
+            }
+            if let Some(rest) = resting_now {
                 resting.push((id, position, params[slot].radius, rest));
             } else if goes
                 && chokes_for(params[slot].radius).right_of_way(position, params[slot].radius)
@@ -522,11 +538,19 @@ impl Simulator {
         // is in place, as stage 1b reads them), and the core of each crowd at rest.
         let mut core: Vec<CoreUnit> = Vec::new();
         let mut by_choke = Vec::with_capacity(resting.len());
+        let movers = MoverGrid::new(movers);
         for &(id, position, r, rest) in &resting {
             let near_choke = chokes_for(r).near(&rules, position);
             by_choke.push(near_choke);
+            // Yielding is for units on their way: with none in reach a unit at rest keeps its
+            // own priority, so units at rest share their avoidance and an overlap between
+            // two of them resolves (a yielding unit pinned against a wall or units at rest that
+            // held their priority stayed overlapped for good).
+            let yields = || movers.reaches(position, r);
             if near_choke {
-                right.push((id, YIELD));
+                if yields() {
+                    right.push((id, YIELD));
+                }
                 continue;
             }
             if !lane_index.near(&rules, position) {
@@ -554,6 +578,9 @@ impl Simulator {
                     }
                 }
             };
+            if level == YIELD && !yields() {
+                continue;
+            }
             right.push((id, level));
         }
         if !core.is_empty() && !passers.is_empty() {
@@ -728,6 +755,63 @@ impl CoreGrid {
                     let reach = r.saturating_add(r / 2).saturating_add(rc);
                     g != goal && (q - p).length_squared_wide() <= wide_mul(reach, reach)
                 })
+        })
+    }
+}
+
+/// The units not at rest ([`Simulator::control_traffic`]), bucketed by square cells at least
+/// as wide as the farthest reach plus the largest radius of a unit at rest (a traffic radius
+/// is not assumed: the reach is each mover's own).
+struct MoverGrid {
+    /// The cell's side as a shift of the coordinates' bits.
+    shift: u32,
+    /// Each mover's cell, then its position and reach, sorted.
+    cells: Vec<((i64, i64), (Vec2, Fx))>,
+}
+
+impl MoverGrid {
+    /// How far a unit not at rest reaches a unit at rest that should yield to it: its radius
+    /// and the distance it covers at full speed in its time horizon (saturating), the range in
+    /// which ORCA makes the two avoid each other. The resting unit's radius is added per pair.
+    fn reach(p: &AgentParams) -> Fx {
+        p.radius
+            .saturating_add(p.max_speed.saturating_mul(p.time_horizon))
+    }
+
+    fn new(movers: Vec<(Vec2, Fx)>) -> Self {
+        // Cells as wide as the farthest reach and a radius of the same size (a unit at rest
+        // larger than that is looked up in the same 3 × 3 cells: see `reaches`).
+        let far = movers.iter().map(|m| m.1).max().unwrap_or(Fx::ZERO);
+        let bits = far.saturating_mul_int(2).to_bits().unsigned_abs().max(1);
+        let shift = (u64::BITS - bits.leading_zeros()).min(62);
+        let mut cells: Vec<_> = movers
+            .into_iter()
+            .map(|m| ((m.0.x.to_bits() >> shift, m.0.y.to_bits() >> shift), m))
+            .collect();
+        // By cell; the order within a cell is never read (`reaches` asks whether any does).
+        cells.sort_unstable_by_key(|c| c.0);
+        Self { shift, cells }
+    }
+
+    /// Whether a unit not at rest reaches a unit at rest at `p` of radius `r`: their centres
+    /// within the mover's reach and `r`. Cells hold the movers within `2^shift`; a unit at rest
+    /// larger than the farthest reach is checked against every mover.
+    fn reaches(&self, p: Vec2, r: Fx) -> bool {
+        let near = |&(q, reach): &(Vec2, Fx)| {
+            let d = reach.saturating_add(r);
+            (q - p).length_squared_wide() <= wide_mul(d, d)
+        };
+        let side = Fx::from_bits(1i64 << self.shift.min(62)) / 2;
+        if r > side {
+            return self.cells.iter().any(|c| near(&c.1));
+        }
+        let (cx, cy) = (p.x.to_bits() >> self.shift, p.y.to_bits() >> self.shift);
+        (cx - 1..=cx + 1).any(|x| {
+            let lo = self.cells.partition_point(|c| c.0 < (x, cy - 1));
+            self.cells[lo..]
+                .iter()
+                .take_while(|c| c.0 <= (x, cy + 1))
+                .any(|c| near(&c.1))
         })
     }
 }

@@ -7,7 +7,7 @@
 use crate::agent::{AgentId, AgentParams};
 use crate::math::{Fx, Vec2, wide_mul};
 use crate::obstacle::ObstacleSet;
-use crate::orders::{Order, OrderStatus};
+use crate::orders::{Order, OrderStatus, settled_reach};
 
 /// An order at rest (arrived) on a goal it shares, as stage 1b found it: the goal, and its
 /// agent's position and radius.
@@ -67,10 +67,55 @@ fn push_arrived(
     largest
 }
 
+/// Whether some order on a shared goal may ask [`touches_at_rest`] this tick: one on its way
+/// (it may join the crowd at rest on its goal), or one settled next to its goal (at rest
+/// elsewhere than on it) whose agent was pushed out of [`settled_reach`] (it stays at rest at
+/// the crowd's edge while it touches the crowd). A crowd at rest, none pushed out, asks
+/// nothing: the list is not built. The reach is computed once per run of orders with one
+/// radius and one count.
+fn may_ask(
+    orders: &[(AgentId, Order)],
+    shared: &[u32],
+    (ids, positions, params): (&[AgentId], &[Vec2], &[AgentParams]),
+) -> bool {
+    let (mut slot, mut last) = (0, None);
+    for ((id, order), &n) in orders.iter().zip(shared) {
+        if n < 2 {
+            continue;
+        }
+        let status = order.status();
+        if !status.is_finished() {
+            return true;
+        }
+        if status != OrderStatus::Arrived || order.arrival().rest == order.goal() {
+            continue;
+        }
+        while slot < ids.len() && ids[slot] < *id {
+            slot += 1;
+        }
+        if ids.get(slot) != Some(id) {
+            continue;
+        }
+        let radius = params[slot].radius;
+        let reach = match last {
+            Some((r, k, reach)) if r == radius && k == n => reach,
+            _ => {
+                let reach = settled_reach(radius, n);
+                last = Some((radius, n, reach));
+                reach
+            }
+        };
+        let d = positions[slot] - order.goal();
+        if d.length_squared_wide() > wide_mul(reach, reach) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Fills `out` with the orders at rest on shared goals, sorted by goal, from the state at the
 /// start of stage 1b (so the list is the same whatever order, or thread, reads it), when some
-/// moving order on a shared goal may join them this tick ([`touches_at_rest`] is asked only
-/// then); else leaves it empty.
+/// order may ask [`touches_at_rest`] this tick ([`may_ask`]); else leaves it empty.
 pub(super) fn collect_at_rest(
     out: &mut Vec<AtRest>,
     orders: &[(AgentId, Order)],
@@ -78,12 +123,7 @@ pub(super) fn collect_at_rest(
     (ids, positions, params): (&[AgentId], &[Vec2], &[AgentParams]),
 ) -> Fx {
     out.clear();
-    // A moving order on a shared goal may join the crowd at rest on it this tick.
-    let may_settle = orders
-        .iter()
-        .zip(shared)
-        .any(|((_, o), &n)| n >= 2 && !o.status().is_finished());
-    if !may_settle {
+    if !may_ask(orders, shared, (ids, positions, params)) {
         return Fx::ZERO;
     }
     let largest = push_arrived(out, orders, shared, (ids, positions, params), |_, n, _| {
