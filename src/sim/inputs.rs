@@ -98,6 +98,13 @@ impl Simulator {
     /// canonical order and the validation. O(log n) in the number of pending commands, whatever
     /// the arrival order.
     ///
+    /// **A tick from a remote peer is hostile input.** Any future tick is accepted, and the
+    /// queue is shared: commands queued far ahead stay pending (in the snapshot and the hash)
+    /// and count against its bound ([`MAX_PENDING_COMMANDS`](crate::domain::MAX_PENDING_COMMANDS)),
+    /// so a peer that may pick its own ticks can fill it and have every later command refused.
+    /// A game with its own netcode bounds the lead itself (a few ticks of input delay);
+    /// the crate's `netcode` module (feature `ggrs`) queues every peer's input at the current tick.
+    ///
     /// # Errors
     /// [`SimError::OutOfDomain`] (`what: "command tick"`) if `tick` is in the past, a domain
     /// error for a bad value, [`SimError::InvalidObstacle`] for a shape
