@@ -169,7 +169,9 @@ pub struct TrafficParams {
     /// limit (only the hold time).
     pub batch: u32,
     /// Units at rest at their goals within this (in `r`; default 20) of a choke's or a lane
-    /// portal's middle yield to those still going ([`near_portal`]); 0: none yields.
+    /// portal's middle yield to those still going ([`near_portal`]) while one of those (or a
+    /// unit walking back) is within reach: its radius and the distance it covers at full
+    /// speed in its time horizon, and the resting unit's radius; 0: none yields.
     pub yield_within: Fx,
 }
 

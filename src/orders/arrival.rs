@@ -81,7 +81,14 @@
 //!   not beyond `3r`, its rest point is its goal again and it walks back by the goal rule.
 //! * **Pushed.** An order arrived on its goal and pushed off it (beyond `arrive_within`) walks
 //!   back by the goal rule; after [`SETTLE_AFTER`] without progress, its goal shared (and
-//!   taken by another unit), it rests where it is; pushed more than `3r` from its goal it is
+//!   taken by another unit), or **its goal taken** (a unit at rest near a goal of its own,
+//!   within its radius of it, that goal nearer to this one than the two radii), it rests
+//!   where it is, and stays so while its goal is taken; so does, at once, a unit within
+//!   `arrive_within` of its goal but off it (farther than `r / 32`) whose goal is taken. Two
+//!   goals nearer than two radii cannot both be rested on, and their units, each steering
+//!   onto its own, jostled at 0.1 to 0.6 for good (sweep seeds 50 and 219, until the
+//!   thirty-first session; away from chokes traffic control stops such a unit beside its
+//!   goal, near one it did not); pushed more than `3r` from its goal it is
 //!   `Moving` again. A settled order (rest ≠ goal) pushed out of `settle(n) + r / 2`
 //!   ([`settled_reach`]) is `Moving` again, towards its goal (it arrives again there, or
 //!   settles next to it); pushed more than `3r` from its rest point but still within that
@@ -285,6 +292,10 @@ pub(crate) trait Crowd {
     /// room for both side by side across the way anywhere from the other to the goal (see the
     /// [module docs](self), "Behind a unit at rest"). Never short of a partial plan's end.
     fn behind(&self, gap: Fx) -> bool;
+    /// Whether a unit at rest on a goal of its own (another goal), within its radius of it, has
+    /// that goal nearer to this order's than the two radii: the two cannot both rest on their
+    /// goals (see the [module docs](self), "Pushed").
+    fn goal_taken(&self) -> bool;
 }
 
 /// Whether an order settled at `rest` farther than `settle(n)` from its goal (against the
@@ -326,6 +337,13 @@ fn path_within(heading: &Heading, after: &[Vec2], reach: Fx) -> bool {
         from = q;
     }
     left >= Fx::ZERO
+}
+
+/// Whether a unit at `p` (radius `r`) stands off its goal: farther than `r / 32` from it (a
+/// unit alone with its goal comes to rest on it, to within rounding; one held off it by
+/// another does not).
+pub(crate) fn off_goal(p: Vec2, goal: Vec2, r: Fx) -> bool {
+    !within(p, goal, r / 32)
 }
 
 fn within(a: Vec2, b: Vec2, d: Fx) -> bool {
@@ -373,7 +391,8 @@ pub(crate) fn next_arrival(
                     || stays_settled(p, goal, input.radius, n)
                     || settled_far(old.rest, p, goal, input.radius, n, crowd)
                     || at_the_crowds_edge(p, goal, input.radius, n, crowd)
-                    || (to_goal && n < 2 && crowd.behind(input.radius));
+                    || (to_goal && n < 2 && crowd.behind(input.radius))
+                    || (n < 2 && crowd.goal_taken());
                 return if !stays {
                     if n < 2 && within(p, goal, pushed()) {
                         // Stopped beside its goal alone with it, and pushed off: walks back.
@@ -392,6 +411,11 @@ pub(crate) fn next_arrival(
             }
             if within(p, old.rest, pushed()) {
                 if within(p, goal, input.arrive_within) {
+                    // Held off its goal (not on it) by a unit at rest on a goal of its own
+                    // standing there: it rests where it is (see the module docs, "Pushed").
+                    if off_goal(p, goal, input.radius) && n() < 2 && crowd.goal_taken() {
+                        return arrived(p);
+                    }
                     return Arrival {
                         no_progress: 0,
                         ..old
@@ -411,7 +435,7 @@ pub(crate) fn next_arrival(
                 } else {
                     old.no_progress.saturating_add(1)
                 };
-                if no_progress >= input.settle_ticks && n() >= 2 {
+                if no_progress >= input.settle_ticks && (n() >= 2 || crowd.goal_taken()) {
                     arrived(p)
                 } else {
                     Arrival { no_progress, ..old }
@@ -544,6 +568,9 @@ mod tests {
             true
         }
         fn behind(&self, _: Fx) -> bool {
+            false
+        }
+        fn goal_taken(&self) -> bool {
             false
         }
     }
@@ -769,6 +796,105 @@ mod tests {
         // margin, it rests where it is now.
         let a = step(p("0", "-3"), p("0", "3.5"));
         assert_eq!((a.status, a.rest), (OrderStatus::Arrived, p("0", "3.5")));
+    }
+
+    /// At the crowd's edge (thirty-first session): a settled unit pushed out of
+    /// `settle(n) + r / 2` stays settled where walls crowd the goal while it touches a unit at
+    /// rest on the same goal ahead of it, within twice `settle(n)`; without the touch, or
+    /// without the walls, or beyond twice `settle(n)`, it is `Moving` again.
+    #[test]
+    fn a_settled_unit_at_the_crowds_edge_stays_settled_where_walls_crowd_the_goal() {
+        let goal = Vec2::ZERO;
+        let rest = Vec2::from_int(3, 0);
+        let step = |at: Vec2, crowd: &Scene| {
+            let input = ArrivalInput {
+                position: at,
+                ..still(0, (2, 3, 5))
+            };
+            next_arrival(
+                arrived(rest),
+                &input,
+                &Heading::new(input.position, goal),
+                &[],
+                goal,
+                || 2,
+                crowd,
+            )
+        };
+        // settle(2) + r / 2 ≈ 3.62 < 4 < 2 settle(2) ≈ 6.24.
+        let out = Vec2::from_int(4, 0);
+        let a = step(out, &Scene(true, true));
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, rest));
+        assert_eq!(step(out, &Scene(true, false)).status, OrderStatus::Moving);
+        assert_eq!(step(out, &Scene(false, true)).status, OrderStatus::Moving);
+        assert_eq!(
+            step(Vec2::from_int(7, 0), &Scene(true, true)).status,
+            OrderStatus::Moving
+        );
+    }
+
+    /// A crowd whose answer to `goal_taken` is given (nothing else: no walls, no crowd).
+    struct Taken(bool);
+
+    impl Crowd for Taken {
+        fn walled(&self, _: Fx) -> bool {
+            false
+        }
+        fn touching(&self) -> bool {
+            false
+        }
+        fn sees_goal(&self, _: Fx) -> bool {
+            true
+        }
+        fn behind(&self, _: Fx) -> bool {
+            false
+        }
+        fn goal_taken(&self) -> bool {
+            self.0
+        }
+    }
+
+    /// Its goal taken (thirty-first session): a unit alone with its goal, arrived on it and
+    /// held off it within `arrive_within`, rests where it is at once; pushed beyond that, it
+    /// rests where it is after `settle_ticks` without progress; settled so, it stays while
+    /// the goal is taken and walks back when it is not. Exactly on its goal nothing changes.
+    #[test]
+    fn a_unit_whose_goal_is_taken_rests_beside_it() {
+        let goal = Vec2::ZERO;
+        let step = |old: Arrival, at: Vec2, taken: bool| {
+            let input = ArrivalInput {
+                position: at,
+                ..still(0, (2, 3, 5))
+            };
+            next_arrival(
+                old,
+                &input,
+                &Heading::new(input.position, goal),
+                &[],
+                goal,
+                || 1,
+                &Taken(taken),
+            )
+        };
+        let near = Vec2::new(Fx::lit("0.4"), Fx::ZERO);
+        let a = step(arrived(goal), near, true);
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, near));
+        // Not taken: it walks back onto its goal by the goal rule (rest point the goal).
+        assert_eq!(step(arrived(goal), near, false).rest, goal);
+        // On its goal: nothing to rest beside.
+        assert_eq!(step(arrived(goal), goal, true).rest, goal);
+        // Pushed beyond arrive_within (1): counts ticks without progress, then rests.
+        let far = Vec2::from_int(2, 0);
+        let once = step(arrived(goal), far, true);
+        assert_eq!(
+            (once.status, once.rest, once.no_progress),
+            (OrderStatus::Arrived, goal, 1)
+        );
+        let twice = step(once, far, true);
+        assert_eq!((twice.status, twice.rest), (OrderStatus::Arrived, far));
+        // Settled beside it, it stays while the goal is taken, and walks back when it is not.
+        assert_eq!(step(twice, far, true).rest, far);
+        assert_eq!(step(twice, far, false).rest, goal);
     }
 
     /// A unit short of a shared goal on an earlier leg of its path settles when the rest of

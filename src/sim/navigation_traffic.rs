@@ -386,7 +386,11 @@ impl Simulator {
             };
             let goes = matches!(decision, Decision::Go | Decision::Through);
             let resting_now = rests.filter(|_| waiter.is_none() && !waits);
-            if !matches!(resting_now, Some(Rest::Level(YIELD) | Rest::Off { .. })) {
+            // A mover: any unit of this loop (navigating) but one at rest, or one whose order
+            // has given up (it rests where it stopped). A unit walking back (`RETURNING`) is
+            // one, so near a choke, where it keeps yielding, it finds itself in reach.
+            let given_up = arrival.is_some_and(|(a, _)| a.status == OrderStatus::GivenUp);
+            if !given_up && !matches!(resting_now, Some(Rest::Level(YIELD) | Rest::Off { .. })) {
                 movers.push((position, MoverGrid::reach(&params[slot])));
             }
             if let Some(rest) = resting_now {
@@ -759,12 +763,14 @@ impl CoreGrid {
     }
 }
 
-/// The units not at rest ([`Simulator::control_traffic`]), bucketed by square cells at least
-/// as wide as the farthest reach plus the largest radius of a unit at rest (a traffic radius
-/// is not assumed: the reach is each mover's own).
+/// The navigating units not at rest ([`Simulator::control_traffic`]; units on plain orders or
+/// steered by the game are not among them), bucketed by square cells at least as wide as
+/// twice the farthest reach (a traffic radius is not assumed: the reach is each mover's own).
 struct MoverGrid {
     /// The cell's side as a shift of the coordinates' bits.
     shift: u32,
+    /// The reach is too long for cells (beyond the domain): every mover is checked.
+    scan: bool,
     /// Each mover's cell, then its position and reach, sorted.
     cells: Vec<((i64, i64), (Vec2, Fx))>,
 }
@@ -783,14 +789,15 @@ impl MoverGrid {
         // larger than that is looked up in the same 3 × 3 cells: see `reaches`).
         let far = movers.iter().map(|m| m.1).max().unwrap_or(Fx::ZERO);
         let bits = far.saturating_mul_int(2).to_bits().unsigned_abs().max(1);
-        let shift = (u64::BITS - bits.leading_zeros()).min(62);
+        let wanted = u64::BITS - bits.leading_zeros();
+        let (shift, scan) = (wanted.min(62), wanted > 62);
         let mut cells: Vec<_> = movers
             .into_iter()
             .map(|m| ((m.0.x.to_bits() >> shift, m.0.y.to_bits() >> shift), m))
             .collect();
         // By cell; the order within a cell is never read (`reaches` asks whether any does).
         cells.sort_unstable_by_key(|c| c.0);
-        Self { shift, cells }
+        Self { shift, scan, cells }
     }
 
     /// Whether a unit not at rest reaches a unit at rest at `p` of radius `r`: their centres
@@ -802,7 +809,7 @@ impl MoverGrid {
             (q - p).length_squared_wide() <= wide_mul(d, d)
         };
         let side = Fx::from_bits(1i64 << self.shift.min(62)) / 2;
-        if r > side {
+        if self.scan || r > side {
             return self.cells.iter().any(|c| near(&c.1));
         }
         let (cx, cy) = (p.x.to_bits() >> self.shift, p.y.to_bits() >> self.shift);
@@ -915,6 +922,44 @@ fn through_narrow_door(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The mover grid answers as a scan of every mover does: positions near the origin and
+    /// across the domain, reaches from 0 to past the domain (the grid then scans), resting
+    /// radii small and larger than a cell.
+    #[test]
+    fn the_mover_grid_answers_as_a_scan() {
+        let mut s = 7u64;
+        let mut next = |m: i64| {
+            s = crate::splitmix64(s);
+            (s % (2 * m as u64 + 1)) as i64 - m
+        };
+        let fx = |bits: i64| Fx::from_bits(bits);
+        // Positions within the domain (|x| < 2^21); the last reach is past it (the grid scans).
+        for (spread, far) in [
+            (8i64, 4i64),
+            (1 << 20, 64),
+            (1 << 20, 1 << 18),
+            (1 << 10, (1 << 30) - 1),
+        ] {
+            let movers: Vec<(Vec2, Fx)> = (0..200)
+                .map(|_| {
+                    let p = Vec2::new(fx(next(spread) << 32), fx(next(spread) << 32));
+                    (p, fx(next(far).abs() << 32))
+                })
+                .collect();
+            let grid = MoverGrid::new(movers.clone());
+            for _ in 0..2_000 {
+                let p = Vec2::new(fx(next(spread) << 32), fx(next(spread) << 32));
+                let r = fx(next(far).abs() << 31);
+                let scan = movers.iter().any(|&(q, reach)| {
+                    let d = reach.saturating_add(r);
+                    (q - p).length_squared_wide() <= wide_mul(d, d)
+                });
+                assert_eq!(grid.reaches(p, r), scan, "{p:?} {r}");
+            }
+        }
+        assert!(!MoverGrid::new(Vec::new()).reaches(Vec2::ZERO, Fx::ONE));
+    }
 
     /// An order arrived on its goal stops beside it only when held back within
     /// `arrive_within`: not when moving towards it at half the goal rule's speed or more, not

@@ -4,7 +4,7 @@
 
 use super::Simulator;
 use super::orders_at_rest::{
-    AtRest, behind_at_rest, collect_at_rest, collect_resting, touches_at_rest,
+    AtRest, behind_at_rest, collect_at_rest, collect_resting, goal_taken_at_rest, touches_at_rest,
 };
 use crate::agent::{AgentId, AgentParams};
 use crate::error::SimError;
@@ -75,7 +75,13 @@ impl Simulator {
             inputs.resting.clear();
             Fx::ZERO
         } else {
-            collect_resting(&mut inputs.resting, list, shared, (ids, positions, params))
+            collect_resting(
+                &mut inputs.resting,
+                list,
+                shared,
+                (ids, positions, params),
+                steering.arrive_within,
+            )
         };
         let state = SteerState {
             ids,
@@ -695,6 +701,14 @@ impl Crowd for GoalCrowd<'_, '_> {
                 (self.goal, self.position, self.radius),
                 gap,
             )
+    }
+
+    fn goal_taken(&self) -> bool {
+        goal_taken_at_rest(
+            (self.state.resting, self.state.resting_radius),
+            self.goal,
+            self.radius,
+        )
     }
 
     fn touching(&self) -> bool {

@@ -7,6 +7,7 @@
 use crate::agent::{AgentId, AgentParams};
 use crate::math::{Fx, Vec2, wide_mul};
 use crate::obstacle::ObstacleSet;
+use crate::orders::arrival::off_goal;
 use crate::orders::{Order, OrderStatus, settled_reach};
 
 /// An order at rest (arrived) on a goal it shares, as stage 1b found it: the goal, and its
@@ -173,13 +174,37 @@ pub(super) fn collect_resting(
     orders: &[(AgentId, Order)],
     shared: &[u32],
     (ids, positions, params): (&[AgentId], &[Vec2], &[AgentParams]),
+    arrive_within: Option<Fx>,
 ) -> Fx {
     out.clear();
     let arrived = |o: &Order| o.status() == OrderStatus::Arrived;
-    // Asked by orders on their way, and by those alone with their goal at rest short of it
-    // (which stay so while such a unit stands in their way).
-    let asks = |o: &Order, n: u32| !arrived(o) || (n < 2 && o.arrival().rest != o.goal());
-    if !orders.iter().zip(shared).any(|((_, o), &n)| asks(o, n))
+    // Asked by orders on their way, by those alone with their goal at rest short of it (which
+    // stay so while such a unit stands in their way, or their goal is taken), and by those
+    // alone with their goal, arrived on it and off it (held off it, or pushed beyond
+    // `arrive_within`: they rest where they are, their goal taken).
+    let mut slot = 0;
+    let mut asks = |id: AgentId, o: &Order, n: u32| {
+        if !arrived(o) || (n < 2 && o.arrival().rest != o.goal()) {
+            return true;
+        }
+        if n >= 2 {
+            return false;
+        }
+        while slot < ids.len() && ids[slot] < id {
+            slot += 1;
+        }
+        if ids.get(slot) != Some(&id) {
+            return false;
+        }
+        // Off its goal: held off it (within `arrive_within`), or pushed beyond that.
+        let (p, r) = (positions[slot], params[slot].radius);
+        let aw = arrive_within.unwrap_or(r);
+        off_goal(p, o.goal(), r) || (p - o.goal()).length_squared_wide() > wide_mul(aw, aw)
+    };
+    if !orders
+        .iter()
+        .zip(shared)
+        .any(|((id, o), &n)| asks(*id, o, n))
         || !orders.iter().any(|(_, o)| arrived(o))
     {
         return Fx::ZERO;
@@ -223,6 +248,27 @@ pub(super) fn behind_at_rest(
                 && d.dot_wide(way) > 0
                 && (goal - a.position).dot_wide(way) > 0
                 && no_room_on(obstacles, (a.position, goal), way, (r, a.radius))
+        })
+}
+
+/// Whether a unit at rest on a goal of its own other than `goal`, and near it (within its
+/// radius), has its goal nearer to `goal` than its radius and `r`: the two goals cannot both
+/// be rested on (the arrival rule's `Crowd::goal_taken`). `resting` is sorted by x, none of
+/// its radii above the one given with it.
+pub(super) fn goal_taken_at_rest((resting, largest): (&[AtRest], Fx), goal: Vec2, r: Fx) -> bool {
+    // The other's centre lies within its radius of its goal, which lies within `r` and its
+    // radius of `goal`.
+    let span = r.saturating_add(largest).saturating_add(largest);
+    let (lo, hi) = (goal.x.saturating_sub(span), goal.x.saturating_add(span));
+    let first = resting.partition_point(|a| a.position.x < lo);
+    resting[first..]
+        .iter()
+        .take_while(|a| a.position.x <= hi)
+        .any(|a| {
+            let reach = r.saturating_add(a.radius);
+            a.goal != goal
+                && (a.goal - goal).length_squared_wide() < wide_mul(reach, reach)
+                && (a.position - a.goal).length_squared_wide() <= wide_mul(a.radius, a.radius)
         })
 }
 

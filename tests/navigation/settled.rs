@@ -267,3 +267,51 @@ fn a_crowd_at_rest_away_from_portals_gives_no_passing_level() {
         "the group did not get through"
     );
 }
+
+/// Two units sent to goals of their own nearer than their two radii (0.7 apart, radius 0.5):
+/// neither can rest on its goal while the other rests on its own. Until the thirty-first
+/// session both walked back to their goals for good, pushing each other (sweep seeds 50 and
+/// 219: pairs still moving at 0.1 to 0.6 a minute after finishing). Now a unit pushed off its
+/// goal rests where it is once it cannot get back, its goal taken by the other: both come to
+/// rest, each near its goal, and stay so.
+#[test]
+fn two_units_with_goals_nearer_than_their_radii_come_to_rest() {
+    // A wall across x = 3 with a door 1.5 wide: the goals are near a choke, where a unit held
+    // back short of its goal is not stopped beside it (traffic control does that away from
+    // chokes), so only the arrival rule can bring the two to rest.
+    let wall = [rect(2.8, -10.0, 3.2, -0.75), rect(2.8, 0.75, 3.2, 10.0)];
+    let mut sim = world(&wall, (-10.0, -10.0, 10.0, 10.0));
+    let a = sim.add_agent_with(v(-6.0, 0.2), unit()).unwrap();
+    let b = sim.add_agent_with(v(-6.0, -2.2), unit()).unwrap();
+    let (ga, gb) = (v(-0.35, 0.0), v(0.35, 0.0));
+    sim.apply(&Command::NavigateTo { id: a, goal: ga }).unwrap();
+    sim.apply(&Command::NavigateTo { id: b, goal: gb }).unwrap();
+    let mut still_since = None;
+    while sim.tick() < 600 {
+        sim.step().unwrap();
+        let still = [a, b].iter().all(|&id| {
+            let q = sim.agent_velocity(id).unwrap().to_f64();
+            q.0.hypot(q.1) < 0.01 && finished(&sim, id)
+        });
+        match (still, still_since) {
+            (true, None) => still_since = Some(sim.tick()),
+            (false, _) => still_since = None,
+            _ => {}
+        }
+    }
+    let near = |id: AgentId, g: Vec2| {
+        (sim.agent_position(id).unwrap() - g)
+            .length()
+            .to_num::<f64>()
+    };
+    println!(
+        "at rest since tick {still_since:?}; a {:.3} and b {:.3} from their goals",
+        near(a, ga),
+        near(b, gb)
+    );
+    assert!(
+        still_since.is_some_and(|t| t <= 300),
+        "still moving: {still_since:?}"
+    );
+    assert!(near(a, ga) < 1.0 && near(b, gb) < 1.0);
+}
