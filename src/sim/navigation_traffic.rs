@@ -749,16 +749,9 @@ impl CoreGrid {
     /// Whether a unit on its way at `p` (radius `r`, to `goal`) touches a unit of a core at
     /// rest on another goal: their discs within `r / 2`.
     fn touches(&self, p: Vec2, r: Fx, goal: Vec2) -> bool {
-        let (cx, cy) = (p.x.to_bits() >> self.shift, p.y.to_bits() >> self.shift);
-        (cx - 1..=cx + 1).any(|x| {
-            let lo = self.cells.partition_point(|c| c.0 < (x, cy - 1));
-            self.cells[lo..]
-                .iter()
-                .take_while(|c| c.0 <= (x, cy + 1))
-                .any(|&(_, (q, rc, g))| {
-                    let reach = r.saturating_add(r / 2).saturating_add(rc);
-                    g != goal && (q - p).length_squared_wide() <= wide_mul(reach, reach)
-                })
+        any_around(&self.cells, self.shift, p, |&(q, rc, g)| {
+            let reach = r.saturating_add(r / 2).saturating_add(rc);
+            g != goal && (q - p).length_squared_wide() <= wide_mul(reach, reach)
         })
     }
 }
@@ -812,15 +805,22 @@ impl MoverGrid {
         if self.scan || r > side {
             return self.cells.iter().any(|c| near(&c.1));
         }
-        let (cx, cy) = (p.x.to_bits() >> self.shift, p.y.to_bits() >> self.shift);
-        (cx - 1..=cx + 1).any(|x| {
-            let lo = self.cells.partition_point(|c| c.0 < (x, cy - 1));
-            self.cells[lo..]
-                .iter()
-                .take_while(|c| c.0 <= (x, cy + 1))
-                .any(|c| near(&c.1))
-        })
+        any_around(&self.cells, self.shift, p, near)
     }
+}
+
+/// Whether any entry of `cells` (sorted by cell: the coordinates' bits shifted right by
+/// `shift`) in the 3 × 3 cells around `p`'s passes `f`. The order read within a cell never
+/// matters (`any`).
+fn any_around<T>(cells: &[((i64, i64), T)], shift: u32, p: Vec2, f: impl Fn(&T) -> bool) -> bool {
+    let (cx, cy) = (p.x.to_bits() >> shift, p.y.to_bits() >> shift);
+    (cx - 1..=cx + 1).any(|x| {
+        let lo = cells.partition_point(|c| c.0 < (x, cy - 1));
+        cells[lo..]
+            .iter()
+            .take_while(|c| c.0 <= (x, cy + 1))
+            .any(|c| f(&c.1))
+    })
 }
 
 /// The arrival state of an order arrived on its goal that stops where it stands, beside its
