@@ -84,11 +84,13 @@
 //!   taken by another unit), or **its goal taken** (a unit at rest near a goal of its own,
 //!   within its radius of it, that goal nearer to this one than the two radii), it rests
 //!   where it is, and stays so while its goal is taken; so does, at once, a unit within
-//!   `arrive_within` of its goal but off it (farther than `r / 32`) whose goal is taken. Two
-//!   goals nearer than two radii cannot both be rested on, and their units, each steering
-//!   onto its own, jostled at 0.1 to 0.6 for good (sweep seeds 50 and 219, until the
-//!   thirty-first session; away from chokes traffic control stops such a unit beside its
-//!   goal, near one it did not); pushed more than `3r` from its goal it is
+//!   `arrive_within` of its goal but off it (farther than `r / 32`) and held back there (its
+//!   velocity towards the goal under half of what the goal rule asks) whose goal is taken;
+//!   that one stays while within `arrive_within` of its goal, as a unit traffic control stopped
+//!   beside its goal does, even once its goal is free again. Two goals nearer than two radii
+//!   cannot both be rested on, and their units, each steering onto its own, jostled at 0.1 to
+//!   0.6 for good (sweep seeds 50 and 219, until the thirty-first session; away from chokes
+//!   traffic control stops such a unit beside its goal, near one it did not); pushed more than `3r` from its goal it is
 //!   `Moving` again. A settled order (rest ≠ goal) pushed out of `settle(n) + r / 2`
 //!   ([`settled_reach`]) is `Moving` again, towards its goal (it arrives again there, or
 //!   settles next to it); pushed more than `3r` from its rest point but still within that
@@ -346,6 +348,14 @@ pub(crate) fn off_goal(p: Vec2, goal: Vec2, r: Fx) -> bool {
     !within(p, goal, r / 32)
 }
 
+/// Whether a unit with velocity `v` is held back short of a goal `to` away (within reach of
+/// one step of the goal rule): its velocity towards the goal under half of `|to|`, what
+/// RVO2's goal rule asks there (exact: `2 (v · to) < |to|²`, `i128`; traffic control's stop
+/// beside the goal asks the same).
+pub(crate) fn held_back(v: Vec2, to: Vec2) -> bool {
+    v.dot_wide(to).saturating_mul(2) < to.length_squared_wide()
+}
+
 fn within(a: Vec2, b: Vec2, d: Fx) -> bool {
     (a - b).length_squared_wide() <= wide_mul(d, d)
 }
@@ -411,9 +421,15 @@ pub(crate) fn next_arrival(
             }
             if within(p, old.rest, pushed()) {
                 if within(p, goal, input.arrive_within) {
-                    // Held off its goal (not on it) by a unit at rest on a goal of its own
-                    // standing there: it rests where it is (see the module docs, "Pushed").
-                    if off_goal(p, goal, input.radius) && n() < 2 && crowd.goal_taken() {
+                    // Held off its goal (not on it, and held back: its velocity towards the
+                    // goal under half of what the goal rule asks) by a unit at rest on a goal
+                    // of its own standing there: it rests where it is (see the module docs,
+                    // "Pushed").
+                    if off_goal(p, goal, input.radius)
+                        && held_back(input.velocity, goal - p)
+                        && n() < 2
+                        && crowd.goal_taken()
+                    {
                         return arrived(p);
                     }
                     return Arrival {
@@ -879,6 +895,22 @@ mod tests {
         let near = Vec2::new(Fx::lit("0.4"), Fx::ZERO);
         let a = step(arrived(goal), near, true);
         assert_eq!((a.status, a.rest), (OrderStatus::Arrived, near));
+        // Walking onto its goal as the goal rule asks (not held back): nothing changes.
+        let walking = ArrivalInput {
+            position: near,
+            velocity: goal - near,
+            ..still(0, (2, 3, 5))
+        };
+        let free = next_arrival(
+            arrived(goal),
+            &walking,
+            &Heading::new(near, goal),
+            &[],
+            goal,
+            || 1,
+            &Taken(true),
+        );
+        assert_eq!(free.rest, goal);
         // Not taken: it walks back onto its goal by the goal rule (rest point the goal).
         assert_eq!(step(arrived(goal), near, false).rest, goal);
         // On its goal: nothing to rest beside.

@@ -127,6 +127,7 @@ use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::traffic::{
     self, Choke, Decision, GOING, RIGHT_OF_WAY, TrafficParams, Traveller,
 };
+use crate::orders::arrival::held_back;
 use crate::orders::{Arrival, MAX_PATH_POINTS, Order, OrderStatus, settle_radius};
 
 /// The avoidance priority of a navigating agent at rest at its goal (arrived): the lowest, so
@@ -839,7 +840,7 @@ fn stop_beside(
     let to = order.goal() - position;
     let d2 = to.length_squared_wide();
     let tiny = radius / 32;
-    let held = velocity.dot_wide(to).saturating_mul(2) < d2;
+    let held = held_back(velocity, to);
     (a.status == OrderStatus::Arrived
         && a.rest == order.goal()
         && d2 <= wide_mul(arrive_within, arrive_within)

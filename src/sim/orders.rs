@@ -663,6 +663,22 @@ struct GoalCrowd<'a, 'b> {
     ahead: Vec2,
 }
 
+impl GoalCrowd<'_, '_> {
+    /// Whether the order's path ends short of its goal, at the end of a window of the way (a
+    /// partial plan, or none from a start with no walkable point near it), which is no goal.
+    fn window(&self) -> bool {
+        let records = self.state.nav_records;
+        records
+            .binary_search_by_key(&self.id, |r| r.0)
+            .is_ok_and(|k| {
+                matches!(
+                    records[k].1.status(),
+                    Some(PathStatus::Partial | PathStatus::NoStart)
+                )
+            })
+    }
+}
+
 impl Crowd for GoalCrowd<'_, '_> {
     fn walled(&self, d: Fx) -> bool {
         self.state.obstacles.any_edge_within(self.goal, d)
@@ -684,17 +700,7 @@ impl Crowd for GoalCrowd<'_, '_> {
     }
 
     fn behind(&self, gap: Fx) -> bool {
-        // Not short of the end of a window of the way (a partial plan), which is no goal.
-        let records = self.state.nav_records;
-        let window = records
-            .binary_search_by_key(&self.id, |r| r.0)
-            .is_ok_and(|k| {
-                matches!(
-                    records[k].1.status(),
-                    Some(PathStatus::Partial | PathStatus::NoStart)
-                )
-            });
-        !window
+        !self.window()
             && behind_at_rest(
                 (self.state.resting, self.state.resting_radius),
                 self.state.obstacles,
@@ -704,11 +710,12 @@ impl Crowd for GoalCrowd<'_, '_> {
     }
 
     fn goal_taken(&self) -> bool {
-        goal_taken_at_rest(
-            (self.state.resting, self.state.resting_radius),
-            self.goal,
-            self.radius,
-        )
+        !self.window()
+            && goal_taken_at_rest(
+                (self.state.resting, self.state.resting_radius),
+                self.goal,
+                self.radius,
+            )
     }
 
     fn touching(&self) -> bool {
