@@ -315,3 +315,42 @@ fn two_units_with_goals_nearer_than_their_radii_come_to_rest() {
     );
     assert!(near(a, ga) < 1.0 && near(b, gb) < 1.0);
 }
+
+/// A unit sent to a goal 0.9 from one at rest on its own (radius 0.5: the goal is taken, the
+/// two cannot both rest on their goals) walks on until it is held back, 0.1 from its goal,
+/// and rests there: it does not stop as soon as it is within `arrive_within` (review 67: the
+/// first version of the rule for a taken goal stopped it 0.45 from its goal, and 1.38 with
+/// `arrive_within` 3).
+#[test]
+fn a_unit_beside_one_at_rest_gets_as_near_its_goal_as_it_can() {
+    for arrive_within in [None, Some(Fx::from_num(3))] {
+        let wall = [rect(2.8, -10.0, 3.2, -0.75), rect(2.8, 0.75, 3.2, 10.0)];
+        let mut sim = world(&wall, (-10.0, -10.0, 10.0, 10.0));
+        sim.set_steering(lockstep_orca::Steering {
+            arrive_within,
+            ..sim.steering()
+        })
+        .unwrap();
+        let a = sim.add_agent_with(v(-3.0, 0.0), unit()).unwrap();
+        sim.apply(&Command::NavigateTo {
+            id: a,
+            goal: v(0.0, 0.0),
+        })
+        .unwrap();
+        for _ in 0..150 {
+            sim.step().unwrap();
+        }
+        let b = sim.add_agent_with(v(-3.0, 3.0), unit()).unwrap();
+        let goal = v(0.9, 0.0);
+        sim.apply(&Command::NavigateTo { id: b, goal }).unwrap();
+        for _ in 0..600 {
+            sim.step().unwrap();
+        }
+        let off = (sim.agent_position(b).unwrap() - goal)
+            .length()
+            .to_num::<f64>();
+        println!("arrive_within {arrive_within:?}: b {off:.3} from its goal");
+        assert!(finished(&sim, b));
+        assert!(off < 0.15, "b stopped {off} from its goal");
+    }
+}
