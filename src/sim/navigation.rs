@@ -111,6 +111,10 @@ mod legs;
 mod traffic;
 pub(crate) use traffic::{TrafficState, Waiter};
 
+// Traffic control's cell lookups (the cores of crowds at rest, the units not at rest).
+#[path = "navigation_traffic_grids.rs"]
+mod traffic_grids;
+
 // The derived data beside the state (the mesh, the kept fields and traffic portals, the
 // search's scratch): its own file.
 #[path = "navigation_derived.rs"]

@@ -120,8 +120,9 @@
 mod state;
 pub(crate) use state::{Level, TrafficState, Waiter};
 
+use super::traffic_grids::{CoreGrid, CoreUnit, MoverGrid};
 use super::{Simulator, planned_order, ticks};
-use crate::agent::{AgentId, AgentParams};
+use crate::agent::AgentId;
 use crate::geom::segments_intersect;
 use crate::math::{Fx, Vec2, wide_mul};
 use crate::navigation::traffic::{
@@ -714,114 +715,6 @@ impl Simulator {
         self.set_levels(&[]);
         self.nav.traffic = TrafficState::default();
     }
-}
-
-/// A unit of the core of a crowd at rest: its position, radius and goal.
-type CoreUnit = (Vec2, Fx, Vec2);
-
-/// The units of the cores of crowds at rest (position, radius, goal), bucketed by square
-/// cells at least as wide as the farthest a unit on its way can be from one it touches: a
-/// unit on its way reads the 3 × 3 cells round its own.
-struct CoreGrid {
-    /// The cell's side as a shift of the coordinates' bits.
-    shift: u32,
-    /// Each unit's cell, then the unit, sorted.
-    cells: Vec<((i64, i64), CoreUnit)>,
-}
-
-impl CoreGrid {
-    fn new(core: Vec<CoreUnit>, passers: &[(AgentId, Vec2, Fx, Vec2)]) -> Self {
-        let rc = core.iter().map(|c| c.1).max().unwrap_or(Fx::ZERO);
-        let rp = passers.iter().map(|p| p.2).max().unwrap_or(Fx::ZERO);
-        // The farthest touch: a passer's radius and half of it, and the core unit's radius.
-        let reach = rp.saturating_add(rp / 2).saturating_add(rc);
-        let bits = reach.to_bits().unsigned_abs().max(1);
-        let shift = (u64::BITS - bits.leading_zeros()).min(62);
-        let mut cells: Vec<((i64, i64), CoreUnit)> = core
-            .into_iter()
-            .map(|c| ((c.0.x.to_bits() >> shift, c.0.y.to_bits() >> shift), c))
-            .collect();
-        // By cell; the order within a cell is never read (`touches` asks whether any
-        // touches).
-        cells.sort_unstable_by_key(|c| c.0);
-        Self { shift, cells }
-    }
-
-    /// Whether a unit on its way at `p` (radius `r`, to `goal`) touches a unit of a core at
-    /// rest on another goal: their discs within `r / 2`.
-    fn touches(&self, p: Vec2, r: Fx, goal: Vec2) -> bool {
-        any_around(&self.cells, self.shift, p, |&(q, rc, g)| {
-            let reach = r.saturating_add(r / 2).saturating_add(rc);
-            g != goal && (q - p).length_squared_wide() <= wide_mul(reach, reach)
-        })
-    }
-}
-
-/// The navigating units not at rest ([`Simulator::control_traffic`]; units on plain orders or
-/// steered by the game are not among them), bucketed by square cells at least as wide as
-/// twice the farthest reach (a traffic radius is not assumed: the reach is each mover's own).
-struct MoverGrid {
-    /// The cell's side as a shift of the coordinates' bits.
-    shift: u32,
-    /// The reach is too long for cells (beyond the domain): every mover is checked.
-    scan: bool,
-    /// Each mover's cell, then its position and reach, sorted.
-    cells: Vec<((i64, i64), (Vec2, Fx))>,
-}
-
-impl MoverGrid {
-    /// How far a unit not at rest reaches a unit at rest that should yield to it: its radius
-    /// and the distance it covers at full speed in its time horizon (saturating), the range in
-    /// which ORCA makes the two avoid each other. The resting unit's radius is added per pair.
-    fn reach(p: &AgentParams) -> Fx {
-        p.radius
-            .saturating_add(p.max_speed.saturating_mul(p.time_horizon))
-    }
-
-    fn new(movers: Vec<(Vec2, Fx)>) -> Self {
-        // Cells as wide as the farthest reach and a radius of the same size (a unit at rest
-        // larger than that is looked up in the same 3 × 3 cells: see `reaches`).
-        let far = movers.iter().map(|m| m.1).max().unwrap_or(Fx::ZERO);
-        let bits = far.saturating_mul_int(2).to_bits().unsigned_abs().max(1);
-        let wanted = u64::BITS - bits.leading_zeros();
-        let (shift, scan) = (wanted.min(62), wanted > 62);
-        let mut cells: Vec<_> = movers
-            .into_iter()
-            .map(|m| ((m.0.x.to_bits() >> shift, m.0.y.to_bits() >> shift), m))
-            .collect();
-        // By cell; the order within a cell is never read (`reaches` asks whether any does).
-        cells.sort_unstable_by_key(|c| c.0);
-        Self { shift, scan, cells }
-    }
-
-    /// Whether a unit not at rest reaches a unit at rest at `p` of radius `r`: their centres
-    /// within the mover's reach and `r`. Cells hold the movers within `2^shift`; a unit at rest
-    /// larger than the farthest reach is checked against every mover.
-    fn reaches(&self, p: Vec2, r: Fx) -> bool {
-        let near = |&(q, reach): &(Vec2, Fx)| {
-            let d = reach.saturating_add(r);
-            (q - p).length_squared_wide() <= wide_mul(d, d)
-        };
-        let side = Fx::from_bits(1i64 << self.shift.min(62)) / 2;
-        if self.scan || r > side {
-            return self.cells.iter().any(|c| near(&c.1));
-        }
-        any_around(&self.cells, self.shift, p, near)
-    }
-}
-
-/// Whether any entry of `cells` (sorted by cell: the coordinates' bits shifted right by
-/// `shift`) in the 3 × 3 cells around `p`'s passes `f`. The order read within a cell never
-/// matters (`any`).
-fn any_around<T>(cells: &[((i64, i64), T)], shift: u32, p: Vec2, f: impl Fn(&T) -> bool) -> bool {
-    let (cx, cy) = (p.x.to_bits() >> shift, p.y.to_bits() >> shift);
-    (cx - 1..=cx + 1).any(|x| {
-        let lo = cells.partition_point(|c| c.0 < (x, cy - 1));
-        cells[lo..]
-            .iter()
-            .take_while(|c| c.0 <= (x, cy + 1))
-            .any(|c| f(&c.1))
-    })
 }
 
 /// The arrival state of an order arrived on its goal that stops where it stands, beside its
