@@ -26,8 +26,8 @@ pub struct AgentModel {
     /// The layers this agent avoids. Default [`DEFAULT_LAYERS`]. Agent A avoids agent B when
     /// `A.mask & B.layers != 0` (Godot's convention); otherwise A builds no ORCA line for B
     /// (B is still found by the neighbour search and still counts against `max_neighbors`).
-    /// When A avoids B but B does not avoid A, A takes the whole avoidance (as against an
-    /// agent of higher priority).
+    /// When A avoids B but B does not avoid A, A takes the whole avoidance (B never moves
+    /// for it, however deep they overlap).
     pub mask: u32,
     /// Radius of the body against obstacles, in world units; `None` (the default): the
     /// agent's [`radius`](crate::AgentParams::radius). The obstacle lines use

@@ -15,7 +15,7 @@ use crate::liveness::{self, Liveness, Rules};
 use crate::math::{Fx, Vec2, div_trunc, wide_mul};
 use crate::orca::Line;
 use crate::orca::lens::{self, Lens};
-use crate::orca::lines::Share;
+use crate::orca::lines::{Share, deep_overlap_line};
 use crate::orca::lp::{self, SolvePath};
 
 impl ChunkWork {
@@ -96,9 +96,14 @@ impl SlotWork {
             } else {
                 Share::All
             };
-            // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
                 out.push(pair.line(me.velocity, share, slot < o));
+            } else if let Some(line) =
+                deep_overlap_line(&me, &pre.state(o), p.time_horizon, pre.time_step)
+            {
+                // A neighbour of lower priority gets out of this agent's way (no line), but is
+                // never walked through.
+                out.push(line);
             }
         }
         // The lines constrain world velocities; the LP solves for the velocity relative to

@@ -19,7 +19,7 @@ use crate::liveness::{self, Liveness, Rules};
 use crate::math::{Fx, Vec2, narrow, wide_mul};
 use crate::obstacle::ObstacleAgent;
 use crate::orca::Line;
-use crate::orca::lines::{AgentState, PairTimes, Share, StoredPair};
+use crate::orca::lines::{AgentState, PairTimes, Share, StoredPair, deep_overlap_line};
 use crate::orca::lp::{self, SolvePath};
 
 impl Workspace {
@@ -314,9 +314,14 @@ impl SlotWork {
             let o = o as usize;
             let pair = self.pair_with(pre, lists, &mut k, (slot, o), &me, p.time_horizon);
             let share = Share::of(p.priority, params[o].priority);
-            // A neighbour of lower priority gets out of this agent's way: no line.
             if share != Share::None {
                 out.push(pair.line(me.velocity, share, slot < o));
+            } else if let Some(line) =
+                deep_overlap_line(&me, &pre.rvo2_state(o), p.time_horizon, pre.time_step)
+            {
+                // A neighbour of lower priority gets out of this agent's way (no line), but is
+                // never walked through.
+                out.push(line);
             }
         }
         obstacle

@@ -264,6 +264,61 @@ fn priorities_split_the_avoidance() {
     );
 }
 
+/// Priority decides who steps aside, never who walks through whom: an agent of low priority
+/// pinned at the back of a pocket just wider than itself cannot get out of the way, and the
+/// agent of high priority walking in comes to rest against it, a quarter of their combined
+/// radius deep (`orca::lines::deep_overlap_line`; 0.750 of 3, still after 250 ticks). Until
+/// the thirty-second session the high one took no share at all and walked 2.006 into it,
+/// pressing it against the pocket's back wall; with a half share of the whole pair past a
+/// quarter deep (tried in the thirtieth and thirty-second sessions) it was thrown back at
+/// 1.6 u/s and walked in again every 9 ticks.
+#[test]
+fn priority_never_walks_through_an_agent_that_cannot_get_away() {
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    let p = |x: i32, y: i32| Vec2::from_int(x, y);
+    // A pocket 3.2 wide (radius 1.5), open to the west, its back wall at x = 10.
+    for wall in [
+        vec![p(0, 2), p(10, 2), p(10, 3), p(0, 3)],
+        vec![p(0, -3), p(10, -3), p(10, -2), p(0, -2)],
+        vec![p(10, -3), p(11, -3), p(11, 3), p(10, 3)],
+    ] {
+        sim.add_obstacle(lockstep_orca::ObstacleShape::Polygon(wall))
+            .unwrap();
+    }
+    let params = |priority| AgentParams {
+        priority,
+        ..AgentParams::default()
+    };
+    let low = sim
+        .add_agent_with(Vec2::new(Fx::lit("8.4"), Fx::ZERO), params(10))
+        .unwrap();
+    let high = sim.add_agent_with(p(-6, 0), params(200)).unwrap();
+    let sum = Fx::from_num(3);
+    let (mut worst, mut last_speed) = (Fx::ZERO, Fx::ZERO);
+    for tick in 0..300 {
+        sim.set_agent_pref_velocity(high, p(2, 0)).unwrap();
+        sim.set_agent_pref_velocity(low, Vec2::ZERO).unwrap();
+        sim.step().unwrap();
+        let gap = (sim.agent_position(high).unwrap() - sim.agent_position(low).unwrap()).length();
+        worst = worst.max(sum - gap);
+        if tick >= 250 {
+            last_speed = last_speed.max(sim.agent_velocity(high).unwrap().length());
+        }
+    }
+    // It came to rest there: not thrown back and walking in again every few ticks.
+    assert!(
+        last_speed < Fx::lit("0.01"),
+        "the high one still moves at {last_speed} after 250 ticks"
+    );
+    // The high one reached the low one (it was stopped by it, not short of it) ...
+    assert!(worst > Fx::ZERO, "never touched: {worst}");
+    // ... and went a quarter of the combined radius into it, not much more.
+    assert!(
+        worst < sum * Fx::lit("0.3"),
+        "went {worst} into an agent that could not get away (combined radius {sum})"
+    );
+}
+
 #[test]
 fn a_wall_blocked_agent_is_reported() {
     // An agent walking into a long wall with nothing else around: stalled, blocked by the

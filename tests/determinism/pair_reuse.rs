@@ -13,7 +13,7 @@ use det_support::Rng;
 use lockstep_orca::agent_model::AgentModel;
 use lockstep_orca::math::{Fx, Vec2};
 use lockstep_orca::obstacle::ObstacleAgent;
-use lockstep_orca::orca::lines::{AgentState, PairHalf, Share, agent_line};
+use lockstep_orca::orca::lines::{AgentState, PairHalf, Share, agent_line, deep_overlap_line};
 use lockstep_orca::orca::lp;
 use lockstep_orca::{AgentId, Simulator, SimulatorParams};
 use proptest::prelude::*;
@@ -66,10 +66,13 @@ proptest! {
 #[derive(Debug, Default)]
 struct Exercised {
     /// Agent lines with a half share, all of it (the other has the higher priority, or does
-    /// not avoid this agent), and neighbours given no line (lower priority).
+    /// not avoid this agent), and neighbours of lower priority (no share: no line, or the
+    /// line of a deep overlap).
     half: usize,
     all: usize,
     none: usize,
+    /// Neighbours of lower priority overlapped deeply ([`deep_overlap_line`]).
+    deep: usize,
     /// Obstacle lines.
     obstacle_lines: usize,
     /// Neighbours skipped by the layers and masks, lines moved by a moving support, and agents
@@ -179,6 +182,11 @@ fn oracle_velocity(
         if share != Share::None {
             let pair = PairHalf::solve(&me, &other, p.time_horizon, dt);
             lines.push(pair.line_with_share(&me, &other, share));
+        } else if let Some(line) = deep_overlap_line(&me, &other, p.time_horizon, dt) {
+            // Never walked through: past about 7/32 of the combined radius the higher
+            // priority keeps a line too.
+            seen.deep += usize::from(count);
+            lines.push(line);
         }
     }
     if m.support_velocity != Vec2::ZERO {
@@ -247,6 +255,7 @@ fn fused_stages_equal_the_pure_functions() {
         half,
         all,
         none,
+        deep,
         obstacle_lines,
         masked,
         on_support,
@@ -257,6 +266,7 @@ fn fused_stages_equal_the_pure_functions() {
         ("half shares", half),
         ("whole shares", all),
         ("no-line shares", none),
+        ("deep overlaps of a lower priority", deep),
         ("obstacle lines", obstacle_lines),
         ("masked neighbours", masked),
         ("agents on a moving support", on_support),
