@@ -320,24 +320,8 @@ pub fn deep_overlap_line(
     if (other.position - me.position).length_squared_wide() >= wide_mul(on, on) {
         return None;
     }
-    let (a, b) = if me.id < other.id {
-        (me, other)
-    } else {
-        (other, me)
-    };
-    let s = solve_pair(
-        b.position - a.position,
-        a.velocity - b.velocity,
-        near,
-        time_horizon,
-        time_step,
-        (a.id, b.id),
-    );
-    let pair = StoredPair {
-        u: s.u,
-        direction: s.direction,
-    };
-    Some(pair.line(me.velocity, Share::Half, me.id < other.id))
+    let pair = PairHalf::solve_with_radius(me, other, near, time_horizon, time_step);
+    Some(pair.line_with_share(me, other, Share::Half))
 }
 
 /// One pair's ORCA solution in the canonical (lower id = A) frame: what both agents' lines are
@@ -359,6 +343,19 @@ impl PairHalf {
     /// Solves the pair of `me` and `other` in the lower id's frame with horizon `time_horizon`.
     #[must_use]
     pub fn solve(me: &AgentState, other: &AgentState, time_horizon: Fx, time_step: Fx) -> Self {
+        Self::solve_with_radius(me, other, me.radius + other.radius, time_horizon, time_step)
+    }
+
+    /// [`solve`](Self::solve) with `combined_radius` in place of the two radii's sum (as
+    /// [`deep_overlap_line`] solves a pair).
+    #[must_use]
+    pub fn solve_with_radius(
+        me: &AgentState,
+        other: &AgentState,
+        combined_radius: Fx,
+        time_horizon: Fx,
+        time_step: Fx,
+    ) -> Self {
         let (a, b) = if me.id < other.id {
             (me, other)
         } else {
@@ -367,7 +364,7 @@ impl PairHalf {
         let s = solve_pair(
             b.position - a.position,
             a.velocity - b.velocity,
-            me.radius + other.radius,
+            combined_radius,
             time_horizon,
             time_step,
             (a.id, b.id),
