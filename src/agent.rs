@@ -42,7 +42,7 @@ pub struct AgentParams {
     /// lower one (no ORCA line), it is a moving obstacle to it, until their discs overlap by
     /// about 7/32 of their combined radius; past that the higher one keeps a line that holds
     /// it about a quarter deep
-    /// ([`deep_overlap_line`](crate::orca::lines::deep_overlap_line)), so it never walks
+    /// ([`deep_overlap_line`](crate::orca::lines::deep_overlap_line)), so it no longer walks
     /// through a unit that cannot get out of its way. It also decides the right of way when a
     /// jam is resolved ([`crate::liveness`]): the lower priority yields, ties by the higher id.
     pub priority: u8,

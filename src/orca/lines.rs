@@ -298,10 +298,12 @@ impl Share {
 /// integer arithmetic). Nearer, it takes half of the pair solved as if `R` were `R − R/4`
 /// (a quarter deep): in that thin band the line only slows its closing in (the pair's
 /// velocity obstacle, with its time horizon), and past a quarter deep it pushes back only the
-/// depth beyond that (the collision branch), none at it. An agent pressing into one that
-/// cannot get out of its way (a wall or a crowd behind it) so comes to rest about a quarter
-/// deep, smoothly, instead of walking through it (or, with a line switched on at the whole
-/// radius, being thrown back and walking in again). The agent of lower priority still takes
+/// depth beyond that (the collision branch), none at it. An agent pressing slowly into one
+/// that cannot get out of its way (a wall or a crowd behind it) so comes to rest about a
+/// quarter deep instead of walking through it (or, with a line switched on at the whole
+/// radius, being thrown back and walking in again). One that crosses the band in a single
+/// step lands deeper and is pushed back out of it, then walks in again: a smaller bounce
+/// (docs/navigation.md § "Limits"). The agent of lower priority still takes
 /// all of the pair at its whole combined radius.
 ///
 /// `me` and `other` as in [`PairHalf::solve`] (the same radii, positions and velocities, the

@@ -271,12 +271,14 @@ fn priorities_split_the_avoidance() {
 /// the thirty-second session the high one took no share at all and walked 2.006 into it,
 /// pressing it against the pocket's back wall; with a half share of the whole pair past a
 /// quarter deep (tried in the thirtieth and thirty-second sessions) it was thrown back at
-/// 1.6 u/s and walked in again every 9 ticks.
+/// 1.6 u/s and walked in again every 9 ticks. (The pocket's walls, seen 10 s ahead, slow the
+/// high one as it walks in; one arriving at full speed with a short look at the walls still
+/// bounces: docs/navigation.md § "Limits".)
 #[test]
 fn priority_never_walks_through_an_agent_that_cannot_get_away() {
     let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
     let p = |x: i32, y: i32| Vec2::from_int(x, y);
-    // A pocket 3.2 wide (radius 1.5), open to the west, its back wall at x = 10.
+    // A pocket 4 wide (radius 1.5), open to the west, its back wall at x = 10.
     for wall in [
         vec![p(0, 2), p(10, 2), p(10, 3), p(0, 3)],
         vec![p(0, -3), p(10, -3), p(10, -2), p(0, -2)],
@@ -311,7 +313,7 @@ fn priority_never_walks_through_an_agent_that_cannot_get_away() {
         "the high one still moves at {last_speed} after 250 ticks"
     );
     // The high one reached the low one (it was stopped by it, not short of it) ...
-    assert!(worst > Fx::ZERO, "never touched: {worst}");
+    assert!(worst > Fx::lit("0.6"), "stopped short of it: {worst}");
     // ... and went a quarter of the combined radius into it, not much more.
     assert!(
         worst < sum * Fx::lit("0.3"),

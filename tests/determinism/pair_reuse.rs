@@ -265,7 +265,7 @@ fn fused_stages_equal_the_pure_functions() {
     for (what, count) in [
         ("half shares", half),
         ("whole shares", all),
-        ("no-line shares", none),
+        ("lower-priority neighbours", none),
         ("deep overlaps of a lower priority", deep),
         ("obstacle lines", obstacle_lines),
         ("masked neighbours", masked),

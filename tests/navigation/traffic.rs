@@ -938,7 +938,7 @@ fn any_command_between_steps_leaves_a_restorable_state() {
 /// by the other side's batch enters from that side, and goes that batch's way. (Since the
 /// thirty-second session a batch no longer walks through a unit standing in the far mouth
 /// that cannot get out of its way, and may push it back through the door ahead of it: once
-/// in these tests' eight runs, counted as both sides inside by where units started;
+/// in these tests' ten runs, counted as both sides inside by where units started;
 /// docs/navigation.md § "Limits".)
 struct EntrySides {
     west: Vec<bool>,
