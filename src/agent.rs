@@ -39,9 +39,8 @@ pub struct AgentParams {
     /// Avoidance priority, 0 ..= 255, default [`DEFAULT_PRIORITY`] (128). Between two agents of
     /// equal priority the avoidance is shared half and half (RVO2). Otherwise the agent of
     /// lower priority takes all of it and the other none: the higher one does not avoid the
-    /// lower one (no ORCA line), it is a moving obstacle to it, until their discs overlap by
-    /// about 7/32 of their combined radius; past that the higher one keeps a line that holds
-    /// it about a quarter deep
+    /// lower one (no ORCA line), it is a moving obstacle to it, until their discs overlap;
+    /// then the higher one keeps a line that holds it about a quarter deep
     /// ([`deep_overlap_line`](crate::orca::lines::deep_overlap_line)), so it no longer walks
     /// through a unit that cannot get out of its way. It also decides the right of way when a
     /// jam is resolved ([`crate::liveness`]): the lower priority yields, ties by the higher id.

@@ -272,7 +272,7 @@ pub enum Share {
     /// All of it (the other agent has the higher priority).
     All,
     /// None (the other agent has the lower priority): the simulator builds no line for the
-    /// pair, unless the two overlap deeply ([`deep_overlap_line`]);
+    /// pair, unless the two discs overlap ([`deep_overlap_line`]);
     /// [`PairHalf::line_with_share`] gives the line through the agent's own velocity.
     None,
 }
@@ -291,38 +291,36 @@ impl Share {
 }
 
 /// The ORCA line of an agent of higher priority against one of lower priority whose disc it
-/// overlaps deeply, or `None`: priority decides who steps aside, never who walks through
-/// another body. Against a lower priority an agent takes no share of the avoidance ([`Share`])
-/// while the two discs overlap by less than about seven thirty-seconds of their combined
-/// radius `R` (centres at least `R − R/4 + R/32` apart; each part truncated toward zero, exact
-/// integer arithmetic). Nearer, it takes half of the pair solved as if `R` were `R − R/4`
-/// (a quarter deep): in that thin band the line only slows its closing in (the pair's
-/// velocity obstacle, with its time horizon), and past a quarter deep it pushes back only the
-/// depth beyond that (the collision branch), none at it. An agent pressing slowly into one
-/// that cannot get out of its way (a wall or a crowd behind it) so comes to rest about a
-/// quarter deep instead of walking through it (or, with a line switched on at the whole
-/// radius, being thrown back and walking in again). One that crosses the band in a single
-/// step lands deeper and is pushed back out of it, then walks in again: a smaller bounce
-/// (docs/navigation.md § "Limits"). The agent of lower priority still takes
-/// all of the pair at its whole combined radius.
+/// overlaps, or `None`: priority decides who steps aside, never who walks through another
+/// body. Against a lower priority an agent takes no share of the avoidance ([`Share`]) while
+/// the two discs are apart. Once they overlap (centres nearer than their combined radius
+/// `R`), it takes half of the pair solved as if `R` were `R − R/4` (a quarter deep; `R/4`
+/// truncated toward zero, exact integer arithmetic), with a time horizon of one time step:
+///
+/// - shallower than a quarter, the line binds only a velocity that would carry the pair past
+///   a quarter deep within the step (the velocity obstacle of one step), so a lower-priority
+///   agent that gets out of the way lets it pass at full speed;
+/// - past a quarter deep, it pushes back only the depth beyond that (the collision branch).
+///
+/// An agent walking into one that cannot get out of its way (a wall or a crowd behind it)
+/// comes to rest about a quarter deep, at any speed and time step: landing deeper, it is
+/// pushed back to a quarter, and the line stays on while the discs overlap, so it never
+/// walks in again. The agent of lower priority still takes all of the pair at its whole
+/// combined radius. (Until the thirty-third session the line came on only about `7R/32`
+/// deep, with the agent's own time horizon: one crossing that band in a step bounced,
+/// docs/navigation.md § "Right of way".)
 ///
 /// `me` and `other` as in [`PairHalf::solve`] (the same radii, positions and velocities, the
-/// same frame by id); `time_horizon` is `me`'s, `time_step` the step's.
+/// same frame by id); `time_step` is the step's.
 #[must_use]
 #[inline]
-pub fn deep_overlap_line(
-    me: &AgentState,
-    other: &AgentState,
-    time_horizon: Fx,
-    time_step: Fx,
-) -> Option<Line> {
+pub fn deep_overlap_line(me: &AgentState, other: &AgentState, time_step: Fx) -> Option<Line> {
     let sum = me.radius.saturating_add(other.radius);
-    let on = sum - sum / 4 + sum / 32;
-    let near = sum - sum / 4;
-    if (other.position - me.position).length_squared_wide() >= wide_mul(on, on) {
+    if (other.position - me.position).length_squared_wide() >= wide_mul(sum, sum) {
         return None;
     }
-    let pair = PairHalf::solve_with_radius(me, other, near, time_horizon, time_step);
+    let near = sum - sum / 4;
+    let pair = PairHalf::solve_with_radius(me, other, near, time_step, time_step);
     Some(pair.line_with_share(me, other, Share::Half))
 }
 
@@ -477,44 +475,48 @@ mod tests {
 
     const ONE: i64 = 1 << 32;
 
-    /// An agent of higher priority gets a line only past about 7/32 of the combined radius
-    /// deep; in the band up to a quarter the line lets it close in only slowly, at a quarter
-    /// it asks nothing of one standing still, and deeper it pushes it away.
+    /// An agent of higher priority gets a line only once the discs overlap; shallower than a
+    /// quarter of the combined radius it may still close in by what one step leaves to a
+    /// quarter (half of it, its share), at a quarter it asks nothing of one standing still,
+    /// and deeper it pushes it away.
     #[test]
-    fn a_higher_priority_keeps_a_line_only_past_a_deep_overlap() {
+    fn a_higher_priority_keeps_a_line_only_while_the_discs_overlap() {
         let at = |id: u32, x: &str, r: &str| AgentState {
             id: AgentId(id),
             position: Vec2::new(Fx::lit(x), Fx::ZERO),
             velocity: Vec2::ZERO,
             radius: Fx::lit(r),
         };
-        let (tau, dt) = (Fx::from_num(2), Fx::lit("0.25"));
-        // Combined radius 1.3: the line from centres nearer than 1.015625 (1.3 − 0.325 +
-        // 0.040625), solved as if the combined radius were 0.975.
+        let dt = Fx::lit("0.25");
+        // Combined radius 1.3: the line from centres nearer than 1.3, solved as if the
+        // combined radius were 0.975 with a time horizon of one step.
         let me = at(1, "0", "0.5");
-        for x in ["1.0157", "1.0156251", "2"] {
+        for x in ["1.3", "1.3000001", "2"] {
             let other = at(2, x, "0.8");
-            assert_eq!(deep_overlap_line(&me, &other, tau, dt), None, "at {x}");
-            assert_eq!(
-                deep_overlap_line(&other, &me, tau, dt),
-                None,
-                "at {x}, swapped"
-            );
+            assert_eq!(deep_overlap_line(&me, &other, dt), None, "at {x}");
+            assert_eq!(deep_overlap_line(&other, &me, dt), None, "at {x}, swapped");
         }
         // How far the line's point lies from `me`'s own velocity (zero), away from `other`
         // (negative: it may still close in by that much).
         let push = |x: &str| {
             let other = at(2, x, "0.8");
-            let line = deep_overlap_line(&me, &other, tau, dt).expect("deep");
-            let back = deep_overlap_line(&other, &me, tau, dt).expect("deep, swapped");
+            let line = deep_overlap_line(&me, &other, dt).expect("overlapping");
+            let back = deep_overlap_line(&other, &me, dt).expect("overlapping, swapped");
             // The two lines are each other's negation (half each, the canonical frame).
             assert_eq!(back.direction, -line.direction, "at {x}");
             -line.point.x
         };
-        let band = push("1.0156");
+        // Just overlapping: 0.325 from a quarter deep, 1.3 u/s in one step, half each.
+        let touching = push("1.2999");
         assert!(
-            band < Fx::ZERO && band > Fx::lit("-0.02"),
-            "in the band: {band}"
+            (touching + Fx::lit("0.6498")).abs() < Fx::lit("0.001"),
+            "just overlapping: {touching}"
+        );
+        // 0.225 from a quarter deep: 0.9 u/s in one step, half each.
+        let shallow = push("1.2");
+        assert!(
+            (shallow + Fx::lit("0.45")).abs() < Fx::lit("0.001"),
+            "shallow: {shallow}"
         );
         let hair = push("0.9749");
         assert!(

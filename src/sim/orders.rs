@@ -685,15 +685,15 @@ impl Crowd for GoalCrowd<'_, '_> {
     }
 
     fn sees_goal(&self, d: Fx) -> bool {
-        // The line from the unit to the disc's edge (the goal itself when the unit is
-        // inside it).
+        // The line from the unit to the disc's edge. A unit inside the disc has none: walls
+        // inside the disc are not looked at (until the thirty-third session it had to see
+        // the goal itself, and one beside a building inside the disc pushed on for good).
         let to = self.position - self.goal;
         let len = to.length();
-        let edge = if len > d && len > Fx::ZERO {
-            self.goal + to * (d / len)
-        } else {
-            self.goal
-        };
+        if len <= d || len == Fx::ZERO {
+            return true;
+        }
+        let edge = self.goal + to * (d / len);
         self.state
             .obstacles
             .query_visibility(self.position, edge, Fx::ZERO)

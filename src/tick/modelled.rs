@@ -98,9 +98,7 @@ impl SlotWork {
             };
             if share != Share::None {
                 out.push(pair.line(me.velocity, share, slot < o));
-            } else if let Some(line) =
-                deep_overlap_line(&me, &pre.state(o), p.time_horizon, pre.time_step)
-            {
+            } else if let Some(line) = deep_overlap_line(&me, &pre.state(o), pre.time_step) {
                 // A neighbour of lower priority gets out of this agent's way (no line), but is
                 // never walked through.
                 out.push(line);

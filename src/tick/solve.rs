@@ -316,9 +316,7 @@ impl SlotWork {
             let share = Share::of(p.priority, params[o].priority);
             if share != Share::None {
                 out.push(pair.line(me.velocity, share, slot < o));
-            } else if let Some(line) =
-                deep_overlap_line(&me, &pre.rvo2_state(o), p.time_horizon, pre.time_step)
-            {
+            } else if let Some(line) = deep_overlap_line(&me, &pre.rvo2_state(o), pre.time_step) {
                 // A neighbour of lower priority gets out of this agent's way (no line), but is
                 // never walked through.
                 out.push(line);

@@ -51,7 +51,7 @@ pub struct StepStats {
     /// Stage 6: obstacle ORCA lines built.
     pub obstacle_lines: u64,
     /// Stage 6: agent ORCA lines built (`neighbors_found`, less the neighbours of lower
-    /// priority, which get no line unless the two overlap deeply,
+    /// priority, which get no line unless the two discs overlap,
     /// [`deep_overlap_line`](crate::orca::lines::deep_overlap_line)).
     pub agent_lines: u64,
     /// Stage 7: agents whose LP2 failed on an agent line, solved by LP3 (a dense crowd).

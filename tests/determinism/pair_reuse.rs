@@ -71,7 +71,7 @@ struct Exercised {
     half: usize,
     all: usize,
     none: usize,
-    /// Neighbours of lower priority overlapped deeply ([`deep_overlap_line`]).
+    /// Neighbours of lower priority whose discs overlap ([`deep_overlap_line`]).
     deep: usize,
     /// Obstacle lines.
     obstacle_lines: usize,
@@ -182,9 +182,9 @@ fn oracle_velocity(
         if share != Share::None {
             let pair = PairHalf::solve(&me, &other, p.time_horizon, dt);
             lines.push(pair.line_with_share(&me, &other, share));
-        } else if let Some(line) = deep_overlap_line(&me, &other, p.time_horizon, dt) {
-            // Never walked through: past about 7/32 of the combined radius the higher
-            // priority keeps a line too.
+        } else if let Some(line) = deep_overlap_line(&me, &other, dt) {
+            // Never walked through: while the discs overlap the higher priority keeps a
+            // line too.
             seen.deep += usize::from(count);
             lines.push(line);
         }

@@ -6,7 +6,7 @@
 // f64 measures the results (distances, overlaps).
 #![allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
 
-use lockstep_orca::navigation::NavParams;
+use lockstep_orca::navigation::{NavParams, PathStatus};
 use lockstep_orca::orders::OrderStatus;
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
@@ -352,5 +352,117 @@ fn a_unit_beside_one_at_rest_gets_as_near_its_goal_as_it_can() {
         println!("arrive_within {arrive_within:?}: b {off:.3} from its goal");
         assert!(finished(&sim, b));
         assert!(off < 0.15, "b stopped {off} from its goal");
+    }
+}
+
+/// The walls of [`yard_round_a_corner`]: a building (x `west` .. −1, y 0 .. 8), a street 2 wide
+/// east of it (x −1 .. 1) with its east wall (x 1 .. 2), and under the building a yard 4 high
+/// closed by a floor (y −5 .. −4) and a west wall: the street is its only way in.
+fn yard_walls(west: f64) -> [(f64, f64, f64, f64); 4] {
+    [
+        (west, 0.0, -1.0, 8.0),
+        (1.0, -5.0, 2.0, 8.0),
+        (west - 1.0, -5.0, 2.0, -4.0),
+        (west - 1.0, -5.0, west, 8.0),
+    ]
+}
+
+/// `n` units of radius 1.5 (time step `dt`) in files of four north of [`yard_walls`], all sent
+/// to one point in the yard, `gx` west of the street: a yard they cannot enter (the street is
+/// narrower than their diameter), so their plans end at the nearest reachable point, under
+/// the yard's floor (`Unreachable`), reached round the yard's east corner. Returns when every
+/// order finished (or at 300 s): the time, whether all arrived (none gave up), and the
+/// smallest clearance of a unit from a wall at any tick.
+fn yard_round_a_corner(n: usize, dt: &str, gx: f64, west: f64) -> (Option<f64>, bool, f64) {
+    let walls = yard_walls(west);
+    let radius = 1.5;
+    let mut sim = Simulator::new(SimulatorParams {
+        time_step: Fx::lit(dt),
+        agent_defaults: AgentParams {
+            radius: Fx::lit("1.5"),
+            ..unit()
+        },
+    })
+    .unwrap();
+    for &(x0, y0, x1, y1) in &walls {
+        sim.add_obstacle(rect(x0, y0, x1, y1)).unwrap();
+    }
+    sim.set_navigation(Some(NavParams {
+        boundary: Some(vec![
+            v(-20.0, -10.0),
+            v(20.0, -10.0),
+            v(20.0, 40.0),
+            v(-20.0, 40.0),
+        ]),
+        ..NavParams::default()
+    }))
+    .unwrap();
+    let goal = v(gx, -2.0);
+    let ids: Vec<AgentId> = (0..n)
+        .map(|k| {
+            let id = sim
+                .add_agent(v(-3.0 + 2.0 * (k % 4) as f64, 10.0 + 2.0 * (k / 4) as f64))
+                .unwrap();
+            sim.queue_command(sim.tick(), Command::NavigateTo { id, goal })
+                .unwrap();
+            id
+        })
+        .collect();
+    sim.step().unwrap();
+    let status = sim.nav_status(ids[0]).unwrap().and_then(|r| r.status());
+    assert!(
+        matches!(status, Some(PathStatus::Unreachable { to }) if to.y < v(0.0, -6.0).y),
+        "the yard is closed to them: {status:?}"
+    );
+    let step = Fx::lit(dt).to_num::<f64>();
+    let mut clear = f64::MAX;
+    while (sim.tick() as f64) * step < 300.0 {
+        sim.step().unwrap();
+        for &id in &ids {
+            let (x, y) = sim.agent_position(id).unwrap().to_f64();
+            for &(x0, y0, x1, y1) in &walls {
+                let (dx, dy) = ((x0 - x).max(x - x1).max(0.0), (y0 - y).max(y - y1).max(0.0));
+                clear = clear.min(dx.hypot(dy) - radius);
+            }
+        }
+        if ids.iter().all(|&id| finished(&sim, id)) {
+            let arrived = ids
+                .iter()
+                .all(|&id| sim.order_status(id).unwrap() == Some(OrderStatus::Arrived));
+            return (Some(sim.tick() as f64 * step), arrived, clear);
+        }
+    }
+    (None, false, clear)
+}
+
+/// Units sent to a point they cannot reach settle round the nearest reachable point; here
+/// that point lies under a closed yard's floor and the crowd wraps round the yard's corner.
+/// A unit coming round it is within the settle radius of that point in a straight line, its
+/// path round the corner longer, and it stops against the crowd at rest ahead: it settles
+/// there (the rule against the crowd, the yard between it and the point standing inside the
+/// crowd's disc). Until the thirty-third session that rule asked such a unit to see the point
+/// itself, through the yard's walls, and it pushed on: of 24 units at time step 0.1 one was
+/// still on its way at 300 s, and of 48 at 0.25 one; 48 at 0.1 took 251.8 s. Now 44.7 s,
+/// 53.4 s and 54.25 s.
+#[test]
+fn a_crowd_round_a_closed_yards_corner_comes_to_rest() {
+    for (n, dt, gx, west) in [
+        (24, "0.1", -4.0, -8.0),
+        (48, "0.1", -5.0, -10.0),
+        (48, "0.25", -5.0, -10.0),
+    ] {
+        let (done, arrived, clear) = yard_round_a_corner(n, dt, gx, west);
+        println!(
+            "{n} units, dt {dt}: finished {done:?}, all arrived {arrived}, wall clearance {clear:.4}"
+        );
+        assert!(
+            done.is_some_and(|t| t <= 90.0),
+            "{n} units at dt {dt}: finished at {done:?}"
+        );
+        assert!(arrived, "{n} units at dt {dt}: an order gave up");
+        assert!(
+            clear >= -0.001,
+            "{n} units at dt {dt}: into a wall by {clear}"
+        );
     }
 }

@@ -149,12 +149,13 @@ fn units_at_rest_near_portals_do_not_stay_overlapped() {
 /// unit of lower priority (at rest near a door, yielding) however deep they overlapped, so
 /// where the one at rest could not get out of the way (a wall, a crowd) it was walked
 /// through: the worst pair of seeds 93 and 209 (walls with doors) went 0.946 and 0.901 deep,
-/// of seed 169 (heavy units through doors) 1.312 (combined radius 1 to 1.6). Now the higher
-/// one keeps a line past about 7/32 of their combined radius deep
-/// (`orca::lines::deep_overlap_line`): 0.585, 0.668 and 0.839.
+/// of seed 169 (heavy units through doors) 1.312 (combined radius 1 to 1.6). With a line past
+/// about 7/32 of their combined radius deep (the thirty-second session) 0.585, 0.668 and
+/// 0.839; now the higher one keeps a line while the discs overlap
+/// (`orca::lines::deep_overlap_line`, thirty-third session): 0.503, 0.656 and 0.487.
 #[test]
 fn units_on_their_way_do_not_walk_through_units_that_yield() {
-    for (seed, bar) in [(93, 0.75), (209, 0.75), (169, 1.0)] {
+    for (seed, bar) in [(93, 0.75), (209, 0.75), (169, 0.6)] {
         let f = scenes::scene(seed).run();
         println!("{}", f.line());
         assert!(f.good(), "{}", f.line());
