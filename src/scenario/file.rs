@@ -184,9 +184,18 @@ impl<'de> Deserialize<'de> for Num {
                     .ok_or_else(|| E::custom(format!("{v} is out of range")))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
-                fx_from_f64(v)
-                    .map(Num)
-                    .ok_or_else(|| E::custom(format!("{v} is not finite or out of range")))
+                fx_from_f64(v).map(Num).ok_or_else(|| {
+                    // User I/O: a huge value is shown in scientific notation (`1e300`, not
+                    // its 301 digits).
+                    let shown = if v.abs() < 1e12 {
+                        format!("{v}")
+                    } else {
+                        format!("{v:e}")
+                    };
+                    E::custom(format!(
+                        "{shown} is not finite or out of range (numbers lie within ±2147483647)"
+                    ))
+                })
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
                 v.trim()

@@ -260,6 +260,16 @@ fn invalid_files_are_rejected_with_a_reason() {
         ("time_step = 0.25\n[defaults]\nradious = 1", "radious"),
         ("time_step = \"abc\"", "not a decimal"),
         ("time_step = nan", "not finite"),
+        // Shown short, not as its 301 digits.
+        ("time_step = 1e300", "1e300 is not finite or out of range"),
+        (
+            "time_step = 0.25\n[[agent]]\nstart = [-3e9, 0]\ngoal = [1, 0]",
+            "-3000000000 is not finite or out of range (numbers lie within ±2147483647)",
+        ),
+        (
+            "time_step = 0.25\n[[agent]]\nstart = [2.5, 0]\ngoal = [1e11, 0]",
+            "100000000000 is not finite",
+        ),
         (
             "time_step = 0.25\n[[agent]]\nstart = [0, 0]\ngoal = [2000000, 0]",
             "goal",
