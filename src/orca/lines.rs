@@ -297,18 +297,25 @@ impl Share {
 /// `R`), it takes half of the pair solved as if `R` were `R − R/4` (a quarter deep; `R/4`
 /// truncated toward zero, exact integer arithmetic), with a time horizon of one time step:
 ///
-/// - shallower than a quarter, the line binds only a velocity that would carry the pair past
-///   a quarter deep within the step (the velocity obstacle of one step), so a lower-priority
-///   agent that gets out of the way lets it pass at full speed;
+/// - shallower than a quarter, the line is ORCA's half-plane for the velocities that would
+///   carry the pair past a quarter deep within the step (the velocity obstacle of one step),
+///   so a passer keeping its course past a lower-priority agent that gets out of the way
+///   keeps its speed (as a half-plane through its current velocity it still forbids some
+///   velocities that would stay shallower: braking or turning towards the other at a shallow
+///   overlap, ORCA's usual approximation);
 /// - past a quarter deep, it pushes back only the depth beyond that (the collision branch).
 ///
 /// An agent walking into one that cannot get out of its way (a wall or a crowd behind it)
-/// comes to rest about a quarter deep, at any speed and time step: landing deeper, it is
-/// pushed back to a quarter, and the line stays on while the discs overlap, so it never
-/// walks in again. The agent of lower priority still takes all of the pair at its whole
-/// combined radius. (Until the thirty-third session the line came on only about `7R/32`
-/// deep, with the agent's own time horizon: one crossing that band in a step bounced,
-/// docs/navigation.md § "Right of way".)
+/// lands once somewhat past a quarter deep, is pushed back to a quarter and rests there: the
+/// line stays on while the discs overlap, so it does not walk in again. That holds while it
+/// closes in by up to about `0.4 R` per step (the pocket of
+/// `liveness::priority_never_walks_through_an_agent_that_cannot_get_away`: `R` = 3, up to
+/// 5 u/s at time step 0.25, at least 15 u/s at 0.1); faster, it can be sent back out of the
+/// overlap and walk in again a few times before it rests, and from about `R` per step it can
+/// pass (docs/navigation.md § "Limits"). The agent of lower priority still takes all of the
+/// pair at its whole combined radius. (Until the thirty-third session the line came on only
+/// about `7R/32` deep, with the agent's own time horizon: one crossing that band in a step
+/// bounced, docs/navigation.md § "Right of way".)
 ///
 /// `me` and `other` as in [`PairHalf::solve`] (the same radii, positions and velocities, the
 /// same frame by id); `time_step` is the step's.

@@ -327,7 +327,7 @@ fn walk_into_a_pinned_agent(speed: i32, horizon_obst: &str) -> (Fx, Fx, Fx) {
 /// of the whole pair past a quarter deep (tried in the thirtieth and thirty-second sessions)
 /// it was thrown back at 1.6 u/s and walked in again every 9 ticks; with the thirty-second
 /// session's line (on from about 7/32 deep, with the agent's own horizon) the fast ones still
-/// bounced: the gap cycled between 2.08 and 2.38 every 3 ticks at 2 u/s (up to 0.75 u/s
+/// bounced: the gap cycled between 1.92 and 2.38 every 6 ticks at 2 u/s (up to 0.75 u/s
 /// back), between 1.77 and 2.41 at 3 u/s. Now each lands at most 1.08 deep once and rests at
 /// 0.750.
 #[test]

@@ -67,7 +67,7 @@ proptest! {
 struct Exercised {
     /// Agent lines with a half share, all of it (the other has the higher priority, or does
     /// not avoid this agent), and neighbours of lower priority (no share: no line, or the
-    /// line of a deep overlap).
+    /// line of an overlap).
     half: usize,
     all: usize,
     none: usize,
@@ -266,7 +266,7 @@ fn fused_stages_equal_the_pure_functions() {
         ("half shares", half),
         ("whole shares", all),
         ("lower-priority neighbours", none),
-        ("deep overlaps of a lower priority", deep),
+        ("overlaps of a lower priority", deep),
         ("obstacle lines", obstacle_lines),
         ("masked neighbours", masked),
         ("agents on a moving support", on_support),
