@@ -688,9 +688,10 @@ impl Crowd for GoalCrowd<'_, '_> {
         // The line from the unit to the disc's edge. A unit inside the disc has none: walls
         // inside the disc are not looked at (until the thirty-third session it had to see
         // the goal itself, and one beside a building inside the disc pushed on for good).
+        // `d` (a settle radius) is at least 0, so past this `len` is positive.
         let to = self.position - self.goal;
         let len = to.length();
-        if len <= d || len == Fx::ZERO {
+        if len <= d {
             return true;
         }
         let edge = self.goal + to * (d / len);
