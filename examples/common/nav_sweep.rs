@@ -231,7 +231,8 @@ impl Figures {
 
 /// Whether agent `id`'s order is finished at the goal it was sent to: arrived (or given up)
 /// on the order a [`Command::NavigateTo`] planned, not on a traffic control's order to a
-/// waiting place (a navigating unit's order must end where its plan ends).
+/// waiting place (a navigating unit's order must end where its plan ends; one whose goal
+/// cannot be reached may end beside a door's lane, where it stepped aside for good).
 fn finished(sim: &Simulator, id: AgentId) -> bool {
     let Some(order) = sim.agent_order(id).ok().flatten() else {
         return true;
@@ -243,7 +244,13 @@ fn finished(sim: &Simulator, id: AgentId) -> bool {
         None => true,
         Some(nav) => {
             let end = match nav.status() {
-                Some(PathStatus::GoalAdjusted { to } | PathStatus::Unreachable { to }) => to,
+                // A unit whose goal cannot be reached may rest beside a busy door's lane
+                // instead of at its plan's end, in that lane (stepped aside for good): any
+                // order of its own but a waiter's.
+                Some(PathStatus::Unreachable { .. }) => {
+                    return !nav.is_pending() && sim.door_wait(id).ok().flatten().is_none();
+                }
+                Some(PathStatus::GoalAdjusted { to }) => to,
                 _ => nav.goal(),
             };
             !nav.is_pending() && order.goal() == end

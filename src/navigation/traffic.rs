@@ -91,8 +91,10 @@
 //! there); a place must be walkable, free, in no busy door's lane and in sight (a disc of half
 //! the unit's radius reaches it); with none, the unit stays at rest where it is. It
 //! keeps its place (its kept path ending on the side of the door its place is on) while
-//! the door is busy, and goes back once it is not. A centre inside a door's passage or behind
-//! a mouth's line is in no lane (a unit sent into a door stays there and yields). Units
+//! the door is busy, and goes back once it is not (the simulator sends a unit whose goal
+//! cannot be reached to its place for good: `sim::navigation_traffic`). A centre inside a
+//! door's passage or behind a mouth's line is in no lane (a unit sent into a door stays there
+//! and yields). Units
 //! entering a mouth had pushed a unit at rest in front of it into the passage, where its
 //! order reopened and it headed back against them with the right of way.
 //!

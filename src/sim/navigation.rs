@@ -21,7 +21,9 @@
 //!    was [`Unreachable`](PathStatus::Unreachable) (a removed obstacle may open a way); it
 //!    made no progress towards its current target for 3 s ([`STUCK_SECONDS`]: the distance
 //!    shrank by less than `speed · dt / 16` since its best; an order that has arrived or given
-//!    up rests and is never stuck); it stands at the end of a
+//!    up rests and is never stuck, nor is an `Unreachable` plan's agent stepped aside for good
+//!    at a door (`navigation_traffic`) walking back to its place while its way there is clear
+//!    of walls); it stands at the end of a
 //!    [`NoStart`](PathStatus::NoStart) plan; or it comes within [`PARTIAL_LOOKAHEAD_RADII`]
 //!    radii of the end of a [`Partial`](PathStatus::Partial) plan (a field's window, a capped
 //!    search), which is extended at once. Any other triggered replan becomes pending and is

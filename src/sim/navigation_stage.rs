@@ -122,7 +122,20 @@ impl Simulator {
                     matches!(status, PathStatus::Unreachable { .. })
                         || path_blocked(m, order, next, p.radius)
                 });
-            if stuck_now || ended || blocked {
+            // A unit whose goal cannot be reached that stepped aside for a door rests beside
+            // it for good (`control_traffic`): its order leads to that place, not to its
+            // plan's end (in the door's lane). Walking back to it after a push, it is not
+            // stuck while its way there is clear of walls (only units hold it; a replan would
+            // send it into the lane again); pushed behind a wall, it plans again.
+            let rests_aside = stuck_now
+                && matches!(status, PathStatus::Unreachable { to } if order.goal() != to)
+                && nav
+                    .traffic
+                    .waiters
+                    .binary_search_by_key(id, |w| w.id)
+                    .is_err()
+                && mesh.is_some_and(|m| way_clear(m, order, position, p.radius));
+            if (stuck_now && !rests_aside) || ended || blocked {
                 r.pending = true;
                 r.no_progress = 0;
             }
@@ -356,6 +369,19 @@ fn first_plans_must_wait(
 /// The target of agent `id`'s order (it has one).
 fn order_target(orders: &crate::orders::Orders, id: AgentId) -> Vec2 {
     orders.get(&id).map_or(Vec2::ZERO, Order::target)
+}
+
+/// Whether a disc of `radius` at `position` can go straight to `order`'s current target and
+/// on along the rest of its path without touching a wall.
+fn way_clear(mesh: &NavMesh, order: &Order, position: Vec2, radius: Fx) -> bool {
+    let mut from = position;
+    for &to in &order.path()[order.progress()..] {
+        if from != to && !mesh.raycast(from, to, radius).clear {
+            return false;
+        }
+        from = to;
+    }
+    true
 }
 
 /// Whether a segment of `order`'s path from its current target `next` on (starting from the

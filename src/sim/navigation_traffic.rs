@@ -54,8 +54,12 @@
 //!   lane, as a waiter, its goal kept as the path it resumes once nobody relates to the door
 //!   ([`traffic::decide_at`], "Stepping aside"): units entering the mouth pushed it into the
 //!   passage, where it headed back against them. Not an agent with a queued leg: it goes
-//!   (back) to its goal, where the leg takes over. A traveller at rest is given its rest point
-//!   as `from`.
+//!   (back) to its goal, where the leg takes over. An agent whose plan is
+//!   [`Unreachable`](PathStatus::Unreachable) (its plan ends at the nearest reachable point,
+//!   here in the lane) steps aside for good (thirty-fourth session): the path it resumes is
+//!   its place, where it then rests (its plan stays `Unreachable`); it walked back into the
+//!   lane whenever the door freed and was stepped aside again (sweep seed 885). A traveller
+//!   at rest is given its rest point as `from`.
 //! - **Yield at rest**: an agent whose order has arrived, within `20 r` of a choke or a lane
 //!   portal ([`traffic::near_portal`], [`TrafficParams::yield_within`]), gets the lowest
 //!   ([`YIELD`]): units still on their way pass through those already there, which return
@@ -125,6 +129,7 @@ use super::{Simulator, planned_order, ticks};
 use crate::agent::AgentId;
 use crate::geom::segments_intersect;
 use crate::math::{Fx, Vec2, wide_mul};
+use crate::navigation::PathStatus;
 use crate::navigation::traffic::{
     self, Choke, Decision, GOING, RIGHT_OF_WAY, TrafficParams, Traveller,
 };
@@ -246,7 +251,8 @@ impl Simulator {
         let ids = agents.ids();
         let (positions, params) = (agents.positions(), agents.params());
         let n = nav.records.len();
-        let mut who: Vec<(AgentId, usize, Option<usize>)> = Vec::with_capacity(n);
+        // Each traveller's id, slot, waiter index and whether its plan is `Unreachable`.
+        let mut who: Vec<(AgentId, usize, Option<usize>, bool)> = Vec::with_capacity(n);
         let mut travellers = Vec::with_capacity(n);
         let mut waiting = Vec::with_capacity(n);
         let (mut slot, mut w, mut at) = (0, 0, 0);
@@ -282,7 +288,8 @@ impl Simulator {
                     (from, &order.path()[next..])
                 }
             };
-            who.push((*id, slot, waiter));
+            let unreachable = matches!(r.status, Some(PathStatus::Unreachable { .. }));
+            who.push((*id, slot, waiter, unreachable));
             waiting.push(waiter.map(|w| (state.waiters[w].choke, state.waiters[w].spot)));
             travellers.push(Traveller {
                 id: id.0,
@@ -345,9 +352,18 @@ impl Simulator {
         let mut resumed = Vec::new();
         // The arms replace orders of agents that have one: the list's positions stay.
         let mut at = 0;
-        for ((id, slot, waiter), decision) in who.into_iter().zip(decisions) {
+        for ((id, slot, waiter, unreachable), decision) in who.into_iter().zip(decisions) {
+            let position = positions[slot];
+            let old = waiter.and_then(|w| kept[w].take());
             // A unit with a queued leg never steps aside: it goes (back) to its goal, where its
-            // next leg takes over (a waiter's leg waits for its order to end).
+            // next leg takes over (a waiter's leg waits for its order to end). A unit whose
+            // goal cannot be reached (its plan ends at the nearest reachable point, here in a
+            // busy door's lane) steps aside for good: it waits at its place beside the lane as
+            // any unit stepping aside does, but the path it resumes when the door frees is
+            // that place, so it never walks back into the lane (sweep seed 885: five heavy
+            // units ending in one door's mouth walked back whenever it freed, took it again
+            // and were stepped aside again, for minutes).
+            let for_good = matches!(decision, Decision::Aside { .. }) && unreachable;
             let decision = match decision {
                 Decision::Aside { .. } if nav.legs.binary_search_by_key(&id, |l| l.0).is_ok() => {
                     Decision::Go
@@ -355,8 +371,6 @@ impl Simulator {
                 Decision::Aside { choke, spot } => Decision::Wait { choke, spot },
                 d => d,
             };
-            let position = positions[slot];
-            let old = waiter.and_then(|w| kept[w].take());
             // Arrived: at rest within its radius of its rest point (it yields), or pushed
             // farther and walking back (it returns, through those at rest); or settled off its
             // goal (see `Rest::Off`).
@@ -452,6 +466,7 @@ impl Simulator {
                             waiters.push(w);
                             continue;
                         }
+                        _ if for_good => vec![spot],
                         Some(w) => w.path,
                         None => orders
                             .get(&id)

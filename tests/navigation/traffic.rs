@@ -1008,3 +1008,102 @@ fn counterflow_through_a_2_wide_door_in_a_thin_wall_takes_turns() {
         assert_eq!(both, 0, "both sides inside the door at once");
     }
 }
+
+/// Units whose goal cannot be reached, resting in front of a busy door, step aside for good
+/// (thirty-fourth session). Three heavy units (radius 0.8) are sent across a wall 1 thick
+/// whose only door, 1.3 wide, is too narrow for them, while 20 light units a side cross it:
+/// their plans end at the nearest reachable point, in the west mouth's lane. Stepped aside
+/// there, each rests at its place beside the lane and never walks back into it, so the door
+/// stays free for the light units (sweep seed 885: five such units walked back whenever the
+/// door freed, took it again and were stepped aside again, for minutes). Every unit finishes,
+/// the light ones on their goals within 90 s, the heavy ones at rest out of the lane with their
+/// plans still `Unreachable`; no disc enters a wall.
+#[test]
+fn units_whose_goal_cannot_be_reached_rest_beside_a_busy_door() {
+    use lockstep_orca::navigation::PathStatus;
+    let heavy = [("-6", "6"), ("-7.5", "6"), ("-9", "6")]
+        .map(|(x, y)| {
+            format!(
+                "  {{ start = [\"{x}\", \"{y}\"], goal = [\"6\", \"0\"], navigate = true, \
+                 radius = 0.8 }},\n"
+            )
+        })
+        .concat();
+    let text = door_scene_in("1.3", Some(1.0), "0.25", 20, false, 2400)
+        .replace("agents = [\n", &format!("agents = [\n{heavy}"));
+    let s = Scenario::from_toml_str(&text).unwrap();
+    let (mut sim, _) = s.build().unwrap();
+    let ids = sim.agent_ids().to_vec();
+    let (heavy, light) = ids.split_at(3);
+    // In the west mouth's lane: within two diameters (of the traffic radius) out of the mouth
+    // at x = -0.5, a heavy disc overlapping the mouth's width.
+    let in_lane = |(x, y): (f64, f64)| x < -0.5 && x > -2.5 && y.abs() < 0.65 + 0.8;
+    let (mut rested, mut aside, mut back) = ([false; 3], [false; 3], [0u32; 3]);
+    let (mut light_done, mut wall) = (None, f64::INFINITY);
+    let finished = |sim: &Simulator, id| {
+        sim.order_status(id)
+            .unwrap()
+            .is_some_and(OrderStatus::is_finished)
+    };
+    while sim.tick() < 2400 {
+        sim.step().unwrap();
+        for (k, &id) in heavy.iter().enumerate() {
+            let nav = sim.nav_status(id).unwrap().unwrap();
+            let Some(PathStatus::Unreachable { to }) = nav.status() else {
+                continue;
+            };
+            let order = sim.agent_order(id).unwrap().unwrap();
+            let waits = sim.door_wait(id).unwrap().is_some();
+            // Stepped aside: at rest at its plan's end before, now waiting beside the lane for
+            // the door (`door_wait`), or at rest at its place there (its order's goal).
+            rested[k] |= !waits && order.goal() == to && order.status() == OrderStatus::Arrived;
+            aside[k] |= rested[k] && (waits || order.goal() != to);
+            // Walking back: its order leads to its plan's end again.
+            back[k] += u32::from(aside[k] && !waits && order.goal() == to);
+        }
+        for &id in &ids {
+            let (x, y) = sim.agent_position(id).unwrap().to_f64();
+            let r = sim.agent_params(id).unwrap().radius.to_num::<f64>();
+            let dx = (x.abs() - 0.5).max(0.0);
+            let dy = (0.65 - y.abs()).max(0.0);
+            wall = wall.min(dx.hypot(dy) - r);
+        }
+        if light_done.is_none() && light.iter().all(|&id| finished(&sim, id)) {
+            light_done = Some(sim.tick());
+        }
+        if light_done.is_some() && ids.iter().all(|&id| finished(&sim, id)) {
+            break;
+        }
+    }
+    let light_done = light_done.map(|t| t as f64 * 0.25);
+    println!(
+        "light units done at {light_done:?} s, all at {} s; heavy units aside {aside:?}, ticks \
+         walking back after {back:?}; wall clearance {wall:.4}",
+        sim.tick() as f64 * 0.25
+    );
+    assert!(light_done.is_some_and(|t| t <= 90.0), "{light_done:?}");
+    assert!(aside.iter().any(|&a| a), "no heavy unit stepped aside");
+    assert_eq!(back, [0; 3], "walked back into the lane");
+    for &id in heavy {
+        assert!(finished(&sim, id), "heavy unit {id:?} not at rest");
+        let order = sim.agent_order(id).unwrap().unwrap();
+        assert!(!in_lane(order.goal().to_f64()), "resting in the lane");
+        assert!(!in_lane(sim.agent_position(id).unwrap().to_f64()));
+        assert!(matches!(
+            sim.nav_status(id).unwrap().unwrap().status(),
+            Some(PathStatus::Unreachable { .. })
+        ));
+    }
+    let mut off = 0.0f64;
+    for &id in light {
+        let order = sim.agent_order(id).unwrap().unwrap();
+        assert_eq!(order.status(), OrderStatus::Arrived, "light unit {id:?}");
+        off = off.max(
+            (sim.agent_position(id).unwrap() - order.goal())
+                .length()
+                .to_num(),
+        );
+    }
+    println!("light units at rest at most {off:.3} from their goals");
+    assert!(wall >= -0.001, "wall clearance {wall}");
+}
