@@ -94,9 +94,8 @@
 //! the door is busy, and goes back once it is not (the simulator sends a unit whose goal
 //! cannot be reached to its place for good: `sim::navigation_traffic`). A centre inside a
 //! door's passage or behind a mouth's line is in no lane (a unit sent into a door stays there
-//! and yields). Units
-//! entering a mouth had pushed a unit at rest in front of it into the passage, where its
-//! order reopened and it headed back against them with the right of way.
+//! and yields). Units entering a mouth had pushed a unit at rest in front of it into the
+//! passage, where its order reopened and it headed back against them with the right of way.
 //!
 //! Beyond reservations, the rules of the road the simulator applies with these functions:
 //! the unit passing a choke has the **right of way** ([`has_right_of_way`]); units at rest

@@ -55,11 +55,11 @@
 //!   ([`traffic::decide_at`], "Stepping aside"): units entering the mouth pushed it into the
 //!   passage, where it headed back against them. Not an agent with a queued leg: it goes
 //!   (back) to its goal, where the leg takes over. An agent whose plan is
-//!   [`Unreachable`](PathStatus::Unreachable) (its plan ends at the nearest reachable point,
-//!   here in the lane) steps aside for good (thirty-fourth session): the path it resumes is
-//!   its place, where it then rests (its plan stays `Unreachable`); it walked back into the
-//!   lane whenever the door freed and was stepped aside again (sweep seed 885). A traveller
-//!   at rest is given its rest point as `from`.
+//!   [`Unreachable`](PathStatus::Unreachable) (it ends at the nearest reachable point) steps
+//!   aside for good (thirty-fourth session): the path it resumes is its place, where it then
+//!   rests (its plan stays `Unreachable`, and is replanned, to its end, at the next obstacle
+//!   change anywhere); it walked back into the lane whenever the door freed and was stepped
+//!   aside again (sweep seed 885). A traveller at rest is given its rest point as `from`.
 //! - **Yield at rest**: an agent whose order has arrived, within `20 r` of a choke or a lane
 //!   portal ([`traffic::near_portal`], [`TrafficParams::yield_within`]), gets the lowest
 //!   ([`YIELD`]): units still on their way pass through those already there, which return
@@ -357,18 +357,21 @@ impl Simulator {
             let old = waiter.and_then(|w| kept[w].take());
             // A unit with a queued leg never steps aside: it goes (back) to its goal, where its
             // next leg takes over (a waiter's leg waits for its order to end). A unit whose
-            // goal cannot be reached (its plan ends at the nearest reachable point, here in a
-            // busy door's lane) steps aside for good: it waits at its place beside the lane as
-            // any unit stepping aside does, but the path it resumes when the door frees is
-            // that place, so it never walks back into the lane (sweep seed 885: five heavy
-            // units ending in one door's mouth walked back whenever it freed, took it again
-            // and were stepped aside again, for minutes).
-            let for_good = matches!(decision, Decision::Aside { .. }) && unreachable;
+            // plan is `Unreachable` (it ends at the nearest reachable point) steps aside for
+            // good: it waits at its place beside the lane as any unit stepping aside does, but
+            // the path it resumes when the door frees is that place, so it never walks back
+            // into the lane (sweep seed 885: five heavy units ending in one door's mouth walked
+            // back whenever it freed, took it again and were stepped aside again, for
+            // minutes).
+            let mut for_good = false;
             let decision = match decision {
                 Decision::Aside { .. } if nav.legs.binary_search_by_key(&id, |l| l.0).is_ok() => {
                     Decision::Go
                 }
-                Decision::Aside { choke, spot } => Decision::Wait { choke, spot },
+                Decision::Aside { choke, spot } => {
+                    for_good = unreachable;
+                    Decision::Wait { choke, spot }
+                }
                 d => d,
             };
             // Arrived: at rest within its radius of its rest point (it yields), or pushed

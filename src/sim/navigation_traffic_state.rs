@@ -22,7 +22,8 @@ pub(crate) struct Waiter {
     pub choke: Choke,
     /// Where it waits (its order's only point while it waits).
     pub spot: Vec2,
-    /// The planned path it resumes (its remaining points, 1 ..= `MAX_PATH_POINTS`).
+    /// The planned path it resumes (its remaining points, 1 ..= `MAX_PATH_POINTS`; for a
+    /// unit whose plan is `Unreachable` stepped aside for good, its place: `[spot]`).
     pub path: Vec<Vec2>,
 }
 

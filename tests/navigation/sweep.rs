@@ -160,7 +160,8 @@ fn units_at_rest_near_portals_do_not_stay_overlapped() {
 /// session) 0.559, 0.656 and 0.709: in seed 169 a heavy unit walking to its place beside the
 /// door presses one heavy unit at rest into another (both yielding, at rest round their
 /// shared unreachable end by the door), as heavy units walking back into the door's lane did
-/// before; the bar of 0.75 is the others'.
+/// before; without the rule that such a unit held on its way to its place is not replanned
+/// (below) 0.602. The bar of 0.75 is the others'.
 #[test]
 fn units_on_their_way_do_not_walk_through_units_that_yield() {
     for (seed, bar) in [(93, 0.75), (209, 0.75), (169, 0.75)] {
@@ -169,4 +170,51 @@ fn units_on_their_way_do_not_walk_through_units_that_yield() {
         assert!(f.good(), "{}", f.line());
         assert!(f.agents > -bar, "seed {seed}: a pair {} deep", -f.agents);
     }
+}
+
+/// A unit whose goal cannot be reached, stepped aside for a busy door for good, is not sent
+/// back into the door's lane by the replan after 3 s without progress while its way to its
+/// place is clear of walls (thirty-fourth session). In seed 977 (a wall with doors, heavy
+/// units sent beyond doors too narrow for them) two such units, held by the crowd on their way
+/// to their places, were replanned to their plans' ends in the lanes, stepped aside again and
+/// kept the door's waiters busy: the scene finished at 183.0 s, with the rule at 135.0 s.
+#[test]
+fn units_resting_aside_for_good_are_not_replanned_into_the_lane() {
+    use lockstep_orca::navigation::PathStatus;
+    let scene = scenes::scene(977);
+    let mut sim = scene.sim;
+    let ids: Vec<_> = scene.units.iter().map(|u| u.0).collect();
+    let per_s = (lockstep_orca::Fx::ONE / sim.time_step()).to_num::<u64>();
+    let (mut aside, mut sent_back, mut rested) = (vec![false; ids.len()], 0, 0);
+    while sim.tick() < 300 * per_s {
+        sim.step().unwrap();
+        for (k, &id) in ids.iter().enumerate() {
+            let Some(PathStatus::Unreachable { to }) =
+                sim.nav_status(id).unwrap().and_then(|r| r.status())
+            else {
+                continue;
+            };
+            let goal = sim.agent_order(id).unwrap().unwrap().goal();
+            if sim.door_wait(id).unwrap().is_some() {
+                continue;
+            }
+            // At rest or on its way to its place beside a lane, its order's goal that place.
+            if goal != to && !aside[k] {
+                aside[k] = true;
+                rested += 1;
+            } else if goal == to && aside[k] {
+                aside[k] = false;
+                sent_back += 1;
+            }
+        }
+    }
+    println!("seed 977: {rested} times a unit rested aside for good, sent back {sent_back}");
+    assert!(
+        rested >= 5,
+        "too few units stepped aside for good: {rested}"
+    );
+    assert_eq!(
+        sent_back, 0,
+        "a unit resting aside was sent back to its plan's end"
+    );
 }

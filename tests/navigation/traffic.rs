@@ -1016,8 +1016,9 @@ fn counterflow_through_a_2_wide_door_in_a_thin_wall_takes_turns() {
 /// there, each rests at its place beside the lane and never walks back into it, so the door
 /// stays free for the light units (sweep seed 885: five such units walked back whenever the
 /// door freed, took it again and were stepped aside again, for minutes). Every unit finishes,
-/// the light ones on their goals within 90 s, the heavy ones at rest out of the lane with their
-/// plans still `Unreachable`; no disc enters a wall.
+/// the light ones `Arrived` within 90 s (some settle next to their goals, where heavy units
+/// rest beside the lane: up to 1.16 from them), the heavy ones at rest out of the lane with
+/// their plans still `Unreachable`; no disc enters a wall.
 #[test]
 fn units_whose_goal_cannot_be_reached_rest_beside_a_busy_door() {
     use lockstep_orca::navigation::PathStatus;

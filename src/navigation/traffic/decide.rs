@@ -39,7 +39,8 @@ pub enum Decision {
     /// ([`GOING`]).
     Through,
     /// At rest in the lane of a busy door's mouth: wait beside the lane at `spot` (see
-    /// "Stepping aside" in the [module docs](super)), then walk back to the goal.
+    /// "Stepping aside" in the [module docs](super)), then walk back to the goal (the
+    /// simulator keeps a unit whose goal cannot be reached at `spot` for good).
     Aside {
         /// The door stepped aside for (its key choke).
         choke: Choke,
