@@ -374,8 +374,13 @@ fn order_target(orders: &crate::orders::Orders, id: AgentId) -> Vec2 {
 /// Whether a disc of `radius` at `position` can go straight to `order`'s current target and
 /// on along the rest of its path without touching a wall.
 fn way_clear(mesh: &NavMesh, order: &Order, position: Vec2, radius: Fx) -> bool {
-    let mut from = position;
-    for &to in &order.path()[order.progress()..] {
+    segments_clear(mesh, position, &order.path()[order.progress()..], radius)
+}
+
+/// Whether every segment of the polyline from `from` through `points` is clear for a disc of
+/// `radius`.
+fn segments_clear(mesh: &NavMesh, mut from: Vec2, points: &[Vec2], radius: Fx) -> bool {
+    for &to in points {
         if from != to && !mesh.raycast(from, to, radius).clear {
             return false;
         }
@@ -388,16 +393,10 @@ fn way_clear(mesh: &NavMesh, order: &Order, position: Vec2, radius: Fx) -> bool 
 /// point before it) is no longer clear for a disc of `radius`.
 fn path_blocked(mesh: &NavMesh, order: &Order, next: usize, radius: Fx) -> bool {
     let path = order.path();
-    let mut from = if next == 0 {
+    let from = if next == 0 {
         order.start()
     } else {
         path[next - 1]
     };
-    for &to in &path[next..] {
-        if from != to && !mesh.raycast(from, to, radius).clear {
-            return true;
-        }
-        from = to;
-    }
-    false
+    !segments_clear(mesh, from, &path[next..], radius)
 }
