@@ -32,16 +32,29 @@
 //!   16 now do).
 //! * **Against the crowd.** Where walls crowd a shared goal (an obstacle edge within
 //!   `settle(n)` of it), the part of the disc that is not wall may not hold the units: those
-//!   left outside pushed for ever. So a unit without progress for [`SETTLE_AFTER`] within
-//!   twice `settle(n)` of such a goal (in a straight line and along its path) also settles
-//!   where it stands when it touches a unit at rest on the same goal ahead of it (their discs
-//!   within `r / 2`, the other's centre on the side the unit is heading to). The units at rest
-//!   are read from the state at the start of the stage (in stage 1b, `sim/orders.rs`), never
-//!   kept; the walls are the obstacle tree's edges on either side of the goal. In open ground
-//!   nothing changes beyond `settle(n)`: the disc is compact there (`settle(n)` holds the
-//!   crowd). A navigating
-//!   unit on a partial plan counts as alone with its goal (the window's end): it never
-//!   settles short of it.
+//!   left outside pushed for ever. So a unit without progress for [`SETTLE_AFTER`] on such a
+//!   goal also settles where it stands when it touches a unit at rest on the same goal ahead
+//!   of it (their discs within `r / 2`, the other's centre on the side the unit is heading
+//!   to), **however far from the goal** (it is **queued** behind a crowd that fills the space
+//!   round its goal; in a street leading to a full yard the queue reaches back up the street
+//!   and out of it). The units at rest are read from the state at the start of the stage (in
+//!   stage 1b, `sim/orders.rs`), never kept; the walls are the obstacle tree's edges on
+//!   either side of the goal. In open ground nothing changes beyond `settle(n)`: the disc is
+//!   compact there (`settle(n)` holds the crowd). Until the thirty-fifth session this held
+//!   only within twice `settle(n)` (in a straight line and along its path) and with the goal
+//!   in the unit's sight beyond the disc: 64 units of radius 0.5 sent down a street into a
+//!   walled yard that holds about 50 left up to 11 on their way at 300 s (five runs of six:
+//!   three yards, time steps 0.1 and 0.25), those beyond that
+//!   reach `Blocked` for good and those in the street pushing the units settled there (which
+//!   yielded to them; now traffic control keeps them from yielding to units of their own
+//!   goal there, docs/navigation.md § "Doors", the core of a crowd at rest) at 0.4 to 0.8
+//!   u/s; now they come to rest in 86.5 to 105.3 s at time steps 0.1 and 0.25
+//!   (`settled::a_crowd_larger_than_its_yard_comes_to_rest`). A
+//!   crowd pressing in through a door is not held behind it: units at rest near a door
+//!   yield to those on their way, so those make progress and never settle there
+//!   (`a_crowd_hardly_settles_behind_a_wall_beyond_its_disc`: none at rest behind the wall).
+//!   A navigating unit on a partial plan counts as alone with its goal (the window's end): it
+//!   never settles short of it.
 //! * **Behind a unit at rest.** Two units whose goals lie in one passage too narrow to pass in,
 //!   each beyond the other, swapped places for ever: the one on its way shoved the one at rest
 //!   ahead of it on past its own goal, arrived, and was shoved back past the other's goal in
@@ -104,15 +117,17 @@
 //!   beyond `settle(n)` (settled against the crowd; or pushed more than `3r` within the
 //!   margin, which re-rests it there, touching a crowd or not) does the same within twice
 //!   `settle(n)` while walls lie within `settle(n)` of the goal (and the goal is in its
-//!   sight beyond the disc). A settled unit pushed out of `settle(n) + r / 2` where walls
-//!   crowd the goal also stays settled while it touches a unit at rest on the same goal
-//!   ahead of it (**at the crowd's edge**; within twice `settle(n)`, the goal in its sight
-//!   beyond the disc): the crowd itself pushed it out, and walking back in only pushed the
-//!   next one out (sweep seeds 17 and 37: crowds of 116 and 78 by the map's edge still
-//!   churned a minute after every unit had finished, until the thirty-first session). So a
-//!   settled unit never rests farther than `settle(n) + r / 2` from its goal, or twice
-//!   `settle(n)` where walls crowd the goal. A given-up order pushed more than `3r` rests
-//!   where it is.
+//!   sight beyond the disc). A settled unit where walls crowd the goal also stays settled,
+//!   wherever it is, while it touches a unit at rest on the same goal ahead of it (**at the
+//!   crowd's edge**, or queued behind it): the crowd itself pushed it out, and walking back
+//!   in only pushed the next one out (sweep seeds 17 and 37: crowds of 116 and 78 by the
+//!   map's edge still churned a minute after every unit had finished, until the thirty-first
+//!   session; until the thirty-fifth this held within twice `settle(n)` with the goal in
+//!   sight beyond the disc, and a unit queued farther, settled, was `Moving` again the next
+//!   tick). So a settled unit never rests farther than `settle(n) + r / 2` from its goal
+//!   where no walls crowd the goal; where they do, within twice `settle(n)`, or in the queue
+//!   behind the crowd, touching it. A given-up order pushed more than `3r` rests where it
+//!   is.
 //!
 //! Why `1.5 · √n` rather than the denser `1.1 · √n` of hexagonal packing: ORCA's crowds pack
 //! looser (80 units of radius 1.5 sent to one point spread to 17.4 from it, beyond
@@ -313,17 +328,13 @@ fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl
     }
 }
 
-/// Whether a settled order pushed out of [`settled_reach`] stays settled at `p`: within twice
-/// `settle(n)` of its shared goal and touching a unit at rest on the same goal ahead of it (at
-/// the crowd's edge, pushed out by the crowd itself).
-fn at_the_crowds_edge(p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl Crowd) -> bool {
-    n >= 2 && {
-        let s = settle_radius(radius, n);
-        within(p, goal, s.saturating_mul_int(2))
-            && crowd.walled(s)
-            && crowd.touching()
-            && crowd.sees_goal(s)
-    }
+/// Whether a unit on a shared goal (`n ≥ 2`) is **queued** behind the crowd at rest on it:
+/// it touches a unit at rest on the same goal ahead of it, and walls lie within `settle(n)`
+/// of the goal (so the disc may not hold the crowd). Wherever it stands: a unit without
+/// progress settles there, and a settled one stays settled there (see the [module
+/// docs](self), "Against the crowd").
+fn queued(radius: Fx, n: u32, crowd: &impl Crowd) -> bool {
+    n >= 2 && crowd.touching() && crowd.walled(settle_radius(radius, n))
 }
 
 /// Whether the rest of a path — from the agent to the target of `heading`, then through
@@ -400,7 +411,7 @@ pub(crate) fn next_arrival(
                 let stays = within(p, goal, input.arrive_within)
                     || stays_settled(p, goal, input.radius, n)
                     || settled_far(old.rest, p, goal, input.radius, n, crowd)
-                    || at_the_crowds_edge(p, goal, input.radius, n, crowd)
+                    || queued(input.radius, n, crowd)
                     || (to_goal && n < 2 && crowd.behind(input.radius))
                     || (n < 2 && crowd.goal_taken());
                 return if !stays {
@@ -495,16 +506,12 @@ pub(crate) fn next_arrival(
                 let n = n();
                 if n >= 2 {
                     // Within settle(n) of its goal, in a straight line and along the rest of
-                    // its path; or within twice that, against a unit at rest on the same goal
-                    // ahead of it, where walls lie within settle(n) of the goal (the crowd
-                    // reaches farther where walls keep it from the disc).
+                    // its path; or, however far, against a unit at rest on the same goal
+                    // ahead of it, where walls lie within settle(n) of the goal (queued behind
+                    // a crowd that walls keep from its disc).
                     let s = settle_radius(input.radius, n);
-                    let near =
-                        |d| within(p, goal, d) && (to_goal || path_within(heading, after, d));
-                    let far = s.saturating_mul_int(2);
-                    if near(s)
-                        || (near(far) && crowd.touching() && crowd.walled(s) && crowd.sees_goal(s))
-                    {
+                    let near = within(p, goal, s) && (to_goal || path_within(heading, after, s));
+                    if near || queued(input.radius, n, crowd) {
                         return arrived(p);
                     }
                 }
@@ -816,8 +823,9 @@ mod tests {
 
     /// At the crowd's edge (thirty-first session): a settled unit pushed out of
     /// `settle(n) + r / 2` stays settled where walls crowd the goal while it touches a unit at
-    /// rest on the same goal ahead of it, within twice `settle(n)`; without the touch, or
-    /// without the walls, or beyond twice `settle(n)`, it is `Moving` again.
+    /// rest on the same goal ahead of it, however far (since the thirty-fifth session; within
+    /// twice `settle(n)` before); without the touch, or without the walls, it is `Moving`
+    /// again.
     #[test]
     fn a_settled_unit_at_the_crowds_edge_stays_settled_where_walls_crowd_the_goal() {
         let goal = Vec2::ZERO;
@@ -843,10 +851,13 @@ mod tests {
         assert_eq!((a.status, a.rest), (OrderStatus::Arrived, rest));
         assert_eq!(step(out, &Scene(true, false)).status, OrderStatus::Moving);
         assert_eq!(step(out, &Scene(false, true)).status, OrderStatus::Moving);
-        assert_eq!(
-            step(Vec2::from_int(7, 0), &Scene(true, true)).status,
-            OrderStatus::Moving
-        );
+        // Beyond twice settle(2), touching: queued behind the crowd, it stays settled (resting
+        // where it is now, more than 3r from where it settled); not touching, moving again.
+        let far = Vec2::from_int(7, 0);
+        let a = step(far, &Scene(true, true));
+        assert_eq!((a.status, a.rest), (OrderStatus::Arrived, far));
+        assert_eq!(step(far, &Scene(true, false)).status, OrderStatus::Moving);
+        assert_eq!(step(far, &Scene(false, true)).status, OrderStatus::Moving);
     }
 
     /// A crowd whose answer to `goal_taken` is given (nothing else: no walls, no crowd).
@@ -931,7 +942,8 @@ mod tests {
 
     /// A unit short of a shared goal on an earlier leg of its path settles when the rest of
     /// its path is within `settle(n)`, and not when its path is longer (the goal behind a wall,
-    /// near in a straight line only).
+    /// near in a straight line only), unless it is queued behind the crowd at rest (touching
+    /// it, walls crowding the goal).
     #[test]
     fn a_stuck_unit_on_an_earlier_leg_settles_when_its_path_is_short() {
         let input = still(2, (1, 3, u32::MAX));
@@ -955,25 +967,34 @@ mod tests {
         );
         let a = step(Vec2::from_int(1, 0), false);
         assert_eq!((a.status, a.rest), (OrderStatus::Arrived, input.position));
-        // Round a wall: 2 + 8 + 6 = 16 along the path, 2 in a straight line: never settles,
-        // even against a crowd at rest (16 > 2 settle(2)).
+        // Round a wall: 2 + 8 + 6 = 16 along the path, 2 in a straight line: it never settles
+        // on its own, nor against a crowd at rest in open ground; where walls crowd the goal,
+        // touching the crowd at rest ahead, it is queued behind it and settles there.
         let behind = Vec2::from_int(2, 8);
-        let far = next_arrival(
-            Arrival::default(),
-            &input,
-            &Heading::new(input.position, behind),
-            &[Vec2::from_int(-4, 8), goal],
-            goal,
-            || 2,
-            &Scene(true, true),
+        let far = |crowd: &Scene| {
+            next_arrival(
+                Arrival::default(),
+                &input,
+                &Heading::new(input.position, behind),
+                &[Vec2::from_int(-4, 8), goal],
+                goal,
+                || 2,
+                crowd,
+            )
+        };
+        assert_eq!(far(&Scene(true, false)).status, OrderStatus::Moving);
+        assert_eq!(far(&Scene(false, true)).status, OrderStatus::Moving);
+        let queued = far(&Scene(true, true));
+        assert_eq!(
+            (queued.status, queued.rest),
+            (OrderStatus::Arrived, input.position)
         );
-        assert_eq!(far.status, OrderStatus::Moving);
     }
 
     /// Beyond `settle(n)` a stuck unit settles only against a unit at rest on the same goal
-    /// where walls lie within `settle(n)` of the goal (the crowd they keep from the disc), and
-    /// only within twice `settle(n)`; settled there it stays while within twice `settle(n)`
-    /// and the walls are there, and moves on beyond.
+    /// where walls lie within `settle(n)` of the goal (the crowd they keep from the disc),
+    /// however far (queued behind it); settled there it stays while within twice `settle(n)`
+    /// and the walls are there, or while it touches the crowd, and moves on beyond.
     #[test]
     fn beyond_the_settle_radius_a_unit_settles_against_the_crowd() {
         let at = |x: i32| still(x, (1, 3, u32::MAX));
@@ -1000,9 +1021,11 @@ mod tests {
             step(Arrival::default(), &at(6), false).status,
             OrderStatus::Moving
         );
+        // However far, touching the crowd where walls crowd the goal: queued behind it.
+        let queued = step(Arrival::default(), &at(9), true);
         assert_eq!(
-            step(Arrival::default(), &at(9), true).status,
-            OrderStatus::Moving
+            (queued.status, queued.rest),
+            (OrderStatus::Arrived, at(9).position)
         );
         let a = step(Arrival::default(), &at(6), true);
         assert_eq!((a.status, a.rest), (OrderStatus::Arrived, at(6).position));

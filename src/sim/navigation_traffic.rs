@@ -84,7 +84,13 @@
 //!   yield without an avoidance line on their side: in a street leading to a full plaza they
 //!   ploughed the crowd together, pairs overlapping by up to a whole diameter, never at rest.
 //!   Units settled beyond that radius (the overflow of a crowd that walls keep from its disc)
-//!   still yield, so a crowd pressing in through a door spreads past it.
+//!   still yield, so a crowd pressing in through a door spreads past it; but where walls
+//!   crowd the goal (an obstacle edge within the settle radius of it) only to units on their
+//!   way to another goal (thirty-fifth session): the units of their own goal stop against
+//!   them and settle, queued behind the crowd (the arrival rule's "Against the crowd"). A
+//!   crowd larger than its walled yard filled the street to it, and the units still coming
+//!   pushed those settled there about at 0.2 to 0.9 u/s for minutes, pairs overlapping by up to
+//!   0.83 (`settled::a_crowd_larger_than_its_yard_comes_to_rest`).
 //! - **Passing**: an agent on its way that touches a unit of such a core at rest on another
 //!   goal (discs within `r / 2`) gets [`PASSING`], above the default: that crowd gives way to
 //!   it, as it did when its units yielded. Not an agent whose own priority (the game's) is
@@ -124,7 +130,7 @@
 mod state;
 pub(crate) use state::{Level, TrafficState, Waiter};
 
-use super::traffic_grids::{CoreGrid, CoreUnit, MoverGrid};
+use super::traffic_grids::{CoreGrid, CoreUnit, Mover, MoverGrid};
 use super::{Simulator, planned_order, ticks};
 use crate::agent::AgentId;
 use crate::geom::segments_intersect;
@@ -230,12 +236,14 @@ impl Simulator {
             .map(|p| (p.doors, p.lanes, p.lanes_index, p.short_look))
             .unwrap_or_default();
         let chokes = doors.chokes();
+        self.build_obstacles();
         let Self {
             nav,
             orders,
             agents,
             inputs,
             near_lanes,
+            obstacles,
             ..
         } = self;
         let mut state = std::mem::take(&mut nav.traffic);
@@ -334,9 +342,9 @@ impl Simulator {
         // above.
         let mut passers: Vec<(AgentId, Vec2, Fx, Vec2)> = Vec::new();
         // The units not at rest (on their way, waiting, let through, or walking back to their
-        // rest points) and how far each reaches (see `MoverGrid`): units at rest near a portal
-        // yield only within reach of one.
-        let mut movers: Vec<(Vec2, Fx)> = Vec::new();
+        // rest points), how far each reaches (see `MoverGrid`) and its order's goal: units at
+        // rest near a portal yield only within reach of one.
+        let mut movers: Vec<Mover> = Vec::new();
         let mut waiters = Vec::with_capacity(state.waiters.len());
         let mut kept = std::mem::take(&mut state.waiters)
             .into_iter()
@@ -410,7 +418,11 @@ impl Simulator {
             // one, so near a choke, where it keeps yielding, it finds itself in reach.
             let given_up = arrival.is_some_and(|(a, _)| a.status == OrderStatus::GivenUp);
             if !given_up && !matches!(resting_now, Some(Rest::Level(YIELD) | Rest::Off { .. })) {
-                movers.push((position, MoverGrid::reach(&params[slot])));
+                movers.push((
+                    position,
+                    MoverGrid::reach(&params[slot]),
+                    arrival.map(|a| a.1),
+                ));
             }
             if let Some(rest) = resting_now {
                 resting.push((id, position, params[slot].radius, rest));
@@ -570,7 +582,7 @@ impl Simulator {
             // own priority, so units at rest share their avoidance and an overlap between
             // two of them resolves (a yielding unit pinned against a wall or units at rest that
             // held their priority stayed overlapped for good).
-            let yields = || movers.reaches(position, r);
+            let yields = || movers.reaches(position, r, None);
             if near_choke {
                 if yields() {
                     right.push((id, YIELD));
@@ -594,7 +606,17 @@ impl Simulator {
                             core.push((position, r, goal));
                             continue;
                         }
-                        YIELD
+                        // Beyond it (the overflow), where walls crowd the goal, it holds
+                        // against the units of its own goal: it yields only to units on their
+                        // way elsewhere (those of its goal stop against it and queue).
+                        if !yields()
+                            || (obstacles.any_edge_within(goal, s)
+                                && !movers.reaches(position, r, Some(goal)))
+                        {
+                            continue;
+                        }
+                        right.push((id, YIELD));
+                        continue;
                     } else if (position - rest).length_squared_wide() <= wide_mul(r, r) {
                         YIELD
                     } else {
@@ -853,24 +875,24 @@ mod tests {
             (1 << 20, 1 << 18),
             (1 << 10, (1 << 30) - 1),
         ] {
-            let movers: Vec<(Vec2, Fx)> = (0..200)
+            let movers: Vec<Mover> = (0..200)
                 .map(|_| {
                     let p = Vec2::new(fx(next(spread) << 32), fx(next(spread) << 32));
-                    (p, fx(next(far).abs() << 32))
+                    (p, fx(next(far).abs() << 32), None)
                 })
                 .collect();
             let grid = MoverGrid::new(movers.clone());
             for _ in 0..2_000 {
                 let p = Vec2::new(fx(next(spread) << 32), fx(next(spread) << 32));
                 let r = fx(next(far).abs() << 31);
-                let scan = movers.iter().any(|&(q, reach)| {
+                let scan = movers.iter().any(|&(q, reach, _)| {
                     let d = reach.saturating_add(r);
                     (q - p).length_squared_wide() <= wide_mul(d, d)
                 });
-                assert_eq!(grid.reaches(p, r), scan, "{p:?} {r}");
+                assert_eq!(grid.reaches(p, r, None), scan, "{p:?} {r}");
             }
         }
-        assert!(!MoverGrid::new(Vec::new()).reaches(Vec2::ZERO, Fx::ONE));
+        assert!(!MoverGrid::new(Vec::new()).reaches(Vec2::ZERO, Fx::ONE, None));
     }
 
     /// An order arrived on its goal stops beside it only when held back within

@@ -47,6 +47,10 @@ impl CoreGrid {
     }
 }
 
+/// A unit not at rest: its position, its reach ([`MoverGrid::reach`]) and its order's goal
+/// (`None`: no order).
+pub(super) type Mover = (Vec2, Fx, Option<Vec2>);
+
 /// The navigating units not at rest ([`Simulator::control_traffic`]; units on plain orders or
 /// steered by the game are not among them), bucketed by square cells at least as wide as
 /// twice the farthest reach (a traffic radius is not assumed: the reach is each mover's own).
@@ -55,8 +59,8 @@ pub(super) struct MoverGrid {
     shift: u32,
     /// The reach is too long for cells (beyond the domain): every mover is checked.
     scan: bool,
-    /// Each mover's cell, then its position and reach, sorted.
-    cells: Vec<((i64, i64), (Vec2, Fx))>,
+    /// Each mover's cell, then the mover, sorted.
+    cells: Vec<((i64, i64), Mover)>,
 }
 
 impl MoverGrid {
@@ -68,7 +72,7 @@ impl MoverGrid {
             .saturating_add(p.max_speed.saturating_mul(p.time_horizon))
     }
 
-    pub(super) fn new(movers: Vec<(Vec2, Fx)>) -> Self {
+    pub(super) fn new(movers: Vec<Mover>) -> Self {
         // Cells as wide as the farthest reach and a radius of the same size (a unit at rest
         // larger than that is looked up in the same 3 × 3 cells: see `reaches`).
         let far = movers.iter().map(|m| m.1).max().unwrap_or(Fx::ZERO);
@@ -85,10 +89,14 @@ impl MoverGrid {
     }
 
     /// Whether a unit not at rest reaches a unit at rest at `p` of radius `r`: their centres
-    /// within the mover's reach and `r`. Cells hold the movers within `2^shift`; a unit at rest
-    /// larger than the farthest reach is checked against every mover.
-    pub(super) fn reaches(&self, p: Vec2, r: Fx) -> bool {
-        let near = |&(q, reach): &(Vec2, Fx)| {
+    /// within the mover's reach and `r`. With `except`, movers whose order has that goal do not
+    /// count. Cells hold the movers within `2^shift`; a unit at rest larger than the farthest
+    /// reach is checked against every mover.
+    pub(super) fn reaches(&self, p: Vec2, r: Fx, except: Option<Vec2>) -> bool {
+        let near = |&(q, reach, goal): &Mover| {
+            if except.is_some() && goal == except {
+                return false;
+            }
             let d = reach.saturating_add(r);
             (q - p).length_squared_wide() <= wide_mul(d, d)
         };
