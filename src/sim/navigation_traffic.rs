@@ -875,21 +875,28 @@ mod tests {
             (1 << 20, 1 << 18),
             (1 << 10, (1 << 30) - 1),
         ] {
+            // Goals from a small set (and none: a mover without an order).
+            let goals = [None, Some(Vec2::ZERO), Some(Vec2::from_int(1, 0))];
             let movers: Vec<Mover> = (0..200)
                 .map(|_| {
                     let p = Vec2::new(fx(next(spread) << 32), fx(next(spread) << 32));
-                    (p, fx(next(far).abs() << 32), None)
+                    let goal = goals[usize::try_from(next(1) + 1).unwrap()];
+                    (p, fx(next(far).abs() << 32), goal)
                 })
                 .collect();
             let grid = MoverGrid::new(movers.clone());
             for _ in 0..2_000 {
                 let p = Vec2::new(fx(next(spread) << 32), fx(next(spread) << 32));
                 let r = fx(next(far).abs() << 31);
-                let scan = movers.iter().any(|&(q, reach, _)| {
-                    let d = reach.saturating_add(r);
-                    (q - p).length_squared_wide() <= wide_mul(d, d)
-                });
-                assert_eq!(grid.reaches(p, r, None), scan, "{p:?} {r}");
+                // `except`: movers whose order has that goal do not count.
+                for except in goals {
+                    let scan = movers.iter().any(|&(q, reach, goal)| {
+                        let d = reach.saturating_add(r);
+                        (except.is_none() || goal != except)
+                            && (q - p).length_squared_wide() <= wide_mul(d, d)
+                    });
+                    assert_eq!(grid.reaches(p, r, except), scan, "{p:?} {r} {except:?}");
+                }
             }
         }
         assert!(!MoverGrid::new(Vec::new()).reaches(Vec2::ZERO, Fx::ONE, None));
