@@ -19,7 +19,7 @@
 //!   instead of pushing for ever. On an earlier leg of its path (a corner before the goal)
 //!   the rest of the path, from the unit through the remaining waypoints, must be within
 //!   `settle(n)` too, so a unit behind a wall never settles for a goal near in a straight
-//!   line only. A unit alone with its goal never settles short of it (RVO2's behaviour: its
+//!   line only (unless it is queued behind the crowd, "Against the crowd" below). A unit alone with its goal never settles short of it (RVO2's behaviour: its
 //!   Circle runs unchanged).
 //! * **Joining the crowd.** A moving order on a shared goal (`n ≥ 2`) within `settle(n)` of it
 //!   (in a straight line and along the rest of its path) that touches a unit at rest on the
@@ -286,7 +286,8 @@ fn stays_settled(p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
 /// How far from its shared goal (`n` orders share it) a unit settled short of it stays
 /// settled: `settle(n) + r / 2`, saturating. The half radius is the margin against flipping
 /// (see the [module docs](self), "Pushed"); no settled unit rests farther from its goal,
-/// unless walls crowd the goal (twice `settle(n)`).
+/// unless walls crowd the goal (twice `settle(n)`, or anywhere queued behind the crowd,
+/// touching it).
 #[must_use]
 pub fn settled_reach(radius: Fx, n: u32) -> Fx {
     settle_radius(radius, n).saturating_add(radius / 2)

@@ -219,7 +219,8 @@ impl Simulator {
         // Formation marches (sim/formation_march.rs): the frames move, then the members are
         // steered after the orders.
         let marched = self.march_formations();
-        self.work.stats.obstacle_tree_rebuilt = !self.obstacles.is_built();
+        // Built here (stage 1b) or already in stage 1a's traffic control.
+        self.work.stats.obstacle_tree_rebuilt |= !self.obstacles.is_built();
         self.steer_orders();
         self.steer_marches();
         clock.lap(&mut times.orders);

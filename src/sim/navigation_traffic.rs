@@ -236,6 +236,9 @@ impl Simulator {
             .map(|p| (p.doors, p.lanes, p.lanes_index, p.short_look))
             .unwrap_or_default();
         let chokes = doors.chokes();
+        // The overflow of a crowd asks whether walls crowd its goal: the tree is built here,
+        // as stage 1b would (the step's statistic counts a build here too).
+        self.work.stats.obstacle_tree_rebuilt |= !self.obstacles.is_built();
         self.build_obstacles();
         let Self {
             nav,

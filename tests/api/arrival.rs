@@ -98,7 +98,7 @@ fn eighty_units_sent_to_one_point_settle_around_it() {
 /// A point in a room's corner, 3 from both walls: the quarter of the settle disc that is not
 /// wall cannot hold the crowd (40 units of radius 1.5: settle(40) = 15.7, a quarter disc of
 /// 194 square units against about 300 that ORCA packs them in), so the units the disc cannot
-/// take settle against the crowd at rest, within twice the settle radius (before, they pushed
+/// take settle against the crowd at rest, here within twice the settle radius (before, they pushed
 /// for ever: 39 of 40 not at rest after 2,400 ticks). A copy restored at tick 300 continues
 /// bit-identically (the crowd at rest is read from the state, never kept).
 #[test]
@@ -299,9 +299,12 @@ fn a_crowd_at_a_small_time_step_comes_to_rest() {
 
 /// 600 units sent across a wall (x = 19.5 .. 20.5, one door 3 wide) to a goal 25 beyond it and
 /// 15 from the map's edge: walls crowd the goal, so units may settle against the crowd up to
-/// twice the settle radius (18.9), but not where a wall beyond the crowd's disc stands
-/// between them and the goal. Before, 201 came to rest behind the wall, the crowd at rest
-/// reaching back through the door (a probe of the API); now a few, lined up with the door.
+/// twice the settle radius (18.9), but, without a touch, not where a wall beyond the crowd's
+/// disc stands between them and the goal; touching the crowd at rest they may settle anywhere
+/// (queued, thirty-fifth session), but units at rest in the door yield to those on their way,
+/// which keep making progress. Before, 201 came to rest behind the wall, the crowd at rest
+/// reaching back through the door (a probe of the API); then a few, lined up with the door;
+/// now none.
 #[test]
 fn a_crowd_hardly_settles_behind_a_wall_beyond_its_disc() {
     use lockstep_orca::ObstacleShape;

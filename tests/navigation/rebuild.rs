@@ -182,3 +182,28 @@ fn the_simulator_keeps_the_batch_mesh_through_obstacle_changes() {
     sim.process_obstacles();
     assert!(std::ptr::eq(before, sim.nav_mesh().unwrap()));
 }
+
+/// The step's statistic `obstacle_tree_rebuilt` counts the build of the obstacle tree also
+/// where traffic control (stage 1a) builds it before stage 1b: the tick after an obstacle is
+/// added it is set, the next tick not.
+#[test]
+fn the_step_counts_an_obstacle_tree_built_in_traffic_control() {
+    use lockstep_orca::{Command, Simulator, SimulatorParams};
+    let mut sim = Simulator::new(SimulatorParams::default()).unwrap();
+    sim.add_obstacle(rect(2, -1, 3, 1)).unwrap();
+    sim.set_navigation(Some(boxed(20))).unwrap();
+    let id = sim.add_agent(Vec2::from_int(-5, 0)).unwrap();
+    sim.apply(&Command::NavigateTo {
+        id,
+        goal: Vec2::from_int(8, 0),
+    })
+    .unwrap();
+    sim.step().unwrap();
+    sim.step().unwrap();
+    assert!(!sim.step_stats().obstacle_tree_rebuilt);
+    sim.add_obstacle(rect(-1, 5, 1, 6)).unwrap();
+    sim.step().unwrap();
+    assert!(sim.step_stats().obstacle_tree_rebuilt);
+    sim.step().unwrap();
+    assert!(!sim.step_stats().obstacle_tree_rebuilt);
+}

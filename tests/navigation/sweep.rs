@@ -83,7 +83,8 @@ fn run_to_finish(seed: u64) -> (lockstep_orca::Simulator, Vec<lockstep_orca::Age
 /// edge) finished, but their crowds churned for good: units at the crowd's edge pushed out of
 /// `settled_reach` walked back in and pushed others out (60 s after every unit had finished,
 /// 79 and 29 units still moved faster than 0.1 in every 10 s). Now a settled unit pushed out
-/// while it touches the crowd stays at rest where it is (within twice the settle radius), so
+/// while it touches the crowd stays at rest where it is (within twice the settle radius;
+/// since the thirty-fifth session at any distance, queued behind the crowd), so
 /// within a minute of finishing there is a whole window of 10 s in which no unit moves faster
 /// than 0.1 and none gets back on its way.
 #[test]
