@@ -329,13 +329,13 @@ fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl
     }
 }
 
-/// Whether a unit on a shared goal (`n ≥ 2`) is **queued** behind the crowd at rest on it:
-/// it touches a unit at rest on the same goal ahead of it, and walls lie within `settle(n)`
-/// of the goal (so the disc may not hold the crowd). Wherever it stands: a unit without
+/// Whether a unit on a shared goal (`n ≥ 2`, `s = settle(n)`) is **queued** behind the crowd
+/// at rest on it: it touches a unit at rest on the same goal ahead of it, and walls lie
+/// within `s` of the goal (so the disc may not hold the crowd). Wherever it stands: a unit without
 /// progress settles there, and a settled one stays settled there (see the [module
 /// docs](self), "Against the crowd").
-fn queued(radius: Fx, n: u32, crowd: &impl Crowd) -> bool {
-    n >= 2 && crowd.touching() && crowd.walled(settle_radius(radius, n))
+fn queued(s: Fx, n: u32, crowd: &impl Crowd) -> bool {
+    n >= 2 && crowd.touching() && crowd.walled(s)
 }
 
 /// Whether the rest of a path — from the agent to the target of `heading`, then through
@@ -412,7 +412,7 @@ pub(crate) fn next_arrival(
                 let stays = within(p, goal, input.arrive_within)
                     || stays_settled(p, goal, input.radius, n)
                     || settled_far(old.rest, p, goal, input.radius, n, crowd)
-                    || queued(input.radius, n, crowd)
+                    || queued(settle_radius(input.radius, n), n, crowd)
                     || (to_goal && n < 2 && crowd.behind(input.radius))
                     || (n < 2 && crowd.goal_taken());
                 return if !stays {
@@ -512,7 +512,7 @@ pub(crate) fn next_arrival(
                     // a crowd that walls keep from its disc).
                     let s = settle_radius(input.radius, n);
                     let near = within(p, goal, s) && (to_goal || path_within(heading, after, s));
-                    if near || queued(input.radius, n, crowd) {
+                    if near || queued(s, n, crowd) {
                         return arrived(p);
                     }
                 }
