@@ -35,7 +35,9 @@
 //!   left outside pushed for ever. So a unit without progress for [`SETTLE_AFTER`] on such a
 //!   goal also settles where it stands when it touches a unit at rest on the same goal ahead
 //!   of it (their discs within `r / 2`, the other's centre on the side the unit is heading
-//!   to), **however far from the goal** (it is **queued** behind a crowd that fills the space
+//!   to) and whose centre it sees (no obstacle edge between the two centres: a unit stopped
+//!   against a thin wall is not queued behind the crowd on the wall's other side, since the
+//!   thirty-sixth session), **however far from the goal** (it is **queued** behind a crowd that fills the space
 //!   round its goal; in a street leading to a full yard the queue reaches back up the street
 //!   and out of it). The units at rest are read from the state at the start of the stage (in
 //!   stage 1b, `sim/orders.rs`), never kept; the walls are the obstacle tree's edges on
@@ -298,8 +300,10 @@ pub fn settled_reach(radius: Fx, n: u32) -> Fx {
 pub(crate) trait Crowd {
     /// Whether an obstacle edge lies within `d` of the goal, on either side of it.
     fn walled(&self, d: Fx) -> bool;
-    /// Whether the unit touches a unit at rest on the same goal ahead of it.
-    fn touching(&self) -> bool;
+    /// Whether the unit touches a unit at rest on the same goal ahead of it; with `in_sight`,
+    /// one whose centre it sees (no obstacle edge crosses the line between the two centres:
+    /// a thin wall between them is no queue).
+    fn touching(&self, in_sight: bool) -> bool;
     /// Whether the straight line from the unit towards the goal crosses no obstacle edge
     /// farther than `d` from the goal: no wall beyond the crowd's disc of radius `d` stands
     /// between them (the unit is on the goal's side of the walls that keep the crowd out).
@@ -330,12 +334,13 @@ fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl
 }
 
 /// Whether a unit on a shared goal (`n ≥ 2`, `s = settle(n)`) is **queued** behind the crowd
-/// at rest on it: it touches a unit at rest on the same goal ahead of it, and walls lie
-/// within `s` of the goal (so the disc may not hold the crowd). Wherever it stands: a unit without
-/// progress settles there, and a settled one stays settled there (see the [module
-/// docs](self), "Against the crowd").
+/// at rest on it: walls lie within `s` of the goal (so the disc may not hold the crowd), and
+/// it touches a unit at rest on the same goal ahead of it whose centre it sees (no obstacle
+/// edge between the two: a unit against a thin wall is not queued behind the crowd on the
+/// wall's other side). Wherever it stands: a unit without progress settles there, and a
+/// settled one stays settled there (see the [module docs](self), "Against the crowd").
 fn queued(s: Fx, n: u32, crowd: &impl Crowd) -> bool {
-    n >= 2 && crowd.touching() && crowd.walled(s)
+    n >= 2 && crowd.walled(s) && crowd.touching(true)
 }
 
 /// Whether the rest of a path — from the agent to the target of `heading`, then through
@@ -555,7 +560,9 @@ fn joins_the_crowd(
         return false;
     }
     let s = settle_radius(input.radius, n);
-    within(p, goal, s) && (after.is_empty() || path_within(heading, after, s)) && crowd.touching()
+    within(p, goal, s)
+        && (after.is_empty() || path_within(heading, after, s))
+        && crowd.touching(false)
 }
 
 fn arrived(rest: Vec2) -> Arrival {
@@ -585,7 +592,7 @@ mod tests {
         fn walled(&self, _: Fx) -> bool {
             self.0
         }
-        fn touching(&self) -> bool {
+        fn touching(&self, _: bool) -> bool {
             self.1
         }
         fn sees_goal(&self, _: Fx) -> bool {
@@ -868,7 +875,7 @@ mod tests {
         fn walled(&self, _: Fx) -> bool {
             false
         }
-        fn touching(&self) -> bool {
+        fn touching(&self, _: bool) -> bool {
             false
         }
         fn sees_goal(&self, _: Fx) -> bool {

@@ -719,13 +719,14 @@ impl Crowd for GoalCrowd<'_, '_> {
             )
     }
 
-    fn touching(&self) -> bool {
+    fn touching(&self, in_sight: bool) -> bool {
         touches_at_rest(
             (self.state.at_rest, self.state.at_rest_radius),
             self.goal,
             self.position,
             self.radius,
             self.ahead,
+            in_sight.then_some(self.state.obstacles),
         )
     }
 }

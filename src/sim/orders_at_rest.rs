@@ -139,13 +139,16 @@ pub(super) fn collect_at_rest(
 /// Whether a unit at `p` (radius `r`) heading along `ahead` touches an order at rest on `goal`
 /// in front of it: their discs within `r / 2` of each other, the other's centre on the side
 /// `ahead` points to. `at_rest` is sorted by goal and x, and none of its radii is above the
-/// one given with it: only the run of `goal` whose x lies within reach of `p`'s is read.
+/// one given with it: only the run of `goal` whose x lies within reach of `p`'s is read. With
+/// `sight`, only an order whose centre `p` sees counts (no edge of the set crosses the segment
+/// between the two centres; asked of the touching ones only).
 pub(super) fn touches_at_rest(
     (at_rest, largest): (&[AtRest], Fx),
     goal: Vec2,
     p: Vec2,
     r: Fx,
     ahead: Vec2,
+    sight: Option<&ObstacleSet>,
 ) -> bool {
     let (gx, gy) = goal_bits(goal);
     let span = r.saturating_add(largest).saturating_add(r / 2);
@@ -157,7 +160,9 @@ pub(super) fn touches_at_rest(
         .any(|a| {
             let d = a.position - p;
             let reach = r.saturating_add(a.radius).saturating_add(r / 2);
-            d.length_squared_wide() <= wide_mul(reach, reach) && d.dot_wide(ahead) > 0
+            d.length_squared_wide() <= wide_mul(reach, reach)
+                && d.dot_wide(ahead) > 0
+                && sight.is_none_or(|set| set.query_visibility(p, a.position, Fx::ZERO))
         })
 }
 

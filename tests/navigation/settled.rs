@@ -539,3 +539,59 @@ fn a_crowd_round_a_closed_yards_corner_comes_to_rest() {
         );
     }
 }
+
+/// Three units sent to one goal at the closed end of a street 1.2 wide (a single file, plain
+/// moves, no planning): `a` stands on the goal against the end wall, `c` behind it and `b`
+/// behind `c`, with a thin wall across the street between `b` and `c` (`wall_between`) or
+/// none. `b` is stopped against that wall, or behind `c`, farther from the goal than
+/// `settle(3) = 1.80`, touching `c` at rest. The status of `b`'s order after 5 s and its
+/// position.
+fn touching_across(wall_between: bool) -> (OrderStatus, Vec2) {
+    let mut sim = Simulator::new(SimulatorParams {
+        time_step: Fx::lit("0.1"),
+        agent_defaults: unit(),
+    })
+    .unwrap();
+    let street = vec![v(-10.0, 0.6), v(2.1, 0.6), v(2.1, -0.6), v(-10.0, -0.6)];
+    sim.add_obstacle(ObstacleShape::Polyline(street)).unwrap();
+    if wall_between {
+        let across = vec![v(0.0, -0.6), v(0.0, 0.6)];
+        sim.add_obstacle(ObstacleShape::Polyline(across)).unwrap();
+    }
+    let goal = v(1.6, 0.0);
+    let ids: Vec<AgentId> = [(1.6, 0.0), (0.6, 0.0), (-0.6, 0.0)]
+        .iter()
+        .map(|&(x, y)| {
+            let id = sim.add_agent(v(x, y)).unwrap();
+            sim.queue_command(sim.tick(), Command::MoveTo { id, goal })
+                .unwrap();
+            id
+        })
+        .collect();
+    for _ in 0..50 {
+        sim.step().unwrap();
+    }
+    let b = ids[2];
+    (
+        sim.order_status(b).unwrap().unwrap(),
+        sim.agent_position(b).unwrap(),
+    )
+}
+
+/// A unit stopped against a thin wall is not queued behind the crowd at rest on the wall's
+/// other side: the queue (`orders::arrival`, "Against the crowd") asks for a unit at rest it
+/// touches **and sees** (no obstacle edge between their centres). Until the thirty-sixth
+/// session the touch alone counted, and such a unit settled there (`Arrived`) however far
+/// from its goal along its way round the wall. The same unit stopped behind the crowd with
+/// no wall between is queued and settles.
+#[test]
+fn a_unit_against_a_thin_wall_is_not_queued_behind_the_crowd_beyond_it() {
+    let (status, at) = touching_across(false);
+    let (x, _) = at.to_f64();
+    assert_eq!(status, OrderStatus::Arrived, "queued behind c at {at:?}");
+    assert!(x < 1.6 - 1.8, "settled beyond settle(3): {at:?}");
+    let (status, at) = touching_across(true);
+    let (x, _) = at.to_f64();
+    assert!(x < 0.0, "the wall holds: {at:?}");
+    assert_ne!(status, OrderStatus::Arrived, "across the wall at {at:?}");
+}
