@@ -271,18 +271,41 @@ fn too_close_upto(
             all.2.min(grown.2),
             all.3.max(grown.3),
         );
-        boxes.push((grown, all, len_sq.saturating_mul(r_sq)));
+        boxes.push((grown, all, len_sq.saturating_mul(r_sq), grown));
+    }
+    // The union of the boxes from each segment on (a point outside it is near no segment
+    // from there on).
+    let mut after = (Fx::MAX, Fx::MIN, Fx::MAX, Fx::MIN);
+    for b in boxes.iter_mut().rev() {
+        after = (
+            after.0.min(b.0.0),
+            after.1.max(b.0.1),
+            after.2.min(b.0.2),
+            after.3.max(b.0.3),
+        );
+        b.3 = after;
     }
     let inside =
         |b: &(Fx, Fx, Fx, Fx), v: Vec2| v.x >= b.0 && v.x <= b.1 && v.y >= b.2 && v.y <= b.3;
-    let near = |k: usize, v: Vec2| {
-        let ((ref b, _, far), (a, e)) = (boxes[k], (path[k], path[k + 1]));
-        inside(b, v)
-            && {
-                let c = ((e - a).det_wide(v - a).unsigned_abs() >> 32).min(1 << 62);
-                c * c < far.unsigned_abs()
+    // The first of segments `0..upto` that `v` is closer than `r` to, stopping once it lies
+    // outside every box left.
+    let first_near = |upto: usize, v: Vec2| {
+        let segments = boxes[..upto].iter().zip(path.iter().zip(&path[1..]));
+        for (k, ((b, _, far, after), (&a, &e))) in segments.enumerate() {
+            if !inside(after, v) {
+                break;
             }
-            && cmp_dist_point_segment(a, e, v, r) == Ordering::Less
+            if inside(b, v)
+                && {
+                    let c = ((e - a).det_wide(v - a).unsigned_abs() >> 32).min(1 << 62);
+                    c * c < far.unsigned_abs()
+                }
+                && cmp_dist_point_segment(a, e, v, r) == Ordering::Less
+            {
+                return Some(k);
+            }
+        }
+        None
     };
     // Consecutive portals of a corridor often share an end on the same side (a fan of
     // triangles round a vertex): an end tested just before on that side, against at least as
@@ -309,8 +332,7 @@ fn too_close_upto(
                 {
                     continue;
                 }
-                let close = (0..upto).find(|&k| near(k, v));
-                if let Some(k) = close {
+                if let Some(k) = first_near(upto, v) {
                     return Some((k, vertex, left));
                 }
             }
@@ -319,9 +341,9 @@ fn too_close_upto(
     None
 }
 
-/// A segment's box grown by `r` (`x0, x1, y0, y1`), the union of the boxes up to it, and its
-/// bound on `(r · length)²` ([`too_close`]).
-type SegmentBox = (Bounds, Bounds, i128);
+/// A segment's box grown by `r` (`x0, x1, y0, y1`), the union of the boxes up to it, its
+/// bound on `(r · length)²` and the union of the boxes from it on ([`too_close`]).
+type SegmentBox = (Bounds, Bounds, i128, Bounds);
 
 /// A box `(x0, x1, y0, y1)`.
 type Bounds = (Fx, Fx, Fx, Fx);
