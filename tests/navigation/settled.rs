@@ -7,7 +7,7 @@
 #![allow(clippy::float_arithmetic, clippy::cast_precision_loss)]
 
 use lockstep_orca::navigation::{NavParams, PathStatus};
-use lockstep_orca::orders::OrderStatus;
+use lockstep_orca::orders::{OrderStatus, settle_radius};
 use lockstep_orca::{
     AgentId, AgentParams, Command, Fx, ObstacleShape, Simulator, SimulatorParams, Vec2,
 };
@@ -379,6 +379,11 @@ struct YardRun {
     pair: f64,
     /// The first unit's plan after the first step.
     status: Option<PathStatus>,
+    /// At the end: the units resting farther than twice `settle(n)` from the goal that touch
+    /// no unit nearer the goal (discs within `r / 2`): a queue's unit touches the one ahead.
+    stray: usize,
+    /// At the end: the farthest unit's distance from the goal.
+    farthest: f64,
 }
 
 /// `n` units of radius `radius` (time step `dt`) in files of four, 2 apart, north of
@@ -447,12 +452,32 @@ fn yard_crowd(n: usize, dt: &str, radius: &str, gx: f64, west: f64) -> YardRun {
     let arrived = ids
         .iter()
         .all(|&id| sim.order_status(id).unwrap() == Some(OrderStatus::Arrived));
+    let at: Vec<(f64, f64)> = ids
+        .iter()
+        .map(|&id| sim.agent_position(id).unwrap().to_f64())
+        .collect();
+    let (gx, gy) = goal.to_f64();
+    let from_goal = |&(x, y): &(f64, f64)| (x - gx).hypot(y - gy);
+    let settle = settle_radius(r, u32::try_from(n).unwrap()).to_num::<f64>();
+    let stray = at
+        .iter()
+        .filter(|p| {
+            from_goal(p) > 2.0 * settle
+                && !at.iter().any(|q| {
+                    from_goal(q) < from_goal(p)
+                        && (p.0 - q.0).hypot(p.1 - q.1) <= 2.5 * radius + 1e-6
+                })
+        })
+        .count();
+    let farthest = at.iter().map(from_goal).fold(0.0, f64::max);
     YardRun {
         done,
         arrived,
         wall,
         pair,
         status,
+        stray,
+        farthest,
     }
 }
 
@@ -478,8 +503,14 @@ fn a_crowd_larger_than_its_yard_comes_to_rest() {
     ] {
         let run = yard_crowd(64, dt, "0.5", gx, west);
         println!(
-            "yard west {west}, dt {dt}: finished {:?}, all arrived {}, wall {:.4}, worst pair {:.3}",
-            run.done, run.arrived, run.wall, run.pair
+            "yard west {west}, dt {dt}: finished {:?}, all arrived {}, wall {:.4}, worst pair {:.3}, farthest {:.2}, strays {}",
+            run.done, run.arrived, run.wall, run.pair, run.farthest, run.stray
+        );
+        // Beyond twice settle(n) only a queue rests: each of its units touches one nearer
+        // the goal (none settled on its own out in the street or beyond it).
+        assert_eq!(
+            run.stray, 0,
+            "yard west {west}, dt {dt}: units at rest alone far out"
         );
         assert_eq!(run.status, Some(PathStatus::Complete), "the yard is open");
         assert!(
