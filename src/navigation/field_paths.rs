@@ -248,10 +248,10 @@ fn too_close_upto(
     boxes: &mut Vec<SegmentBox>,
 ) -> Option<(usize, u32, bool)> {
     // Per segment: its box grown by `r` (a point outside is farther than `r`), the union of
-    // those boxes up to it, and a bound on `(r · length)²` rounded up, in Q64.64 after
-    // dropping 32 bits of each factor: a point whose cross product with the segment (rounded
-    // down the same way) squares to at least it is at least `r` from the segment's line, so
-    // from the segment.
+    // those boxes up to it, a bound on `(r · length)²` rounded up, in Q64.64 after dropping
+    // 32 bits of each factor (a point whose cross product with the segment, rounded down the
+    // same way, squares to at least it is at least `r` from the segment's line, so from the
+    // segment), and the union of the boxes from it to the path's end (filled after).
     let r_sq = (wide_mul(r, r) >> 32) + 1;
     boxes.clear();
     // A plain loop (an iterator adapter here was left out of line in some builds).

@@ -35,7 +35,8 @@
 //!   left outside pushed for ever. So a unit without progress for [`SETTLE_AFTER`] on such a
 //!   goal also settles where it stands when it touches a unit at rest on the same goal ahead
 //!   of it (their discs within `r / 2`, the other's centre on the side the unit is heading
-//!   to) and whose centre it sees (no obstacle edge between the two centres: a unit stopped
+//!   to) and that it sees (no obstacle edge between it and that unit's centre, or one of the
+//!   two sides of its disc: a unit stopped
 //!   against a thin wall is not queued behind the crowd on the wall's other side, since the
 //!   thirty-sixth session), **however far from the goal** (it is **queued** behind a crowd that fills the space
 //!   round its goal; in a street leading to a full yard the queue reaches back up the street
@@ -120,7 +121,8 @@
 //!   margin, which re-rests it there, touching a crowd or not) does the same within twice
 //!   `settle(n)` while walls lie within `settle(n)` of the goal (and the goal is in its
 //!   sight beyond the disc). A settled unit where walls crowd the goal also stays settled,
-//!   wherever it is, while it touches a unit at rest on the same goal ahead of it (**at the
+//!   wherever it is, while it touches a unit at rest on the same goal ahead of it and sees it
+//!   (no wall between them, "Against the crowd") (**at the
 //!   crowd's edge**, or queued behind it): the crowd itself pushed it out, and walking back
 //!   in only pushed the next one out (sweep seeds 17 and 37: crowds of 116 and 78 by the
 //!   map's edge still churned a minute after every unit had finished, until the thirty-first
@@ -289,7 +291,7 @@ fn stays_settled(p: Vec2, goal: Vec2, radius: Fx, n: u32) -> bool {
 /// settled: `settle(n) + r / 2`, saturating. The half radius is the margin against flipping
 /// (see the [module docs](self), "Pushed"); no settled unit rests farther from its goal,
 /// unless walls crowd the goal (twice `settle(n)`, or anywhere queued behind the crowd,
-/// touching it).
+/// touching a unit at rest on it that it sees).
 #[must_use]
 pub fn settled_reach(radius: Fx, n: u32) -> Fx {
     settle_radius(radius, n).saturating_add(radius / 2)
@@ -335,12 +337,14 @@ fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl
 
 /// Whether a unit on a shared goal (`n ≥ 2`, `s = settle(n)`) is **queued** behind the crowd
 /// at rest on it: walls lie within `s` of the goal (so the disc may not hold the crowd), and
-/// it touches a unit at rest on the same goal ahead of it whose centre it sees (no obstacle
-/// edge between the two: a unit against a thin wall is not queued behind the crowd on the
-/// wall's other side). Wherever it stands: a unit without progress settles there, and a
+/// it touches a unit at rest on the same goal ahead of it that it sees (no obstacle edge
+/// between it and that unit's centre, or one of the two sides of its disc: a unit against a
+/// thin wall is not queued behind the crowd on the wall's other side). Wherever it stands: a unit without progress settles there, and a
 /// settled one stays settled there (see the [module docs](self), "Against the crowd").
 fn queued(s: Fx, n: u32, crowd: &impl Crowd) -> bool {
-    n >= 2 && crowd.walled(s) && crowd.touching(true)
+    // The touch first (a scan of a sorted list), then the walls (a tree query), then the
+    // sight of the unit touched (asked of the touching ones only).
+    n >= 2 && crowd.touching(false) && crowd.walled(s) && crowd.touching(true)
 }
 
 /// Whether the rest of a path — from the agent to the target of `heading`, then through
@@ -1099,6 +1103,81 @@ mod tests {
         assert_eq!(
             step(&at(3), 4, &Scene(false, true), &[goal]).status,
             OrderStatus::Moving
+        );
+    }
+
+    /// A crowd whose unit at rest the asking unit touches but does not see (a wall between
+    /// them), walls near the goal.
+    struct Hidden;
+
+    impl Crowd for Hidden {
+        fn walled(&self, _: Fx) -> bool {
+            true
+        }
+        fn touching(&self, in_sight: bool) -> bool {
+            !in_sight
+        }
+        fn sees_goal(&self, _: Fx) -> bool {
+            true
+        }
+        fn behind(&self, _: Fx) -> bool {
+            false
+        }
+        fn goal_taken(&self) -> bool {
+            false
+        }
+    }
+
+    /// The queue behind the crowd asks for a unit at rest it touches and sees; joining the
+    /// crowd within `settle(n)` for one it touches only.
+    #[test]
+    fn the_queue_asks_for_sight_and_joining_does_not() {
+        let goal = Vec2::ZERO;
+        let step = |a, input: &ArrivalInput, crowd: &dyn Fn(Arrival, &ArrivalInput) -> Arrival| {
+            crowd(a, input)
+        };
+        let hidden = |a, input: &ArrivalInput| {
+            next_arrival(
+                a,
+                input,
+                &Heading::new(input.position, goal),
+                &[],
+                goal,
+                || 4,
+                &Hidden,
+            )
+        };
+        let seen = |a, input: &ArrivalInput| {
+            let crowd = Scene(true, true);
+            next_arrival(
+                a,
+                input,
+                &Heading::new(input.position, goal),
+                &[],
+                goal,
+                || 4,
+                &crowd,
+            )
+        };
+        // Stuck beyond twice settle(4) = 8: queued when it sees the unit it touches.
+        let stuck = still(9, (1, 3, u32::MAX));
+        let queued = step(Arrival::default(), &stuck, &seen);
+        assert_eq!(queued.status, OrderStatus::Arrived);
+        assert_eq!(
+            step(Arrival::default(), &stuck, &hidden).status,
+            OrderStatus::Moving
+        );
+        // Settled so, it stays while it sees it, and moves on when it does not.
+        assert_eq!(step(queued, &stuck, &seen), queued);
+        assert_eq!(step(queued, &stuck, &hidden), Arrival::default());
+        // Within settle(4), making progress: joins the crowd on the touch alone.
+        let walking = ArrivalInput {
+            velocity: Vec2::from_int(-1, 0),
+            ..still(3, (2, 12, u32::MAX))
+        };
+        assert_eq!(
+            step(Arrival::default(), &walking, &hidden).status,
+            OrderStatus::Arrived
         );
     }
 }

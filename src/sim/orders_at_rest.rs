@@ -140,8 +140,8 @@ pub(super) fn collect_at_rest(
 /// in front of it: their discs within `r / 2` of each other, the other's centre on the side
 /// `ahead` points to. `at_rest` is sorted by goal and x, and none of its radii is above the
 /// one given with it: only the run of `goal` whose x lies within reach of `p`'s is read. With
-/// `sight`, only an order whose centre `p` sees counts (no edge of the set crosses the segment
-/// between the two centres; asked of the touching ones only).
+/// `sight`, only an order whose disc `p` sees counts ([`sees_disc`]; asked of the touching
+/// ones only).
 pub(super) fn touches_at_rest(
     (at_rest, largest): (&[AtRest], Fx),
     goal: Vec2,
@@ -162,7 +162,22 @@ pub(super) fn touches_at_rest(
             let reach = r.saturating_add(a.radius).saturating_add(r / 2);
             d.length_squared_wide() <= wide_mul(reach, reach)
                 && d.dot_wide(ahead) > 0
-                && sight.is_none_or(|set| set.query_visibility(p, a.position, Fx::ZERO))
+                && sight.is_none_or(|set| sees_disc(set, p, a.position, a.radius))
+        })
+}
+
+/// Whether `p` sees the disc of radius `r` at `c`: no edge of `set` crosses (or touches) the
+/// segment from `p` to its centre, or to one of the two points of its rim square to the line
+/// between them. A wall across the way between the two hides all three; the corner of a
+/// building that the line between two touching units' centres cuts (a wedge sharper than
+/// about 74° for equal radii, a right angle for a unit at rest much smaller than the one
+/// asking) hides the centre only.
+pub(super) fn sees_disc(set: &ObstacleSet, p: Vec2, c: Vec2, r: Fx) -> bool {
+    set.query_visibility(p, c, Fx::ZERO)
+        || (c - p).try_normalize().is_some_and(|dir| {
+            let side = dir.perp() * r;
+            set.query_visibility(p, c + side, Fx::ZERO)
+                || set.query_visibility(p, c - side, Fx::ZERO)
         })
 }
 
@@ -331,4 +346,53 @@ fn room_to_pass(obstacles: &ObstacleSet, q: Vec2, way: Vec2, both: Fx, r: Fx) ->
             let to = q + across * width.saturating_sub(a);
             obstacles.query_visibility(from, to, Fx::ZERO)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::obstacle::ObstacleShape;
+
+    fn v(x: &str, y: &str) -> Vec2 {
+        Vec2::new(Fx::lit(x), Fx::lit(y))
+    }
+
+    fn set(shape: ObstacleShape) -> ObstacleSet {
+        let mut set = ObstacleSet::default();
+        set.add(shape).unwrap();
+        set
+    }
+
+    /// Round a building's right-angle corner (the building below and left of the origin), a
+    /// unit of radius 1 touches one at rest of radius 0.3 (centres 1.777 apart, within
+    /// 1 + 0.3 + 1 / 2), each clear of the building by its radius, and the line between the
+    /// centres cuts the corner: the centre is hidden, the side of the disc is not.
+    #[test]
+    fn a_disc_round_a_corner_is_seen_by_its_side() {
+        let building = set(ObstacleShape::Polygon(vec![
+            v("-5", "-5"),
+            v("0", "-5"),
+            v("0", "0"),
+            v("-5", "0"),
+        ]));
+        let (p, c) = (v("1", "-0.55"), v("-0.56", "0.3"));
+        let reach = Fx::lit("1.8");
+        assert!((c - p).length_squared_wide() <= wide_mul(reach, reach));
+        assert!(
+            !building.query_visibility(p, c, Fx::ZERO),
+            "the corner hides the centre"
+        );
+        assert!(sees_disc(&building, p, c, Fx::lit("0.3")));
+    }
+
+    /// A thin wall across the way between two touching units hides the disc.
+    #[test]
+    fn a_thin_wall_between_hides_the_disc() {
+        let wall = set(ObstacleShape::Polyline(vec![v("0", "-5"), v("0", "5")]));
+        let (p, c) = (v("-0.6", "0"), v("0.6", "0.1"));
+        assert!(!sees_disc(&wall, p, c, Fx::lit("0.5")));
+        // Without it, in plain sight.
+        let away = set(ObstacleShape::Polyline(vec![v("5", "-5"), v("5", "5")]));
+        assert!(sees_disc(&away, p, c, Fx::lit("0.5")));
+    }
 }
