@@ -36,9 +36,9 @@
 //!   goal also settles where it stands when it touches a unit at rest on the same goal ahead
 //!   of it (their discs within `r / 2`, the other's centre on the side the unit is heading
 //!   to) and that it sees (no obstacle edge between it and that unit's centre, or one of the
-//!   two sides of its disc: a unit stopped
-//!   against a thin wall is not queued behind the crowd on the wall's other side, since the
-//!   thirty-sixth session), **however far from the goal** (it is **queued** behind a crowd that fills the space
+//!   two sides of its disc: a unit stopped against a thin wall is not queued behind the crowd
+//!   on the wall's other side, since the thirty-sixth session), **however far from the
+//!   goal** (it is **queued** behind a crowd that fills the space
 //!   round its goal; in a street leading to a full yard the queue reaches back up the street
 //!   and out of it). The units at rest are read from the state at the start of the stage (in
 //!   stage 1b, `sim/orders.rs`), never kept; the walls are the obstacle tree's edges on
@@ -122,15 +122,15 @@
 //!   `settle(n)` while walls lie within `settle(n)` of the goal (and the goal is in its
 //!   sight beyond the disc). A settled unit where walls crowd the goal also stays settled,
 //!   wherever it is, while it touches a unit at rest on the same goal ahead of it and sees it
-//!   (no wall between them, "Against the crowd") (**at the
-//!   crowd's edge**, or queued behind it): the crowd itself pushed it out, and walking back
+//!   (no wall between them, "Against the crowd"): **at the crowd's edge**, or queued behind
+//!   it. At the edge the crowd itself pushed it out, and walking back
 //!   in only pushed the next one out (sweep seeds 17 and 37: crowds of 116 and 78 by the
 //!   map's edge still churned a minute after every unit had finished, until the thirty-first
 //!   session; until the thirty-fifth this held within twice `settle(n)` with the goal in
 //!   sight beyond the disc, and a unit queued farther, settled, was `Moving` again the next
 //!   tick). So a settled unit never rests farther than `settle(n) + r / 2` from its goal
 //!   where no walls crowd the goal; where they do, within twice `settle(n)`, or in the queue
-//!   behind the crowd, touching it. A given-up order pushed more than `3r` rests where it
+//!   behind the crowd, touching and seeing it. A given-up order pushed more than `3r` rests where it
 //!   is.
 //!
 //! Why `1.5 · √n` rather than the denser `1.1 · √n` of hexagonal packing: ORCA's crowds pack
@@ -303,8 +303,8 @@ pub(crate) trait Crowd {
     /// Whether an obstacle edge lies within `d` of the goal, on either side of it.
     fn walled(&self, d: Fx) -> bool;
     /// Whether the unit touches a unit at rest on the same goal ahead of it; with `in_sight`,
-    /// one whose centre it sees (no obstacle edge crosses the line between the two centres:
-    /// a thin wall between them is no queue).
+    /// one that it sees (no obstacle edge crosses the line from its centre to that unit's
+    /// centre, or to one of the two sides of its disc: a thin wall between them is no queue).
     fn touching(&self, in_sight: bool) -> bool;
     /// Whether the straight line from the unit towards the goal crosses no obstacle edge
     /// farther than `d` from the goal: no wall beyond the crowd's disc of radius `d` stands
@@ -339,8 +339,9 @@ fn settled_far(rest: Vec2, p: Vec2, goal: Vec2, radius: Fx, n: u32, crowd: &impl
 /// at rest on it: walls lie within `s` of the goal (so the disc may not hold the crowd), and
 /// it touches a unit at rest on the same goal ahead of it that it sees (no obstacle edge
 /// between it and that unit's centre, or one of the two sides of its disc: a unit against a
-/// thin wall is not queued behind the crowd on the wall's other side). Wherever it stands: a unit without progress settles there, and a
-/// settled one stays settled there (see the [module docs](self), "Against the crowd").
+/// thin wall is not queued behind the crowd on the wall's other side). Wherever it stands: a
+/// unit without progress settles there, and a settled one stays settled there (see the
+/// [module docs](self), "Against the crowd").
 fn queued(s: Fx, n: u32, crowd: &impl Crowd) -> bool {
     // The touch first (a scan of a sorted list), then the walls (a tree query), then the
     // sight of the unit touched (asked of the touching ones only).
