@@ -19,8 +19,9 @@
 //!   instead of pushing for ever. On an earlier leg of its path (a corner before the goal)
 //!   the rest of the path, from the unit through the remaining waypoints, must be within
 //!   `settle(n)` too, so a unit behind a wall never settles for a goal near in a straight
-//!   line only (unless it is queued behind the crowd, "Against the crowd" below). A unit alone with its goal never settles short of it (RVO2's behaviour: its
-//!   Circle runs unchanged).
+//!   line only (unless it is queued behind the crowd, "Against the crowd" below). A unit
+//!   alone with its goal never settles short of it (RVO2's behaviour: its Circle runs
+//!   unchanged).
 //! * **Joining the crowd.** A moving order on a shared goal (`n ≥ 2`) within `settle(n)` of it
 //!   (in a straight line and along the rest of its path) that touches a unit at rest on the
 //!   same goal ahead of it (see below) arrives where it stands at once, progress or not: it
